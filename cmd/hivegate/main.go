@@ -1,0 +1,63 @@
+// Command hivegate is a caching JSON-RPC and Connect/gRPC gateway for Hive
+// API nodes. See the README for the commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is the gateway's semantic version, reported by GET / and --version.
+const version = "0.1.0"
+
+const usage = `hivegate — a caching JSON-RPC and Connect/gRPC gateway for Hive API nodes
+
+Usage:
+  hivegate serve [--config FILE] [--node-url URL] [--listen HOST:PORT]
+  hivegate demo [--listen HOST:PORT]
+  hivegate route [--config FILE] '<json-rpc request>'
+  hivegate config check FILE
+  hivegate config default
+  hivegate version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serveCmd(ctx, args[1:], stderr)
+	case "demo":
+		err = demoCmd(ctx, args[1:], stdout, stderr)
+	case "route":
+		err = routeCmd(args[1:], stdout)
+	case "config":
+		err = configCmd(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "hivegate", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "hivegate: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hivegate:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
+)
+
+// loadConfig loads FILE, or the embedded default with the node URL from the
+// flag or HIVEGATE_NODE_URL when FILE is empty.
+func loadConfig(file, nodeURL string) (*config.Config, error) {
+	if file == "" {
+		return config.Default(nodeURL)
+	}
+	return config.Load(file)
+}
+
+func routeCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("route", flag.ContinueOnError)
+	file := fs.String("config", "", "config file (.yaml or .json); default: the embedded default")
+	nodeURL := fs.String("node-url", "", "node URL for the embedded default (or "+config.NodeURLEnv+")")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New(`route wants one JSON-RPC request, e.g. '{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]}'`)
+	}
+	if *file == "" && *nodeURL == "" && os.Getenv(config.NodeURLEnv) == "" {
+		*nodeURL = "http://node.invalid"
+	}
+	cfg, err := loadConfig(*file, *nodeURL)
+	if err != nil {
+		return err
+	}
+	r, err := router.New(cfg)
+	if err != nil {
+		return err
+	}
+	body, perr := jsonrpc.ParseBody([]byte(fs.Arg(0)), 1, 0)
+	if perr != nil {
+		return errors.New(perr.Message)
+	}
+	el := body.Elements[0]
+	if el.Err != nil {
+		return errors.New(el.Err.Message)
+	}
+	call, err := r.Parse(el.Req.Method, el.Req.Params)
+	if err != nil {
+		return err
+	}
+	ex, err := r.Explain(call)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(ex)
+}
+
+func configCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 1 && args[0] == "default" {
+		_, err := stdout.Write(config.DefaultYAML())
+		return err
+	}
+	if len(args) != 2 || args[0] != "check" {
+		return errors.New("usage: hivegate config check FILE | hivegate config default")
+	}
+	cfg, err := config.Load(args[1])
+	if err != nil {
+		return err
+	}
+	if _, err := router.New(cfg); err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	printRouteTable(stdout, cfg)
+	return nil
+}
+
+// printRouteTable prints every configured key with its effective backend,
+// ttl, timeout and retries.
+func printRouteTable(w io.Writer, cfg *config.Config) {
+	keys := map[string]bool{}
+	for _, e := range cfg.URLs {
+		keys[e.Key] = true
+	}
+	for _, e := range cfg.TTLs {
+		keys[e.Key] = true
+	}
+	for _, e := range cfg.Timeouts {
+		keys[e.Key] = true
+	}
+	for _, e := range cfg.Retries {
+		keys[e.Key] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	r, _ := router.New(cfg)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tBACKEND\tTTL\tTIMEOUT\tRETRIES")
+	for _, k := range sorted {
+		ex, ok := explainKey(r, k)
+		if !ok {
+			fmt.Fprintf(tw, "%s\t(no route)\t\t\t\n", k)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%gs\t%d\n", k, ex.Backend, ex.TTL, ex.TimeoutS, ex.Retries)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\n%d backends, %d keys; default namespace %s\n", len(cfg.Backends), len(sorted), cfg.DefaultNamespace)
+}
+
+// explainKey resolves a config key as if a call had exactly that key.
+func explainKey(r *router.Router, key string) (router.Explanation, bool) {
+	path, params, _ := strings.Cut(key, ".params=")
+	segs := strings.Split(path, ".")
+	method := path
+	if len(segs) == 1 {
+		method = segs[0] + ".x.x"
+	}
+	var raw json.RawMessage
+	if params != "" {
+		raw = json.RawMessage(params)
+		if !json.Valid(raw) {
+			raw = nil
+		}
+	}
+	call, err := r.Parse(method, raw)
+	if err != nil {
+		return router.Explanation{}, false
+	}
+	call.Namespace = segs[0]
+	ex, err := r.Explain(call)
+	return ex, err == nil
+}

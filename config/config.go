@@ -1,0 +1,245 @@
+// Package config is hivegate's one configuration model and its two loaders:
+// the modern YAML format (Drone's, with a `hivegate:` or `drone:` settings
+// section) and the legacy JSON format (jussi's `upstreams` list). Every error
+// names the file, the line and the key; unknown keys are errors.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TTLKind says how long a cached answer lives.
+type TTLKind int
+
+// The TTL kinds. The zero value is TTLNoCache so that an unset TTL never
+// caches.
+const (
+	TTLNoCache            TTLKind = iota // not cached (legacy -1)
+	TTLSeconds                           // cached for Seconds
+	TTLNoExpire                          // cached until evicted (legacy 0)
+	TTLExpireIfReversible                // forever when irreversible, 9 s otherwise (legacy -2)
+)
+
+// TTL is a cache lifetime as written in a config.
+type TTL struct {
+	Kind    TTLKind
+	Seconds int
+}
+
+// String renders the TTL as the config spelling: seconds or a word.
+func (t TTL) String() string {
+	switch t.Kind {
+	case TTLSeconds:
+		return strconv.Itoa(t.Seconds)
+	case TTLNoExpire:
+		return "NO_EXPIRE"
+	case TTLExpireIfReversible:
+		return "EXPIRE_IF_REVERSIBLE"
+	default:
+		return "NO_CACHE"
+	}
+}
+
+// Duration is the lifetime of a TTLSeconds value.
+func (t TTL) Duration() time.Duration { return time.Duration(t.Seconds) * time.Second }
+
+// parseTTL reads every spelling of a TTL: positive seconds, the words, and
+// the legacy integers 0 (never expires), -1 (not cached), -2 (expire if
+// reversible).
+func parseTTL(s string) (TTL, error) {
+	switch strings.TrimSpace(s) {
+	case "NO_CACHE":
+		return TTL{Kind: TTLNoCache}, nil
+	case "NO_EXPIRE":
+		return TTL{Kind: TTLNoExpire}, nil
+	case "EXPIRE_IF_REVERSIBLE":
+		return TTL{Kind: TTLExpireIfReversible}, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return TTL{}, fmt.Errorf("bad TTL %q: want seconds, NO_CACHE, NO_EXPIRE, EXPIRE_IF_REVERSIBLE, or legacy 0, -1, -2", s)
+	}
+	switch {
+	case n > 0:
+		return TTL{Kind: TTLSeconds, Seconds: n}, nil
+	case n == 0:
+		return TTL{Kind: TTLNoExpire}, nil
+	case n == -1:
+		return TTL{Kind: TTLNoCache}, nil
+	case n == -2:
+		return TTL{Kind: TTLExpireIfReversible}, nil
+	}
+	return TTL{}, fmt.Errorf("bad TTL %d: negative values other than -1 (NO_CACHE) and -2 (EXPIRE_IF_REVERSIBLE) mean nothing", n)
+}
+
+// Pos is where a configuration value was written.
+type Pos struct {
+	File string
+	Line int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
+}
+
+// Entry is one method-key entry of the urls, ttls, timeouts or retries
+// sections: a method key such as "appbase.condenser_api.get_block" and its value.
+type Entry[T any] struct {
+	Key   string
+	Value T
+	Pos   Pos
+}
+
+// Backend is a named upstream base URL.
+type Backend struct {
+	Name string
+	URL  string
+	Pos  Pos
+}
+
+// Settings are the proxy settings section (`hivegate:` or `drone:`).
+type Settings struct {
+	Hostname                    string
+	Port                        int
+	CacheMaxCapacity            int64 // bytes
+	OperatorMessage             string
+	MiddlewareConnectionThreads int
+	// LIBPollInterval is how often the last irreversible block is polled.
+	LIBPollInterval time.Duration
+}
+
+// Limits bound what one client may ask.
+type Limits struct {
+	BlacklistAccounts []string
+	MaxBatchSize      int
+}
+
+// Config is the whole configuration, whichever format it came from.
+type Config struct {
+	Source             string // file path, or "(embedded default)"
+	Settings           Settings
+	Backends           []Backend
+	URLs               []Entry[string] // key → backend name
+	TTLs               []Entry[TTL]
+	Timeouts           []Entry[time.Duration]
+	Retries            []Entry[int]
+	TranslateToAppbase []string
+	DefaultNamespace   string
+	Limits             Limits
+	// Warnings are things worth an operator's attention that do not stop the
+	// config from loading (for example Drone keys hivegate does not use).
+	Warnings []string
+
+	upstreamNames []string // legacy loader scratch
+}
+
+// Defaults, in one place.
+const (
+	DefaultHostname          = "127.0.0.1"
+	DefaultPort              = 8090
+	DefaultCacheMaxCapacity  = 1 << 30 // 1 GiB
+	DefaultConnectionThreads = 8
+	DefaultLIBPollInterval   = 3 * time.Second
+	DefaultMaxBatchSize      = 50
+	DefaultNamespace         = "hived"
+	MaxRetries               = 3
+)
+
+func defaults() Config {
+	return Config{
+		Settings: Settings{
+			Hostname:                    DefaultHostname,
+			Port:                        DefaultPort,
+			CacheMaxCapacity:            DefaultCacheMaxCapacity,
+			MiddlewareConnectionThreads: DefaultConnectionThreads,
+			LIBPollInterval:             DefaultLIBPollInterval,
+		},
+		Limits:           Limits{MaxBatchSize: DefaultMaxBatchSize},
+		DefaultNamespace: DefaultNamespace,
+	}
+}
+
+// Error is a configuration error with its position and key.
+type Error struct {
+	Pos Pos
+	Key string
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %v", e.Pos, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Pos, e.Key, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads a config file, choosing the format by extension: .yaml/.yml is
+// the modern format, .json the legacy one.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses config data; name is used for the format (by extension) and
+// in error messages.
+func Parse(name string, data []byte) (*Config, error) {
+	var (
+		cfg *Config
+		err error
+	)
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml":
+		cfg, err = parseModern(name, data)
+	case ".json":
+		cfg, err = parseLegacy(name, data)
+	default:
+		return nil, fmt.Errorf("%s: unknown config format: use .yaml/.yml (modern) or .json (legacy)", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// BackendURL returns the base URL of the named backend.
+func (c *Config) BackendURL(name string) (string, bool) {
+	for _, b := range c.Backends {
+		if b.Name == name {
+			return b.URL, true
+		}
+	}
+	return "", false
+}
+
+// BackendMap returns backend name → URL.
+func (c *Config) BackendMap() map[string]string {
+	m := make(map[string]string, len(c.Backends))
+	for _, b := range c.Backends {
+		m[b.Name] = b.URL
+	}
+	return m
+}
+
+// Listen returns the host:port address the server binds.
+func (c *Config) Listen() string {
+	return c.Settings.Hostname + ":" + strconv.Itoa(c.Settings.Port)
+}
+
+var errNotSupportedYet = errors.New("not supported yet")

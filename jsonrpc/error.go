@@ -1,0 +1,188 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// Code is a JSON-RPC error code.
+type Code int
+
+// The JSON-RPC 2.0 codes the gateway itself answers with.
+const (
+	CodeParseError     Code = -32700
+	CodeInvalidRequest Code = -32600
+	CodeMethodNotFound Code = -32601
+	CodeInvalidParams  Code = -32602
+	CodeInternal       Code = -32603
+)
+
+// hivegate's own codes. They sit in -32010…-32019 so they never collide with
+// hived's -32000 (server error), -32001 (no params), -32002 (params parse
+// error) or -32003 (assert during call), which clients already interpret.
+const (
+	CodeUpstreamTimeout          Code = -32010
+	CodeUpstreamUnavailable      Code = -32011
+	CodeInvalidUpstreamResponse  Code = -32012
+	CodeBatchTooLarge            Code = -32013
+	CodeRequestTooLarge          Code = -32014
+	CodeBlacklistedAccount       Code = -32015
+	CodeUnauthorized             Code = -32016
+	CodeRateLimited              Code = -32017
+	CodeOverloaded               Code = -32018
+	CodeUpstreamResponseTooLarge Code = -32019
+)
+
+// Kind names one row of the gateway's error table. It is the stable, machine
+// readable name sent in an error's data.name.
+type Kind string
+
+// The gateway's error kinds, one per row of the README's error table.
+const (
+	KindParseError               Kind = "parse_error"
+	KindInvalidRequest           Kind = "invalid_request"
+	KindMethodNotFound           Kind = "method_not_found"
+	KindInvalidParams            Kind = "invalid_params"
+	KindInternal                 Kind = "internal_error"
+	KindUpstreamTimeout          Kind = "upstream_timeout"
+	KindUpstreamUnavailable      Kind = "upstream_unavailable"
+	KindInvalidUpstreamResponse  Kind = "invalid_upstream_response"
+	KindUpstreamResponseTooLarge Kind = "upstream_response_too_large"
+	KindBatchTooLarge            Kind = "batch_too_large"
+	KindRequestTooLarge          Kind = "request_too_large"
+	KindBlacklistedAccount       Kind = "blacklisted_account"
+	KindUnauthorized             Kind = "unauthorized"
+	KindRateLimited              Kind = "rate_limited"
+	KindOverloaded               Kind = "overloaded"
+)
+
+// ErrorSpec is one row of the error table: the code, the message prefix and
+// the HTTP status used when the error is the whole answer to an HTTP request.
+type ErrorSpec struct {
+	Kind    Kind
+	Code    Code
+	Name    string // message prefix, hived style: "Upstream timeout"
+	Status  int    // HTTP status of a single (non-batch) response carrying it
+	Meaning string // one line for the README table
+}
+
+// Errors is the gateway's error table: every error a client can receive from
+// hivegate itself (backend errors pass through unchanged and are not listed).
+// The README table is generated from, and tested against, this list.
+var Errors = []ErrorSpec{
+	{KindParseError, CodeParseError, "Parse error", http.StatusOK, "the body is not valid JSON"},
+	{KindInvalidRequest, CodeInvalidRequest, "Invalid request", http.StatusOK, "not a JSON-RPC 2.0 request: bad jsonrpc, method, params or id, an empty batch, or a method name hivegate cannot parse"},
+	{KindMethodNotFound, CodeMethodNotFound, "Method not found", http.StatusOK, "no backend is configured for the method's key"},
+	{KindInvalidParams, CodeInvalidParams, "Invalid params", http.StatusOK, "the gateway rejected the params before any upstream call"},
+	{KindInternal, CodeInternal, "Internal error", http.StatusInternalServerError, "a bug in hivegate; the log has the detail"},
+	{KindUpstreamTimeout, CodeUpstreamTimeout, "Upstream timeout", http.StatusGatewayTimeout, "the backend did not answer within the route's timeout (after retries)"},
+	{KindUpstreamUnavailable, CodeUpstreamUnavailable, "Upstream unavailable", http.StatusBadGateway, "the backend could not be reached, refused, reset the connection or answered HTTP 5xx"},
+	{KindInvalidUpstreamResponse, CodeInvalidUpstreamResponse, "Invalid upstream response", http.StatusBadGateway, "the backend answered something that is not a JSON-RPC response to this request (not JSON, truncated, another id, neither result nor error)"},
+	{KindUpstreamResponseTooLarge, CodeUpstreamResponseTooLarge, "Upstream response too large", http.StatusBadGateway, "the backend's answer exceeded the configured response size cap"},
+	{KindBatchTooLarge, CodeBatchTooLarge, "Batch too large", http.StatusOK, "a batch has more elements than the configured maximum; nothing was forwarded"},
+	{KindRequestTooLarge, CodeRequestTooLarge, "Request too large", http.StatusRequestEntityTooLarge, "the request body or its JSON nesting exceeds the configured limit"},
+	{KindBlacklistedAccount, CodeBlacklistedAccount, "Blacklisted account", http.StatusOK, "a broadcast transaction involves an account in limits.blacklist_accounts; it was not forwarded"},
+	{KindUnauthorized, CodeUnauthorized, "Unauthorized", http.StatusUnauthorized, "the request lacks the credentials an admin endpoint requires"},
+	{KindRateLimited, CodeRateLimited, "Rate limited", http.StatusTooManyRequests, "the client's IP exceeded the configured request rate"},
+	{KindOverloaded, CodeOverloaded, "Overloaded", http.StatusServiceUnavailable, "the gateway is at its concurrent request limit; retry later"},
+}
+
+var specByKind = func() map[Kind]ErrorSpec {
+	m := make(map[Kind]ErrorSpec, len(Errors))
+	for _, s := range Errors {
+		m[s.Kind] = s
+	}
+	return m
+}()
+
+// Error is a JSON-RPC error object. Gateway errors are built with NewError;
+// backend errors are carried unchanged in Raw so that hived's data (code,
+// name, message, stack) reaches the client byte for byte.
+type Error struct {
+	Code    Code
+	Message string
+	Data    json.RawMessage
+	// Raw, when set, is the backend's error object exactly as received; it is
+	// written instead of Code/Message/Data.
+	Raw json.RawMessage
+	// Kind is set on gateway errors and empty on backend errors.
+	Kind Kind
+	// cause is kept for logs only; it never reaches a client.
+	cause error
+}
+
+// NewError returns the gateway error of the given kind. detail completes the
+// message ("Upstream timeout: no answer within 5s") and must never contain an
+// internal address; cause is logged but not sent.
+func NewError(kind Kind, detail string, cause error) *Error {
+	spec, ok := specByKind[kind]
+	if !ok {
+		spec = specByKind[KindInternal]
+	}
+	msg := spec.Name
+	if detail != "" {
+		msg += ": " + detail
+	}
+	data, _ := json.Marshal(struct {
+		Name string `json:"name"`
+	}{string(spec.Kind)})
+	return &Error{Code: spec.Code, Message: msg, Data: data, Kind: spec.Kind, cause: cause}
+}
+
+// BackendError wraps a backend's JSON-RPC error object so that it passes
+// through unchanged. code and message are read for logs and Connect mapping.
+func BackendError(raw json.RawMessage) *Error {
+	var head struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    json.RawMessage
+	}
+	_ = json.Unmarshal(raw, &head)
+	return &Error{Code: Code(head.Code), Message: head.Message, Data: head.Data, Raw: raw}
+}
+
+// Error implements error with the client-visible message.
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return e.Message + " (" + e.cause.Error() + ")"
+	}
+	return e.Message
+}
+
+// Unwrap returns the internal cause, for logs and errors.Is.
+func (e *Error) Unwrap() error { return e.cause }
+
+// HTTPStatus is the status of an HTTP response whose whole answer is this
+// error. Backend errors are answered with 200, as hived does.
+func (e *Error) HTTPStatus() int {
+	if e.Kind == "" {
+		return http.StatusOK
+	}
+	return specByKind[e.Kind].Status
+}
+
+// AppendJSON appends the error object's JSON to b.
+func (e *Error) AppendJSON(b []byte) []byte {
+	if e.Raw != nil {
+		return append(b, e.Raw...)
+	}
+	b = append(b, `{"code":`...)
+	b = strconv.AppendInt(b, int64(e.Code), 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.Message)
+	if len(e.Data) > 0 {
+		b = append(b, `,"data":`...)
+		b = append(b, e.Data...)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON implements json.Marshaler.
+func (e *Error) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
+
+// Errorf is NewError with a formatted detail.
+func Errorf(kind Kind, format string, args ...any) *Error {
+	return NewError(kind, fmt.Sprintf(format, args...), nil)
+}

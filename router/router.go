@@ -1,0 +1,148 @@
+package router
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hivegate/hivegate/config"
+)
+
+// Route is where and how one call is served.
+type Route struct {
+	Key     string // the call's canonical key
+	Backend string // backend name
+	URL     string // backend base URL (never shown to clients)
+	TTL     config.TTL
+	Timeout time.Duration // 0 = none
+	Retries int
+	// Broadcast is set for broadcast methods: never cached, retried or
+	// coalesced, whatever the config says.
+	Broadcast bool
+	Matched   Matched
+}
+
+// Matched names the config keys that decided each part of a route; empty
+// when no key matched (the built-in default applies).
+type Matched struct {
+	URL     string `json:"url"`
+	TTL     string `json:"ttl"`
+	Timeout string `json:"timeout"`
+	Retries string `json:"retries"`
+}
+
+// ErrNoRoute is returned by Resolve when no urls entry matches a call.
+var ErrNoRoute = errors.New("no route")
+
+// Router resolves calls against one config. It is immutable and safe for
+// concurrent use; a config reload builds a new Router.
+type Router struct {
+	cfg       *config.Config
+	defaultNS string
+	translate map[string]bool
+	urls      trie[string]
+	ttls      trie[config.TTL]
+	timeouts  trie[time.Duration]
+	retries   trie[int]
+	backends  map[string]string
+}
+
+// New builds a Router; a malformed method key is an error naming its file,
+// line and key.
+func New(cfg *config.Config) (*Router, error) {
+	r := &Router{
+		cfg:       cfg,
+		defaultNS: cfg.DefaultNamespace,
+		translate: map[string]bool{},
+		backends:  cfg.BackendMap(),
+	}
+	for _, ns := range cfg.TranslateToAppbase {
+		r.translate[ns] = true
+	}
+	if err := insertAll(&r.urls, cfg.URLs, "urls"); err != nil {
+		return nil, err
+	}
+	if err := insertAll(&r.ttls, cfg.TTLs, "ttls"); err != nil {
+		return nil, err
+	}
+	if err := insertAll(&r.timeouts, cfg.Timeouts, "timeouts"); err != nil {
+		return nil, err
+	}
+	if err := insertAll(&r.retries, cfg.Retries, "retries"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func insertAll[T any](t *trie[T], entries []config.Entry[T], section string) error {
+	for _, e := range entries {
+		ck, err := parseConfigKey(e.Key)
+		if err != nil {
+			return &config.Error{Pos: e.Pos, Key: section + "." + e.Key, Err: err}
+		}
+		t.insert(ck, e.Key, e.Value)
+	}
+	return nil
+}
+
+// Config returns the config the router was built from.
+func (r *Router) Config() *config.Config { return r.cfg }
+
+// Parse turns a JSON-RPC method and params into a Call. Errors wrap
+// ErrInvalidMethod.
+func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
+	return parse(method, params, r.defaultNS, r.translate)
+}
+
+// Resolve finds the route of a call. urls, ttls, timeouts and retries are
+// matched independently, each most specific first.
+func (r *Router) Resolve(c *Call) (Route, error) {
+	segs := c.segments()
+	rt := Route{Key: c.Key, Broadcast: config.IsBroadcastKey(c.APIMethod())}
+	backend, key, ok := r.urls.match(segs, c.Params)
+	if !ok {
+		return rt, fmt.Errorf("%w for %s", ErrNoRoute, c.Key)
+	}
+	rt.Backend, rt.URL, rt.Matched.URL = backend, r.backends[backend], key
+	rt.TTL, rt.Matched.TTL, _ = r.ttls.match(segs, c.Params)
+	rt.Timeout, rt.Matched.Timeout, _ = r.timeouts.match(segs, c.Params)
+	rt.Retries, rt.Matched.Retries, _ = r.retries.match(segs, c.Params)
+	if rt.Broadcast {
+		rt.TTL = config.TTL{Kind: config.TTLNoCache}
+		rt.Retries = 0
+	}
+	return rt, nil
+}
+
+// Explanation is the JSON `hivegate route` prints for one call.
+type Explanation struct {
+	Key      string  `json:"key"`
+	Backend  string  `json:"backend"`
+	URL      string  `json:"url"`
+	TTL      any     `json:"ttl"` // seconds, or NO_CACHE / NO_EXPIRE / EXPIRE_IF_REVERSIBLE
+	TimeoutS float64 `json:"timeout_s"`
+	Retries  int     `json:"retries"`
+	Matched  Matched `json:"matched"`
+	// Upstream is the method name the backend receives.
+	Upstream string `json:"upstream_method"`
+	// Broadcast tells that the method is never cached, retried or coalesced.
+	Broadcast bool `json:"broadcast,omitempty"`
+}
+
+// Explain resolves a call and describes the result for operators.
+func (r *Router) Explain(c *Call) (Explanation, error) {
+	rt, err := r.Resolve(c)
+	if err != nil {
+		return Explanation{}, err
+	}
+	var ttl any = rt.TTL.String()
+	if rt.TTL.Kind == config.TTLSeconds {
+		ttl = rt.TTL.Seconds
+	}
+	return Explanation{
+		Key: rt.Key, Backend: rt.Backend, URL: rt.URL, TTL: ttl,
+		TimeoutS: rt.Timeout.Seconds(), Retries: rt.Retries, Matched: rt.Matched,
+		Upstream: c.UpstreamMethod, Broadcast: rt.Broadcast,
+	}, nil
+}

@@ -1,0 +1,56 @@
+// Package server assembles hivegate's HTTP handler tree (JSON-RPC, health,
+// Connect/gRPC/gRPC-Web) and its http.Server.
+package server
+
+import (
+	"net/http"
+	"time"
+)
+
+// Timeouts bound how long a client may hold a connection.
+type Timeouts struct {
+	ReadHeader time.Duration // default 10s
+	Read       time.Duration // whole request, default 60s
+	Write      time.Duration // whole response, default 120s
+	Idle       time.Duration // keep-alive idle, default 120s
+	// MaxHeaderBytes bounds request headers, default 64 KiB.
+	MaxHeaderBytes int
+}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = 10 * time.Second
+	}
+	if t.Read <= 0 {
+		t.Read = 60 * time.Second
+	}
+	if t.Write <= 0 {
+		t.Write = 120 * time.Second
+	}
+	if t.Idle <= 0 {
+		t.Idle = 120 * time.Second
+	}
+	if t.MaxHeaderBytes <= 0 {
+		t.MaxHeaderBytes = 64 << 10
+	}
+	return t
+}
+
+// NewHTTPServer returns an http.Server serving h over HTTP/1.1 and
+// unencrypted HTTP/2 (h2c) on one port, which gRPC clients need.
+func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
+	t = t.withDefaults()
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		Protocols:         &p,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    t.MaxHeaderBytes,
+	}
+}

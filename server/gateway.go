@@ -45,9 +45,9 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := backend.New(cfg.BackendMap(), backend.Options{
-		MaxConnsPerBackend: cfg.Settings.MiddlewareConnectionThreads,
-	}, logger)
+	popts := backend.DefaultOptions()
+	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
+	pool, err := backend.New(cfg.BackendMap(), popts, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,264 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+)
+
+// Request is one JSON-RPC call to a backend.
+type Request struct {
+	// Method is the JSON-RPC method, e.g. "condenser_api.get_block".
+	Method string
+	// Params is forwarded byte for byte: hived signs and hashes what clients
+	// send, and its uint128/int64 values would not survive a decode and
+	// re-encode. nil (or empty) omits the params member.
+	Params json.RawMessage
+	// Timeout bounds the whole exchange — connecting, sending, waiting,
+	// reading the body — across all attempts; 0 means no timeout.
+	Timeout time.Duration
+	// Retries is the number of extra attempts after a retryable failure,
+	// 0 to MaxRetries (values outside are clamped).
+	Retries int
+}
+
+// Response is a backend's answer to a Request. Exactly one of Result and
+// Error is set when Call returns a nil error.
+type Response struct {
+	// Result is the raw bytes of the answer's result member, exactly as the
+	// backend sent them. It is not shared with any pool and may be kept.
+	Result json.RawMessage
+	// Error is the backend's JSON-RPC error object, passed through raw
+	// (jsonrpc.BackendError).
+	Error *jsonrpc.Error
+	// Attempts is the number of HTTP exchanges made (1 + retries used).
+	Attempts int
+	// Backend is the configured name of the backend called.
+	Backend string
+	// Elapsed is the time the call took, back-off included.
+	Elapsed time.Duration
+}
+
+// Call sends req to the named backend and returns its answer.
+//
+// The error is nil when the backend answered with a valid JSON-RPC response,
+// even one carrying a JSON-RPC error (then in Response.Error). Otherwise it
+// is a *jsonrpc.Error of kind KindUpstreamTimeout, KindUpstreamUnavailable,
+// KindInvalidUpstreamResponse or KindUpstreamResponseTooLarge (KindInternal
+// for a backend name that is not configured, a bug in the caller), or, when
+// ctx ended first, an error wrapping ctx.Err() (errors.Is(err,
+// context.Canceled) holds); a gateway error never wraps a context error.
+// Attempts, Backend and Elapsed are filled in either case.
+//
+// Retried, while attempts and the deadline remain: transport failures
+// (refused, reset, dial timeout, connection closed before or during the
+// answer) and HTTP 5xx. Never retried: a JSON-RPC error answer (it is the
+// answer), HTTP 4xx and other non-2xx statuses, an invalid or oversized body
+// (a backend that answers garbage answers it again; retrying only multiplies
+// the load), and the call's own deadline, which is shared by all attempts.
+// Back-off is short (about 25ms, 50ms, 100ms, jittered) and a retry whose
+// back-off would end past the deadline is not made.
+func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, error) {
+	start := time.Now()
+	resp := Response{Backend: name}
+	be, ok := p.backends[name]
+	if !ok {
+		return resp, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
+	}
+	if err := ctx.Err(); err != nil {
+		return resp, abandoned(be, err)
+	}
+	retries := min(max(req.Retries, 0), MaxRetries)
+	callCtx := ctx
+	var deadline time.Time
+	if req.Timeout > 0 {
+		deadline = start.Add(req.Timeout)
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	id := p.nextID.Add(1)
+	body := p.newRequestBody(id, req.Method, req.Params)
+	defer body.release()
+
+	for {
+		resp.Attempts++
+		env, f := p.attempt(callCtx, be, body, id)
+		if f == nil {
+			be.health.success(p.logger, name)
+			resp.Result = env.result
+			if env.errObj != nil {
+				resp.Error = jsonrpc.BackendError(env.errObj)
+			}
+			resp.Elapsed = time.Since(start)
+			return resp, nil
+		}
+		if err := ctx.Err(); err != nil {
+			resp.Elapsed = time.Since(start)
+			return resp, abandoned(be, err)
+		}
+		if callCtx.Err() != nil {
+			be.health.failure(p.logger, name, f.cause)
+			resp.Elapsed = time.Since(start)
+			return resp, timeoutError(be, req.Timeout, resp.Attempts, f.cause)
+		}
+		if f.down {
+			be.health.failure(p.logger, name, f.cause)
+		} else {
+			be.health.success(p.logger, name)
+		}
+		p.logger.LogAttrs(ctx, slog.LevelDebug, "backend attempt failed",
+			slog.String("backend", name), slog.String("method", req.Method),
+			slog.Int("attempt", resp.Attempts), slog.Any("err", f.cause))
+		if !f.retry || resp.Attempts > retries {
+			resp.Elapsed = time.Since(start)
+			return resp, f.toError(name, resp.Attempts)
+		}
+		wait := backoff(resp.Attempts - 1)
+		if !deadline.IsZero() && time.Until(deadline) <= wait {
+			resp.Elapsed = time.Since(start)
+			return resp, f.toError(name, resp.Attempts)
+		}
+		if !sleep(callCtx, wait) {
+			resp.Elapsed = time.Since(start)
+			if err := ctx.Err(); err != nil {
+				return resp, abandoned(be, err)
+			}
+			return resp, timeoutError(be, req.Timeout, resp.Attempts, f.cause)
+		}
+	}
+}
+
+// attempt makes one HTTP exchange. On success the envelope's member does not
+// alias a pooled buffer.
+func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id uint64) (envelope, *failure) {
+	hreq := (&http.Request{
+		Method:        http.MethodPost,
+		URL:           be.url, // read-only, shared
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        p.header, // read-only, shared
+		Body:          body.newReader(),
+		GetBody:       func() (io.ReadCloser, error) { return body.newReader(), nil },
+		ContentLength: int64(len(body.bytes())),
+		Host:          be.url.Host,
+	}).WithContext(ctx)
+	hresp, err := be.transport.RoundTrip(hreq)
+	if err != nil {
+		return envelope{}, transportFailure(be, err, false)
+	}
+	switch status := hresp.StatusCode; {
+	case status >= 500:
+		drain(hresp.Body)
+		return envelope{}, &failure{
+			kind:   jsonrpc.KindUpstreamUnavailable,
+			detail: "answered HTTP " + strconv.Itoa(status),
+			cause:  httpStatusCause(be, status, "POST"),
+			retry:  true,
+			down:   true,
+		}
+	case status < 200 || status >= 300:
+		drain(hresp.Body)
+		return envelope{}, &failure{
+			kind:   jsonrpc.KindInvalidUpstreamResponse,
+			detail: "answered HTTP " + strconv.Itoa(status),
+			cause:  httpStatusCause(be, status, "POST"),
+		}
+	}
+	limit := p.opts.MaxResponseBytes
+	if hresp.ContentLength > limit {
+		_ = hresp.Body.Close()
+		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", hresp.ContentLength))
+	}
+	need := 0
+	if hresp.ContentLength >= 0 {
+		need = int(hresp.ContentLength) + 1
+	}
+	bp := p.getRespBuf(need)
+	defer p.putRespBuf(bp) // a no-op for a large buffer a result may alias
+	raw, fresh, err := p.readBody(hresp.Body, bp, limit)
+	_ = hresp.Body.Close()
+	switch {
+	case err == errTooLarge:
+		return envelope{}, p.tooLarge(be, "body")
+	case err != nil:
+		return envelope{}, transportFailure(be, err, true)
+	}
+	env, reason := parseEnvelope(raw, id)
+	if reason != "" {
+		return envelope{}, &failure{
+			kind:   jsonrpc.KindInvalidUpstreamResponse,
+			detail: "answered " + reason,
+			cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
+		}
+	}
+	return detach(env, len(raw), fresh || cap(*bp) > maxPooledBuf), nil
+}
+
+// tooLarge is the failure of an answer over the size cap.
+func (p *Pool) tooLarge(be *backend, what string) *failure {
+	return &failure{
+		kind:   jsonrpc.KindUpstreamResponseTooLarge,
+		detail: "answered more than " + formatBytes(p.opts.MaxResponseBytes),
+		cause:  fmt.Errorf("POST %s: %s over %d bytes", be.url.Redacted(), what, p.opts.MaxResponseBytes),
+	}
+}
+
+// detach makes env independent of a pooled buffer. When the body's buffer
+// will not be reused (canAlias: a fresh or large buffer) and the member fills
+// most of it, the member is handed out as is, saving a copy of a big result;
+// otherwise it is copied.
+func detach(env envelope, bodyLen int, canAlias bool) envelope {
+	member := env.result
+	if member == nil {
+		member = env.errObj
+	}
+	if canAlias && 2*len(member) >= bodyLen {
+		member = member[:len(member):len(member)]
+	} else {
+		member = append([]byte(nil), member...)
+	}
+	if env.result != nil {
+		return envelope{result: member}
+	}
+	return envelope{errObj: member}
+}
+
+// backoff is the jittered pause before retry number attempt+1: about 25ms,
+// 50ms, 100ms (each uniformly within ±50%).
+func backoff(attempt int) time.Duration {
+	d := 25 * time.Millisecond << attempt
+	return d/2 + rand.N(d)
+}
+
+// sleep waits d or until ctx ends; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// formatBytes renders a byte count for messages: "64 MiB", "512 KiB", "1000 bytes".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

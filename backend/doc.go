@@ -1,0 +1,17 @@
+// Package backend is hivegate's upstream pool: one keep-alive HTTP transport
+// per configured backend (hived, hivemind, ...), JSON-RPC calls with a
+// per-call deadline and bounded retries, validation of every answer, the
+// backends' health, and the last-irreversible-block tracker that the cache's
+// irreversibility policy reads.
+//
+// A call forwards the caller's params bytes exactly as given and returns the
+// backend's result bytes exactly as received: Hive clients sign and compare
+// JSON, and hived's answers carry numbers (uint128, int64) that a decode and
+// re-encode round trip through float64 would corrupt.
+//
+// Errors the gateway itself reports are *jsonrpc.Error values of a gateway
+// kind; their client-visible message names the backend (its configured name)
+// but never its URL, host or port, which stay in the error's cause for logs.
+// A backend's own JSON-RPC error is not a Go error: it is returned in
+// Response.Error and passes through to the client unchanged.
+package backend

@@ -1,0 +1,100 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+)
+
+// failure is the outcome of one failed attempt. detail is client-safe and
+// completes "backend <name> ..."; cause carries the URL and the real error
+// for logs only.
+type failure struct {
+	kind   jsonrpc.Kind
+	detail string
+	cause  error
+	retry  bool // another attempt may succeed
+	down   bool // counts toward the backend's consecutive failures
+}
+
+// toError returns the gateway error reported to the caller after attempts
+// attempts.
+func (f *failure) toError(name string, attempts int) *jsonrpc.Error {
+	return jsonrpc.NewError(f.kind, withAttempts("backend "+name+" "+f.detail, attempts), f.cause)
+}
+
+// withAttempts appends the number of attempts to a detail when it is > 1.
+func withAttempts(detail string, attempts int) string {
+	if attempts > 1 {
+		return detail + " (" + strconv.Itoa(attempts) + " attempts)"
+	}
+	return detail
+}
+
+// timeoutError is the error of a call whose deadline passed. Its cause
+// quotes, but does not wrap, the last attempt's error: a gateway error never
+// matches errors.Is(err, context.DeadlineExceeded), which callers keep for
+// their own context ending.
+func timeoutError(be *backend, timeout time.Duration, attempts int, cause error) *jsonrpc.Error {
+	detail := withAttempts("backend "+be.name+" did not answer within "+timeout.String(), attempts)
+	return jsonrpc.NewError(jsonrpc.KindUpstreamTimeout, detail,
+		fmt.Errorf("no answer within %s: %v", timeout, cause))
+}
+
+// abandoned is the error of a call whose caller went away (its context
+// ended). It wraps ctx's error so errors.Is(err, context.Canceled) holds.
+func abandoned(be *backend, ctxErr error) error {
+	return fmt.Errorf("backend %s: call abandoned by the caller: %w", be.name, ctxErr)
+}
+
+// describeTransport adds the request line (with the redacted URL) to a
+// transport error, for logs.
+func describeTransport(be *backend, err error, what string) error {
+	return fmt.Errorf("%s %s: %w", what, be.url.Redacted(), err)
+}
+
+// httpStatusCause is the log cause of an unwanted HTTP status.
+func httpStatusCause(be *backend, status int, what string) error {
+	return fmt.Errorf("%s %s: HTTP %d", what, be.url.Redacted(), status)
+}
+
+// transportFailure classifies a transport error: while sending the request
+// and waiting for headers, or (midBody) while reading the answer's body. All
+// of them are retried and count against the backend's health.
+func transportFailure(be *backend, err error, midBody bool) *failure {
+	var detail string
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		detail = "refused the connection"
+	case errors.Is(err, syscall.ECONNRESET):
+		detail = "reset the connection"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		detail = "closed the connection without answering"
+		if midBody {
+			detail = "closed the connection in the middle of its answer"
+		}
+	case errors.As(err, &dnsErr):
+		detail = "could not be resolved"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		detail = "did not accept a connection in time"
+	case midBody:
+		detail = "broke the connection in the middle of its answer"
+	default:
+		detail = "could not be reached"
+	}
+	return &failure{
+		kind:   jsonrpc.KindUpstreamUnavailable,
+		detail: detail,
+		cause:  describeTransport(be, err, "POST"),
+		retry:  true,
+		down:   true,
+	}
+}

@@ -1,0 +1,85 @@
+package backend
+
+import "time"
+
+// Default values of Options. They live here, in one place.
+const (
+	// DefaultMaxConnsPerBackend is the connection pool size per backend
+	// (middleware_connection_threads in the configuration).
+	DefaultMaxConnsPerBackend = 8
+	// DefaultMaxResponseBytes caps one backend answer (64 MiB).
+	DefaultMaxResponseBytes int64 = 64 << 20
+	// DefaultDialTimeout bounds one TCP (and TLS) connection attempt.
+	DefaultDialTimeout = 5 * time.Second
+	// DefaultHealthInterval is the period of the background prober.
+	DefaultHealthInterval = 10 * time.Second
+	// DefaultFailThreshold is the number of consecutive failures after which
+	// a backend is reported down.
+	DefaultFailThreshold = 5
+	// DefaultUserAgent is sent to backends when Options.UserAgent is empty.
+	DefaultUserAgent = "hivegate"
+	// MaxRetries is the largest number of retries a Request may ask for.
+	MaxRetries = 3
+)
+
+// probeTimeout bounds one health probe.
+const probeTimeout = 5 * time.Second
+
+// Options tunes a Pool. The zero value of every field except HealthInterval
+// means "use the default"; HealthInterval 0 (or negative) disables the
+// background prober, so callers that want it start from DefaultOptions.
+type Options struct {
+	// MaxConnsPerBackend is both the maximum number of connections and the
+	// number of idle keep-alive connections kept per backend. Calls beyond it
+	// wait for a free connection (bounded by their deadline).
+	MaxConnsPerBackend int
+	// MaxResponseBytes caps the body of one answer; a larger answer fails
+	// with KindUpstreamResponseTooLarge and is not read past the cap.
+	MaxResponseBytes int64
+	// DialTimeout bounds one connection attempt. A dial that times out is a
+	// transport failure and is retried when the call's deadline allows.
+	DialTimeout time.Duration
+	// HealthInterval is the period of the prober started by Start; 0 or
+	// negative disables it.
+	HealthInterval time.Duration
+	// FailThreshold is the number of consecutive failed attempts or probes
+	// after which a backend is reported down.
+	FailThreshold int
+	// UserAgent is the User-Agent header sent to backends.
+	UserAgent string
+}
+
+// DefaultOptions returns the defaults, prober included.
+func DefaultOptions() Options {
+	return Options{
+		MaxConnsPerBackend: DefaultMaxConnsPerBackend,
+		MaxResponseBytes:   DefaultMaxResponseBytes,
+		DialTimeout:        DefaultDialTimeout,
+		HealthInterval:     DefaultHealthInterval,
+		FailThreshold:      DefaultFailThreshold,
+		UserAgent:          DefaultUserAgent,
+	}
+}
+
+// withDefaults fills the unset fields of o.
+func (o Options) withDefaults() Options {
+	if o.MaxConnsPerBackend <= 0 {
+		o.MaxConnsPerBackend = DefaultMaxConnsPerBackend
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.HealthInterval < 0 {
+		o.HealthInterval = 0
+	}
+	if o.FailThreshold <= 0 {
+		o.FailThreshold = DefaultFailThreshold
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	return o
+}

@@ -1,0 +1,111 @@
+package backend
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Pool holds one HTTP transport per backend and makes JSON-RPC calls to
+// them. It is safe for concurrent use.
+type Pool struct {
+	opts     Options
+	logger   *slog.Logger
+	backends map[string]*backend
+	names    []string
+	// header is shared, read-only, by every request the pool sends.
+	header http.Header
+	// nextID numbers outgoing requests; 0 is reserved for health probes.
+	nextID atomic.Uint64
+	// reqBufs holds *[]byte buffers for request bodies.
+	reqBufs sync.Pool
+	// respBufs holds *[]byte buffers for response bodies.
+	respBufs sync.Pool
+	// chunks holds *[]byte chunks of chunkSize for bodies of unknown length.
+	chunks sync.Pool
+}
+
+// backend is one upstream: its configured name, URL, transport and health.
+type backend struct {
+	name      string
+	url       *url.URL
+	transport *http.Transport
+	health    health
+}
+
+// New returns a pool for the given backends (configured name -> base URL,
+// http or https). Unset options take their defaults (see Options). An empty
+// map is allowed; such a pool has no healthy backend.
+func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, error) {
+	opts = opts.withDefaults()
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Pool{
+		opts:     opts,
+		logger:   logger,
+		backends: make(map[string]*backend, len(backends)),
+		header: http.Header{
+			"Content-Type": {"application/json"},
+			"Accept":       {"application/json"},
+			"User-Agent":   {opts.UserAgent},
+		},
+	}
+	p.reqBufs.New = func() any { b := make([]byte, 0, 1024); return &b }
+	p.respBufs.New = func() any { b := make([]byte, 0, 16<<10); return &b }
+	p.chunks.New = func() any { b := make([]byte, 0, chunkSize); return &b }
+	for name, raw := range backends {
+		if name == "" {
+			return nil, fmt.Errorf("backend: empty backend name (url %q)", raw)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("backend %s: invalid url: %w", name, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("backend %s: url %q must be http:// or https:// with a host", name, raw)
+		}
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		be := &backend{name: name, url: u, transport: newTransport(opts)}
+		be.health.threshold = int64(opts.FailThreshold)
+		p.backends[name] = be
+		p.names = append(p.names, name)
+	}
+	slices.Sort(p.names)
+	return p, nil
+}
+
+// newTransport returns the HTTP/1.1 keep-alive transport of one backend. It
+// ignores proxy environment variables: backends are addressed directly.
+func newTransport(opts Options) *http.Transport {
+	dialer := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:               nil,
+		DialContext:         dialer.DialContext,
+		MaxConnsPerHost:     opts.MaxConnsPerBackend,
+		MaxIdleConnsPerHost: opts.MaxConnsPerBackend,
+		MaxIdleConns:        opts.MaxConnsPerBackend,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: opts.DialTimeout,
+		ForceAttemptHTTP2:   false,
+	}
+}
+
+// Names returns the configured backend names, sorted.
+func (p *Pool) Names() []string { return slices.Clone(p.names) }
+
+// Close closes the idle connections of every backend. Calls in flight are
+// not interrupted; the pool stays usable.
+func (p *Pool) Close() {
+	for _, be := range p.backends {
+		be.transport.CloseIdleConnections()
+	}
+}

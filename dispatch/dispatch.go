@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -82,37 +83,79 @@ func (d *Dispatcher) Pool() *backend.Pool { return d.pool }
 
 // Call parses and serves one JSON-RPC call.
 func (d *Dispatcher) Call(ctx context.Context, method string, params json.RawMessage) Result {
-	c, err := d.Router().Parse(method, params)
-	if err != nil {
-		return Result{Err: jsonrpc.NewError(jsonrpc.KindInvalidRequest, err.Error(), err), Cache: CacheBypass}
+	res, p := d.Prepare(method, params)
+	if p == nil {
+		return res
 	}
-	return d.Do(ctx, c)
+	return p.Run(ctx)
 }
 
 // Do serves a parsed call.
 func (d *Dispatcher) Do(ctx context.Context, c *router.Call) Result {
+	res, p := d.PrepareCall(c)
+	if p == nil {
+		return res
+	}
+	return p.Run(ctx)
+}
+
+// Prepare parses a JSON-RPC call and answers it at once when no upstream
+// request is needed: a cache hit, an invalid method or a method with no
+// route. Then the Pending is nil. Otherwise the Result is empty and the
+// Pending makes the upstream call.
+func (d *Dispatcher) Prepare(method string, params json.RawMessage) (Result, *Pending) {
+	c, err := d.Router().Parse(method, params)
+	if err != nil {
+		return Result{Err: jsonrpc.NewError(jsonrpc.KindInvalidRequest, invalidDetail(err), err), Cache: CacheBypass}, nil
+	}
+	return d.PrepareCall(c)
+}
+
+// PrepareCall is Prepare for a call already parsed.
+func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
 	rt, err := d.Router().Resolve(c)
 	if err != nil {
-		return Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+c.Key, err), Cache: CacheBypass, Key: c.Key}
+		return Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(c.Key), err), Cache: CacheBypass, Key: c.Key}, nil
 	}
-	res := Result{Route: rt.Matched.URL, Key: c.Key}
-	cacheable := d.cache != nil && rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast
+	// Broadcasts change chain state: never cached, never coalesced (two
+	// clients sending one transaction each get the node's own answer).
+	// NO_CACHE routes are not coalesced either: an operator who turns the
+	// cache off for a method wants an answer computed after the request
+	// arrived, not one an earlier request is already waiting for.
+	coalesce := rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast
+	cacheable := coalesce && d.cache != nil
 	if cacheable {
 		if e, ok := d.cache.Get(c.Key); ok {
-			res.Result, res.Entry, res.Cache = e.Value, e, CacheHit
-			return res
+			return Result{Result: e.Value, Entry: e, Cache: CacheHit, Route: rt.Matched.URL, Key: c.Key}, nil
 		}
 	}
-	if rt.Broadcast {
-		// A broadcast is never coalesced: two clients sending the same
-		// transaction each get the node's own answer.
+	return Result{}, &Pending{d: d, c: c, rt: rt, coalesce: coalesce, cacheable: cacheable}
+}
+
+// Pending is a call that needs an upstream request.
+type Pending struct {
+	d         *Dispatcher
+	c         *router.Call
+	rt        router.Route
+	coalesce  bool // join an identical call in flight
+	cacheable bool // store the answer
+}
+
+// Run makes the upstream call (or joins an identical one in flight),
+// applies the TTL policy and stores the answer. A Pending holds no
+// resources, so one that is never run needs no clean-up.
+func (p *Pending) Run(ctx context.Context) Result {
+	d, c, rt := p.d, p.c, p.rt
+	res := Result{Route: rt.Matched.URL, Key: c.Key, Cache: CacheBypass}
+	if !p.coalesce {
 		out := d.upstream(ctx, c, rt)
-		res.Result, res.Err, res.Cache = out.result, out.rpcErr(), CacheBypass
+		res.Result, res.Err = out.result, out.rpcErr()
 		return res
 	}
 	// The upstream call may outlive this client's request (another client
 	// can still be waiting on it), so it must not hold the request's buffers.
 	c = detach(c)
+	cacheable := p.cacheable
 	out, leader := d.flights.do(ctx, c.Key, func(ctx context.Context) outcome {
 		o := d.upstream(ctx, c, rt)
 		if cacheable && o.err == nil && o.resp.Error == nil {
@@ -126,10 +169,35 @@ func (d *Dispatcher) Do(ctx context.Context, c *router.Call) Result {
 		res.Cache = CacheCoalesced
 	case cacheable:
 		res.Cache = CacheMiss
-	default:
-		res.Cache = CacheBypass
 	}
 	return res
+}
+
+// FlightStats counts the coalesced upstream calls in flight.
+type FlightStats struct {
+	// Calls is the number of upstream calls some client is waiting on.
+	Calls int
+	// Waiters is the number of clients waiting on them (at least Calls).
+	Waiters int
+}
+
+// Flights returns how many coalesced upstream calls are in flight and how
+// many clients wait on them, for metrics and tests.
+func (d *Dispatcher) Flights() FlightStats { return d.flights.stats() }
+
+// invalidDetail is the client-visible detail of a method the router cannot
+// parse, without the "invalid method: " prefix the error's own text has.
+func invalidDetail(err error) string {
+	return strings.TrimPrefix(err.Error(), router.ErrInvalidMethod.Error()+": ")
+}
+
+// keyPath is a key without its params segment: params can be large and
+// are the client's own, so error messages leave them out.
+func keyPath(key string) string {
+	if i := strings.Index(key, ".params="); i >= 0 {
+		return key[:i]
+	}
+	return key
 }
 
 // outcome is one upstream exchange.
@@ -207,7 +275,20 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 
 // CallJSONRPC serves one JSON-RPC call for the JSON-RPC front end.
 func (d *Dispatcher) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	r := d.Call(ctx, method, params)
+	return r2a(d.Call(ctx, method, params))
+}
+
+// StartJSONRPC implements jsonrpc.Starter: the answer when no upstream call
+// is needed, or the continuation that makes it.
+func (d *Dispatcher) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
+	res, p := d.Prepare(method, params)
+	if p == nil {
+		return r2a(res), nil
+	}
+	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return r2a(p.Run(ctx)) }
+}
+
+func r2a(r Result) jsonrpc.Answer {
 	return jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
 }
 
@@ -218,19 +299,33 @@ func (d *Dispatcher) Healthy() bool { return d.pool.AnyHealthy() }
 func detach(c *router.Call) *router.Call {
 	cp := *c
 	cp.Params = clone(c.Params)
-	cp.UpstreamParams = clone(c.UpstreamParams)
+	if sameBytes(c.UpstreamParams, c.Params) {
+		// The usual case: what goes upstream is the client's params.
+		cp.UpstreamParams = cp.Params
+	} else {
+		cp.UpstreamParams = clone(c.UpstreamParams)
+	}
 	return &cp
 }
 
-// isEmptyResult reports a null, {} or [] result: under EXPIRE_IF_REVERSIBLE
-// such an answer usually means "not produced yet" and is never stored.
+// sameBytes reports whether a and b are the same slice of one array.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// isEmptyResult reports a null, {} or [] result (whitespace allowed inside):
+// under EXPIRE_IF_REVERSIBLE such an answer usually means "not produced yet"
+// and is never stored. (cache.ReversibleTTL applies the same rule, and more,
+// to calls about one block; this one is for calls without a block number.)
 func isEmptyResult(r json.RawMessage) bool {
-	r = bytes.TrimSpace(r)
-	switch string(r) {
-	case "", "null", "{}", "[]":
+	r = bytes.Trim(r, " \t\r\n")
+	if len(r) == 0 || string(r) == "null" {
 		return true
 	}
-	return false
+	if len(r) < 2 || (r[0] != '{' && r[0] != '[') {
+		return false
+	}
+	return len(bytes.Trim(r[1:len(r)-1], " \t\r\n")) == 0
 }
 
 func clone(b json.RawMessage) json.RawMessage {

@@ -66,3 +66,14 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) o
 		return outcome{err: ctx.Err()}, !ok
 	}
 }
+
+// stats counts the flights some client waits on and their waiters.
+func (f *flights) stats() FlightStats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := FlightStats{Calls: len(f.m)}
+	for _, fl := range f.m {
+		st.Waiters += fl.waiters
+	}
+	return st
+}

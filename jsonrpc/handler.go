@@ -24,6 +24,18 @@ type Caller interface {
 	Healthy() bool
 }
 
+// Starter is implemented by a Caller that can answer some calls at once,
+// without an upstream request: a cache hit, an invalid method, a method with
+// no route. The batch path uses it to answer such elements in place instead
+// of starting a goroutine for each.
+type Starter interface {
+	// StartJSONRPC returns the answer and a nil continuation when the call
+	// needs no upstream request; otherwise it returns a zero Answer and a
+	// continuation that completes the call. A continuation holds no
+	// resources until it runs, so one that is never called costs nothing.
+	StartJSONRPC(method string, params json.RawMessage) (Answer, func(context.Context) Answer)
+}
+
 // Response headers that tell a client what happened to a single request.
 const (
 	HeaderCache = "X-Hivegate-Cache"
@@ -97,14 +109,24 @@ func (h *Handler) health(w http.ResponseWriter) {
 	_ = json.NewEncoder(w).Encode(st)
 }
 
+// maxPooledBuf is the largest buffer kept in the handler's pool; bigger
+// ones (large bodies or answers) are left to the garbage collector so that
+// one huge response does not pin its memory for the life of the process.
+const maxPooledBuf = 1 << 20
+
+func (h *Handler) getBuf() *[]byte { return h.bufs.Get().(*[]byte) }
+
+func (h *Handler) putBuf(bp *[]byte) {
+	if cap(*bp) > maxPooledBuf {
+		return
+	}
+	*bp = (*bp)[:0]
+	h.bufs.Put(bp)
+}
+
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	bp := h.bufs.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 1<<20 {
-			*bp = (*bp)[:0]
-			h.bufs.Put(bp)
-		}
-	}()
+	bp := h.getBuf()
+	defer h.putBuf(bp)
 	body, err := readBody(r.Body, h.opts.MaxBodyBytes, (*bp)[:0])
 	*bp = body[:0]
 	if err != nil {
@@ -115,66 +137,89 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, NewError(KindParseError, "could not read the body", err))
 		return
 	}
+	// The parsed requests alias body, which goes back to the pool when post
+	// returns: every call below finishes before that (the dispatcher copies
+	// what an upstream call that outlives its client needs).
 	parsed, perr := ParseBody(body, h.opts.MaxBatch, h.opts.MaxDepth)
 	if perr != nil {
 		h.writeError(w, perr)
 		return
 	}
-	ctx := r.Context()
+	out := h.getBuf()
+	defer h.putBuf(out)
 	if !parsed.Batch {
-		el := parsed.Elements[0]
-		if el.Err != nil {
-			h.write(w, el.Err.HTTPStatus(), AppendError(nil, el.Req.ID, el.Err))
-			return
-		}
-		a := h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
-		if a.Cache != "" {
-			w.Header().Set(HeaderCache, a.Cache)
-		}
-		if a.Route != "" {
-			w.Header().Set(HeaderRoute, a.Route)
-		}
-		out := h.bufs.Get().(*[]byte)
-		defer h.bufs.Put(out)
-		if a.Err != nil {
-			*out = AppendError((*out)[:0], el.Req.ID, a.Err)
-			h.write(w, a.Err.HTTPStatus(), *out)
-			return
-		}
-		*out = AppendResult((*out)[:0], el.Req.ID, a.Result)
-		h.write(w, http.StatusOK, *out)
+		h.single(r.Context(), w, parsed.Elements[0], out)
 		return
 	}
-	answers := make([]Answer, len(parsed.Elements))
-	var wg sync.WaitGroup
-	for i, el := range parsed.Elements {
-		if el.Err != nil {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i] = h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
-		}()
-	}
-	wg.Wait()
-	out := make([]byte, 0, 1024)
-	out = append(out, '[')
+	answers := h.callBatch(r.Context(), parsed.Elements)
+	b := append((*out)[:0], '[')
 	for i, el := range parsed.Elements {
 		if i > 0 {
-			out = append(out, ',')
+			b = append(b, ',')
 		}
 		switch {
 		case el.Err != nil:
-			out = AppendError(out, el.Req.ID, el.Err)
+			b = AppendError(b, el.Req.ID, el.Err)
 		case answers[i].Err != nil:
-			out = AppendError(out, el.Req.ID, answers[i].Err)
+			b = AppendError(b, el.Req.ID, answers[i].Err)
 		default:
-			out = AppendResult(out, el.Req.ID, answers[i].Result)
+			b = AppendResult(b, el.Req.ID, answers[i].Result)
 		}
 	}
-	out = append(out, ']')
-	h.write(w, http.StatusOK, out)
+	b = append(b, ']')
+	*out = b
+	h.write(w, http.StatusOK, b)
+}
+
+// single answers a request that is not a batch. Only single requests get
+// the cache and route headers: in a batch they would describe one element.
+func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element, out *[]byte) {
+	if el.Err != nil {
+		*out = AppendError((*out)[:0], el.Req.ID, el.Err)
+		h.write(w, el.Err.HTTPStatus(), *out)
+		return
+	}
+	a := h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
+	if a.Cache != "" {
+		w.Header().Set(HeaderCache, a.Cache)
+	}
+	if a.Route != "" {
+		w.Header().Set(HeaderRoute, a.Route)
+	}
+	if a.Err != nil {
+		*out = AppendError((*out)[:0], el.Req.ID, a.Err)
+		h.write(w, a.Err.HTTPStatus(), *out)
+		return
+	}
+	*out = AppendResult((*out)[:0], el.Req.ID, a.Result)
+	h.write(w, http.StatusOK, *out)
+}
+
+// callBatch serves the valid elements of a batch concurrently and returns
+// their answers by position. Elements the Caller can answer at once (cache
+// hits) are answered in place; only those that need an upstream request get
+// a goroutine.
+func (h *Handler) callBatch(ctx context.Context, els []Element) []Answer {
+	answers := make([]Answer, len(els))
+	starter, _ := h.caller.(Starter)
+	var wg sync.WaitGroup
+	for i, el := range els {
+		if el.Err != nil {
+			continue
+		}
+		if starter == nil {
+			wg.Go(func() { answers[i] = h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
+			continue
+		}
+		a, rest := starter.StartJSONRPC(el.Req.Method, el.Req.Params)
+		if rest == nil {
+			answers[i] = a
+			continue
+		}
+		wg.Go(func() { answers[i] = rest(ctx) })
+	}
+	wg.Wait()
+	return answers
 }
 
 func (h *Handler) writeError(w http.ResponseWriter, e *Error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Request is one validated JSON-RPC 2.0 request.
@@ -37,11 +38,14 @@ type Element struct {
 
 // ParseBody parses a POST body. A body that is not JSON is a parse error; an
 // empty batch or a batch over maxBatch is one error for the whole body.
+//
+// The returned requests alias data: their method, params and id bytes are
+// slices of it, so data must outlive them.
 func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	data = bytes.TrimSpace(data)
+	data = trimWS(data)
 	if err := checkJSON(data, maxDepth); err != nil {
 		if errors.Is(err, errTooDeep) {
 			return nil, NewError(KindRequestTooLarge, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth), err)
@@ -51,15 +55,25 @@ func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 	if data[0] != '[' {
 		return &Body{Elements: []Element{parseElement(data)}}, nil
 	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, NewError(KindParseError, "the body is not valid JSON", err)
+	// data is valid JSON, so the array can be split without re-validating it.
+	n := 0
+	var raw [][]byte
+	for i := skipWS(data, 1); i < len(data) && data[i] != ']'; {
+		end := skipValue(data, i)
+		if maxBatch <= 0 || n < maxBatch {
+			raw = append(raw, data[i:end])
+		}
+		n++
+		i = skipWS(data, end)
+		if i < len(data) && data[i] == ',' {
+			i = skipWS(data, i+1)
+		}
 	}
-	if len(raw) == 0 {
+	if n == 0 {
 		return nil, NewError(KindInvalidRequest, "empty batch", nil)
 	}
-	if maxBatch > 0 && len(raw) > maxBatch {
-		return nil, Errorf(KindBatchTooLarge, "%d requests in one batch; at most %d are allowed", len(raw), maxBatch)
+	if maxBatch > 0 && n > maxBatch {
+		return nil, Errorf(KindBatchTooLarge, "%d requests in one batch; at most %d are allowed", n, maxBatch)
 	}
 	b := &Body{Batch: true, Elements: make([]Element, len(raw))}
 	for i, r := range raw {
@@ -67,6 +81,20 @@ func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 	}
 	return b, nil
 }
+
+// trimWS removes JSON whitespace (space, tab, CR, LF) around data; unlike
+// bytes.TrimSpace it leaves other Unicode spaces, which JSON does not allow,
+// for the validator to reject.
+func trimWS(data []byte) []byte {
+	i := skipWS(data, 0)
+	j := len(data)
+	for j > i && isWS(data[j-1]) {
+		j--
+	}
+	return data[i:j]
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func parseElement(data []byte) Element {
 	var e Element
@@ -79,8 +107,13 @@ func parseElement(data []byte) Element {
 		version, method, params, id json.RawMessage
 		hasID                       bool
 	)
-	err := eachMember(data, func(key string, value []byte) {
-		switch key {
+	it := memberIter{obj: data, i: 1}
+	for {
+		key, value, ok := it.next()
+		if !ok {
+			break
+		}
+		switch string(key) {
 		case "jsonrpc":
 			version = value
 		case "method":
@@ -90,9 +123,9 @@ func parseElement(data []byte) Element {
 		case "id":
 			id, hasID = value, true
 		}
-	})
-	if err != nil {
-		e.Err = NewError(KindInvalidRequest, "malformed request object", err)
+	}
+	if it.err != nil {
+		e.Err = NewError(KindInvalidRequest, "malformed request object", it.err)
 		return e
 	}
 	if hasID {
@@ -103,7 +136,7 @@ func parseElement(data []byte) Element {
 		e.Req.ID = id
 	}
 	switch {
-	case !bytes.Equal(version, []byte(`"2.0"`)):
+	case !bytes.Equal(version, []byte(`"2.0"`)) && decodeString(version) != "2.0":
 		e.Err = NewError(KindInvalidRequest, `jsonrpc must be "2.0"`, nil)
 	case !hasID:
 		e.Err = NewError(KindInvalidRequest, "id is missing", nil)
@@ -113,7 +146,7 @@ func parseElement(data []byte) Element {
 	if e.Err != nil {
 		return e
 	}
-	if err := json.Unmarshal(method, &e.Req.Method); err != nil || e.Req.Method == "" {
+	if e.Req.Method = decodeString(method); e.Req.Method == "" {
 		e.Err = NewError(KindInvalidRequest, "method must be a non-empty string", nil)
 		return e
 	}
@@ -187,48 +220,87 @@ func checkJSON(data []byte, maxDepth int) error {
 	return nil
 }
 
-// eachMember calls f for each member of a valid JSON object, with the decoded
-// key and the raw value bytes.
-func eachMember(obj []byte, f func(key string, value []byte)) error {
-	i := skipWS(obj, 1)
+// memberIter walks the members of a valid JSON object without allocating
+// (unless a member name holds escapes). Start it with i at 1, just after the
+// opening brace.
+type memberIter struct {
+	obj  []byte
+	i    int
+	done bool
+	err  error
+}
+
+// next returns the next member's decoded name and raw value bytes; ok is
+// false at the end of the object or on an error (then err is set).
+func (m *memberIter) next() (key, value []byte, ok bool) {
+	if m.done {
+		return nil, nil, false
+	}
+	obj := m.obj
+	i := skipWS(obj, m.i)
 	if i < len(obj) && obj[i] == '}' {
-		return nil
+		m.done = true
+		return nil, nil, false
 	}
-	for i < len(obj) {
-		if obj[i] != '"' {
-			return errors.New("want a member name")
-		}
-		end, esc := scanString(obj, i)
-		var key string
-		if esc {
-			if err := json.Unmarshal(obj[i:end], &key); err != nil {
-				return err
-			}
-		} else {
-			key = string(obj[i+1 : end-1])
-		}
-		i = skipWS(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return errors.New("want :")
-		}
-		i = skipWS(obj, i+1)
-		vend := skipValue(obj, i)
-		f(key, obj[i:vend])
-		i = skipWS(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipWS(obj, i+1)
-			continue
-		}
-		return nil
+	if i >= len(obj) || obj[i] != '"' {
+		return m.fail("want a member name")
 	}
-	return errors.New("unterminated object")
+	end, esc := scanString(obj, i)
+	key = obj[i+1 : max(end-1, i+1)]
+	if esc {
+		var k string
+		if err := json.Unmarshal(obj[i:end], &k); err != nil {
+			m.done, m.err = true, err
+			return nil, nil, false
+		}
+		key = []byte(k)
+	}
+	i = skipWS(obj, end)
+	if i >= len(obj) || obj[i] != ':' {
+		return m.fail("want :")
+	}
+	i = skipWS(obj, i+1)
+	vend := skipValue(obj, i)
+	value = obj[i:vend]
+	i = skipWS(obj, vend)
+	switch {
+	case i < len(obj) && obj[i] == ',':
+		i++
+	case i < len(obj) && obj[i] == '}':
+	default:
+		return m.fail("unterminated object")
+	}
+	m.i = i
+	return key, value, true
+}
+
+func (m *memberIter) fail(msg string) ([]byte, []byte, bool) {
+	m.done, m.err = true, errors.New(msg)
+	return nil, nil, false
 }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && isWS(b[i]) {
 		i++
 	}
 	return i
+}
+
+// decodeString decodes a valid JSON string literal; without escapes it is a
+// plain copy, with them (or with invalid UTF-8, which becomes U+FFFD)
+// encoding/json does the work. It returns "" when s is not a string.
+func decodeString(s []byte) string {
+	if len(s) < 2 || s[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return string(s[1 : len(s)-1])
+	}
+	var out string
+	if json.Unmarshal(s, &out) != nil {
+		return ""
+	}
+	return out
 }
 
 // scanString returns the index after the string starting at b[i] == '"' and

@@ -268,8 +268,7 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 	default:
 		return nil
 	}
-	d.cache.Set(c.Key, result, ttl)
-	e, _ := d.cache.Get(c.Key)
+	e, _ := d.cache.Store(c.Key, result, ttl)
 	return e
 }
 

@@ -1,0 +1,410 @@
+package hivesim
+
+import (
+	"math/big"
+	"strconv"
+	"time"
+)
+
+// MaxTime is fc's time_point_sec::maximum() (0xffffffff seconds). hived prints it as
+// "1969-12-31T23:59:59"; it marks "never" (no vesting withdrawal, paid-out comments).
+var MaxTime = time.Unix(0xffffffff, 0).UTC()
+
+// Epoch is time_point_sec 0, printed "1970-01-01T00:00:00".
+var Epoch = time.Unix(0, 0).UTC()
+
+// Symbol identifies one of the three core Hive assets. The order HBD < HIVE < VESTS
+// mirrors hived's internal asset numbers, which decide the limit-order price order.
+type Symbol uint8
+
+// The core asset symbols.
+const (
+	HBD Symbol = iota
+	HIVE
+	VESTS
+)
+
+// NAI returns the symbol's Numeric Asset Identifier as written by database_api.
+func (s Symbol) NAI() string {
+	switch s {
+	case HBD:
+		return "@@000000013"
+	case HIVE:
+		return "@@000000021"
+	default:
+		return "@@000000037"
+	}
+}
+
+// Precision returns the number of decimal places of the symbol.
+func (s Symbol) Precision() int {
+	if s == VESTS {
+		return 6
+	}
+	return 3
+}
+
+// String returns the legacy (condenser_api) symbol name.
+func (s Symbol) String() string {
+	switch s {
+	case HBD:
+		return "HBD"
+	case HIVE:
+		return "HIVE"
+	default:
+		return "VESTS"
+	}
+}
+
+// Asset is an amount in satoshis (the smallest unit) of a symbol.
+type Asset struct {
+	Amount int64
+	Symbol Symbol
+}
+
+// Legacy returns the condenser_api string form, e.g. "1.000 HIVE".
+func (a Asset) Legacy() string {
+	return string(appendLegacyAsset(nil, a))
+}
+
+func appendLegacyAsset(b []byte, a Asset) []byte {
+	p := a.Symbol.Precision()
+	v := a.Amount
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	digits := strconv.FormatInt(v, 10)
+	for len(digits) <= p {
+		digits = "0" + digits
+	}
+	b = append(b, digits[:len(digits)-p]...)
+	b = append(b, '.')
+	b = append(b, digits[len(digits)-p:]...)
+	b = append(b, ' ')
+	return append(b, a.Symbol.String()...)
+}
+
+// Price is the exchange rate base/quote of a limit order or a witness feed.
+type Price struct {
+	Base, Quote Asset
+}
+
+// AuthWeight is one (account or key, weight) pair of an authority.
+type AuthWeight struct {
+	Name   string
+	Weight uint16
+}
+
+// Authority is a weighted multi-signature authority.
+type Authority struct {
+	WeightThreshold uint32
+	AccountAuths    []AuthWeight
+	KeyAuths        []AuthWeight
+}
+
+// U128 is an unsigned 128-bit integer (hived writes uint128 values as decimal strings).
+type U128 struct {
+	Hi, Lo uint64
+}
+
+// MaxU128 is the largest uint128, the virtual_scheduled_time of witnesses without votes.
+var MaxU128 = U128{Hi: ^uint64(0), Lo: ^uint64(0)}
+
+// Cmp compares two U128 values and returns -1, 0 or +1.
+func (u U128) Cmp(v U128) int {
+	switch {
+	case u.Hi < v.Hi:
+		return -1
+	case u.Hi > v.Hi:
+		return 1
+	case u.Lo < v.Lo:
+		return -1
+	case u.Lo > v.Lo:
+		return 1
+	}
+	return 0
+}
+
+// String returns the decimal form.
+func (u U128) String() string {
+	if u.Hi == 0 {
+		return strconv.FormatUint(u.Lo, 10)
+	}
+	x := new(big.Int).SetUint64(u.Hi)
+	x.Lsh(x, 64)
+	x.Or(x, new(big.Int).SetUint64(u.Lo))
+	return x.String()
+}
+
+// Account is a generated chain account with the fields hived reports about it.
+type Account struct {
+	ID                       int64
+	Name                     string
+	Owner, Active, Posting   Authority
+	MemoKey                  string
+	JSONMetadata             string
+	PostingJSONMetadata      string
+	Proxy                    string // "" = no proxy
+	LastOwnerUpdate          time.Time
+	LastAccountUpdate        time.Time
+	Created                  time.Time
+	Mined                    bool
+	RecoveryAccount          string
+	LastAccountRecovery      time.Time
+	PostCount                uint32
+	CanVote                  bool
+	VotingMana, DownvoteMana int64
+	ManaLastUpdate           uint32
+	Balance                  Asset
+	SavingsBalance           Asset
+	HBDBalance               Asset
+	SavingsHBDBalance        Asset
+	RewardHBDBalance         Asset
+	RewardHiveBalance        Asset
+	RewardVestingBalance     Asset
+	RewardVestingHive        Asset
+	VestingShares            Asset
+	DelegatedVestingShares   Asset
+	ReceivedVestingShares    Asset
+	VestingWithdrawRate      Asset
+	NextVestingWithdrawal    time.Time // MaxTime when not powering down
+	Withdrawn, ToWithdraw    int64
+	WithdrawRoutes           uint16
+	PendingTransfers         uint16
+	SavingsWithdrawRequests  uint8
+	CurationRewards          int64
+	PostingRewards           int64
+	ProxiedVSFVotes          [4]int64
+	WitnessVotes             []string // sorted witness names the account votes for
+	LastPost, LastRootPost   time.Time
+	LastVoteTime             time.Time
+	Reputation               int64
+	GovernanceVoteExpiration time.Time
+}
+
+// Witness is a block producer candidate.
+type Witness struct {
+	ID                    int64
+	Owner                 string
+	Created               time.Time
+	URL                   string
+	Votes                 int64
+	VirtualLastUpdate     U128
+	VirtualPosition       U128
+	VirtualScheduledTime  U128
+	TotalMissed           uint32
+	LastAslot             uint64
+	LastConfirmedBlockNum uint64
+	SigningKey            string
+	AccountCreationFee    Asset
+	MaximumBlockSize      uint32
+	HBDInterestRate       uint16
+	HBDExchangeRate       Price
+	LastHBDExchangeUpdate time.Time
+	RunningVersion        string
+}
+
+// WitnessVote is one account's approval of a witness.
+type WitnessVote struct {
+	ID      int64
+	Witness string
+	Account string
+}
+
+// OwnerHistory is a past owner authority of an account.
+type OwnerHistory struct {
+	ID                     int64
+	Account                string
+	PreviousOwnerAuthority Authority
+	LastValidTime          time.Time
+}
+
+// RecoveryRequest is a pending account recovery request.
+type RecoveryRequest struct {
+	ID                int64
+	AccountToRecover  string
+	NewOwnerAuthority Authority
+	Expires           time.Time
+}
+
+// ChangeRecoveryRequest is a pending change of an account's recovery partner.
+type ChangeRecoveryRequest struct {
+	ID               int64
+	AccountToRecover string
+	RecoveryAccount  string
+	EffectiveOn      time.Time
+}
+
+// DeclineVotingRightsRequest is a pending request to give up governance voting.
+type DeclineVotingRightsRequest struct {
+	ID            int64
+	Account       string
+	EffectiveDate time.Time
+}
+
+// Escrow is an escrow transfer waiting for approval or release.
+type Escrow struct {
+	ID                   int64
+	EscrowID             uint32
+	From, To, Agent      string
+	RatificationDeadline time.Time
+	EscrowExpiration     time.Time
+	HBDBalance           Asset
+	HiveBalance          Asset
+	PendingFee           Asset
+	ToApproved           bool
+	AgentApproved        bool
+	Disputed             bool
+}
+
+// WithdrawRoute routes part of a power-down to another account.
+type WithdrawRoute struct {
+	ID          int64
+	FromAccount string
+	ToAccount   string
+	Percent     uint16
+	AutoVest    bool
+}
+
+// SavingsWithdraw is a pending withdrawal from savings.
+type SavingsWithdraw struct {
+	ID        int64
+	From, To  string
+	Memo      string
+	RequestID uint32
+	Amount    Asset
+	Complete  time.Time
+}
+
+// VestingDelegation is a delegation of vesting shares.
+type VestingDelegation struct {
+	ID                int64
+	Delegator         string
+	Delegatee         string
+	VestingShares     Asset
+	MinDelegationTime time.Time
+}
+
+// DelegationExpiration is returned delegated vesting waiting to become usable again.
+type DelegationExpiration struct {
+	ID            int64
+	Delegator     string
+	VestingShares Asset
+	Expiration    time.Time
+}
+
+// ConvertRequest is an HBD-to-HIVE conversion request.
+type ConvertRequest struct {
+	ID             int64
+	Owner          string
+	RequestID      uint32
+	Amount         Asset
+	ConversionDate time.Time
+}
+
+// CollateralizedConvertRequest is a HIVE-to-HBD collateralized conversion request.
+type CollateralizedConvertRequest struct {
+	ID               int64
+	Owner            string
+	RequestID        uint32
+	CollateralAmount Asset
+	ConvertedAmount  Asset
+	ConversionDate   time.Time
+}
+
+// LimitOrder is an open order of the internal HIVE/HBD market.
+type LimitOrder struct {
+	ID         int64
+	Created    time.Time
+	Expiration time.Time
+	Seller     string
+	OrderID    uint32
+	ForSale    int64
+	SellPrice  Price
+}
+
+// Proposal is a Decentralized Hive Fund proposal.
+type Proposal struct {
+	ID         int64 // equals proposal_id
+	Creator    string
+	Receiver   string
+	StartDate  time.Time
+	EndDate    time.Time
+	DailyPay   Asset
+	Subject    string
+	Permlink   string
+	TotalVotes uint64
+}
+
+// ProposalVote is one account's approval of a proposal.
+type ProposalVote struct {
+	ID         int64
+	Voter      string
+	ProposalID int64
+}
+
+// Comment is a post (depth 0) or a reply.
+type Comment struct {
+	ID                           int64
+	Author, Permlink             string
+	Category                     string
+	ParentAuthor, ParentPermlink string
+	Title, Body, JSONMetadata    string
+	Created, LastUpdate          time.Time
+	CashoutTime                  time.Time // MaxTime once paid out
+	LastPayout                   time.Time // Epoch until paid out
+	Depth                        uint8
+	Children                     uint32
+	NetRshares, AbsRshares       int64
+	VoteRshares                  int64
+	TotalVoteWeight              uint64
+	NetVotes                     int32
+	RootAuthor, RootPermlink     string
+	TotalPayout, CuratorPayout   Asset // HBD, non-zero once paid out
+	PendingPayout                Asset // HBD, non-zero while pending
+	AuthorRewards                int64
+	PercentHBD                   uint16
+	root, parent                 int    // indexes into the comment slice (parent -1 for posts)
+	block                        uint32 // block of the comment operation
+}
+
+// Vote is a vote on a comment.
+type Vote struct {
+	ID          int64
+	Voter       string
+	Author      string
+	Permlink    string
+	Weight      uint64
+	Rshares     int64
+	VotePercent int16
+	LastUpdate  time.Time
+	NumChanges  int8
+	voterID     int64
+	commentID   int64
+}
+
+// Follow is a follow ("blog") or mute ("ignore") relation between two accounts.
+type Follow struct {
+	Follower  string
+	Following string
+	What      string // "blog" or "ignore"
+}
+
+// BlogEntry is a post on an account's blog: its own post or a reblog.
+type BlogEntry struct {
+	Blog        string
+	EntryID     uint32
+	Author      string
+	Permlink    string
+	RebloggedOn time.Time // Epoch for the account's own posts
+	comment     int
+}
+
+// Tag is a trending-tags row computed from the posts' categories.
+type Tag struct {
+	Name         string
+	Comments     uint32
+	TopPosts     uint32
+	TotalPayouts Asset // HBD
+}

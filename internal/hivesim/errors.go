@@ -1,0 +1,190 @@
+package hivesim
+
+import (
+	"time"
+)
+
+// JSON-RPC error codes used by hived's json_rpc plugin.
+const (
+	codeParseError      = -32700
+	codeInvalidRequest  = -32600
+	codeMethodNotFound  = -32601
+	codeInvalidParams   = -32602
+	codeServerError     = -32000
+	codeNoParams        = -32001
+	codeParseParams     = -32002
+	codeErrorDuringCall = -32003
+)
+
+// errStyle selects which backend's error shape a method reproduces.
+type errStyle uint8
+
+const (
+	// styleHived: hived's fc exception in data {code,name,message,stack,extension?}.
+	styleHived errStyle = iota
+	// styleHAfAH: HAfAH (block_api, account_history_api on API nodes): same codes and
+	// messages, no data member.
+	styleHAfAH
+	// styleHivemind: hivemind's PostgREST implementation, code -32602 with an fc-like data object.
+	styleHivemind
+	// stylePython: hivemind's older Python implementation (list_comments):
+	// {"code":-32602,"message":"Invalid parameters","data":"<text>"}.
+	stylePython
+)
+
+// rpcError is a JSON-RPC error object; data holds pre-encoded JSON or is nil.
+type rpcError struct {
+	code    int
+	message string
+	data    []byte
+}
+
+// callCtx carries what a method needs while it serves one call.
+type callCtx struct {
+	n      *Node
+	head   uint32
+	api    string // e.g. "database_api"
+	method string // e.g. "list_accounts"
+	style  errStyle
+}
+
+// now is the chain time of the head block, used in error timestamps so that
+// responses stay deterministic for a given head.
+func (c *callCtx) now() time.Time { return blockTime(c.head) }
+
+// fcError builds an error carrying an fc exception.
+func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string) *rpcError {
+	msg := what + ":" + format
+	e := &rpcError{code: code, message: msg}
+	switch c.style {
+	case styleHAfAH:
+		return e
+	case styleHivemind:
+		return c.hivemindError(format)
+	case stylePython:
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, format)}
+	}
+	var w jw
+	w.objBegin()
+	w.knum("code", int64(fcCode))
+	w.kstr("name", name)
+	w.kstr("message", what)
+	w.key("stack")
+	w.arrBegin()
+	w.objBegin()
+	w.key("context")
+	w.objBegin()
+	level := "error"
+	if fcCode != 10 {
+		level = "warn"
+	}
+	w.kstr("level", level)
+	w.kstr("file", c.api+".cpp")
+	w.knum("line", 1)
+	w.kstr("method", c.method)
+	w.kstr("hostname", "")
+	w.kstr("thread_name", "th_0")
+	w.ktime("timestamp", c.now())
+	w.objEnd()
+	w.kstr("format", format)
+	w.key("data")
+	w.objBegin()
+	w.objEnd()
+	w.objEnd()
+	w.arrEnd()
+	if assertion != "" {
+		w.key("extension")
+		w.objBegin()
+		w.kstr("assertion_expression", assertion)
+		w.objEnd()
+	}
+	w.objEnd()
+	e.data = w.b
+	return e
+}
+
+// assertFail is a failed FC_ASSERT inside an API call (-32003 ERROR_DURING_CALL).
+func (c *callCtx) assertFail(expr, msg string) *rpcError {
+	return c.fcError(codeErrorDuringCall, 10, "assert_exception", "Assert Exception", expr+": "+msg, expr)
+}
+
+// parseError is fc's parse_error_exception, e.g. "Couldn't parse uint64_t" (-32000).
+func (c *callCtx) parseError(msg string) *rpcError {
+	return c.fcError(codeServerError, 4, "parse_error_exception", "Parse Error", msg, "")
+}
+
+// badCast is fc's bad_cast_exception (-32000).
+func (c *callCtx) badCast(msg string) *rpcError {
+	return c.fcError(codeServerError, 7, "bad_cast_exception", "Bad Cast", msg, "")
+}
+
+// unknownKey is the std::out_of_range that chainbase's get<>() throws for a missing object.
+func (c *callCtx) unknownKey() *rpcError {
+	return c.fcError(codeServerError, 13,
+		"N5boost16exception_detail10clone_implINS0_19error_info_injectorISt12out_of_rangeEEEE",
+		"unknown key", "unknown key: ", "")
+}
+
+// hivemindError is an assert raised by hivemind (-32602, "Assert Exception:<msg>").
+func (c *callCtx) hivemindError(msg string) *rpcError {
+	if c.style == stylePython {
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, msg)}
+	}
+	var w jw
+	w.objBegin()
+	w.knum("code", 10)
+	w.kstr("name", "assert_exception")
+	w.kstr("message", "Assert Exception")
+	w.key("stack")
+	w.arrBegin()
+	w.objBegin()
+	w.key("context")
+	w.objBegin()
+	w.kstr("level", "error")
+	w.kstr("file", "")
+	w.knum("line", 0)
+	w.kstr("method", "")
+	w.kstr("hostname", "")
+	w.kstr("thread_name", "")
+	w.ktime("timestamp", c.now())
+	w.objEnd()
+	w.kstr("format", "")
+	w.key("data")
+	w.objBegin()
+	w.kstr("category", "hivemind")
+	w.objEnd()
+	w.objEnd()
+	w.arrEnd()
+	w.key("extension")
+	w.objBegin()
+	w.kstr("assertion_expression", msg)
+	w.objEnd()
+	w.kstr("assert_hash", hexHash(20, hashString(msg)))
+	w.objEnd()
+	return &rpcError{code: codeInvalidParams, message: "Assert Exception:" + msg, data: w.b}
+}
+
+// envelopeError builds the errors json_rpc raises before an API method runs. They carry
+// hived's data object, with the context of the json_rpc plugin.
+func envelopeError(code int, fcCode int, name, what, format, assertion string, head uint32) *rpcError {
+	c := callCtx{head: head, api: "json_rpc_plugin", method: "rpc", style: styleHived}
+	e := c.fcError(code, fcCode, name, what, format, assertion)
+	if fcCode == 0 {
+		// Plain messages (e.g. "Array is invalid") are not fc exceptions.
+		e.message = format
+		e.data = nil
+	}
+	return e
+}
+
+// methodNotFound reproduces hived's -32601 for an unknown API or method.
+func methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
+	if !apiKnown {
+		expr := "api_itr != data._registered_apis.end()"
+		return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+			expr+": Could not find API "+api, expr, head)
+	}
+	expr := "method_itr != api_itr->second.end()"
+	return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+		expr+": Could not find method "+method, expr, head)
+}

@@ -1,0 +1,271 @@
+package hivesim
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// methodFunc serves one call: it decodes params (the decoded JSON value) and writes the
+// result into w, or returns an error (any partial output is discarded).
+type methodFunc func(c *callCtx, params any, w *jw) *rpcError
+
+type method struct {
+	fn    methodFunc
+	style errStyle
+}
+
+// registerMethods builds the method table: "api.method" -> handler and error style.
+func registerMethods() (map[string]method, map[string]bool) {
+	m := map[string]method{}
+	add := func(name string, style errStyle, fn methodFunc) { m[name] = method{fn: fn, style: style} }
+	hived := func(name string, fn methodFunc) { add(name, styleHived, fn) }
+	hafah := func(name string, fn methodFunc) { add(name, styleHAfAH, fn) }
+	mind := func(name string, fn methodFunc) { add(name, styleHivemind, fn) }
+
+	hived("database_api.get_dynamic_global_properties", dbGetDGPO)
+	hived("database_api.find_accounts", findAccounts)
+	hived("database_api.list_accounts", listAccounts)
+	hived("database_api.list_witnesses", listWitnesses)
+	hived("database_api.list_witness_votes", listWitnessVotes)
+	hived("database_api.list_owner_histories", listOwnerHistories)
+	hived("database_api.list_account_recovery_requests", listAccountRecoveryRequests)
+	hived("database_api.list_change_recovery_account_requests", listChangeRecoveryRequests)
+	hived("database_api.list_decline_voting_rights_requests", listDeclineVotingRights)
+	hived("database_api.list_escrows", listEscrows)
+	hived("database_api.list_withdraw_vesting_routes", listWithdrawVestingRoutes)
+	hived("database_api.list_savings_withdrawals", listSavingsWithdrawals)
+	hived("database_api.list_vesting_delegations", listVestingDelegations)
+	hived("database_api.list_vesting_delegation_expirations", listVestingDelegationExpirations)
+	hived("database_api.list_hbd_conversion_requests", listHBDConversionRequests)
+	hived("database_api.list_collateralized_conversion_requests", listCollateralizedConversionRequests)
+	hived("database_api.list_limit_orders", listLimitOrders)
+	hived("database_api.list_proposals", listProposals)
+	hived("database_api.list_proposal_votes", listProposalVotes)
+	hived("database_api.list_smt_contributions", smtList("contributions", bySymbolContributor, bySymbolID, byContributor))
+	hived("database_api.list_smt_tokens", smtList("tokens", bySymbol, byControlAccount))
+	hived("database_api.list_smt_token_emissions", smtList("token_emissions", bySymbolTime))
+	mind("database_api.list_votes", listVotes)
+	add("database_api.list_comments", stylePython, listComments)
+
+	hived("condenser_api.get_dynamic_global_properties", condGetDGPO)
+	hived("condenser_api.get_accounts", condGetAccounts)
+	hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
+	hived("condenser_api.get_block", condGetBlock(false))
+	hived("condenser_api.get_block_header", condGetBlock(true))
+	hived("condenser_api.broadcast_transaction", broadcastTransaction)
+	hafah("condenser_api.get_account_history", condGetAccountHistory)
+	hafah("condenser_api.get_ops_in_block", condGetOpsInBlock)
+	mind("condenser_api.get_blog", getBlog(false))
+	mind("condenser_api.get_blog_entries", getBlog(true))
+	mind("condenser_api.get_feed", getFeed(false))
+	mind("condenser_api.get_feed_entries", getFeed(true))
+	mind("condenser_api.get_followers", getFollows(false))
+	mind("condenser_api.get_following", getFollows(true))
+	mind("condenser_api.get_replies_by_last_update", getRepliesByLastUpdate)
+	mind("condenser_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(false))
+	mind("condenser_api.get_trending_tags", getTrendingTags)
+	mind("condenser_api.get_account_reputations", getAccountReputations(false))
+	mind("condenser_api.get_content", getContent)
+
+	hafah("account_history_api.get_account_history", ahGetAccountHistory)
+	hafah("account_history_api.get_ops_in_block", ahGetOpsInBlock)
+	hafah("block_api.get_block", blockAPIGetBlock(false))
+	hafah("block_api.get_block_header", blockAPIGetBlock(true))
+	hafah("block_api.get_block_range", blockAPIGetBlockRange)
+	mind("follow_api.get_account_reputations", getAccountReputations(true))
+	hived("reputation_api.get_account_reputations", reputationAPIGet)
+	mind("tags_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(true))
+	hived("network_broadcast_api.broadcast_transaction", broadcastTransaction)
+	hived("jsonrpc.get_methods", getMethods)
+
+	apis := map[string]bool{}
+	for name := range m {
+		apis[name[:strings.IndexByte(name, '.')]] = true
+	}
+	return m, apis
+}
+
+// maxBody bounds request bodies.
+const maxBody = 16 << 20
+
+// ServeHTTP answers JSON-RPC 2.0 requests (single or batch) on POST.
+func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "only POST is supported", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(n.Handle(body))
+}
+
+// Handle serves one JSON-RPC request body (single or batch) and returns the response body.
+func (n *Node) Handle(body []byte) []byte {
+	head := n.Head()
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(trimmed, &elems); err != nil {
+			return envelope(nil, nil, parseFailure(err, head))
+		}
+		if len(elems) == 0 {
+			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
+		}
+		out := []byte{'['}
+		for i, e := range elems {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, n.handleOne(e)...)
+		}
+		return append(out, ']')
+	}
+	return n.handleOne(trimmed)
+}
+
+func parseFailure(err error, head uint32) *rpcError {
+	return envelopeError(codeParseError, 4, "parse_error_exception", "Parse Error", err.Error(), "", head)
+}
+
+// handleOne serves one request object and returns its response object.
+func (n *Node) handleOne(raw []byte) []byte {
+	head := n.Head()
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &req); err != nil {
+		if !json.Valid(raw) {
+			return envelope(nil, nil, parseFailure(err, head))
+		}
+		return envelope(nil, nil, &rpcError{code: codeInvalidRequest, message: `jsonrpc value is not "2.0"`})
+	}
+	id, hasID := req["id"]
+	if hasID && !validID(id) {
+		return envelope(nil, nil, &rpcError{code: codeInvalidRequest, message: `Only integer value or string is allowed for member "id"`})
+	}
+	if !hasID {
+		id = nil
+	}
+	var version string
+	if json.Unmarshal(req["jsonrpc"], &version) != nil || version != "2.0" {
+		return envelope(id, nil, &rpcError{code: codeInvalidRequest, message: `jsonrpc value is not "2.0"`})
+	}
+	var name string
+	if json.Unmarshal(req["method"], &name) != nil {
+		return envelope(id, nil, &rpcError{code: codeInvalidRequest, message: `A member "method" does not exist`})
+	}
+	rawParams, hasParams := req["params"]
+	params, err := decodeValue(rawParams)
+	if err != nil {
+		return envelope(id, nil, parseFailure(err, head))
+	}
+	api, meth := "", ""
+	if name == "call" {
+		if !hasParams {
+			return envelope(id, nil, &rpcError{code: codeNoParams, message: `A member "params" does not exist`})
+		}
+		arr, ok := params.([]any)
+		if !ok || (len(arr) != 2 && len(arr) != 3) {
+			expr := "v.is_array() && (v.size() == 2 || v.size() == 3)"
+			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+				expr+`: params should be {"api", "method", "args"`, expr, head))
+		}
+		api, _ = arr[0].(string)
+		meth, _ = arr[1].(string)
+		params = nil
+		if len(arr) == 3 {
+			params = arr[2]
+			var parts []json.RawMessage
+			if json.Unmarshal(rawParams, &parts) == nil && len(parts) == 3 {
+				rawParams = parts[2]
+			}
+		}
+	} else {
+		var ok bool
+		api, meth, ok = strings.Cut(name, ".")
+		if !ok || strings.Contains(meth, ".") {
+			expr := "v.size() == 2"
+			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+				expr+": method specification invalid. Should be api.method", expr, head))
+		}
+	}
+	full := api + "." + meth
+	n.countCall(full)
+	m, found := n.methods[full]
+	if !found {
+		return envelope(id, nil, methodNotFound(api, meth, n.apis[api], head))
+	}
+	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
+	var w jw
+	if e := m.fn(c, params, &w); e != nil {
+		return envelope(id, nil, e)
+	}
+	if strings.HasSuffix(full, ".broadcast_transaction") {
+		n.recordBroadcast(rawParams)
+	}
+	return envelope(id, w.b, nil)
+}
+
+// validID reports whether id is an integer or a string, the only types hived accepts.
+func validID(id json.RawMessage) bool {
+	v, err := decodeValue(id)
+	if err != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return true
+	case json.Number:
+		_, e1 := x.Int64()
+		return e1 == nil || !strings.ContainsAny(string(x), ".eE")
+	}
+	return false
+}
+
+// decodeValue decodes JSON keeping numbers as json.Number (fc keeps integers exact).
+func decodeValue(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// envelope writes {"jsonrpc":"2.0","result"|"error":…,"id":…}; id is omitted when the
+// request had none, as hived does.
+func envelope(id json.RawMessage, result []byte, e *rpcError) []byte {
+	var w jw
+	w.objBegin()
+	w.kstr("jsonrpc", "2.0")
+	if e != nil {
+		w.key("error")
+		w.objBegin()
+		w.knum("code", int64(e.code))
+		w.kstr("message", e.message)
+		if e.data != nil {
+			w.key("data")
+			w.raw(e.data)
+		}
+		w.objEnd()
+	} else {
+		w.key("result")
+		w.raw(result)
+	}
+	if id != nil {
+		w.key("id")
+		w.raw(bytes.TrimSpace(id))
+	}
+	w.objEnd()
+	return w.b
+}

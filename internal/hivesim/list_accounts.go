@@ -1,0 +1,303 @@
+package hivesim
+
+import (
+	"cmp"
+	"strings"
+)
+
+// database_api list methods for witnesses and accounts.
+
+func listWitnesses(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*Witness
+	switch a.order {
+	case byName:
+		name, err := c.asName(a.start)
+		if err != nil {
+			return err
+		}
+		rows = page(ch.wByName, func(x *Witness) int { return strings.Compare(x.Owner, name) }, a.limit)
+	case byVoteName:
+		t := c.tuple(a.start)
+		votes, name := t.i64(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		rows = page(ch.wByVote, func(x *Witness) int {
+			return cmp.Or(-cmp.Compare(x.Votes, votes), strings.Compare(x.Owner, name))
+		}, a.limit)
+	case byScheduleTime:
+		t := c.tuple(a.start)
+		vst, name := t.u128(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		wit := ch.witnessByName[name]
+		if wit == nil {
+			return c.unknownKey()
+		}
+		rows = page(ch.wBySchedule, func(x *Witness) int {
+			return cmp.Or(x.VirtualScheduledTime.Cmp(vst), cmp.Compare(x.ID, wit.ID))
+		}, a.limit)
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "witnesses", rows, writeWitness)
+	return nil
+}
+
+func listWitnessVotes(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*WitnessVote
+	switch a.order {
+	case byAccountWitness, byWitnessAccount:
+		t := c.tuple(a.start)
+		first, second := t.name(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		if a.order == byAccountWitness {
+			rows = page(ch.wvByAccount, func(x *WitnessVote) int {
+				return cmp.Or(strings.Compare(x.Account, first), strings.Compare(x.Witness, second))
+			}, a.limit)
+		} else {
+			rows = page(ch.wvByWitness, func(x *WitnessVote) int {
+				return cmp.Or(strings.Compare(x.Witness, first), strings.Compare(x.Account, second))
+			}, a.limit)
+		}
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "votes", rows, writeWitnessVote)
+	return nil
+}
+
+func listAccounts(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	delayed := true
+	if v, ok := a.obj["delayed_votes_active"]; ok {
+		if delayed, err = c.asBool(v); err != nil {
+			return err
+		}
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*Account
+	switch a.order {
+	case byName:
+		name, err := c.asName(a.start)
+		if err != nil {
+			return err
+		}
+		rows = page(ch.acctByName, func(x *Account) int { return strings.Compare(x.Name, name) }, a.limit)
+	case byProxy:
+		t := c.tuple(a.start)
+		proxy, name := t.name(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		proxyID := int64(-1) // no proxy sorts first
+		if proxy != "" {
+			if proxyID, err = c.existingAccountID(proxy, "proxy != nullptr", "Given proxy account does not exist."); err != nil {
+				return err
+			}
+		}
+		rows = page(ch.acctByProxy, func(x *Account) int {
+			return cmp.Or(cmp.Compare(ch.accountID(x.Proxy), proxyID), strings.Compare(x.Name, name))
+		}, a.limit)
+	case byNextVestingWithdrawal:
+		t := c.tuple(a.start)
+		when, name := t.time(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		rows = page(ch.acctByNVW, func(x *Account) int {
+			return cmp.Or(x.NextVestingWithdrawal.Compare(when), strings.Compare(x.Name, name))
+		}, a.limit)
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "accounts", rows, func(w *jw, x *Account) { writeAccount(w, x, false, delayed) })
+	return nil
+}
+
+func findAccounts(c *callCtx, p any, w *jw) *rpcError {
+	o, err := c.asObject(p)
+	if err != nil {
+		return err
+	}
+	arr, err := c.asArray(orEmptyArray(o["accounts"]))
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(arr))
+	for i, v := range arr {
+		if names[i], err = c.asName(v); err != nil {
+			return err
+		}
+	}
+	delayed := true
+	if v, ok := o["delayed_votes_active"]; ok {
+		if delayed, err = c.asBool(v); err != nil {
+			return err
+		}
+	}
+	if len(names) == 0 || len(names) > 1000 {
+		return c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
+			"list of accounts to find not filled or too big")
+	}
+	var rows []*Account
+	for _, n := range names {
+		if acct := c.n.ch.byName[n]; acct != nil {
+			rows = append(rows, acct)
+		}
+	}
+	writeList(w, "accounts", rows, func(w *jw, x *Account) { writeAccount(w, x, false, delayed) })
+	return nil
+}
+
+// orEmptyArray maps a missing member to an empty array (fc keeps the default).
+func orEmptyArray(v any) any {
+	if v == nil {
+		return []any{}
+	}
+	return v
+}
+
+func listOwnerHistories(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, false)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	t := c.tuple(a.start)
+	name, when := t.name(0), t.time(1)
+	if t.err != nil {
+		return t.err
+	}
+	rows := page(c.n.ch.ohByAccount, func(x *OwnerHistory) int {
+		return cmp.Or(strings.Compare(x.Account, name), x.LastValidTime.Compare(when))
+	}, a.limit)
+	writeList(w, "owner_auths", rows, writeOwnerHistory)
+	return nil
+}
+
+func listAccountRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*RecoveryRequest
+	switch a.order {
+	case byAccount:
+		name, err := c.asName(a.start)
+		if err != nil {
+			return err
+		}
+		rows = page(ch.recByAccount, func(x *RecoveryRequest) int { return strings.Compare(x.AccountToRecover, name) }, a.limit)
+	case byExpiration:
+		t := c.tuple(a.start)
+		when, name := t.time(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		rows = page(ch.recByExpiration, func(x *RecoveryRequest) int {
+			return cmp.Or(x.Expires.Compare(when), strings.Compare(x.AccountToRecover, name))
+		}, a.limit)
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "requests", rows, writeRecoveryRequest)
+	return nil
+}
+
+func listChangeRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*ChangeRecoveryRequest
+	switch a.order {
+	case byAccount:
+		name, err := c.asName(a.start)
+		if err != nil {
+			return err
+		}
+		rows = page(ch.crByAccount, func(x *ChangeRecoveryRequest) int { return strings.Compare(x.AccountToRecover, name) }, a.limit)
+	case byEffectiveDate:
+		t := c.tuple(a.start)
+		when, name := t.time(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		rows = page(ch.crByEffective, func(x *ChangeRecoveryRequest) int {
+			return cmp.Or(x.EffectiveOn.Compare(when), strings.Compare(x.AccountToRecover, name))
+		}, a.limit)
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "requests", rows, writeChangeRecovery)
+	return nil
+}
+
+func listDeclineVotingRights(c *callCtx, p any, w *jw) *rpcError {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return err
+	}
+	ch := c.n.ch
+	var rows []*DeclineVotingRightsRequest
+	switch a.order {
+	case byAccount:
+		name, err := c.asName(a.start)
+		if err != nil {
+			return err
+		}
+		rows = page(ch.dvrByAccount, func(x *DeclineVotingRightsRequest) int { return strings.Compare(x.Account, name) }, a.limit)
+	case byEffectiveDate:
+		t := c.tuple(a.start)
+		when, name := t.time(0), t.name(1)
+		if t.err != nil {
+			return t.err
+		}
+		rows = page(ch.dvrByEffective, func(x *DeclineVotingRightsRequest) int {
+			return cmp.Or(x.EffectiveDate.Compare(when), strings.Compare(x.Account, name))
+		}, a.limit)
+	default:
+		return c.unknownOrder(a.order)
+	}
+	writeList(w, "requests", rows, writeDecline)
+	return nil
+}

@@ -1,0 +1,306 @@
+package hivesim
+
+// Writers for database_api objects, fields in FC_REFLECT order (see hive-api.md §3).
+// legacy selects condenser_api asset strings.
+
+func writeManabar(w *jw, k string, mana int64, last uint32) {
+	w.key(k)
+	w.objBegin()
+	w.ki64("current_mana", mana)
+	w.knum("last_update_time", int64(last))
+	w.objEnd()
+}
+
+func postVotingPower(a *Account) int64 {
+	return a.VestingShares.Amount - a.DelegatedVestingShares.Amount + a.ReceivedVestingShares.Amount
+}
+
+// writeAccount writes api_account_object (database_api) or, when legacy, condenser's
+// extended_account (legacy assets, voting_power, and the extended members).
+func writeAccount(w *jw, a *Account, legacy, delayedVotes bool) {
+	w.objBegin()
+	w.knum("id", a.ID)
+	w.kstr("name", a.Name)
+	w.key("owner")
+	writeAuthority(w, &a.Owner)
+	w.key("active")
+	writeAuthority(w, &a.Active)
+	w.key("posting")
+	writeAuthority(w, &a.Posting)
+	w.kstr("memo_key", a.MemoKey)
+	w.kstr("json_metadata", a.JSONMetadata)
+	w.kstr("posting_json_metadata", a.PostingJSONMetadata)
+	w.kstr("proxy", a.Proxy)
+	if !legacy {
+		w.ktime("previous_owner_update", Epoch)
+	}
+	w.ktime("last_owner_update", a.LastOwnerUpdate)
+	w.ktime("last_account_update", a.LastAccountUpdate)
+	w.ktime("created", a.Created)
+	w.kbool("mined", a.Mined)
+	w.kstr("recovery_account", a.RecoveryAccount)
+	w.ktime("last_account_recovery", a.LastAccountRecovery)
+	w.kstr("reset_account", "null")
+	w.knum("comment_count", 0)
+	w.knum("lifetime_vote_count", 0)
+	w.knum("post_count", int64(a.PostCount))
+	w.kbool("can_vote", a.CanVote)
+	writeManabar(w, "voting_manabar", a.VotingMana, a.ManaLastUpdate)
+	writeManabar(w, "downvote_manabar", a.DownvoteMana, a.ManaLastUpdate)
+	if legacy {
+		vp := int64(10000)
+		if pvp := postVotingPower(a); pvp > 0 {
+			vp = min(10000, a.VotingMana/max(pvp/10000, 1))
+		}
+		w.knum("voting_power", vp)
+	}
+	w.kasset("balance", a.Balance, legacy)
+	w.kasset("savings_balance", a.SavingsBalance, legacy)
+	w.kasset("hbd_balance", a.HBDBalance, legacy)
+	w.kstr("hbd_seconds", "0")
+	w.ktime("hbd_seconds_last_update", a.Created)
+	w.ktime("hbd_last_interest_payment", a.Created)
+	w.kasset("savings_hbd_balance", a.SavingsHBDBalance, legacy)
+	w.kstr("savings_hbd_seconds", "0")
+	w.ktime("savings_hbd_seconds_last_update", Epoch)
+	w.ktime("savings_hbd_last_interest_payment", Epoch)
+	w.knum("savings_withdraw_requests", int64(a.SavingsWithdrawRequests))
+	w.kasset("reward_hbd_balance", a.RewardHBDBalance, legacy)
+	w.kasset("reward_hive_balance", a.RewardHiveBalance, legacy)
+	w.kasset("reward_vesting_balance", a.RewardVestingBalance, legacy)
+	w.kasset("reward_vesting_hive", a.RewardVestingHive, legacy)
+	w.kasset("vesting_shares", a.VestingShares, legacy)
+	w.kasset("delegated_vesting_shares", a.DelegatedVestingShares, legacy)
+	w.kasset("received_vesting_shares", a.ReceivedVestingShares, legacy)
+	w.kasset("vesting_withdraw_rate", a.VestingWithdrawRate, legacy)
+	w.kasset("post_voting_power", Asset{postVotingPower(a), VESTS}, legacy)
+	w.ktime("next_vesting_withdrawal", a.NextVestingWithdrawal)
+	w.ki64("withdrawn", a.Withdrawn)
+	w.ki64("to_withdraw", a.ToWithdraw)
+	w.knum("withdraw_routes", int64(a.WithdrawRoutes))
+	w.knum("pending_transfers", int64(a.PendingTransfers))
+	w.ki64("curation_rewards", a.CurationRewards)
+	w.ki64("posting_rewards", a.PostingRewards)
+	w.key("proxied_vsf_votes")
+	w.arrBegin()
+	for _, v := range a.ProxiedVSFVotes {
+		w.i64(v)
+	}
+	w.arrEnd()
+	w.knum("witnesses_voted_for", int64(len(a.WitnessVotes)))
+	w.ktime("last_post", a.LastPost)
+	w.ktime("last_root_post", a.LastRootPost)
+	if !legacy {
+		w.ktime("last_post_edit", a.LastPost)
+	}
+	w.ktime("last_vote_time", a.LastVoteTime)
+	w.knum("post_bandwidth", 0)
+	w.ki64("pending_claimed_accounts", 0)
+	w.knum("open_recurrent_transfers", 0)
+	if !legacy {
+		w.kbool("is_smt", false)
+	}
+	if delayedVotes {
+		w.kemptyArr("delayed_votes")
+	}
+	w.ktime("governance_vote_expiration_ts", a.GovernanceVoteExpiration)
+	if legacy {
+		w.kasset("vesting_balance", Asset{0, HIVE}, true)
+		w.ki64("reputation", a.Reputation)
+		for _, k := range []string{"transfer_history", "market_history", "post_history", "vote_history", "other_history"} {
+			w.kemptyArr(k)
+		}
+		w.kstrs("witness_votes", a.WitnessVotes)
+		w.kemptyArr("tags_usage")
+		w.kemptyArr("guest_bloggers")
+	}
+	w.objEnd()
+}
+
+func writeWitness(w *jw, x *Witness) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("owner", x.Owner)
+	w.ktime("created", x.Created)
+	w.kstr("url", x.URL)
+	w.ki64("votes", x.Votes)
+	w.kstr("virtual_last_update", x.VirtualLastUpdate.String())
+	w.kstr("virtual_position", x.VirtualPosition.String())
+	w.kstr("virtual_scheduled_time", x.VirtualScheduledTime.String())
+	w.knum("total_missed", int64(x.TotalMissed))
+	w.ku64("last_aslot", x.LastAslot)
+	w.ku64("last_confirmed_block_num", x.LastConfirmedBlockNum)
+	w.ku64("pow_worker", 0)
+	w.kstr("signing_key", x.SigningKey)
+	w.key("props")
+	w.objBegin()
+	w.kasset("account_creation_fee", x.AccountCreationFee, false)
+	w.knum("maximum_block_size", int64(x.MaximumBlockSize))
+	w.knum("hbd_interest_rate", int64(x.HBDInterestRate))
+	w.knum("account_subsidy_budget", 797)
+	w.knum("account_subsidy_decay", 347321)
+	w.objEnd()
+	w.key("hbd_exchange_rate")
+	writePrice(w, x.HBDExchangeRate, false)
+	w.ktime("last_hbd_exchange_update", x.LastHBDExchangeUpdate)
+	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
+	w.kstr("running_version", x.RunningVersion)
+	w.kstr("hardfork_version_vote", "1.27.0")
+	w.ktime("hardfork_time_vote", Genesis)
+	w.ki64("available_witness_account_subsidies", 0)
+	w.objEnd()
+}
+
+func writeWitnessVote(w *jw, x *WitnessVote) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("witness", x.Witness)
+	w.kstr("account", x.Account)
+	w.objEnd()
+}
+
+func writeOwnerHistory(w *jw, x *OwnerHistory) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("account", x.Account)
+	w.key("previous_owner_authority")
+	writeAuthority(w, &x.PreviousOwnerAuthority)
+	w.ktime("last_valid_time", x.LastValidTime)
+	w.objEnd()
+}
+
+func writeRecoveryRequest(w *jw, x *RecoveryRequest) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("account_to_recover", x.AccountToRecover)
+	w.key("new_owner_authority")
+	writeAuthority(w, &x.NewOwnerAuthority)
+	w.ktime("expires", x.Expires)
+	w.objEnd()
+}
+
+func writeChangeRecovery(w *jw, x *ChangeRecoveryRequest) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("account_to_recover", x.AccountToRecover)
+	w.kstr("recovery_account", x.RecoveryAccount)
+	w.ktime("effective_on", x.EffectiveOn)
+	w.objEnd()
+}
+
+func writeDecline(w *jw, x *DeclineVotingRightsRequest) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("account", x.Account)
+	w.ktime("effective_date", x.EffectiveDate)
+	w.objEnd()
+}
+
+func writeEscrow(w *jw, x *Escrow) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.knum("escrow_id", int64(x.EscrowID))
+	w.kstr("from", x.From)
+	w.kstr("to", x.To)
+	w.kstr("agent", x.Agent)
+	w.ktime("ratification_deadline", x.RatificationDeadline)
+	w.ktime("escrow_expiration", x.EscrowExpiration)
+	w.kasset("hbd_balance", x.HBDBalance, false)
+	w.kasset("hive_balance", x.HiveBalance, false)
+	w.kasset("pending_fee", x.PendingFee, false)
+	w.kbool("to_approved", x.ToApproved)
+	w.kbool("agent_approved", x.AgentApproved)
+	w.kbool("disputed", x.Disputed)
+	w.objEnd()
+}
+
+func writeRoute(w *jw, x *WithdrawRoute) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("from_account", x.FromAccount)
+	w.kstr("to_account", x.ToAccount)
+	w.knum("percent", int64(x.Percent))
+	w.kbool("auto_vest", x.AutoVest)
+	w.objEnd()
+}
+
+func writeSavings(w *jw, x *SavingsWithdraw) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("from", x.From)
+	w.kstr("to", x.To)
+	w.kstr("memo", x.Memo)
+	w.knum("request_id", int64(x.RequestID))
+	w.kasset("amount", x.Amount, false)
+	w.ktime("complete", x.Complete)
+	w.objEnd()
+}
+
+func writeDelegation(w *jw, x *VestingDelegation, legacy bool) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("delegator", x.Delegator)
+	w.kstr("delegatee", x.Delegatee)
+	w.kasset("vesting_shares", x.VestingShares, legacy)
+	w.ktime("min_delegation_time", x.MinDelegationTime)
+	w.objEnd()
+}
+
+func writeExpiration(w *jw, x *DelegationExpiration) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("delegator", x.Delegator)
+	w.kasset("vesting_shares", x.VestingShares, false)
+	w.ktime("expiration", x.Expiration)
+	w.objEnd()
+}
+
+func writeConvert(w *jw, x *ConvertRequest) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("owner", x.Owner)
+	w.knum("requestid", int64(x.RequestID))
+	w.kasset("amount", x.Amount, false)
+	w.ktime("conversion_date", x.ConversionDate)
+	w.objEnd()
+}
+
+func writeCollateral(w *jw, x *CollateralizedConvertRequest) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.kstr("owner", x.Owner)
+	w.knum("requestid", int64(x.RequestID))
+	w.kasset("collateral_amount", x.CollateralAmount, false)
+	w.kasset("converted_amount", x.ConvertedAmount, false)
+	w.ktime("conversion_date", x.ConversionDate)
+	w.objEnd()
+}
+
+func writeLimitOrder(w *jw, x *LimitOrder) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.ktime("created", x.Created)
+	w.ktime("expiration", x.Expiration)
+	w.kstr("seller", x.Seller)
+	w.knum("orderid", int64(x.OrderID))
+	w.ki64("for_sale", x.ForSale)
+	w.key("sell_price")
+	writePrice(w, x.SellPrice, false)
+	w.objEnd()
+}
+
+func writeProposal(w *jw, x *Proposal, status string) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.knum("proposal_id", x.ID)
+	w.kstr("creator", x.Creator)
+	w.kstr("receiver", x.Receiver)
+	w.ktime("start_date", x.StartDate)
+	w.ktime("end_date", x.EndDate)
+	w.kasset("daily_pay", x.DailyPay, false)
+	w.kstr("subject", x.Subject)
+	w.kstr("permlink", x.Permlink)
+	w.ku64("total_votes", x.TotalVotes)
+	w.kstr("status", status)
+	w.objEnd()
+}

@@ -1,0 +1,287 @@
+package hivesim
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Case is one recorded request/response pair of a .jsonl fixture file.
+type Case struct {
+	// Name is the case name ("case" member), e.g. "database_api_patterns/list_accounts/by_name".
+	Name string
+	// File is the path of the file the case was read from, and Line its 1-based line.
+	File string
+	Line int
+	// Method and Params are the recorded request's method and params (params may be nil).
+	Method string
+	Params json.RawMessage
+	// Result or Error holds the recorded response member; exactly one is set.
+	Result json.RawMessage
+	Error  json.RawMessage
+}
+
+// Replay is an http.Handler that answers JSON-RPC calls with recorded responses. A call
+// matches a case when the method is equal and the params are equal as JSON values
+// (member order, whitespace and number spelling do not matter). It is safe for
+// concurrent use.
+type Replay struct {
+	cases []Case
+	index map[string]int // method + "\x00" + canonical params -> case index
+
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+// NewReplay reads every *.jsonl file under dir (recursively). Each line is
+// {"case", "request": {jsonrpc, id, method, params}, "response": {"result"|"error"}}.
+// When two cases record the same call, the first one (in path order) is served.
+func NewReplay(dir string) (*Replay, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hivesim: scanning %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	r := &Replay{index: make(map[string]int), calls: make(map[string]int)}
+	for _, f := range files {
+		if err := r.load(f); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.cases) == 0 {
+		return nil, fmt.Errorf("hivesim: no recorded cases (*.jsonl) under %s", dir)
+	}
+	return r, nil
+}
+
+type recordedLine struct {
+	Case    string `json:"case"`
+	Request struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	} `json:"request"`
+	Response struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	} `json:"response"`
+}
+
+func (r *Replay) load(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("hivesim: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		var rec recordedLine
+		if err := json.Unmarshal(text, &rec); err != nil {
+			return fmt.Errorf("hivesim: %s:%d: %w", path, line, err)
+		}
+		if rec.Request.Method == "" {
+			return fmt.Errorf("hivesim: %s:%d: request has no method", path, line)
+		}
+		hasResult := rec.Response.Result != nil
+		if hasResult == (rec.Response.Error != nil) {
+			return fmt.Errorf("hivesim: %s:%d: response needs exactly one of result or error", path, line)
+		}
+		key, err := callKey(rec.Request.Method, rec.Request.Params)
+		if err != nil {
+			return fmt.Errorf("hivesim: %s:%d: params: %w", path, line, err)
+		}
+		c := Case{Name: rec.Case, File: path, Line: line, Method: rec.Request.Method,
+			Params: slices.Clone(rec.Request.Params), Result: slices.Clone(rec.Response.Result),
+			Error: slices.Clone(rec.Response.Error)}
+		if _, dup := r.index[key]; !dup {
+			r.index[key] = len(r.cases)
+		}
+		r.cases = append(r.cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("hivesim: reading %s: %w", path, err)
+	}
+	return nil
+}
+
+// Cases returns the loaded cases in file order.
+func (r *Replay) Cases() []Case { return slices.Clone(r.cases) }
+
+// Calls returns how many calls of method the replay has answered (matched or not).
+func (r *Replay) Calls(method string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[method]
+}
+
+// Lookup returns the case recorded for method and params, compared as JSON values.
+func (r *Replay) Lookup(method string, params json.RawMessage) (Case, bool) {
+	key, err := callKey(method, params)
+	if err != nil {
+		return Case{}, false
+	}
+	i, ok := r.index[key]
+	if !ok {
+		return Case{}, false
+	}
+	return r.cases[i], true
+}
+
+// ServeHTTP answers JSON-RPC requests (single or batch) on POST with recorded responses.
+func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "only POST is supported", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+	if err != nil {
+		http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(r.Handle(body))
+}
+
+// Handle answers one request body (single or batch).
+func (r *Replay) Handle(body []byte) []byte {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(trimmed, &elems); err != nil {
+			return envelope(nil, nil, &rpcError{code: codeParseError, message: "Parse Error:" + err.Error()})
+		}
+		if len(elems) == 0 {
+			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
+		}
+		out := []byte{'['}
+		for i, e := range elems {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, r.handleOne(e)...)
+		}
+		return append(out, ']')
+	}
+	return r.handleOne(trimmed)
+}
+
+func (r *Replay) handleOne(raw []byte) []byte {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return envelope(nil, nil, &rpcError{code: codeParseError, message: "Parse Error:" + err.Error()})
+	}
+	r.mu.Lock()
+	r.calls[req.Method]++
+	r.mu.Unlock()
+	c, ok := r.Lookup(req.Method, req.Params)
+	if !ok {
+		return envelope(req.ID, nil, &rpcError{code: codeMethodNotFound,
+			message: "hivesim replay: no recorded response for " + req.Method + " with these params"})
+	}
+	if c.Error != nil {
+		return envelopeRawError(req.ID, c.Error)
+	}
+	return envelope(req.ID, c.Result, nil)
+}
+
+// envelopeRawError writes a response whose error member is recorded JSON.
+func envelopeRawError(id json.RawMessage, errJSON []byte) []byte {
+	var w jw
+	w.objBegin()
+	w.kstr("jsonrpc", "2.0")
+	w.key("error")
+	w.raw(errJSON)
+	if id != nil {
+		w.key("id")
+		w.raw(bytes.TrimSpace(id))
+	}
+	w.objEnd()
+	return w.b
+}
+
+// callKey is the lookup key of a call: the method and the canonical form of params.
+func callKey(method string, params json.RawMessage) (string, error) {
+	v, err := decodeValue(params)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(method)
+	b.WriteByte(0)
+	canonical(&b, v)
+	return b.String(), nil
+}
+
+// canonical writes a JSON value with sorted object keys and numbers in a normal form,
+// so that equal values produce equal strings.
+func canonical(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		if rat, ok := new(big.Rat).SetString(string(x)); ok {
+			b.WriteString(rat.RatString())
+		} else {
+			b.WriteString(string(x))
+		}
+	case string:
+		b.Write(appendJSONString(nil, x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			canonical(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(appendJSONString(nil, k))
+			b.WriteByte(':')
+			canonical(b, x[k])
+		}
+		b.WriteByte('}')
+	}
+}

@@ -7,6 +7,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,7 +54,7 @@ func (t TTL) Duration() time.Duration { return time.Duration(t.Seconds) * time.S
 // the legacy integers 0 (never expires), -1 (not cached), -2 (expire if
 // reversible).
 func parseTTL(s string) (TTL, error) {
-	switch strings.TrimSpace(s) {
+	switch s {
 	case "NO_CACHE":
 		return TTL{Kind: TTLNoCache}, nil
 	case "NO_EXPIRE":
@@ -66,6 +67,8 @@ func parseTTL(s string) (TTL, error) {
 		return TTL{}, fmt.Errorf("bad TTL %q: want seconds, NO_CACHE, NO_EXPIRE, EXPIRE_IF_REVERSIBLE, or legacy 0, -1, -2", s)
 	}
 	switch {
+	case n > MaxTTLSeconds:
+		return TTL{}, fmt.Errorf("bad TTL %d: over %d seconds; use NO_EXPIRE for answers that never expire", n, MaxTTLSeconds)
 	case n > 0:
 		return TTL{Kind: TTLSeconds, Seconds: n}, nil
 	case n == 0:
@@ -84,6 +87,8 @@ type Pos struct {
 	Line int
 }
 
+// String renders the position as file:line (or the file alone when the
+// line is unknown).
 func (p Pos) String() string {
 	if p.Line == 0 {
 		return p.File
@@ -119,8 +124,15 @@ type Settings struct {
 
 // Limits bound what one client may ask.
 type Limits struct {
+	// BlacklistAccounts are account names whose requests are refused
+	// (limits.blacklist_accounts, also spelled accounts_blacklist).
 	BlacklistAccounts []string
-	MaxBatchSize      int
+	// MaxBatchSize is the largest JSON-RPC batch accepted.
+	MaxBatchSize int
+	// MaxBodyBytes is the largest request body accepted.
+	MaxBodyBytes int64
+	// MaxJSONDepth is the deepest JSON nesting accepted in a request.
+	MaxJSONDepth int
 }
 
 // Config is the whole configuration, whichever format it came from.
@@ -139,7 +151,8 @@ type Config struct {
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string
 
-	upstreamNames []string // legacy loader scratch
+	nsPos        Pos // where default_namespace was given
+	translatePos Pos // where translate_to_appbase was given
 }
 
 // Defaults, in one place.
@@ -150,8 +163,16 @@ const (
 	DefaultConnectionThreads = 8
 	DefaultLIBPollInterval   = 3 * time.Second
 	DefaultMaxBatchSize      = 50
+	DefaultMaxBodyBytes      = 1 << 20 // 1 MiB
+	DefaultMaxJSONDepth      = 64
 	DefaultNamespace         = "hived"
 	MaxRetries               = 3
+	// MaxTimeoutSeconds is the largest timeout a config may give (one day);
+	// 0 means no timeout at all.
+	MaxTimeoutSeconds = 86400
+	// MaxTTLSeconds is the largest TTL in seconds (about 68 years); longer
+	// lifetimes are spelled NO_EXPIRE.
+	MaxTTLSeconds = 1<<31 - 1
 )
 
 func defaults() Config {
@@ -163,7 +184,11 @@ func defaults() Config {
 			MiddlewareConnectionThreads: DefaultConnectionThreads,
 			LIBPollInterval:             DefaultLIBPollInterval,
 		},
-		Limits:           Limits{MaxBatchSize: DefaultMaxBatchSize},
+		Limits: Limits{
+			MaxBatchSize: DefaultMaxBatchSize,
+			MaxBodyBytes: DefaultMaxBodyBytes,
+			MaxJSONDepth: DefaultMaxJSONDepth,
+		},
 		DefaultNamespace: DefaultNamespace,
 	}
 }
@@ -175,6 +200,7 @@ type Error struct {
 	Err error
 }
 
+// Error renders the error as "file:line: key: message".
 func (e *Error) Error() string {
 	if e.Key == "" {
 		return fmt.Sprintf("%s: %v", e.Pos, e.Err)
@@ -182,6 +208,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %v", e.Pos, e.Key, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads a config file, choosing the format by extension: .yaml/.yml is
@@ -195,7 +222,7 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse parses config data; name is used for the format (by extension) and
-// in error messages.
+// in error messages. Every error it returns is an *Error.
 func Parse(name string, data []byte) (*Config, error) {
 	var (
 		cfg *Config
@@ -207,7 +234,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	case ".json":
 		cfg, err = parseLegacy(name, data)
 	default:
-		return nil, fmt.Errorf("%s: unknown config format: use .yaml/.yml (modern) or .json (legacy)", name)
+		return nil, &Error{Pos: Pos{File: name}, Err: errors.New("unknown config format: use .yaml/.yml (modern) or .json (legacy)")}
 	}
 	if err != nil {
 		return nil, err
@@ -237,9 +264,10 @@ func (c *Config) BackendMap() map[string]string {
 	return m
 }
 
-// Listen returns the host:port address the server binds.
+// Listen returns the host:port address the server binds (IPv6 hosts in
+// brackets).
 func (c *Config) Listen() string {
-	return c.Settings.Hostname + ":" + strconv.Itoa(c.Settings.Port)
+	return net.JoinHostPort(c.Settings.Hostname, strconv.Itoa(c.Settings.Port))
 }
 
 var errNotSupportedYet = errors.New("not supported yet")

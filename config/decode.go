@@ -27,7 +27,7 @@ func (d *decoder) pos(n *node) Pos { return Pos{File: d.file, Line: n.line} }
 // are errors.
 func (d *decoder) fields(n *node, path string, set func(key string, k, v *node) (bool, error)) error {
 	if n.kind != kindMap {
-		return d.errf(n, path, "want a mapping of keys to values")
+		return d.errf(n, path, "want a mapping of keys to values, got %s", describe(n))
 	}
 	for i, k := range n.keys {
 		full := k.str
@@ -45,34 +45,53 @@ func (d *decoder) fields(n *node, path string, set func(key string, k, v *node) 
 	return nil
 }
 
+// describe names what a node holds, for "want X, got Y" messages.
+func describe(n *node) string {
+	switch {
+	case n.kind == kindMap:
+		return "a mapping"
+	case n.kind == kindSeq:
+		return "a list"
+	case n.null:
+		return "nothing (null)"
+	case n.tag == tagStr:
+		return strconv.Quote(n.str)
+	}
+	return n.str
+}
+
+// str reads a string. Numbers and booleans are not strings: a config that
+// says `hostname: 8080` is wrong, and saying so beats guessing.
 func (d *decoder) str(n *node, key string) (string, error) {
-	if n.kind != kindScalar || n.null {
-		return "", d.errf(n, key, "want a string")
+	if n.kind != kindScalar || n.tag != tagStr {
+		return "", d.errf(n, key, "want a string, got %s", describe(n))
 	}
 	return n.str, nil
 }
 
+// integer reads a decimal integer (YAML's 1_000 spelling included); quoted
+// numbers are strings, not integers.
 func (d *decoder) integer(n *node, key string) (int64, error) {
-	if n.kind != kindScalar || n.quoted || n.null {
-		return 0, d.errf(n, key, "want an integer")
+	if n.kind != kindScalar || n.tag != tagInt {
+		return 0, d.errf(n, key, "want an integer, got %s", describe(n))
 	}
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.str, "_", ""), 10, 64)
 	if err != nil {
-		return 0, d.errf(n, key, "want an integer, got %q", n.str)
+		return 0, d.errf(n, key, "want a decimal integer, got %s", n.str)
 	}
 	return v, nil
 }
 
 func (d *decoder) boolean(n *node, key string) (bool, error) {
-	if n.kind == kindScalar && !n.quoted {
+	if n.kind == kindScalar && n.tag == tagBool {
 		switch n.str {
-		case "true":
+		case "true", "True", "TRUE":
 			return true, nil
-		case "false":
+		case "false", "False", "FALSE":
 			return false, nil
 		}
 	}
-	return false, d.errf(n, key, "want true or false")
+	return false, d.errf(n, key, "want true or false, got %s", describe(n))
 }
 
 func (d *decoder) strings(n *node, key string) ([]string, error) {
@@ -96,8 +115,8 @@ func (d *decoder) strings(n *node, key string) ([]string, error) {
 // ttl reads a TTL written as a word or an integer (a quoted integer is
 // accepted too: some generators quote everything).
 func (d *decoder) ttl(n *node, key string) (TTL, error) {
-	if n.kind != kindScalar || n.null {
-		return TTL{}, d.errf(n, key, "want a TTL: seconds, NO_CACHE, NO_EXPIRE or EXPIRE_IF_REVERSIBLE")
+	if n.kind != kindScalar || (n.tag != tagStr && n.tag != tagInt) {
+		return TTL{}, d.errf(n, key, "want a TTL (seconds, NO_CACHE, NO_EXPIRE, EXPIRE_IF_REVERSIBLE, or legacy 0, -1, -2), got %s", describe(n))
 	}
 	t, err := parseTTL(n.str)
 	if err != nil {
@@ -106,13 +125,20 @@ func (d *decoder) ttl(n *node, key string) (TTL, error) {
 	return t, nil
 }
 
+// timeout reads whole seconds, 0 meaning none, at most MaxTimeoutSeconds.
 func (d *decoder) timeout(n *node, key string) (time.Duration, error) {
+	if n.kind != kindScalar || n.tag != tagInt {
+		return 0, d.errf(n, key, "want a timeout in whole seconds (0 = none), got %s", describe(n))
+	}
 	v, err := d.integer(n, key)
 	if err != nil {
-		return 0, d.errf(n, key, "want a timeout in whole seconds (0 = none)")
+		return 0, err
 	}
 	if v < 0 {
 		return 0, d.errf(n, key, "timeout %d is negative: use 0 for no timeout", v)
+	}
+	if v > MaxTimeoutSeconds {
+		return 0, d.errf(n, key, "timeout %d s is over the limit of %d s (one day): use 0 for no timeout", v, MaxTimeoutSeconds)
 	}
 	return time.Duration(v) * time.Second, nil
 }

@@ -19,21 +19,22 @@ const NodeURLEnv = "HIVEGATE_NODE_URL"
 // Default returns the embedded default config with its one backend, `hived`,
 // at nodeURL; an empty nodeURL is read from HIVEGATE_NODE_URL.
 func Default(nodeURL string) (*Config, error) {
+	from := "node URL argument"
 	if nodeURL == "" {
-		nodeURL = os.Getenv(NodeURLEnv)
+		nodeURL, from = os.Getenv(NodeURLEnv), NodeURLEnv
 	}
 	if nodeURL == "" {
 		return nil, fmt.Errorf("no config file and no node URL: pass --config FILE, --node-url URL or set %s", NodeURLEnv)
 	}
 	if err := checkURL(nodeURL); err != nil {
-		return nil, fmt.Errorf("node URL: %w", err)
+		return nil, &Error{Pos: Pos{File: from}, Key: "backends.hived", Err: err}
 	}
 	cfg, err := parseModern(DefaultSource+".yaml", defaultYAML)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Source = DefaultSource
-	cfg.Backends = []Backend{{Name: "hived", URL: nodeURL, Pos: Pos{File: NodeURLEnv}}}
+	cfg.Backends = []Backend{{Name: "hived", URL: nodeURL, Pos: Pos{File: from}}}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

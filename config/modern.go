@@ -21,13 +21,14 @@ var droneOnlySettings = map[string]string{
 
 // parseModern loads the modern YAML format.
 func parseModern(file string, data []byte) (*Config, error) {
-	root, err := fromYAML(data)
+	root, err := fromYAML(file, data)
 	if err != nil {
-		return nil, &Error{Pos: Pos{File: file}, Err: err}
+		return nil, err
 	}
 	d := &decoder{file: file}
 	cfg := defaults()
 	cfg.Source = file
+	cfg.nsPos = Pos{File: file}
 	settingsSeen := ""
 	err = d.fields(root, "", func(key string, k, v *node) (bool, error) {
 		switch key {
@@ -64,9 +65,11 @@ func parseModern(file string, data []byte) (*Config, error) {
 				return err
 			})
 		case "translate_to_appbase":
+			cfg.translatePos = d.pos(v)
 			cfg.TranslateToAppbase, err = d.strings(v, key)
 			return true, err
 		case "default_namespace":
+			cfg.nsPos = d.pos(v)
 			cfg.DefaultNamespace, err = d.str(v, key)
 			return true, err
 		case "limits":
@@ -133,8 +136,14 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 func (d *decoder) backends(cfg *Config, n *node) error {
 	return eachEntry(d, n, "backends", func(name string, kn, vn *node) error {
 		u, err := d.str(vn, "backends."+name)
+		if err != nil {
+			return err
+		}
+		if err := checkURL(u); err != nil {
+			return d.errf(vn, "backends."+name, "%w", err)
+		}
 		cfg.Backends = append(cfg.Backends, Backend{Name: name, URL: u, Pos: d.pos(kn)})
-		return err
+		return nil
 	})
 }
 
@@ -154,6 +163,18 @@ func (d *decoder) limits(cfg *Config, n *node, section string) error {
 				err = d.errf(v, path, "max_batch_size %d out of range 1..10000", b)
 			}
 			cfg.Limits.MaxBatchSize = int(b)
+		case "max_body_bytes":
+			cfg.Limits.MaxBodyBytes, err = d.integer(v, path)
+			if err == nil && (cfg.Limits.MaxBodyBytes < 1024 || cfg.Limits.MaxBodyBytes > 1<<30) {
+				err = d.errf(v, path, "max_body_bytes %d out of range 1024..%d", cfg.Limits.MaxBodyBytes, 1<<30)
+			}
+		case "max_json_depth":
+			var b int64
+			b, err = d.integer(v, path)
+			if err == nil && (b < 2 || b > 1000) {
+				err = d.errf(v, path, "max_json_depth %d out of range 2..1000", b)
+			}
+			cfg.Limits.MaxJSONDepth = int(b)
 		default:
 			return false, nil
 		}
@@ -167,7 +188,7 @@ func eachEntry(d *decoder, n *node, section string, f func(key string, k, v *nod
 		return nil
 	}
 	if n.kind != kindMap {
-		return d.errf(n, section, "want a mapping")
+		return d.errf(n, section, "want a mapping, got %s", describe(n))
 	}
 	for i, k := range n.keys {
 		if k.str == "" {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"sort"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -20,12 +22,31 @@ const (
 	kindSeq
 )
 
+// Scalar tags, the YAML core schema's names; JSON values get the same tags.
+const (
+	tagStr   = "!!str"
+	tagInt   = "!!int"
+	tagFloat = "!!float"
+	tagBool  = "!!bool"
+	tagNull  = "!!null"
+)
+
+// Limits on the shape of a config document. Real configs are a few hundred
+// values a few levels deep; the limits keep a hostile or broken file (a YAML
+// alias bomb, a self-referencing anchor, a deeply nested JSON list) from
+// exhausting memory or the stack.
+const (
+	maxNodes = 100_000
+	maxDepth = 64
+)
+
 // node is a configuration value with its position, the common tree both the
 // YAML and the JSON loaders walk so that every error can name file and line.
 type node struct {
 	kind   nodeKind
 	line   int
 	str    string // scalar text
+	tag    string // scalar tag: tagStr, tagInt, tagFloat, tagBool, tagNull (or a YAML custom tag)
 	quoted bool   // scalar was a quoted string (YAML) or a JSON string
 	null   bool
 	keys   []*node // map keys, in file order
@@ -42,44 +63,113 @@ func (n *node) get(key string) *node {
 	return nil
 }
 
-func fromYAML(data []byte) (*node, error) {
+// keyOf joins a parent path and a map key for error messages. List items
+// share their list's path: the line tells them apart.
+func keyOf(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// converter turns a parser's tree into nodes, enforcing the size limits and
+// rejecting duplicate keys.
+type converter struct {
+	file  string
+	nodes int
+}
+
+func (c *converter) errf(line int, key, format string, args ...any) error {
+	return &Error{Pos: Pos{File: c.file, Line: line}, Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// count charges one node against the budget.
+func (c *converter) count(line int, path string, depth int) error {
+	c.nodes++
+	if c.nodes > maxNodes {
+		return c.errf(line, path, "the document has more than %d values (a YAML alias bomb?)", maxNodes)
+	}
+	if depth > maxDepth {
+		return c.errf(line, path, "values nested more than %d levels deep (a self-referencing YAML anchor?)", maxDepth)
+	}
+	return nil
+}
+
+// yamlLine matches the line yaml.v3 puts in most of its error messages.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// fromYAML parses one YAML document. An empty document is an empty mapping;
+// a second document is an error.
+func fromYAML(file string, data []byte) (n *node, err error) {
+	defer func() {
+		// yaml.v3 has had panics on malformed input; a config error is
+		// the right answer to any of them.
+		if r := recover(); r != nil {
+			n, err = nil, &Error{Pos: Pos{File: file}, Err: fmt.Errorf("YAML parser failed: %v", r)}
+		}
+	}()
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return &node{kind: kindMap, line: 1}, nil
 		}
-		return nil, err
+		return nil, yamlError(file, err)
 	}
-	return convertYAML(&doc)
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := extra.Line
+		if err != nil {
+			return nil, yamlError(file, err)
+		}
+		return nil, &Error{Pos: Pos{File: file, Line: line}, Err: errors.New("a second YAML document: a config file holds exactly one")}
+	}
+	c := &converter{file: file}
+	return c.yaml(&doc, "", 0)
 }
 
-func convertYAML(y *yaml.Node) (*node, error) {
+func yamlError(file string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{Pos: Pos{File: file, Line: line}, Err: errors.New(m[2])}
+	}
+	return &Error{Pos: Pos{File: file}, Err: err}
+}
+
+func (c *converter) yaml(y *yaml.Node, path string, depth int) (*node, error) {
+	if err := c.count(y.Line, path, depth); err != nil {
+		return nil, err
+	}
 	switch y.Kind {
 	case yaml.DocumentNode:
 		if len(y.Content) == 0 {
 			return &node{kind: kindMap, line: y.Line}, nil
 		}
-		return convertYAML(y.Content[0])
+		return c.yaml(y.Content[0], path, depth+1)
 	case yaml.AliasNode:
-		return convertYAML(y.Alias)
+		if y.Alias == nil {
+			return nil, c.errf(y.Line, path, "alias to an unknown anchor")
+		}
+		return c.yaml(y.Alias, path, depth+1)
 	case yaml.MappingNode:
 		n := &node{kind: kindMap, line: y.Line}
 		seen := map[string]int{}
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, v := y.Content[i], y.Content[i+1]
 			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: a key must be a plain value", k.Line)
+				return nil, c.errf(k.Line, path, "a key must be a plain value")
 			}
-			if k.Value == "<<" {
-				return nil, fmt.Errorf("line %d: YAML merge keys are not supported", k.Line)
+			full := keyOf(path, k.Value)
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				return nil, c.errf(k.Line, full, "YAML merge keys are not supported: write the keys out")
 			}
 			if prev, dup := seen[k.Value]; dup {
-				return nil, fmt.Errorf("line %d: key %q repeats the key on line %d", k.Line, k.Value, prev)
+				return nil, c.errf(k.Line, full, "duplicate key: also given on line %d", prev)
 			}
 			seen[k.Value] = k.Line
-			kn := &node{kind: kindScalar, line: k.Line, str: k.Value}
-			vn, err := convertYAML(v)
+			kn := &node{kind: kindScalar, line: k.Line, str: k.Value, tag: tagStr}
+			vn, err := c.yaml(v, full, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -89,110 +179,144 @@ func convertYAML(y *yaml.Node) (*node, error) {
 		return n, nil
 	case yaml.SequenceNode:
 		n := &node{kind: kindSeq, line: y.Line}
-		for _, c := range y.Content {
-			cn, err := convertYAML(c)
+		for _, e := range y.Content {
+			en, err := c.yaml(e, path, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			n.vals = append(n.vals, cn)
+			n.vals = append(n.vals, en)
 		}
 		return n, nil
 	default:
-		quoted := y.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0
-		null := !quoted && (y.Tag == "!!null")
-		return &node{kind: kindScalar, line: y.Line, str: y.Value, quoted: quoted || y.Tag == "!!str" && y.Style != 0, null: null}, nil
+		quoted := y.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
+		return &node{
+			kind:   kindScalar,
+			line:   y.Line,
+			str:    y.Value,
+			tag:    y.ShortTag(),
+			quoted: quoted || y.ShortTag() == tagStr && y.Style&yaml.TaggedStyle != 0,
+			null:   y.ShortTag() == tagNull,
+		}, nil
 	}
 }
 
 // fromJSON parses JSON into a node tree, tracking line numbers through the
 // decoder's input offset.
-func fromJSON(data []byte) (*node, error) {
+func fromJSON(file string, data []byte) (*node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	lines := lineIndex(data)
-	n, err := readJSON(dec, lines)
+	c := &converter{file: file}
+	j := &jsonReader{converter: c, dec: dec, data: data, lines: newLineIndex(data)}
+	n, err := j.value("", 0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("line %d: unexpected data after the top-level value", lines.at(dec.InputOffset()))
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, c.errf(j.lines.at(skipSpace(data, dec.InputOffset())), "", "unexpected data after the top-level value")
 	}
 	return n, nil
 }
 
-type lineIndex []byte
+// lineIndex holds the offsets of the newlines in a document.
+type lineIndex []int64
+
+func newLineIndex(data []byte) lineIndex {
+	var l lineIndex
+	for i, b := range data {
+		if b == '\n' {
+			l = append(l, int64(i))
+		}
+	}
+	return l
+}
 
 // at returns the 1-based line of the byte offset off.
 func (l lineIndex) at(off int64) int {
-	if off > int64(len(l)) {
-		off = int64(len(l))
-	}
-	return bytes.Count(l[:off], []byte{'\n'}) + 1
+	return sort.Search(len(l), func(i int) bool { return l[i] >= off }) + 1
 }
 
-// startLine returns the line of the token that ends at off, skipping back over
-// the token itself is unnecessary for the line as tokens do not span lines.
-func readJSON(dec *json.Decoder, lines lineIndex) (*node, error) {
-	before := dec.InputOffset()
-	tok, err := dec.Token()
+type jsonReader struct {
+	*converter
+	dec   *json.Decoder
+	data  []byte
+	lines lineIndex
+}
+
+// token reads the next token and the line it starts on.
+func (j *jsonReader) token(path string) (json.Token, int, error) {
+	before := j.dec.InputOffset()
+	tok, err := j.dec.Token()
 	if err != nil {
-		return nil, jsonErr(err, lines, dec.InputOffset())
+		return nil, 0, j.syntax(err, path)
 	}
-	line := lines.at(skipSpace(lines, before))
+	return tok, j.lines.at(skipSpace(j.data, before)), nil
+}
+
+func (j *jsonReader) value(path string, depth int) (*node, error) {
+	tok, line, err := j.token(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.count(line, path, depth); err != nil {
+		return nil, err
+	}
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
 		case '{':
 			n := &node{kind: kindMap, line: line}
 			seen := map[string]int{}
-			for dec.More() {
-				kb := dec.InputOffset()
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, jsonErr(err, lines, dec.InputOffset())
-				}
-				key, _ := kt.(string)
-				kl := lines.at(skipSpace(lines, kb))
-				if prev, dup := seen[key]; dup {
-					return nil, fmt.Errorf("line %d: key %q repeats the key on line %d", kl, key, prev)
-				}
-				seen[key] = kl
-				v, err := readJSON(dec, lines)
+			for j.dec.More() {
+				kt, kl, err := j.token(path)
 				if err != nil {
 					return nil, err
 				}
-				n.keys = append(n.keys, &node{kind: kindScalar, line: kl, str: key, quoted: true})
+				key, _ := kt.(string)
+				full := keyOf(path, key)
+				if prev, dup := seen[key]; dup {
+					return nil, j.errf(kl, full, "duplicate key: also given on line %d", prev)
+				}
+				seen[key] = kl
+				v, err := j.value(full, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, &node{kind: kindScalar, line: kl, str: key, tag: tagStr, quoted: true})
 				n.vals = append(n.vals, v)
 			}
-			if _, err := dec.Token(); err != nil {
-				return nil, jsonErr(err, lines, dec.InputOffset())
+			if _, _, err := j.token(path); err != nil {
+				return nil, err
 			}
 			return n, nil
 		case '[':
 			n := &node{kind: kindSeq, line: line}
-			for dec.More() {
-				v, err := readJSON(dec, lines)
+			for j.dec.More() {
+				v, err := j.value(path, depth+1)
 				if err != nil {
 					return nil, err
 				}
 				n.vals = append(n.vals, v)
 			}
-			if _, err := dec.Token(); err != nil {
-				return nil, jsonErr(err, lines, dec.InputOffset())
+			if _, _, err := j.token(path); err != nil {
+				return nil, err
 			}
 			return n, nil
 		}
-		return nil, fmt.Errorf("line %d: unexpected %q", line, t)
+		return nil, j.errf(line, path, "unexpected %q", t.String())
 	case string:
-		return &node{kind: kindScalar, line: line, str: t, quoted: true}, nil
+		return &node{kind: kindScalar, line: line, str: t, tag: tagStr, quoted: true}, nil
 	case json.Number:
-		return &node{kind: kindScalar, line: line, str: t.String()}, nil
+		tag := tagInt
+		if _, err := strconv.ParseInt(t.String(), 10, 64); err != nil {
+			tag = tagFloat
+		}
+		return &node{kind: kindScalar, line: line, str: t.String(), tag: tag}, nil
 	case bool:
-		return &node{kind: kindScalar, line: line, str: strconv.FormatBool(t)}, nil
+		return &node{kind: kindScalar, line: line, str: strconv.FormatBool(t), tag: tagBool}, nil
 	case nil:
-		return &node{kind: kindScalar, line: line, null: true, str: "null"}, nil
+		return &node{kind: kindScalar, line: line, null: true, str: "null", tag: tagNull}, nil
 	}
-	return nil, fmt.Errorf("line %d: unexpected token", line)
+	return nil, j.errf(line, path, "unexpected token")
 }
 
 func skipSpace(data []byte, off int64) int64 {
@@ -207,13 +331,14 @@ func skipSpace(data []byte, off int64) int64 {
 	return off
 }
 
-func jsonErr(err error, lines lineIndex, off int64) error {
+// syntax turns a decoder error into an Error with the line it happened on.
+func (j *jsonReader) syntax(err error, path string) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("line %d: %s", lines.at(se.Offset), se.Error())
+		return j.errf(j.lines.at(se.Offset), path, "JSON syntax error: %v", se)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("line %d: unexpected end of file", lines.at(off))
+		return j.errf(j.lines.at(j.dec.InputOffset()), path, "unexpected end of file")
 	}
-	return fmt.Errorf("line %d: %w", lines.at(off), err)
+	return j.errf(j.lines.at(j.dec.InputOffset()), path, "%v", err)
 }

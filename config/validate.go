@@ -22,19 +22,35 @@ func (c *Config) validate() error {
 	if len(c.URLs) == 0 {
 		return &Error{Pos: Pos{File: c.Source}, Key: "urls", Err: fmt.Errorf("no urls: every method would be refused")}
 	}
-	seen := map[string]Pos{}
 	for _, u := range c.URLs {
 		if !names[u.Value] {
 			return &Error{Pos: u.Pos, Key: "urls." + u.Key, Err: fmt.Errorf("unknown backend %q (backends: %s)", u.Value, strings.Join(c.backendNames(), ", "))}
 		}
-		if prev, dup := seen[u.Key]; dup {
-			return &Error{Pos: u.Pos, Key: "urls." + u.Key, Err: fmt.Errorf("key also routed at %s", prev)}
+	}
+	if err := noDuplicates(c.URLs, "urls"); err != nil {
+		return err
+	}
+	if err := noDuplicates(c.TTLs, "ttls"); err != nil {
+		return err
+	}
+	if err := noDuplicates(c.Timeouts, "timeouts"); err != nil {
+		return err
+	}
+	if err := noDuplicates(c.Retries, "retries"); err != nil {
+		return err
+	}
+	if !validNamespace(c.DefaultNamespace) {
+		return &Error{Pos: c.nsPos, Key: "default_namespace", Err: fmt.Errorf("want one namespace name without dots, spaces or '=', got %q", c.DefaultNamespace)}
+	}
+	for _, ns := range c.TranslateToAppbase {
+		if !validNamespace(ns) {
+			return &Error{Pos: c.translatePos, Key: "translate_to_appbase", Err: fmt.Errorf("want namespace names without dots, spaces or '=', got %q", ns)}
 		}
-		seen[u.Key] = u.Pos
 	}
-	if c.DefaultNamespace == "" || strings.Contains(c.DefaultNamespace, ".") {
-		return &Error{Pos: Pos{File: c.Source}, Key: "default_namespace", Err: fmt.Errorf("want one namespace name without dots, got %q", c.DefaultNamespace)}
-	}
+	c.warnTranslated(keysOf(c.URLs), "urls")
+	c.warnTranslated(keysOf(c.TTLs), "ttls")
+	c.warnTranslated(keysOf(c.Timeouts), "timeouts")
+	c.warnTranslated(keysOf(c.Retries), "retries")
 	for _, r := range c.Retries {
 		if r.Value > 0 && IsBroadcastKey(r.Key) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: retries.%s = %d: broadcast methods are never retried (a retried broadcast can be applied twice); the value is ignored", r.Pos, r.Key, r.Value))
@@ -46,6 +62,69 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+type keyPos struct {
+	key string
+	pos Pos
+}
+
+func keysOf[T any](entries []Entry[T]) []keyPos {
+	out := make([]keyPos, len(entries))
+	for i, e := range entries {
+		out[i] = keyPos{e.Key, e.Pos}
+	}
+	return out
+}
+
+// warnTranslated warns about keys under a translate_to_appbase namespace:
+// such calls are keyed appbase.condenser_api.<method>, so these keys never
+// match. One warning per namespace and section, at its first key.
+func (c *Config) warnTranslated(keys []keyPos, section string) {
+	for _, ns := range c.TranslateToAppbase {
+		if ns == "appbase" {
+			continue
+		}
+		var first Pos
+		n := 0
+		for _, k := range keys {
+			if k.key == ns || strings.HasPrefix(k.key, ns+".") {
+				if n == 0 {
+					first = k.pos
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: %d key(s) under %s never match: %s is in translate_to_appbase, so its calls are keyed appbase.condenser_api.<method>", first, section, n, ns, ns))
+		}
+	}
+}
+
+// noDuplicates reports a key given twice in one section (the legacy format
+// can repeat a key across upstreams or within one list).
+func noDuplicates[T any](entries []Entry[T], section string) error {
+	seen := make(map[string]Pos, len(entries))
+	for _, e := range entries {
+		if prev, dup := seen[e.Key]; dup {
+			return &Error{Pos: e.Pos, Key: section + "." + e.Key, Err: fmt.Errorf("duplicate key: also given at %s", prev)}
+		}
+		seen[e.Key] = e.Pos
+	}
+	return nil
+}
+
+// validNamespace reports whether s can be the first segment of a method key.
+func validNamespace(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '.' || c == '=' {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Config) backendNames() []string {
@@ -74,12 +153,30 @@ func checkURL(raw string) error {
 	return nil
 }
 
-// IsBroadcastKey reports whether a method key (or method name) names a
-// broadcast method: network_broadcast_api.*, condenser_api.broadcast_* and
-// chain_api.push_*. These change chain state, so they are never cached,
-// retried or coalesced, whatever a config says.
+// IsBroadcastKey reports whether a method key (or a method name such as
+// "condenser_api.broadcast_transaction" or a bare "broadcast_transaction")
+// names broadcast methods: network_broadcast_api.*, any method whose name
+// starts with broadcast_, and chain_api.push_*. These change chain state, so
+// they are never cached, retried or coalesced, whatever a config says. A
+// params= suffix is ignored; segments are compared whole.
 func IsBroadcastKey(key string) bool {
-	return strings.Contains(key, "network_broadcast_api") ||
-		strings.Contains(key, "condenser_api.broadcast_") ||
-		strings.Contains(key, "chain_api.push_")
+	if i := strings.Index(key, ".params="); i >= 0 {
+		key = key[:i]
+	}
+	prev := ""
+	for seg := range strings.SplitSeq(key, ".") {
+		if IsBroadcastMethod(prev, seg) || seg == "network_broadcast_api" {
+			return true
+		}
+		prev = seg
+	}
+	return false
+}
+
+// IsBroadcastMethod reports whether the method api.method changes chain state
+// (see IsBroadcastKey); api may be empty.
+func IsBroadcastMethod(api, method string) bool {
+	return api == "network_broadcast_api" ||
+		strings.HasPrefix(method, "broadcast_") ||
+		api == "chain_api" && strings.HasPrefix(method, "push_")
 }

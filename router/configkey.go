@@ -1,22 +1,23 @@
 package router
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
 
 // configKey is a parsed config method key: dotted segments and, when the key
-// ends in .params=<list>, the params as a parsed JSON value.
+// ends in .params=<value>, the value in match form (see appendMatchForm).
 type configKey struct {
 	segs      []string
-	params    any // parsed params value; nil when absent
+	params    []byte // match form of the params value; nil when absent
 	hasParams bool
 }
 
 // parseConfigKey parses "ns", "ns.api", "ns.api.method" and
-// "ns.api.method.params=<list>", where <list> is JSON or the legacy
-// Python-style spelling with single quotes (params=['/trending']).
+// "ns.api.method.params=<value>" (two-part methods like bridge.get_discussion
+// take params= too), where <value> is JSON or the legacy Python spelling with
+// single quotes and True/False/None (params=['/trending']).
 func parseConfigKey(key string) (configKey, error) {
 	var ck configKey
 	path := key
@@ -25,7 +26,7 @@ func parseConfigKey(key string) (configKey, error) {
 		lit := key[i+len(".params="):]
 		v, err := parseParamsLiteral(lit)
 		if err != nil {
-			return ck, fmt.Errorf("bad params literal %q: %v", lit, err)
+			return ck, fmt.Errorf("bad params value %q: %v", lit, err)
 		}
 		ck.params, ck.hasParams = v, true
 	}
@@ -34,8 +35,8 @@ func parseConfigKey(key string) (configKey, error) {
 		if s == "" {
 			return ck, fmt.Errorf("empty segment in key %q", key)
 		}
-		if strings.ContainsAny(s, " \t=") {
-			return ck, fmt.Errorf("bad segment %q in key %q", s, key)
+		if !validName(s) {
+			return ck, fmt.Errorf("bad segment %q in key %q: want printable ASCII without spaces or '='", s, key)
 		}
 	}
 	if len(ck.segs) > 3 {
@@ -47,26 +48,23 @@ func parseConfigKey(key string) (configKey, error) {
 	return ck, nil
 }
 
-// parseParamsLiteral parses a params literal as JSON, or, failing that, as a
+// parseParamsLiteral parses a params value as JSON, or, failing that, as a
 // Python literal (single-quoted strings, True/False/None), which is how jussi
-// configs spell them.
-func parseParamsLiteral(lit string) (any, error) {
-	var v any
-	if err := json.Unmarshal([]byte(lit), &v); err == nil {
+// configs spell them, and returns its match form.
+func parseParamsLiteral(lit string) ([]byte, error) {
+	if v, err := appendMatchForm(nil, []byte(lit)); err == nil {
 		return v, nil
 	}
 	js, err := pythonToJSON(lit)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(js), &v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return appendMatchForm(nil, []byte(js))
 }
 
 // pythonToJSON rewrites a Python literal into JSON: 'x' → "x", True → true,
-// False → false, None → null.
+// False → false, None → null. Inside strings, \' becomes ' and a bare "
+// is escaped; other backslash escapes are kept as JSON reads them.
 func pythonToJSON(s string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -93,7 +91,7 @@ func pythonToJSON(s string) (string, error) {
 				}
 			}
 			if i >= len(s) {
-				return "", fmt.Errorf("unterminated string")
+				return "", errors.New("unterminated string")
 			}
 			b.WriteByte('"')
 		case strings.HasPrefix(s[i:], "True"):
@@ -112,45 +110,17 @@ func pythonToJSON(s string) (string, error) {
 	return b.String(), nil
 }
 
-// paramsEqual compares request params bytes with a config params value as
-// JSON values, never as text.
-func paramsEqual(raw json.RawMessage, want any) bool {
-	if raw == nil {
+// validName reports whether s can be one segment of a method or key: printable
+// ASCII without '.', '=' or spaces. Excluding '=' keeps a method name from
+// spelling a params= segment, so two different calls can never share a key.
+func validName(s string) bool {
+	if s == "" {
 		return false
 	}
-	var got any
-	if err := json.Unmarshal(raw, &got); err != nil {
-		return false
-	}
-	return jsonEqual(got, want)
-}
-
-func jsonEqual(a, b any) bool {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '.' || c == '=' {
 			return false
 		}
-		for k, x := range av {
-			y, ok := bv[k]
-			if !ok || !jsonEqual(x, y) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for i := range av {
-			if !jsonEqual(av[i], bv[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
 	}
+	return true
 }

@@ -38,12 +38,12 @@ func (c *Call) APIMethod() string {
 	return c.API + "." + c.Method
 }
 
-// segments returns the key's path segments without params.
-func (c *Call) segments() []string {
+// appendSegments appends the key's path segments (without params) to dst.
+func (c *Call) appendSegments(dst []string) []string {
 	if c.API == "" {
-		return []string{c.Namespace, c.Method}
+		return append(dst, c.Namespace, c.Method)
 	}
-	return []string{c.Namespace, c.API, c.Method}
+	return append(dst, c.Namespace, c.API, c.Method)
 }
 
 // ErrInvalidMethod is wrapped by every method-parsing error.
@@ -62,30 +62,8 @@ func parse(method string, params json.RawMessage, defaultNS string, translate ma
 		if err := parseCallForm(c, params, defaultNS); err != nil {
 			return nil, err
 		}
-	} else {
-		parts := strings.Split(method, ".")
-		for _, p := range parts {
-			if p == "" {
-				return nil, invalid("method %q has an empty part", method)
-			}
-		}
-		switch len(parts) {
-		case 1:
-			c.Namespace, c.API, c.Method = defaultNS, "database_api", parts[0]
-		case 2:
-			if strings.HasSuffix(parts[0], "_api") || parts[0] == "jsonrpc" {
-				c.Namespace, c.API, c.Method = "appbase", parts[0], parts[1]
-			} else {
-				c.Namespace, c.Method = parts[0], parts[1]
-			}
-		case 3:
-			c.Namespace, c.API, c.Method = parts[0], parts[1], parts[2]
-			// The namespace is hivegate's routing concept: a backend knows
-			// the call as api.method.
-			c.UpstreamMethod = parts[1] + "." + parts[2]
-		default:
-			return nil, invalid("method %q has %d dotted parts; at most 3 are allowed", method, len(parts))
-		}
+	} else if err := parseDotted(c, method, defaultNS); err != nil {
+		return nil, err
 	}
 	if translate[c.Namespace] && c.Namespace != "appbase" {
 		// translate_to_appbase: the call is forwarded to the node as the
@@ -94,7 +72,8 @@ func parse(method string, params json.RawMessage, defaultNS string, translate ma
 		c.UpstreamMethod = "condenser_api." + c.Method
 		c.UpstreamParams = c.Params
 	}
-	key, err := canonicalKey(c.segments(), c.Params)
+	var buf [3]string
+	key, err := canonicalKey(c.appendSegments(buf[:0]), c.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -102,46 +81,85 @@ func parse(method string, params json.RawMessage, defaultNS string, translate ma
 	return c, nil
 }
 
+// parseDotted handles method, api.method, namespace.method and
+// namespace.api.method.
+func parseDotted(c *Call, method, defaultNS string) error {
+	if dots := strings.Count(method, "."); dots > 2 {
+		return invalid("method %q has %d dotted parts; at most 3 are allowed", method, dots+1)
+	}
+	var parts [3]string
+	n := 0
+	for rest := method; ; n++ {
+		i := strings.IndexByte(rest, '.')
+		if i < 0 {
+			parts[n] = rest
+			n++
+			break
+		}
+		parts[n], rest = rest[:i], rest[i+1:]
+	}
+	for _, p := range parts[:n] {
+		if p == "" {
+			return invalid("method %q has an empty part", method)
+		}
+		if !validName(p) {
+			return invalid("method %q: names are printable ASCII without spaces or '='", method)
+		}
+	}
+	switch n {
+	case 1:
+		c.Namespace, c.API, c.Method = defaultNS, "database_api", parts[0]
+	case 2:
+		if strings.HasSuffix(parts[0], "_api") || parts[0] == "jsonrpc" {
+			c.Namespace, c.API, c.Method = "appbase", parts[0], parts[1]
+		} else {
+			c.Namespace, c.Method = parts[0], parts[1]
+		}
+	default:
+		c.Namespace, c.API, c.Method = parts[0], parts[1], parts[2]
+		// The namespace is hivegate's routing concept: a backend knows
+		// the call as api.method.
+		c.UpstreamMethod = method[len(parts[0])+1:]
+	}
+	return nil
+}
+
 // parseCallForm handles {"method":"call","params":[api, method, params?]}.
+// The inner params are a slice of the client's own bytes.
 func parseCallForm(c *Call, params json.RawMessage, defaultNS string) error {
-	var args []json.RawMessage
-	if err := json.Unmarshal(params, &args); err != nil || len(args) < 2 || len(args) > 3 {
+	args, n, ok := callArgs(params)
+	if !ok || n < 2 {
 		return invalid(`"call" wants params [api, method] or [api, method, params]`)
 	}
 	var api string
-	switch {
-	case len(args[0]) > 0 && args[0][0] == '"':
-		if err := json.Unmarshal(args[0], &api); err != nil {
+	switch a := args[0]; {
+	case a[0] == '"':
+		if api, ok = jsonString(a); !ok {
 			return invalid(`"call" api must be a string`)
 		}
+	case string(a) == "0":
+		api = "database_api"
+	case string(a) == "1":
+		api = "login_api"
+	case a[0] == '-' || a[0] >= '0' && a[0] <= '9':
+		return invalid(`"call" numeric api %s: only 0 (database_api) and 1 (login_api) exist`, a)
 	default:
-		var n json.Number
-		if err := json.Unmarshal(args[0], &n); err != nil {
-			return invalid(`"call" api must be a string or 0/1`)
-		}
-		switch n.String() {
-		case "0":
-			api = "database_api"
-		case "1":
-			api = "login_api"
-		default:
-			return invalid(`"call" numeric api %s: only 0 (database_api) and 1 (login_api) exist`, n)
-		}
+		return invalid(`"call" api must be a string or 0/1`)
 	}
-	var method string
-	if err := json.Unmarshal(args[1], &method); err != nil {
+	method, ok := jsonString(args[1])
+	if !ok {
 		return invalid(`"call" method must be a string`)
 	}
-	if api == "" || method == "" || strings.Contains(api, ".") || strings.Contains(method, ".") {
-		return invalid(`"call" api and method must be non-empty names without dots`)
+	if !validName(api) || !validName(method) {
+		return invalid(`"call" api and method must be non-empty names of printable ASCII without dots, spaces or '='`)
 	}
 	c.API, c.Method = api, method
 	c.Params = nil
-	if len(args) == 3 {
+	if n == 3 {
 		c.Params = args[2]
 	}
 	switch {
-	case len(args) == 2, api == "condenser_api", api == "jsonrpc", isObject(c.Params):
+	case n == 2, api == "condenser_api", api == "jsonrpc", isObject(c.Params):
 		c.Namespace = "appbase"
 	default:
 		// call ["database_api","get_block",[1]] is the pre-appbase spelling
@@ -149,6 +167,64 @@ func parseCallForm(c *Call, params json.RawMessage, defaultNS string) error {
 		c.Namespace = defaultNS
 	}
 	return nil
+}
+
+// callArgs splits a JSON array of at most three elements into its elements,
+// each a slice of params without surrounding whitespace. ok is false when
+// params are not valid JSON, not an array, or longer than three.
+func callArgs(params []byte) (args [3][]byte, n int, ok bool) {
+	if !json.Valid(params) {
+		return args, 0, false
+	}
+	p := bytes.Trim(params, " \t\r\n")
+	if p[0] != '[' {
+		return args, 0, false
+	}
+	add := func(elem []byte) bool {
+		if n == len(args) {
+			return false
+		}
+		args[n] = bytes.Trim(elem, " \t\r\n")
+		n++
+		return true
+	}
+	depth, inString, start := 0, false, 1
+	for i := 1; i < len(p)-1; i++ {
+		switch c := p[i]; {
+		case inString && c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			if !add(p[start:i]) {
+				return args, n, false
+			}
+			start = i + 1
+		}
+	}
+	if last := bytes.Trim(p[start:len(p)-1], " \t\r\n"); len(last) > 0 && !add(last) {
+		return args, n, false
+	}
+	return args, n, true
+}
+
+// jsonString decodes a JSON string literal (from valid JSON).
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }
 
 func isObject(raw json.RawMessage) bool {

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,12 +49,14 @@ type Router struct {
 	backends  map[string]string
 }
 
-// New builds a Router; a malformed method key is an error naming its file,
-// line and key.
+// New builds a Router. A malformed method key, or two keys of one section
+// that mean the same (params=['x'] and params=["x"]), is a *config.Error
+// naming the file, line and key. A config without a default namespace uses
+// config.DefaultNamespace.
 func New(cfg *config.Config) (*Router, error) {
 	r := &Router{
 		cfg:       cfg,
-		defaultNS: cfg.DefaultNamespace,
+		defaultNS: cmp.Or(cfg.DefaultNamespace, config.DefaultNamespace),
 		translate: map[string]bool{},
 		backends:  cfg.BackendMap(),
 	}
@@ -78,10 +81,12 @@ func New(cfg *config.Config) (*Router, error) {
 func insertAll[T any](t *trie[T], entries []config.Entry[T], section string) error {
 	for _, e := range entries {
 		ck, err := parseConfigKey(e.Key)
+		if err == nil {
+			err = t.insert(ck, e.Key, e.Value)
+		}
 		if err != nil {
 			return &config.Error{Pos: e.Pos, Key: section + "." + e.Key, Err: err}
 		}
-		t.insert(ck, e.Key, e.Value)
 	}
 	return nil
 }
@@ -96,18 +101,24 @@ func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
 }
 
 // Resolve finds the route of a call. urls, ttls, timeouts and retries are
-// matched independently, each most specific first.
+// matched independently, each most specific first: a params= entry that
+// decides the url says nothing about the ttl. With no matching entry the
+// TTL is NO_CACHE, the timeout 0 (none) and retries 0. Broadcast methods
+// (config.IsBroadcastMethod) are never cached or retried, whatever the
+// config says; Matched still names the keys the config would have applied.
 func (r *Router) Resolve(c *Call) (Route, error) {
-	segs := c.segments()
-	rt := Route{Key: c.Key, Broadcast: config.IsBroadcastKey(c.APIMethod())}
-	backend, key, ok := r.urls.match(segs, c.Params)
+	var buf [3]string
+	segs := c.appendSegments(buf[:0])
+	params := requestParams{raw: c.Params}
+	rt := Route{Key: c.Key, Broadcast: config.IsBroadcastMethod(c.API, c.Method)}
+	backend, key, ok := r.urls.match(segs, &params)
 	if !ok {
 		return rt, fmt.Errorf("%w for %s", ErrNoRoute, c.Key)
 	}
 	rt.Backend, rt.URL, rt.Matched.URL = backend, r.backends[backend], key
-	rt.TTL, rt.Matched.TTL, _ = r.ttls.match(segs, c.Params)
-	rt.Timeout, rt.Matched.Timeout, _ = r.timeouts.match(segs, c.Params)
-	rt.Retries, rt.Matched.Retries, _ = r.retries.match(segs, c.Params)
+	rt.TTL, rt.Matched.TTL, _ = r.ttls.match(segs, &params)
+	rt.Timeout, rt.Matched.Timeout, _ = r.timeouts.match(segs, &params)
+	rt.Retries, rt.Matched.Retries, _ = r.retries.match(segs, &params)
 	if rt.Broadcast {
 		rt.TTL = config.TTL{Kind: config.TTLNoCache}
 		rt.Retries = 0
@@ -115,7 +126,9 @@ func (r *Router) Resolve(c *Call) (Route, error) {
 	return rt, nil
 }
 
-// Explanation is the JSON `hivegate route` prints for one call.
+// Explanation is the JSON `hivegate route` prints for one call. TTL is
+// seconds (a number) or one of the words NO_CACHE, NO_EXPIRE and
+// EXPIRE_IF_REVERSIBLE.
 type Explanation struct {
 	Key      string  `json:"key"`
 	Backend  string  `json:"backend"`

@@ -1,6 +1,10 @@
 package router
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
 // trie maps config keys to values, matched on whole dot-separated segments.
 // The deepest node holding a value along a call's path wins: a params-level
@@ -18,12 +22,14 @@ type tnode[T any] struct {
 }
 
 type paramsEntry[T any] struct {
-	want  any
+	want  []byte // match form of the params value
 	value T
 	key   string
 }
 
-func (t *trie[T]) insert(ck configKey, key string, v T) {
+// insert adds a config key. Two keys that mean the same (the same path, or
+// the same params value spelled differently) are an error.
+func (t *trie[T]) insert(ck configKey, key string, v T) error {
 	n := &t.root
 	for _, s := range ck.segs {
 		if n.children == nil {
@@ -37,15 +43,45 @@ func (t *trie[T]) insert(ck configKey, key string, v T) {
 		n = c
 	}
 	if ck.hasParams {
+		for _, p := range n.params {
+			if bytes.Equal(p.want, ck.params) {
+				return fmt.Errorf("same params value as key %q", p.key)
+			}
+		}
 		n.params = append(n.params, paramsEntry[T]{want: ck.params, value: v, key: key})
-		return
+		return nil
+	}
+	if n.has {
+		return fmt.Errorf("same key as %q", n.key)
 	}
 	n.has, n.value, n.key = true, v, key
+	return nil
+}
+
+// requestParams is a call's params as matched against params= keys. The
+// match form is computed at most once per Resolve, and only when a trie
+// node on the call's path has params= entries.
+type requestParams struct {
+	raw  json.RawMessage
+	form []byte
+	done bool
+	ok   bool
+}
+
+func (p *requestParams) matchForm() ([]byte, bool) {
+	if !p.done {
+		p.done = true
+		if p.raw != nil {
+			f, err := appendMatchForm(make([]byte, 0, len(p.raw)+16), p.raw)
+			p.form, p.ok = f, err == nil
+		}
+	}
+	return p.form, p.ok
 }
 
 // match returns the most specific value for a call's segments and params,
 // with the config key that matched; ok is false when nothing matches.
-func (t *trie[T]) match(segs []string, params json.RawMessage) (v T, key string, ok bool) {
+func (t *trie[T]) match(segs []string, params *requestParams) (v T, key string, ok bool) {
 	n := &t.root
 	for i, s := range segs {
 		c := n.children[s]
@@ -57,9 +93,11 @@ func (t *trie[T]) match(segs []string, params json.RawMessage) (v T, key string,
 			v, key, ok = c.value, c.key, true
 		}
 		if i == len(segs)-1 && len(c.params) > 0 {
-			for _, p := range c.params {
-				if paramsEqual(params, p.want) {
-					return p.value, p.key, true
+			if form, valid := params.matchForm(); valid {
+				for _, p := range c.params {
+					if bytes.Equal(form, p.want) {
+						return p.value, p.key, true
+					}
 				}
 			}
 		}

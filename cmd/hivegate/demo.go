@@ -3,9 +3,121 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/internal/hivesim"
 )
 
+// demoConfig routes like a production API node (hived, hivemind, HAfAH),
+// except that one simulated node plays all three roles.
+const demoConfig = `hivegate:
+  hostname: 127.0.0.1
+  port: 8090
+  operator_message: "hivegate demo: a simulated Hive node, not mainnet data"
+  cache_max_capacity: 268435456
+backends:
+  hived: %[1]s
+  hivemind: %[1]s
+  hafah: %[1]s
+urls:
+  appbase: hived
+  hived: hived
+  bridge: hivemind
+  hive: hivemind
+  appbase.condenser_api.get_blog: hivemind
+  appbase.condenser_api.get_blog_entries: hivemind
+  appbase.condenser_api.get_followers: hivemind
+  appbase.condenser_api.get_following: hivemind
+  appbase.condenser_api.get_trending_tags: hivemind
+  appbase.condenser_api.get_replies_by_last_update: hivemind
+  appbase.condenser_api.get_discussions_by_author_before_date: hivemind
+  appbase.condenser_api.get_account_reputations: hivemind
+  appbase.follow_api: hivemind
+  appbase.tags_api: hivemind
+  appbase.database_api.list_votes: hivemind
+  appbase.database_api.list_comments: hivemind
+  appbase.block_api: hafah
+  appbase.account_history_api: hafah
+  appbase.condenser_api.get_account_history: hafah
+  appbase.condenser_api.get_ops_in_block: hafah
+ttls:
+  appbase: 3
+  appbase.block_api: EXPIRE_IF_REVERSIBLE
+  appbase.condenser_api.get_block: EXPIRE_IF_REVERSIBLE
+  appbase.network_broadcast_api: NO_CACHE
+  appbase.condenser_api.get_dynamic_global_properties: 1
+  appbase.database_api.get_dynamic_global_properties: 1
+timeouts:
+  appbase: 5
+  appbase.network_broadcast_api: 0
+retries:
+  appbase: 1
+`
+
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("demo: not built yet")
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8090", "HOST:PORT for the gateway")
+	seed := fs.Int64("seed", 1, "seed of the simulated chain")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	node := hivesim.New(hivesim.Options{Seed: *seed})
+	nodeLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	nodeSrv := &http.Server{Handler: node, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = nodeSrv.Serve(nodeLn) }()
+	defer nodeSrv.Close()
+	nodeURL := "http://" + nodeLn.Addr().String()
+
+	cfg, err := config.Parse("demo.yaml", fmt.Appendf(nil, demoConfig, nodeURL))
+	if err != nil {
+		return fmt.Errorf("demo config: %w", err)
+	}
+	if err := applyListen(cfg, *listen); err != nil {
+		return err
+	}
+	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
+	err = serve(ctx, cfg, logger, func(addr string) { printDemoCommands(stdout, addr) })
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// demoCommands returns the commands the demo prints, for the address the
+// gateway listens on. Tests run each of them.
+func demoCommands(addr string) []string {
+	u := "http://" + addr
+	return []string{
+		`curl -s ` + u + `/`,
+		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_dynamic_global_properties","params":[]}'`,
+		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":2,"method":"database_api.list_accounts","params":{"start":"","limit":3,"order":"by_name"}}'`,
+		`curl -s ` + u + ` -d '[{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},{"jsonrpc":"2.0","id":2,"method":"condenser_api.get_accounts","params":[["alice"]]}]'`,
+		`curl -s ` + u + `/hive.database_api.v1.DatabaseApiService/ListAccounts -H 'Content-Type: application/json' -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}'`,
+		`grpcurl -plaintext -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}' ` + addr + ` hive.database_api.v1.DatabaseApiService/ListAccounts`,
+	}
+}
+
+func printDemoCommands(w io.Writer, addr string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nhivegate demo is running on http://%s in front of a simulated Hive node.\nTry:\n\n", addr)
+	for _, c := range demoCommands(addr) {
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	b.WriteString("\nStop with Ctrl-C.\n")
+	_, _ = io.WriteString(w, b.String())
 }

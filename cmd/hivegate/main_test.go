@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+)
+
+func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestRouteCommand(t *testing.T) {
+	t.Parallel()
+	testCases := []struct {
+		name    string
+		request string
+		want    map[string]any
+	}{
+		{
+			name:    "condenser get_block",
+			request: `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]}`,
+			want: map[string]any{
+				"key": "appbase.condenser_api.get_block.params=[1]", "backend": "hived",
+				"url": "http://hived.invalid:8091", "ttl": "EXPIRE_IF_REVERSIBLE",
+				"timeout_s": 3.0, "retries": 1.0,
+			},
+		},
+		{
+			name:    "method routed to hivemind with a ttl in seconds",
+			request: `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_blog","params":["a",0,1]}`,
+			want:    map[string]any{"backend": "hivemind", "ttl": 3.0},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := runCmd(t, "route", "--config", "testdata/drone.yaml", tc.request)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+			}
+			for k, v := range tc.want {
+				if fmt.Sprint(got[k]) != fmt.Sprint(v) {
+					t.Errorf("%s = %v, want %v", k, got[k], v)
+				}
+			}
+			matched, _ := got["matched"].(map[string]any)
+			for _, k := range []string{"url", "ttl", "timeout", "retries"} {
+				if _, ok := matched[k]; !ok {
+					t.Errorf("matched.%s missing in %s", k, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestRouteCommandErrors(t *testing.T) {
+	t.Parallel()
+	testCases := []struct{ name, request, want string }{
+		{"four parts", `{"jsonrpc":"2.0","id":1,"method":"a.b.c.d"}`, "dotted parts"},
+		{"not json", `{`, "not valid JSON"},
+		{"no route", `{"jsonrpc":"2.0","id":1,"method":"bridge.get_post"}`, "no route"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := runCmd(t, "route", "--config", "testdata/drone.yaml", tc.request)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want non-zero and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := runCmd(t, "config", "check", "testdata/drone.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"appbase.condenser_api.get_blog", "hivemind", "EXPIRE_IF_REVERSIBLE", "2 backends"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("route table lacks %q:\n%s", want, stdout)
+		}
+	}
+	bad := t.TempDir() + "/bad.yaml"
+	if err := os.WriteFile(bad, []byte("backends:\n  a: http://x\nurls:\n  appbase: a\nbogus: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runCmd(t, "config", "check", bad)
+	if code == 0 || !strings.Contains(stderr, "bad.yaml:5") || !strings.Contains(stderr, "bogus") {
+		t.Fatalf("exit %d, stderr %q; want an error naming bad.yaml:5 and bogus", code, stderr)
+	}
+}
+
+// TestREADMEErrorTable checks that the README lists every gateway error with
+// the code, message and HTTP status the code uses.
+func TestREADMEErrorTable(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range jsonrpc.Errors {
+		row := fmt.Sprintf("| %d | `%s: …` | %d |", e.Code, e.Name, e.Status)
+		if !bytes.Contains(readme, []byte(row)) {
+			t.Errorf("README error table lacks the row starting %q", row)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 BUF := go tool -modfile=tools/buf/go.mod buf
 FUZZTIME ?= 20s
 
-.PHONY: all test race vet lint generate checkgenerate fuzz bench ci
+.PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-load ci
 
 all: test
 
@@ -32,6 +32,27 @@ checkgenerate:
 	$(BUF) generate -o $$tmp && \
 	diff -r gen $$tmp/gen && echo "gen/ is up to date"
 
+## generate-ts: regenerate web/src/gen (TypeScript, protoc-gen-es) from proto/
+## and rebuild the committed page in web/dist. Needs node 20+ and npm.
+generate-ts:
+	cd web && npm ci --no-audit --no-fund
+	$(BUF) generate --template buf.gen.ts.yaml
+	cd web && npm run build
+
+## checkgenerate-ts: fail when web/src/gen or web/dist differ from what generate-ts writes.
+checkgenerate-ts:
+	cd web && npm ci --no-audit --no-fund
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	$(BUF) generate --template buf.gen.ts.yaml -o $$tmp && \
+	diff -r web/src/gen $$tmp/web/src/gen && \
+	(cd web && npx tsc --noEmit && HIVEGATE_WEB_OUT=$$tmp/dist node build.mjs) && \
+	diff -r web/dist $$tmp/dist && echo "web/src/gen and web/dist are up to date"
+
+## e2e: real clients against `hivegate demo`: the web/ page in Chromium over
+## Connect and gRPC-Web, and @hiveio/dhive over JSON-RPC (tests/run.sh).
+e2e:
+	bash tests/run.sh
+
 ## fuzz: run every fuzz target for FUZZTIME each.
 fuzz:
 	@for pkg in $$(go list ./...); do \
@@ -42,6 +63,12 @@ fuzz:
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
+
+## bench-load: load harness (issue 8): hivegate next to the machine's ceiling on loopback,
+## ~2.5 minutes; writes bench/results/<date>-<host>.md and latest.md. Flags: BENCHLOADFLAGS="-help".
+bench-load:
+	@command -v wrk >/dev/null || apt-get install -y wrk
+	go run ./bench/cmd/benchload $(BENCHLOADFLAGS)
 
 ci:
 	bash .ci/run

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# End-to-end tests of hivegate with real client software:
+#   browser/connect-web.test.mjs  the web/ page (Connect-Web) in Debian's Chromium,
+#                                 over Connect and gRPC-Web, cross-origin
+#   legacy/dhive.test.mjs         @hiveio/dhive over JSON-RPC, compared with the node
+# Steps: npm ci in web/ and tests/; check that web/src/gen matches the protos
+# and web/dist matches a fresh build; build hivegate once; run both test files
+# with node's test runner, whose TAP summary (# pass N, # fail N) is the last
+# thing printed. Needs go, node 20+, npm and /usr/bin/chromium (or CHROMIUM_BIN).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { echo; echo "=== $* ==="; }
+
+chromium_bin=${CHROMIUM_BIN:-/usr/bin/chromium}
+if [ ! -x "$chromium_bin" ]; then
+  echo "tests/run.sh: no Chromium at $chromium_bin (apt-get install chromium, or set CHROMIUM_BIN)" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+step "npm ci (web/, tests/)"
+(cd web && npm ci --no-audit --no-fund)
+(cd tests && npm ci --no-audit --no-fund)
+
+step "web/src/gen is what buf generate writes (buf.gen.ts.yaml)"
+go tool -modfile=tools/buf/go.mod buf generate --template buf.gen.ts.yaml -o "$tmp/gen"
+if ! diff -rq web/src/gen "$tmp/gen/web/src/gen"; then
+  echo "web/src/gen differs from the protos: run 'make generate-ts' and commit web/src/gen and web/dist" >&2
+  exit 1
+fi
+echo "web/src/gen is up to date"
+
+step "web: typecheck and build; web/dist is that build"
+(cd web && npx tsc --noEmit && HIVEGATE_WEB_OUT="$tmp/dist" node build.mjs)
+if ! diff -rq web/dist "$tmp/dist"; then
+  echo "web/dist differs from a fresh build: run 'npm run build' in web/ and commit web/dist" >&2
+  exit 1
+fi
+echo "web/dist is up to date"
+
+step "build hivegate"
+go build -o "$tmp/hivegate" ./cmd/hivegate
+export HIVEGATE_BIN="$tmp/hivegate" CHROMIUM_BIN="$chromium_bin"
+
+step "end-to-end tests (node --test)"
+cd tests
+node --test --test-reporter=tap --test-timeout=300000 browser/ legacy/

@@ -1,0 +1,48 @@
+// Builds the page into dist/ (or $HIVEGATE_WEB_OUT): esbuild bundles
+// src/main.ts and the CSS it imports into dist/assets/ under content-hashed
+// names, and index.html is copied with its two asset URLs pointed at them.
+// URLs stay relative, so the page works under any path prefix. The output is
+// committed (web/embed.go embeds it), so the build must be reproducible:
+// tests/run.sh rebuilds elsewhere and compares.
+import * as esbuild from "esbuild";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.resolve(here, process.env.HIVEGATE_WEB_OUT || "dist");
+
+await rm(out, { recursive: true, force: true });
+await mkdir(path.join(out, "assets"), { recursive: true });
+
+const result = await esbuild.build({
+  absWorkingDir: here,
+  entryPoints: { app: "src/main.ts" },
+  outdir: path.join(out, "assets"),
+  entryNames: "[name]-[hash]",
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  platform: "browser",
+  minify: true,
+  legalComments: "none",
+  metafile: true,
+  logLevel: "warning",
+});
+
+/** The built file (relative to out) for the entry's JS or CSS. */
+function built(ext) {
+  const file = Object.keys(result.metafile.outputs).find((f) => f.endsWith(ext));
+  if (!file) throw new Error(`esbuild wrote no ${ext} file`);
+  return path.relative(out, path.resolve(here, file)).split(path.sep).join("/");
+}
+
+const js = built(".js");
+const css = built(".css");
+let html = await readFile(path.join(here, "index.html"), "utf8");
+for (const [from, to] of [["./assets/app.js", js], ["./assets/app.css", css]]) {
+  if (!html.includes(`"${from}"`)) throw new Error(`index.html does not reference ${from}`);
+  html = html.replace(`"${from}"`, `"./${to}"`);
+}
+await writeFile(path.join(out, "index.html"), html);
+console.log(`built ${path.relative(here, out) || "."}: index.html, ${js}, ${css}`);

@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
@@ -16,8 +19,14 @@ import (
 
 // Options configure a Gateway.
 type Options struct {
+	// Version is reported by GET /.
 	Version string
-	Logger  *slog.Logger
+	// Logger receives the gateway's logs; nil discards them.
+	Logger *slog.Logger
+	// CORSAllowedOrigins are the browser origins allowed to call hivegate
+	// (JSON-RPC, Connect, gRPC-Web), for example "https://app.example.com";
+	// "*" or an empty list allows any origin.
+	CORSAllowedOrigins []string
 }
 
 // Gateway is one running hivegate: its router, cache, backend pool,
@@ -29,6 +38,8 @@ type Gateway struct {
 	dispatcher *dispatch.Dispatcher
 	handler    http.Handler
 	log        *slog.Logger
+	// typed are the typed RPCs by procedure ("/pkg.Service/Method").
+	typed map[string]*typedMethod
 }
 
 // libProbeMethod is the call whose route names the node backend the last
@@ -74,6 +85,10 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 	return g, nil
 }
 
+// buildHandler assembles the one handler tree of the JSON-RPC port: JSON-RPC
+// at POST / and health at GET /, the Protobuf services (Connect, gRPC and
+// gRPC-Web, with gRPC health and reflection) under their service paths, all
+// behind CORS for browsers.
 func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/", jsonrpc.NewHandler(g.dispatcher, jsonrpc.HandlerOptions{
@@ -82,7 +97,37 @@ func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
 		MaxBatch:        g.cfg.Limits.MaxBatchSize,
 		Logger:          g.log,
 	}))
-	return mux, nil
+	methods, err := planTypedAPI()
+	if err != nil {
+		return nil, err
+	}
+	g.typed = make(map[string]*typedMethod, len(methods))
+	for _, tm := range methods {
+		g.typed[tm.Procedure] = tm
+	}
+	mountConnect(mux, g.dispatcher, methods, g.log, g.cfg.Limits.MaxBodyBytes)
+	return withCORS(mux, opts.CORSAllowedOrigins), nil
+}
+
+// TypedCall returns the JSON-RPC call a typed request becomes: the method
+// and the params hivegate sends (and keys the cache with) after validating
+// req and filling its defaults, exactly as the Connect handler of procedure
+// ("/hive.database_api.v1.DatabaseApiService/ListAccounts") would. req is
+// modified in place (defaults filled). A request the handler would reject
+// returns the same *connect.Error (invalid_argument naming the field).
+func (g *Gateway) TypedCall(procedure string, req proto.Message) (method string, params json.RawMessage, err error) {
+	tm, ok := g.typed[procedure]
+	if !ok {
+		return "", nil, fmt.Errorf("no typed RPC %s", procedure)
+	}
+	if req.ProtoReflect().Descriptor() != tm.Request.Descriptor() {
+		return "", nil, fmt.Errorf("%s takes %s, not %s", procedure, tm.Request.Descriptor().FullName(), req.ProtoReflect().Descriptor().FullName())
+	}
+	params, _, err = tm.prepare(req.ProtoReflect())
+	if err != nil {
+		return "", nil, err
+	}
+	return tm.JSONRPC, params, nil
 }
 
 // Start starts the background work (health probes, LIB polling) until ctx ends.

@@ -115,6 +115,78 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,51004,opt,name=hived_name",
 		Filename:      "hivegate/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*uint32)(nil),
+		Field:         51005,
+		Name:          "hivegate.v1.limit_max",
+		Tag:           "varint,51005,opt,name=limit_max",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51006,
+		Name:          "hivegate.v1.limit_field",
+		Tag:           "bytes,51006,opt,name=limit_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51007,
+		Name:          "hivegate.v1.item_field",
+		Tag:           "bytes,51007,opt,name=item_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51008,
+		Name:          "hivegate.v1.item_first",
+		Tag:           "varint,51008,opt,name=item_first",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*int64)(nil),
+		Field:         51009,
+		Name:          "hivegate.v1.item_offset",
+		Tag:           "varint,51009,opt,name=item_offset",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*int64)(nil),
+		Field:         51010,
+		Name:          "hivegate.v1.item_end",
+		Tag:           "varint,51010,opt,name=item_end",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51011,
+		Name:          "hivegate.v1.first_page",
+		Tag:           "bytes,51011,opt,name=first_page",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51012,
+		Name:          "hivegate.v1.json_default",
+		Tag:           "bytes,51012,opt,name=json_default",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51013,
+		Name:          "hivegate.v1.counts_down",
+		Tag:           "varint,51013,opt,name=counts_down",
+		Filename:      "hivegate/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -131,6 +203,61 @@ var (
 	//
 	// optional string json_key = 51002;
 	E_JsonKey = &file_hivegate_v1_options_proto_extTypes[1]
+	// On a field of a cursor message that a response's next_start holds: where
+	// hivegate takes the field's value from, as a dot path of field names into
+	// the page's last item ("name", "proposal.proposal_id"). Several paths
+	// joined by " && " give a bool field the logical AND of bool item fields:
+	// list_escrows' by_ratification_deadline cursor starts with is_approved,
+	// which hived computes as to_approved && agent_approved and does not write.
+	// A path ending in a message field copies the message (a Price, a Symbol);
+	// integer fields convert between widths and signedness. "-" marks a field
+	// with presence whose value items do not carry (the SMT vote cursors'
+	// symbol): next_start leaves it unset.
+	//
+	// optional string item_field = 51007;
+	E_ItemField = &file_hivegate_v1_options_proto_extTypes[6]
+	// On a field with item_field: take the value from the page's first item
+	// rather than its last (account history pages list the oldest entry first
+	// and continue towards older entries).
+	//
+	// optional bool item_first = 51008;
+	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[7]
+	// On an integer field with item_field: added to the item's value (account
+	// history: -1, so that the next page ends just before this page's first
+	// entry and pages do not overlap).
+	//
+	// optional int64 item_offset = 51009;
+	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[8]
+	// On an integer field with item_field: when the item's value equals this,
+	// the page is the last one and next_start is unset (blogs and account
+	// histories end at entry 0, and 0 as a start would mean "the newest").
+	//
+	// optional int64 item_end = 51010;
+	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[9]
+	// On a oneof case of a `Start` message: the hived JSON hivegate sends as
+	// `start` when the request leaves `start` unset and its order selects this
+	// case. Without it the first page uses the minimal start (the case's cursor
+	// with "" for text, 0 for integers and 1970-01-01T00:00:00 for times). It
+	// exists for indexes that sort descending, whose first page needs the
+	// maximal start (witnesses by_vote_name) or an empty array (limit orders
+	// by_price, proposals in either direction).
+	//
+	// optional string first_page = 51011;
+	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[10]
+	// On a request field: the hived JSON value hivegate sends when the field is
+	// unset (an enum at its _UNSPECIFIED zero, an unset optional or message).
+	// Positional (TUPLE) params cannot leave a middle element out, so
+	// condenser_api's get_followers and get_following send follow_type "blog".
+	//
+	// optional string json_default = 51012;
+	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[11]
+	// On an integer request field: the field is the sequence number of the
+	// newest entry of a page that counts down (account history). It must be -1
+	// (the newest entry) or at least limit - 1; anything else is
+	// invalid_argument.
+	//
+	// optional bool counts_down = 51013;
+	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[12]
 )
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -140,6 +267,18 @@ var (
 	//
 	// optional string jsonrpc_method = 51003;
 	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[2]
+	// The largest page size the backend accepts for this method. hivegate
+	// rejects a page size outside 1..limit_max with invalid_argument before any
+	// upstream call. The page size is the request field `limit`, or the field
+	// named by limit_field.
+	//
+	// optional uint32 limit_max = 51005;
+	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[4]
+	// The request field holding the page size when it is not `limit`
+	// (block_api.get_block_range: "count").
+	//
+	// optional string limit_field = 51006;
+	E_LimitField = &file_hivegate_v1_options_proto_extTypes[5]
 )
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -165,7 +304,22 @@ const file_hivegate_v1_options_proto_rawDesc = "" +
 	"\bjson_key\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\tR\ajsonKey:G\n" +
 	"\x0ejsonrpc_method\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\tR\rjsonrpcMethod:B\n" +
 	"\n" +
-	"hived_name\x12!.google.protobuf.EnumValueOptions\x18\xbc\x8e\x03 \x01(\tR\thivedNameB\xa5\x01\n" +
+	"hived_name\x12!.google.protobuf.EnumValueOptions\x18\xbc\x8e\x03 \x01(\tR\thivedName:=\n" +
+	"\tlimit_max\x12\x1e.google.protobuf.MethodOptions\x18\xbd\x8e\x03 \x01(\rR\blimitMax:A\n" +
+	"\vlimit_field\x12\x1e.google.protobuf.MethodOptions\x18\xbe\x8e\x03 \x01(\tR\n" +
+	"limitField:>\n" +
+	"\n" +
+	"item_field\x12\x1d.google.protobuf.FieldOptions\x18\xbf\x8e\x03 \x01(\tR\titemField:>\n" +
+	"\n" +
+	"item_first\x12\x1d.google.protobuf.FieldOptions\x18\xc0\x8e\x03 \x01(\bR\titemFirst:@\n" +
+	"\vitem_offset\x12\x1d.google.protobuf.FieldOptions\x18\xc1\x8e\x03 \x01(\x03R\n" +
+	"itemOffset:=\n" +
+	"\bitem_end\x12\x1d.google.protobuf.FieldOptions\x18\u008e\x03 \x01(\x03R\aitemEnd\x88\x01\x01:>\n" +
+	"\n" +
+	"first_page\x12\x1d.google.protobuf.FieldOptions\x18Î\x03 \x01(\tR\tfirstPage:B\n" +
+	"\fjson_default\x12\x1d.google.protobuf.FieldOptions\x18Ď\x03 \x01(\tR\vjsonDefault:@\n" +
+	"\vcounts_down\x12\x1d.google.protobuf.FieldOptions\x18Ŏ\x03 \x01(\bR\n" +
+	"countsDownB\xa5\x01\n" +
 	"\x0fcom.hivegate.v1B\fOptionsProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
 
 var (
@@ -189,16 +343,25 @@ var file_hivegate_v1_options_proto_goTypes = []any{
 	(*descriptorpb.EnumValueOptions)(nil), // 4: google.protobuf.EnumValueOptions
 }
 var file_hivegate_v1_options_proto_depIdxs = []int32{
-	1, // 0: hivegate.v1.json_shape:extendee -> google.protobuf.MessageOptions
-	2, // 1: hivegate.v1.json_key:extendee -> google.protobuf.FieldOptions
-	3, // 2: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
-	4, // 3: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
-	0, // 4: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	4, // [4:5] is the sub-list for extension type_name
-	0, // [0:4] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1,  // 0: hivegate.v1.json_shape:extendee -> google.protobuf.MessageOptions
+	2,  // 1: hivegate.v1.json_key:extendee -> google.protobuf.FieldOptions
+	3,  // 2: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
+	4,  // 3: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
+	3,  // 4: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
+	3,  // 5: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
+	2,  // 6: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
+	2,  // 7: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
+	2,  // 8: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
+	2,  // 9: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
+	2,  // 10: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
+	2,  // 11: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
+	2,  // 12: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
+	0,  // 13: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	13, // [13:14] is the sub-list for extension type_name
+	0,  // [0:13] is the sub-list for extension extendee
+	0,  // [0:0] is the sub-list for field type_name
 }
 
 func init() { file_hivegate_v1_options_proto_init() }
@@ -213,7 +376,7 @@ func file_hivegate_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hivegate_v1_options_proto_rawDesc), len(file_hivegate_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 4,
+			NumExtensions: 13,
 			NumServices:   0,
 		},
 		GoTypes:           file_hivegate_v1_options_proto_goTypes,

@@ -231,10 +231,10 @@ var File_hive_account_history_api_v1_account_history_api_proto protoreflect.File
 
 const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\n" +
-	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xce\x02\n" +
+	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xd4\x02\n" +
 	"\x18GetAccountHistoryRequest\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
-	"\x05start\x18\x02 \x01(\x03R\x05start\x12\x14\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
+	"\x05start\x18\x02 \x01(\x03B\x04\xa8\xf4\x18\x01R\x05start\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\rR\x05limit\x122\n" +
 	"\x12include_reversible\x18\x04 \x01(\bH\x00R\x11includeReversible\x88\x01\x01\x125\n" +
 	"\x14operation_filter_low\x18\x05 \x01(\x04H\x01R\x12operationFilterLow\x88\x01\x01\x127\n" +
@@ -245,11 +245,11 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x19GetAccountHistoryResponse\x12<\n" +
 	"\ahistory\x18\x01 \x03(\v2\".hive.types.v1.AccountHistoryEntryR\ahistory\x12R\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v23.hive.account_history_api.v1.GetAccountHistoryStartR\tnextStart\".\n" +
-	"\x16GetAccountHistoryStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\x03R\x05start2\xcf\x01\n" +
-	"\x18AccountHistoryApiService\x12\xb2\x01\n" +
-	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\".\xda\xf3\x18'account_history_api.get_account_history\x90\x02\x01B\x93\x02\n" +
+	"next_start\x18\x0f \x01(\v23.hive.account_history_api.v1.GetAccountHistoryStartR\tnextStart\"Q\n" +
+	"\x16GetAccountHistoryStart\x127\n" +
+	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start2\xd4\x01\n" +
+	"\x18AccountHistoryApiService\x12\xb7\x01\n" +
+	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01B\x93\x02\n" +
 	"\x1fcom.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"
 
 var (

@@ -212,7 +212,7 @@ type GetBlockRangeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The first block number (at least 1).
 	StartingBlockNum uint32 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
-	// The number of blocks, 0..1000; the range is clipped at the head block.
+	// The number of blocks, 1..1000; the range is clipped at the head block.
 	Count         uint32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -326,11 +326,11 @@ const file_hive_block_api_v1_block_api_proto_rawDesc = "" +
 	"\x12starting_block_num\x18\x01 \x01(\rR\x10startingBlockNum\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\rR\x05count\"K\n" +
 	"\x15GetBlockRangeResponse\x122\n" +
-	"\x06blocks\x18\x01 \x03(\v2\x1a.hive.types.v1.SignedBlockR\x06blocks2\x94\x03\n" +
+	"\x06blocks\x18\x01 \x03(\v2\x1a.hive.types.v1.SignedBlockR\x06blocks2\xa2\x03\n" +
 	"\x0fBlockApiService\x12o\n" +
 	"\bGetBlock\x12\".hive.block_api.v1.GetBlockRequest\x1a#.hive.block_api.v1.GetBlockResponse\"\x1a\xda\xf3\x18\x13block_api.get_block\x90\x02\x01\x12\x88\x01\n" +
-	"\x0eGetBlockHeader\x12(.hive.block_api.v1.GetBlockHeaderRequest\x1a).hive.block_api.v1.GetBlockHeaderResponse\"!\xda\xf3\x18\x1ablock_api.get_block_header\x90\x02\x01\x12\x84\x01\n" +
-	"\rGetBlockRange\x12'.hive.block_api.v1.GetBlockRangeRequest\x1a(.hive.block_api.v1.GetBlockRangeResponse\" \xda\xf3\x18\x19block_api.get_block_range\x90\x02\x01B\xc8\x01\n" +
+	"\x0eGetBlockHeader\x12(.hive.block_api.v1.GetBlockHeaderRequest\x1a).hive.block_api.v1.GetBlockHeaderResponse\"!\xda\xf3\x18\x1ablock_api.get_block_header\x90\x02\x01\x12\x92\x01\n" +
+	"\rGetBlockRange\x12'.hive.block_api.v1.GetBlockRangeRequest\x1a(.hive.block_api.v1.GetBlockRangeResponse\".\xda\xf3\x18\x19block_api.get_block_range\xe8\xf3\x18\xe8\a\xf2\xf3\x18\x05count\x90\x02\x01B\xc8\x01\n" +
 	"\x15com.hive.block_api.v1B\rBlockApiProtoP\x01Z>github.com/hivegate/hivegate/gen/hive/block_api/v1;block_apiv1\xa2\x02\x03HBX\xaa\x02\x10Hive.BlockApi.V1\xca\x02\x10Hive\\BlockApi\\V1\xe2\x02\x1cHive\\BlockApi\\V1\\GPBMetadata\xea\x02\x12Hive::BlockApi::V1b\x06proto3"
 
 var (

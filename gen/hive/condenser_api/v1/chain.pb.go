@@ -562,10 +562,10 @@ var File_hive_condenser_api_v1_chain_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\n" +
-	"!hive/condenser_api/v1/chain.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/legacy.proto\x1a\x19hivegate/v1/options.proto\"\x89\x02\n" +
+	"!hive/condenser_api/v1/chain.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/legacy.proto\x1a\x19hivegate/v1/options.proto\"\x8f\x02\n" +
 	"\x18GetAccountHistoryRequest\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
-	"\x05start\x18\x02 \x01(\x03R\x05start\x12\x14\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
+	"\x05start\x18\x02 \x01(\x03B\x04\xa8\xf4\x18\x01R\x05start\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\rR\x05limit\x125\n" +
 	"\x14operation_filter_low\x18\x04 \x01(\x04H\x00R\x12operationFilterLow\x88\x01\x01\x127\n" +
 	"\x15operation_filter_high\x18\x05 \x01(\x04H\x01R\x13operationFilterHigh\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x17\n" +
@@ -574,9 +574,9 @@ const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\x19GetAccountHistoryResponse\x12B\n" +
 	"\ahistory\x18\x01 \x03(\v2(.hive.types.v1.LegacyAccountHistoryEntryR\ahistory\x12L\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2-.hive.condenser_api.v1.GetAccountHistoryStartR\tnextStart:\x04\xc8\xf3\x18\x02\".\n" +
-	"\x16GetAccountHistoryStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\x03R\x05start\"4\n" +
+	"next_start\x18\x0f \x01(\v2-.hive.condenser_api.v1.GetAccountHistoryStartR\tnextStart:\x04\xc8\xf3\x18\x02\"Q\n" +
+	"\x16GetAccountHistoryStart\x127\n" +
+	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start\"4\n" +
 	"\x0fGetBlockRequest\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\rR\bblockNum:\x04\xc8\xf3\x18\x01\"P\n" +
 	"\x10GetBlockResponse\x126\n" +
@@ -593,9 +593,9 @@ const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\x1dGetVestingDelegationsResponse\x12H\n" +
 	"\vdelegations\x18\x01 \x03(\v2&.hive.types.v1.LegacyVestingDelegationR\vdelegations\x12P\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"A\n" +
-	"\x1aGetVestingDelegationsStart\x12#\n" +
-	"\rstart_account\x18\x01 \x01(\tR\fstartAccountB\xe1\x01\n" +
+	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"P\n" +
+	"\x1aGetVestingDelegationsStart\x122\n" +
+	"\rstart_account\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\fstartAccountB\xe1\x01\n" +
 	"\x19com.hive.condenser_api.v1B\n" +
 	"ChainProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 

@@ -25,22 +25,22 @@ var File_hive_condenser_api_v1_condenser_api_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\n" +
-	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a\"hive/condenser_api/v1/social.proto\x1a\x19hivegate/v1/options.proto2\xdb\x11\n" +
-	"\x13CondenserApiService\x12\xa0\x01\n" +
-	"\x11GetAccountHistory\x12/.hive.condenser_api.v1.GetAccountHistoryRequest\x1a0.hive.condenser_api.v1.GetAccountHistoryResponse\"(\xda\xf3\x18!condenser_api.get_account_history\x90\x02\x01\x12\xb0\x01\n" +
-	"\x15GetAccountReputations\x123.hive.condenser_api.v1.GetAccountReputationsRequest\x1a4.hive.condenser_api.v1.GetAccountReputationsResponse\",\xda\xf3\x18%condenser_api.get_account_reputations\x90\x02\x01\x12{\n" +
-	"\bGetBlock\x12&.hive.condenser_api.v1.GetBlockRequest\x1a'.hive.condenser_api.v1.GetBlockResponse\"\x1e\xda\xf3\x18\x17condenser_api.get_block\x90\x02\x01\x12w\n" +
-	"\aGetBlog\x12%.hive.condenser_api.v1.GetBlogRequest\x1a&.hive.condenser_api.v1.GetBlogResponse\"\x1d\xda\xf3\x18\x16condenser_api.get_blog\x90\x02\x01\x12\x94\x01\n" +
-	"\x0eGetBlogEntries\x12,.hive.condenser_api.v1.GetBlogEntriesRequest\x1a-.hive.condenser_api.v1.GetBlogEntriesResponse\"%\xda\xf3\x18\x1econdenser_api.get_blog_entries\x90\x02\x01\x12\xdf\x01\n" +
-	" GetDiscussionsByAuthorBeforeDate\x12>.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a?.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse\":\xda\xf3\x183condenser_api.get_discussions_by_author_before_date\x90\x02\x01\x12\xc5\x01\n" +
-	"\x1aGetDynamicGlobalProperties\x128.hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest\x1a9.hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse\"2\xda\xf3\x18+condenser_api.get_dynamic_global_properties\x90\x02\x01\x12z\n" +
-	"\aGetFeed\x12%.hive.condenser_api.v1.GetFeedRequest\x1a&.hive.condenser_api.v1.GetFeedResponse\" \xda\xf3\x18\x16condenser_api.get_feed\x88\x02\x01\x90\x02\x01\x12\x97\x01\n" +
-	"\x0eGetFeedEntries\x12,.hive.condenser_api.v1.GetFeedEntriesRequest\x1a-.hive.condenser_api.v1.GetFeedEntriesResponse\"(\xda\xf3\x18\x1econdenser_api.get_feed_entries\x88\x02\x01\x90\x02\x01\x12\x8b\x01\n" +
-	"\fGetFollowers\x12*.hive.condenser_api.v1.GetFollowersRequest\x1a+.hive.condenser_api.v1.GetFollowersResponse\"\"\xda\xf3\x18\x1bcondenser_api.get_followers\x90\x02\x01\x12\x8b\x01\n" +
-	"\fGetFollowing\x12*.hive.condenser_api.v1.GetFollowingRequest\x1a+.hive.condenser_api.v1.GetFollowingResponse\"\"\xda\xf3\x18\x1bcondenser_api.get_following\x90\x02\x01\x12\xb6\x01\n" +
-	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"/\xda\xf3\x18(condenser_api.get_replies_by_last_update\x90\x02\x01\x12\x98\x01\n" +
-	"\x0fGetTrendingTags\x12-.hive.condenser_api.v1.GetTrendingTagsRequest\x1a..hive.condenser_api.v1.GetTrendingTagsResponse\"&\xda\xf3\x18\x1fcondenser_api.get_trending_tags\x90\x02\x01\x12\xb0\x01\n" +
-	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\",\xda\xf3\x18%condenser_api.get_vesting_delegations\x90\x02\x01B\xe8\x01\n" +
+	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a\"hive/condenser_api/v1/social.proto\x1a\x19hivegate/v1/options.proto2\x94\x12\n" +
+	"\x13CondenserApiService\x12\xa5\x01\n" +
+	"\x11GetAccountHistory\x12/.hive.condenser_api.v1.GetAccountHistoryRequest\x1a0.hive.condenser_api.v1.GetAccountHistoryResponse\"-\xda\xf3\x18!condenser_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb5\x01\n" +
+	"\x15GetAccountReputations\x123.hive.condenser_api.v1.GetAccountReputationsRequest\x1a4.hive.condenser_api.v1.GetAccountReputationsResponse\"1\xda\xf3\x18%condenser_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12{\n" +
+	"\bGetBlock\x12&.hive.condenser_api.v1.GetBlockRequest\x1a'.hive.condenser_api.v1.GetBlockResponse\"\x1e\xda\xf3\x18\x17condenser_api.get_block\x90\x02\x01\x12{\n" +
+	"\aGetBlog\x12%.hive.condenser_api.v1.GetBlogRequest\x1a&.hive.condenser_api.v1.GetBlogResponse\"!\xda\xf3\x18\x16condenser_api.get_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\x99\x01\n" +
+	"\x0eGetBlogEntries\x12,.hive.condenser_api.v1.GetBlogEntriesRequest\x1a-.hive.condenser_api.v1.GetBlogEntriesResponse\"*\xda\xf3\x18\x1econdenser_api.get_blog_entries\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\xe3\x01\n" +
+	" GetDiscussionsByAuthorBeforeDate\x12>.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a?.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse\">\xda\xf3\x183condenser_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\x90\x02\x01\x12\xc5\x01\n" +
+	"\x1aGetDynamicGlobalProperties\x128.hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest\x1a9.hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse\"2\xda\xf3\x18+condenser_api.get_dynamic_global_properties\x90\x02\x01\x12\x7f\n" +
+	"\aGetFeed\x12%.hive.condenser_api.v1.GetFeedRequest\x1a&.hive.condenser_api.v1.GetFeedResponse\"%\xda\xf3\x18\x16condenser_api.get_feed\xe8\xf3\x18\xf4\x03\x88\x02\x01\x90\x02\x01\x12\x9c\x01\n" +
+	"\x0eGetFeedEntries\x12,.hive.condenser_api.v1.GetFeedEntriesRequest\x1a-.hive.condenser_api.v1.GetFeedEntriesResponse\"-\xda\xf3\x18\x1econdenser_api.get_feed_entries\xe8\xf3\x18\xf4\x03\x88\x02\x01\x90\x02\x01\x12\x90\x01\n" +
+	"\fGetFollowers\x12*.hive.condenser_api.v1.GetFollowersRequest\x1a+.hive.condenser_api.v1.GetFollowersResponse\"'\xda\xf3\x18\x1bcondenser_api.get_followers\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x90\x01\n" +
+	"\fGetFollowing\x12*.hive.condenser_api.v1.GetFollowingRequest\x1a+.hive.condenser_api.v1.GetFollowingResponse\"'\xda\xf3\x18\x1bcondenser_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xba\x01\n" +
+	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"3\xda\xf3\x18(condenser_api.get_replies_by_last_update\xe8\xf3\x18\x14\x90\x02\x01\x12\x9d\x01\n" +
+	"\x0fGetTrendingTags\x12-.hive.condenser_api.v1.GetTrendingTagsRequest\x1a..hive.condenser_api.v1.GetTrendingTagsResponse\"+\xda\xf3\x18\x1fcondenser_api.get_trending_tags\xe8\xf3\x18\xfa\x01\x90\x02\x01\x12\xb5\x01\n" +
+	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"1\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01B\xe8\x01\n" +
 	"\x19com.hive.condenser_api.v1B\x11CondenserApiProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var file_hive_condenser_api_v1_condenser_api_proto_goTypes = []any{

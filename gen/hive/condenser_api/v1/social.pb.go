@@ -1766,9 +1766,9 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"\x0fGetBlogResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentBlogEntryR\aentries\x12B\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"4\n" +
-	"\fGetBlogStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"s\n" +
+	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"\fGetBlogStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"s\n" +
 	"\x15GetBlogEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
 	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
@@ -1776,9 +1776,9 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"\x16GetBlogEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.BlogEntryR\aentries\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\";\n" +
-	"\x13GetBlogEntriesStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"l\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"\x13GetBlogEntriesStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"l\n" +
 	"\x0eGetFeedRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
 	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
@@ -1786,9 +1786,9 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"\x0fGetFeedResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentFeedEntryR\aentries\x12B\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetFeedStartR\tnextStart:\x04\xc8\xf3\x18\x02\"4\n" +
-	"\fGetFeedStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"s\n" +
+	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetFeedStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"\fGetFeedStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"s\n" +
 	"\x15GetFeedEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
 	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
@@ -1796,33 +1796,35 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"\x16GetFeedEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.FeedEntryR\aentries\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetFeedEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\";\n" +
-	"\x13GetFeedEntriesStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"\x9d\x01\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetFeedEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"\x13GetFeedEntriesStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"\xa9\x01\n" +
 	"\x13GetFollowersRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
-	"\x05start\x18\x02 \x01(\tR\x05start\x12:\n" +
-	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeR\n" +
+	"\x05start\x18\x02 \x01(\tR\x05start\x12F\n" +
+	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\n" +
+	"\xa2\xf4\x18\x06\"blog\"R\n" +
 	"followType\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
 	"\x14GetFollowersResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12G\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\")\n" +
-	"\x11GetFollowersStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start\"\x9d\x01\n" +
+	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\"7\n" +
+	"\x11GetFollowersStart\x12\"\n" +
+	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xa9\x01\n" +
 	"\x13GetFollowingRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
-	"\x05start\x18\x02 \x01(\tR\x05start\x12:\n" +
-	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeR\n" +
+	"\x05start\x18\x02 \x01(\tR\x05start\x12F\n" +
+	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\n" +
+	"\xa2\xf4\x18\x06\"blog\"R\n" +
 	"followType\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
 	"\x14GetFollowingResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12G\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\")\n" +
-	"\x11GetFollowingStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start\"\xc1\x01\n" +
+	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\"8\n" +
+	"\x11GetFollowingStart\x12#\n" +
+	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start\"\xc1\x01\n" +
 	"\x1dGetRepliesByLastUpdateRequest\x12!\n" +
 	"\fstart_author\x18\x01 \x01(\tR\vstartAuthor\x12%\n" +
 	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x14\n" +
@@ -1832,10 +1834,11 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"\x1eGetRepliesByLastUpdateResponse\x12-\n" +
 	"\areplies\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\areplies\x12Q\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v22.hive.condenser_api.v1.GetRepliesByLastUpdateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"g\n" +
-	"\x1bGetRepliesByLastUpdateStart\x12!\n" +
-	"\fstart_author\x18\x01 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\"\xe1\x01\n" +
+	"next_start\x18\x0f \x01(\v22.hive.condenser_api.v1.GetRepliesByLastUpdateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x81\x01\n" +
+	"\x1bGetRepliesByLastUpdateStart\x12-\n" +
+	"\fstart_author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"\xe1\x01\n" +
 	"'GetDiscussionsByAuthorBeforeDateRequest\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12%\n" +
 	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x1f\n" +
@@ -1847,27 +1850,27 @@ const file_hive_condenser_api_v1_social_proto_rawDesc = "" +
 	"(GetDiscussionsByAuthorBeforeDateResponse\x125\n" +
 	"\vdiscussions\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\vdiscussions\x12[\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2<.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"N\n" +
-	"%GetDiscussionsByAuthorBeforeDateStart\x12%\n" +
-	"\x0estart_permlink\x18\x01 \x01(\tR\rstartPermlink\"Q\n" +
+	"next_start\x18\x0f \x01(\v2<.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\\\n" +
+	"%GetDiscussionsByAuthorBeforeDateStart\x123\n" +
+	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"Q\n" +
 	"\x16GetTrendingTagsRequest\x12\x1b\n" +
 	"\tstart_tag\x18\x01 \x01(\tR\bstartTag\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x9b\x01\n" +
 	"\x17GetTrendingTagsResponse\x12.\n" +
 	"\x04tags\x18\x01 \x03(\v2\x1a.hive.types.v1.TrendingTagR\x04tags\x12J\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2+.hive.condenser_api.v1.GetTrendingTagsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"3\n" +
-	"\x14GetTrendingTagsStart\x12\x1b\n" +
-	"\tstart_tag\x18\x01 \x01(\tR\bstartTag\"j\n" +
+	"next_start\x18\x0f \x01(\v2+.hive.condenser_api.v1.GetTrendingTagsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"=\n" +
+	"\x14GetTrendingTagsStart\x12%\n" +
+	"\tstart_tag\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\bstartTag\"j\n" +
 	"\x1cGetAccountReputationsRequest\x12.\n" +
 	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xbb\x01\n" +
 	"\x1dGetAccountReputationsResponse\x12B\n" +
 	"\vreputations\x18\x01 \x03(\v2 .hive.types.v1.AccountReputationR\vreputations\x12P\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetAccountReputationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"L\n" +
-	"\x1aGetAccountReputationsStart\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBoundB\xe2\x01\n" +
+	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetAccountReputationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"Y\n" +
+	"\x1aGetAccountReputationsStart\x12;\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBoundB\xe2\x01\n" +
 	"\x19com.hive.condenser_api.v1B\vSocialProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (

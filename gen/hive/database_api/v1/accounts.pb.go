@@ -1764,19 +1764,19 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"\x05order\x18\x02 \x01(\x0e2'.hive.database_api.v1.ListAccountsOrderR\x05order\x12=\n" +
 	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListAccountsStartR\x05start\x125\n" +
 	"\x14delayed_votes_active\x18\x04 \x01(\bH\x00R\x12delayedVotesActive\x88\x01\x01B\x17\n" +
-	"\x15_delayed_votes_active\"\xc7\x04\n" +
+	"\x15_delayed_votes_active\"\x8d\x05\n" +
 	"\x11ListAccountsStart\x12I\n" +
 	"\aby_name\x18\x01 \x01(\v2..hive.database_api.v1.ListAccountsStart.ByNameH\x00R\x06byName\x12L\n" +
 	"\bby_proxy\x18\x02 \x01(\v2/.hive.database_api.v1.ListAccountsStart.ByProxyH\x00R\abyProxy\x12~\n" +
-	"\x1aby_next_vesting_withdrawal\x18\x03 \x01(\v2?.hive.database_api.v1.ListAccountsStart.ByNextVestingWithdrawalH\x00R\x17byNextVestingWithdrawal\x1a(\n" +
-	"\x06ByName\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x02\x1a?\n" +
-	"\aByProxy\x12\x14\n" +
-	"\x05proxy\x18\x01 \x01(\tR\x05proxy\x12\x18\n" +
-	"\aaccount\x18\x02 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x01\x1a\x9e\x01\n" +
-	"\x17ByNextVestingWithdrawal\x12R\n" +
-	"\x17next_vesting_withdrawal\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x15nextVestingWithdrawal\x12\x1d\n" +
-	"\aaccount\x18\x02 \x01(\tH\x00R\aaccount\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
+	"\x1aby_next_vesting_withdrawal\x18\x03 \x01(\v2?.hive.database_api.v1.ListAccountsStart.ByNextVestingWithdrawalH\x00R\x17byNextVestingWithdrawal\x1a2\n" +
+	"\x06ByName\x12\"\n" +
+	"\aaccount\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\aaccount:\x04\xc8\xf3\x18\x02\x1aT\n" +
+	"\aByProxy\x12\x1f\n" +
+	"\x05proxy\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05proxyR\x05proxy\x12\"\n" +
+	"\aaccount\x18\x02 \x01(\tB\b\xfa\xf3\x18\x04nameR\aaccount:\x04\xc8\xf3\x18\x01\x1a\xc5\x01\n" +
+	"\x17ByNextVestingWithdrawal\x12o\n" +
+	"\x17next_vesting_withdrawal\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x1b\xfa\xf3\x18\x17next_vesting_withdrawalR\x15nextVestingWithdrawal\x12'\n" +
+	"\aaccount\x18\x02 \x01(\tB\b\xfa\xf3\x18\x04nameH\x00R\aaccount\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
 	"\n" +
 	"\b_account:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x92\x01\n" +
@@ -1786,10 +1786,10 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"next_start\x18\x02 \x01(\v2'.hive.database_api.v1.ListAccountsStartR\tnextStart\"v\n" +
 	"\x19ListOwnerHistoriesRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12C\n" +
-	"\x05start\x18\x03 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\x05start\"}\n" +
-	"\x17ListOwnerHistoriesStart\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12B\n" +
-	"\x0flast_valid_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\rlastValidTime:\x04\xc8\xf3\x18\x01\"\xb1\x01\n" +
+	"\x05start\x18\x03 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\x05start\"\x9f\x01\n" +
+	"\x17ListOwnerHistoriesStart\x12%\n" +
+	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount\x12W\n" +
+	"\x0flast_valid_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0flast_valid_timeR\rlastValidTime:\x04\xc8\xf3\x18\x01\"\xb1\x01\n" +
 	"\x1aListOwnerHistoriesResponse\x12E\n" +
 	"\vowner_auths\x18\x01 \x03(\v2$.hive.types.v1.OwnerAuthorityHistoryR\n" +
 	"ownerAuths\x12L\n" +
@@ -1798,16 +1798,16 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"\"ListAccountRecoveryRequestsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12L\n" +
 	"\x05order\x18\x02 \x01(\x0e26.hive.database_api.v1.ListAccountRecoveryRequestsOrderR\x05order\x12L\n" +
-	"\x05start\x18\x03 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\x05start\"\xbb\x03\n" +
+	"\x05start\x18\x03 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\x05start\"\xf9\x03\n" +
 	" ListAccountRecoveryRequestsStart\x12a\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2@.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByAccountH\x00R\tbyAccount\x12j\n" +
-	"\rby_expiration\x18\x02 \x01(\v2C.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByExpirationH\x00R\fbyExpiration\x1a?\n" +
-	"\tByAccount\x12,\n" +
-	"\x12account_to_recover\x18\x01 \x01(\tR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1ax\n" +
-	"\fByExpiration\x124\n" +
-	"\aexpires\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\aexpires\x12,\n" +
-	"\x12account_to_recover\x18\x02 \x01(\tR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\rby_expiration\x18\x02 \x01(\v2C.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByExpirationH\x00R\fbyExpiration\x1aW\n" +
+	"\tByAccount\x12D\n" +
+	"\x12account_to_recover\x18\x01 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1a\x9d\x01\n" +
+	"\fByExpiration\x12A\n" +
+	"\aexpires\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\v\xfa\xf3\x18\aexpiresR\aexpires\x12D\n" +
+	"\x12account_to_recover\x18\x02 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xbf\x01\n" +
 	"#ListAccountRecoveryRequestsResponse\x12A\n" +
 	"\brequests\x18\x01 \x03(\v2%.hive.types.v1.AccountRecoveryRequestR\brequests\x12U\n" +
@@ -1816,16 +1816,16 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"(ListChangeRecoveryAccountRequestsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12R\n" +
 	"\x05order\x18\x02 \x01(\x0e2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsOrderR\x05order\x12R\n" +
-	"\x05start\x18\x03 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\x05start\"\xe4\x03\n" +
+	"\x05start\x18\x03 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\x05start\"\xa6\x04\n" +
 	"&ListChangeRecoveryAccountRequestsStart\x12g\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2F.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByAccountH\x00R\tbyAccount\x12z\n" +
-	"\x11by_effective_date\x18\x02 \x01(\v2L.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1a?\n" +
-	"\tByAccount\x12,\n" +
-	"\x12account_to_recover\x18\x01 \x01(\tR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1a\x84\x01\n" +
-	"\x0fByEffectiveDate\x12=\n" +
-	"\feffective_on\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\veffectiveOn\x12,\n" +
-	"\x12account_to_recover\x18\x02 \x01(\tR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x11by_effective_date\x18\x02 \x01(\v2L.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1aW\n" +
+	"\tByAccount\x12D\n" +
+	"\x12account_to_recover\x18\x01 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1a\xae\x01\n" +
+	"\x0fByEffectiveDate\x12O\n" +
+	"\feffective_on\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x10\xfa\xf3\x18\feffective_onR\veffectiveOn\x12D\n" +
+	"\x12account_to_recover\x18\x02 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xd1\x01\n" +
 	")ListChangeRecoveryAccountRequestsResponse\x12G\n" +
 	"\brequests\x18\x01 \x03(\v2+.hive.types.v1.ChangeRecoveryAccountRequestR\brequests\x12[\n" +
@@ -1834,16 +1834,16 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"&ListDeclineVotingRightsRequestsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12P\n" +
 	"\x05order\x18\x02 \x01(\x0e2:.hive.database_api.v1.ListDeclineVotingRightsRequestsOrderR\x05order\x12P\n" +
-	"\x05start\x18\x03 \x01(\v2:.hive.database_api.v1.ListDeclineVotingRightsRequestsStartR\x05start\"\xb9\x03\n" +
+	"\x05start\x18\x03 \x01(\v2:.hive.database_api.v1.ListDeclineVotingRightsRequestsStartR\x05start\"\xe8\x03\n" +
 	"$ListDeclineVotingRightsRequestsStart\x12e\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2D.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByAccountH\x00R\tbyAccount\x12x\n" +
-	"\x11by_effective_date\x18\x02 \x01(\v2J.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1a+\n" +
-	"\tByAccount\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x02\x1at\n" +
-	"\x0fByEffectiveDate\x12A\n" +
-	"\x0eeffective_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\reffectiveDate\x12\x18\n" +
-	"\aaccount\x18\x02 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x11by_effective_date\x18\x02 \x01(\v2J.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1a8\n" +
+	"\tByAccount\x12%\n" +
+	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x02\x1a\x95\x01\n" +
+	"\x0fByEffectiveDate\x12U\n" +
+	"\x0eeffective_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x12\xfa\xf3\x18\x0eeffective_dateR\reffectiveDate\x12%\n" +
+	"\aaccount\x18\x02 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xcb\x01\n" +
 	"'ListDeclineVotingRightsRequestsResponse\x12E\n" +
 	"\brequests\x18\x01 \x03(\v2).hive.types.v1.DeclineVotingRightsRequestR\brequests\x12Y\n" +

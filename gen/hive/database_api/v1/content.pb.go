@@ -1611,7 +1611,7 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\x13ListCommentsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12=\n" +
 	"\x05order\x18\x02 \x01(\x0e2'.hive.database_api.v1.ListCommentsOrderR\x05order\x12=\n" +
-	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\x05start\"\xe3\v\n" +
+	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\x05start\"\x9e\x0e\n" +
 	"\x11ListCommentsStart\x12_\n" +
 	"\x0fby_cashout_time\x18\x01 \x01(\v25.hive.database_api.v1.ListCommentsStart.ByCashoutTimeH\x00R\rbyCashoutTime\x12U\n" +
 	"\vby_permlink\x18\x02 \x01(\v22.hive.database_api.v1.ListCommentsStart.ByPermlinkH\x00R\n" +
@@ -1619,38 +1619,45 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\aby_root\x18\x03 \x01(\v2..hive.database_api.v1.ListCommentsStart.ByRootH\x00R\x06byRoot\x12O\n" +
 	"\tby_parent\x18\x04 \x01(\v20.hive.database_api.v1.ListCommentsStart.ByParentH\x00R\bbyParent\x12\\\n" +
 	"\x0eby_last_update\x18\x05 \x01(\v24.hive.database_api.v1.ListCommentsStart.ByLastUpdateH\x00R\fbyLastUpdate\x12o\n" +
-	"\x15by_author_last_update\x18\x06 \x01(\v2:.hive.database_api.v1.ListCommentsStart.ByAuthorLastUpdateH\x00R\x12byAuthorLastUpdate\x1a\x88\x01\n" +
-	"\rByCashoutTime\x12=\n" +
-	"\fcashout_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\vcashoutTime\x12\x16\n" +
-	"\x06author\x18\x02 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x03 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01\x1aF\n" +
+	"\x15by_author_last_update\x18\x06 \x01(\v2:.hive.database_api.v1.ListCommentsStart.ByAuthorLastUpdateH\x00R\x12byAuthorLastUpdate\x1a\xb4\x01\n" +
+	"\rByCashoutTime\x12O\n" +
+	"\fcashout_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x10\xfa\xf3\x18\fcashout_timeR\vcashoutTime\x12\"\n" +
+	"\x06author\x18\x02 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x03 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink:\x04\xc8\xf3\x18\x01\x1a`\n" +
 	"\n" +
-	"ByPermlink\x12\x16\n" +
-	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01\x1a\x9e\x01\n" +
-	"\x06ByRoot\x12\x1f\n" +
-	"\vroot_author\x18\x01 \x01(\tR\n" +
-	"rootAuthor\x12#\n" +
-	"\rroot_permlink\x18\x02 \x01(\tR\frootPermlink\x12!\n" +
-	"\fstart_author\x18\x03 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xa8\x01\n" +
-	"\bByParent\x12#\n" +
-	"\rparent_author\x18\x01 \x01(\tR\fparentAuthor\x12'\n" +
-	"\x0fparent_permlink\x18\x02 \x01(\tR\x0eparentPermlink\x12!\n" +
-	"\fstart_author\x18\x03 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xc0\x01\n" +
-	"\fByLastUpdate\x12#\n" +
-	"\rparent_author\x18\x01 \x01(\tR\fparentAuthor\x12;\n" +
-	"\vlast_update\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUpdate\x12!\n" +
-	"\fstart_author\x18\x03 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xb9\x01\n" +
-	"\x12ByAuthorLastUpdate\x12\x16\n" +
-	"\x06author\x18\x01 \x01(\tR\x06author\x12;\n" +
-	"\vlast_update\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastUpdate\x12!\n" +
-	"\fstart_author\x18\x03 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"ByPermlink\x12\"\n" +
+	"\x06author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink:\x04\xc8\xf3\x18\x01\x1a\xdc\x01\n" +
+	"\x06ByRoot\x120\n" +
+	"\vroot_author\x18\x01 \x01(\tB\x0f\xfa\xf3\x18\vroot_authorR\n" +
+	"rootAuthor\x126\n" +
+	"\rroot_permlink\x18\x02 \x01(\tB\x11\xfa\xf3\x18\rroot_permlinkR\frootPermlink\x12-\n" +
+	"\fstart_author\x18\x03 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xea\x01\n" +
+	"\bByParent\x126\n" +
+	"\rparent_author\x18\x01 \x01(\tB\x11\xfa\xf3\x18\rparent_authorR\fparentAuthor\x12<\n" +
+	"\x0fparent_permlink\x18\x02 \x01(\tB\x13\xfa\xf3\x18\x0fparent_permlinkR\x0eparentPermlink\x12-\n" +
+	"\fstart_author\x18\x03 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xfe\x01\n" +
+	"\fByLastUpdate\x126\n" +
+	"\rparent_author\x18\x01 \x01(\tB\x11\xfa\xf3\x18\rparent_authorR\fparentAuthor\x12L\n" +
+	"\vlast_update\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x0f\xfa\xf3\x18\vlast_updateR\n" +
+	"lastUpdate\x12-\n" +
+	"\fstart_author\x18\x03 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink:\x04\xc8\xf3\x18\x01\x1a\xf0\x01\n" +
+	"\x12ByAuthorLastUpdate\x12\"\n" +
+	"\x06author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12L\n" +
+	"\vlast_update\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x0f\xfa\xf3\x18\vlast_updateR\n" +
+	"lastUpdate\x12-\n" +
+	"\fstart_author\x18\x03 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x92\x01\n" +
 	"\x14ListCommentsResponse\x122\n" +
 	"\bcomments\x18\x01 \x03(\v2\x16.hive.types.v1.CommentR\bcomments\x12F\n" +
@@ -1661,43 +1668,49 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\x05order\x18\x02 \x01(\x0e2$.hive.database_api.v1.ListVotesOrderR\x05order\x12:\n" +
 	"\x05start\x18\x03 \x01(\v2$.hive.database_api.v1.ListVotesStartR\x05start\x12\x1f\n" +
 	"\bobserver\x18\x04 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
-	"\t_observer\"\x96\f\n" +
+	"\t_observer\"\x92\x0e\n" +
 	"\x0eListVotesStart\x12_\n" +
 	"\x10by_comment_voter\x18\x01 \x01(\v23.hive.database_api.v1.ListVotesStart.ByCommentVoterH\x00R\x0ebyCommentVoter\x12_\n" +
 	"\x10by_voter_comment\x18\x02 \x01(\v23.hive.database_api.v1.ListVotesStart.ByVoterCommentH\x00R\x0ebyVoterComment\x12v\n" +
 	"\x17by_comment_voter_symbol\x18\x03 \x01(\v29.hive.database_api.v1.ListVotesStart.ByCommentVoterSymbolB\x02\x18\x01H\x00R\x14byCommentVoterSymbol\x12v\n" +
 	"\x17by_voter_comment_symbol\x18\x04 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterCommentSymbolB\x02\x18\x01H\x00R\x14byVoterCommentSymbol\x12v\n" +
 	"\x17by_comment_symbol_voter\x18\x05 \x01(\v29.hive.database_api.v1.ListVotesStart.ByCommentSymbolVoterB\x02\x18\x01H\x00R\x14byCommentSymbolVoter\x12v\n" +
-	"\x17by_voter_symbol_comment\x18\x06 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterSymbolCommentB\x02\x18\x01H\x00R\x14byVoterSymbolComment\x1a`\n" +
-	"\x0eByCommentVoter\x12\x16\n" +
-	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x14\n" +
-	"\x05voter\x18\x03 \x01(\tR\x05voter:\x04\xc8\xf3\x18\x01\x1a`\n" +
-	"\x0eByVoterComment\x12\x14\n" +
-	"\x05voter\x18\x01 \x01(\tR\x05voter\x12\x16\n" +
-	"\x06author\x18\x02 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x03 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01\x1a\x95\x01\n" +
-	"\x14ByCommentVoterSymbol\x12\x16\n" +
-	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x14\n" +
-	"\x05voter\x18\x03 \x01(\tR\x05voter\x12-\n" +
-	"\x06symbol\x18\x04 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol:\x04\xc8\xf3\x18\x01\x1a\x95\x01\n" +
-	"\x14ByVoterCommentSymbol\x12\x14\n" +
-	"\x05voter\x18\x01 \x01(\tR\x05voter\x12\x16\n" +
-	"\x06author\x18\x02 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x03 \x01(\tR\bpermlink\x12-\n" +
-	"\x06symbol\x18\x04 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol:\x04\xc8\xf3\x18\x01\x1a\xa4\x01\n" +
-	"\x14ByCommentSymbolVoter\x12\x16\n" +
-	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12-\n" +
-	"\x06symbol\x18\x03 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12\x19\n" +
-	"\x05voter\x18\x04 \x01(\tH\x00R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
-	"\x06_voter\x1a\xb7\x01\n" +
-	"\x14ByVoterSymbolComment\x12\x14\n" +
-	"\x05voter\x18\x01 \x01(\tR\x05voter\x12-\n" +
-	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12\x1b\n" +
-	"\x06author\x18\x03 \x01(\tH\x00R\x06author\x88\x01\x01\x12\x1f\n" +
-	"\bpermlink\x18\x04 \x01(\tH\x01R\bpermlink\x88\x01\x01:\x04\xc8\xf3\x18\x01B\t\n" +
+	"\x17by_voter_symbol_comment\x18\x06 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterSymbolCommentB\x02\x18\x01H\x00R\x14byVoterSymbolComment\x1a\x85\x01\n" +
+	"\x0eByCommentVoter\x12\"\n" +
+	"\x06author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink\x12\x1f\n" +
+	"\x05voter\x18\x03 \x01(\tB\t\xfa\xf3\x18\x05voterR\x05voter:\x04\xc8\xf3\x18\x01\x1a\x85\x01\n" +
+	"\x0eByVoterComment\x12\x1f\n" +
+	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterR\x05voter\x12\"\n" +
+	"\x06author\x18\x02 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x03 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink:\x04\xc8\xf3\x18\x01\x1a\xc1\x01\n" +
+	"\x14ByCommentVoterSymbol\x12\"\n" +
+	"\x06author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink\x12\x1f\n" +
+	"\x05voter\x18\x03 \x01(\tB\t\xfa\xf3\x18\x05voterR\x05voter\x124\n" +
+	"\x06symbol\x18\x04 \x01(\v2\x15.hive.types.v1.SymbolB\x05\xfa\xf3\x18\x01-R\x06symbol:\x04\xc8\xf3\x18\x01\x1a\xc1\x01\n" +
+	"\x14ByVoterCommentSymbol\x12\x1f\n" +
+	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterR\x05voter\x12\"\n" +
+	"\x06author\x18\x02 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x03 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink\x124\n" +
+	"\x06symbol\x18\x04 \x01(\v2\x15.hive.types.v1.SymbolB\x05\xfa\xf3\x18\x01-R\x06symbol:\x04\xc8\xf3\x18\x01\x1a\xd0\x01\n" +
+	"\x14ByCommentSymbolVoter\x12\"\n" +
+	"\x06author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
+	"\bpermlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\bpermlink\x124\n" +
+	"\x06symbol\x18\x03 \x01(\v2\x15.hive.types.v1.SymbolB\x05\xfa\xf3\x18\x01-R\x06symbol\x12$\n" +
+	"\x05voter\x18\x04 \x01(\tB\t\xfa\xf3\x18\x05voterH\x00R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_voter\x1a\xe3\x01\n" +
+	"\x14ByVoterSymbolComment\x12\x1f\n" +
+	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterR\x05voter\x124\n" +
+	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolB\x05\xfa\xf3\x18\x01-R\x06symbol\x12'\n" +
+	"\x06author\x18\x03 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorH\x00R\x06author\x88\x01\x01\x12-\n" +
+	"\bpermlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkH\x01R\bpermlink\x88\x01\x01:\x04\xc8\xf3\x18\x01B\t\n" +
 	"\a_authorB\v\n" +
 	"\t_permlink:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x8a\x01\n" +

@@ -2557,7 +2557,9 @@ func (x *ListSavingsWithdrawalsStart_ByToComplete) GetId() uint64 {
 // ByDelegation is the by_delegation cursor: [delegator, delegatee].
 type ListVestingDelegationsStart_ByDelegation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The delegator to start at; hived requires an existing account (or "").
+	// The delegator to start at. Current hived requires an existing account
+	// ("Given account does not exist."), so the minimal start hivegate sends
+	// for an unset `start` ("") fails there: name the first delegator.
 	Delegator string `protobuf:"bytes,1,opt,name=delegator,proto3" json:"delegator,omitempty"`
 	// The delegatee to start at within that delegator; "" or an existing account.
 	Delegatee     string `protobuf:"bytes,2,opt,name=delegatee,proto3" json:"delegatee,omitempty"`
@@ -3068,19 +3070,19 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"\x12ListEscrowsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12<\n" +
 	"\x05order\x18\x02 \x01(\x0e2&.hive.database_api.v1.ListEscrowsOrderR\x05order\x12<\n" +
-	"\x05start\x18\x03 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\x05start\"\xd3\x03\n" +
+	"\x05start\x18\x03 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\x05start\"\xb2\x04\n" +
 	"\x10ListEscrowsStart\x12O\n" +
 	"\n" +
 	"by_from_id\x18\x01 \x01(\v2/.hive.database_api.v1.ListEscrowsStart.ByFromIdH\x00R\bbyFromId\x12y\n" +
-	"\x18by_ratification_deadline\x18\x02 \x01(\v2=.hive.database_api.v1.ListEscrowsStart.ByRatificationDeadlineH\x00R\x16byRatificationDeadline\x1aA\n" +
-	"\bByFromId\x12\x12\n" +
-	"\x04from\x18\x01 \x01(\tR\x04from\x12\x1b\n" +
-	"\tescrow_id\x18\x02 \x01(\rR\bescrowId:\x04\xc8\xf3\x18\x01\x1a\xa0\x01\n" +
-	"\x16ByRatificationDeadline\x12\x1f\n" +
-	"\vis_approved\x18\x01 \x01(\bR\n" +
-	"isApproved\x12O\n" +
-	"\x15ratification_deadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x14ratificationDeadline\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x18by_ratification_deadline\x18\x02 \x01(\v2=.hive.database_api.v1.ListEscrowsStart.ByRatificationDeadlineH\x00R\x16byRatificationDeadline\x1aZ\n" +
+	"\bByFromId\x12\x1c\n" +
+	"\x04from\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04fromR\x04from\x12*\n" +
+	"\tescrow_id\x18\x02 \x01(\rB\r\xfa\xf3\x18\tescrow_idR\bescrowId:\x04\xc8\xf3\x18\x01\x1a\xe6\x01\n" +
+	"\x16ByRatificationDeadline\x12B\n" +
+	"\vis_approved\x18\x01 \x01(\bB!\xfa\xf3\x18\x1dto_approved && agent_approvedR\n" +
+	"isApproved\x12j\n" +
+	"\x15ratification_deadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x19\xfa\xf3\x18\x15ratification_deadlineR\x14ratificationDeadline\x12\x16\n" +
+	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x8d\x01\n" +
 	"\x13ListEscrowsResponse\x12/\n" +
 	"\aescrows\x18\x01 \x03(\v2\x15.hive.types.v1.EscrowR\aescrows\x12E\n" +
@@ -3089,18 +3091,20 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	" ListWithdrawVestingRoutesRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12J\n" +
 	"\x05order\x18\x02 \x01(\x0e24.hive.database_api.v1.ListWithdrawVestingRoutesOrderR\x05order\x12J\n" +
-	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\x05start\"\xb1\x03\n" +
+	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\x05start\"\xeb\x03\n" +
 	"\x1eListWithdrawVestingRoutesStart\x12r\n" +
 	"\x11by_withdraw_route\x18\x01 \x01(\v2D.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByWithdrawRouteH\x00R\x0fbyWithdrawRoute\x12k\n" +
-	"\x0eby_destination\x18\x02 \x01(\v2B.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByDestinationH\x00R\rbyDestination\x1aY\n" +
-	"\x0fByWithdrawRoute\x12!\n" +
-	"\ffrom_account\x18\x01 \x01(\tR\vfromAccount\x12\x1d\n" +
+	"\x0eby_destination\x18\x02 \x01(\v2B.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByDestinationH\x00R\rbyDestination\x1a{\n" +
+	"\x0fByWithdrawRoute\x123\n" +
+	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12-\n" +
 	"\n" +
-	"to_account\x18\x02 \x01(\tR\ttoAccount:\x04\xc8\xf3\x18\x01\x1aD\n" +
-	"\rByDestination\x12\x1d\n" +
+	"to_account\x18\x02 \x01(\tB\x0e\xfa\xf3\x18\n" +
+	"to_accountR\ttoAccount:\x04\xc8\xf3\x18\x01\x1a\\\n" +
+	"\rByDestination\x12-\n" +
 	"\n" +
-	"to_account\x18\x01 \x01(\tR\ttoAccount\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"to_account\x18\x01 \x01(\tB\x0e\xfa\xf3\x18\n" +
+	"to_accountR\ttoAccount\x12\x16\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xb5\x01\n" +
 	"!ListWithdrawVestingRoutesResponse\x12;\n" +
 	"\x06routes\x18\x01 \x03(\v2#.hive.types.v1.WithdrawVestingRouteR\x06routes\x12S\n" +
@@ -3109,25 +3113,27 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"\x1dListSavingsWithdrawalsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12G\n" +
 	"\x05order\x18\x02 \x01(\x0e21.hive.database_api.v1.ListSavingsWithdrawalsOrderR\x05order\x12G\n" +
-	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\x05start\"\x9e\x05\n" +
+	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\x05start\"\xff\x05\n" +
 	"\x1bListSavingsWithdrawalsStart\x12Z\n" +
 	"\n" +
 	"by_from_id\x18\x01 \x01(\v2:.hive.database_api.v1.ListSavingsWithdrawalsStart.ByFromIdH\x00R\bbyFromId\x12s\n" +
 	"\x13by_complete_from_id\x18\x02 \x01(\v2B.hive.database_api.v1.ListSavingsWithdrawalsStart.ByCompleteFromIdH\x00R\x10byCompleteFromId\x12f\n" +
-	"\x0eby_to_complete\x18\x03 \x01(\v2>.hive.database_api.v1.ListSavingsWithdrawalsStart.ByToCompleteH\x00R\fbyToComplete\x1aC\n" +
-	"\bByFromId\x12\x12\n" +
-	"\x04from\x18\x01 \x01(\tR\x04from\x12\x1d\n" +
+	"\x0eby_to_complete\x18\x03 \x01(\v2>.hive.database_api.v1.ListSavingsWithdrawalsStart.ByToCompleteH\x00R\fbyToComplete\x1a]\n" +
+	"\bByFromId\x12\x1c\n" +
+	"\x04from\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04fromR\x04from\x12-\n" +
 	"\n" +
-	"request_id\x18\x02 \x01(\rR\trequestId:\x04\xc8\xf3\x18\x01\x1a\x83\x01\n" +
-	"\x10ByCompleteFromId\x126\n" +
-	"\bcomplete\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\bcomplete\x12\x12\n" +
-	"\x04from\x18\x02 \x01(\tR\x04from\x12\x1d\n" +
+	"request_id\x18\x02 \x01(\rB\x0e\xfa\xf3\x18\n" +
+	"request_idR\trequestId:\x04\xc8\xf3\x18\x01\x1a\xab\x01\n" +
+	"\x10ByCompleteFromId\x12D\n" +
+	"\bcomplete\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bcompleteR\bcomplete\x12\x1c\n" +
+	"\x04from\x18\x02 \x01(\tB\b\xfa\xf3\x18\x04fromR\x04from\x12-\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\rR\trequestId:\x04\xc8\xf3\x18\x01\x1al\n" +
-	"\fByToComplete\x12\x0e\n" +
-	"\x02to\x18\x01 \x01(\tR\x02to\x126\n" +
-	"\bcomplete\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bcomplete\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"request_id\x18\x03 \x01(\rB\x0e\xfa\xf3\x18\n" +
+	"request_idR\trequestId:\x04\xc8\xf3\x18\x01\x1a\x8a\x01\n" +
+	"\fByToComplete\x12\x16\n" +
+	"\x02to\x18\x01 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to\x12D\n" +
+	"\bcomplete\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bcompleteR\bcomplete\x12\x16\n" +
+	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xb6\x01\n" +
 	"\x1eListSavingsWithdrawalsResponse\x12B\n" +
 	"\vwithdrawals\x18\x01 \x03(\v2 .hive.types.v1.SavingsWithdrawalR\vwithdrawals\x12P\n" +
@@ -3136,12 +3142,12 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"\x1dListVestingDelegationsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12G\n" +
 	"\x05order\x18\x02 \x01(\x0e21.hive.database_api.v1.ListVestingDelegationsOrderR\x05order\x12G\n" +
-	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\x05start\"\xe5\x01\n" +
+	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\x05start\"\x83\x02\n" +
 	"\x1bListVestingDelegationsStart\x12e\n" +
-	"\rby_delegation\x18\x01 \x01(\v2>.hive.database_api.v1.ListVestingDelegationsStart.ByDelegationH\x00R\fbyDelegation\x1aP\n" +
-	"\fByDelegation\x12\x1c\n" +
-	"\tdelegator\x18\x01 \x01(\tR\tdelegator\x12\x1c\n" +
-	"\tdelegatee\x18\x02 \x01(\tR\tdelegatee:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\rby_delegation\x18\x01 \x01(\v2>.hive.database_api.v1.ListVestingDelegationsStart.ByDelegationH\x00R\fbyDelegation\x1an\n" +
+	"\fByDelegation\x12+\n" +
+	"\tdelegator\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegatorR\tdelegator\x12+\n" +
+	"\tdelegatee\x18\x02 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\tdelegatee:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xb6\x01\n" +
 	"\x1eListVestingDelegationsResponse\x12B\n" +
 	"\vdelegations\x18\x01 \x03(\v2 .hive.types.v1.VestingDelegationR\vdelegations\x12P\n" +
@@ -3150,21 +3156,23 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"'ListVestingDelegationExpirationsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12Q\n" +
 	"\x05order\x18\x02 \x01(\x0e2;.hive.database_api.v1.ListVestingDelegationExpirationsOrderR\x05order\x12Q\n" +
-	"\x05start\x18\x03 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\x05start\"\x99\x04\n" +
+	"\x05start\x18\x03 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\x05start\"\xd8\x04\n" +
 	"%ListVestingDelegationExpirationsStart\x12o\n" +
 	"\rby_expiration\x18\x01 \x01(\v2H.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByExpirationH\x00R\fbyExpiration\x12\x85\x01\n" +
-	"\x15by_account_expiration\x18\x02 \x01(\v2O.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByAccountExpirationH\x00R\x13byAccountExpiration\x1a`\n" +
-	"\fByExpiration\x12:\n" +
+	"\x15by_account_expiration\x18\x02 \x01(\v2O.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByAccountExpirationH\x00R\x13byAccountExpiration\x1ax\n" +
+	"\fByExpiration\x12J\n" +
 	"\n" +
-	"expiration\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expiration\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01\x1a\x85\x01\n" +
-	"\x13ByAccountExpiration\x12\x1c\n" +
-	"\tdelegator\x18\x01 \x01(\tR\tdelegator\x12:\n" +
+	"expiration\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
+	"expirationR\n" +
+	"expiration\x12\x16\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\xac\x01\n" +
+	"\x13ByAccountExpiration\x12+\n" +
+	"\tdelegator\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegatorR\tdelegator\x12J\n" +
 	"\n" +
-	"expiration\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expiration\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"expiration\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
+	"expirationR\n" +
+	"expiration\x12\x16\n" +
+	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xd4\x01\n" +
 	"(ListVestingDelegationExpirationsResponse\x12L\n" +
 	"\vdelegations\x18\x01 \x03(\v2*.hive.types.v1.VestingDelegationExpirationR\vdelegations\x12Z\n" +
@@ -3173,17 +3181,17 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	" ListHbdConversionRequestsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12J\n" +
 	"\x05order\x18\x02 \x01(\x0e24.hive.database_api.v1.ListHbdConversionRequestsOrderR\x05order\x12J\n" +
-	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\x05start\"\xbd\x03\n" +
+	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\x05start\"\xf5\x03\n" +
 	"\x1eListHbdConversionRequestsStart\x12u\n" +
 	"\x12by_conversion_date\x18\x01 \x01(\v2E.hive.database_api.v1.ListHbdConversionRequestsStart.ByConversionDateH\x00R\x10byConversionDate\x12_\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v2>.hive.database_api.v1.ListHbdConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1am\n" +
-	"\x10ByConversionDate\x12C\n" +
-	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0econversionDate\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01\x1aE\n" +
-	"\tByAccount\x12\x14\n" +
-	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1c\n" +
-	"\trequestid\x18\x02 \x01(\rR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"by_account\x18\x02 \x01(\v2>.hive.database_api.v1.ListHbdConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1a\x8a\x01\n" +
+	"\x10ByConversionDate\x12X\n" +
+	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0fconversion_dateR\x0econversionDate\x12\x16\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
+	"\tByAccount\x12\x1f\n" +
+	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner\x12+\n" +
+	"\trequestid\x18\x02 \x01(\rB\r\xfa\xf3\x18\trequestidR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xb3\x01\n" +
 	"!ListHbdConversionRequestsResponse\x129\n" +
 	"\brequests\x18\x01 \x03(\v2\x1d.hive.types.v1.ConvertRequestR\brequests\x12S\n" +
@@ -3192,17 +3200,17 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"+ListCollateralizedConversionRequestsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12U\n" +
 	"\x05order\x18\x02 \x01(\x0e2?.hive.database_api.v1.ListCollateralizedConversionRequestsOrderR\x05order\x12U\n" +
-	"\x05start\x18\x03 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\x05start\"\xdf\x03\n" +
+	"\x05start\x18\x03 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\x05start\"\x97\x04\n" +
 	")ListCollateralizedConversionRequestsStart\x12\x80\x01\n" +
 	"\x12by_conversion_date\x18\x01 \x01(\v2P.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByConversionDateH\x00R\x10byConversionDate\x12j\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v2I.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1am\n" +
-	"\x10ByConversionDate\x12C\n" +
-	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0econversionDate\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01\x1aE\n" +
-	"\tByAccount\x12\x14\n" +
-	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1c\n" +
-	"\trequestid\x18\x02 \x01(\rR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"by_account\x18\x02 \x01(\v2I.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1a\x8a\x01\n" +
+	"\x10ByConversionDate\x12X\n" +
+	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0fconversion_dateR\x0econversionDate\x12\x16\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
+	"\tByAccount\x12\x1f\n" +
+	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner\x12+\n" +
+	"\trequestid\x18\x02 \x01(\rB\r\xfa\xf3\x18\trequestidR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xd7\x01\n" +
 	",ListCollateralizedConversionRequestsResponse\x12G\n" +
 	"\brequests\x18\x01 \x03(\v2+.hive.types.v1.CollateralizedConvertRequestR\brequests\x12^\n" +
@@ -3211,18 +3219,20 @@ const file_hive_database_api_v1_finance_proto_rawDesc = "" +
 	"\x16ListLimitOrdersRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12@\n" +
 	"\x05order\x18\x02 \x01(\x0e2*.hive.database_api.v1.ListLimitOrdersOrderR\x05order\x12@\n" +
-	"\x05start\x18\x03 \x01(\v2*.hive.database_api.v1.ListLimitOrdersStartR\x05start\"\xe8\x02\n" +
-	"\x14ListLimitOrdersStart\x12O\n" +
-	"\bby_price\x18\x01 \x01(\v22.hive.database_api.v1.ListLimitOrdersStart.ByPriceH\x00R\abyPrice\x12U\n" +
+	"\x05start\x18\x03 \x01(\v2*.hive.database_api.v1.ListLimitOrdersStartR\x05start\"\xa1\x03\n" +
+	"\x14ListLimitOrdersStart\x12W\n" +
+	"\bby_price\x18\x01 \x01(\v22.hive.database_api.v1.ListLimitOrdersStart.ByPriceB\x06\x9a\xf4\x18\x02[]H\x00R\abyPrice\x12U\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v24.hive.database_api.v1.ListLimitOrdersStart.ByAccountH\x00R\tbyAccount\x1aT\n" +
-	"\aByPrice\x123\n" +
+	"by_account\x18\x02 \x01(\v24.hive.database_api.v1.ListLimitOrdersStart.ByAccountH\x00R\tbyAccount\x1al\n" +
+	"\aByPrice\x12C\n" +
 	"\n" +
-	"sell_price\x18\x01 \x01(\v2\x14.hive.types.v1.PriceR\tsellPrice\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\x04R\x02id:\x04\xc8\xf3\x18\x01\x1aC\n" +
-	"\tByAccount\x12\x16\n" +
-	"\x06seller\x18\x01 \x01(\tR\x06seller\x12\x18\n" +
-	"\aorderid\x18\x02 \x01(\rR\aorderid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"sell_price\x18\x01 \x01(\v2\x14.hive.types.v1.PriceB\x0e\xfa\xf3\x18\n" +
+	"sell_priceR\tsellPrice\x12\x16\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\\\n" +
+	"\tByAccount\x12\"\n" +
+	"\x06seller\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06sellerR\x06seller\x12%\n" +
+	"\aorderid\x18\x02 \x01(\rB\v\xfa\xf3\x18\aorderidR\aorderid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x97\x01\n" +
 	"\x17ListLimitOrdersResponse\x121\n" +
 	"\x06orders\x18\x01 \x03(\v2\x19.hive.types.v1.LimitOrderR\x06orders\x12I\n" +

@@ -761,8 +761,10 @@ func (x *ListProposalsStart_ByCreator) GetProposalId() int64 {
 // ByStartDate is the by_start_date cursor: [start_date, proposal_id].
 type ListProposalsStart_ByStartDate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The start date to start at; unset sends [] (from the first or, when
-	// descending, the last).
+	// The start date to start at. Unset (with the case set) is sent as
+	// 1970-01-01T00:00:00; for the first page in either direction leave the
+	// request's `start` unset instead, and hivegate sends [] (from the first
+	// or, when descending, the last).
 	StartDate *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
 	// The proposal id to start at within that date; current hived ignores it.
 	// Set only with start_date.
@@ -818,7 +820,9 @@ func (x *ListProposalsStart_ByStartDate) GetProposalId() int64 {
 // ByEndDate is the by_end_date cursor: [end_date, proposal_id].
 type ListProposalsStart_ByEndDate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The end date to start at; unset sends [].
+	// The end date to start at. Unset (with the case set) is sent as
+	// 1970-01-01T00:00:00; for the first page leave the request's `start`
+	// unset instead, and hivegate sends [].
 	EndDate *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
 	// The proposal id to start at within that date; current hived ignores it.
 	// Set only with end_date.
@@ -1051,35 +1055,36 @@ const file_hive_database_api_v1_proposals_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06status\x12\x1c\n" +
 	"\alast_id\x18\x06 \x01(\x04H\x00R\x06lastId\x88\x01\x01B\n" +
 	"\n" +
-	"\b_last_id\"\x87\a\n" +
-	"\x12ListProposalsStart\x12S\n" +
+	"\b_last_id\"\xa9\b\n" +
+	"\x12ListProposalsStart\x12[\n" +
 	"\n" +
-	"by_creator\x18\x01 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByCreatorH\x00R\tbyCreator\x12Z\n" +
-	"\rby_start_date\x18\x02 \x01(\v24.hive.database_api.v1.ListProposalsStart.ByStartDateH\x00R\vbyStartDate\x12T\n" +
-	"\vby_end_date\x18\x03 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByEndDateH\x00R\tbyEndDate\x12]\n" +
-	"\x0eby_total_votes\x18\x04 \x01(\v25.hive.database_api.v1.ListProposalsStart.ByTotalVotesH\x00R\fbyTotalVotes\x1ar\n" +
-	"\tByCreator\x12\x1d\n" +
-	"\acreator\x18\x01 \x01(\tH\x00R\acreator\x88\x01\x01\x12$\n" +
-	"\vproposal_id\x18\x02 \x01(\x03H\x01R\n" +
+	"by_creator\x18\x01 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByCreatorB\x06\x9a\xf4\x18\x02[]H\x00R\tbyCreator\x12b\n" +
+	"\rby_start_date\x18\x02 \x01(\v24.hive.database_api.v1.ListProposalsStart.ByStartDateB\x06\x9a\xf4\x18\x02[]H\x00R\vbyStartDate\x12\\\n" +
+	"\vby_end_date\x18\x03 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByEndDateB\x06\x9a\xf4\x18\x02[]H\x00R\tbyEndDate\x12e\n" +
+	"\x0eby_total_votes\x18\x04 \x01(\v25.hive.database_api.v1.ListProposalsStart.ByTotalVotesB\x06\x9a\xf4\x18\x02[]H\x00R\fbyTotalVotes\x1a\x90\x01\n" +
+	"\tByCreator\x12*\n" +
+	"\acreator\x18\x01 \x01(\tB\v\xfa\xf3\x18\acreatorH\x00R\acreator\x88\x01\x01\x125\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x01R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
 	"\n" +
 	"\b_creatorB\x0e\n" +
-	"\f_proposal_id\x1a\x84\x01\n" +
-	"\vByStartDate\x129\n" +
+	"\f_proposal_id\x1a\xa5\x01\n" +
+	"\vByStartDate\x12I\n" +
 	"\n" +
-	"start_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartDate\x12$\n" +
-	"\vproposal_id\x18\x02 \x01(\x03H\x00R\n" +
+	"start_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
+	"start_dateR\tstartDate\x125\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x00R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
-	"\f_proposal_id\x1a~\n" +
-	"\tByEndDate\x125\n" +
-	"\bend_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\aendDate\x12$\n" +
-	"\vproposal_id\x18\x02 \x01(\x03H\x00R\n" +
+	"\f_proposal_id\x1a\x9d\x01\n" +
+	"\tByEndDate\x12C\n" +
+	"\bend_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bend_dateR\aendDate\x125\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x00R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
-	"\f_proposal_id\x1a\x80\x01\n" +
-	"\fByTotalVotes\x12$\n" +
-	"\vtotal_votes\x18\x01 \x01(\x04H\x00R\n" +
-	"totalVotes\x88\x01\x01\x12$\n" +
-	"\vproposal_id\x18\x02 \x01(\x03H\x01R\n" +
+	"\f_proposal_id\x1a\xa2\x01\n" +
+	"\fByTotalVotes\x125\n" +
+	"\vtotal_votes\x18\x01 \x01(\x04B\x0f\xfa\xf3\x18\vtotal_votesH\x00R\n" +
+	"totalVotes\x88\x01\x01\x125\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x01R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_total_votesB\x0e\n" +
 	"\f_proposal_id:\x04\xc8\xf3\x18\x02B\a\n" +
@@ -1093,20 +1098,20 @@ const file_hive_database_api_v1_proposals_proto_rawDesc = "" +
 	"\x05order\x18\x02 \x01(\x0e2,.hive.database_api.v1.ListProposalVotesOrderR\x05order\x12B\n" +
 	"\x05start\x18\x03 \x01(\v2,.hive.database_api.v1.ListProposalVotesStartR\x05start\x12M\n" +
 	"\x0forder_direction\x18\x04 \x01(\x0e2$.hive.database_api.v1.OrderDirectionR\x0eorderDirection\x125\n" +
-	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06status\"\xe7\x03\n" +
-	"\x16ListProposalVotesStart\x12j\n" +
-	"\x11by_voter_proposal\x18\x01 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByVoterProposalH\x00R\x0fbyVoterProposal\x12j\n" +
-	"\x11by_proposal_voter\x18\x02 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByProposalVoterH\x00R\x0fbyProposalVoter\x1ar\n" +
-	"\x0fByVoterProposal\x12\x19\n" +
-	"\x05voter\x18\x01 \x01(\tH\x00R\x05voter\x88\x01\x01\x12$\n" +
-	"\vproposal_id\x18\x02 \x01(\x03H\x01R\n" +
+	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06status\"\xc3\x04\n" +
+	"\x16ListProposalVotesStart\x12r\n" +
+	"\x11by_voter_proposal\x18\x01 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByVoterProposalB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyVoterProposal\x12r\n" +
+	"\x11by_proposal_voter\x18\x02 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByProposalVoterB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyProposalVoter\x1a\x97\x01\n" +
+	"\x0fByVoterProposal\x12$\n" +
+	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterH\x00R\x05voter\x88\x01\x01\x12>\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x18\xfa\xf3\x18\x14proposal.proposal_idH\x01R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
 	"\x06_voterB\x0e\n" +
-	"\f_proposal_id\x1ar\n" +
-	"\x0fByProposalVoter\x12$\n" +
-	"\vproposal_id\x18\x01 \x01(\x03H\x00R\n" +
-	"proposalId\x88\x01\x01\x12\x19\n" +
-	"\x05voter\x18\x02 \x01(\tH\x01R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
+	"\f_proposal_id\x1a\x97\x01\n" +
+	"\x0fByProposalVoter\x12>\n" +
+	"\vproposal_id\x18\x01 \x01(\x03B\x18\xfa\xf3\x18\x14proposal.proposal_idH\x00R\n" +
+	"proposalId\x88\x01\x01\x12$\n" +
+	"\x05voter\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05voterH\x01R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_proposal_idB\b\n" +
 	"\x06_voter:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xac\x01\n" +

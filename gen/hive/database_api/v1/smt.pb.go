@@ -1160,27 +1160,30 @@ const file_hive_database_api_v1_smt_proto_rawDesc = "" +
 	"\x1bListSmtContributionsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12E\n" +
 	"\x05order\x18\x02 \x01(\x0e2/.hive.database_api.v1.ListSmtContributionsOrderR\x05order\x12E\n" +
-	"\x05start\x18\x03 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\x05start\"\xd2\x06\n" +
-	"\x19ListSmtContributionsStart\x12y\n" +
-	"\x15by_symbol_contributor\x18\x01 \x01(\v2C.hive.database_api.v1.ListSmtContributionsStart.BySymbolContributorH\x00R\x13bySymbolContributor\x12^\n" +
-	"\fby_symbol_id\x18\x02 \x01(\v2:.hive.database_api.v1.ListSmtContributionsStart.BySymbolIdH\x00R\n" +
-	"bySymbolId\x12f\n" +
-	"\x0eby_contributor\x18\x03 \x01(\v2=.hive.database_api.v1.ListSmtContributionsStart.ByContributorH\x00R\rbyContributor\x1a\xc3\x01\n" +
-	"\x13BySymbolContributor\x12-\n" +
-	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12%\n" +
-	"\vcontributor\x18\x02 \x01(\tH\x00R\vcontributor\x88\x01\x01\x12,\n" +
-	"\x0fcontribution_id\x18\x03 \x01(\rH\x01R\x0econtributionId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
+	"\x05start\x18\x03 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\x05start\"\xe3\a\n" +
+	"\x19ListSmtContributionsStart\x12\x81\x01\n" +
+	"\x15by_symbol_contributor\x18\x01 \x01(\v2C.hive.database_api.v1.ListSmtContributionsStart.BySymbolContributorB\x06\x9a\xf4\x18\x02[]H\x00R\x13bySymbolContributor\x12f\n" +
+	"\fby_symbol_id\x18\x02 \x01(\v2:.hive.database_api.v1.ListSmtContributionsStart.BySymbolIdB\x06\x9a\xf4\x18\x02[]H\x00R\n" +
+	"bySymbolId\x12n\n" +
+	"\x0eby_contributor\x18\x03 \x01(\v2=.hive.database_api.v1.ListSmtContributionsStart.ByContributorB\x06\x9a\xf4\x18\x02[]H\x00R\rbyContributor\x1a\xf5\x01\n" +
+	"\x13BySymbolContributor\x129\n" +
+	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
+	"\xfa\xf3\x18\x06symbolR\x06symbol\x126\n" +
+	"\vcontributor\x18\x02 \x01(\tB\x0f\xfa\xf3\x18\vcontributorH\x00R\vcontributor\x88\x01\x01\x12A\n" +
+	"\x0fcontribution_id\x18\x03 \x01(\rB\x13\xfa\xf3\x18\x0fcontribution_idH\x01R\x0econtributionId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_contributorB\x12\n" +
-	"\x10_contribution_id\x1a]\n" +
+	"\x10_contribution_id\x1aq\n" +
 	"\n" +
-	"BySymbolId\x12-\n" +
-	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12\x13\n" +
-	"\x02id\x18\x02 \x01(\x04H\x00R\x02id\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x05\n" +
-	"\x03_id\x1a\xbd\x01\n" +
-	"\rByContributor\x12%\n" +
-	"\vcontributor\x18\x01 \x01(\tH\x00R\vcontributor\x88\x01\x01\x12-\n" +
-	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12,\n" +
-	"\x0fcontribution_id\x18\x03 \x01(\rH\x01R\x0econtributionId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
+	"BySymbolId\x129\n" +
+	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
+	"\xfa\xf3\x18\x06symbolR\x06symbol\x12\x1b\n" +
+	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idH\x00R\x02id\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x05\n" +
+	"\x03_id\x1a\xef\x01\n" +
+	"\rByContributor\x126\n" +
+	"\vcontributor\x18\x01 \x01(\tB\x0f\xfa\xf3\x18\vcontributorH\x00R\vcontributor\x88\x01\x01\x129\n" +
+	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
+	"\xfa\xf3\x18\x06symbolR\x06symbol\x12A\n" +
+	"\x0fcontribution_id\x18\x03 \x01(\rB\x13\xfa\xf3\x18\x0fcontribution_idH\x01R\x0econtributionId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_contributorB\x12\n" +
 	"\x10_contribution_id:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xb4\x01\n" +
@@ -1191,15 +1194,15 @@ const file_hive_database_api_v1_smt_proto_rawDesc = "" +
 	"\x14ListSmtTokensRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12>\n" +
 	"\x05order\x18\x02 \x01(\x0e2(.hive.database_api.v1.ListSmtTokensOrderR\x05order\x12>\n" +
-	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\x05start\"\x93\x03\n" +
-	"\x12ListSmtTokensStart\x12P\n" +
-	"\tby_symbol\x18\x01 \x01(\v21.hive.database_api.v1.ListSmtTokensStart.BySymbolH\x00R\bbySymbol\x12i\n" +
-	"\x12by_control_account\x18\x02 \x01(\v29.hive.database_api.v1.ListSmtTokensStart.ByControlAccountH\x00R\x10byControlAccount\x1a?\n" +
-	"\bBySymbol\x12-\n" +
-	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol:\x04\xc8\xf3\x18\x02\x1ap\n" +
-	"\x10ByControlAccount\x12'\n" +
-	"\x0fcontrol_account\x18\x01 \x01(\tR\x0econtrolAccount\x12-\n" +
-	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\x05start\"\xe9\x03\n" +
+	"\x12ListSmtTokensStart\x12X\n" +
+	"\tby_symbol\x18\x01 \x01(\v21.hive.database_api.v1.ListSmtTokensStart.BySymbolB\x06\x9a\xf4\x18\x02{}H\x00R\bbySymbol\x12i\n" +
+	"\x12by_control_account\x18\x02 \x01(\v29.hive.database_api.v1.ListSmtTokensStart.ByControlAccountH\x00R\x10byControlAccount\x1aX\n" +
+	"\bBySymbol\x12F\n" +
+	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\x17\xfa\xf3\x18\x13token.liquid_symbolR\x06symbol:\x04\xc8\xf3\x18\x02\x1a\xa4\x01\n" +
+	"\x10ByControlAccount\x12B\n" +
+	"\x0fcontrol_account\x18\x01 \x01(\tB\x19\xfa\xf3\x18\x15token.control_accountR\x0econtrolAccount\x12F\n" +
+	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolB\x17\xfa\xf3\x18\x13token.liquid_symbolR\x06symbol:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x91\x01\n" +
 	"\x15ListSmtTokensResponse\x12/\n" +
 	"\x06tokens\x18\x01 \x03(\v2\x17.hive.types.v1.SmtTokenR\x06tokens\x12G\n" +
@@ -1208,12 +1211,13 @@ const file_hive_database_api_v1_smt_proto_rawDesc = "" +
 	"\x1cListSmtTokenEmissionsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12F\n" +
 	"\x05order\x18\x02 \x01(\x0e20.hive.database_api.v1.ListSmtTokenEmissionsOrderR\x05order\x12F\n" +
-	"\x05start\x18\x03 \x01(\v20.hive.database_api.v1.ListSmtTokenEmissionsStartR\x05start\"\x99\x02\n" +
-	"\x1aListSmtTokenEmissionsStart\x12e\n" +
-	"\x0eby_symbol_time\x18\x01 \x01(\v2=.hive.database_api.v1.ListSmtTokenEmissionsStart.BySymbolTimeH\x00R\fbySymbolTime\x1a\x84\x01\n" +
-	"\fBySymbolTime\x12-\n" +
-	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolR\x06symbol\x12?\n" +
-	"\rschedule_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fscheduleTime:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05start\x18\x03 \x01(\v20.hive.database_api.v1.ListSmtTokenEmissionsStartR\x05start\"\xc0\x02\n" +
+	"\x1aListSmtTokenEmissionsStart\x12m\n" +
+	"\x0eby_symbol_time\x18\x01 \x01(\v2=.hive.database_api.v1.ListSmtTokenEmissionsStart.BySymbolTimeB\x06\x9a\xf4\x18\x02[]H\x00R\fbySymbolTime\x1a\xa3\x01\n" +
+	"\fBySymbolTime\x129\n" +
+	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
+	"\xfa\xf3\x18\x06symbolR\x06symbol\x12R\n" +
+	"\rschedule_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x11\xfa\xf3\x18\rschedule_timeR\fscheduleTime:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\xbb\x01\n" +
 	"\x1dListSmtTokenEmissionsResponse\x12I\n" +
 	"\x0ftoken_emissions\x18\x01 \x03(\v2 .hive.types.v1.SmtTokenEmissionsR\x0etokenEmissions\x12O\n" +

@@ -847,21 +847,21 @@ const file_hive_database_api_v1_witnesses_proto_rawDesc = "" +
 	"\x14ListWitnessesRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12>\n" +
 	"\x05order\x18\x02 \x01(\x0e2(.hive.database_api.v1.ListWitnessesOrderR\x05order\x12>\n" +
-	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\x05start\"\xf7\x03\n" +
+	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\x05start\"\xe1\x04\n" +
 	"\x12ListWitnessesStart\x12J\n" +
-	"\aby_name\x18\x01 \x01(\v2/.hive.database_api.v1.ListWitnessesStart.ByNameH\x00R\x06byName\x12W\n" +
-	"\fby_vote_name\x18\x02 \x01(\v23.hive.database_api.v1.ListWitnessesStart.ByVoteNameH\x00R\n" +
+	"\aby_name\x18\x01 \x01(\v2/.hive.database_api.v1.ListWitnessesStart.ByNameH\x00R\x06byName\x12x\n" +
+	"\fby_vote_name\x18\x02 \x01(\v23.hive.database_api.v1.ListWitnessesStart.ByVoteNameB\x1f\x9a\xf4\x18\x1b[\"9223372036854775807\", \"\"]H\x00R\n" +
 	"byVoteName\x12c\n" +
-	"\x10by_schedule_time\x18\x03 \x01(\v27.hive.database_api.v1.ListWitnessesStart.ByScheduleTimeH\x00R\x0ebyScheduleTime\x1a$\n" +
-	"\x06ByName\x12\x14\n" +
-	"\x05owner\x18\x01 \x01(\tR\x05owner:\x04\xc8\xf3\x18\x02\x1a>\n" +
+	"\x10by_schedule_time\x18\x03 \x01(\v27.hive.database_api.v1.ListWitnessesStart.ByScheduleTimeH\x00R\x0ebyScheduleTime\x1a/\n" +
+	"\x06ByName\x12\x1f\n" +
+	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner:\x04\xc8\xf3\x18\x02\x1aT\n" +
 	"\n" +
-	"ByVoteName\x12\x14\n" +
-	"\x05votes\x18\x01 \x01(\x03R\x05votes\x12\x14\n" +
-	"\x05owner\x18\x02 \x01(\tR\x05owner:\x04\xc8\xf3\x18\x01\x1ab\n" +
-	"\x0eByScheduleTime\x124\n" +
-	"\x16virtual_scheduled_time\x18\x01 \x01(\tR\x14virtualScheduledTime\x12\x14\n" +
-	"\x05owner\x18\x02 \x01(\tR\x05owner:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"ByVoteName\x12\x1f\n" +
+	"\x05votes\x18\x01 \x01(\x03B\t\xfa\xf3\x18\x05votesR\x05votes\x12\x1f\n" +
+	"\x05owner\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner:\x04\xc8\xf3\x18\x01\x1a\x89\x01\n" +
+	"\x0eByScheduleTime\x12P\n" +
+	"\x16virtual_scheduled_time\x18\x01 \x01(\tB\x1a\xfa\xf3\x18\x16virtual_scheduled_timeR\x14virtualScheduledTime\x12\x1f\n" +
+	"\x05owner\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x96\x01\n" +
 	"\x15ListWitnessesResponse\x124\n" +
 	"\twitnesses\x18\x01 \x03(\v2\x16.hive.types.v1.WitnessR\twitnesses\x12G\n" +
@@ -870,16 +870,16 @@ const file_hive_database_api_v1_witnesses_proto_rawDesc = "" +
 	"\x17ListWitnessVotesRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\rR\x05limit\x12A\n" +
 	"\x05order\x18\x02 \x01(\x0e2+.hive.database_api.v1.ListWitnessVotesOrderR\x05order\x12A\n" +
-	"\x05start\x18\x03 \x01(\v2+.hive.database_api.v1.ListWitnessVotesStartR\x05start\"\x9e\x03\n" +
+	"\x05start\x18\x03 \x01(\v2+.hive.database_api.v1.ListWitnessVotesStartR\x05start\"\xd2\x03\n" +
 	"\x15ListWitnessVotesStart\x12l\n" +
 	"\x12by_account_witness\x18\x01 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByAccountWitnessH\x00R\x10byAccountWitness\x12l\n" +
-	"\x12by_witness_account\x18\x02 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByWitnessAccountH\x00R\x10byWitnessAccount\x1aL\n" +
-	"\x10ByAccountWitness\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x18\n" +
-	"\awitness\x18\x02 \x01(\tR\awitness:\x04\xc8\xf3\x18\x01\x1aL\n" +
-	"\x10ByWitnessAccount\x12\x18\n" +
-	"\awitness\x18\x01 \x01(\tR\awitness\x12\x18\n" +
-	"\aaccount\x18\x02 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x12by_witness_account\x18\x02 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByWitnessAccountH\x00R\x10byWitnessAccount\x1af\n" +
+	"\x10ByAccountWitness\x12%\n" +
+	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount\x12%\n" +
+	"\awitness\x18\x02 \x01(\tB\v\xfa\xf3\x18\awitnessR\awitness:\x04\xc8\xf3\x18\x01\x1af\n" +
+	"\x10ByWitnessAccount\x12%\n" +
+	"\awitness\x18\x01 \x01(\tB\v\xfa\xf3\x18\awitnessR\awitness\x12%\n" +
+	"\aaccount\x18\x02 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
 	"\x05start\"\x98\x01\n" +
 	"\x18ListWitnessVotesResponse\x120\n" +
 	"\x05votes\x18\x01 \x03(\v2\x1a.hive.types.v1.WitnessVoteR\x05votes\x12J\n" +

@@ -940,9 +940,9 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x1dGetAccountReputationsResponse\x12G\n" +
 	"\vreputations\x18\x01 \x03(\v2%.hive.follow_api.v1.AccountReputationR\vreputations\x12M\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2..hive.follow_api.v1.GetAccountReputationsStartR\tnextStart\"L\n" +
-	"\x1aGetAccountReputationsStart\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\"W\n" +
+	"next_start\x18\x0f \x01(\v2..hive.follow_api.v1.GetAccountReputationsStartR\tnextStart\"Y\n" +
+	"\x1aGetAccountReputationsStart\x12;\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\"W\n" +
 	"\x11AccountReputation\x12\"\n" +
 	"\aaccount\x18\x01 \x01(\tB\b\xd2\xf3\x18\x04nameR\aaccount\x12\x1e\n" +
 	"\n" +
@@ -955,9 +955,9 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x0fGetBlogResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentBlogEntryR\aentries\x12?\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2 .hive.follow_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"4\n" +
-	"\fGetBlogStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"m\n" +
+	"next_start\x18\x0f \x01(\v2 .hive.follow_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"\fGetBlogStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"m\n" +
 	"\x15GetBlogEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
 	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
@@ -965,9 +965,9 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x16GetBlogEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.BlogEntryR\aentries\x12F\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2'.hive.follow_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\";\n" +
-	"\x13GetBlogEntriesStart\x12$\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03R\fstartEntryId\"\xa1\x01\n" +
+	"next_start\x18\x0f \x01(\v2'.hive.follow_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"\x13GetBlogEntriesStart\x126\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"\xa1\x01\n" +
 	"\x13GetFollowersRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12D\n" +
@@ -977,9 +977,9 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x14GetFollowersResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12D\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\")\n" +
-	"\x11GetFollowersStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start\"\xa1\x01\n" +
+	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\"7\n" +
+	"\x11GetFollowersStart\x12\"\n" +
+	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xa1\x01\n" +
 	"\x13GetFollowingRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12D\n" +
@@ -989,15 +989,15 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x14GetFollowingResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12D\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\")\n" +
-	"\x11GetFollowingStart\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start2\xc4\x05\n" +
-	"\x10FollowApiService\x12\xa7\x01\n" +
-	"\x15GetAccountReputations\x120.hive.follow_api.v1.GetAccountReputationsRequest\x1a1.hive.follow_api.v1.GetAccountReputationsResponse\")\xda\xf3\x18\"follow_api.get_account_reputations\x90\x02\x01\x12n\n" +
-	"\aGetBlog\x12\".hive.follow_api.v1.GetBlogRequest\x1a#.hive.follow_api.v1.GetBlogResponse\"\x1a\xda\xf3\x18\x13follow_api.get_blog\x90\x02\x01\x12\x8b\x01\n" +
-	"\x0eGetBlogEntries\x12).hive.follow_api.v1.GetBlogEntriesRequest\x1a*.hive.follow_api.v1.GetBlogEntriesResponse\"\"\xda\xf3\x18\x1bfollow_api.get_blog_entries\x90\x02\x01\x12\x82\x01\n" +
-	"\fGetFollowers\x12'.hive.follow_api.v1.GetFollowersRequest\x1a(.hive.follow_api.v1.GetFollowersResponse\"\x1f\xda\xf3\x18\x18follow_api.get_followers\x90\x02\x01\x12\x82\x01\n" +
-	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\"\x1f\xda\xf3\x18\x18follow_api.get_following\x90\x02\x01B\xd0\x01\n" +
+	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\"8\n" +
+	"\x11GetFollowingStart\x12#\n" +
+	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start2\xdc\x05\n" +
+	"\x10FollowApiService\x12\xac\x01\n" +
+	"\x15GetAccountReputations\x120.hive.follow_api.v1.GetAccountReputationsRequest\x1a1.hive.follow_api.v1.GetAccountReputationsResponse\".\xda\xf3\x18\"follow_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12r\n" +
+	"\aGetBlog\x12\".hive.follow_api.v1.GetBlogRequest\x1a#.hive.follow_api.v1.GetBlogResponse\"\x1e\xda\xf3\x18\x13follow_api.get_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\x90\x01\n" +
+	"\x0eGetBlogEntries\x12).hive.follow_api.v1.GetBlogEntriesRequest\x1a*.hive.follow_api.v1.GetBlogEntriesResponse\"'\xda\xf3\x18\x1bfollow_api.get_blog_entries\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\x87\x01\n" +
+	"\fGetFollowers\x12'.hive.follow_api.v1.GetFollowersRequest\x1a(.hive.follow_api.v1.GetFollowersResponse\"$\xda\xf3\x18\x18follow_api.get_followers\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x87\x01\n" +
+	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\"$\xda\xf3\x18\x18follow_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01B\xd0\x01\n" +
 	"\x16com.hive.follow_api.v1B\x0eFollowApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/follow_api/v1;follow_apiv1\xa2\x02\x03HFX\xaa\x02\x11Hive.FollowApi.V1\xca\x02\x11Hive\\FollowApi\\V1\xe2\x02\x1dHive\\FollowApi\\V1\\GPBMetadata\xea\x02\x13Hive::FollowApi::V1b\x06proto3"
 
 var (

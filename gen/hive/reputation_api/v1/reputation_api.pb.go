@@ -192,11 +192,11 @@ const file_hive_reputation_api_v1_reputation_api_proto_rawDesc = "" +
 	"\x1dGetAccountReputationsResponse\x12B\n" +
 	"\vreputations\x18\x01 \x03(\v2 .hive.types.v1.AccountReputationR\vreputations\x12Q\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v22.hive.reputation_api.v1.GetAccountReputationsStartR\tnextStart\"L\n" +
-	"\x1aGetAccountReputationsStart\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound2\xcc\x01\n" +
-	"\x14ReputationApiService\x12\xb3\x01\n" +
-	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\"-\xda\xf3\x18&reputation_api.get_account_reputations\x90\x02\x01B\xf0\x01\n" +
+	"next_start\x18\x0f \x01(\v22.hive.reputation_api.v1.GetAccountReputationsStartR\tnextStart\"Y\n" +
+	"\x1aGetAccountReputationsStart\x12;\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound2\xd1\x01\n" +
+	"\x14ReputationApiService\x12\xb8\x01\n" +
+	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\"2\xda\xf3\x18&reputation_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01B\xf0\x01\n" +
 	"\x1acom.hive.reputation_api.v1B\x12ReputationApiProtoP\x01ZHgithub.com/hivegate/hivegate/gen/hive/reputation_api/v1;reputation_apiv1\xa2\x02\x03HRX\xaa\x02\x15Hive.ReputationApi.V1\xca\x02\x15Hive\\ReputationApi\\V1\xe2\x02!Hive\\ReputationApi\\V1\\GPBMetadata\xea\x02\x17Hive::ReputationApi::V1b\x06proto3"
 
 var (

@@ -241,11 +241,11 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"(GetDiscussionsByAuthorBeforeDateResponse\x125\n" +
 	"\vdiscussions\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\vdiscussions\x12V\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v27.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"N\n" +
-	"%GetDiscussionsByAuthorBeforeDateStart\x12%\n" +
-	"\x0estart_permlink\x18\x01 \x01(\tR\rstartPermlink2\xe3\x01\n" +
-	"\x0eTagsApiService\x12\xd0\x01\n" +
-	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"5\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\x90\x02\x01B\xc0\x01\n" +
+	"next_start\x18\x0f \x01(\v27.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\\\n" +
+	"%GetDiscussionsByAuthorBeforeDateStart\x123\n" +
+	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink2\xe7\x01\n" +
+	"\x0eTagsApiService\x12\xd4\x01\n" +
+	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"9\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\x90\x02\x01B\xc0\x01\n" +
 	"\x14com.hive.tags_api.v1B\fTagsApiProtoP\x01Z<github.com/hivegate/hivegate/gen/hive/tags_api/v1;tags_apiv1\xa2\x02\x03HTX\xaa\x02\x0fHive.TagsApi.V1\xca\x02\x0fHive\\TagsApi\\V1\xe2\x02\x1bHive\\TagsApi\\V1\\GPBMetadata\xea\x02\x11Hive::TagsApi::V1b\x06proto3"
 
 var (

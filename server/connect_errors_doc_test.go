@@ -1,0 +1,51 @@
+package server
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+)
+
+// TestErrorTableDocumented checks the README's table of Connect codes
+// against kindCode: every gateway error kind is listed, with the code the
+// server answers. The table lives in server/README-connect.md until it is
+// merged into the top-level README.md; the test reads whichever holds it.
+func TestErrorTableDocumented(t *testing.T) {
+	t.Parallel()
+	var doc string
+	for _, path := range []string{"../README.md", "README-connect.md"} {
+		b, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(b), "| JSON-RPC error | Connect / gRPC code |") {
+			doc = string(b)
+			break
+		}
+	}
+	if doc == "" {
+		t.Fatal("no README holds the table \"| JSON-RPC error | Connect / gRPC code |\"")
+	}
+	kindRe := regexp.MustCompile("`([a-z_]+)` -3\\d{4}")
+	codeRe := regexp.MustCompile("\\| `([a-z_]+)` \\|$")
+	documented := map[string]string{}
+	for _, line := range strings.Split(doc, "\n") {
+		m := codeRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, k := range kindRe.FindAllStringSubmatch(line, -1) {
+			documented[k[1]] = m[1]
+		}
+	}
+	for _, spec := range jsonrpc.Errors {
+		got, ok := documented[string(spec.Kind)]
+		if !ok {
+			t.Errorf("the table does not list %s", spec.Kind)
+			continue
+		}
+		if want := kindCode(spec.Kind).String(); got != want {
+			t.Errorf("the table maps %s to %s; the server answers %s", spec.Kind, got, want)
+		}
+	}
+}

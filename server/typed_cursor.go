@@ -1,0 +1,242 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
+)
+
+// cursorPlan builds a response's next_start from the page's items: every
+// field of the cursor message names, with (hivegate.v1.item_field), where in
+// an item its value comes from.
+type cursorPlan struct {
+	// oneofCase is the next_start case to set; nil when next_start is the
+	// cursor itself.
+	oneofCase protoreflect.FieldDescriptor
+	fields    []cursorField
+}
+
+// cursorField is one field of a cursor and its source in the item.
+type cursorField struct {
+	fd protoreflect.FieldDescriptor
+	// paths lead from the item to the source field; several paths are
+	// ANDed (bool fields only).
+	paths [][]protoreflect.FieldDescriptor
+	// first takes the page's first item rather than its last.
+	first bool
+	// offset is added to an integer value.
+	offset int64
+	// end, when hasEnd, is the item value that marks the last page.
+	end    int64
+	hasEnd bool
+}
+
+// planCursor plans next_start message nm (with case cf, or nil when nm is
+// the cursor itself) built from items of type item.
+func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescriptor, item protoreflect.MessageDescriptor) (*cursorPlan, error) {
+	cursor := nm
+	if cf != nil {
+		cursor = cf.Message()
+	}
+	cp := &cursorPlan{oneofCase: cf}
+	fields := cursor.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		opts := fd.Options()
+		spec := proto.GetExtension(opts, hivegatev1.E_ItemField).(string)
+		if spec == "" {
+			return nil, fmt.Errorf("cursor field %s has no (hivegate.v1.item_field)", fd.FullName())
+		}
+		if spec == "-" {
+			// Not carried by the items: left unset, which needs presence.
+			if !fd.HasPresence() {
+				return nil, fmt.Errorf("cursor field %s: item_field \"-\" needs a field with presence", fd.FullName())
+			}
+			continue
+		}
+		f := cursorField{
+			fd:     fd,
+			first:  proto.GetExtension(opts, hivegatev1.E_ItemFirst).(bool),
+			offset: proto.GetExtension(opts, hivegatev1.E_ItemOffset).(int64),
+		}
+		if proto.HasExtension(opts, hivegatev1.E_ItemEnd) {
+			f.end, f.hasEnd = proto.GetExtension(opts, hivegatev1.E_ItemEnd).(int64), true
+		}
+		for _, p := range strings.Split(spec, "&&") {
+			path, err := resolvePath(item, strings.TrimSpace(p))
+			if err != nil {
+				return nil, fmt.Errorf("cursor field %s: item_field %q: %w", fd.FullName(), spec, err)
+			}
+			f.paths = append(f.paths, path)
+		}
+		if err := f.check(); err != nil {
+			return nil, fmt.Errorf("cursor field %s: item_field %q: %w", fd.FullName(), spec, err)
+		}
+		cp.fields = append(cp.fields, f)
+	}
+	return cp, nil
+}
+
+// resolvePath resolves a dot path of field names in md. Every step but the
+// last must be a singular message field; the last must be singular.
+func resolvePath(md protoreflect.MessageDescriptor, path string) ([]protoreflect.FieldDescriptor, error) {
+	var out []protoreflect.FieldDescriptor
+	steps := strings.Split(path, ".")
+	for i, name := range steps {
+		fd := md.Fields().ByName(protoreflect.Name(name))
+		if fd == nil {
+			return nil, fmt.Errorf("%s has no field %q", md.FullName(), name)
+		}
+		if fd.IsList() || fd.IsMap() {
+			return nil, fmt.Errorf("%s.%s is repeated", md.FullName(), name)
+		}
+		out = append(out, fd)
+		if i < len(steps)-1 {
+			if fd.Kind() != protoreflect.MessageKind {
+				return nil, fmt.Errorf("%s.%s is not a message", md.FullName(), name)
+			}
+			md = fd.Message()
+		}
+	}
+	return out, nil
+}
+
+// check verifies that the sources can fill the field.
+func (f *cursorField) check() error {
+	if len(f.paths) > 1 {
+		if f.fd.Kind() != protoreflect.BoolKind {
+			return fmt.Errorf("&& needs a bool field")
+		}
+	}
+	if (f.offset != 0 || f.hasEnd) && !isInteger(f.fd) {
+		return fmt.Errorf("item_offset and item_end need an integer field")
+	}
+	for _, p := range f.paths {
+		src := p[len(p)-1]
+		ok := false
+		switch {
+		case len(f.paths) > 1:
+			ok = src.Kind() == protoreflect.BoolKind
+		case isInteger(f.fd):
+			ok = isInteger(src)
+		case f.fd.Kind() == protoreflect.MessageKind:
+			ok = src.Kind() == protoreflect.MessageKind && src.Message().FullName() == f.fd.Message().FullName()
+		case f.fd.Kind() == protoreflect.EnumKind:
+			ok = src.Kind() == protoreflect.EnumKind && src.Enum().FullName() == f.fd.Enum().FullName()
+		default:
+			ok = src.Kind() == f.fd.Kind()
+		}
+		if !ok {
+			return fmt.Errorf("%s (%s) cannot fill a %s field", src.FullName(), src.Kind(), f.fd.Kind())
+		}
+	}
+	return nil
+}
+
+// build sets next_start on resp from its items; it leaves next_start unset
+// when the page is empty or a field's item_end says the page is the last.
+func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.FieldDescriptor) {
+	list := resp.Get(items).List()
+	n := list.Len()
+	if n == 0 {
+		return
+	}
+	nx := resp.NewField(next).Message()
+	cur := nx
+	if cp.oneofCase != nil {
+		cur = nx.NewField(cp.oneofCase).Message()
+	}
+	for i := range cp.fields {
+		f := &cp.fields[i]
+		item := list.Get(n - 1).Message()
+		if f.first {
+			item = list.Get(0).Message()
+		}
+		v, ok := f.value(item, cur)
+		if !ok {
+			return // the last page
+		}
+		if v.IsValid() {
+			cur.Set(f.fd, v)
+		}
+	}
+	if cp.oneofCase != nil {
+		nx.Set(cp.oneofCase, protoreflect.ValueOfMessage(cur))
+	}
+	resp.Set(next, protoreflect.ValueOfMessage(nx))
+}
+
+// value computes the field's value from item. ok is false when the item
+// marks the last page; an invalid Value leaves the field unset (a message
+// source that is unset).
+func (f *cursorField) value(item, cur protoreflect.Message) (v protoreflect.Value, ok bool) {
+	if len(f.paths) > 1 {
+		all := true
+		for _, p := range f.paths {
+			all = all && get(item, p).Bool()
+		}
+		return protoreflect.ValueOfBool(all), true
+	}
+	p := f.paths[0]
+	src := p[len(p)-1]
+	switch {
+	case isInteger(f.fd):
+		n := asInt64(get(item, p), src)
+		if f.hasEnd && n == f.end {
+			return v, false
+		}
+		return fromInt64(n+f.offset, f.fd), true
+	case f.fd.Kind() == protoreflect.MessageKind:
+		parent := item
+		for _, fd := range p[:len(p)-1] {
+			parent = parent.Get(fd).Message()
+		}
+		if !parent.Has(src) {
+			return v, true
+		}
+		// Copy into a message of the cursor's own type: the cursor must not
+		// share a message with the item.
+		dst := cur.NewField(f.fd).Message()
+		proto.Merge(dst.Interface(), parent.Get(src).Message().Interface())
+		return protoreflect.ValueOfMessage(dst), true
+	default:
+		return get(item, p), true
+	}
+}
+
+// get follows path from m; unset messages on the way read as empty.
+func get(m protoreflect.Message, path []protoreflect.FieldDescriptor) protoreflect.Value {
+	for _, fd := range path[:len(path)-1] {
+		m = m.Get(fd).Message()
+	}
+	return m.Get(path[len(path)-1])
+}
+
+// asInt64 reads an integer value of field fd as int64 (uint64 values above
+// 2^63-1 wrap, which no cursor holds).
+func asInt64(v protoreflect.Value, fd protoreflect.FieldDescriptor) int64 {
+	switch fd.Kind() {
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return int64(v.Uint())
+	default:
+		return v.Int()
+	}
+}
+
+// fromInt64 converts n to a value of integer field fd.
+func fromInt64(n int64, fd protoreflect.FieldDescriptor) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(n))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(uint64(n))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(n))
+	default:
+		return protoreflect.ValueOfInt64(n)
+	}
+}

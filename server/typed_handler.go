@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/server/transcode"
+)
+
+// box carries a generated message through connect's generic handler.
+// connect needs one static Go type per handler; box is that type for every
+// typed RPC, and its ProtoReflect hands connect's codecs the generated
+// message inside, so binary and JSON (de)serialisation take the generated
+// fast paths. The request initializer puts the RPC's input type in it.
+type box struct{ proto.Message }
+
+// ProtoReflect returns the boxed message's reflection, making *box a
+// proto.Message for connect's codecs.
+func (b *box) ProtoReflect() protoreflect.Message { return b.Message.ProtoReflect() }
+
+// auxMessage is the decoded form of a cache entry's JSON result, attached to
+// the entry (cache.Entry.SetAux) so that a hit is served without decoding.
+// It is keyed by the message type: one JSON result can be wanted as a typed
+// response and as JsonRpcService's generic Value. msg is read-only.
+type auxMessage struct {
+	desc protoreflect.MessageDescriptor
+	msg  proto.Message
+}
+
+// typedServer serves the typed RPCs through the dispatcher.
+type typedServer struct {
+	d   *dispatch.Dispatcher
+	log *slog.Logger
+}
+
+// handler returns the connect handler of one typed RPC: Connect (JSON and
+// binary), gRPC and gRPC-Web, all through serve.
+func (s *typedServer) handler(tm *typedMethod, opts ...connect.HandlerOption) *connect.Handler {
+	input := tm.Request
+	return connect.NewUnaryHandler(tm.Procedure,
+		func(ctx context.Context, r *connect.Request[box]) (*connect.Response[box], error) {
+			return s.serve(ctx, tm, r)
+		},
+		connect.WithSchema(tm.Desc),
+		connect.WithRequestInitializer(func(_ connect.Spec, msg any) error {
+			b, ok := msg.(*box)
+			if !ok {
+				return fmt.Errorf("request initializer: unexpected %T", msg)
+			}
+			b.Message = input.New().Interface()
+			return nil
+		}),
+		connect.WithIdempotency(idempotency(tm.Desc)),
+		connect.WithHandlerOptions(opts...),
+	)
+}
+
+// serve validates the request, builds its JSON-RPC params, dispatches them
+// (cache, coalescing, backend pool: the path JSON-RPC clients take) and
+// answers the typed response.
+func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Request[box]) (*connect.Response[box], error) {
+	params, order, err := tm.prepare(r.Msg.ProtoReflect())
+	if err != nil {
+		return nil, err
+	}
+	call, err := s.d.Router().Parse(tm.JSONRPC, params)
+	if err != nil {
+		// The method comes from the schema and the params from the codec:
+		// the router rejecting them is a bug.
+		s.log.Error("typed call rejected by the router", "procedure", tm.Procedure, "error", err)
+		return nil, connect.NewError(connect.CodeInternal, errors.New("hivegate could not route "+tm.JSONRPC))
+	}
+	res := s.d.Do(ctx, call)
+	if res.Err != nil {
+		return nil, callError(ctx, res)
+	}
+	msg, err := s.decode(tm, res, order)
+	if err != nil {
+		ce := connect.NewError(connect.CodeInternal, err)
+		setCallHeaders(ce.Meta(), res)
+		return nil, ce
+	}
+	out := connect.NewResponse(&box{Message: msg})
+	setCallHeaders(out.Header(), res)
+	return out, nil
+}
+
+// decode returns the typed response of a result: from the cache entry when
+// an earlier call decoded it, otherwise decoded now (with next_start) and
+// attached to the entry. The message is shared and must not be modified.
+func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber) (proto.Message, error) {
+	desc := tm.Response.Descriptor()
+	if res.Entry != nil {
+		if a, ok := res.Entry.Aux().(*auxMessage); ok && a.desc == desc {
+			return a.msg, nil
+		}
+	}
+	m := tm.Response.New()
+	if _, err := transcode.Unmarshal(res.Result, m.Interface()); err != nil {
+		s.log.Warn("typed result does not fit its message", "procedure", tm.Procedure, "key", res.Key, "error", err)
+		return nil, fmt.Errorf("the backend's result for %s does not fit %s: %w (JsonRpcService.Call returns it unchanged)",
+			tm.JSONRPC, desc.FullName(), err)
+	}
+	if tm.next != nil {
+		cp := tm.nextPlain
+		if cp == nil {
+			cp = tm.nextCases[order]
+		}
+		if cp != nil {
+			cp.build(m, tm.items, tm.next)
+		}
+	}
+	msg := m.Interface()
+	if res.Entry != nil {
+		res.Entry.SetAux(&auxMessage{desc: desc, msg: msg})
+	}
+	return msg, nil
+}
+
+// setCallHeaders tells the client how the call was served, as the JSON-RPC
+// front end does for single requests.
+func setCallHeaders(h http.Header, res dispatch.Result) {
+	if res.Cache != "" {
+		h.Set(jsonrpc.HeaderCache, string(res.Cache))
+	}
+	if res.Route != "" {
+		h.Set(jsonrpc.HeaderRoute, res.Route)
+	}
+}
+
+// idempotency is the connect idempotency level of an RPC: typed RPCs are
+// declared NO_SIDE_EFFECTS, which lets Connect clients use HTTP GET.
+func idempotency(md protoreflect.MethodDescriptor) connect.IdempotencyLevel {
+	opts, ok := md.Options().(*descriptorpb.MethodOptions)
+	if !ok || opts == nil {
+		return connect.IdempotencyUnknown
+	}
+	switch opts.GetIdempotencyLevel() {
+	case descriptorpb.MethodOptions_NO_SIDE_EFFECTS:
+		return connect.IdempotencyNoSideEffects
+	case descriptorpb.MethodOptions_IDEMPOTENT:
+		return connect.IdempotencyIdempotent
+	}
+	return connect.IdempotencyUnknown
+}

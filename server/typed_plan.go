@@ -1,0 +1,322 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
+	"github.com/hivegate/hivegate/server/transcode"
+)
+
+// typedMethod is everything the typed front end knows about one RPC. It is
+// derived once, at startup, from the RPC's descriptors and the options in
+// proto/hivegate/v1/options.proto; nothing in it is written per method. It
+// is read-only afterwards.
+type typedMethod struct {
+	*transcode.Method
+
+	// limit is the page-size field (nil when the method has no limit_max);
+	// limitMax its largest accepted value.
+	limit    protoreflect.FieldDescriptor
+	limitMax uint64
+	// countsDown are the integer fields marked (hivegate.v1.counts_down).
+	countsDown []protoreflect.FieldDescriptor
+	// defaults are the fields with a (hivegate.v1.json_default).
+	defaults []fieldDefault
+	// tuple is set when the request is written as positional params.
+	tuple bool
+
+	// order is the request's `order` enum field and start its `start`
+	// message field; either may be nil.
+	order protoreflect.FieldDescriptor
+	start protoreflect.FieldDescriptor
+	// startKey is start's JSON key, for splicing a first_page value.
+	startKey string
+	// startOneof is the oneof of start's message; nil when start is the
+	// cursor itself (list_owner_histories).
+	startOneof protoreflect.OneofDescriptor
+	// cases maps each order value to its start case.
+	cases map[protoreflect.EnumNumber]*startCase
+	// byCase maps a start case field number to its order value.
+	byCase map[protoreflect.FieldNumber]protoreflect.EnumNumber
+	// onlyOrder is the order used when neither order nor start is set: the
+	// enum's single non-zero value, or 0 when it has several.
+	onlyOrder protoreflect.EnumNumber
+	// plainStart is the minimal start of a start without a oneof.
+	plainStart *cursorStart
+
+	// items is the response's repeated item field, next its next_start
+	// field; both nil when the response is not a page.
+	items protoreflect.FieldDescriptor
+	next  protoreflect.FieldDescriptor
+	// nextPlain builds next_start when it is not a oneof; nextCases, keyed
+	// by order value, when it is.
+	nextPlain *cursorPlan
+	nextCases map[protoreflect.EnumNumber]*cursorPlan
+}
+
+// fieldDefault is a field's (hivegate.v1.json_default), decoded once.
+type fieldDefault struct {
+	fd    protoreflect.FieldDescriptor
+	value protoreflect.Value // read-only: requests get a copy of a message value
+}
+
+// startCase is one case of a request's start oneof.
+type startCase struct {
+	order     protoreflect.EnumNumber
+	orderName string // the enum value's name, for error messages
+	field     protoreflect.FieldDescriptor
+	// firstPage is the (hivegate.v1.first_page) JSON sent for an unset
+	// start; nil when the minimal start is sent instead.
+	firstPage json.RawMessage
+	cursor    *cursorStart
+}
+
+// cursorStart describes a start cursor message: its minimal value (the
+// first page) and its time fields, which are filled with the epoch when a
+// client leaves them unset.
+type cursorStart struct {
+	// minimal is the cursor of the first page: every field at its zero
+	// value and every time at 1970-01-01T00:00:00. Read-only: requests get
+	// a copy.
+	minimal protoreflect.Message
+	// times are the cursor's google.protobuf.Timestamp fields when the
+	// cursor is a tuple (in an object an unset time is simply left out).
+	times []protoreflect.FieldDescriptor
+	tuple bool
+}
+
+// planMethods builds the plan of every typed method. A schema whose options
+// are inconsistent (an order without a start case, a cursor field without
+// item_field, a path that does not resolve) is an error: it is a bug in
+// proto/, caught at startup and by the tests.
+func planMethods(reg *transcode.Registry) ([]*typedMethod, error) {
+	var out []*typedMethod
+	for _, m := range reg.Methods() {
+		tm, err := planMethod(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Desc.FullName(), err)
+		}
+		out = append(out, tm)
+	}
+	return out, nil
+}
+
+func planMethod(m *transcode.Method) (*typedMethod, error) {
+	tm := &typedMethod{Method: m}
+	req := m.Request.Descriptor()
+	tm.tuple = proto.GetExtension(req.Options(), hivegatev1.E_JsonShape).(hivegatev1.JsonShape) == hivegatev1.JsonShape_JSON_SHAPE_TUPLE
+	if err := tm.planLimit(); err != nil {
+		return nil, err
+	}
+	fields := req.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if proto.GetExtension(fd.Options(), hivegatev1.E_CountsDown).(bool) {
+			if !isInteger(fd) || tm.limit == nil {
+				return nil, fmt.Errorf("field %s: counts_down needs an integer field and a limit", fd.Name())
+			}
+			tm.countsDown = append(tm.countsDown, fd)
+		}
+		if def := proto.GetExtension(fd.Options(), hivegatev1.E_JsonDefault).(string); def != "" {
+			tmp := m.Request.New()
+			if _, err := transcode.UnmarshalField([]byte(def), tmp.Interface(), fd); err != nil {
+				return nil, fmt.Errorf("field %s: json_default %s: %w", fd.Name(), def, err)
+			}
+			tm.defaults = append(tm.defaults, fieldDefault{fd: fd, value: tmp.Get(fd)})
+		}
+	}
+	if err := tm.planStart(); err != nil {
+		return nil, err
+	}
+	if err := tm.planNext(); err != nil {
+		return nil, err
+	}
+	return tm, nil
+}
+
+// planLimit reads (hivegate.v1.limit_max) and (hivegate.v1.limit_field).
+func (tm *typedMethod) planLimit() error {
+	opts := tm.Desc.Options()
+	max := proto.GetExtension(opts, hivegatev1.E_LimitMax).(uint32)
+	if max == 0 {
+		return nil
+	}
+	name := proto.GetExtension(opts, hivegatev1.E_LimitField).(string)
+	if name == "" {
+		name = "limit"
+	}
+	fd := tm.Request.Descriptor().Fields().ByName(protoreflect.Name(name))
+	if fd == nil || !isInteger(fd) || fd.IsList() {
+		return fmt.Errorf("limit_max: request has no integer field %q", name)
+	}
+	tm.limit, tm.limitMax = fd, uint64(max)
+	return nil
+}
+
+// planStart finds the request's order and start fields and pairs every
+// order value with its start case by hived name ("by_name").
+func (tm *typedMethod) planStart() error {
+	fields := tm.Request.Descriptor().Fields()
+	if fd := fields.ByName("order"); fd != nil && fd.Kind() == protoreflect.EnumKind {
+		tm.order = fd
+	}
+	fd := fields.ByName("start")
+	if fd == nil || fd.Kind() != protoreflect.MessageKind {
+		if tm.order != nil {
+			return fmt.Errorf("request has an order but no start message")
+		}
+		return nil
+	}
+	tm.start = fd
+	tm.startKey = fd.TextName()
+	if k := proto.GetExtension(fd.Options(), hivegatev1.E_JsonKey).(string); k != "" {
+		tm.startKey = k
+	}
+	sm := fd.Message()
+	if sm.Oneofs().Len() == 0 || sm.Oneofs().Get(0).IsSynthetic() {
+		if tm.order != nil {
+			return fmt.Errorf("start %s has no oneof, but the request has an order", sm.FullName())
+		}
+		tm.plainStart = planCursorStart(tm.Request.New().NewField(tm.start).Message())
+		return nil
+	}
+	if tm.order == nil {
+		return fmt.Errorf("start %s has a oneof, but the request has no order", sm.FullName())
+	}
+	tm.startOneof = sm.Oneofs().Get(0)
+	tm.cases = map[protoreflect.EnumNumber]*startCase{}
+	tm.byCase = map[protoreflect.FieldNumber]protoreflect.EnumNumber{}
+	caseFields := tm.startOneof.Fields()
+	values := tm.order.Enum().Values()
+	var nonZero []protoreflect.EnumNumber
+	for i := range values.Len() {
+		v := values.Get(i)
+		name, ok := transcode.EnumName(v)
+		if !ok {
+			continue
+		}
+		nonZero = append(nonZero, v.Number())
+		cf := caseFields.ByName(protoreflect.Name(name))
+		if cf == nil {
+			return fmt.Errorf("order %s (%q) has no start case named %s", v.Name(), name, name)
+		}
+		sc := &startCase{order: v.Number(), orderName: string(v.Name()), field: cf}
+		if fp := proto.GetExtension(cf.Options(), hivegatev1.E_FirstPage).(string); fp != "" {
+			// The value must be a cursor of the case: decode it as one.
+			tmp := tm.Request.New().NewField(tm.start).Message()
+			if _, err := transcode.UnmarshalField([]byte(fp), tmp.Interface(), cf); err != nil {
+				return fmt.Errorf("start case %s: first_page %s: %w", cf.Name(), fp, err)
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, []byte(fp)); err != nil {
+				return fmt.Errorf("start case %s: first_page %s: %w", cf.Name(), fp, err)
+			}
+			sc.firstPage = buf.Bytes()
+		}
+		sc.cursor = planCursorStart(tm.Request.New().NewField(tm.start).Message().NewField(cf).Message())
+		tm.cases[v.Number()] = sc
+		tm.byCase[cf.Number()] = v.Number()
+	}
+	if len(tm.byCase) != caseFields.Len() {
+		return fmt.Errorf("start %s has a case that no order selects", sm.FullName())
+	}
+	if len(nonZero) == 1 {
+		tm.onlyOrder = nonZero[0]
+	}
+	return nil
+}
+
+// planCursorStart describes a start cursor; empty is a new, empty message of
+// the cursor's type, which becomes the minimal start.
+func planCursorStart(empty protoreflect.Message) *cursorStart {
+	md := empty.Descriptor()
+	cs := &cursorStart{
+		minimal: empty,
+		tuple:   proto.GetExtension(md.Options(), hivegatev1.E_JsonShape).(hivegatev1.JsonShape) == hivegatev1.JsonShape_JSON_SHAPE_TUPLE,
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if isTimestamp(fd) {
+			// A new Timestamp is 0 seconds: 1970-01-01T00:00:00.
+			cs.minimal.Set(fd, protoreflect.ValueOfMessage(cs.minimal.NewField(fd).Message()))
+			if cs.tuple {
+				cs.times = append(cs.times, fd)
+			}
+		}
+	}
+	return cs
+}
+
+// planNext finds the response's item list and next_start field and plans
+// how next_start is built from the items.
+func (tm *typedMethod) planNext() error {
+	resp := tm.Response.Descriptor()
+	next := resp.Fields().ByName("next_start")
+	if next == nil {
+		return nil
+	}
+	if next.Kind() != protoreflect.MessageKind || next.IsList() {
+		return fmt.Errorf("next_start is not a message")
+	}
+	fields := resp.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() && fd.Kind() == protoreflect.MessageKind {
+			if tm.items != nil {
+				return fmt.Errorf("response has two repeated message fields (%s, %s)", tm.items.Name(), fd.Name())
+			}
+			tm.items = fd
+		}
+	}
+	if tm.items == nil {
+		return fmt.Errorf("response has next_start but no repeated item field")
+	}
+	tm.next = next
+	item := tm.items.Message()
+	nm := next.Message()
+	if nm.Oneofs().Len() == 0 || nm.Oneofs().Get(0).IsSynthetic() {
+		cp, err := planCursor(nm, nil, item)
+		tm.nextPlain = cp
+		return err
+	}
+	if tm.cases == nil {
+		return fmt.Errorf("next_start %s has a oneof, but the request has no order", nm.FullName())
+	}
+	tm.nextCases = map[protoreflect.EnumNumber]*cursorPlan{}
+	for order, sc := range tm.cases {
+		cf := nm.Oneofs().Get(0).Fields().ByName(sc.field.Name())
+		if cf == nil {
+			return fmt.Errorf("next_start %s has no case %s", nm.FullName(), sc.field.Name())
+		}
+		cp, err := planCursor(nm, cf, item)
+		if err != nil {
+			return err
+		}
+		tm.nextCases[order] = cp
+	}
+	return nil
+}
+
+// isTimestamp reports a singular google.protobuf.Timestamp field.
+func isTimestamp(fd protoreflect.FieldDescriptor) bool {
+	return fd.Kind() == protoreflect.MessageKind && !fd.IsList() &&
+		fd.Message().FullName() == "google.protobuf.Timestamp"
+}
+
+// isInteger reports an integer field of any width or signedness.
+func isInteger(fd protoreflect.FieldDescriptor) bool {
+	switch fd.Kind() {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind,
+		protoreflect.Uint32Kind, protoreflect.Fixed32Kind,
+		protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return true
+	}
+	return false
+}

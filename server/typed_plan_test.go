@@ -1,0 +1,277 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	ahv1 "github.com/hivegate/hivegate/gen/hive/account_history_api/v1"
+	blockv1 "github.com/hivegate/hivegate/gen/hive/block_api/v1"
+	condv1 "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
+	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	typesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
+	"github.com/hivegate/hivegate/server/transcode"
+)
+
+// plannedMethods plans every typed method of the registry.
+func plannedMethods(t testing.TB) map[string]*typedMethod {
+	t.Helper()
+	reg, err := transcode.NewRegistry(protoregistry.GlobalFiles, protoregistry.GlobalTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods, err := planMethods(reg)
+	if err != nil {
+		t.Fatalf("planMethods: %v", err)
+	}
+	out := map[string]*typedMethod{}
+	for _, tm := range methods {
+		out[tm.JSONRPC] = tm
+	}
+	return out
+}
+
+// TestPlanEveryMethod checks that the schema's paging options are complete:
+// every typed method plans, every list response with next_start has a
+// cursor for every order, and every paged request has a limit maximum.
+func TestPlanEveryMethod(t *testing.T) {
+	t.Parallel()
+	methods := plannedMethods(t)
+	if len(methods) < 40 {
+		t.Fatalf("only %d typed methods planned", len(methods))
+	}
+	for name, tm := range methods {
+		if tm.next != nil {
+			if tm.nextPlain == nil && len(tm.nextCases) != len(tm.cases) {
+				t.Errorf("%s: next_start has %d cases for %d orders", name, len(tm.nextCases), len(tm.cases))
+			}
+			if tm.limit == nil {
+				t.Errorf("%s: a paged method without (hivegate.v1.limit_max)", name)
+			}
+		}
+		if tm.order != nil && len(tm.cases) == 0 {
+			t.Errorf("%s: order without start cases", name)
+		}
+	}
+}
+
+// TestPrepareParams checks the JSON-RPC params a typed request becomes:
+// defaults, first pages, positional cursors and the order taken from the
+// start's case.
+func TestPrepareParams(t *testing.T) {
+	t.Parallel()
+	methods := plannedMethods(t)
+	tests := []struct {
+		name   string
+		method string
+		req    proto.Message
+		want   string
+	}{
+		{"by_name minimal start", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 10, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME},
+			`{"limit":10,"order":"by_name","start":""}`},
+		{"order from the start's case", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 2, Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByProxy_{ByProxy: &dbv1.ListAccountsStart_ByProxy{Proxy: "a", Account: "b"}}}},
+			`{"limit":2,"order":"by_proxy","start":["a","b"]}`},
+		{"minimal time cursor", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 1, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NEXT_VESTING_WITHDRAWAL, DelayedVotesActive: proto.Bool(false)},
+			`{"limit":1,"order":"by_next_vesting_withdrawal","start":["1970-01-01T00:00:00"],"delayed_votes_active":false}`},
+		{"descending index first page", "database_api.list_witnesses",
+			&dbv1.ListWitnessesRequest{Limit: 5, Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_VOTE_NAME},
+			`{"limit":5,"order":"by_vote_name","start":["9223372036854775807",""]}`},
+		{"empty-array first page", "database_api.list_limit_orders",
+			&dbv1.ListLimitOrdersRequest{Limit: 5, Order: dbv1.ListLimitOrdersOrder_LIST_LIMIT_ORDERS_ORDER_BY_PRICE},
+			`{"limit":5,"order":"by_price","start":[]}`},
+		{"single order implied", "database_api.list_vesting_delegations",
+			&dbv1.ListVestingDelegationsRequest{Limit: 3},
+			`{"limit":3,"order":"by_delegation","start":["",""]}`},
+		{"no order: the tuple itself", "database_api.list_owner_histories",
+			&dbv1.ListOwnerHistoriesRequest{Limit: 3},
+			`{"limit":3,"start":["","1970-01-01T00:00:00"]}`},
+		{"unset time inside a tuple is the epoch", "database_api.list_savings_withdrawals",
+			&dbv1.ListSavingsWithdrawalsRequest{Limit: 3, Start: &dbv1.ListSavingsWithdrawalsStart{Start: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId_{ByCompleteFromId: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId{From: "x", RequestId: 2}}}},
+			`{"limit":3,"order":"by_complete_from_id","start":["1970-01-01T00:00:00","x",2]}`},
+		{"proposals first page", "database_api.list_proposals",
+			&dbv1.ListProposalsRequest{Limit: 3, Order: dbv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_START_DATE, OrderDirection: dbv1.OrderDirection_ORDER_DIRECTION_DESCENDING},
+			`{"limit":3,"order":"by_start_date","order_direction":"descending","start":[]}`},
+		{"condenser follow_type default", "condenser_api.get_followers",
+			&condv1.GetFollowersRequest{Account: "alice", Limit: 10},
+			`["alice","","blog",10]`},
+		{"account history", "account_history_api.get_account_history",
+			&ahv1.GetAccountHistoryRequest{Account: "alice", Start: -1, Limit: 1000},
+			`{"account":"alice","start":-1,"limit":1000}`},
+		{"block range count", "block_api.get_block_range",
+			&blockv1.GetBlockRangeRequest{StartingBlockNum: 5, Count: 2},
+			`{"starting_block_num":5,"count":2}`},
+		{"cursor message copied as given", "database_api.list_limit_orders",
+			&dbv1.ListLimitOrdersRequest{Limit: 5, Start: &dbv1.ListLimitOrdersStart{Start: &dbv1.ListLimitOrdersStart_ByPrice_{ByPrice: &dbv1.ListLimitOrdersStart_ByPrice{
+				SellPrice: &typesv1.Price{Base: &typesv1.Asset{Amount: "1", Precision: 3, Nai: "@@000000021"}, Quote: &typesv1.Asset{Amount: "2", Precision: 3, Nai: "@@000000013"}}, Id: 7}}}},
+			`{"limit":5,"order":"by_price","start":[{"base":{"amount":"1","precision":3,"nai":"@@000000021"},"quote":{"amount":"2","precision":3,"nai":"@@000000013"}},7]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tm := methods[tt.method]
+			if tm == nil {
+				t.Fatalf("no typed method %s", tt.method)
+			}
+			got, _, err := tm.prepare(tt.req.ProtoReflect())
+			if err != nil {
+				t.Fatalf("prepare: %v", err)
+			}
+			if !jsonEqual(t, got, []byte(tt.want)) {
+				t.Errorf("params = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPrepareInvalid checks that invalid typed requests are rejected as
+// invalid_argument with a message naming the field.
+func TestPrepareInvalid(t *testing.T) {
+	t.Parallel()
+	methods := plannedMethods(t)
+	byProxy := &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByProxy_{ByProxy: &dbv1.ListAccountsStart_ByProxy{}}}
+	tests := []struct {
+		name   string
+		method string
+		req    proto.Message
+		want   string
+	}{
+		{"limit zero", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, "limit: must be 1..1000, got 0"},
+		{"limit too big", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 1001, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, "limit: must be 1..1000, got 1001"},
+		{"blog limit", "condenser_api.get_blog",
+			&condv1.GetBlogRequest{Account: "a", Limit: 21}, "limit: must be 1..20, got 21"},
+		{"trending tags limit", "condenser_api.get_trending_tags",
+			&condv1.GetTrendingTagsRequest{Limit: 251}, "limit: must be 1..250, got 251"},
+		{"block range count", "block_api.get_block_range",
+			&blockv1.GetBlockRangeRequest{StartingBlockNum: 1}, "count: must be 1..1000, got 0"},
+		{"case of another order", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 1, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME, Start: byProxy},
+			"start: case by_proxy does not match order LIST_ACCOUNTS_ORDER_BY_NAME"},
+		{"no order, no start", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 1}, "order: must be set"},
+		{"unknown order", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 1, Order: 42}, "order: unknown value 42"},
+		{"history start below limit-1", "account_history_api.get_account_history",
+			&ahv1.GetAccountHistoryRequest{Account: "a", Start: 5, Limit: 10}, "start: must be -1 (the newest entry) or at least limit - 1 = 9, got 5"},
+		{"positional hole", "condenser_api.get_account_history",
+			&condv1.GetAccountHistoryRequest{Account: "a", Start: -1, Limit: 10, OperationFilterHigh: proto.Uint64(1)},
+			"operation_filter_low: must be set when operation_filter_high is set"},
+		{"cursor hole", "database_api.list_proposals",
+			&dbv1.ListProposalsRequest{Limit: 1, Start: &dbv1.ListProposalsStart{Start: &dbv1.ListProposalsStart_ByCreator_{ByCreator: &dbv1.ListProposalsStart_ByCreator{ProposalId: proto.Int64(3)}}}},
+			"start.by_creator.creator: must be set when proposal_id is set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := methods[tt.method].prepare(tt.req.ProtoReflect())
+			if err == nil {
+				t.Fatalf("prepare accepted the request")
+			}
+			if connect.CodeOf(err) != connect.CodeInvalidArgument {
+				t.Errorf("code = %v, want invalid_argument", connect.CodeOf(err))
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextStart checks next_start built from items through the schema's
+// item_field options, including the computed escrow element, first-item
+// cursors with an offset and the last-page marker.
+func TestNextStart(t *testing.T) {
+	t.Parallel()
+	methods := plannedMethods(t)
+	tests := []struct {
+		name   string
+		method string
+		req    proto.Message
+		result string // hived JSON
+		want   string // next_start as hived JSON, "" for unset
+	}{
+		{"accounts by_proxy", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 2, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_PROXY},
+			`{"accounts":[{"name":"a","proxy":""},{"name":"b","proxy":"p"}]}`, `["p","b"]`},
+		{"empty page", "database_api.list_accounts",
+			&dbv1.ListAccountsRequest{Limit: 2, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME},
+			`{"accounts":[]}`, ``},
+		{"escrow is_approved computed", "database_api.list_escrows",
+			&dbv1.ListEscrowsRequest{Limit: 2, Order: dbv1.ListEscrowsOrder_LIST_ESCROWS_ORDER_BY_RATIFICATION_DEADLINE},
+			`{"escrows":[{"id":4,"to_approved":true,"agent_approved":true,"ratification_deadline":"2020-01-01T00:00:00"}]}`,
+			`[true,"2020-01-01T00:00:00",4]`},
+		{"proposal votes nested path", "database_api.list_proposal_votes",
+			&dbv1.ListProposalVotesRequest{Limit: 2, Order: dbv1.ListProposalVotesOrder_LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER},
+			`{"proposal_votes":[{"id":1,"voter":"v","proposal":{"proposal_id":9}}]}`, `[9,"v"]`},
+		{"account history counts down", "condenser_api.get_account_history",
+			&condv1.GetAccountHistoryRequest{Account: "a", Start: -1, Limit: 2},
+			`[[10,{"block":1}],[11,{"block":2}]]`, `{"start":9}`},
+		{"account history reaches 0", "condenser_api.get_account_history",
+			&condv1.GetAccountHistoryRequest{Account: "a", Start: 1, Limit: 2},
+			`[[0,{"block":1}],[1,{"block":2}]]`, ``},
+		{"blog ends at entry 0", "condenser_api.get_blog_entries",
+			&condv1.GetBlogEntriesRequest{Account: "a", Limit: 2},
+			`[{"entry_id":1},{"entry_id":0}]`, ``},
+		{"blog continues", "condenser_api.get_blog_entries",
+			&condv1.GetBlogEntriesRequest{Account: "a", Limit: 2},
+			`[{"entry_id":5},{"entry_id":4}]`, `{"start_entry_id":4}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tm := methods[tt.method]
+			_, order, err := tm.prepare(tt.req.ProtoReflect())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := tm.Response.New()
+			if _, err := transcode.Unmarshal([]byte(tt.result), m.Interface()); err != nil {
+				t.Fatal(err)
+			}
+			cp := tm.nextPlain
+			if cp == nil {
+				cp = tm.nextCases[order]
+			}
+			cp.build(m, tm.items, tm.next)
+			if tt.want == "" {
+				if m.Has(tm.next) {
+					t.Errorf("next_start set: %v", m.Get(tm.next).Message().Interface())
+				}
+				return
+			}
+			if !m.Has(tm.next) {
+				t.Fatalf("next_start unset")
+			}
+			got, err := transcode.Marshal(m.Get(tm.next).Message().Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, got, []byte(tt.want)) {
+				t.Errorf("next_start = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}

@@ -120,6 +120,9 @@ type Settings struct {
 	MiddlewareConnectionThreads int
 	// LIBPollInterval is how often the last irreversible block is polled.
 	LIBPollInterval time.Duration
+	// CORSAllowedOrigins are the browser origins allowed to call hivegate
+	// (Connect-Web, gRPC-Web, fetch); empty or "*" allows any origin.
+	CORSAllowedOrigins []string
 }
 
 // Limits bound what one client may ask.

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +29,9 @@ func TestSettingsKeys(t *testing.T) {
 		{"operator_message: hello operators", func(c *config.Config) bool { return c.Settings.OperatorMessage == "hello operators" }},
 		{"middleware_connection_threads: 32", func(c *config.Config) bool { return c.Settings.MiddlewareConnectionThreads == 32 }},
 		{"lib_poll_interval: 7", func(c *config.Config) bool { return c.Settings.LIBPollInterval == 7*time.Second }},
+		{"cors_allowed_origins: [https://app.example, https://wallet.example]", func(c *config.Config) bool {
+			return slices.Equal(c.Settings.CORSAllowedOrigins, []string{"https://app.example", "https://wallet.example"})
+		}},
 	}
 	for _, section := range []string{"hivegate", "drone"} {
 		for _, tc := range testCases {
@@ -59,7 +63,7 @@ func TestDefaults(t *testing.T) {
 			MiddlewareConnectionThreads: config.DefaultConnectionThreads,
 			LIBPollInterval:             config.DefaultLIBPollInterval,
 		}
-		if cfg.Settings != want {
+		if !reflect.DeepEqual(cfg.Settings, want) {
 			t.Errorf("%s: settings %+v, want %+v", cfg.Source, cfg.Settings, want)
 		}
 		if cfg.Listen() != "127.0.0.1:8090" {

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestTestdataDrone(t *testing.T) {
 		OperatorMessage:             "Drone test node, operated by the hivegate tests",
 		MiddlewareConnectionThreads: 16, LIBPollInterval: config.DefaultLIBPollInterval,
 	}
-	if cfg.Settings != wantSettings {
+	if !reflect.DeepEqual(cfg.Settings, wantSettings) {
 		t.Errorf("settings %+v, want %+v", cfg.Settings, wantSettings)
 	}
 	if cfg.Listen() != "0.0.0.0:8999" {

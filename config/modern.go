@@ -122,6 +122,8 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 				err = d.errf(v, path, "lib_poll_interval must be at least 1 second")
 			}
 			s.LIBPollInterval = t
+		case "cors_allowed_origins":
+			s.CORSAllowedOrigins, err = d.strings(v, path)
 		default:
 			why, ok := droneOnlySettings[key]
 			if !ok {

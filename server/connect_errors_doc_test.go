@@ -11,20 +11,16 @@ import (
 
 // TestErrorTableDocumented checks the README's table of Connect codes
 // against kindCode: every gateway error kind is listed, with the code the
-// server answers. The table lives in server/README-connect.md until it is
-// merged into the top-level README.md; the test reads whichever holds it.
+// server answers.
 func TestErrorTableDocumented(t *testing.T) {
 	t.Parallel()
-	var doc string
-	for _, path := range []string{"../README.md", "README-connect.md"} {
-		b, err := os.ReadFile(path)
-		if err == nil && strings.Contains(string(b), "| JSON-RPC error | Connect / gRPC code |") {
-			doc = string(b)
-			break
-		}
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if doc == "" {
-		t.Fatal("no README holds the table \"| JSON-RPC error | Connect / gRPC code |\"")
+	doc := string(b)
+	if !strings.Contains(doc, "| JSON-RPC error | Connect / gRPC code |") {
+		t.Fatal("README.md lacks the table \"| JSON-RPC error | Connect / gRPC code |\"")
 	}
 	kindRe := regexp.MustCompile("`([a-z_]+)` -3\\d{4}")
 	codeRe := regexp.MustCompile("\\| `([a-z_]+)` \\|$")

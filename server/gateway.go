@@ -106,7 +106,11 @@ func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
 		g.typed[tm.Procedure] = tm
 	}
 	mountConnect(mux, g.dispatcher, methods, g.log, g.cfg.Limits.MaxBodyBytes)
-	return withCORS(mux, opts.CORSAllowedOrigins), nil
+	origins := opts.CORSAllowedOrigins
+	if len(origins) == 0 {
+		origins = g.cfg.Settings.CORSAllowedOrigins
+	}
+	return withCORS(mux, origins), nil
 }
 
 // TypedCall returns the JSON-RPC call a typed request becomes: the method

@@ -150,6 +150,9 @@ type Config struct {
 	TranslateToAppbase []string
 	DefaultNamespace   string
 	Limits             Limits
+	// Cache is the `cache:` section: the optional shared Redis tier
+	// (see cache.go).
+	Cache CacheSettings
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string

@@ -72,6 +72,8 @@ func parseModern(file string, data []byte) (*Config, error) {
 			cfg.nsPos = d.pos(v)
 			cfg.DefaultNamespace, err = d.str(v, key)
 			return true, err
+		case "cache":
+			return true, d.cacheSection(&cfg, k, v)
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":

@@ -55,15 +55,21 @@ type Dispatcher struct {
 	lib     *backend.LIBTracker
 	flights flights
 	log     *slog.Logger
+	// tier is the in-process cache in front of the shared Redis tier; nil
+	// without one (see WithSharedCache).
+	tier *cache.Tiered
 }
 
-// New returns a Dispatcher. c may be nil (no caching); lib may be nil (every
-// block counts as reversible).
-func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTracker, logger *slog.Logger) *Dispatcher {
+// New returns a Dispatcher. c may be nil (no in-process caching); lib may
+// be nil (every block counts as reversible).
+func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTracker, logger *slog.Logger, opts ...Option) *Dispatcher {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger}
+	for _, opt := range opts {
+		opt(d)
+	}
 	d.router.Store(r)
 	return d
 }
@@ -123,8 +129,8 @@ func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
 	// cache off for a method wants an answer computed after the request
 	// arrived, not one an earlier request is already waiting for.
 	coalesce := rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast
-	cacheable := coalesce && d.cache != nil
-	if cacheable {
+	cacheable := coalesce && (d.cache != nil || d.tier != nil)
+	if cacheable && d.cache != nil {
 		if e, ok := d.cache.Get(c.Key); ok {
 			return Result{Result: e.Value, Entry: e, Cache: CacheHit, Route: rt.Matched.URL, Key: c.Key}, nil
 		}
@@ -142,8 +148,10 @@ type Pending struct {
 }
 
 // Run makes the upstream call (or joins an identical one in flight),
-// applies the TTL policy and stores the answer. A Pending holds no
-// resources, so one that is never run needs no clean-up.
+// applies the TTL policy and stores the answer. With a shared cache tier
+// (WithSharedCache) the flight first looks in Redis, within its timeout,
+// and a hit there is the answer (CacheHit, no upstream call). A Pending
+// holds no resources, so one that is never run needs no clean-up.
 func (p *Pending) Run(ctx context.Context) Result {
 	d, c, rt := p.d, p.c, p.rt
 	res := Result{Route: rt.Matched.URL, Key: c.Key, Cache: CacheBypass}
@@ -157,6 +165,13 @@ func (p *Pending) Run(ctx context.Context) Result {
 	c = detach(c)
 	cacheable := p.cacheable
 	out, leader := d.flights.do(ctx, c.Key, func(ctx context.Context) outcome {
+		if cacheable && d.tier != nil {
+			// The in-process cache missed in PrepareCall; the shared tier
+			// is asked once per flight, within its short timeout.
+			if v, e, ok := d.tier.FetchShared(ctx, c.Key); ok {
+				return outcome{result: v, entry: e, shared: true}
+			}
+		}
 		o := d.upstream(ctx, c, rt)
 		if cacheable && o.err == nil && o.resp.Error == nil {
 			o.entry = d.store(c, rt, o.result)
@@ -165,6 +180,8 @@ func (p *Pending) Run(ctx context.Context) Result {
 	})
 	res.Result, res.Err, res.Entry = out.result, out.rpcErr(), out.entry
 	switch {
+	case out.shared:
+		res.Cache = CacheHit // from the shared tier: no upstream call was made
 	case !leader:
 		res.Cache = CacheCoalesced
 	case cacheable:
@@ -206,6 +223,7 @@ type outcome struct {
 	result json.RawMessage
 	err    error
 	entry  *cache.Entry
+	shared bool // the result came from the shared cache tier
 }
 
 func (o outcome) rpcErr() *jsonrpc.Error {
@@ -268,7 +286,12 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 	default:
 		return nil
 	}
-	e, _ := d.cache.Store(c.Key, result, ttl)
+	var e *cache.Entry
+	if d.tier != nil {
+		e, _ = d.tier.Store(c.Key, result, ttl)
+	} else {
+		e, _ = d.cache.Store(c.Key, result, ttl)
+	}
 	return e
 }
 

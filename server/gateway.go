@@ -75,10 +75,22 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 	if lib == nil {
 		logger.Warn("no route for " + libProbeMethod + ": every block counts as reversible")
 	}
-	d := dispatch.New(r, c, pool, lib, logger)
+	// The optional shared Redis tier (cache.redis_url): nil without it.
+	shared, err := dispatch.OpenSharedCache(cfg.Cache, logger)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if _, err := dispatch.ShareLIB(context.Background(), shared, lib); err != nil {
+		logger.Warn("could not read the shared last irreversible block from Redis", "err", err)
+	}
+	d := dispatch.New(r, c, pool, lib, logger, dispatch.WithSharedCache(shared))
 	g := &Gateway{cfg: cfg, pool: pool, lib: lib, dispatcher: d, log: logger}
 	g.handler, err = g.buildHandler(opts)
 	if err != nil {
+		if shared != nil {
+			_ = shared.Close()
+		}
 		pool.Close()
 		return nil, fmt.Errorf("building handlers: %w", err)
 	}
@@ -149,4 +161,9 @@ func (g *Gateway) Handler() http.Handler { return g.handler }
 func (g *Gateway) Dispatcher() *dispatch.Dispatcher { return g.dispatcher }
 
 // Close releases idle upstream connections.
-func (g *Gateway) Close() { g.pool.Close() }
+func (g *Gateway) Close() {
+	if s := g.dispatcher.SharedCache(); s != nil {
+		_ = s.Close()
+	}
+	g.pool.Close()
+}

@@ -3,7 +3,7 @@
 BUF := go tool -modfile=tools/buf/go.mod buf
 FUZZTIME ?= 20s
 
-.PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-load ci
+.PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-load soak ci
 
 all: test
 
@@ -60,6 +60,12 @@ fuzz:
 	    echo "fuzz $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+SOAKTIME ?= 60s
+## soak: bounded soak test (mixed hits, misses, errors, batches; a flapping
+## backend) against an in-process gateway; checks ids, results, goroutines, memory.
+soak:
+	go test -tags soak -run TestSoak -count=1 -v ./internal/soak -soak.duration=$(SOAKTIME)
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...

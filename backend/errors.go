@@ -76,6 +76,9 @@ func transportFailure(be *backend, err error, midBody bool) *failure {
 		detail = "refused the connection"
 	case errors.Is(err, syscall.ECONNRESET):
 		detail = "reset the connection"
+		if midBody {
+			detail = "reset the connection in the middle of its answer"
+		}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		detail = "closed the connection without answering"
 		if midBody {

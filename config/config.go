@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -136,6 +137,42 @@ type Limits struct {
 	MaxBodyBytes int64
 	// MaxJSONDepth is the deepest JSON nesting accepted in a request.
 	MaxJSONDepth int
+
+	// The fields below are read by config/limits.go; a zero value means the
+	// default there (see Limits.WithDefaults).
+
+	// MaxHeaderBytes bounds a request's headers (limits.max_header_bytes).
+	MaxHeaderBytes int
+	// ReadHeaderTimeout bounds the time to read a request's headers
+	// (limits.read_header_timeout).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds the time to read a whole request
+	// (limits.read_timeout).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds the time from the end of a request's headers to
+	// the end of its response (limits.write_timeout).
+	WriteTimeout time.Duration
+	// IdleTimeout bounds how long a keep-alive connection waits for its next
+	// request (limits.idle_timeout).
+	IdleTimeout time.Duration
+	// MaxInFlight is the number of requests served at once; more are
+	// refused at once (limits.max_in_flight).
+	MaxInFlight int
+	// RateLimitPerSecond is the sustained calls per second allowed per
+	// client address; 0 turns rate limiting off (limits.rate_limit_per_second).
+	RateLimitPerSecond float64
+	// RateLimitBurst is the calls a client may make at once after being idle
+	// (limits.rate_limit_burst).
+	RateLimitBurst int
+	// TrustedProxyHeader names the header (X-Forwarded-For, X-Real-IP) read
+	// for the client address when the peer is a trusted proxy
+	// (limits.trusted_proxy_header).
+	TrustedProxyHeader string
+	// TrustedProxies are the proxies whose TrustedProxyHeader is believed
+	// (limits.trusted_proxies); nil means loopback and private ranges.
+	TrustedProxies []netip.Prefix
+	// MaxResponseBytes caps one backend answer (limits.max_response_bytes).
+	MaxResponseBytes int64
 }
 
 // Config is the whole configuration, whichever format it came from.

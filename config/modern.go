@@ -151,39 +151,9 @@ func (d *decoder) backends(cfg *Config, n *node) error {
 	})
 }
 
+// limits reads the limits section (both formats); see limits.go.
 func (d *decoder) limits(cfg *Config, n *node, section string) error {
-	return d.fields(n, section, func(key string, k, v *node) (bool, error) {
-		path := section + "." + key
-		var err error
-		switch key {
-		case "blacklist_accounts", "accounts_blacklist":
-			var names []string
-			names, err = d.strings(v, path)
-			cfg.Limits.BlacklistAccounts = append(cfg.Limits.BlacklistAccounts, names...)
-		case "max_batch_size":
-			var b int64
-			b, err = d.integer(v, path)
-			if err == nil && (b < 1 || b > 10000) {
-				err = d.errf(v, path, "max_batch_size %d out of range 1..10000", b)
-			}
-			cfg.Limits.MaxBatchSize = int(b)
-		case "max_body_bytes":
-			cfg.Limits.MaxBodyBytes, err = d.integer(v, path)
-			if err == nil && (cfg.Limits.MaxBodyBytes < 1024 || cfg.Limits.MaxBodyBytes > 1<<30) {
-				err = d.errf(v, path, "max_body_bytes %d out of range 1024..%d", cfg.Limits.MaxBodyBytes, 1<<30)
-			}
-		case "max_json_depth":
-			var b int64
-			b, err = d.integer(v, path)
-			if err == nil && (b < 2 || b > 1000) {
-				err = d.errf(v, path, "max_json_depth %d out of range 2..1000", b)
-			}
-			cfg.Limits.MaxJSONDepth = int(b)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+	return d.limitsSection(&cfg.Limits, n, section)
 }
 
 // eachEntry walks a map of method keys (or names) to values.

@@ -123,6 +123,9 @@ func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
 	if err != nil {
 		return Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(c.Key), err), Cache: CacheBypass, Key: c.Key}, nil
 	}
+	if res, refused := d.screen(c, rt); refused { // limits.blacklist_accounts (blacklist.go)
+		return res, nil
+	}
 	// Broadcasts change chain state: never cached, never coalesced (two
 	// clients sending one transaction each get the node's own answer).
 	// NO_CACHE routes are not coalesced either: an operator who turns the

@@ -46,9 +46,9 @@ const (
 type HandlerOptions struct {
 	Version         string // semver, for GET /
 	OperatorMessage string
-	MaxBatch        int   // default 50
-	MaxBodyBytes    int64 // default 1 MiB
-	MaxDepth        int   // default DefaultMaxDepth
+	MaxBatch        int   // default 50 (limits.max_batch_size)
+	MaxBodyBytes    int64 // default 1 MiB (limits.max_body_bytes)
+	MaxDepth        int   // default DefaultMaxDepth (limits.max_json_depth)
 	Logger          *slog.Logger
 }
 
@@ -125,6 +125,12 @@ func (h *Handler) putBuf(bp *[]byte) {
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		// Refused before reading a byte; the server closes the connection
+		// rather than drain a body this large.
+		h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
+		return
+	}
 	bp := h.getBuf()
 	defer h.putBuf(bp)
 	body, err := readBody(r.Body, h.opts.MaxBodyBytes, (*bp)[:0])
@@ -149,6 +155,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	defer h.putBuf(out)
 	if !parsed.Batch {
 		h.single(r.Context(), w, parsed.Elements[0], out)
+		return
+	}
+	if e := chargeBatch(r.Context(), len(parsed.Elements)); e != nil {
+		h.writeError(w, e)
 		return
 	}
 	answers := h.callBatch(r.Context(), parsed.Elements)

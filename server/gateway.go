@@ -58,6 +58,7 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	popts := backend.DefaultOptions()
 	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
+	popts.MaxResponseBytes = cfg.Limits.WithDefaults().MaxResponseBytes
 	pool, err := backend.New(cfg.BackendMap(), popts, logger)
 	if err != nil {
 		return nil, err
@@ -102,11 +103,14 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 // gRPC-Web, with gRPC health and reflection) under their service paths, all
 // behind CORS for browsers.
 func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
+	limits := g.cfg.Limits.WithDefaults()
 	mux := http.NewServeMux()
 	mux.Handle("/", jsonrpc.NewHandler(g.dispatcher, jsonrpc.HandlerOptions{
 		Version:         opts.Version,
 		OperatorMessage: g.cfg.Settings.OperatorMessage,
-		MaxBatch:        g.cfg.Limits.MaxBatchSize,
+		MaxBatch:        limits.MaxBatchSize,
+		MaxBodyBytes:    limits.MaxBodyBytes,
+		MaxDepth:        limits.MaxJSONDepth,
 		Logger:          g.log,
 	}))
 	methods, err := planTypedAPI()
@@ -117,12 +121,24 @@ func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
 	for _, tm := range methods {
 		g.typed[tm.Procedure] = tm
 	}
-	mountConnect(mux, g.dispatcher, methods, g.log, g.cfg.Limits.MaxBodyBytes)
+	mountConnect(mux, g.dispatcher, methods, g.log, limits.MaxBodyBytes)
+	// The guard refuses at once what is over max_in_flight or a client's
+	// rate, before any work; CORS stays outside so refusals reach browsers.
+	guard := jsonrpc.NewGuard(mux, jsonrpc.GuardOptions{
+		MaxInFlight:   limits.MaxInFlight,
+		RatePerSecond: limits.RateLimitPerSecond,
+		Burst:         limits.RateLimitBurst,
+		ClientIP: jsonrpc.ClientIPOptions{
+			TrustedProxyHeader: limits.TrustedProxyHeader,
+			TrustedProxies:     limits.TrustedProxies,
+		},
+		Logger: g.log,
+	})
 	origins := opts.CORSAllowedOrigins
 	if len(origins) == 0 {
 		origins = g.cfg.Settings.CORSAllowedOrigins
 	}
-	return withCORS(mux, origins), nil
+	return withCORS(guard, origins), nil
 }
 
 // TypedCall returns the JSON-RPC call a typed request becomes: the method

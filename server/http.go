@@ -3,6 +3,7 @@
 package server
 
 import (
+	"github.com/hivegate/hivegate/config"
 	"net/http"
 	"time"
 )
@@ -52,5 +53,19 @@ func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
 		WriteTimeout:      t.Write,
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    t.MaxHeaderBytes,
+	}
+}
+
+// TimeoutsFromLimits returns the server timeouts and header limit a config's
+// limits section sets (limits.read_header_timeout, read_timeout,
+// write_timeout, idle_timeout, max_header_bytes).
+func TimeoutsFromLimits(l config.Limits) Timeouts {
+	l = l.WithDefaults()
+	return Timeouts{
+		ReadHeader:     l.ReadHeaderTimeout,
+		Read:           l.ReadTimeout,
+		Write:          l.WriteTimeout,
+		Idle:           l.IdleTimeout,
+		MaxHeaderBytes: l.MaxHeaderBytes,
 	}
 }

@@ -87,7 +87,7 @@ func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready f
 	if err != nil {
 		return err
 	}
-	srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.Timeouts{})
+	srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.TimeoutsFromLimits(cfg.Limits))
 	logger.Info("hivegate listening", "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
 	if ready != nil {
 		ready(ln.Addr().String())

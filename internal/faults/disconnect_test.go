@@ -1,0 +1,145 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hivegate/hivegate/internal/faults"
+)
+
+// rawPost sends a JSON-RPC request on a fresh TCP connection and returns
+// the connection without reading the answer, so that a test can hang up.
+func rawPost(t *testing.T, addr, body string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: hivegate\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// TestClientDisconnectCancelsUpstream shows that a client that hangs up
+// cancels the upstream request no other client waits for, on every path:
+// a NO_CACHE route, a broadcast and a cacheable (coalesced) route.
+func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, method, params string }{
+		{"NO_CACHE route", "nocache.test_api.wait", `[1]`},
+		{"broadcast", "condenser_api.broadcast_transaction", `[{"operations":[]}]`},
+		{"cacheable route", "cached.test_api.wait", `[1]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, faults.SlowHeaders, faults.Options{})
+			extra := "  appbase: nocache\nttls:\n  nocache: NO_CACHE\n  cached: 60\n  appbase: 60\n"
+			g := startGateway(t, configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra), faults.GatewayOptions{})
+			conn := rawPost(t, g.srv.Listener.Addr().String(), call("1", tc.method, tc.params))
+			waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
+			_ = conn.Close()
+			waitFor(t, "the upstream request to be cancelled", func() bool { return s.Abandoned() == 1 })
+			waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
+		})
+	}
+}
+
+// TestClientDisconnectKeepsSharedUpstream shows that a coalesced upstream
+// call survives the client that started it while another client waits,
+// and that this client gets the answer.
+func TestClientDisconnectKeepsSharedUpstream(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, faults.SlowHeaders, faults.Options{})
+	g := startGateway(t, configYAML(map[string]string{"cached": s.URL}, "ttls:\n  cached: 60\n"), faults.GatewayOptions{})
+	body := call("1", "cached.test_api.wait", `[1]`)
+	first := rawPost(t, g.srv.Listener.Addr().String(), body)
+	waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
+	second := make(chan reply, 1)
+	go func() { second <- g.post(t, call("2", "cached.test_api.wait", `[1]`)) }()
+	waitFor(t, "the second client to join the call", func() bool { return g.Dispatcher.Flights().Waiters == 2 })
+	_ = first.Close()
+	waitFor(t, "the first client to leave", func() bool { return g.Dispatcher.Flights().Waiters == 1 })
+	if n := s.Abandoned(); n != 0 {
+		t.Fatalf("the shared upstream call was cancelled (%d) though a client still waits", n)
+	}
+	s.Release()
+	r := <-second
+	if got := r.single(t); got.Error != nil || string(got.Result) != echo("test_api.wait", `[1]`) || string(got.ID) != "2" {
+		t.Errorf("second client: HTTP %d %s", r.status, r.body)
+	}
+	if s.Calls() != 1 {
+		t.Errorf("%d upstream calls, want 1", s.Calls())
+	}
+}
+
+// serveReal runs h on a real http.Server (with the connection limits of the
+// gateway's config) on 127.0.0.1 and returns it and its address.
+func serveReal(t *testing.T, g *gw) (*http.Server, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := faults.HTTPServer(g.Handler, g.Config.Limits)
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	return hs, ln.Addr().String()
+}
+
+// TestGracefulShutdown shows what SIGTERM does to hivegate (cmd/hivegate
+// calls http.Server.Shutdown): a request in flight completes with its
+// answer, and new connections are refused from the start of the drain.
+func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, faults.SlowHeaders, faults.Options{})
+	g := startGateway(t, configYAML(map[string]string{"hived": s.URL}, "timeouts:\n  hived: 30\n"), faults.GatewayOptions{})
+	hs, addr := serveReal(t, g)
+	inFlight := make(chan reply, 1)
+	go func() {
+		resp, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(call("1", "hived.test_api.slow", `[1]`)))
+		if err != nil {
+			t.Errorf("in-flight request: %v", err)
+			inFlight <- reply{}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		inFlight <- reply{status: resp.StatusCode, body: b}
+	}()
+	waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- hs.Shutdown(ctx) }()
+	waitFor(t, "new connections to be refused", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_ = c.Close()
+			return false
+		}
+		return true
+	})
+	select {
+	case err := <-shutdown:
+		t.Fatalf("Shutdown returned (%v) with a request in flight", err)
+	default:
+	}
+	s.Release()
+	r := <-inFlight
+	if got := r.single(t); r.status != http.StatusOK || got.Error != nil || string(got.Result) != echo("test_api.slow", `[1]`) {
+		t.Errorf("in-flight request: HTTP %d %s", r.status, r.body)
+	}
+	if err := <-shutdown; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Shutdown: %v", err)
+	}
+}

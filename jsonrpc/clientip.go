@@ -1,0 +1,122 @@
+package jsonrpc
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// ClientIPOptions tell how a request's client address is found.
+type ClientIPOptions struct {
+	// TrustedProxyHeader names a header set by a reverse proxy in front of
+	// hivegate, such as X-Forwarded-For or X-Real-IP: a comma-separated
+	// list of addresses, each proxy appending the one it received the
+	// request from. Empty (the default) means the header is ignored and
+	// the client is the TCP peer.
+	TrustedProxyHeader string
+	// TrustedProxies are the addresses of those proxies. The header is read
+	// only when the TCP peer is one of them, from right to left, skipping
+	// trusted addresses; the first untrusted one is the client (so a client
+	// cannot choose its address by sending the header itself). nil means
+	// DefaultTrustedProxies.
+	TrustedProxies []netip.Prefix
+}
+
+// DefaultTrustedProxies are the loopback and private ranges, where reverse
+// proxies usually live.
+var DefaultTrustedProxies = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("fc00::/7"),
+}
+
+// clientIP finds the client address of requests.
+type clientIP struct {
+	header  string
+	trusted []netip.Prefix
+}
+
+func newClientIP(o ClientIPOptions) clientIP {
+	c := clientIP{header: http.CanonicalHeaderKey(strings.TrimSpace(o.TrustedProxyHeader)), trusted: o.TrustedProxies}
+	if c.trusted == nil {
+		c.trusted = DefaultTrustedProxies
+	}
+	return c
+}
+
+// ClientAddr returns the client address of r as the rate limiter keys it
+// (see ClientIPOptions); IPv6 addresses are reduced to their /64, the
+// block one subscriber usually holds. A request whose address cannot be
+// read gets the zero Addr (all such requests share one key).
+func ClientAddr(r *http.Request, o ClientIPOptions) netip.Addr { return newClientIP(o).of(r) }
+
+func (c clientIP) of(r *http.Request) netip.Addr {
+	addr := parseHop(r.RemoteAddr)
+	if c.header == "" || !c.isTrusted(addr) {
+		return key(addr)
+	}
+	vals := r.Header[c.header]
+	for i := len(vals) - 1; i >= 0; i-- {
+		v := vals[i]
+		for v != "" {
+			hop := v
+			if j := strings.LastIndexByte(v, ','); j >= 0 {
+				hop, v = v[j+1:], v[:j]
+			} else {
+				v = ""
+			}
+			hop = strings.TrimSpace(hop)
+			if hop == "" {
+				continue
+			}
+			a := parseHop(hop)
+			if !a.IsValid() {
+				// Not an address: the walk ends at the last trusted hop.
+				return key(addr)
+			}
+			if !c.isTrusted(a) {
+				return key(a)
+			}
+			addr = a
+		}
+	}
+	return key(addr)
+}
+
+func (c clientIP) isTrusted(a netip.Addr) bool {
+	if !a.IsValid() {
+		return false
+	}
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseHop reads "ip", "ip:port" or "[ip]:port"; the zero Addr when it is
+// none of them.
+func parseHop(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap()
+	}
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap().WithZone("")
+	}
+	return netip.Addr{}
+}
+
+// key is the rate limiter's key of an address: IPv6 by /64.
+func key(a netip.Addr) netip.Addr {
+	if a.Is6() {
+		if p, err := a.WithZone("").Prefix(64); err == nil {
+			return p.Addr()
+		}
+	}
+	return a
+}

@@ -1,0 +1,161 @@
+package jsonrpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+)
+
+// startCaller is echoCaller with the batch fast path: methods starting
+// with "c" are answered at once (as cache hits are), the others through a
+// continuation.
+type startCaller struct{ echoCaller }
+
+func (c *startCaller) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
+	if strings.HasPrefix(method, "c") {
+		return c.CallJSONRPC(context.Background(), method, params), nil
+	}
+	// The continuation runs after the handler returns from StartJSONRPC:
+	// it must not rely on params staying put beyond the request, which
+	// the handler guarantees by waiting for every continuation.
+	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return c.CallJSONRPC(ctx, method, params) }
+}
+
+const fuzzMaxBatch = 8
+
+// FuzzHandlerBatch sends arbitrary bodies through the JSON-RPC handler in
+// front of an in-memory Caller and checks the answer against what
+// encoding/json reads from the body: the answer is always valid JSON; a
+// batch of n (1..max) elements gets an array of n answers in order, each
+// with its request's id exactly as sent (null when unreadable) and, for a
+// valid request, its own result; bodies that are not JSON, empty or
+// oversized batches and too-deep bodies get one error object.
+func FuzzHandlerBatch(f *testing.F) {
+	// More seeds are in testdata/fuzz/FuzzHandlerBatch.
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"m","params":[1]},{"jsonrpc":"2.0","id":"x","method":"cache_hit"}]`), false)
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":null,"method":"fail"},7,{"id":2.5}]`), true)
+	f.Fuzz(func(t *testing.T, body []byte, starter bool) {
+		var caller jsonrpc.Caller = &echoCaller{}
+		if starter {
+			caller = &startCaller{}
+		}
+		h := jsonrpc.NewHandler(caller, jsonrpc.HandlerOptions{MaxBatch: fuzzMaxBatch})
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+		out := w.Body.Bytes()
+		if !json.Valid(out) {
+			t.Fatalf("answer is not JSON: %q", out)
+		}
+		var elems []json.RawMessage
+		isArray := json.Unmarshal(body, &elems) == nil && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("["))
+		wantWhole := func(code int) {
+			t.Helper()
+			var r struct {
+				ID    json.RawMessage
+				Error *struct{ Code int }
+			}
+			if err := json.Unmarshal(out, &r); err != nil || r.Error == nil || r.Error.Code != code || string(r.ID) != "null" {
+				t.Fatalf("body %q: answer %s, want one error %d with id null", body, out, code)
+			}
+		}
+		switch {
+		case !json.Valid(body):
+			wantWhole(-32700)
+		case depth(body) > jsonrpc.DefaultMaxDepth:
+			wantWhole(-32014)
+		case isArray && len(elems) == 0:
+			wantWhole(-32600)
+		case isArray && len(elems) > fuzzMaxBatch:
+			wantWhole(-32013)
+		case isArray:
+			if w.Code != http.StatusOK {
+				t.Fatalf("batch answered HTTP %d", w.Code)
+			}
+			var answers []json.RawMessage
+			if err := json.Unmarshal(out, &answers); err != nil || len(answers) != len(elems) {
+				t.Fatalf("batch of %d: answer %s", len(elems), out)
+			}
+			for i := range elems {
+				checkAnswer(t, i, elems[i], answers[i])
+			}
+		default:
+			if bytes.HasPrefix(out, []byte("[")) {
+				t.Fatalf("single request answered with an array: %s", out)
+			}
+			checkAnswer(t, 0, body, out)
+		}
+	})
+}
+
+// checkAnswer checks one answer against its request element.
+func checkAnswer(t *testing.T, i int, req, answer json.RawMessage) {
+	t.Helper()
+	var a map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &a); err != nil {
+		t.Fatalf("element %d: answer %s is not an object", i, answer)
+	}
+	_, hasResult := a["result"]
+	_, hasError := a["error"]
+	if hasResult == hasError || string(a["jsonrpc"]) != `"2.0"` {
+		t.Fatalf("element %d: answer %s", i, answer)
+	}
+	var m map[string]json.RawMessage
+	isObj := json.Unmarshal(req, &m) == nil && bytes.HasPrefix(bytes.TrimLeft(req, " \t\r\n"), []byte("{"))
+	wantID := "null"
+	if id, ok := m["id"]; isObj && ok && validID(id) {
+		wantID = string(id)
+	}
+	if string(a["id"]) != wantID {
+		t.Fatalf("element %d: id %s, want %s (request %s)", i, a["id"], wantID, req)
+	}
+	if !isObj || !hasResult {
+		if hasResult {
+			t.Fatalf("element %d: a result for a request that is not an object: %s", i, req)
+		}
+		return
+	}
+	// A result belongs to its own request.
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil || method == "" || method == "fail" {
+		t.Fatalf("element %d: result %s for request %s", i, answer, req)
+	}
+	var res struct {
+		M string          `json:"m"`
+		P json.RawMessage `json:"p"`
+	}
+	if err := json.Unmarshal(a["result"], &res); err != nil || res.M != method {
+		t.Fatalf("element %d: result %s for method %q", i, a["result"], method)
+	}
+	params, ok := m["params"]
+	if !ok {
+		params = json.RawMessage("null")
+	}
+	if !bytes.Equal(res.P, params) {
+		t.Fatalf("element %d: result params %s, request params %s", i, res.P, params)
+	}
+}
+
+// depth is the nesting depth of valid JSON, counted with encoding/json.
+func depth(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	d, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return deepest
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			d++
+			deepest = max(deepest, d)
+		case json.Delim(']'), json.Delim('}'):
+			d--
+		}
+	}
+}

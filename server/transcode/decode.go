@@ -95,6 +95,18 @@ func (d *decoder) message(p *messagePlan) error {
 
 // object decodes {"key": value, ...}.
 func (d *decoder) object(p *messagePlan) error {
+	return d.members(func(key []byte) error {
+		if f := p.byKey[string(key)]; f != nil {
+			return d.field(f)
+		}
+		d.addUnknown()
+		return d.skipValue()
+	})
+}
+
+// members walks a JSON object, calling value for each member with the
+// decoder positioned at the member's value and the key pushed on the path.
+func (d *decoder) members(value func(key []byte) error) error {
 	if err := d.expect('{', "an object"); err != nil {
 		return err
 	}
@@ -118,12 +130,7 @@ func (d *decoder) object(p *messagePlan) error {
 			return err
 		}
 		d.pushKey(key)
-		if f := p.byKey[string(key)]; f != nil {
-			err = d.field(f)
-		} else {
-			d.addUnknown()
-			err = d.skipValue()
-		}
+		err = value(key)
 		d.pop()
 		if err != nil {
 			return err
@@ -305,38 +312,7 @@ func elementName(f *fieldPlan) string {
 
 // mapField decodes a JSON object into a map field.
 func (d *decoder) mapField(f *fieldPlan) error {
-	if err := d.expect('{', "an object"); err != nil {
-		return err
-	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.leave()
-	if d.peek() == '}' {
-		d.pos++
-		return nil
-	}
-	for {
-		key, escaped, err := d.readString()
-		if err != nil {
-			return err
-		}
-		if escaped {
-			key = bytes.Clone(key)
-		}
-		if err := d.expect(':', "':' after object key"); err != nil {
-			return err
-		}
-		d.pushKey(key)
-		err = d.mapEntry(f, key)
-		d.pop()
-		if err != nil {
-			return err
-		}
-		if done, err := d.next('}'); done || err != nil {
-			return err
-		}
-	}
+	return d.members(func(key []byte) error { return d.mapEntry(f, key) })
 }
 
 // mapEntry writes one map entry message {1: key, 2: value}.

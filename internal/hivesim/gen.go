@@ -273,7 +273,9 @@ func (g *gen) genAccounts(n int) {
 func (g *gen) genWitnesses() {
 	ch := g.ch
 	n := len(ch.accounts)
-	count := min(max(n/5, 25), 100)
+	// At least 25 witnesses (hived schedules 21), never more than the
+	// accounts there are.
+	count := min(max(n/5, 25), 100, n)
 	perm := g.r.Perm(n - 1)
 	picked := []*Account{ch.accounts[0]}
 	for _, i := range perm[:count-1] {

@@ -67,6 +67,9 @@ type Response struct {
 // Back-off is short (about 25ms, 50ms, 100ms, jittered) and a retry whose
 // back-off would end past the deadline is not made.
 func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, error) {
+	if o := p.opts.Observer; o != nil && ctx.Value(observedKey{}) == nil {
+		return p.callObserved(ctx, o, name, req) // observe.go
+	}
 	start := time.Now()
 	resp := Response{Backend: name}
 	be, ok := p.backends[name]
@@ -146,7 +149,7 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id u
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        p.header, // read-only, shared
+		Header:        p.headerFor(ctx), // read-only, shared unless ctx adds headers (observe.go)
 		Body:          body.newReader(),
 		GetBody:       func() (io.ReadCloser, error) { return body.newReader(), nil },
 		ContentLength: int64(len(body.bytes())),

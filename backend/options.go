@@ -47,6 +47,8 @@ type Options struct {
 	FailThreshold int
 	// UserAgent is the User-Agent header sent to backends.
 	UserAgent string
+	// Observer, when set, is told about every call (see observe.go).
+	Observer Observer
 }
 
 // DefaultOptions returns the defaults, prober included.

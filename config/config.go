@@ -190,6 +190,9 @@ type Config struct {
 	// Cache is the `cache:` section: the optional shared Redis tier
 	// (see cache.go).
 	Cache CacheSettings
+	// Ops are the operations keys of the settings section: access log,
+	// metrics, admin listener, tracing (see ops.go).
+	Ops Ops
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string

@@ -41,12 +41,25 @@ const defaultConnectReadMaxBytes = 1 << 20
 // client accepts gzip); smaller ones are not worth the CPU.
 const compressMinBytes = 1 << 10
 
+// connectOptions configure the Protobuf services of one generation.
+type connectOptions struct {
+	log *slog.Logger
+	// readMax bounds a request message; <= 0 means
+	// defaultConnectReadMaxBytes.
+	readMax int64
+	// obs records every typed and JsonRpcService call.
+	obs *callObserver
+	// tracing, when not nil, adds a span per call (otelconnect).
+	tracing *tracing
+}
+
 // mountConnect adds the Protobuf services to mux: one entry per typed
 // service (every RPC of transcode's registry, served generically), the
 // generic JsonRpcService, gRPC health checking and server reflection (v1
 // and v1alpha). Each speaks Connect (JSON and binary), gRPC and gRPC-Web.
 // It returns the names of the services it mounted.
-func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMethod, logger *slog.Logger, readMax int64) []string {
+func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMethod, co connectOptions) []string {
+	readMax := co.readMax
 	if readMax <= 0 {
 		readMax = defaultConnectReadMaxBytes
 	}
@@ -54,7 +67,10 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 		connect.WithReadMaxBytes(int(readMax)),
 		connect.WithCompressMinBytes(compressMinBytes),
 	}
-	ts := &typedServer{d: d, log: logger}
+	if co.tracing != nil {
+		opts = append(opts, co.tracing.handlerOption())
+	}
+	ts := &typedServer{d: d, log: co.log, obs: co.obs}
 	byService := map[string]map[string]http.Handler{}
 	for _, tm := range methods {
 		svc := string(tm.Desc.Parent().FullName())
@@ -68,7 +84,7 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 		mux.Handle("/"+svc+"/", serviceHandler(handlers))
 		services = append(services, svc)
 	}
-	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: logger}, opts...)
+	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: co.log, obs: co.obs}, opts...)
 	mux.Handle(path, h)
 	services = append(services, hivegatev1connect.JsonRpcServiceName)
 	slices.Sort(services)

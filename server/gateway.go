@@ -6,40 +6,62 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
-	"github.com/hivegate/hivegate/jsonrpc"
-	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/metrics"
 )
 
 // Options configure a Gateway.
 type Options struct {
-	// Version is reported by GET /.
+	// Version is reported by GET / and hivegate_build_info.
 	Version string
-	// Logger receives the gateway's logs; nil discards them.
+	// Logger receives the gateway's logs, the access log included; nil
+	// discards them.
 	Logger *slog.Logger
 	// CORSAllowedOrigins are the browser origins allowed to call hivegate
 	// (JSON-RPC, Connect, gRPC-Web), for example "https://app.example.com";
-	// "*" or an empty list allows any origin.
+	// "*" or an empty list allows any origin. When set, it overrides
+	// hivegate.cors_allowed_origins.
 	CORSAllowedOrigins []string
+	// ConfigLoader loads the config again for ReloadFromSource (POST
+	// /admin/reload, SIGHUP). nil loads the running config's Source file
+	// with config.Load.
+	ConfigLoader func() (*config.Config, error)
 }
 
-// Gateway is one running hivegate: its router, cache, backend pool,
-// last-irreversible-block tracker, dispatcher and HTTP handler tree.
+// Gateway is one running hivegate: its cache, metrics and tracing, which
+// live as long as the process, and its current generation — router,
+// backend pool, last-irreversible-block tracker, dispatcher and handler
+// tree — which a config reload replaces atomically (see Reload).
 type Gateway struct {
-	cfg        *config.Config
-	pool       *backend.Pool
-	lib        *backend.LIBTracker
-	dispatcher *dispatch.Dispatcher
-	handler    http.Handler
-	log        *slog.Logger
-	// typed are the typed RPCs by procedure ("/pkg.Service/Method").
-	typed map[string]*typedMethod
+	opts    Options
+	log     *slog.Logger
+	cache   *cache.Cache // nil when cache_max_capacity is 0
+	shared  *cache.Redis // the shared tier; nil without one
+	metrics *metrics.Metrics
+	tracing *tracing // nil when tracing is off
+	// methods are the typed RPCs (the schema never changes on reload);
+	// typed indexes them by procedure ("/pkg.Service/Method").
+	methods []*typedMethod
+	typed   map[string]*typedMethod
+	// startCfg is the config the process started with: settings that
+	// cannot change live are compared with it on reload.
+	startCfg *config.Config
+	gen      atomic.Pointer[generation]
+	handler  http.Handler
+	admin    http.Handler
+
+	mu      sync.Mutex      // serializes Start, reloads and Close
+	runCtx  context.Context // set by Start
+	closed  chan struct{}   // closed by Close
+	retired sync.WaitGroup  // generations being retired
 }
 
 // libProbeMethod is the call whose route names the node backend the last
@@ -52,93 +74,40 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	r, err := router.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	popts := backend.DefaultOptions()
-	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
-	popts.MaxResponseBytes = cfg.Limits.WithDefaults().MaxResponseBytes
-	pool, err := backend.New(cfg.BackendMap(), popts, logger)
-	if err != nil {
-		return nil, err
-	}
-	var c *cache.Cache
+	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{})}
 	if cfg.Settings.CacheMaxCapacity > 0 {
-		c = cache.New(cfg.Settings.CacheMaxCapacity)
+		g.cache = cache.New(cfg.Settings.CacheMaxCapacity)
 	}
-	var lib *backend.LIBTracker
-	if call, err := r.Parse(libProbeMethod, nil); err == nil {
-		if rt, err := r.Resolve(call); err == nil {
-			lib = backend.NewLIBTracker(pool, rt.Backend, cfg.Settings.LIBPollInterval, logger)
-		}
-	}
-	if lib == nil {
-		logger.Warn("no route for " + libProbeMethod + ": every block counts as reversible")
-	}
-	// The optional shared Redis tier (cache.redis_url): nil without it.
-	shared, err := dispatch.OpenSharedCache(cfg.Cache, logger)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	if _, err := dispatch.ShareLIB(context.Background(), shared, lib); err != nil {
-		logger.Warn("could not read the shared last irreversible block from Redis", "err", err)
-	}
-	d := dispatch.New(r, c, pool, lib, logger, dispatch.WithSharedCache(shared))
-	g := &Gateway{cfg: cfg, pool: pool, lib: lib, dispatcher: d, log: logger}
-	g.handler, err = g.buildHandler(opts)
-	if err != nil {
-		if shared != nil {
-			_ = shared.Close()
-		}
-		pool.Close()
-		return nil, fmt.Errorf("building handlers: %w", err)
-	}
-	return g, nil
-}
-
-// buildHandler assembles the one handler tree of the JSON-RPC port: JSON-RPC
-// at POST / and health at GET /, the Protobuf services (Connect, gRPC and
-// gRPC-Web, with gRPC health and reflection) under their service paths, all
-// behind CORS for browsers.
-func (g *Gateway) buildHandler(opts Options) (http.Handler, error) {
-	limits := g.cfg.Limits.WithDefaults()
-	mux := http.NewServeMux()
-	mux.Handle("/", jsonrpc.NewHandler(g.dispatcher, jsonrpc.HandlerOptions{
-		Version:         opts.Version,
-		OperatorMessage: g.cfg.Settings.OperatorMessage,
-		MaxBatch:        limits.MaxBatchSize,
-		MaxBodyBytes:    limits.MaxBodyBytes,
-		MaxDepth:        limits.MaxJSONDepth,
-		Logger:          g.log,
-	}))
 	methods, err := planTypedAPI()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("building handlers: %w", err)
 	}
+	g.methods = methods
 	g.typed = make(map[string]*typedMethod, len(methods))
 	for _, tm := range methods {
 		g.typed[tm.Procedure] = tm
 	}
-	mountConnect(mux, g.dispatcher, methods, g.log, limits.MaxBodyBytes)
-	// The guard refuses at once what is over max_in_flight or a client's
-	// rate, before any work; CORS stays outside so refusals reach browsers.
-	guard := jsonrpc.NewGuard(mux, jsonrpc.GuardOptions{
-		MaxInFlight:   limits.MaxInFlight,
-		RatePerSecond: limits.RateLimitPerSecond,
-		Burst:         limits.RateLimitBurst,
-		ClientIP: jsonrpc.ClientIPOptions{
-			TrustedProxyHeader: limits.TrustedProxyHeader,
-			TrustedProxies:     limits.TrustedProxies,
-		},
-		Logger: g.log,
-	})
-	origins := opts.CORSAllowedOrigins
-	if len(origins) == 0 {
-		origins = g.cfg.Settings.CORSAllowedOrigins
+	if cfg.Ops.Tracing.Enabled() {
+		if g.tracing, err = newTracing(cfg.Ops.Tracing, opts.Version); err != nil {
+			return nil, err
+		}
 	}
-	return withCORS(guard, origins), nil
+	// The optional shared Redis tier (cache.redis_url): nil without it.
+	if g.shared, err = dispatch.OpenSharedCache(cfg.Cache, logger); err != nil {
+		g.shutdownTracing()
+		return nil, err
+	}
+	g.metrics = metrics.New(opts.Version, g.metricSources())
+	gen, err := g.newGeneration(cfg, nil)
+	if err != nil {
+		g.closeShared()
+		g.shutdownTracing()
+		return nil, err
+	}
+	g.gen.Store(gen)
+	g.handler = http.HandlerFunc(g.serveHTTP)
+	g.admin = g.adminHandler()
+	return g, nil
 }
 
 // TypedCall returns the JSON-RPC call a typed request becomes: the method
@@ -162,24 +131,97 @@ func (g *Gateway) TypedCall(procedure string, req proto.Message) (method string,
 	return tm.JSONRPC, params, nil
 }
 
-// Start starts the background work (health probes, LIB polling) until ctx ends.
+// Start starts the background work (health probes, LIB polling) until ctx
+// ends; generations loaded by later reloads run under ctx too.
 func (g *Gateway) Start(ctx context.Context) {
-	g.pool.Start(ctx)
-	if g.lib != nil {
-		go g.lib.Run(ctx)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.runCtx != nil {
+		return
+	}
+	g.runCtx = ctx
+	g.gen.Load().start(ctx)
+}
+
+// Handler is the gateway's HTTP handler tree for the main listener:
+// JSON-RPC, Connect/gRPC/gRPC-Web, health and (unless
+// hivegate.metrics.enabled is false) Prometheus metrics.
+func (g *Gateway) Handler() http.Handler { return g.handler }
+
+// Dispatcher is the current generation's dispatcher.
+func (g *Gateway) Dispatcher() *dispatch.Dispatcher { return g.gen.Load().dispatcher }
+
+// Config is the config in use (the last one loaded).
+func (g *Gateway) Config() *config.Config { return g.gen.Load().cfg }
+
+// Metrics are the gateway's instruments and registry.
+func (g *Gateway) Metrics() *metrics.Metrics { return g.metrics }
+
+// Close stops the background work, releases idle upstream connections,
+// closes the shared cache tier and flushes pending trace spans (waiting at
+// most a few seconds for the collector). Requests still in flight finish.
+func (g *Gateway) Close() {
+	g.mu.Lock()
+	select {
+	case <-g.closed:
+		g.mu.Unlock()
+		return
+	default:
+	}
+	close(g.closed)
+	g.mu.Unlock()
+	g.retired.Wait()
+	g.gen.Load().stop()
+	g.closeShared()
+	g.shutdownTracing()
+}
+
+func (g *Gateway) closeShared() {
+	if g.shared != nil {
+		_ = g.shared.Close()
 	}
 }
 
-// Handler is the gateway's HTTP handler tree.
-func (g *Gateway) Handler() http.Handler { return g.handler }
-
-// Dispatcher is the gateway's dispatcher.
-func (g *Gateway) Dispatcher() *dispatch.Dispatcher { return g.dispatcher }
-
-// Close releases idle upstream connections.
-func (g *Gateway) Close() {
-	if s := g.dispatcher.SharedCache(); s != nil {
-		_ = s.Close()
+// shutdownTracing flushes and stops the tracer provider.
+func (g *Gateway) shutdownTracing() {
+	if g.tracing == nil {
+		return
 	}
-	g.pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := g.tracing.shutdown(ctx); err != nil {
+		g.log.Warn("flushing trace spans", "err", err)
+	}
+}
+
+// metricSources are the scrape-time metrics: they read the current
+// generation, so they follow reloads.
+func (g *Gateway) metricSources() metrics.Sources {
+	return metrics.Sources{
+		Cache: func() (cache.Stats, bool) {
+			if g.cache == nil {
+				return cache.Stats{}, false
+			}
+			return g.cache.Stats(), true
+		},
+		Flights: func() (int, int) {
+			st := g.Dispatcher().Flights()
+			return st.Calls, st.Waiters
+		},
+		Chain: func() (uint64, uint64) {
+			if lib := g.gen.Load().lib; lib != nil {
+				return lib.LastIrreversible(), lib.Head()
+			}
+			return 0, 0
+		},
+		Backends: func() []metrics.BackendState {
+			p := g.gen.Load().pool
+			names := p.Names()
+			out := make([]metrics.BackendState, len(names))
+			for i, n := range names {
+				out[i] = metrics.BackendState{Name: n, Up: p.Healthy(n)}
+			}
+			return out
+		},
+	}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/hivegate/hivegate/dispatch"
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
@@ -20,22 +22,28 @@ import (
 type jsonRPCService struct {
 	d   *dispatch.Dispatcher
 	log *slog.Logger
+	obs *callObserver
 }
 
 // Call implements hivegatev1connect.JsonRpcServiceHandler.
 func (s *jsonRPCService) Call(ctx context.Context, req *connect.Request[hivegatev1.CallRequest]) (*connect.Response[hivegatev1.CallResponse], error) {
+	start := time.Now()
+	frontend := req.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	var params json.RawMessage
 	if p := req.Msg.GetParams(); p != nil {
 		b, err := transcode.Marshal(p)
 		if err != nil {
+			s.obs.refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
 			return nil, invalidArgument("params: %v", err)
 		}
 		params = b
 	}
 	if req.Msg.GetMethod() == "" {
+		s.obs.refused(ctx, frontend, jsonrpc.KindInvalidRequest, time.Since(start))
 		return nil, invalidArgument("method: must be set")
 	}
 	res := s.d.Call(ctx, req.Msg.GetMethod(), params)
+	s.obs.served(ctx, frontend, req.Msg.GetMethod(), res, time.Since(start))
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -41,6 +42,7 @@ type auxMessage struct {
 type typedServer struct {
 	d   *dispatch.Dispatcher
 	log *slog.Logger
+	obs *callObserver
 }
 
 // handler returns the connect handler of one typed RPC: Connect (JSON and
@@ -69,8 +71,11 @@ func (s *typedServer) handler(tm *typedMethod, opts ...connect.HandlerOption) *c
 // (cache, coalescing, backend pool: the path JSON-RPC clients take) and
 // answers the typed response.
 func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Request[box]) (*connect.Response[box], error) {
+	start := time.Now()
+	frontend := r.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	params, order, err := tm.prepare(r.Msg.ProtoReflect())
 	if err != nil {
+		s.obs.refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
 		return nil, err
 	}
 	call, err := s.d.Router().Parse(tm.JSONRPC, params)
@@ -81,6 +86,7 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 		return nil, connect.NewError(connect.CodeInternal, errors.New("hivegate could not route "+tm.JSONRPC))
 	}
 	res := s.d.Do(ctx, call)
+	s.obs.served(ctx, frontend, tm.JSONRPC, res, time.Since(start))
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/server"
 )
 
 // loadConfig loads FILE, or the embedded default with the node URL from the
@@ -90,61 +89,24 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // printRouteTable prints every configured key with its effective backend,
-// ttl, timeout and retries.
+// ttl, timeout and retries (server.RouteTable, also served at GET
+// /admin/routes).
 func printRouteTable(w io.Writer, cfg *config.Config) {
-	keys := map[string]bool{}
-	for _, e := range cfg.URLs {
-		keys[e.Key] = true
+	r, err := router.New(cfg)
+	if err != nil {
+		fmt.Fprintln(w, "no route table:", err)
+		return
 	}
-	for _, e := range cfg.TTLs {
-		keys[e.Key] = true
-	}
-	for _, e := range cfg.Timeouts {
-		keys[e.Key] = true
-	}
-	for _, e := range cfg.Retries {
-		keys[e.Key] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	r, _ := router.New(cfg)
+	table := server.RouteTable(r)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tBACKEND\tTTL\tTIMEOUT\tRETRIES")
-	for _, k := range sorted {
-		ex, ok := explainKey(r, k)
-		if !ok {
-			fmt.Fprintf(tw, "%s\t(no route)\t\t\t\n", k)
+	for _, e := range table {
+		if !e.Routed {
+			fmt.Fprintf(tw, "%s\t(no route)\t\t\t\n", e.Key)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%gs\t%d\n", k, ex.Backend, ex.TTL, ex.TimeoutS, ex.Retries)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%gs\t%d\n", e.Key, e.Backend, e.TTL, e.TimeoutS, e.Retries)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "\n%d backends, %d keys; default namespace %s\n", len(cfg.Backends), len(sorted), cfg.DefaultNamespace)
-}
-
-// explainKey resolves a config key as if a call had exactly that key.
-func explainKey(r *router.Router, key string) (router.Explanation, bool) {
-	path, params, _ := strings.Cut(key, ".params=")
-	segs := strings.Split(path, ".")
-	method := path
-	if len(segs) == 1 {
-		method = segs[0] + ".x.x"
-	}
-	var raw json.RawMessage
-	if params != "" {
-		raw = json.RawMessage(params)
-		if !json.Valid(raw) {
-			raw = nil
-		}
-	}
-	call, err := r.Parse(method, raw)
-	if err != nil {
-		return router.Explanation{}, false
-	}
-	call.Namespace = segs[0]
-	ex, err := r.Explain(call)
-	return ex, err == nil
+	fmt.Fprintf(w, "\n%d backends, %d keys; default namespace %s\n", len(cfg.Backends), len(table), cfg.DefaultNamespace)
 }

@@ -9,7 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/hivegate/hivegate/config"
@@ -32,19 +35,50 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*file, *nodeURL)
+	// load reads the config, now and on every reload, with the command
+	// line's overrides.
+	load := func() (*config.Config, error) {
+		cfg, err := loadConfig(*file, *nodeURL)
+		if err != nil {
+			return nil, err
+		}
+		if *listen != "" {
+			if err := applyListen(cfg, *listen); err != nil {
+				return nil, err
+			}
+		}
+		return cfg, nil
+	}
+	cfg, err := load()
 	if err != nil {
 		return err
-	}
-	if *listen != "" {
-		if err := applyListen(cfg, *listen); err != nil {
-			return err
-		}
 	}
 	for _, w := range cfg.Warnings {
 		logger.Warn("config", "warning", w)
 	}
-	return serve(ctx, cfg, logger, nil)
+	// SIGHUP reloads the config.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	reload := make(chan struct{}, 1)
+	go forwardSignals(ctx, hup, reload)
+	return serveWith(ctx, cfg, logger, serveOptions{load: load, reload: reload})
+}
+
+// forwardSignals turns each signal into a reload request until ctx ends.
+// Requests that arrive while one is pending are merged into it.
+func forwardSignals(ctx context.Context, sig <-chan os.Signal, reload chan<- struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sig:
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // applyListen overrides the config's hostname and port with HOST:PORT.
@@ -71,10 +105,27 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
 
+// serveOptions are what serveWith needs beyond the config.
+type serveOptions struct {
+	// ready, when not nil, receives the main listener's address once it
+	// accepts; adminReady the admin listener's (hivegate.admin_listen).
+	ready, adminReady func(addr string)
+	// load reads the config again on reload; nil reloads cfg.Source.
+	load func() (*config.Config, error)
+	// reload asks for a config reload (SIGHUP); nil: none.
+	reload <-chan struct{}
+}
+
 // serve runs the gateway until ctx ends, then drains in-flight requests.
 // ready, when not nil, receives the bound address once the server accepts.
 func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready func(addr string)) error {
-	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger})
+	return serveWith(ctx, cfg, logger, serveOptions{ready: ready})
+}
+
+// serveWith runs the gateway, its admin listener when configured and its
+// config reloads until ctx ends, then drains in-flight requests.
+func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o serveOptions) error {
+	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger, ConfigLoader: o.load})
 	if err != nil {
 		return err
 	}
@@ -83,31 +134,70 @@ func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready f
 	defer cancel()
 	gw.Start(runCtx)
 
-	ln, err := net.Listen("tcp", cfg.Listen())
-	if err != nil {
+	limits := cfg.Limits.WithDefaults()
+	timeouts := server.Timeouts{
+		ReadHeader: limits.ReadHeaderTimeout, Read: limits.ReadTimeout, Write: limits.WriteTimeout,
+		Idle: limits.IdleTimeout, MaxHeaderBytes: limits.MaxHeaderBytes,
+	}
+	var servers []*http.Server
+	errc := make(chan error, 2)
+	start := func(addr string, h http.Handler, what string, ready func(string)) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		srv := server.NewHTTPServer(addr, h, timeouts)
+		servers = append(servers, srv)
+		logger.Info("hivegate listening", "listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
+		if ready != nil {
+			ready(ln.Addr().String())
+		}
+		go func() { errc <- srv.Serve(ln) }()
+		return nil
+	}
+	if cfg.Ops.AdminListen != "" {
+		if err := start(cfg.Ops.AdminListen, gw.AdminHandler(), "admin", o.adminReady); err != nil {
+			return err
+		}
+	}
+	if err := start(cfg.Listen(), gw.Handler(), "main", o.ready); err != nil {
+		shutdownAll(servers)
 		return err
 	}
-	srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.TimeoutsFromLimits(cfg.Limits))
-	logger.Info("hivegate listening", "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	for done := false; !done; {
+		select {
+		case err := <-errc:
+			shutdownAll(servers)
+			return err
+		case <-o.reload:
+			// The result is logged by the gateway; the running config stays
+			// in use when the new one is rejected.
+			_, _ = gw.ReloadFromSource()
+		case <-ctx.Done():
+			done = true
+		}
 	}
 	logger.Info("shutting down: draining in-flight requests", "grace", shutdownGrace)
-	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer scancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := shutdownAll(servers); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range servers {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// shutdownAll stops the servers, letting in-flight requests finish within
+// shutdownGrace.
+func shutdownAll(servers []*http.Server) error {
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	var errs []error
+	for _, srv := range servers {
+		errs = append(errs, srv.Shutdown(sctx))
+	}
+	return errors.Join(errs...)
 }

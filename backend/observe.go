@@ -1,0 +1,61 @@
+package backend
+
+import (
+	"context"
+	"net/http"
+)
+
+// Observer is told about every call a Pool makes (Options.Observer), for
+// metrics, access logs and tracing. It must be safe for concurrent use and
+// quick: it runs on every call.
+type Observer interface {
+	// CallStarted is called when Call starts, with the backend's name and
+	// the request. The call runs with the context it returns (which may
+	// carry a span, or headers added with WithHeader), and done is called
+	// once with what Call returns.
+	CallStarted(ctx context.Context, backend string, req Request) (context.Context, func(Response, error))
+}
+
+// observedKey marks a context whose call the Observer has been told about.
+type observedKey struct{}
+
+// callObserved tells the Observer about a call and makes it.
+func (p *Pool) callObserved(ctx context.Context, o Observer, name string, req Request) (Response, error) {
+	ctx, done := o.CallStarted(ctx, name, req)
+	resp, err := p.Call(context.WithValue(ctx, observedKey{}, true), name, req)
+	done(resp, err)
+	return resp, err
+}
+
+// headersKey is the context key of the headers added with WithHeader.
+type headersKey struct{}
+
+// WithHeader returns a context under which every request a Pool sends to a
+// backend carries the header key: value, such as X-Request-Id or a trace's
+// traceparent, besides the pool's own headers (which it cannot replace).
+// Health probes carry none.
+func WithHeader(ctx context.Context, key, value string) context.Context {
+	prev, _ := ctx.Value(headersKey{}).([]string)
+	kv := make([]string, 0, len(prev)+2)
+	kv = append(append(kv, prev...), http.CanonicalHeaderKey(key), value)
+	return context.WithValue(ctx, headersKey{}, kv)
+}
+
+// headerFor returns the headers of a request sent under ctx: the pool's
+// shared, read-only set, or a copy of it with the context's headers added.
+func (p *Pool) headerFor(ctx context.Context) http.Header {
+	kv, _ := ctx.Value(headersKey{}).([]string)
+	if len(kv) == 0 {
+		return p.header
+	}
+	h := make(http.Header, len(p.header)+len(kv)/2)
+	for k, v := range p.header {
+		h[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if _, own := p.header[kv[i]]; !own {
+			h[kv[i]] = []string{kv[i+1]}
+		}
+	}
+	return h
+}

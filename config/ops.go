@@ -1,0 +1,249 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Ops are the operations keys of the settings section (`hivegate:`): the
+// access log, the Prometheus endpoint of the main listener, the admin
+// listener and tracing. The zero value is the default: access log on,
+// metrics at DefaultMetricsPath, no admin listener, no tracing.
+type Ops struct {
+	// AccessLogOff turns the one-line-per-request access log off
+	// (hivegate.access_log: false).
+	AccessLogOff bool
+	// MetricsOff stops the main listener from serving Prometheus metrics
+	// (hivegate.metrics.enabled: false); the admin listener always serves
+	// them.
+	MetricsOff bool
+	// MetricsPath is where the main listener serves metrics
+	// (hivegate.metrics.path); empty means DefaultMetricsPath.
+	MetricsPath string
+	// AdminListen is the HOST:PORT of the admin listener
+	// (hivegate.admin_listen); empty: no admin listener.
+	AdminListen string
+	// AdminToken, when set, is the bearer token every admin request must
+	// carry (hivegate.admin_token).
+	AdminToken string
+	// Tracing configures OpenTelemetry tracing (hivegate.tracing).
+	Tracing Tracing
+}
+
+// Tracing is the hivegate.tracing section. Tracing is on when
+// OTLPEndpoint is set.
+type Tracing struct {
+	// OTLPEndpoint is the OTLP/HTTP collector's base URL, such as
+	// http://127.0.0.1:4318; spans are POSTed to its /v1/traces unless the
+	// URL has a path of its own.
+	OTLPEndpoint string
+	// SampleRatio is the fraction of requests traced, 0 to 1
+	// (DefaultSampleRatio when the key is absent).
+	SampleRatio float64
+	// ServiceName is the service.name resource attribute
+	// (DefaultServiceName when the key is absent).
+	ServiceName string
+	// Pos is where the section was given (zero when it was not).
+	Pos Pos
+}
+
+// Defaults of the operations keys.
+const (
+	DefaultMetricsPath = "/metrics"
+	DefaultSampleRatio = 0.1
+	DefaultServiceName = "hivegate"
+	// maxAdminTokenLen bounds admin_token: a bearer token, not a document.
+	maxAdminTokenLen = 1024
+)
+
+// Enabled reports whether tracing is configured.
+func (t Tracing) Enabled() bool { return t.OTLPEndpoint != "" }
+
+// Metrics returns the path the main listener serves metrics at, and
+// whether it serves them at all.
+func (o Ops) Metrics() (path string, on bool) {
+	if o.MetricsPath == "" {
+		return DefaultMetricsPath, !o.MetricsOff
+	}
+	return o.MetricsPath, !o.MetricsOff
+}
+
+// opsSetting reads one operations key of the settings section: access_log,
+// metrics, admin_listen, admin_token or tracing.
+func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) error {
+	o := &cfg.Ops
+	switch key {
+	case "access_log":
+		on, err := d.boolean(v, path)
+		o.AccessLogOff = !on
+		return err
+	case "metrics":
+		return d.metricsSection(o, v, path)
+	case "admin_listen":
+		s, err := d.str(v, path)
+		if err != nil {
+			return err
+		}
+		if err := checkListen(s); err != nil {
+			return d.errf(v, path, "%v", err)
+		}
+		o.AdminListen = s
+		if host, _, _ := net.SplitHostPort(s); !isLoopbackHost(host) {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s %q is not a loopback address: anyone who can reach it can reload the config and read the route table; set admin_token or listen on 127.0.0.1", d.pos(v), path, s))
+		}
+		return nil
+	case "admin_token":
+		s, err := d.str(v, path)
+		if err != nil {
+			return err
+		}
+		if s == "" || len(s) > maxAdminTokenLen || !tokenChars(s) {
+			return d.errf(v, path, "want 1 to %d printable characters without spaces", maxAdminTokenLen)
+		}
+		o.AdminToken = s
+		return nil
+	case "tracing":
+		return d.tracingSection(&o.Tracing, v, path)
+	}
+	return d.errf(v, path, "unknown key")
+}
+
+// metricsSection reads hivegate.metrics: {enabled, path}.
+func (d *decoder) metricsSection(o *Ops, n *node, section string) error {
+	return d.fields(n, section, func(key string, _, v *node) (bool, error) {
+		path := section + "." + key
+		switch key {
+		case "enabled":
+			on, err := d.boolean(v, path)
+			o.MetricsOff = !on
+			return true, err
+		case "path":
+			s, err := d.str(v, path)
+			if err != nil {
+				return true, err
+			}
+			if !validMetricsPath(s) {
+				return true, d.errf(v, path, "want an absolute URL path other than / such as /metrics, got %q", s)
+			}
+			o.MetricsPath = s
+			return true, nil
+		}
+		return false, nil
+	})
+}
+
+// tracingSection reads hivegate.tracing: {otlp_endpoint, sample_ratio,
+// service_name}. An absent sample_ratio or service_name takes its default.
+func (d *decoder) tracingSection(t *Tracing, n *node, section string) error {
+	*t = Tracing{SampleRatio: DefaultSampleRatio, ServiceName: DefaultServiceName, Pos: d.pos(n)}
+	err := d.fields(n, section, func(key string, _, v *node) (bool, error) {
+		path := section + "." + key
+		var err error
+		switch key {
+		case "otlp_endpoint":
+			var s string
+			s, err = d.str(v, path)
+			if err == nil {
+				if cerr := checkOTLPEndpoint(s); cerr != nil {
+					err = d.errf(v, path, "%v", cerr)
+				}
+			}
+			t.OTLPEndpoint = s
+		case "sample_ratio":
+			t.SampleRatio, err = d.ratio(v, path)
+		case "service_name":
+			t.ServiceName, err = d.str(v, path)
+			if err == nil && strings.TrimSpace(t.ServiceName) == "" {
+				err = d.errf(v, path, "empty service name")
+			}
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return err
+	}
+	if t.OTLPEndpoint == "" {
+		return d.errf(n, section+".otlp_endpoint", "missing: tracing needs the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318 (remove the section to turn tracing off)")
+	}
+	return nil
+}
+
+// ratio reads a number from 0 to 1.
+func (d *decoder) ratio(n *node, key string) (float64, error) {
+	if n.kind != kindScalar || (n.tag != tagInt && n.tag != tagFloat) {
+		return 0, d.errf(n, key, "want a number from 0 to 1, got %s", describe(n))
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(n.str, "_", ""), 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+		return 0, d.errf(n, key, "%s out of range 0..1", n.str)
+	}
+	return v, nil
+}
+
+// checkListen accepts HOST:PORT with a numeric port (host may be empty:
+// every interface).
+func checkListen(s string) error {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("want HOST:PORT such as 127.0.0.1:9090, got %q", s)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("port %q out of range 0..65535", port)
+	}
+	return nil
+}
+
+// isLoopbackHost reports a host that only this machine can reach.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// tokenChars reports whether s holds only visible ASCII characters.
+func tokenChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// validMetricsPath accepts an absolute path without query, fragment,
+// spaces or dot segments, other than "/" (the JSON-RPC endpoint).
+func validMetricsPath(s string) bool {
+	if len(s) < 2 || len(s) > 256 || s[0] != '/' || strings.Contains(s, "//") {
+		return false
+	}
+	for _, seg := range strings.Split(s[1:], "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '/' || c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOTLPEndpoint accepts an http or https URL with a host and no query.
+func checkOTLPEndpoint(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("want the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318, got %q", s)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/metrics"
+)
+
+// callObserver records served calls: the requests metrics (route and
+// outcome labels, never the client's method) and the request's callInfo.
+type callObserver struct {
+	metrics *metrics.Metrics
+}
+
+// served records one dispatched call of a single request (JSON-RPC) or of a
+// Connect RPC. method is the client's method, used in the access log only
+// when the call has no key.
+func (o *callObserver) served(ctx context.Context, frontend, method string, res dispatch.Result, d time.Duration) {
+	outcome := metrics.Outcome(res.Err)
+	o.metrics.ObserveCall(frontend, res.Route, outcome, d)
+	if info := callInfoFrom(ctx); info != nil {
+		info.setCall(method, res, outcome)
+	}
+}
+
+// refused records a Connect call refused before dispatch (an invalid
+// request message).
+func (o *callObserver) refused(ctx context.Context, frontend string, kind jsonrpc.Kind, d time.Duration) {
+	outcome := metrics.KindLabel(kind)
+	o.metrics.ObserveCall(frontend, "", outcome, d)
+	if info := callInfoFrom(ctx); info != nil {
+		info.setOutcome(outcome)
+	}
+}
+
+// observedCaller is the dispatcher as the JSON-RPC handler's Caller, with
+// every call recorded. It implements jsonrpc.Starter like the dispatcher,
+// so batches keep their fast path (cache hits answered in place).
+type observedCaller struct {
+	d   *dispatch.Dispatcher
+	obs *callObserver
+}
+
+// CallJSONRPC serves the call of a single request.
+func (c observedCaller) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
+	start := time.Now()
+	res := c.d.Call(ctx, method, params)
+	c.obs.served(ctx, metrics.FrontendJSONRPC, method, res, time.Since(start))
+	return answer(res)
+}
+
+// StartJSONRPC serves one element of a batch: at once when no upstream
+// call is needed, otherwise through the returned continuation. The
+// elements of a batch are counted in the metrics one by one; the access
+// log describes the batch as a whole.
+func (c observedCaller) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
+	start := time.Now()
+	res, p := c.d.Prepare(method, params)
+	if p == nil {
+		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), time.Since(start))
+		return answer(res), nil
+	}
+	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer {
+		res := p.Run(ctx)
+		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), time.Since(start))
+		return answer(res)
+	}
+}
+
+// Healthy reports whether any backend can be reached.
+func (c observedCaller) Healthy() bool { return c.d.Healthy() }
+
+// answer is the JSON-RPC front end's view of a Result.
+func answer(r dispatch.Result) jsonrpc.Answer {
+	return jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
+}

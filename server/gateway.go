@@ -34,6 +34,9 @@ type Options struct {
 	// /admin/reload, SIGHUP). nil loads the running config's Source file
 	// with config.Load.
 	ConfigLoader func() (*config.Config, error)
+	// UI serves the browser page of web/ (accounts and witnesses through
+	// Connect-Web) at /ui/ on the main listener.
+	UI bool
 }
 
 // Gateway is one running hivegate: its cache, metrics and tracing, which

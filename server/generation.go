@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/hivegate/hivegate/web"
 	"net/http"
 	"time"
 
@@ -88,6 +89,9 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		MaxDepth:        limits.MaxJSONDepth,
 		Logger:          g.log,
 	}))
+	if g.opts.UI {
+		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
+	}
 	mountConnect(mux, gen.dispatcher, g.methods, connectOptions{
 		log: g.log, readMax: limits.MaxBodyBytes, obs: obs, tracing: g.tracing,
 	})

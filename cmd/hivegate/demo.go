@@ -91,7 +91,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
-	err = serve(ctx, cfg, logger, func(addr string) { printDemoCommands(stdout, addr) })
+	err = serveWith(ctx, cfg, logger, serveOptions{ready: func(addr string) { printDemoCommands(stdout, addr) }, ui: true})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -118,6 +118,7 @@ func printDemoCommands(w io.Writer, addr string) {
 	for _, c := range demoCommands(addr) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
+	fmt.Fprintf(&b, "\nIn a browser: http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	b.WriteString("\nStop with Ctrl-C.\n")
 	_, _ = io.WriteString(w, b.String())
 }

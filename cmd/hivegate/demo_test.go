@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -141,5 +142,39 @@ func checkGRPCListAccounts(t *testing.T, addr string) {
 	}
 	if n := len(resp.Msg.GetAccounts()); n != 3 {
 		t.Fatalf("gRPC ListAccounts returned %d accounts, want 3", n)
+	}
+}
+
+// TestDemoServesUI checks the browser page the demo points to is served:
+// the page and every asset it names.
+func TestDemoServesUI(t *testing.T) {
+	cmds := startDemo(t)
+	addr := strings.TrimPrefix(strings.Fields(cmds[0])[2], "http://")
+	addr = strings.TrimSuffix(addr, "/")
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		return string(b)
+	}
+	page := get("/ui/")
+	if !strings.Contains(page, "<html") {
+		t.Fatalf("GET /ui/ is not the page:\n%s", page)
+	}
+	assets := regexp.MustCompile(`(?:src|href)="\.?/?(assets/[^"]+)"`).FindAllStringSubmatch(page, -1)
+	if len(assets) == 0 {
+		t.Fatalf("the page names no assets:\n%s", page)
+	}
+	for _, a := range assets {
+		if body := get("/ui/" + a[1]); len(body) == 0 {
+			t.Errorf("asset %s is empty", a[1])
+		}
 	}
 }

@@ -28,6 +28,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	nodeURL := fs.String("node-url", "", "node backend URL for the embedded default (or "+config.NodeURLEnv+")")
 	listen := fs.String("listen", "", "HOST:PORT to listen on; overrides the config's hostname and port")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	ui := fs.Bool("ui", false, "serve the browser page (accounts and witnesses over Connect-Web) at /ui/")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	defer signal.Stop(hup)
 	reload := make(chan struct{}, 1)
 	go forwardSignals(ctx, hup, reload)
-	return serveWith(ctx, cfg, logger, serveOptions{load: load, reload: reload})
+	return serveWith(ctx, cfg, logger, serveOptions{load: load, reload: reload, ui: *ui})
 }
 
 // forwardSignals turns each signal into a reload request until ctx ends.
@@ -114,6 +115,8 @@ type serveOptions struct {
 	load func() (*config.Config, error)
 	// reload asks for a config reload (SIGHUP); nil: none.
 	reload <-chan struct{}
+	// ui serves the browser page at /ui/ (--ui).
+	ui bool
 }
 
 // serve runs the gateway until ctx ends, then drains in-flight requests.
@@ -125,7 +128,7 @@ func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready f
 // serveWith runs the gateway, its admin listener when configured and its
 // config reloads until ctx ends, then drains in-flight requests.
 func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o serveOptions) error {
-	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger, ConfigLoader: o.load})
+	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui})
 	if err != nil {
 		return err
 	}

@@ -63,10 +63,10 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 	if readMax <= 0 {
 		readMax = defaultConnectReadMaxBytes
 	}
-	opts := []connect.HandlerOption{
+	opts := append([]connect.HandlerOption{
 		connect.WithReadMaxBytes(int(readMax)),
 		connect.WithCompressMinBytes(compressMinBytes),
-	}
+	}, cachingCodecs()...)
 	if co.tracing != nil {
 		opts = append(opts, co.tracing.handlerOption())
 	}

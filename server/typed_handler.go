@@ -23,7 +23,12 @@ import (
 // typed RPC, and its ProtoReflect hands connect's codecs the generated
 // message inside, so binary and JSON (de)serialisation take the generated
 // fast paths. The request initializer puts the RPC's input type in it.
-type box struct{ proto.Message }
+type box struct {
+	proto.Message
+	// aux is set when Message came from a cache entry: the codecs keep the
+	// encoded bytes there (codec.go).
+	aux *auxMessage
+}
 
 // ProtoReflect returns the boxed message's reflection, making *box a
 // proto.Message for connect's codecs.
@@ -36,6 +41,10 @@ func (b *box) ProtoReflect() protoreflect.Message { return b.Message.ProtoReflec
 type auxMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
+	// encoded holds msg's wire encodings, made on first use (codec.go).
+	// Like the message, they live as long as the entry and are not counted
+	// in cache_max_capacity.
+	encoded encodedArray
 }
 
 // typedServer serves the typed RPCs through the dispatcher.
@@ -90,13 +99,13 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}
-	msg, err := s.decode(tm, res, order)
+	aux, err := s.decode(tm, res, order)
 	if err != nil {
 		ce := connect.NewError(connect.CodeInternal, err)
 		setCallHeaders(ce.Meta(), res)
 		return nil, ce
 	}
-	out := connect.NewResponse(&box{Message: msg})
+	out := connect.NewResponse(&box{Message: aux.msg, aux: aux})
 	setCallHeaders(out.Header(), res)
 	return out, nil
 }
@@ -104,11 +113,12 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 // decode returns the typed response of a result: from the cache entry when
 // an earlier call decoded it, otherwise decoded now (with next_start) and
 // attached to the entry. The message is shared and must not be modified.
-func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber) (proto.Message, error) {
+// Without a cache entry the auxMessage is this call's alone.
+func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber) (*auxMessage, error) {
 	desc := tm.Response.Descriptor()
 	if res.Entry != nil {
 		if a, ok := res.Entry.Aux().(*auxMessage); ok && a.desc == desc {
-			return a.msg, nil
+			return a, nil
 		}
 	}
 	m := tm.Response.New()
@@ -126,11 +136,11 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 			cp.build(m, tm.items, tm.next)
 		}
 	}
-	msg := m.Interface()
+	a := &auxMessage{desc: desc, msg: m.Interface()}
 	if res.Entry != nil {
-		res.Entry.SetAux(&auxMessage{desc: desc, msg: msg})
+		res.Entry.SetAux(a)
 	}
-	return msg, nil
+	return a, nil
 }
 
 // setCallHeaders tells the client how the call was served, as the JSON-RPC

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,6 +29,11 @@ type Request struct {
 	// Retries is the number of extra attempts after a retryable failure,
 	// 0 to MaxRetries (values outside are clamped).
 	Retries int
+	// ResultPrefix, when not empty, asks for the result in a buffer that
+	// starts with a copy of these bytes (Response.Buffer), so that a caller
+	// storing the result under a key (cache.Cache.StoreBuffer) needs no
+	// second copy. Error answers are not affected.
+	ResultPrefix string
 }
 
 // Response is a backend's answer to a Request. Exactly one of Result and
@@ -36,6 +42,11 @@ type Response struct {
 	// Result is the raw bytes of the answer's result member, exactly as the
 	// backend sent them. It is not shared with any pool and may be kept.
 	Result json.RawMessage
+	// Buffer is set when the Request had a ResultPrefix and the answer a
+	// result: a new allocation holding the prefix then Result (Result is
+	// Buffer[len(ResultPrefix):]), with the allocation's full capacity.
+	// Nothing else refers to it, so it may be handed over, once.
+	Buffer []byte
 	// Error is the backend's JSON-RPC error object, passed through raw
 	// (jsonrpc.BackendError).
 	Error *jsonrpc.Error
@@ -94,10 +105,10 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 
 	for {
 		resp.Attempts++
-		env, f := p.attempt(callCtx, be, body, id)
+		env, f := p.attempt(callCtx, be, body, id, req.ResultPrefix)
 		if f == nil {
 			be.health.success(p.logger, name)
-			resp.Result = env.result
+			resp.Result, resp.Buffer = env.result, env.buf
 			if env.errObj != nil {
 				resp.Error = jsonrpc.BackendError(env.errObj)
 			}
@@ -142,7 +153,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 
 // attempt makes one HTTP exchange. On success the envelope's member does not
 // alias a pooled buffer.
-func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id uint64) (envelope, *failure) {
+func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id uint64, prefix string) (envelope, *failure) {
 	hreq := (&http.Request{
 		Method:        http.MethodPost,
 		URL:           be.url, // read-only, shared
@@ -204,7 +215,18 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id u
 			cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
 		}
 	}
+	if env.result != nil && prefix != "" {
+		return withPrefix(env.result, prefix), nil
+	}
 	return detach(env, len(raw), fresh || cap(*bp) > maxPooledBuf), nil
+}
+
+// withPrefix copies result into a new buffer after prefix (Request.ResultPrefix).
+func withPrefix(result []byte, prefix string) envelope {
+	n := len(prefix) + len(result)
+	buf := slices.Grow([]byte(nil), n) // the allocator's size class: cap is what was allocated
+	buf = append(append(buf, prefix...), result...)
+	return envelope{result: buf[len(prefix):n:n], buf: buf}
 }
 
 // tooLarge is the failure of an answer over the size cap.

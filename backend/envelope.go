@@ -11,6 +11,7 @@ import (
 type envelope struct {
 	result []byte
 	errObj []byte
+	buf    []byte // a result's buffer when it has a prefix (withPrefix)
 }
 
 // parseEnvelope checks that body is one JSON-RPC 2.0 response object to the

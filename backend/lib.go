@@ -61,13 +61,13 @@ func (t *LIBTracker) OnUpdate(fn func(lib, head uint64)) {
 // Observe reads last_irreversible_block_num and head_block_number from a
 // get_dynamic_global_properties result (database_api and condenser_api
 // answers have both as JSON numbers) and advances the tracker. Anything
-// else is ignored.
+// else is ignored: the members are read as json.Unmarshal into uint64
+// fields would read them, and a result Unmarshal would refuse changes
+// nothing. It runs on every such answer that passes through the gateway,
+// so it scans the result once instead of decoding it (lib_scan.go).
 func (t *LIBTracker) Observe(result json.RawMessage) {
-	var props struct {
-		LIB  uint64 `json:"last_irreversible_block_num"`
-		Head uint64 `json:"head_block_number"`
-	}
-	if json.Unmarshal(result, &props) != nil {
+	props, ok := readProps(result)
+	if !ok {
 		return
 	}
 	libMoved := atomicMax(&t.lib, props.LIB)

@@ -14,8 +14,9 @@
 // are the operator's to size for: fragmentation after heavy churn of small
 // entries (TestMemoryBounded sees a heap in use of about 1.6 times the
 // budget with entries under 2 KiB, and about 1.05 times with larger ones)
-// and the collector's headroom between cycles (GOGC; setting GOMEMLIMIT a
-// little above the expected heap keeps the process near it).
+// and the collector's headroom between cycles (GOGC). [SuggestedMemoryLimit]
+// gives the soft memory limit that keeps a gateway's resident memory near
+// its budget, for a gateway to set at start-up unless GOMEMLIMIT is set.
 //
 // [BlockNum] and [ReversibleTTL] implement EXPIRE_IF_REVERSIBLE: the block a
 // request is about is read from its params, the answer is checked against that

@@ -3,6 +3,7 @@ package cache
 import (
 	"hash/maphash"
 	"time"
+	"unsafe"
 )
 
 // NoExpiry is the ttl that stores an entry without expiry.
@@ -79,6 +80,19 @@ func (c *Cache) Get(key string) (*Entry, bool) {
 	return c.shardFor(key).get(key, c.now)
 }
 
+// GetBytes is Get for a key held in a byte slice, such as one built in a
+// reused buffer: the lookup neither copies key nor keeps it, so a hit does
+// not allocate and key may be overwritten as soon as GetBytes returns. The
+// key the entry is stored under is the Entry's Key.
+func (c *Cache) GetBytes(key []byte) (*Entry, bool) {
+	// The string views key's bytes only for the lookup: neither the map
+	// lookup, the LRU's move to the front nor the removal of an expired
+	// entry stores the key they are given (the LRU removes an entry by
+	// the key stored with it).
+	k := unsafe.String(unsafe.SliceData(key), len(key))
+	return c.shardFor(k).get(k, c.now)
+}
+
 // Set stores a copy of value under key, replacing any entry there. A ttl
 // greater than zero expires the entry after ttl; NoExpiry (zero) keeps it
 // until it is evicted; a negative ttl stores nothing. A value whose cost
@@ -112,6 +126,36 @@ func (c *Cache) Store(key string, value []byte, ttl time.Duration) (*Entry, bool
 		e.Expires = c.now().Add(ttl)
 	}
 	s.set(k, e)
+	return e, true
+}
+
+// StoreBuffer is Store for a key and value the caller has already laid out
+// the way an entry holds them: buf is the key's bytes followed by the
+// value's, and the cache takes buf over instead of copying it (a backend
+// answer read with backend.Request.ResultPrefix set to the key is such a
+// buffer). buf must be an allocation of its own, as make or append return
+// it, since cap(buf) is what the entry is charged; the caller must not
+// modify it afterwards, and may keep reading the value in it.
+func (c *Cache) StoreBuffer(buf []byte, keyLen int, ttl time.Duration) (*Entry, bool) {
+	if keyLen < 0 || keyLen > len(buf) {
+		return nil, false
+	}
+	var key string
+	if keyLen > 0 {
+		// buf is never written again: the key can share it.
+		key = unsafe.String(&buf[0], keyLen)
+	}
+	s := c.shardFor(key)
+	n := len(buf)
+	e := &Entry{Value: buf[keyLen:n:n], key: key, cost: int64(cap(buf)) + EntryOverhead}
+	if ttl < 0 || e.cost > s.budget {
+		s.remove(key)
+		return nil, false
+	}
+	if ttl > 0 {
+		e.Expires = c.now().Add(ttl)
+	}
+	s.set(key, e)
 	return e, true
 }
 

@@ -79,3 +79,21 @@ func (t *Tiered) Store(key string, value []byte, ttl time.Duration) (*Entry, boo
 	}
 	return e, ok
 }
+
+// StoreBuffer is Store for a buffer laid out as Cache.StoreBuffer takes it
+// over: the key's bytes, then the value's. The in-process cache keeps buf
+// without a copy; the same bytes are queued for Redis.
+func (t *Tiered) StoreBuffer(buf []byte, keyLen int, ttl time.Duration) (*Entry, bool) {
+	if keyLen < 0 || keyLen > len(buf) {
+		return nil, false
+	}
+	var e *Entry
+	var ok bool
+	if t.local != nil {
+		e, ok = t.local.StoreBuffer(buf, keyLen, ttl)
+	}
+	if t.shared != nil {
+		t.shared.Set(string(buf[:keyLen]), buf[keyLen:], ttl)
+	}
+	return e, ok
+}

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
@@ -58,6 +60,8 @@ type Dispatcher struct {
 	// tier is the in-process cache in front of the shared Redis tier; nil
 	// without one (see WithSharedCache).
 	tier *cache.Tiered
+	// scratch holds Prepare's reusable *callScratch.
+	scratch sync.Pool
 }
 
 // New returns a Dispatcher. c may be nil (no in-process caching); lib may
@@ -67,6 +71,7 @@ func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTrac
 		logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger}
+	d.scratch.New = func() any { return &callScratch{key: make([]byte, 0, 256)} }
 	for _, opt := range opts {
 		opt(d)
 	}
@@ -109,17 +114,62 @@ func (d *Dispatcher) Do(ctx context.Context, c *router.Call) Result {
 // request is needed: a cache hit, an invalid method or a method with no
 // route. Then the Pending is nil. Otherwise the Result is empty and the
 // Pending makes the upstream call.
+//
+// A cache hit allocates nothing: the call is parsed into a pooled Call, its
+// key built in a pooled buffer and looked up from there, and the Result's
+// Key is the cache entry's own. Only a call that goes on (a Pending, an
+// error) gets a Call and a key string of its own.
 func (d *Dispatcher) Prepare(method string, params json.RawMessage) (Result, *Pending) {
-	c, err := d.Router().Parse(method, params)
+	r := d.Router()
+	s := d.scratch.Get().(*callScratch)
+	defer d.scratch.Put(s)
+	key, err := r.ParseKey(&s.call, s.key[:0], method, params)
+	s.key = key[:0]
 	if err != nil {
 		return Result{Err: jsonrpc.NewError(jsonrpc.KindInvalidRequest, invalidDetail(err), err), Cache: CacheBypass}, nil
 	}
-	return d.PrepareCall(c)
+	// Until it is given a key of its own, s.call's Key views the pooled
+	// buffer: nothing that outlives this call may keep it.
+	s.call.Key = unsafe.String(unsafe.SliceData(key), len(key))
+	res, p := d.prepare(r, &s.call, key)
+	s.call = router.Call{}
+	return res, p
+}
+
+// callScratch is the pooled Call and key buffer of Prepare.
+type callScratch struct {
+	call router.Call
+	key  []byte
 }
 
 // PrepareCall is Prepare for a call already parsed.
 func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
-	rt, err := d.Router().Resolve(c)
+	return d.prepare(d.Router(), c, nil)
+}
+
+// prepare is PrepareCall. When scratch is not nil, c is Prepare's pooled
+// Call and c.Key views scratch: c is copied, with a key string of its own,
+// before anything that outlives the call refers to it.
+func (d *Dispatcher) prepare(r *router.Router, c *router.Call, scratch []byte) (Result, *Pending) {
+	rt, err := r.Resolve(c)
+	if err == nil && rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast && d.cache != nil {
+		// cacheable (see below): a hit is the answer.
+		var e *cache.Entry
+		var ok bool
+		if scratch != nil {
+			e, ok = d.cache.GetBytes(scratch)
+		} else {
+			e, ok = d.cache.Get(c.Key)
+		}
+		if ok {
+			return Result{Result: e.Value, Entry: e, Cache: CacheHit, Route: rt.Matched.URL, Key: e.Key()}, nil
+		}
+	}
+	if scratch != nil {
+		own := *c
+		own.Key = string(scratch)
+		c, rt.Key = &own, own.Key
+	}
 	if err != nil {
 		return Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(c.Key), err), Cache: CacheBypass, Key: c.Key}, nil
 	}
@@ -133,11 +183,6 @@ func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
 	// arrived, not one an earlier request is already waiting for.
 	coalesce := rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast
 	cacheable := coalesce && (d.cache != nil || d.tier != nil)
-	if cacheable && d.cache != nil {
-		if e, ok := d.cache.Get(c.Key); ok {
-			return Result{Result: e.Value, Entry: e, Cache: CacheHit, Route: rt.Matched.URL, Key: c.Key}, nil
-		}
-	}
 	return Result{}, &Pending{d: d, c: c, rt: rt, coalesce: coalesce, cacheable: cacheable}
 }
 
@@ -159,7 +204,7 @@ func (p *Pending) Run(ctx context.Context) Result {
 	d, c, rt := p.d, p.c, p.rt
 	res := Result{Route: rt.Matched.URL, Key: c.Key, Cache: CacheBypass}
 	if !p.coalesce {
-		out := d.upstream(ctx, c, rt)
+		out := d.upstream(ctx, c, rt, false)
 		res.Result, res.Err = out.result, out.rpcErr()
 		return res
 	}
@@ -175,9 +220,9 @@ func (p *Pending) Run(ctx context.Context) Result {
 				return outcome{result: v, entry: e, shared: true}
 			}
 		}
-		o := d.upstream(ctx, c, rt)
+		o := d.upstream(ctx, c, rt, cacheable)
 		if cacheable && o.err == nil && o.resp.Error == nil {
-			o.entry = d.store(c, rt, o.result)
+			o.entry = d.store(c, rt, o.result, o.resp.Buffer)
 		}
 		return o
 	})
@@ -243,13 +288,20 @@ func (o outcome) rpcErr() *jsonrpc.Error {
 	return o.resp.Error
 }
 
-func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route) outcome {
-	resp, err := d.pool.Call(ctx, rt.Backend, backend.Request{
+// upstream makes the call. The result of a call to be cached comes in a
+// buffer that starts with the key (backend.Request.ResultPrefix), which the
+// cache takes over as the entry's: the result is copied once, not twice.
+func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable bool) outcome {
+	req := backend.Request{
 		Method:  c.UpstreamMethod,
 		Params:  c.UpstreamParams,
 		Timeout: rt.Timeout,
 		Retries: rt.Retries,
-	})
+	}
+	if cacheable {
+		req.ResultPrefix = c.Key
+	}
+	resp, err := d.pool.Call(ctx, rt.Backend, req)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			d.log.Warn("upstream call failed", "key", c.Key, "backend", rt.Backend, "error", err)
@@ -262,8 +314,10 @@ func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Rou
 	return outcome{resp: resp, result: resp.Result}
 }
 
-// store applies the route's TTL policy and caches the result.
-func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessage) *cache.Entry {
+// store applies the route's TTL policy and caches the result. buf, when
+// not nil, is the backend's buffer holding the key then the result
+// (backend.Response.Buffer), handed over to the cache.
+func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessage, buf []byte) *cache.Entry {
 	var ttl time.Duration
 	switch rt.TTL.Kind {
 	case config.TTLSeconds:
@@ -290,9 +344,14 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 		return nil
 	}
 	var e *cache.Entry
-	if d.tier != nil {
+	switch {
+	case buf != nil && d.tier != nil:
+		e, _ = d.tier.StoreBuffer(buf, len(c.Key), ttl)
+	case buf != nil:
+		e, _ = d.cache.StoreBuffer(buf, len(c.Key), ttl)
+	case d.tier != nil:
 		e, _ = d.tier.Store(c.Key, result, ttl)
-	} else {
+	default:
 		e, _ = d.cache.Store(c.Key, result, ttl)
 	}
 	return e

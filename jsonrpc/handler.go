@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -57,9 +58,11 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // Handler serves POST / (JSON-RPC, single or batch) and GET / (health).
 type Handler struct {
-	caller Caller
-	opts   HandlerOptions
-	bufs   sync.Pool
+	caller    Caller
+	opts      HandlerOptions
+	exchanges sync.Pool // *exchange
+	values    headerValues
+	methods   interner[string] // method names, decoded once
 }
 
 // NewHandler returns the JSON-RPC HTTP handler.
@@ -74,7 +77,10 @@ func NewHandler(c Caller, opts HandlerOptions) *Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{caller: c, opts: opts}
-	h.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	h.values.init()
+	h.exchanges.New = func() any {
+		return &exchange{in: make([]byte, 0, 4096), out: response{buf: make([]byte, 0, 4096)}}
+	}
 	return h
 }
 
@@ -114,14 +120,30 @@ func (h *Handler) health(w http.ResponseWriter) {
 // one huge response does not pin its memory for the life of the process.
 const maxPooledBuf = 1 << 20
 
-func (h *Handler) getBuf() *[]byte { return h.bufs.Get().(*[]byte) }
+// exchange is the per-request scratch state of post: the body and answer
+// buffers, the parsed body and the batch's answers. Exchanges are pooled,
+// so a cache hit allocates none of it.
+type exchange struct {
+	in      []byte
+	body    Body
+	answers []Answer
+	out     response
+}
 
-func (h *Handler) putBuf(bp *[]byte) {
-	if cap(*bp) > maxPooledBuf {
-		return
+func (h *Handler) getExchange() *exchange { return h.exchanges.Get().(*exchange) }
+
+// putExchange returns x to the pool, dropping buffers too large to keep
+// and every reference into the request and the answers (cached results
+// must not stay reachable from the pool).
+func (h *Handler) putExchange(x *exchange) {
+	if cap(x.in) > maxPooledBuf {
+		x.in = nil
 	}
-	*bp = (*bp)[:0]
-	h.bufs.Put(bp)
+	x.in = x.in[:0]
+	clear(x.body.Elements[:cap(x.body.Elements)])
+	clear(x.answers[:cap(x.answers)])
+	x.out.reset()
+	h.exchanges.Put(x)
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
@@ -131,10 +153,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
 		return
 	}
-	bp := h.getBuf()
-	defer h.putBuf(bp)
-	body, err := readBody(r.Body, h.opts.MaxBodyBytes, (*bp)[:0])
-	*bp = body[:0]
+	x := h.getExchange()
+	defer h.putExchange(x)
+	body, err := readBody(r.Body, h.opts.MaxBodyBytes, x.in[:0])
+	x.in = body[:0]
 	if err != nil {
 		if errors.Is(err, errBodyTooLarge) {
 			h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
@@ -146,13 +168,12 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	// The parsed requests alias body, which goes back to the pool when post
 	// returns: every call below finishes before that (the dispatcher copies
 	// what an upstream call that outlives its client needs).
-	parsed, perr := ParseBody(body, h.opts.MaxBatch, h.opts.MaxDepth)
-	if perr != nil {
+	parsed := &x.body
+	if perr := parseBody(parsed, body, h.opts.MaxBatch, h.opts.MaxDepth, &h.methods); perr != nil {
 		h.writeError(w, perr)
 		return
 	}
-	out := h.getBuf()
-	defer h.putBuf(out)
+	out := &x.out
 	if !parsed.Batch {
 		h.single(r.Context(), w, parsed.Elements[0], out)
 		return
@@ -161,85 +182,107 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, e)
 		return
 	}
-	answers := h.callBatch(r.Context(), parsed.Elements)
-	b := append((*out)[:0], '[')
+	x.answers = h.callBatch(r.Context(), parsed.Elements, x.answers)
+	out.buf = append(out.buf, '[')
 	for i, el := range parsed.Elements {
 		if i > 0 {
-			b = append(b, ',')
+			out.buf = append(out.buf, ',')
 		}
 		switch {
 		case el.Err != nil:
-			b = AppendError(b, el.Req.ID, el.Err)
-		case answers[i].Err != nil:
-			b = AppendError(b, el.Req.ID, answers[i].Err)
+			out.buf = AppendError(out.buf, el.Req.ID, el.Err)
+		case x.answers[i].Err != nil:
+			out.buf = AppendError(out.buf, el.Req.ID, x.answers[i].Err)
 		default:
-			b = AppendResult(b, el.Req.ID, answers[i].Result)
+			out.appendResult(el.Req.ID, x.answers[i].Result)
 		}
 	}
-	b = append(b, ']')
-	*out = b
-	h.write(w, http.StatusOK, b)
+	out.buf = append(out.buf, ']')
+	h.send(w, http.StatusOK, out)
 }
 
 // single answers a request that is not a batch. Only single requests get
 // the cache and route headers: in a batch they would describe one element.
-func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element, out *[]byte) {
+func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element, out *response) {
 	if el.Err != nil {
-		*out = AppendError((*out)[:0], el.Req.ID, el.Err)
-		h.write(w, el.Err.HTTPStatus(), *out)
+		out.buf = AppendError(out.buf, el.Req.ID, el.Err)
+		h.send(w, el.Err.HTTPStatus(), out)
 		return
 	}
 	a := h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
+	hdr := w.Header()
 	if a.Cache != "" {
-		w.Header().Set(HeaderCache, a.Cache)
+		hdr[HeaderCache] = h.values.of(a.Cache)
 	}
 	if a.Route != "" {
-		w.Header().Set(HeaderRoute, a.Route)
+		hdr[HeaderRoute] = h.values.of(a.Route)
 	}
 	if a.Err != nil {
-		*out = AppendError((*out)[:0], el.Req.ID, a.Err)
-		h.write(w, a.Err.HTTPStatus(), *out)
+		out.buf = AppendError(out.buf, el.Req.ID, a.Err)
+		h.send(w, a.Err.HTTPStatus(), out)
 		return
 	}
-	*out = AppendResult((*out)[:0], el.Req.ID, a.Result)
-	h.write(w, http.StatusOK, *out)
+	out.appendResult(el.Req.ID, a.Result)
+	h.send(w, http.StatusOK, out)
 }
 
 // callBatch serves the valid elements of a batch concurrently and returns
-// their answers by position. Elements the Caller can answer at once (cache
-// hits) are answered in place; only those that need an upstream request get
-// a goroutine.
-func (h *Handler) callBatch(ctx context.Context, els []Element) []Answer {
-	answers := make([]Answer, len(els))
+// their answers by position, in answers' reused capacity. Elements the
+// Caller can answer at once (cache hits) are answered in place; only those
+// that need an upstream request get a goroutine.
+func (h *Handler) callBatch(ctx context.Context, els []Element, answers []Answer) []Answer {
+	answers = append(answers[:0], make([]Answer, len(els))...)
 	starter, _ := h.caller.(Starter)
-	var wg sync.WaitGroup
+	var wg *sync.WaitGroup // only for a batch that starts goroutines
 	for i, el := range els {
 		if el.Err != nil {
 			continue
 		}
-		if starter == nil {
-			wg.Go(func() { answers[i] = h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
-			continue
+		var rest func(context.Context) Answer
+		if starter != nil {
+			var a Answer
+			if a, rest = starter.StartJSONRPC(el.Req.Method, el.Req.Params); rest == nil {
+				answers[i] = a
+				continue
+			}
+		} else {
+			rest = h.callLater(el.Req)
 		}
-		a, rest := starter.StartJSONRPC(el.Req.Method, el.Req.Params)
-		if rest == nil {
-			answers[i] = a
-			continue
+		if wg == nil {
+			wg = new(sync.WaitGroup)
 		}
-		wg.Go(func() { answers[i] = rest(ctx) })
+		goAnswer(ctx, wg, &answers[i], rest)
 	}
-	wg.Wait()
+	if wg != nil {
+		wg.Wait()
+	}
 	return answers
 }
 
-func (h *Handler) writeError(w http.ResponseWriter, e *Error) {
-	h.write(w, e.HTTPStatus(), AppendError(nil, nullID, e))
+// callLater returns the call of req as a continuation.
+func (h *Handler) callLater(req Request) func(context.Context) Answer {
+	return func(ctx context.Context) Answer { return h.caller.CallJSONRPC(ctx, req.Method, req.Params) }
 }
 
-func (h *Handler) write(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+// goAnswer runs call in a goroutine of wg and stores its answer in dst.
+func goAnswer(ctx context.Context, wg *sync.WaitGroup, dst *Answer, call func(context.Context) Answer) {
+	wg.Go(func() { *dst = call(ctx) })
+}
+
+func (h *Handler) writeError(w http.ResponseWriter, e *Error) {
+	h.send(w, e.HTTPStatus(), &response{buf: AppendError(nil, nullID, e)})
+}
+
+// send writes the answer assembled in out with its Content-Type and, when
+// net/http would not work it out itself, its Content-Length.
+func (h *Handler) send(w http.ResponseWriter, status int, out *response) {
+	hdr := w.Header()
+	hdr["Content-Type"] = h.values.contentType
+	if n := out.len(); n > autoContentLength {
+		hdr.Set("Content-Length", strconv.Itoa(n))
+	}
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	out.writeTo(w)
 }
 
 var errBodyTooLarge = errors.New("body too large")

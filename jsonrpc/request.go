@@ -42,26 +42,46 @@ type Element struct {
 // The returned requests alias data: their method, params and id bytes are
 // slices of it, so data must outlive them.
 func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
+	b := new(Body)
+	if perr := parseBody(b, data, maxBatch, maxDepth, nil); perr != nil {
+		return nil, perr
+	}
+	return b, nil
+}
+
+// parseBody is ParseBody into b, whose slices' capacity is reused (the
+// handler keeps one Body per pooled exchange). Method names are taken from
+// names when it has them (nil: none).
+func parseBody(b *Body, data []byte, maxBatch, maxDepth int, names *interner[string]) *Error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
 	data = trimWS(data)
 	if err := checkJSON(data, maxDepth); err != nil {
 		if errors.Is(err, errTooDeep) {
-			return nil, NewError(KindRequestTooLarge, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth), err)
+			return NewError(KindRequestTooLarge, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth), err)
 		}
-		return nil, NewError(KindParseError, "the body is not valid JSON", err)
+		return NewError(KindParseError, "the body is not valid JSON", err)
 	}
 	if data[0] != '[' {
-		return &Body{Elements: []Element{parseElement(data)}}, nil
+		b.Batch = false
+		el, _ := parseElement(data, names)
+		b.Elements = append(b.Elements[:0], el)
+		return nil
 	}
-	// data is valid JSON, so the array can be split without re-validating it.
+	// data is valid JSON, so the array can be split without re-validating
+	// it, each element as it is parsed. Only the elements a batch may hold
+	// are parsed; the rest are counted.
 	n := 0
-	var raw [][]byte
+	elems := b.Elements[:0]
 	for i := skipWS(data, 1); i < len(data) && data[i] != ']'; {
-		end := skipValue(data, i)
+		var end int
 		if maxBatch <= 0 || n < maxBatch {
-			raw = append(raw, data[i:end])
+			el, size := parseElement(data[i:], names)
+			elems = append(elems, el)
+			end = i + size
+		} else {
+			end = skipValue(data, i)
 		}
 		n++
 		i = skipWS(data, end)
@@ -69,17 +89,15 @@ func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 			i = skipWS(data, i+1)
 		}
 	}
+	b.Elements = elems
 	if n == 0 {
-		return nil, NewError(KindInvalidRequest, "empty batch", nil)
+		return NewError(KindInvalidRequest, "empty batch", nil)
 	}
 	if maxBatch > 0 && n > maxBatch {
-		return nil, Errorf(KindBatchTooLarge, "%d requests in one batch; at most %d are allowed", n, maxBatch)
+		return Errorf(KindBatchTooLarge, "%d requests in one batch; at most %d are allowed", n, maxBatch)
 	}
-	b := &Body{Batch: true, Elements: make([]Element, len(raw))}
-	for i, r := range raw {
-		b.Elements[i] = parseElement(r)
-	}
-	return b, nil
+	b.Batch = true
+	return nil
 }
 
 // trimWS removes JSON whitespace (space, tab, CR, LF) around data; unlike
@@ -96,18 +114,32 @@ func trimWS(data []byte) []byte {
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func parseElement(data []byte) Element {
+// parseElement parses the request that starts data, valid JSON that may go
+// on after it (the rest of a batch), and returns it with its size in bytes.
+func parseElement(data []byte, names *interner[string]) (Element, int) {
+	if len(data) == 0 || data[0] != '{' {
+		var e Element
+		e.Req.ID = nullID
+		e.Err = NewError(KindInvalidRequest, "a request must be a JSON object", nil)
+		return e, skipValue(data, 0)
+	}
+	it := memberIter{obj: data, i: 1}
+	e := parseRequest(&it, names)
+	if it.err != nil || it.end == 0 {
+		// Not on valid JSON; measured the slow way to be safe.
+		return e, skipValue(data, 0)
+	}
+	return e, it.end
+}
+
+// parseRequest reads a request object's members from it.
+func parseRequest(it *memberIter, names *interner[string]) Element {
 	var e Element
 	e.Req.ID = nullID
-	if len(data) == 0 || data[0] != '{' {
-		e.Err = NewError(KindInvalidRequest, "a request must be a JSON object", nil)
-		return e
-	}
 	var (
 		version, method, params, id json.RawMessage
 		hasID                       bool
 	)
-	it := memberIter{obj: data, i: 1}
 	for {
 		key, value, ok := it.next()
 		if !ok {
@@ -146,7 +178,7 @@ func parseElement(data []byte) Element {
 	if e.Err != nil {
 		return e
 	}
-	if e.Req.Method = decodeString(method); e.Req.Method == "" {
+	if e.Req.Method = methodName(method, names); e.Req.Method == "" {
 		e.Err = NewError(KindInvalidRequest, "method must be a non-empty string", nil)
 		return e
 	}
@@ -182,50 +214,13 @@ func validID(id []byte) bool {
 	return false
 }
 
-var errTooDeep = errors.New("nested too deeply")
-
-// checkJSON validates data as one JSON value no deeper than maxDepth.
-func checkJSON(data []byte, maxDepth int) error {
-	if len(data) == 0 {
-		return errors.New("empty body")
-	}
-	if !json.Valid(data) {
-		return errors.New("invalid JSON")
-	}
-	depth := 0
-	inStr := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '[', '{':
-			depth++
-			if depth > maxDepth {
-				return errTooDeep
-			}
-		case ']', '}':
-			depth--
-		}
-	}
-	return nil
-}
-
 // memberIter walks the members of a valid JSON object without allocating
 // (unless a member name holds escapes). Start it with i at 1, just after the
 // opening brace.
 type memberIter struct {
 	obj  []byte
 	i    int
+	end  int // once done without an error: the index after the closing brace
 	done bool
 	err  error
 }
@@ -239,7 +234,7 @@ func (m *memberIter) next() (key, value []byte, ok bool) {
 	obj := m.obj
 	i := skipWS(obj, m.i)
 	if i < len(obj) && obj[i] == '}' {
-		m.done = true
+		m.done, m.end = true, i+1
 		return nil, nil, false
 	}
 	if i >= len(obj) || obj[i] != '"' {
@@ -303,11 +298,34 @@ func decodeString(s []byte) string {
 	return out
 }
 
+// methodName is decodeString for a method name, taken from names when it
+// is there (and added to it when it is not): the usual methods are then
+// decoded without allocating.
+func methodName(s []byte, names *interner[string]) string {
+	if names == nil || len(s) < 2 || s[0] != '"' {
+		return decodeString(s)
+	}
+	raw := s[1 : len(s)-1]
+	if name, ok := names.lookupBytes(raw); ok {
+		return name
+	}
+	name := decodeString(s)
+	if name != "" && len(name) == len(raw) && name == string(raw) {
+		// Only names spelled without escapes are looked up by their bytes.
+		name = names.add(name, name)
+	}
+	return name
+}
+
 // scanString returns the index after the string starting at b[i] == '"' and
 // whether it holds escapes.
 func scanString(b []byte, i int) (int, bool) {
 	esc := false
 	for j := i + 1; j < len(b); j++ {
+		j = plainRun(b, j)
+		if j >= len(b) {
+			break
+		}
 		switch b[j] {
 		case '\\':
 			esc = true
@@ -315,6 +333,7 @@ func scanString(b []byte, i int) (int, bool) {
 		case '"':
 			return j + 1, esc
 		}
+		// A control character (not in valid JSON) is skipped as content.
 	}
 	return len(b), esc
 }

@@ -39,6 +39,7 @@ translate_to_appbase: [steemd]
 		} else {
 			checkCall(t, r, method, p, c)
 		}
+		checkParseKey(t, r, method, p, c, err)
 		valid := json.Valid(params) && depth(params) <= 512
 		c, err = r.Parse("condenser_api.get_block", p)
 		switch {
@@ -54,6 +55,28 @@ translate_to_appbase: [steemd]
 			t.Fatalf("invalid JSON params %q accepted as %s", params, c.Key)
 		}
 	})
+}
+
+// checkParseKey checks that ParseKey, into a reused Call and after a key
+// already in its buffer, agrees with Parse's c and err.
+func checkParseKey(t *testing.T, r *router.Router, method string, p json.RawMessage, c *router.Call, err error) {
+	t.Helper()
+	reused := &router.Call{Namespace: "stale", Key: "stale", Params: json.RawMessage(`[0]`)}
+	buf := []byte("previous key")
+	got, kerr := r.ParseKey(reused, buf, method, p)
+	if (kerr != nil) != (err != nil) || (err != nil && kerr.Error() != err.Error()) {
+		t.Fatalf("ParseKey(%q, %q) error %v, Parse error %v", method, p, kerr, err)
+	}
+	if err != nil {
+		return
+	}
+	if string(got[:len(buf)]) != "previous key" || string(got[len(buf):]) != c.Key {
+		t.Fatalf("ParseKey(%q, %q) appended %q, Parse's key is %q", method, p, got[len(buf):], c.Key)
+	}
+	reused.Key = c.Key
+	if !reflect.DeepEqual(reused, c) {
+		t.Fatalf("ParseKey(%q, %q) = %+v, Parse = %+v", method, p, reused, c)
+	}
 }
 
 func checkCall(t *testing.T, r *router.Router, method string, p json.RawMessage, c *router.Call) {

@@ -25,25 +25,32 @@ func canonicalKey(segs []string, params json.RawMessage) (string, error) {
 	if params != nil {
 		n += len(".params=") + len(params)
 	}
-	b := make([]byte, 0, n)
-	for i, s := range segs {
-		if i > 0 {
-			b = append(b, '.')
-		}
-		b = append(b, s...)
-	}
-	if params != nil {
-		b = append(b, ".params="...)
-		var err error
-		b, err = AppendCanonical(b, params)
-		if err != nil {
-			return "", fmt.Errorf("%w: params are not valid JSON: %v", ErrInvalidMethod, err)
-		}
+	b, err := appendKey(make([]byte, 0, n), segs, params)
+	if err != nil {
+		return "", err
 	}
 	if cap(b)-len(b) > 16+len(b)/8 {
 		return string(b), nil
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// appendKey appends namespace.api.method[.params=<canonical JSON>] to dst.
+func appendKey(dst []byte, segs []string, params json.RawMessage) ([]byte, error) {
+	for i, s := range segs {
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		dst = append(dst, s...)
+	}
+	if params != nil {
+		dst = append(dst, ".params="...)
+		var err error
+		if dst, err = AppendCanonical(dst, params); err != nil {
+			return nil, fmt.Errorf("%w: params are not valid JSON: %v", ErrInvalidMethod, err)
+		}
+	}
+	return dst, nil
 }
 
 // AppendCanonical appends the canonical form of the JSON value v: compact,

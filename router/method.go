@@ -57,20 +57,9 @@ func invalid(format string, args ...any) error {
 // table says. defaultNS is the namespace of bare methods; translate lists the
 // namespaces whose calls are forwarded as condenser_api calls.
 func parse(method string, params json.RawMessage, defaultNS string, translate map[string]bool) (*Call, error) {
-	c := &Call{Params: params, UpstreamMethod: method, UpstreamParams: params}
-	if method == "call" {
-		if err := parseCallForm(c, params, defaultNS); err != nil {
-			return nil, err
-		}
-	} else if err := parseDotted(c, method, defaultNS); err != nil {
+	c := new(Call)
+	if err := parseCall(c, method, params, defaultNS, translate); err != nil {
 		return nil, err
-	}
-	if translate[c.Namespace] && c.Namespace != "appbase" {
-		// translate_to_appbase: the call is forwarded to the node as the
-		// condenser_api method of the same name, and keyed as that call.
-		c.Namespace, c.API = "appbase", "condenser_api"
-		c.UpstreamMethod = "condenser_api." + c.Method
-		c.UpstreamParams = c.Params
 	}
 	var buf [3]string
 	key, err := canonicalKey(c.appendSegments(buf[:0]), c.Params)
@@ -79,6 +68,26 @@ func parse(method string, params json.RawMessage, defaultNS string, translate ma
 	}
 	c.Key = key
 	return c, nil
+}
+
+// parseCall is parse into c, without the key.
+func parseCall(c *Call, method string, params json.RawMessage, defaultNS string, translate map[string]bool) error {
+	*c = Call{Params: params, UpstreamMethod: method, UpstreamParams: params}
+	if method == "call" {
+		if err := parseCallForm(c, params, defaultNS); err != nil {
+			return err
+		}
+	} else if err := parseDotted(c, method, defaultNS); err != nil {
+		return err
+	}
+	if translate[c.Namespace] && c.Namespace != "appbase" {
+		// translate_to_appbase: the call is forwarded to the node as the
+		// condenser_api method of the same name, and keyed as that call.
+		c.Namespace, c.API = "appbase", "condenser_api"
+		c.UpstreamMethod = "condenser_api." + c.Method
+		c.UpstreamParams = c.Params
+	}
+	return nil
 }
 
 // parseDotted handles method, api.method, namespace.method and

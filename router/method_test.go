@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/hivegate/hivegate/router"
@@ -81,6 +82,12 @@ func TestMethodKeys(t *testing.T) {
 			}
 			if c.APIMethod() != want {
 				t.Errorf("APIMethod() = %q, want %q", c.APIMethod(), want)
+			}
+			var reused router.Call
+			key, err := r.ParseKey(&reused, nil, tc.method, raw(tc.params))
+			reused.Key = string(key)
+			if err != nil || !reflect.DeepEqual(&reused, c) {
+				t.Errorf("ParseKey = %+v, %v; Parse = %+v", reused, err, *c)
 			}
 		})
 	}

@@ -46,6 +46,7 @@ type Router struct {
 	ttls      trie[config.TTL]
 	timeouts  trie[time.Duration]
 	retries   trie[int]
+	routes    routeNode // the four tries merged (routetrie.go)
 	backends  map[string]string
 }
 
@@ -75,6 +76,7 @@ func New(cfg *config.Config) (*Router, error) {
 	if err := insertAll(&r.retries, cfg.Retries, "retries"); err != nil {
 		return nil, err
 	}
+	r.buildRoutes()
 	return r, nil
 }
 
@@ -100,6 +102,23 @@ func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
 	return parse(method, params, r.defaultNS, r.translate)
 }
 
+// ParseKey is Parse into c, a Call the caller reuses, with the canonical key
+// appended to dst (a buffer the caller reuses too) instead of stored in
+// c.Key, which is left empty: a lookup by key needs no string of its own,
+// and a caller that keeps the Call sets c.Key = string(key). It returns
+// dst with the key appended; on error c is not a valid Call.
+func (r *Router) ParseKey(c *Call, dst []byte, method string, params json.RawMessage) ([]byte, error) {
+	if err := parseCall(c, method, params, r.defaultNS, r.translate); err != nil {
+		return dst, err
+	}
+	var buf [3]string
+	key, err := appendKey(dst, c.appendSegments(buf[:0]), c.Params)
+	if err != nil {
+		return dst, err
+	}
+	return key, nil
+}
+
 // Resolve finds the route of a call. urls, ttls, timeouts and retries are
 // matched independently, each most specific first: a params= entry that
 // decides the url says nothing about the ttl. With no matching entry the
@@ -111,14 +130,14 @@ func (r *Router) Resolve(c *Call) (Route, error) {
 	segs := c.appendSegments(buf[:0])
 	params := requestParams{raw: c.Params}
 	rt := Route{Key: c.Key, Broadcast: config.IsBroadcastMethod(c.API, c.Method)}
-	backend, key, ok := r.urls.match(segs, &params)
-	if !ok {
+	m := r.routes.match(segs, &params)
+	if !m.url.ok {
 		return rt, fmt.Errorf("%w for %s", ErrNoRoute, c.Key)
 	}
-	rt.Backend, rt.URL, rt.Matched.URL = backend, r.backends[backend], key
-	rt.TTL, rt.Matched.TTL, _ = r.ttls.match(segs, &params)
-	rt.Timeout, rt.Matched.Timeout, _ = r.timeouts.match(segs, &params)
-	rt.Retries, rt.Matched.Retries, _ = r.retries.match(segs, &params)
+	rt.Backend, rt.URL, rt.Matched.URL = m.url.v, r.backends[m.url.v], m.url.key
+	rt.TTL, rt.Matched.TTL = m.ttl.v, m.ttl.key
+	rt.Timeout, rt.Matched.Timeout = m.timeout.v, m.timeout.key
+	rt.Retries, rt.Matched.Retries = m.retries.v, m.retries.key
 	if rt.Broadcast {
 		rt.TTL = config.TTL{Kind: config.TTLNoCache}
 		rt.Retries = 0

@@ -78,29 +78,3 @@ func (p *requestParams) matchForm() ([]byte, bool) {
 	}
 	return p.form, p.ok
 }
-
-// match returns the most specific value for a call's segments and params,
-// with the config key that matched; ok is false when nothing matches.
-func (t *trie[T]) match(segs []string, params *requestParams) (v T, key string, ok bool) {
-	n := &t.root
-	for i, s := range segs {
-		c := n.children[s]
-		if c == nil {
-			break
-		}
-		n = c
-		if c.has {
-			v, key, ok = c.value, c.key, true
-		}
-		if i == len(segs)-1 && len(c.params) > 0 {
-			if form, valid := params.matchForm(); valid {
-				for _, p := range c.params {
-					if bytes.Equal(form, p.want) {
-						return p.value, p.key, true
-					}
-				}
-			}
-		}
-	}
-	return v, key, ok
-}

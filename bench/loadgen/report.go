@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -268,15 +269,18 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 
 func writeMemory(b *strings.Builder, mr *MemoryResult) {
 	b.WriteString("\n## Memory\n\n")
-	limit := "unset"
-	if mr.GOMEMLIMIT != "" {
-		limit = mr.GOMEMLIMIT
+	limit := "GOMEMLIMIT unset"
+	switch {
+	case mr.GOMEMLIMIT != "":
+		limit = "GOMEMLIMIT " + mr.GOMEMLIMIT
+	case mr.Stats.Mem.MemoryLimit > 0 && mr.Stats.Mem.MemoryLimit < math.MaxInt64:
+		limit = "memory limit " + mib(mr.Stats.Mem.MemoryLimit) + " from cache.SuggestedMemoryLimit"
 	}
 	what := "batches of 50 `condenser_api.get_block` calls with distinct block numbers"
 	if mr.Method == "accounts" {
 		what = "`database_api.list_accounts` pages (limit 1000) with distinct `start` values"
 	}
-	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (GOGC default, GOMEMLIMIT %s, GOMAXPROCS %d) received %s,\n",
+	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (GOGC default, %s, GOMAXPROCS %d) received %s,\n",
 		mib(mr.Capacity), limit, mr.GOMAXPROCS, what)
 	fmt.Fprintf(b, "%d requests / %d calls / %s of answers (%.1f × capacity) in %s, %d failed.\n\n",
 		mr.Requests, mr.Calls, mib(mr.Bytes), float64(mr.Bytes)/float64(mr.Capacity), mr.Elapsed.Round(100*time.Millisecond), mr.Errors)

@@ -54,6 +54,7 @@ type flags struct {
 	batch         int
 	cpuProfile    string
 	memProfile    string
+	memoryLimit   bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -69,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.IntVar(&f.upstreamConns, "upstream-conns", 64, "gateway: middleware_connection_threads")
 	fs.IntVar(&f.accounts, "accounts", 1000, "minimal, backend: accounts in the list_accounts answer")
 	fs.IntVar(&f.batch, "batch", 50, "minimal: elements of the batch body served on "+fakenode.BatchPath)
+	fs.BoolVar(&f.memoryLimit, "memory-limit", true, "gateway: set the soft memory limit cache.SuggestedMemoryLimit gives for the cache capacity, unless GOMEMLIMIT is set")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write an allocation profile to this file on exit")
 	if err := fs.Parse(args); err != nil {

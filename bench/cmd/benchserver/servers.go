@@ -81,6 +81,14 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (*http.Server,
 		if err != nil {
 			return nil, nil, nop, fmt.Errorf("gateway config: %w", err)
 		}
+		if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.memoryLimit {
+			// What a production gateway does (issue 8): a soft memory
+			// limit derived from the cache's capacity, unless the
+			// operator set GOMEMLIMIT.
+			if limit := cache.SuggestedMemoryLimit(cfg.Settings.CacheMaxCapacity); limit > 0 {
+				debug.SetMemoryLimit(limit)
+			}
+		}
 		gw, err := server.NewGateway(cfg, server.Options{Version: "bench", Logger: logger})
 		if err != nil {
 			return nil, nil, nop, err

@@ -11,10 +11,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/server"
 )
@@ -56,6 +58,9 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	for _, w := range cfg.Warnings {
 		logger.Warn("config", "warning", w)
+	}
+	if limit := applyMemoryLimit(cfg.Settings.CacheMaxCapacity); limit > 0 {
+		logger.Info("soft memory limit set from cache_max_capacity (GOMEMLIMIT overrides it)", "bytes", limit)
 	}
 	// SIGHUP reloads the config.
 	hup := make(chan os.Signal, 1)
@@ -203,4 +208,19 @@ func shutdownAll(servers []*http.Server) error {
 		errs = append(errs, srv.Shutdown(sctx))
 	}
 	return errors.Join(errs...)
+}
+
+// applyMemoryLimit sets the Go runtime's soft memory limit from the cache
+// budget (cache.SuggestedMemoryLimit) unless GOMEMLIMIT is set, and returns
+// the limit it set (0 when it set none). Without it the garbage collector's
+// headroom lets RSS reach about twice the budget with a full cache.
+func applyMemoryLimit(cacheCapacity int64) int64 {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return 0
+	}
+	limit := cache.SuggestedMemoryLimit(cacheCapacity)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return limit
 }

@@ -3,6 +3,7 @@ package hivesim
 import (
 	"cmp"
 	"strings"
+	"time"
 )
 
 // database_api list methods for witnesses and accounts.
@@ -204,72 +205,29 @@ func listOwnerHistories(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listAccountRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
-	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return err
-	}
 	ch := c.n.ch
-	var rows []*RecoveryRequest
-	switch a.order {
-	case byAccount:
-		name, err := c.asName(a.start)
-		if err != nil {
-			return err
-		}
-		rows = page(ch.recByAccount, func(x *RecoveryRequest) int { return strings.Compare(x.AccountToRecover, name) }, a.limit)
-	case byExpiration:
-		t := c.tuple(a.start)
-		when, name := t.time(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		rows = page(ch.recByExpiration, func(x *RecoveryRequest) int {
-			return cmp.Or(x.Expires.Compare(when), strings.Compare(x.AccountToRecover, name))
-		}, a.limit)
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "requests", rows, writeRecoveryRequest)
-	return nil
+	return listAccountOrTime(c, p, w, byExpiration, ch.recByAccount, ch.recByExpiration,
+		func(x *RecoveryRequest) (string, time.Time) { return x.AccountToRecover, x.Expires }, writeRecoveryRequest)
 }
 
 func listChangeRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
-	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return err
-	}
 	ch := c.n.ch
-	var rows []*ChangeRecoveryRequest
-	switch a.order {
-	case byAccount:
-		name, err := c.asName(a.start)
-		if err != nil {
-			return err
-		}
-		rows = page(ch.crByAccount, func(x *ChangeRecoveryRequest) int { return strings.Compare(x.AccountToRecover, name) }, a.limit)
-	case byEffectiveDate:
-		t := c.tuple(a.start)
-		when, name := t.time(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		rows = page(ch.crByEffective, func(x *ChangeRecoveryRequest) int {
-			return cmp.Or(x.EffectiveOn.Compare(when), strings.Compare(x.AccountToRecover, name))
-		}, a.limit)
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "requests", rows, writeChangeRecovery)
-	return nil
+	return listAccountOrTime(c, p, w, byEffectiveDate, ch.crByAccount, ch.crByEffective,
+		func(x *ChangeRecoveryRequest) (string, time.Time) { return x.AccountToRecover, x.EffectiveOn }, writeChangeRecovery)
 }
 
 func listDeclineVotingRights(c *callCtx, p any, w *jw) *rpcError {
+	ch := c.n.ch
+	return listAccountOrTime(c, p, w, byEffectiveDate, ch.dvrByAccount, ch.dvrByEffective,
+		func(x *DeclineVotingRightsRequest) (string, time.Time) { return x.Account, x.EffectiveDate }, writeDecline)
+}
+
+// listAccountOrTime serves the request lists hived indexes two ways:
+// by_account (start: a bare account name) and timeOrder (start: [time,
+// account]). keys returns a row's account and time; the result is
+// {"requests": [...]}.
+func listAccountOrTime[T any](c *callCtx, p any, w *jw, timeOrder int, byAcc, byTime []*T,
+	keys func(*T) (string, time.Time), write func(*jw, *T)) *rpcError {
 	a, err := c.listArgs(p, true)
 	if err != nil {
 		return err
@@ -277,27 +235,27 @@ func listDeclineVotingRights(c *callCtx, p any, w *jw) *rpcError {
 	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
-	ch := c.n.ch
-	var rows []*DeclineVotingRightsRequest
+	var rows []*T
 	switch a.order {
 	case byAccount:
 		name, err := c.asName(a.start)
 		if err != nil {
 			return err
 		}
-		rows = page(ch.dvrByAccount, func(x *DeclineVotingRightsRequest) int { return strings.Compare(x.Account, name) }, a.limit)
-	case byEffectiveDate:
+		rows = page(byAcc, func(x *T) int { acc, _ := keys(x); return strings.Compare(acc, name) }, a.limit)
+	case timeOrder:
 		t := c.tuple(a.start)
 		when, name := t.time(0), t.name(1)
 		if t.err != nil {
 			return t.err
 		}
-		rows = page(ch.dvrByEffective, func(x *DeclineVotingRightsRequest) int {
-			return cmp.Or(x.EffectiveDate.Compare(when), strings.Compare(x.Account, name))
+		rows = page(byTime, func(x *T) int {
+			acc, at := keys(x)
+			return cmp.Or(at.Compare(when), strings.Compare(acc, name))
 		}, a.limit)
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "requests", rows, writeDecline)
+	writeList(w, "requests", rows, write)
 	return nil
 }

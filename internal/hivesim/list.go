@@ -86,6 +86,19 @@ func (c *callCtx) listArgs(p any, withOrder bool) (*listArgs, *rpcError) {
 }
 
 // checkLimit is the assert every hived list_* call starts with.
+// orderedListArgs reads the args of a list method with an order and
+// checks the limit, in hived's order: bad args first, then the limit.
+func (c *callCtx) orderedListArgs(p any) (*listArgs, *rpcError) {
+	a, err := c.listArgs(p, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkLimit(a.limit); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
 func (c *callCtx) checkLimit(limit uint32) *rpcError {
 	if limit == 0 || limit > 1000 {
 		return c.assertFail("0 < args.limit && args.limit <= DATABASE_API_SINGLE_QUERY_LIMIT", "limit not set or too big")

@@ -9,11 +9,8 @@ import (
 // database_api list methods for witnesses and accounts.
 
 func listWitnesses(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -55,11 +52,8 @@ func listWitnesses(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listWitnessVotes(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -228,11 +222,8 @@ func listDeclineVotingRights(c *callCtx, p any, w *jw) *rpcError {
 // {"requests": [...]}.
 func listAccountOrTime[T any](c *callCtx, p any, w *jw, timeOrder int, byAcc, byTime []*T,
 	keys func(*T) (string, time.Time), write func(*jw, *T)) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	var rows []*T

@@ -10,11 +10,8 @@ import (
 // database_api list methods for balances in motion and the internal market.
 
 func listEscrows(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -48,11 +45,8 @@ func listEscrows(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -84,11 +78,8 @@ func listWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listSavingsWithdrawals(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -155,11 +146,8 @@ func (c *callCtx) delegationsFrom(start any, limit uint32) ([]*VestingDelegation
 }
 
 func listVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	if a.order != byDelegation {
@@ -174,11 +162,8 @@ func listVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listVestingDelegationExpirations(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch
@@ -241,11 +226,8 @@ func (c *callCtx) conversionKey(a *listArgs) (when time.Time, ownerID int64, sec
 }
 
 func listHBDConversionRequests(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	when, ownerID, second, err := c.conversionKey(a)
@@ -268,11 +250,8 @@ func listHBDConversionRequests(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func listCollateralizedConversionRequests(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	when, ownerID, second, err := c.conversionKey(a)
@@ -306,11 +285,8 @@ func comparePrice(a, b Price) int {
 }
 
 func listLimitOrders(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
+	a, err := c.orderedListArgs(p)
 	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
 	ch := c.n.ch

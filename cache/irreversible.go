@@ -268,3 +268,12 @@ func blockIDMatches(id []byte, blockNum uint64) bool {
 	n, err := strconv.ParseUint(string(id[:8]), 16, 32)
 	return err == nil && n == blockNum
 }
+
+// IsEmptyResult reports whether a result is null, {} or [] (whitespace
+// allowed) or holds no bytes at all: under EXPIRE_IF_REVERSIBLE such an
+// answer usually means "not produced yet" and is never stored. ReversibleTTL
+// applies this rule, and more, to calls about one block; the dispatcher uses
+// it for EXPIRE_IF_REVERSIBLE calls without a block number.
+func IsEmptyResult(v []byte) bool {
+	return skipSpace(v, 0) == len(v) || isEmptyContainer(v)
+}

@@ -203,3 +203,19 @@ func TestReversibleTTLTestBlockIsValidJSON(t *testing.T) {
 		t.Errorf("other block id appears %d times, want 3", n)
 	}
 }
+
+func TestIsEmptyResult(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want bool
+	}{
+		{``, true}, {`null`, true}, {`{}`, true}, {`[]`, true}, {" { \n } ", true}, {"[\t]", true},
+		{`0`, false}, {`""`, false}, {`false`, false}, {`{"a":1}`, false}, {`[null]`, false}, {`{"blocks":[]}`, false},
+	}
+	for _, tc := range cases {
+		if got := cache.IsEmptyResult([]byte(tc.in)); got != tc.want {
+			t.Errorf("IsEmptyResult(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

@@ -3,7 +3,6 @@
 package dispatch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -335,7 +334,7 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 		} else {
 			// No block number in this call: it may change with the next
 			// block, so it lives as long as reversible data does.
-			ttl, store = cache.ReversibleTTLDuration, !isEmptyResult(result)
+			ttl, store = cache.ReversibleTTLDuration, !cache.IsEmptyResult(result)
 		}
 		if !store {
 			return nil
@@ -395,21 +394,6 @@ func detach(c *router.Call) *router.Call {
 // sameBytes reports whether a and b are the same slice of one array.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// isEmptyResult reports a null, {} or [] result (whitespace allowed inside):
-// under EXPIRE_IF_REVERSIBLE such an answer usually means "not produced yet"
-// and is never stored. (cache.ReversibleTTL applies the same rule, and more,
-// to calls about one block; this one is for calls without a block number.)
-func isEmptyResult(r json.RawMessage) bool {
-	r = bytes.Trim(r, " \t\r\n")
-	if len(r) == 0 || string(r) == "null" {
-		return true
-	}
-	if len(r) < 2 || (r[0] != '{' && r[0] != '[') {
-		return false
-	}
-	return len(bytes.Trim(r[1:len(r)-1], " \t\r\n")) == 0
 }
 
 func clone(b json.RawMessage) json.RawMessage {

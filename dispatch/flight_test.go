@@ -164,22 +164,6 @@ func TestFlightsNewCallAfterAbandoned(t *testing.T) {
 	}
 }
 
-func TestIsEmptyResult(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in   string
-		want bool
-	}{
-		{``, true}, {`null`, true}, {`{}`, true}, {`[]`, true}, {" { \n } ", true}, {"[\t]", true},
-		{`0`, false}, {`""`, false}, {`false`, false}, {`{"a":1}`, false}, {`[null]`, false}, {`{"blocks":[]}`, false},
-	}
-	for _, tc := range cases {
-		if got := isEmptyResult(json.RawMessage(tc.in)); got != tc.want {
-			t.Errorf("isEmptyResult(%q) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestErrorDetails(t *testing.T) {
 	t.Parallel()
 	if got := keyPath(`appbase.condenser_api.get_block.params=[1]`); got != "appbase.condenser_api.get_block" {

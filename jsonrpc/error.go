@@ -171,7 +171,7 @@ func (e *Error) AppendJSON(b []byte) []byte {
 	b = append(b, `{"code":`...)
 	b = strconv.AppendInt(b, int64(e.Code), 10)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = AppendString(b, e.Message)
 	if len(e.Data) > 0 {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)

@@ -150,7 +150,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *Error, retryAf
 	}
 	b := append([]byte(`{"code":"`), code...)
 	b = append(b, `","message":`...)
-	b = appendString(b, e.Message)
+	b = AppendString(b, e.Message)
 	_, _ = w.Write(append(b, '}'))
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hivegate/hivegate/jsonrpc"
 )
 
 // enumPlan maps an enum's values to and from hived's names.
@@ -53,7 +55,7 @@ func buildEnumPlan(ed protoreflect.EnumDescriptor) *enumPlan {
 			p.byName[hived] = v.Number()
 		}
 		if _, dup := p.names[v.Number()]; !dup {
-			p.names[v.Number()] = appendString(nil, hived)
+			p.names[v.Number()] = jsonrpc.AppendString(nil, hived)
 		}
 	}
 	return p

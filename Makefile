@@ -53,7 +53,8 @@ checkgenerate-ts:
 e2e:
 	bash tests/run.sh
 
-## fuzz: run every fuzz target for FUZZTIME each.
+## fuzz: run every fuzz target for FUZZTIME each (a duration, or a count such as 100000x;
+## CI uses a count: see .ci/run).
 fuzz:
 	@for pkg in $$(go list ./...); do \
 	  for f in $$(go test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \

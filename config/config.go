@@ -208,9 +208,6 @@ const (
 	DefaultCacheMaxCapacity  = 1 << 30 // 1 GiB
 	DefaultConnectionThreads = 8
 	DefaultLIBPollInterval   = 3 * time.Second
-	DefaultMaxBatchSize      = 50
-	DefaultMaxBodyBytes      = 1 << 20 // 1 MiB
-	DefaultMaxJSONDepth      = 64
 	DefaultNamespace         = "hived"
 	MaxRetries               = 3
 	// MaxTimeoutSeconds is the largest timeout a config may give (one day);
@@ -230,11 +227,7 @@ func defaults() Config {
 			MiddlewareConnectionThreads: DefaultConnectionThreads,
 			LIBPollInterval:             DefaultLIBPollInterval,
 		},
-		Limits: Limits{
-			MaxBatchSize: DefaultMaxBatchSize,
-			MaxBodyBytes: DefaultMaxBodyBytes,
-			MaxJSONDepth: DefaultMaxJSONDepth,
-		},
+		Limits:           Limits{}.WithDefaults(), // limits.go
 		DefaultNamespace: DefaultNamespace,
 	}
 }

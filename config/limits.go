@@ -8,9 +8,12 @@ import (
 	"time"
 )
 
-// Defaults of the limits section not set by defaults(); Limits.WithDefaults
-// applies them to zero fields.
+// Defaults of the limits section. Limits.WithDefaults applies them to zero
+// fields, and defaults() starts every config from them.
 const (
+	DefaultMaxBatchSize            = 50
+	DefaultMaxBodyBytes      int64 = 1 << 20 // 1 MiB
+	DefaultMaxJSONDepth            = 64
 	DefaultMaxHeaderBytes          = 64 << 10 // 64 KiB
 	DefaultReadHeaderTimeout       = 10 * time.Second
 	DefaultReadTimeout             = 60 * time.Second

@@ -22,15 +22,7 @@ import (
 	// Every generated package registers its descriptors, so that the
 	// transcode registry built from protoregistry.GlobalFiles holds every
 	// typed RPC and its generated message types.
-	_ "github.com/hivegate/hivegate/gen/hive/account_history_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/block_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/database_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/follow_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/reputation_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/tags_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/types/v1"
-	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
+	_ "github.com/hivegate/hivegate/internal/schema" // every generated API package
 )
 
 // defaultConnectReadMaxBytes bounds a Connect request message when the

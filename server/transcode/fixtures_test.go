@@ -18,15 +18,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	// The generated packages register the typed methods' descriptors.
-	_ "github.com/hivegate/hivegate/gen/hive/account_history_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/block_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/database_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/follow_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/reputation_api/v1"
-	_ "github.com/hivegate/hivegate/gen/hive/tags_api/v1"
 	hivetypesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
-	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
+	_ "github.com/hivegate/hivegate/internal/schema" // every generated API package
 )
 
 // fixtureCase is one line of a fixtures .jsonl file.

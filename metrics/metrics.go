@@ -49,6 +49,7 @@ type Metrics struct {
 	upstreamInFlight *prometheus.GaugeVec
 	reloads          *prometheus.CounterVec
 	lastReload       prometheus.Gauge
+	series           seriesCache
 }
 
 // New returns the instruments of one gateway, registered with a new
@@ -133,26 +134,35 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // ObserveCall records one served call. route is the matched urls key (""
-// for none) and outcome one of the Outcome values.
+// for none) and outcome one of the Outcome values. The label sets are
+// resolved once and kept (series.go), so a call costs a map lookup and two
+// atomic updates.
 func (m *Metrics) ObserveCall(frontend, route, outcome string, d time.Duration) {
 	if route == "" {
 		route = RouteNone
 	}
-	m.requests.WithLabelValues(frontend, route, outcome).Inc()
-	m.requestDuration.WithLabelValues(frontend, route).Observe(d.Seconds())
+	s := m.series.call(m, frontend, route, outcome)
+	s.count.Inc()
+	s.duration.Observe(d.Seconds())
 }
 
-// HTTPStarted counts an HTTP request in flight; the returned func, called
-// when the response is complete, uncounts it and records its duration and
-// status code.
-func (m *Metrics) HTTPStarted(frontend string) func(d time.Duration, status int) {
-	g := m.httpInFlight.WithLabelValues(frontend)
-	g.Inc()
-	return func(d time.Duration, status int) {
-		g.Dec()
-		m.httpDuration.WithLabelValues(frontend).Observe(d.Seconds())
-		m.httpResponses.WithLabelValues(frontend, statusLabel(status)).Inc()
-	}
+// HTTPStarted counts an HTTP request in flight; the returned HTTPRequest's
+// Done, called when the response is complete, uncounts it and records its
+// duration and status code.
+func (m *Metrics) HTTPStarted(frontend string) HTTPRequest {
+	s := m.series.http(m, frontend)
+	s.inFlight.Inc()
+	return HTTPRequest{s: s}
+}
+
+// HTTPRequest is an HTTP request counted in flight (Metrics.HTTPStarted).
+type HTTPRequest struct{ s *httpSeries }
+
+// Done uncounts the request and records its duration and status code.
+func (r HTTPRequest) Done(d time.Duration, status int) {
+	r.s.inFlight.Dec()
+	r.s.duration.Observe(d.Seconds())
+	r.s.status(status).Inc()
 }
 
 // statusLabel is the status label of an HTTP status: its number, or
@@ -164,21 +174,28 @@ func statusLabel(code int) string {
 	return strconv.Itoa(code)
 }
 
-// UpstreamStarted counts an upstream call in flight; the returned func,
-// called with the call's outcome, uncounts it and records its duration,
-// retries (attempts - 1) and error kind ("" for success).
-func (m *Metrics) UpstreamStarted(backend string) func(d time.Duration, attempts int, errKind string) {
-	g := m.upstreamInFlight.WithLabelValues(backend)
-	g.Inc()
-	return func(d time.Duration, attempts int, errKind string) {
-		g.Dec()
-		m.upstreamDuration.WithLabelValues(backend).Observe(d.Seconds())
-		if attempts > 1 {
-			m.upstreamRetries.WithLabelValues(backend).Add(float64(attempts - 1))
-		}
-		if errKind != "" {
-			m.upstreamErrors.WithLabelValues(backend, errKind).Inc()
-		}
+// UpstreamStarted counts an upstream call in flight; the returned
+// UpstreamCall's Done, called with the call's outcome, uncounts it and
+// records its duration, retries (attempts - 1) and error kind ("" for
+// success).
+func (m *Metrics) UpstreamStarted(backend string) UpstreamCall {
+	s := m.series.upstream(m, backend)
+	s.inFlight.Inc()
+	return UpstreamCall{s: s}
+}
+
+// UpstreamCall is an upstream call counted in flight (Metrics.UpstreamStarted).
+type UpstreamCall struct{ s *upstreamSeries }
+
+// Done uncounts the call and records its duration, retries and error kind.
+func (c UpstreamCall) Done(d time.Duration, attempts int, errKind string) {
+	c.s.inFlight.Dec()
+	c.s.duration.Observe(d.Seconds())
+	if attempts > 1 {
+		c.s.retries.Add(float64(attempts - 1))
+	}
+	if errKind != "" {
+		c.s.m.upstreamErrors.WithLabelValues(c.s.backend, errKind).Inc()
 	}
 }
 

@@ -44,23 +44,33 @@ func TestInstruments(t *testing.T) {
 	a := metrics.New("1.0.0", metrics.Sources{})
 	b := metrics.New("1.0.0", metrics.Sources{})
 	a.ObserveCall(metrics.FrontendJSONRPC, "appbase", metrics.OutcomeOK, time.Millisecond)
+	a.ObserveCall(metrics.FrontendJSONRPC, "appbase", metrics.OutcomeOK, time.Millisecond) // a kept series
+	a.ObserveCall(metrics.FrontendJSONRPC, "appbase", "upstream_timeout", time.Second)
 	a.ObserveCall(metrics.FrontendJSONRPC, "", "method_not_found", 0)
+	a.HTTPStarted(metrics.FrontendJSONRPC).Done(time.Millisecond, 200)
+	a.HTTPStarted(metrics.FrontendJSONRPC).Done(time.Millisecond, 200)
+	a.HTTPStarted(metrics.FrontendJSONRPC).Done(time.Millisecond, 999)
 	done := a.HTTPStarted(metrics.FrontendConnect)
 	if got := gauge(t, a, "hivegate_http_requests_in_flight", `frontend="connect"`); got != 1 {
 		t.Errorf("in flight during the request = %v, want 1", got)
 	}
-	done(time.Millisecond, 429)
+	done.Done(time.Millisecond, 429)
 	finish := a.UpstreamStarted("hived")
-	finish(2*time.Millisecond, 3, "upstream_unavailable")
+	finish.Done(2*time.Millisecond, 3, "upstream_unavailable")
 	a.ObserveReload(false)
 
 	checks := []struct {
 		name, labels string
 		want         float64
 	}{
-		{"hivegate_requests_total", `frontend="jsonrpc",outcome="ok",route="appbase"`, 1},
+		{"hivegate_requests_total", `frontend="jsonrpc",outcome="ok",route="appbase"`, 2},
+		{"hivegate_requests_total", `frontend="jsonrpc",outcome="upstream_timeout",route="appbase"`, 1},
 		{"hivegate_requests_total", `frontend="jsonrpc",outcome="method_not_found",route="none"`, 1},
-		{"hivegate_request_duration_seconds_count", `frontend="jsonrpc",route="appbase"`, 1},
+		{"hivegate_request_duration_seconds_count", `frontend="jsonrpc",route="appbase"`, 3},
+		{"hivegate_request_duration_seconds_sum", `frontend="jsonrpc",route="appbase"`, 1.002},
+		{"hivegate_http_responses_total", `frontend="jsonrpc",status="200"`, 2},
+		{"hivegate_http_responses_total", `frontend="jsonrpc",status="other"`, 1},
+		{"hivegate_http_request_duration_seconds_count", `frontend="jsonrpc"`, 3},
 		{"hivegate_http_requests_in_flight", `frontend="connect"`, 0},
 		{"hivegate_http_request_duration_seconds_count", `frontend="connect"`, 1},
 		{"hivegate_http_responses_total", `frontend="connect",status="429"`, 1},

@@ -51,6 +51,9 @@ type HandlerOptions struct {
 	MaxBodyBytes    int64 // default 1 MiB (limits.max_body_bytes)
 	MaxDepth        int   // default DefaultMaxDepth (limits.max_json_depth)
 	Logger          *slog.Logger
+	// BatchStarted, when set, is told the number of elements of every valid
+	// batch before its calls are made (the access log's "batch(n)").
+	BatchStarted func(ctx context.Context, elements int)
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -177,6 +180,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !parsed.Batch {
 		h.single(r.Context(), w, parsed.Elements[0], out)
 		return
+	}
+	if f := h.opts.BatchStarted; f != nil {
+		f(r.Context(), len(parsed.Elements))
 	}
 	if e := chargeBatch(r.Context(), len(parsed.Elements)); e != nil {
 		h.writeError(w, e)

@@ -17,7 +17,8 @@ import (
 // the request's context; upstream calls may outlive the request (a
 // coalesced call another client still waits on), hence the lock.
 type callInfo struct {
-	frontend string
+	frontend  string
+	requestID string // sent to the backends and in the response
 
 	mu            sync.Mutex
 	method        string // method key (no params), or the Connect procedure

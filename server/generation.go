@@ -79,7 +79,7 @@ func carryLIB(from, to *backend.LIBTracker) {
 func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	cfg := gen.cfg
 	limits := cfg.Limits.WithDefaults()
-	obs := &callObserver{metrics: g.metrics}
+	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
 	mux := http.NewServeMux()
 	mux.Handle("/", jsonrpc.NewHandler(observedCaller{d: gen.dispatcher, obs: obs}, jsonrpc.HandlerOptions{
 		Version:         g.opts.Version,
@@ -88,6 +88,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		MaxBodyBytes:    limits.MaxBodyBytes,
 		MaxDepth:        limits.MaxJSONDepth,
 		Logger:          g.log,
+		BatchStarted:    batchStarted,
 	}))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))

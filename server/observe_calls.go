@@ -14,7 +14,14 @@ import (
 // outcome labels, never the client's method) and the request's callInfo.
 type callObserver struct {
 	metrics *metrics.Metrics
+	// epoch is when the observer was made: a call's start is kept as the
+	// monotonic time since then (clock), one clock read instead of
+	// time.Now's two, which counts fifty times per batch.
+	epoch time.Time
 }
+
+// clock is the monotonic time since the observer's epoch.
+func (o *callObserver) clock() time.Duration { return time.Since(o.epoch) }
 
 // served records one dispatched call of a single request (JSON-RPC) or of a
 // Connect RPC. method is the client's method, used in the access log only
@@ -58,15 +65,15 @@ func (c observedCaller) CallJSONRPC(ctx context.Context, method string, params j
 // elements of a batch are counted in the metrics one by one; the access
 // log describes the batch as a whole.
 func (c observedCaller) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
-	start := time.Now()
+	start := c.obs.clock()
 	res, p := c.d.Prepare(method, params)
 	if p == nil {
-		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), time.Since(start))
+		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
 		return answer(res), nil
 	}
 	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer {
 		res := p.Run(ctx)
-		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), time.Since(start))
+		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
 		return answer(res)
 	}
 }

@@ -35,6 +35,10 @@ func (g *Gateway) newUpstreamObserver() *upstreamObserver {
 func (o *upstreamObserver) CallStarted(ctx context.Context, name string, req backend.Request) (context.Context, func(backend.Response, error)) {
 	o.inFlight.Add(1)
 	finish := o.metrics.UpstreamStarted(name)
+	info := callInfoFrom(ctx)
+	if info != nil && info.requestID != "" {
+		ctx = backend.WithHeader(ctx, HeaderRequestID, info.requestID)
+	}
 	var end func(kind string, attempts int)
 	if o.tracing != nil {
 		ctx, end = o.tracing.startUpstream(ctx, name, req.Method)
@@ -42,8 +46,8 @@ func (o *upstreamObserver) CallStarted(ctx context.Context, name string, req bac
 	return ctx, func(resp backend.Response, err error) {
 		o.inFlight.Add(-1)
 		kind := upstreamErrorKind(resp, err)
-		finish(resp.Elapsed, resp.Attempts, kind)
-		if info := callInfoFrom(ctx); info != nil {
+		finish.Done(resp.Elapsed, resp.Attempts, kind)
+		if info != nil {
 			info.addUpstream(name, resp.Elapsed)
 		}
 		if end != nil {

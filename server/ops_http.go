@@ -1,10 +1,9 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"io"
+	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/metrics"
 )
@@ -29,6 +27,11 @@ const maxRequestIDLen = 128
 // other request a request id, the in-flight gauge, a server span for
 // JSON-RPC (Connect has otelconnect's) and the access log around the
 // current generation's handler tree.
+//
+// It runs on every request, so it allocates little: one exchange (status
+// writer and callInfo together) and one context value. The request id
+// reaches the backends through the upstream observer, only when a call
+// goes upstream (observe_upstream.go).
 func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	gen := g.gen.Load()
 	ops := gen.cfg.Ops
@@ -37,37 +40,43 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	frontend := frontendOf(r)
-	id := requestID(r.Header.Get(HeaderRequestID))
-	w.Header().Set(HeaderRequestID, id)
-	info := &callInfo{frontend: frontend}
-	if frontend != metrics.FrontendJSONRPC {
+	x := &exchange{sw: statusWriter{ResponseWriter: w}}
+	info := &x.info
+	info.frontend = frontendOf(r)
+	info.requestID = requestID(r.Header.Get(HeaderRequestID))
+	w.Header()[HeaderRequestID] = []string{info.requestID}
+	if info.frontend != metrics.FrontendJSONRPC {
 		info.method = r.URL.Path // the Connect procedure
 	}
 	ctx := withCallInfo(r.Context(), info)
-	ctx = backend.WithHeader(ctx, HeaderRequestID, id)
 	var span trace.Span
-	if g.tracing != nil && frontend == metrics.FrontendJSONRPC {
+	if g.tracing != nil && info.frontend == metrics.FrontendJSONRPC {
 		ctx, span = g.tracing.startJSONRPC(ctx, r)
 	}
-	var counter *batchCounter
-	if frontend == metrics.FrontendJSONRPC && r.Method == http.MethodPost && r.Body != nil {
-		counter = &batchCounter{ReadCloser: r.Body}
-		r.Body = counter
-	}
-	done := g.metrics.HTTPStarted(frontend)
-	sw := &statusWriter{ResponseWriter: w}
-	gen.handler.ServeHTTP(sw, r.WithContext(ctx))
+	inFlight := g.metrics.HTTPStarted(info.frontend)
+	gen.handler.ServeHTTP(&x.sw, r.WithContext(ctx))
 	elapsed := time.Since(start)
-	done(elapsed, sw.status())
-	if counter != nil && counter.batch {
-		info.setBatch(counter.elems)
-	}
+	inFlight.Done(elapsed, x.sw.status())
 	if span != nil {
-		g.tracing.endJSONRPC(span, info, sw.status())
+		g.tracing.endJSONRPC(span, info, x.sw.status())
 	}
 	if !ops.AccessLogOff && g.log.Enabled(ctx, slog.LevelInfo) {
-		g.accessLog(r, id, info, sw, elapsed)
+		g.accessLog(r, info, &x.sw, elapsed)
+	}
+}
+
+// exchange is the operations layer's state of one HTTP request, allocated
+// once.
+type exchange struct {
+	sw   statusWriter
+	info callInfo
+}
+
+// batchStarted records the size of a JSON-RPC batch in the request's
+// callInfo (jsonrpc.HandlerOptions.BatchStarted).
+func batchStarted(ctx context.Context, n int) {
+	if info := callInfoFrom(ctx); info != nil {
+		info.setBatch(n)
 	}
 }
 
@@ -88,14 +97,26 @@ func frontendOf(r *http.Request) string {
 }
 
 // requestID returns the client's request id when it is 1 to 128 printable
-// ASCII characters, otherwise a new random one (16 bytes, hex).
+// ASCII characters, otherwise a new random one: 128 bits from the runtime's
+// per-thread ChaCha8 generator, in hex. That is unpredictable and, for an
+// id, unique enough, without crypto/rand's system call on every request.
 func requestID(client string) string {
 	if validRequestID(client) {
 		return client
 	}
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
+	var b [32]byte
+	hexUint64(b[:16], rand.Uint64())
+	hexUint64(b[16:], rand.Uint64())
+	return string(b[:])
+}
+
+// hexUint64 writes v as 16 lower-case hex digits into dst.
+func hexUint64(dst []byte, v uint64) {
+	const digits = "0123456789abcdef"
+	for i := 15; i >= 0; i-- {
+		dst[i] = digits[v&0xf]
+		v >>= 4
+	}
 }
 
 func validRequestID(s string) bool {
@@ -111,14 +132,14 @@ func validRequestID(s string) bool {
 }
 
 // accessLog writes one line about a finished request.
-func (g *Gateway) accessLog(r *http.Request, id string, info *callInfo, sw *statusWriter, elapsed time.Duration) {
+func (g *Gateway) accessLog(r *http.Request, info *callInfo, sw *statusWriter, elapsed time.Duration) {
 	s := info.snapshot()
 	method := s.method
 	if s.batch >= 0 {
 		method = "batch(" + strconv.Itoa(s.batch) + ")"
 	}
 	attrs := []slog.Attr{
-		slog.String("request_id", id),
+		slog.String("request_id", info.requestID),
 		slog.String("client_ip", jsonrpc.ClientAddr(r, g.clientIPOptions()).String()),
 		slog.String("frontend", info.frontend),
 		slog.String("http_method", r.Method),
@@ -192,74 +213,4 @@ func (w *statusWriter) status() int {
 		return http.StatusOK
 	}
 	return w.code
-}
-
-// batchCounter counts the top-level elements of a JSON-RPC batch body as
-// the handler reads it, for the access log's "batch(n)", without parsing
-// it twice: it tracks strings and nesting and stops looking at the bytes
-// once it knows the body is not a batch or the batch has ended.
-type batchCounter struct {
-	io.ReadCloser
-	started, batch, done bool
-	inString, escaped    bool
-	pending              bool // an element started since the last comma
-	depth                int
-	elems                int
-}
-
-// Read reads from the body and counts.
-func (c *batchCounter) Read(p []byte) (int, error) {
-	n, err := c.ReadCloser.Read(p)
-	if !c.done {
-		c.scan(p[:n])
-	}
-	return n, err
-}
-
-func (c *batchCounter) scan(b []byte) {
-	for _, ch := range b {
-		if c.inString {
-			switch {
-			case c.escaped:
-				c.escaped = false
-			case ch == '\\':
-				c.escaped = true
-			case ch == '"':
-				c.inString = false
-			}
-			continue
-		}
-		if ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' {
-			continue
-		}
-		if !c.started {
-			c.started = true
-			if ch != '[' {
-				c.done = true
-				return
-			}
-			c.batch, c.depth = true, 1
-			continue
-		}
-		if c.depth == 1 && ch != ',' && ch != ']' && !c.pending {
-			c.pending = true
-			c.elems++
-		}
-		switch ch {
-		case '"':
-			c.inString = true
-		case '[', '{':
-			c.depth++
-		case ']', '}':
-			c.depth--
-			if c.depth == 0 {
-				c.done = true
-				return
-			}
-		case ',':
-			if c.depth == 1 {
-				c.pending = false
-			}
-		}
-	}
 }

@@ -96,6 +96,17 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	return s, nil
 }
 
+// Repin moves every thread of a running process to cpus (taskset -a -p).
+// A Go process keeps the GOMAXPROCS it started with, so pinning moves
+// between sets of the same size.
+func Repin(ctx context.Context, pid int, cpus string) error {
+	out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", cpus, strconv.Itoa(pid)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("taskset -a -p -c %s %d: %w: %s", cpus, pid, err, out)
+	}
+	return nil
+}
+
 // Stop sends SIGTERM (so profiles are written) and waits for the exit,
 // killing the process after 30 seconds.
 func (s *Server) Stop() {

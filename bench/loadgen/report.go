@@ -185,9 +185,11 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	} else {
 		b.WriteString("  no one-connection latency probe.\n")
 	}
-	fmt.Fprintf(&b, "- CPU pinning (taskset): server under test on %s, fake backend on %s, wrk on %s. The same placement\n",
-		orNone(c.ServerCPUs), orNone(c.BackendCPUs), orNone(c.ClientCPUs))
-	b.WriteString("  applies to every scenario. Go sizes GOMAXPROCS to the affinity mask, so a server pinned to one CPU runs with GOMAXPROCS=1.\n")
+	fmt.Fprintf(&b, "- CPU pinning (taskset): server under test on %s, fake backend on %s, wrk on %s; in 3a, where the fake\n"+
+		"  backend is the node behind the measured gateway, it is moved to %s, so that the gateway has a CPU of its own as the\n"+
+		"  backend has in 3b (a real node runs on cores of its own); 3c keeps both on one CPU for reference.\n",
+		orNone(c.ServerCPUs), orNone(c.BackendCPUs), orNone(c.ClientCPUs), orNone(c.NodeCPUs))
+	b.WriteString("  Go sizes GOMAXPROCS to the affinity mask, so a server pinned to one CPU runs with GOMAXPROCS=1.\n")
 	fmt.Fprintf(&b, "- Gateway: the production handler tree (`server.NewGateway`, `server.NewHTTPServer`), one process per scenario,\n"+
 		"  middleware_connection_threads %d. Scenario 1 serves the same get_dynamic_global_properties answer (%s) that the\n"+
 		"  fake backend gives hivegate, so 1, 2a, 3a and 3b send and receive the same bytes.\n", c.UpstreamConns, "condenser shape, hivesim seed 1")
@@ -230,7 +232,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			util = pct(s.ServerUtil())
 			wrkUtil = pct(s.CPU.Client.Seconds() / wall.Seconds())
 			other = pct(s.CPU.OtherShare())
-			if s.ID == "3a" && wall > 0 {
+			if s.On == onGatewayMiss && wall > 0 {
 				notes = append(notes, fmt.Sprintf("backend CPU %s, %s/req", pct(s.CPU.Backend.Seconds()/wall.Seconds()),
 					fmtUS(float64((s.CPU.Backend/time.Duration(max(1, s.Load.Requests))).Nanoseconds())/1000)))
 			}

@@ -29,6 +29,11 @@ type Config struct {
 	// ServerCPUs, BackendCPUs and ClientCPUs pin the server under test,
 	// the fake backend and wrk with taskset; empty: not pinned.
 	ServerCPUs, BackendCPUs, ClientCPUs string
+	// NodeCPUs is where the fake backend runs while it is the node behind
+	// a gateway that is measured (scenario 3a): a CPU other than the
+	// gateway's, as a real node runs on cores of its own. The backend is
+	// moved there (taskset -p) for 3a and back to BackendCPUs for the rest.
+	NodeCPUs string
 	// UpstreamConns is the gateway's middleware_connection_threads.
 	UpstreamConns int
 	// Repeat runs this many passes over the scenarios (default 1) and
@@ -123,7 +128,9 @@ type runner struct {
 	cfg     Config
 	backend *Server
 	n       int // servers started, for log names
-	pass    int // current pass over the scenarios, from 0
+	// backendCPUs is where the backend runs now.
+	backendCPUs string
+	pass        int // current pass over the scenarios, from 0
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -177,6 +184,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if r.backend, err = r.start(ctx, "backend", cfg.BackendCPUs, nil, "--mode", "backend"); err != nil {
 		return nil, err
 	}
+	r.backendCPUs = cfg.BackendCPUs
 	defer r.backend.Stop()
 
 	// Repeats are whole passes over the scenarios, so that a burst of
@@ -239,6 +247,9 @@ func (r *runner) scenario(ctx context.Context, sc Scenario) (ScenarioResult, err
 	if srv != r.backend {
 		defer srv.Stop()
 	}
+	if err := r.placeBackend(ctx, sc); err != nil {
+		return res, err
+	}
 	res.GOMAXPROCS = srv.GOMAXPROCS
 	ctype := sc.ContentType
 	if ctype == "" {
@@ -272,6 +283,23 @@ func (r *runner) scenario(ctx context.Context, sc Scenario) (ScenarioResult, err
 	r.logf("[%s] %.0f %s, p50 %s, p99 %s, errors %d, other CPU %s", sc.ID, res.Load.Rate(), sc.Unit,
 		fmtUS(res.Load.P50), fmtUS(res.Load.P99), res.Load.Errors(), pct(res.CPU.OtherShare()))
 	return res, nil
+}
+
+// placeBackend moves the fake backend to the CPUs scenario sc wants it
+// on: NodeCPUs when sc.NodeApart, BackendCPUs otherwise.
+func (r *runner) placeBackend(ctx context.Context, sc Scenario) error {
+	cpus := r.cfg.BackendCPUs
+	if sc.NodeApart {
+		cpus = r.cfg.NodeCPUs
+	}
+	if cpus == "" || cpus == r.backendCPUs {
+		return nil
+	}
+	if err := Repin(ctx, r.backend.PID, cpus); err != nil {
+		return err
+	}
+	r.backendCPUs = cpus
+	return nil
 }
 
 // better reports whether measurement a had less interference than b:

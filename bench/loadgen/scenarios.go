@@ -74,6 +74,9 @@ type Scenario struct {
 	Check func(resp *http.Response, body []byte) error
 	// Info marks rows that carry no target (shown for interpretation).
 	Info bool
+	// NodeApart puts the fake backend on Config.NodeCPUs, away from the
+	// gateway under test, for this scenario.
+	NodeApart bool
 }
 
 // Scenarios returns every scenario in report order.
@@ -83,8 +86,9 @@ func Scenarios() []Scenario {
 		{ID: "1b", Title: "minimal net/http, fixed 50-answer batch body", Unit: "batch/s", On: onMinimal, Path: "/batch", Body: dgpoBatch(BatchSize), Check: checkBatch(BatchSize), Info: true},
 		{ID: "2a", Title: "hivegate cache hit, single get_dynamic_global_properties", Unit: "req/s", On: onGatewayCache, Path: "/", Body: dgpoCall, Check: checkSingle("hit")},
 		{ID: "2b", Title: "hivegate cache hits, batches of 50", Unit: "batch/s", On: onGatewayCache, Path: "/", Body: dgpoBatch(BatchSize), Check: checkBatch(BatchSize)},
-		{ID: "3a", Title: "hivegate miss (NO_CACHE route) -> fast backend", Unit: "req/s", On: onGatewayMiss, Path: "/", Body: dgpoCall, Check: checkSingle("bypass")},
+		{ID: "3a", Title: "hivegate miss (NO_CACHE route) -> fast backend on its own CPU", Unit: "req/s", On: onGatewayMiss, Path: "/", Body: dgpoCall, Check: checkSingle("bypass"), NodeApart: true},
 		{ID: "3b", Title: "fast backend directly", Unit: "req/s", On: onBackend, Path: "/", Body: dgpoCall, Check: checkSingle("")},
+		{ID: "3c", Title: "hivegate miss, fast backend on the gateway's CPU", Unit: "req/s", On: onGatewayMiss, Path: "/", Body: dgpoCall, Check: checkSingle("bypass"), Info: true},
 		{ID: "4a", Title: "Connect ListAccounts limit 1000, cached", Unit: "req/s", On: onGatewayCache, Path: ConnectListAccountsPath, Body: connectListBody, Check: checkConnectAccounts},
 		{ID: "4b", Title: "JSON-RPC database_api.list_accounts limit 1000, cached", Unit: "req/s", On: onGatewayCache, Path: "/", Body: listAccountsCall, Check: checkSingle("hit")},
 		{ID: "4c", Title: "Connect ListAccounts limit 1000, cached, binary protobuf", Unit: "req/s", On: onGatewayCache, Path: ConnectListAccountsPath,

@@ -64,10 +64,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&c.ServerCPUs, "server-cpus", "0", "with -pin: CPUs of the server under test")
 	fs.StringVar(&c.BackendCPUs, "backend-cpus", "", "with -pin: CPUs of the fake backend (default: -server-cpus)")
 	fs.StringVar(&c.ClientCPUs, "client-cpus", "1", "with -pin: CPUs of wrk")
+	fs.StringVar(&c.NodeCPUs, "node-cpus", "", "with -pin: CPUs of the fake backend in scenario 3a, where it is the node behind the gateway (default: -client-cpus)")
 	fs.IntVar(&c.Repeat, "repeat", 1, "passes over the scenarios; each row keeps the pass with the least CPU taken by other processes")
 	fs.DurationVar(&c.WaitIdle, "wait-idle", 0, "before each measurement, wait up to this long for other processes to leave the CPUs idle")
 	fs.IntVar(&c.UpstreamConns, "upstream-conns", 0, "gateway middleware_connection_threads (default: -conns)")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenario IDs to run (1,1b,2a,2b,3a,3b,4a,4c,4b,mem); default all")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenario IDs to run (1,1b,2a,2b,3a,3b,3c,4a,4c,4b,mem); default all")
 	fs.Int64Var(&o.memMiB, "mem-capacity-mib", 256, "memory check: cache_max_capacity in MiB; 0: skip the check")
 	fs.Float64Var(&c.Memory.FillFactor, "mem-fill", 1.5, "memory check: answer bytes to send, as a multiple of the capacity")
 	fs.StringVar(&c.Memory.Method, "mem-method", "block", "memory check: block (get_block batches) or accounts (list_accounts pages)")
@@ -106,6 +107,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if c.BackendCPUs == "" {
 		c.BackendCPUs = c.ServerCPUs
 	}
+	if c.NodeCPUs == "" {
+		c.NodeCPUs = c.ClientCPUs
+	}
 	for id := range strings.SplitSeq(o.only, ",") {
 		if id = strings.TrimSpace(id); id != "" {
 			c.Only = append(c.Only, id)
@@ -134,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !o.pin {
-		c.ServerCPUs, c.BackendCPUs, c.ClientCPUs = "", "", ""
+		c.ServerCPUs, c.BackendCPUs, c.ClientCPUs, c.NodeCPUs = "", "", "", ""
 	}
 	if c.WorkDir, err = os.MkdirTemp("", "benchload-"); err != nil {
 		return err

@@ -16,8 +16,12 @@ func TestParseFlags(t *testing.T) {
 	if !slices.Equal(c.Only, []string{"2a", "3b", "mem"}) {
 		t.Errorf("Only = %q", c.Only)
 	}
-	if c.UpstreamConns != 16 || c.BackendCPUs != "1" || c.Memory.Capacity != 8<<20 {
-		t.Errorf("defaults not derived: upstream %d, backend CPUs %q, capacity %d", c.UpstreamConns, c.BackendCPUs, c.Memory.Capacity)
+	if c.UpstreamConns != 16 || c.BackendCPUs != "1" || c.NodeCPUs != "1" || c.Memory.Capacity != 8<<20 {
+		t.Errorf("defaults not derived: upstream %d, backend CPUs %q, node CPUs %q, capacity %d", c.UpstreamConns, c.BackendCPUs, c.NodeCPUs, c.Memory.Capacity)
+	}
+	o, err = parseFlags([]string{"-client-cpus", "3", "-node-cpus", "2"}, io.Discard)
+	if err != nil || o.cfg.NodeCPUs != "2" {
+		t.Errorf("-node-cpus 2: NodeCPUs %q, err %v", o.cfg.NodeCPUs, err)
 	}
 	bad := [][]string{
 		{"-threads", "4", "-conns", "2"},

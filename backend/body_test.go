@@ -1,9 +1,10 @@
 package backend
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -65,39 +66,50 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func TestRequestBodyReferences(t *testing.T) {
+// TestNewRequest checks the bytes of a request: line, headers and body in
+// one buffer, the context's headers filtered, Content-Length exact.
+func TestNewRequest(t *testing.T) {
 	t.Parallel()
-	p := &Pool{}
-	p.reqBufs.New = func() any { b := make([]byte, 0, 8); return &b }
-	body := p.newRequestBody(42, `a"b`, json.RawMessage(`[1]`))
-	const want = `{"jsonrpc":"2.0","id":42,"method":"a\"b","params":[1]}`
-	r1, r2 := body.newReader(), body.newReader()
-	var out bytes.Buffer
-	if _, err := r1.WriteTo(&out); err != nil || out.String() != want {
-		t.Fatalf("WriteTo: %q, %v", out.String(), err)
+	p, err := New(map[string]string{"n": "http://node.example:8091/rpc?x=1"}, Options{UserAgent: "ua/1"}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got, err := io.ReadAll(r2)
-	if err != nil || string(got) != want {
-		t.Fatalf("Read: %q, %v", got, err)
+	be := p.backends["n"]
+	const head = "POST /rpc?x=1 HTTP/1.1\r\nHost: node.example:8091\r\nUser-Agent: ua/1\r\n" +
+		"Content-Type: application/json\r\nAccept: application/json\r\n"
+	bg := context.Background()
+	testCases := []struct {
+		name    string
+		ctx     context.Context
+		method  string
+		params  json.RawMessage
+		headers string
+		body    string
+	}{
+		{"no params", bg, "m", nil, "", `{"jsonrpc":"2.0","id":7,"method":"m"}`},
+		{"empty params", bg, "m", json.RawMessage{}, "", `{"jsonrpc":"2.0","id":7,"method":"m"}`},
+		{"escaped method", bg, `a"b`, json.RawMessage(`[1]`), "", `{"jsonrpc":"2.0","id":7,"method":"a\"b","params":[1]}`},
+		{"large params", bg, "m", json.RawMessage(`["` + strings.Repeat("x", 5000) + `"]`), "",
+			`{"jsonrpc":"2.0","id":7,"method":"m","params":["` + strings.Repeat("x", 5000) + `"]}`},
+		{
+			"context headers: last value wins, reserved and invalid dropped",
+			WithHeader(WithHeader(WithHeader(WithHeader(WithHeader(WithHeader(WithHeader(bg,
+				"x-request-id", "r0"), "X-Request-Id", " r1 "), "traceparent", "00-1"),
+				"content-length", "0"), "Connection", "close"), "X-Evil", "a\r\nX-Injected: 1"), "bad name", "v"),
+			"m", json.RawMessage(`{}`),
+			"X-Request-Id: r1\r\nTraceparent: 00-1\r\n",
+			`{"jsonrpc":"2.0","id":7,"method":"m","params":{}}`,
+		},
 	}
-	body.release() // the call's own reference
-	if body.refs.Load() != 2 {
-		t.Fatalf("refs = %d, want 2 readers", body.refs.Load())
+	for _, tc := range testCases {
+		bp := p.newRequest(tc.ctx, be, 7, tc.method, tc.params)
+		want := head + tc.headers + "Content-Length: " + strconv.Itoa(len(tc.body)) + "\r\n\r\n" + tc.body
+		if got := string(*bp); got != want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
+		}
+		p.putRequest(bp)
 	}
-	_ = r1.Close()
-	_ = r1.Close() // idempotent
-	if body.buf == nil || body.refs.Load() != 1 {
-		t.Fatalf("refs = %d after closing one reader twice", body.refs.Load())
-	}
-	_ = r2.Close()
-	if body.buf != nil {
-		t.Error("buffer not released after the last reference")
-	}
-	if _, err := r2.Read(make([]byte, 1)); err != errBodyClosed {
-		t.Errorf("Read after Close: %v", err)
-	}
-	empty := p.newRequestBody(1, "m", json.RawMessage{})
-	if got := string(empty.bytes()); got != `{"jsonrpc":"2.0","id":1,"method":"m"}` {
-		t.Errorf("empty params body %q", got)
+	if got, want := string(be.probe), head+"Content-Length: "+strconv.Itoa(len(probeBody))+"\r\n\r\n"+probeBody; got != want {
+		t.Errorf("probe request:\n got %q\nwant %q", got, want)
 	}
 }

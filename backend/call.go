@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -34,6 +32,11 @@ type Request struct {
 	// storing the result under a key (cache.Cache.StoreBuffer) needs no
 	// second copy. Error answers are not affected.
 	ResultPrefix string
+	// Once marks a request that must not reach the backend twice
+	// (broadcasts): it is never resent on a fresh connection after a
+	// kept-alive one failed, unless the request could not even be written
+	// (connPool.roundTrip). Retries still apply as the caller asks.
+	Once bool
 }
 
 // Response is a backend's answer to a Request. Exactly one of Result and
@@ -50,7 +53,10 @@ type Response struct {
 	// Error is the backend's JSON-RPC error object, passed through raw
 	// (jsonrpc.BackendError).
 	Error *jsonrpc.Error
-	// Attempts is the number of HTTP exchanges made (1 + retries used).
+	// Attempts is the number of HTTP exchanges made: 1 + retries used, plus
+	// any resend of a request on a fresh connection after a kept-alive one
+	// turned out closed by the backend (see connPool.roundTrip), which does
+	// not use up Request.Retries.
 	Attempts int
 	// Backend is the configured name of the backend called.
 	Backend string
@@ -100,12 +106,12 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		defer cancel()
 	}
 	id := p.nextID.Add(1)
-	body := p.newRequestBody(id, req.Method, req.Params)
-	defer body.release()
+	hreq := p.newRequest(ctx, be, id, req.Method, req.Params)
+	defer p.putRequest(hreq)
 
-	for {
-		resp.Attempts++
-		env, f := p.attempt(callCtx, be, body, id, req.ResultPrefix)
+	for tries := 1; ; tries++ {
+		env, exchanges, f := p.attempt(callCtx, be, *hreq, id, req)
+		resp.Attempts += exchanges
 		if f == nil {
 			be.health.success(p.logger, name)
 			resp.Result, resp.Buffer = env.result, env.buf
@@ -132,11 +138,11 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		p.logger.LogAttrs(ctx, slog.LevelDebug, "backend attempt failed",
 			slog.String("backend", name), slog.String("method", req.Method),
 			slog.Int("attempt", resp.Attempts), slog.Any("err", f.cause))
-		if !f.retry || resp.Attempts > retries {
+		if !f.retry || tries > retries {
 			resp.Elapsed = time.Since(start)
 			return resp, f.toError(name, resp.Attempts)
 		}
-		wait := backoff(resp.Attempts - 1)
+		wait := backoff(tries - 1)
 		if !deadline.IsZero() && time.Until(deadline) <= wait {
 			resp.Elapsed = time.Since(start)
 			return resp, f.toError(name, resp.Attempts)
@@ -151,28 +157,29 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	}
 }
 
-// attempt makes one HTTP exchange. On success the envelope's member does not
-// alias a pooled buffer.
-func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id uint64, prefix string) (envelope, *failure) {
-	hreq := (&http.Request{
-		Method:        http.MethodPost,
-		URL:           be.url, // read-only, shared
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        p.headerFor(ctx), // read-only, shared unless ctx adds headers (observe.go)
-		Body:          body.newReader(),
-		GetBody:       func() (io.ReadCloser, error) { return body.newReader(), nil },
-		ContentLength: int64(len(body.bytes())),
-		Host:          be.url.Host,
-	}).WithContext(ctx)
-	hresp, err := be.transport.RoundTrip(hreq)
-	if err != nil {
-		return envelope{}, transportFailure(be, err, false)
+// attempt makes one HTTP exchange of hreq (newRequest), two when a kept-alive
+// connection turned out closed (connPool.roundTrip); it returns how many.
+// On success the envelope's member does not alias a pooled buffer.
+func (p *Pool) attempt(ctx context.Context, be *backend, hreq []byte, id uint64, req Request) (envelope, int, *failure) {
+	c, resent, err := be.conns.roundTrip(ctx, hreq, req.Once)
+	exchanges := 1
+	if resent {
+		exchanges = 2
 	}
-	switch status := hresp.StatusCode; {
+	if err != nil {
+		return envelope{}, exchanges, ioFailure(ctx, be, err, false)
+	}
+	env, f := p.readAnswer(ctx, be, c, id, req.ResultPrefix)
+	return env, exchanges, f
+}
+
+// readAnswer reads and checks the answer whose head roundTrip read on c,
+// then releases c.
+func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64, prefix string) (envelope, *failure) {
+	defer be.conns.release(c) // after the body is read: a connection is reused only then
+	switch status := c.status; {
 	case status >= 500:
-		drain(hresp.Body)
+		p.drain(c)
 		return envelope{}, &failure{
 			kind:   jsonrpc.KindUpstreamUnavailable,
 			detail: "answered HTTP " + strconv.Itoa(status),
@@ -181,7 +188,7 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id u
 			down:   true,
 		}
 	case status < 200 || status >= 300:
-		drain(hresp.Body)
+		p.drain(c)
 		return envelope{}, &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered HTTP " + strconv.Itoa(status),
@@ -189,23 +196,26 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id u
 		}
 	}
 	limit := p.opts.MaxResponseBytes
-	if hresp.ContentLength > limit {
-		_ = hresp.Body.Close()
-		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", hresp.ContentLength))
+	size := c.bodyLen()
+	if size > limit {
+		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", size))
 	}
 	need := 0
-	if hresp.ContentLength >= 0 {
-		need = int(hresp.ContentLength) + 1
+	if size >= 0 {
+		need = int(size) + 1
+	}
+	body, err := c.decoded()
+	if err != nil {
+		return envelope{}, ioFailure(ctx, be, err, true)
 	}
 	bp := p.getRespBuf(need)
 	defer p.putRespBuf(bp) // a no-op for a large buffer a result may alias
-	raw, fresh, err := p.readBody(hresp.Body, bp, limit)
-	_ = hresp.Body.Close()
+	raw, fresh, err := p.readBody(body, bp, limit)
 	switch {
 	case err == errTooLarge:
 		return envelope{}, p.tooLarge(be, "body")
 	case err != nil:
-		return envelope{}, transportFailure(be, err, true)
+		return envelope{}, ioFailure(ctx, be, err, true)
 	}
 	env, reason := parseEnvelope(raw, id)
 	if reason != "" {
@@ -219,6 +229,22 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body *requestBody, id u
 		return withPrefix(env.result, prefix), nil
 	}
 	return detach(env, len(raw), fresh || cap(*bp) > maxPooledBuf), nil
+}
+
+// ioFailure classifies a transport error (transportFailure). An error that
+// a passed deadline caused is only reported once ctx itself says so: the
+// connection's deadline, set from ctx's, may fire a moment before ctx's own
+// timer, and Call tells a timeout from a transport failure by ctx.Err().
+func ioFailure(ctx context.Context, be *backend, err error, midBody bool) *failure {
+	if dl, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(dl) {
+		t := time.NewTimer(100 * time.Millisecond) // Done is due now; bounded all the same
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return transportFailure(be, err, midBody)
 }
 
 // withPrefix copies result into a new buffer after prefix (Request.ResultPrefix).

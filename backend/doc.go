@@ -1,5 +1,6 @@
-// Package backend is hivegate's upstream pool: one keep-alive HTTP transport
-// per configured backend (hived, hivemind, ...), JSON-RPC calls with a
+// Package backend is hivegate's upstream pool: a small pool of keep-alive
+// HTTP/1.1 connections per configured backend (hived, hivemind, ...), served
+// by a purpose-built client (h1conn.go, h1wire.go), JSON-RPC calls with a
 // per-call deadline and bounded retries, validation of every answer, the
 // backends' health, and the last-irreversible-block tracker that the cache's
 // irreversibility policy reads.

@@ -1,10 +1,8 @@
 package backend
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,13 +106,7 @@ func (p *Pool) Probe(ctx context.Context) {
 func (p *Pool) probe(parent context.Context, be *backend) {
 	ctx, cancel := context.WithTimeout(parent, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, be.url.String(), bytes.NewReader([]byte(probeBody)))
-	if err != nil {
-		be.health.failure(p.logger, be.name, err)
-		return
-	}
-	req.Header = p.header
-	resp, err := be.transport.RoundTrip(req)
+	c, _, err := be.conns.roundTrip(ctx, be.probe, false)
 	if err != nil {
 		if parent.Err() != nil {
 			return
@@ -122,9 +114,11 @@ func (p *Pool) probe(parent context.Context, be *backend) {
 		be.health.failure(p.logger, be.name, describeTransport(be, err, "probe"))
 		return
 	}
-	drain(resp.Body)
-	if resp.StatusCode >= 500 {
-		be.health.failure(p.logger, be.name, httpStatusCause(be, resp.StatusCode, "probe"))
+	status := c.status
+	p.drain(c)
+	be.conns.release(c)
+	if status >= 500 {
+		be.health.failure(p.logger, be.name, httpStatusCause(be, status, "probe"))
 		return
 	}
 	be.health.success(p.logger, be.name)

@@ -2,7 +2,7 @@ package backend
 
 import (
 	"context"
-	"net/http"
+	"net/textproto"
 )
 
 // Observer is told about every call a Pool makes (Options.Observer), for
@@ -33,29 +33,13 @@ type headersKey struct{}
 // WithHeader returns a context under which every request a Pool sends to a
 // backend carries the header key: value, such as X-Request-Id or a trace's
 // traceparent, besides the pool's own headers (which it cannot replace).
-// Health probes carry none.
+// Health probes carry none. A later value for the same key replaces an
+// earlier one. A header that could change the request's framing or the
+// connection (Content-Length, Connection, Host...) and one whose value holds
+// a control character such as CR or LF are dropped, never sent.
 func WithHeader(ctx context.Context, key, value string) context.Context {
 	prev, _ := ctx.Value(headersKey{}).([]string)
 	kv := make([]string, 0, len(prev)+2)
-	kv = append(append(kv, prev...), http.CanonicalHeaderKey(key), value)
+	kv = append(append(kv, prev...), textproto.CanonicalMIMEHeaderKey(key), value)
 	return context.WithValue(ctx, headersKey{}, kv)
-}
-
-// headerFor returns the headers of a request sent under ctx: the pool's
-// shared, read-only set, or a copy of it with the context's headers added.
-func (p *Pool) headerFor(ctx context.Context) http.Header {
-	kv, _ := ctx.Value(headersKey{}).([]string)
-	if len(kv) == 0 {
-		return p.header
-	}
-	h := make(http.Header, len(p.header)+len(kv)/2)
-	for k, v := range p.header {
-		h[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if _, own := p.header[kv[i]]; !own {
-			h[kv[i]] = []string{kv[i+1]}
-		}
-	}
-	return h
 }

@@ -1,6 +1,9 @@
 package backend
 
-import "time"
+import (
+	"crypto/tls"
+	"time"
+)
 
 // Default values of Options. They live here, in one place.
 const (
@@ -29,9 +32,9 @@ const probeTimeout = 5 * time.Second
 // means "use the default"; HealthInterval 0 (or negative) disables the
 // background prober, so callers that want it start from DefaultOptions.
 type Options struct {
-	// MaxConnsPerBackend is both the maximum number of connections and the
-	// number of idle keep-alive connections kept per backend. Calls beyond it
-	// wait for a free connection (bounded by their deadline).
+	// MaxConnsPerBackend is the maximum number of open connections per
+	// backend, idle keep-alive ones included (health probes share them).
+	// Calls beyond it wait for a free connection (bounded by their context).
 	MaxConnsPerBackend int
 	// MaxResponseBytes caps the body of one answer; a larger answer fails
 	// with KindUpstreamResponseTooLarge and is not read past the cap.
@@ -47,6 +50,12 @@ type Options struct {
 	FailThreshold int
 	// UserAgent is the User-Agent header sent to backends.
 	UserAgent string
+	// TLSConfig, when set, configures the TLS client of https:// backends,
+	// e.g. RootCAs for a private CA (or a test server's certificate) or a
+	// client certificate. It is cloned per backend; an empty ServerName is
+	// set to the URL's host and NextProtos is always ["http/1.1"]. nil means
+	// the defaults: the system's roots, verification on.
+	TLSConfig *tls.Config
 	// Observer, when set, is told about every call (see observe.go).
 	Observer Observer
 }

@@ -3,24 +3,20 @@ package backend
 import (
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
-// Pool holds one HTTP transport per backend and makes JSON-RPC calls to
-// them. It is safe for concurrent use.
+// Pool holds a pool of keep-alive HTTP/1.1 connections per backend
+// (h1conn.go) and makes JSON-RPC calls to them. It is safe for concurrent
+// use.
 type Pool struct {
 	opts     Options
 	logger   *slog.Logger
 	backends map[string]*backend
 	names    []string
-	// header is shared, read-only, by every request the pool sends.
-	header http.Header
 	// nextID numbers outgoing requests; 0 is reserved for health probes.
 	nextID atomic.Uint64
 	// reqBufs holds *[]byte buffers for request bodies.
@@ -29,14 +25,19 @@ type Pool struct {
 	respBufs sync.Pool
 	// chunks holds *[]byte chunks of chunkSize for bodies of unknown length.
 	chunks sync.Pool
+	// gzips holds *gzip.Reader decoders of gzip-encoded answers.
+	gzips sync.Pool
 }
 
-// backend is one upstream: its configured name, URL, transport and health.
+// backend is one upstream: its configured name, URL, connections and
+// health.
 type backend struct {
-	name      string
-	url       *url.URL
-	transport *http.Transport
-	health    health
+	name   string
+	url    *url.URL
+	conns  *connPool
+	head   []byte // request line and the pool's own headers (requestHead)
+	probe  []byte // the complete health probe request
+	health health
 }
 
 // New returns a pool for the given backends (configured name -> base URL,
@@ -51,11 +52,9 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		opts:     opts,
 		logger:   logger,
 		backends: make(map[string]*backend, len(backends)),
-		header: http.Header{
-			"Content-Type": {"application/json"},
-			"Accept":       {"application/json"},
-			"User-Agent":   {opts.UserAgent},
-		},
+	}
+	if !validHeaderValue(opts.UserAgent) {
+		return nil, fmt.Errorf("backend: user agent %q has a control character", opts.UserAgent)
 	}
 	p.reqBufs.New = func() any { b := make([]byte, 0, 1024); return &b }
 	p.respBufs.New = func() any { b := make([]byte, 0, 16<<10); return &b }
@@ -74,29 +73,14 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		if u.Path == "" {
 			u.Path = "/"
 		}
-		be := &backend{name: name, url: u, transport: newTransport(opts)}
+		be := &backend{name: name, url: u, conns: newConnPool(u, opts, &p.gzips), head: requestHead(u, opts.UserAgent)}
+		be.probe = probeRequest(be.head)
 		be.health.threshold = int64(opts.FailThreshold)
 		p.backends[name] = be
 		p.names = append(p.names, name)
 	}
 	slices.Sort(p.names)
 	return p, nil
-}
-
-// newTransport returns the HTTP/1.1 keep-alive transport of one backend. It
-// ignores proxy environment variables: backends are addressed directly.
-func newTransport(opts Options) *http.Transport {
-	dialer := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		Proxy:               nil,
-		DialContext:         dialer.DialContext,
-		MaxConnsPerHost:     opts.MaxConnsPerBackend,
-		MaxIdleConnsPerHost: opts.MaxConnsPerBackend,
-		MaxIdleConns:        opts.MaxConnsPerBackend,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: opts.DialTimeout,
-		ForceAttemptHTTP2:   false,
-	}
 }
 
 // Names returns the configured backend names, sorted.
@@ -106,6 +90,6 @@ func (p *Pool) Names() []string { return slices.Clone(p.names) }
 // not interrupted; the pool stays usable.
 func (p *Pool) Close() {
 	for _, be := range p.backends {
-		be.transport.CloseIdleConnections()
+		be.conns.closeIdle()
 	}
 }

@@ -296,6 +296,7 @@ func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Rou
 		Params:  c.UpstreamParams,
 		Timeout: rt.Timeout,
 		Retries: rt.Retries,
+		Once:    rt.Broadcast, // a transaction must not reach the node twice
 	}
 	if cacheable {
 		req.ResultPrefix = c.Key

@@ -60,7 +60,6 @@ func (o *upstreamObserver) CallStarted(ctx context.Context, name string, req bac
 // success, backend_error for a JSON-RPC error answer, cancelled when the
 // caller went away, else the gateway error's kind.
 func upstreamErrorKind(resp backend.Response, err error) string {
-	var je *jsonrpc.Error
 	switch {
 	case err == nil && resp.Error == nil:
 		return ""
@@ -68,7 +67,15 @@ func upstreamErrorKind(resp backend.Response, err error) string {
 		return upstreamBackendError
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return upstreamCancelled
-	case errors.As(err, &je):
+	}
+	return gatewayErrorKind(err)
+}
+
+// gatewayErrorKind is the kind label of a gateway error (internal_error for
+// anything else). It is apart from upstreamErrorKind so that the target of
+// errors.As is allocated only for failed calls.
+func gatewayErrorKind(err error) string {
+	if je, ok := errors.AsType[*jsonrpc.Error](err); ok {
 		return metrics.KindLabel(je.Kind)
 	}
 	return string(jsonrpc.KindInternal)

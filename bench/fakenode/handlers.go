@@ -50,6 +50,22 @@ func (m *Minimal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
+// WithGatewayHeaders wraps h so that every answer carries the headers
+// hivegate adds to a cached single call (x-request-id, x-hivegate-cache,
+// x-hivegate-route, and Vary: Origin from CORS): with the gateway's server
+// settings it is the ceiling of a server that answers like hivegate
+// without doing hivegate's work (benchserver --gateway-server).
+func WithGatewayHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hdr := w.Header()
+		hdr.Set("X-Request-Id", "00112233445566778899aabbccddeeff")
+		hdr.Set("Vary", "Origin")
+		hdr.Set("X-Hivegate-Cache", "hit")
+		hdr.Set("X-Hivegate-Route", "appbase.condenser_api.get_dynamic_global_properties")
+		h.ServeHTTP(w, r)
+	})
+}
+
 // Backend is a fast fake hived: every JSON-RPC call (single or batch) gets
 // the fixed result Answers.For its method, with the caller's id.
 type Backend struct {

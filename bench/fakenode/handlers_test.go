@@ -85,3 +85,25 @@ func TestMinimalBodies(t *testing.T) {
 		t.Errorf("SingleBody = %s", got)
 	}
 }
+
+// TestWithGatewayHeaders shows the wrapper adds hivegate's response headers
+// and leaves the body alone.
+func TestWithGatewayHeaders(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(WithGatewayHeaders(NewMinimal(json.RawMessage(`{"v":1}`), 1)))
+	t.Cleanup(srv.Close)
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := `{"jsonrpc":"2.0","result":{"v":1},"id":1}`; string(body) != want {
+		t.Errorf("body %s, want %s", body, want)
+	}
+	for _, h := range []string{"X-Request-Id", "Vary", "X-Hivegate-Cache", "X-Hivegate-Route", "Content-Type"} {
+		if resp.Header.Get(h) == "" {
+			t.Errorf("no %s header", h)
+		}
+	}
+}

@@ -259,7 +259,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Name, t.Measured, t.Verdict, t.CostRatio)
 	}
 	b.WriteString("\nThe verdict is on measured throughput. The last column divides server CPU time per request instead\n" +
-		"(for 3a: the gateway process alone, as if the node ran elsewhere): it holds when the load generator, not the\n" +
+		"(for 3a: the gateway process alone, without its node): it holds when the load generator, not the\n" +
 		"server, limited a rate, or when other processes took CPU time.\n")
 	if mr := rep.Memory; mr != nil {
 		writeMemory(&b, mr)

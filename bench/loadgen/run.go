@@ -232,6 +232,9 @@ func (r *runner) scenario(ctx context.Context, sc Scenario) (ScenarioResult, err
 	case onMinimal:
 		srv, err = r.start(ctx, "minimal-"+sc.ID, r.cfg.ServerCPUs, nil,
 			r.profileArgs(sc.ID, []string{"--mode", "minimal", "--batch", strconv.Itoa(BatchSize)})...)
+	case onMinimalLike:
+		srv, err = r.start(ctx, "minimal-"+sc.ID, r.cfg.ServerCPUs, nil,
+			r.profileArgs(sc.ID, []string{"--mode", "minimal", "--gateway-server", "--batch", strconv.Itoa(BatchSize)})...)
 	case onGatewayCache:
 		srv, err = r.startGateway(ctx, "3600", 1<<30, sc.ID, nil)
 	case onGatewayMiss:

@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&c.Repeat, "repeat", 1, "passes over the scenarios; each row keeps the pass with the least CPU taken by other processes")
 	fs.DurationVar(&c.WaitIdle, "wait-idle", 0, "before each measurement, wait up to this long for other processes to leave the CPUs idle")
 	fs.IntVar(&c.UpstreamConns, "upstream-conns", 0, "gateway middleware_connection_threads (default: -conns)")
-	fs.StringVar(&o.only, "only", "", "comma-separated scenario IDs to run (1,1b,2a,2b,3a,3b,3c,4a,4c,4b,mem); default all")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenario IDs to run (1,1b,1c,2a,2b,3a,3b,3c,4a,4c,4b,mem); default all")
 	fs.Int64Var(&o.memMiB, "mem-capacity-mib", 256, "memory check: cache_max_capacity in MiB; 0: skip the check")
 	fs.Float64Var(&c.Memory.FillFactor, "mem-fill", 1.5, "memory check: answer bytes to send, as a multiple of the capacity")
 	fs.StringVar(&c.Memory.Method, "mem-method", "block", "memory check: block (get_block batches) or accounts (list_accounts pages)")

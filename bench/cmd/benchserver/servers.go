@@ -74,6 +74,9 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (*http.Server,
 			h = fakenode.NewMinimal(a.CondenserDGPO, f.batch)
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+		if f.gatewayServer {
+			srv = server.NewHTTPServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{})
+		}
 		return srv, func() map[string]any { return nil }, nop, nil
 	case "gateway":
 		yaml := fmt.Appendf(nil, gatewayConfig, f.backendURL, f.cacheCapacity, f.dgpoTTL, f.upstreamConns)

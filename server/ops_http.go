@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -104,19 +106,12 @@ func requestID(client string) string {
 	if validRequestID(client) {
 		return client
 	}
+	var raw [16]byte
+	binary.LittleEndian.PutUint64(raw[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(raw[8:], rand.Uint64())
 	var b [32]byte
-	hexUint64(b[:16], rand.Uint64())
-	hexUint64(b[16:], rand.Uint64())
+	hex.Encode(b[:], raw[:])
 	return string(b[:])
-}
-
-// hexUint64 writes v as 16 lower-case hex digits into dst.
-func hexUint64(dst []byte, v uint64) {
-	const digits = "0123456789abcdef"
-	for i := 15; i >= 0; i-- {
-		dst[i] = digits[v&0xf]
-		v >>= 4
-	}
 }
 
 func validRequestID(s string) bool {

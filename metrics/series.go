@@ -21,6 +21,16 @@ type seriesCache struct {
 
 type callKey struct{ frontend, route, outcome string }
 
+// loadOrResolve returns the value kept in m under k, resolving it with
+// resolve (and keeping it) on first use.
+func loadOrResolve[K comparable, V any](m *sync.Map, k K, resolve func() V) V {
+	if v, ok := m.Load(k); ok {
+		return v.(V)
+	}
+	v, _ := m.LoadOrStore(k, resolve())
+	return v.(V)
+}
+
 // callSeries is one (front end, route, outcome) of the call metrics.
 type callSeries struct {
 	count    prometheus.Counter
@@ -29,16 +39,12 @@ type callSeries struct {
 
 // call returns the series of one label set, resolving it on first use.
 func (c *seriesCache) call(m *Metrics, frontend, route, outcome string) *callSeries {
-	k := callKey{frontend, route, outcome}
-	if s, ok := c.calls.Load(k); ok {
-		return s.(*callSeries)
-	}
-	s := &callSeries{
-		count:    m.requests.WithLabelValues(frontend, route, outcome),
-		duration: m.requestDuration.WithLabelValues(frontend, route),
-	}
-	actual, _ := c.calls.LoadOrStore(k, s)
-	return actual.(*callSeries)
+	return loadOrResolve(&c.calls, callKey{frontend, route, outcome}, func() *callSeries {
+		return &callSeries{
+			count:    m.requests.WithLabelValues(frontend, route, outcome),
+			duration: m.requestDuration.WithLabelValues(frontend, route),
+		}
+	})
 }
 
 // httpSeries is one front end's HTTP metrics.
@@ -52,17 +58,14 @@ type httpSeries struct {
 
 // http returns the series of a front end, resolving it on first use.
 func (c *seriesCache) http(m *Metrics, frontend string) *httpSeries {
-	if s, ok := c.https.Load(frontend); ok {
-		return s.(*httpSeries)
-	}
-	s := &httpSeries{
-		m:        m,
-		frontend: frontend,
-		inFlight: m.httpInFlight.WithLabelValues(frontend),
-		duration: m.httpDuration.WithLabelValues(frontend),
-	}
-	actual, _ := c.https.LoadOrStore(frontend, s)
-	return actual.(*httpSeries)
+	return loadOrResolve(&c.https, frontend, func() *httpSeries {
+		return &httpSeries{
+			m:        m,
+			frontend: frontend,
+			inFlight: m.httpInFlight.WithLabelValues(frontend),
+			duration: m.httpDuration.WithLabelValues(frontend),
+		}
+	})
 }
 
 // status returns the response counter of an HTTP status code.
@@ -70,12 +73,9 @@ func (s *httpSeries) status(code int) prometheus.Counter {
 	if code < 100 || code > 599 {
 		code = 0 // one "other" series
 	}
-	if c, ok := s.statuses.Load(code); ok {
-		return c.(prometheus.Counter)
-	}
-	c := s.m.httpResponses.WithLabelValues(s.frontend, statusLabel(code))
-	actual, _ := s.statuses.LoadOrStore(code, c)
-	return actual.(prometheus.Counter)
+	return loadOrResolve(&s.statuses, code, func() prometheus.Counter {
+		return s.m.httpResponses.WithLabelValues(s.frontend, statusLabel(code))
+	})
 }
 
 // upstreamSeries is one backend's upstream metrics (errors, rarer and
@@ -90,16 +90,13 @@ type upstreamSeries struct {
 
 // upstream returns the series of a backend, resolving it on first use.
 func (c *seriesCache) upstream(m *Metrics, backend string) *upstreamSeries {
-	if s, ok := c.upstreams.Load(backend); ok {
-		return s.(*upstreamSeries)
-	}
-	s := &upstreamSeries{
-		m:        m,
-		backend:  backend,
-		inFlight: m.upstreamInFlight.WithLabelValues(backend),
-		duration: m.upstreamDuration.WithLabelValues(backend),
-		retries:  m.upstreamRetries.WithLabelValues(backend),
-	}
-	actual, _ := c.upstreams.LoadOrStore(backend, s)
-	return actual.(*upstreamSeries)
+	return loadOrResolve(&c.upstreams, backend, func() *upstreamSeries {
+		return &upstreamSeries{
+			m:        m,
+			backend:  backend,
+			inFlight: m.upstreamInFlight.WithLabelValues(backend),
+			duration: m.upstreamDuration.WithLabelValues(backend),
+			retries:  m.upstreamRetries.WithLabelValues(backend),
+		}
+	})
 }

@@ -229,12 +229,12 @@ func (r *runner) scenario(ctx context.Context, sc Scenario) (ScenarioResult, err
 	var srv *Server
 	var err error
 	switch sc.On {
-	case onMinimal:
-		srv, err = r.start(ctx, "minimal-"+sc.ID, r.cfg.ServerCPUs, nil,
-			r.profileArgs(sc.ID, []string{"--mode", "minimal", "--batch", strconv.Itoa(BatchSize)})...)
-	case onMinimalLike:
-		srv, err = r.start(ctx, "minimal-"+sc.ID, r.cfg.ServerCPUs, nil,
-			r.profileArgs(sc.ID, []string{"--mode", "minimal", "--gateway-server", "--batch", strconv.Itoa(BatchSize)})...)
+	case onMinimal, onMinimalLike:
+		args := []string{"--mode", "minimal", "--batch", strconv.Itoa(BatchSize)}
+		if sc.On == onMinimalLike {
+			args = append(args, "--gateway-server")
+		}
+		srv, err = r.start(ctx, "minimal-"+sc.ID, r.cfg.ServerCPUs, nil, r.profileArgs(sc.ID, args)...)
 	case onGatewayCache:
 		srv, err = r.startGateway(ctx, "3600", 1<<30, sc.ID, nil)
 	case onGatewayMiss:

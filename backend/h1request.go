@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hivegate/hivegate/internal/httpwire"
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
@@ -126,7 +127,7 @@ next:
 				continue next
 			}
 		}
-		if !validHeaderName(k) || !validHeaderValue(v) {
+		if !httpwire.ValidHeaderName(k) || !httpwire.ValidHeaderValue(v) {
 			continue
 		}
 		b = append(b, k...)
@@ -140,32 +141,4 @@ next:
 // trimOWS trims spaces and tabs around a header value.
 func trimOWS(s string) string {
 	return strings.Trim(s, " \t")
-}
-
-// validHeaderName reports whether k is an HTTP token (RFC 9110 5.1).
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether v holds no control character other than
-// a tab (RFC 9110 5.5); bytes >= 0x80 are allowed.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }

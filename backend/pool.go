@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hivegate/hivegate/internal/httpwire"
 )
 
 // Pool holds a pool of keep-alive HTTP/1.1 connections per backend
@@ -53,7 +55,7 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		logger:   logger,
 		backends: make(map[string]*backend, len(backends)),
 	}
-	if !validHeaderValue(opts.UserAgent) {
+	if !httpwire.ValidHeaderValue(opts.UserAgent) {
 		return nil, fmt.Errorf("backend: user agent %q has a control character", opts.UserAgent)
 	}
 	p.reqBufs.New = func() any { b := make([]byte, 0, 1024); return &b }

@@ -61,6 +61,10 @@ type Dispatcher struct {
 	tier *cache.Tiered
 	// scratch holds Prepare's reusable *callScratch.
 	scratch sync.Pool
+	// libGap and libSeen sample the get_dynamic_global_properties answers
+	// the LIB tracker reads (observeLIB).
+	libGap  time.Duration
+	libSeen atomic.Int64
 }
 
 // New returns a Dispatcher. c may be nil (no in-process caching); lib may
@@ -69,7 +73,7 @@ func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTrac
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger}
+	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap}
 	d.scratch.New = func() any { return &callScratch{key: make([]byte, 0, 256)} }
 	for _, opt := range opts {
 		opt(d)
@@ -308,7 +312,7 @@ func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Rou
 		}
 		return outcome{err: err, resp: resp}
 	}
-	if resp.Error == nil && d.lib != nil && c.Method == "get_dynamic_global_properties" {
+	if resp.Error == nil && d.lib != nil && c.Method == "get_dynamic_global_properties" && d.observeDue() {
 		d.lib.Observe(resp.Result)
 	}
 	return outcome{resp: resp, result: resp.Result}
@@ -402,4 +406,33 @@ func clone(b json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return append(json.RawMessage(nil), b...)
+}
+
+// DefaultLIBObserveGap is the least time between two upstream
+// get_dynamic_global_properties answers the LIB tracker reads. A block
+// comes every 3 seconds, and the tracker polls on its own; reading every
+// answer of a route that does not cache them cost a twentieth of each such
+// call. A LIB read late only makes more blocks count as reversible, never
+// fewer.
+const DefaultLIBObserveGap = 100 * time.Millisecond
+
+// WithLIBObserveGap sets the least time between two
+// get_dynamic_global_properties answers the LIB tracker reads (default
+// DefaultLIBObserveGap); 0 reads every one.
+func WithLIBObserveGap(gap time.Duration) Option {
+	return func(d *Dispatcher) { d.libGap = max(gap, 0) }
+}
+
+// observeDue reports whether this get_dynamic_global_properties answer is
+// the one of its gap the LIB tracker reads.
+func (d *Dispatcher) observeDue() bool {
+	if d.libGap == 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	last := d.libSeen.Load()
+	if last != 0 && now >= last && now-last < int64(d.libGap) {
+		return false
+	}
+	return d.libSeen.CompareAndSwap(last, now)
 }

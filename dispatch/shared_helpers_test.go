@@ -152,15 +152,15 @@ type replica struct {
 
 // newReplica builds a replica from cfg. Its LIB tracker never polls: it
 // learns the LIB from the shared tier and from the calls it serves.
-func newReplica(t testing.TB, name string, cfg *config.Config) *replica {
+func newReplica(t testing.TB, name string, cfg *config.Config, opts ...dispatch.Option) *replica {
 	t.Helper()
 	r, err := router.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := backend.DefaultOptions()
-	opts.HealthInterval = 0
-	pool, err := backend.New(cfg.BackendMap(), opts, slog.New(slog.DiscardHandler))
+	bopts := backend.DefaultOptions()
+	bopts.HealthInterval = 0
+	pool, err := backend.New(cfg.BackendMap(), bopts, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func newReplica(t testing.TB, name string, cfg *config.Config) *replica {
 	if _, err := dispatch.ShareLIB(context.Background(), shared, lib); err != nil {
 		t.Logf("%s: reading the shared LIB: %v", name, err)
 	}
-	d := dispatch.New(r, cache.New(cfg.Settings.CacheMaxCapacity), pool, lib, nil, dispatch.WithSharedCache(shared))
+	d := dispatch.New(r, cache.New(cfg.Settings.CacheMaxCapacity), pool, lib, nil, append([]dispatch.Option{dispatch.WithSharedCache(shared)}, opts...)...)
 	srv := httptest.NewServer(jsonrpc.NewHandler(d, jsonrpc.HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	return &replica{name: name, d: d, shared: shared, lib: lib, url: srv.URL}

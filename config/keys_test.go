@@ -32,6 +32,7 @@ func TestSettingsKeys(t *testing.T) {
 		{"cors_allowed_origins: [https://app.example, https://wallet.example]", func(c *config.Config) bool {
 			return slices.Equal(c.Settings.CORSAllowedOrigins, []string{"https://app.example", "https://wallet.example"})
 		}},
+		{"http1_fast_path: false", func(c *config.Config) bool { return !c.Settings.HTTP1FastPath }},
 	}
 	for _, section := range []string{"hivegate", "drone"} {
 		for _, tc := range testCases {
@@ -62,6 +63,7 @@ func TestDefaults(t *testing.T) {
 			CacheMaxCapacity:            config.DefaultCacheMaxCapacity,
 			MiddlewareConnectionThreads: config.DefaultConnectionThreads,
 			LIBPollInterval:             config.DefaultLIBPollInterval,
+			HTTP1FastPath:               true,
 		}
 		if !reflect.DeepEqual(cfg.Settings, want) {
 			t.Errorf("%s: settings %+v, want %+v", cfg.Source, cfg.Settings, want)

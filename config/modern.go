@@ -126,6 +126,8 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 			s.LIBPollInterval = t
 		case "cors_allowed_origins":
 			s.CORSAllowedOrigins, err = d.strings(v, path)
+		case "http1_fast_path":
+			s.HTTP1FastPath, err = d.boolean(v, path)
 		case "access_log", "metrics", "admin_listen", "admin_token", "tracing": // ops.go
 			err = d.opsSetting(cfg, key, v, path)
 		default:

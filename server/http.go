@@ -3,9 +3,14 @@
 package server
 
 import (
-	"github.com/hivegate/hivegate/config"
+	"context"
+	"log/slog"
+	"net"
 	"net/http"
 	"time"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/internal/h1serve"
 )
 
 // Timeouts bound how long a client may hold a connection.
@@ -68,4 +73,68 @@ func TimeoutsFromLimits(l config.Limits) Timeouts {
 		Idle:           l.IdleTimeout,
 		MaxHeaderBytes: l.MaxHeaderBytes,
 	}
+}
+
+// MainServer serves the main listener: hivegate's HTTP/1.1 fast path for
+// JSON-RPC posts (internal/h1serve) in front of the http.Server of
+// NewHTTPServer, which serves everything else (Connect, gRPC and gRPC-Web,
+// h2c, health, metrics, and any request the fast path does not take).
+type MainServer struct {
+	hs   *http.Server
+	fast *h1serve.Server // nil: hs alone (hivegate.http1_fast_path: false)
+}
+
+// NewMainServer returns the main listener's server for h; fast turns the
+// HTTP/1.1 fast path on (hivegate.http1_fast_path).
+func NewMainServer(addr string, h http.Handler, t Timeouts, fast bool, logger *slog.Logger) *MainServer {
+	hs := NewHTTPServer(addr, h, t)
+	m := &MainServer{hs: hs}
+	if fast {
+		t = t.withDefaults()
+		m.fast = h1serve.New(h, hs, h1serve.Options{
+			Path:              "/",
+			ReadHeaderTimeout: t.ReadHeader,
+			ReadTimeout:       t.Read,
+			WriteTimeout:      t.Write,
+			IdleTimeout:       t.Idle,
+			MaxHeaderBytes:    t.MaxHeaderBytes,
+			Logger:            logger,
+		})
+	}
+	return m
+}
+
+// Serve accepts connections on ln until Shutdown or Close; it returns
+// http.ErrServerClosed after them.
+func (m *MainServer) Serve(ln net.Listener) error {
+	if m.fast == nil {
+		return m.hs.Serve(ln)
+	}
+	return m.fast.Serve(ln)
+}
+
+// Shutdown stops accepting and lets the requests being served finish
+// within ctx.
+func (m *MainServer) Shutdown(ctx context.Context) error {
+	if m.fast == nil {
+		return m.hs.Shutdown(ctx)
+	}
+	return m.fast.Shutdown(ctx)
+}
+
+// Close closes the listener and every connection at once.
+func (m *MainServer) Close() error {
+	if m.fast == nil {
+		return m.hs.Close()
+	}
+	return m.fast.Close()
+}
+
+// FastPathStats returns what the fast path served and handed over (zero
+// when it is off).
+func (m *MainServer) FastPathStats() h1serve.Stats {
+	if m.fast == nil {
+		return h1serve.Stats{}
+	}
+	return m.fast.Stats()
 }

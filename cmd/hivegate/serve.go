@@ -147,14 +147,17 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		ReadHeader: limits.ReadHeaderTimeout, Read: limits.ReadTimeout, Write: limits.WriteTimeout,
 		Idle: limits.IdleTimeout, MaxHeaderBytes: limits.MaxHeaderBytes,
 	}
-	var servers []*http.Server
+	var servers []httpServer
 	errc := make(chan error, 2)
 	start := func(addr string, h http.Handler, what string, ready func(string)) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		srv := server.NewHTTPServer(addr, h, timeouts)
+		var srv httpServer = server.NewHTTPServer(addr, h, timeouts)
+		if what == "main" {
+			srv = server.NewMainServer(addr, h, timeouts, cfg.Settings.HTTP1FastPath, logger)
+		}
 		servers = append(servers, srv)
 		logger.Info("hivegate listening", "listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
 		if ready != nil {
@@ -198,9 +201,16 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 	return nil
 }
 
+// httpServer is a listener's server: an http.Server, or the main
+// listener's server.MainServer.
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
 // shutdownAll stops the servers, letting in-flight requests finish within
 // shutdownGrace.
-func shutdownAll(servers []*http.Server) error {
+func shutdownAll(servers []httpServer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	var errs []error

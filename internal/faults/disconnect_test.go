@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/internal/faults"
+	"github.com/hivegate/hivegate/server"
 )
 
 // rawPost sends a JSON-RPC request on a fresh TCP connection and returns
@@ -40,17 +41,20 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		{"cacheable route", "cached.test_api.wait", `[1]`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := newServer(t, faults.SlowHeaders, faults.Options{})
-			extra := "  appbase: nocache\nttls:\n  nocache: NO_CACHE\n  cached: 60\n  appbase: 60\n"
-			g := startGateway(t, configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra), faults.GatewayOptions{})
-			conn := rawPost(t, g.srv.Listener.Addr().String(), call("1", tc.method, tc.params))
-			waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
-			_ = conn.Close()
-			waitFor(t, "the upstream request to be cancelled", func() bool { return s.Abandoned() == 1 })
-			waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
-		})
+		for _, fast := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/http1_fast_path=%v", tc.name, fast), func(t *testing.T) {
+				t.Parallel()
+				s := newServer(t, faults.SlowHeaders, faults.Options{})
+				extra := "  appbase: nocache\nttls:\n  nocache: NO_CACHE\n  cached: 60\n  appbase: 60\n"
+				yaml := withFastPath(configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra), fast)
+				g := startGateway(t, yaml, faults.GatewayOptions{})
+				conn := rawPost(t, g.srv.Listener.Addr().String(), call("1", tc.method, tc.params))
+				waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
+				_ = conn.Close()
+				waitFor(t, "the upstream request to be cancelled", func() bool { return s.Abandoned() == 1 })
+				waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
+			})
+		}
 	}
 }
 
@@ -82,18 +86,26 @@ func TestClientDisconnectKeepsSharedUpstream(t *testing.T) {
 	}
 }
 
-// serveReal runs h on a real http.Server (with the connection limits of the
-// gateway's config) on 127.0.0.1 and returns it and its address.
-func serveReal(t *testing.T, g *gw) (*http.Server, string) {
+// mainServer is the gateway served as cmd/hivegate serves it: the
+// production server (server.MainServer) with the connection limits and the
+// HTTP/1.1 fast path setting of the gateway's config, on 127.0.0.1.
+type mainServer struct {
+	*server.MainServer
+	Listener net.Listener
+	URL      string
+}
+
+// serveMain starts g's mainServer; it is closed when the test ends.
+func serveMain(t testing.TB, g *faults.Gateway) *mainServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := faults.HTTPServer(g.Handler, g.Config.Limits)
-	go func() { _ = hs.Serve(ln) }()
-	t.Cleanup(func() { _ = hs.Close() })
-	return hs, ln.Addr().String()
+	ms := faults.MainServer(g.Handler, g.Config.Settings, g.Config.Limits)
+	go func() { _ = ms.Serve(ln) }()
+	t.Cleanup(func() { _ = ms.Close() })
+	return &mainServer{MainServer: ms, Listener: ln, URL: "http://" + ln.Addr().String()}
 }
 
 // TestGracefulShutdown shows what SIGTERM does to hivegate (cmd/hivegate
@@ -103,7 +115,7 @@ func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, faults.SlowHeaders, faults.Options{})
 	g := startGateway(t, configYAML(map[string]string{"hived": s.URL}, "timeouts:\n  hived: 30\n"), faults.GatewayOptions{})
-	hs, addr := serveReal(t, g)
+	hs, addr := g.srv, g.srv.Listener.Addr().String()
 	inFlight := make(chan reply, 1)
 	go func() {
 		resp, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(call("1", "hived.test_api.slow", `[1]`)))

@@ -13,6 +13,7 @@ import (
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/server"
 )
 
 // GatewayOptions tune a Gateway beyond its config.
@@ -106,16 +107,9 @@ func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpc.GuardOptions {
 	}
 }
 
-// HTTPServer returns an http.Server for h with the connection limits of l,
-// as server.NewHTTPServer sets them from server.Timeouts.
-func HTTPServer(h http.Handler, l config.Limits) *http.Server {
-	l = l.WithDefaults()
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: l.ReadHeaderTimeout,
-		ReadTimeout:       l.ReadTimeout,
-		WriteTimeout:      l.WriteTimeout,
-		IdleTimeout:       l.IdleTimeout,
-		MaxHeaderBytes:    l.MaxHeaderBytes,
-	}
+// MainServer returns the server cmd/hivegate runs on its main listener
+// for h, with the connection limits of l and the HTTP/1.1 fast path when
+// settings turn it on (hivegate.http1_fast_path).
+func MainServer(h http.Handler, settings config.Settings, l config.Limits) *server.MainServer {
+	return server.NewMainServer("", h, server.TimeoutsFromLimits(l), settings.HTTP1FastPath, nil)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -32,7 +31,7 @@ func newServer(t testing.TB, f faults.Fault, opts faults.Options) *faults.Server
 // gw is a gateway on a loopback httptest server.
 type gw struct {
 	*faults.Gateway
-	srv    *httptest.Server
+	srv    *mainServer
 	client *http.Client
 }
 
@@ -58,6 +57,11 @@ func configYAML(backends map[string]string, extra string) string {
 	return b.String()
 }
 
+// withFastPath sets hivegate.http1_fast_path in a config from configYAML.
+func withFastPath(yaml string, on bool) string {
+	return strings.Replace(yaml, "hivegate:\n", fmt.Sprintf("hivegate:\n  http1_fast_path: %v\n", on), 1)
+}
+
 func mustConfig(t testing.TB, yaml string) *config.Config {
 	t.Helper()
 	cfg, err := config.Parse("faults.yaml", []byte(yaml))
@@ -75,8 +79,7 @@ func startGateway(t testing.TB, yaml string, opts faults.GatewayOptions) *gw {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
-	srv := httptest.NewServer(g.Handler)
-	t.Cleanup(srv.Close)
+	srv := serveMain(t, g)
 	return &gw{Gateway: g, srv: srv, client: &http.Client{Timeout: hangGuard}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,8 +78,13 @@ func TestGatewayMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(cleanup)
-			gw := httptest.NewServer(srv.Handler)
-			t.Cleanup(gw.Close)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _ = srv.Serve(ln) }()
+			t.Cleanup(func() { _ = srv.Close() })
+			gw := struct{ URL string }{"http://" + ln.Addr().String()}
 			call(t, gw.URL, dgpo)
 			resp, body := call(t, gw.URL, dgpo)
 			if got := resp.Header.Get("X-Hivegate-Cache"); got != tc.wantSecond {

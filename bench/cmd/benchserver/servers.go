@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -52,9 +53,16 @@ retries:
 // statsFunc reports the server's own figures for the control endpoint.
 type statsFunc func() map[string]any
 
-// newServer builds the http.Server for f.mode. cleanup releases what the
-// server holds.
-func newServer(ctx context.Context, f flags, logger *slog.Logger) (*http.Server, statsFunc, func(), error) {
+// benchServer is what main needs of a server: an http.Server, or the
+// gateway's server.MainServer.
+type benchServer interface {
+	Serve(net.Listener) error
+	Close() error
+}
+
+// newServer builds the server for f.mode. cleanup releases what the server
+// holds.
+func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, statsFunc, func(), error) {
 	nop := func() {}
 	switch f.mode {
 	case "minimal", "backend":
@@ -73,10 +81,13 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (*http.Server,
 		if f.mode == "minimal" {
 			h = fakenode.NewMinimal(a.CondenserDGPO, f.batch)
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 		if f.gatewayServer {
-			srv = server.NewHTTPServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{})
+			// hivegate's own server as cmd/hivegate runs it: the HTTP/1.1
+			// fast path in front of its http.Server.
+			return server.NewMainServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{}, true, logger),
+				func() map[string]any { return nil }, nop, nil
 		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 		return srv, func() map[string]any { return nil }, nop, nil
 	case "gateway":
 		yaml := fmt.Appendf(nil, gatewayConfig, f.backendURL, f.cacheCapacity, f.dgpoTTL, f.upstreamConns)
@@ -98,7 +109,7 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (*http.Server,
 		}
 		gctx, cancel := context.WithCancel(ctx)
 		gw.Start(gctx)
-		srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.Timeouts{})
+		srv := server.NewMainServer(cfg.Listen(), gw.Handler(), server.Timeouts{}, cfg.Settings.HTTP1FastPath, logger)
 		stats := func() map[string]any {
 			var cs cache.Stats
 			if c := gw.Dispatcher().Cache(); c != nil {

@@ -1,0 +1,149 @@
+package h1serve
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// requestContext is a request's context. Like net/http's, it is cancelled
+// when the client goes away while the handler runs, and when the handler
+// returns; unlike net/http's, it costs nothing until someone asks for its
+// Done channel: only then is a cancellable context made and the
+// connection watched (a goroutine blocked in a one-byte read, started once
+// the body has been read). A cache hit never asks; a call that goes
+// upstream does.
+type requestContext struct {
+	context.Context // the base: values and deadline
+
+	c     *conn
+	inner atomic.Pointer[innerContext]
+
+	mu         sync.Mutex
+	bodyDone   bool // the body has been read to its end
+	pipelined  bool // and the next request's bytes were already buffered
+	watchAsked bool
+	ended      bool
+}
+
+// innerContext is the cancellable context made on the first Done.
+type innerContext struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// Done implements context.Context.
+func (r *requestContext) Done() <-chan struct{} {
+	if in := r.inner.Load(); in != nil {
+		return in.ctx.Done()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := r.inner.Load()
+	if in == nil {
+		ctx, cancel := context.WithCancelCause(r.Context)
+		in = &innerContext{ctx: ctx, cancel: cancel}
+		r.inner.Store(in)
+		switch {
+		case r.ended:
+			cancel(context.Canceled)
+		case r.bodyDone:
+			r.startWatchLocked()
+		default:
+			r.watchAsked = true
+		}
+	}
+	return in.ctx.Done()
+}
+
+// Err implements context.Context.
+func (r *requestContext) Err() error {
+	if in := r.inner.Load(); in != nil {
+		return in.ctx.Err()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Value implements context.Context. Once the cancellable context exists it
+// answers, so that contexts derived from this one attach to it directly.
+func (r *requestContext) Value(key any) any {
+	if in := r.inner.Load(); in != nil {
+		return in.ctx.Value(key)
+	}
+	return r.Context.Value(key)
+}
+
+// bodyRead records that the body was read to its end; pipelined tells
+// whether more bytes (the next request) were buffered already.
+func (r *requestContext) bodyRead(pipelined bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bodyDone, r.pipelined = true, pipelined
+	if r.watchAsked {
+		r.startWatchLocked()
+	}
+}
+
+// startWatchLocked starts watching the connection for the client going
+// away, unless the next request is already here (the client is).
+func (r *requestContext) startWatchLocked() {
+	r.watchAsked = false
+	if r.pipelined || r.c.peeked {
+		return
+	}
+	r.c.startWatch(r.inner.Load().cancel)
+}
+
+// end marks the handler as returned and cancels the context.
+func (r *requestContext) end() {
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+	if in := r.inner.Load(); in != nil {
+		in.cancel(context.Canceled)
+	}
+}
+
+// startWatch starts the goroutine that reads one byte from the connection
+// while the handler runs: an error other than the one stopWatch causes
+// means the client went away, and cancels the request.
+func (c *conn) startWatch(cancel context.CancelCauseFunc) {
+	c.watchDone = make(chan struct{})
+	c.readDeadline = time.Time{}
+	_ = c.rwc.SetReadDeadline(time.Time{})
+	go func() {
+		defer close(c.watchDone)
+		n, err := c.rwc.Read(c.peek[:])
+		if n == 1 {
+			c.peeked = true // a pipelined request: not gone
+			return
+		}
+		var ne net.Error
+		if err == nil || c.aborting.Load() || errors.As(err, &ne) && ne.Timeout() {
+			return
+		}
+		c.gone.Store(true)
+		cancel(errClientGone)
+	}()
+}
+
+// stopWatch stops the watcher, if one runs, and waits for it.
+func (c *conn) stopWatch() {
+	if c.watchDone == nil {
+		return
+	}
+	c.aborting.Store(true)
+	_ = c.rwc.SetReadDeadline(aLongTimeAgo)
+	<-c.watchDone
+	c.aborting.Store(false)
+	c.readDeadline = aLongTimeAgo
+	c.watchDone = nil
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -43,12 +44,16 @@ type conn struct {
 	w response
 
 	// The disconnect watcher (watch.go): started only when a handler asks
-	// for its request context's Done channel, as a cache miss does.
-	watchDone chan struct{}
-	aborting  atomic.Bool
-	gone      atomic.Bool // the client closed or reset the connection
-	peek      [1]byte
-	peeked    bool
+	// for its request context's Done channel, as a cache miss does, and
+	// still runs watchDelay later. wreq is the request it is due for.
+	wmu        sync.Mutex
+	wreq       *requestContext
+	watchTimer *time.Timer
+	watchDone  chan struct{}
+	aborting   atomic.Bool
+	gone       atomic.Bool // the client closed or reset the connection
+	peek       [1]byte
+	peeked     bool
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -82,6 +87,7 @@ func (c *conn) serve() {
 			buf = buf[:runtime.Stack(buf, false)]
 			c.s.o.Logger.Error("panic serving request", "remote", c.remote, "panic", v, "stack", string(buf))
 		}
+		c.unscheduleWatch()
 		c.s.track(c, false)
 		if !handedOver {
 			_ = c.rwc.Close()

@@ -92,14 +92,63 @@ func (r *requestContext) bodyRead(pipelined bool) {
 	}
 }
 
-// startWatchLocked starts watching the connection for the client going
-// away, unless the next request is already here (the client is).
+// startWatchLocked arranges for the connection to be watched for the
+// client going away if the handler still runs watchDelay from now, unless
+// the next request is already here (the client is).
 func (r *requestContext) startWatchLocked() {
 	r.watchAsked = false
 	if r.pipelined || r.c.peeked {
 		return
 	}
-	r.c.startWatch(r.inner.Load().cancel)
+	r.c.scheduleWatch(r)
+}
+
+// watchDelay is how long a request runs before its connection is watched.
+// A call answered sooner never pays for the watch (a goroutine, a read
+// and two deadline changes: a tenth of a fast upstream call); one that
+// takes longer, as a slow node's does, learns of a client that left at
+// most this late.
+const watchDelay = 10 * time.Millisecond
+
+// scheduleWatch starts the watch of r's connection watchDelay from now,
+// if r is still running then.
+func (c *conn) scheduleWatch(r *requestContext) {
+	c.wmu.Lock()
+	c.wreq = r
+	c.wmu.Unlock()
+	if c.watchTimer == nil {
+		c.watchTimer = time.AfterFunc(watchDelay, c.watchDue)
+	} else {
+		c.watchTimer.Reset(watchDelay)
+	}
+}
+
+// watchDue starts the watch of the request that asked for it, unless it
+// has ended.
+func (c *conn) watchDue() {
+	c.wmu.Lock()
+	r := c.wreq
+	c.wmu.Unlock()
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ended && c.watchDone == nil {
+		c.startWatch(r.inner.Load().cancel)
+	}
+}
+
+// unscheduleWatch cancels a watch that has not started; the request has
+// ended.
+func (c *conn) unscheduleWatch() {
+	c.wmu.Lock()
+	r := c.wreq
+	c.wreq = nil
+	c.wmu.Unlock()
+	if r != nil {
+		c.watchTimer.Stop()
+	}
 }
 
 // end marks the handler as returned and cancels the context.
@@ -135,8 +184,10 @@ func (c *conn) startWatch(cancel context.CancelCauseFunc) {
 	}()
 }
 
-// stopWatch stops the watcher, if one runs, and waits for it.
+// stopWatch stops the watcher, if one runs, and waits for it. The request
+// has ended (requestContext.end).
 func (c *conn) stopWatch() {
+	c.unscheduleWatch()
 	if c.watchDone == nil {
 		return
 	}

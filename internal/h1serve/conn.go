@@ -33,6 +33,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 type conn struct {
 	s      *Server
 	rwc    net.Conn
+	ctx    context.Context // the base of every request's context
 	br     *bufio.Reader
 	remote string
 	state  atomic.Int32
@@ -58,6 +59,9 @@ type conn struct {
 
 func newConn(s *Server, rwc net.Conn) *conn {
 	c := &conn{s: s, rwc: rwc, remote: rwc.RemoteAddr().String()}
+	// The values net/http puts in every request's context.
+	c.ctx = context.WithValue(context.WithValue(context.Background(),
+		http.ServerContextKey, s.fallback), http.LocalAddrContextKey, rwc.LocalAddr())
 	c.br = bufio.NewReaderSize(connReader{c}, readBufSize)
 	c.w.c = c
 	c.w.hdr = http.Header{}
@@ -98,8 +102,7 @@ func (c *conn) serve() {
 		if !c.waitRequest(first) {
 			return
 		}
-		first = false
-		head, ok, err := c.readHead()
+		head, ok, err := c.readHead(first)
 		if err != nil {
 			return
 		}
@@ -110,6 +113,7 @@ func (c *conn) serve() {
 		if !c.serveRequest(head) {
 			return
 		}
+		first = false
 		if c.s.shutting.Load() || !c.state.CompareAndSwap(stateActive, stateIdle) {
 			return
 		}
@@ -120,25 +124,37 @@ func (c *conn) serve() {
 // timeout (the read-header timeout before the first request), and marks the
 // connection active. It reports false when the connection is done.
 func (c *conn) waitRequest(first bool) bool {
-	if c.br.Buffered() == 0 && !c.peeked {
-		d := c.s.o.IdleTimeout
-		if d <= 0 || first {
-			d = c.s.o.ReadHeaderTimeout
-			if d <= 0 {
-				d = c.s.o.ReadTimeout
-			}
+	// As net/http: the first request's head must come within the
+	// read-header timeout (else the read timeout) of the connection; later
+	// ones wait under the idle timeout (else the read timeout).
+	d := c.s.o.IdleTimeout
+	if first {
+		d = c.s.o.ReadHeaderTimeout
+	}
+	if d <= 0 {
+		d = c.s.o.ReadTimeout
+	}
+	for skipped := 0; ; skipped++ {
+		if c.br.Buffered() == 0 && !c.peeked {
+			c.setReadDeadline(d, time.Now())
 		}
-		c.setReadDeadline(d, time.Now())
-		if _, err := c.br.Peek(1); err != nil {
+		b, err := c.br.Peek(1)
+		if err != nil {
 			return false
 		}
+		// As net/http after a POST: up to 4 CR or LF bytes some clients
+		// send after a body are skipped.
+		if first || skipped == 4 || (b[0] != '\r' && b[0] != '\n') {
+			break
+		}
+		_, _ = c.br.Discard(1)
 	}
 	return c.state.CompareAndSwap(stateIdle, stateActive)
 }
 
 // readHead reads the request head and parses it; ok is false when the
 // request is not one for the fast path. err ends the connection.
-func (c *conn) readHead() (h head, ok bool, err error) {
+func (c *conn) readHead(first bool) (h head, ok bool, err error) {
 	arrived := time.Now()
 	h.arrived = arrived
 	// The head must come within the read-header timeout (or the read
@@ -161,15 +177,26 @@ func (c *conn) readHead() (h head, ok bool, err error) {
 			}
 			return h, ok, nil
 		}
+		if bareLF(buf[max(scanned-1, 0):]) {
+			return h, false, nil // a line not ended by CRLF: net/http decides
+		}
 		scanned = len(buf)
 		if scanned >= readBufSize {
 			return h, false, nil
 		}
-		if !isRequestPrefix(buf, c.s.o.Path) {
-			return h, false, nil // not ours: hand over without waiting for more
+		// Not ours: hand over without waiting for more, but (as net/http
+		// between requests) not before 4 bytes came.
+		if !isRequestPrefix(buf, c.s.o.Path) && (first || len(buf) >= 4) {
+			return h, false, nil
 		}
 		c.setReadDeadline(limit, arrived)
 		if _, err := c.br.Peek(scanned + 1); err != nil {
+			// As net/http: a head cut short by the client's end of
+			// stream gets a 400 from it, except fewer than 4 bytes after
+			// an earlier request (net/http waits for 4 and closes).
+			if errors.Is(err, io.EOF) && (first || scanned >= 4) {
+				return h, false, nil
+			}
 			return h, false, err
 		}
 	}
@@ -177,13 +204,29 @@ func (c *conn) readHead() (h head, ok bool, err error) {
 
 var crlfcrlf = []byte("\r\n\r\n")
 
+// bareLF reports whether b holds a LF not preceded by a CR, or a CR not
+// followed by a LF (a CR at b's end may still be).
+func bareLF(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == '\n' && (i == 0 || b[i-1] != '\r'):
+			return true
+		case c == '\r' && i+1 < len(b) && b[i+1] != '\n':
+			return true
+		}
+	}
+	return false
+}
+
 // handOver gives the connection and the bytes read from it to the fallback
 // server. It reports whether the connection now belongs to it.
 func (c *conn) handOver() bool {
 	pending, _ := c.br.Peek(c.br.Buffered())
 	pending = bytes.Clone(pending)
 	if c.peeked {
-		pending = append([]byte{c.peek[0]}, pending...)
+		// The watcher read it after the buffered bytes (it starts only
+		// once they are consumed).
+		pending = append(pending, c.peek[0])
 	}
 	c.s.track(c, false)
 	if !c.state.CompareAndSwap(stateActive, stateClosed) {
@@ -203,10 +246,10 @@ func (c *conn) serveRequest(h head) bool {
 	}
 	c.setWriteDeadline(c.s.o.WriteTimeout, h.arrived)
 
-	rc := &requestContext{Context: context.Background(), c: c}
+	rc := &requestContext{Context: c.ctx, c: c}
 	body := &body{c: c, rc: rc, remaining: h.contentLength}
 	if h.contentLength == 0 {
-		rc.bodyRead(false)
+		rc.bodyRead(c.br.Buffered() > 0)
 	}
 	base := http.Request{
 		Method:        http.MethodPost,
@@ -225,9 +268,7 @@ func (c *conn) serveRequest(h head) bool {
 	req := base.WithContext(rc)
 	w := &c.w
 	w.reset(body, h.close)
-	c.s.h.ServeHTTP(w, req)
-	rc.end()
-	c.stopWatch()
+	c.handle(w, req, rc)
 	c.s.served.Add(1)
 	if body.remaining > 0 && !body.discard() {
 		w.closeAfter = true
@@ -239,6 +280,14 @@ func (c *conn) serveRequest(h head) bool {
 		return false
 	}
 	return !w.closeAfter
+}
+
+// handle calls the handler; its request context is cancelled and the
+// connection's watch stopped when it returns or panics.
+func (c *conn) handle(w *response, req *http.Request, rc *requestContext) {
+	defer c.stopWatch()
+	defer rc.end()
+	c.s.h.ServeHTTP(w, req)
 }
 
 // setReadDeadline sets the read deadline to from+d (none when d is 0),

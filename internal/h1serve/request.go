@@ -105,6 +105,9 @@ func parseHead(buf []byte, path string, h *head) bool {
 		case "Transfer-Encoding", "Expect", "Upgrade", "Te", "Http2-Settings", "Trailer":
 			return false
 		}
+		if key == "Host" {
+			continue // in r.Host only, as net/http has it
+		}
 		values[i] = v
 		if prev := hdr[key]; prev != nil {
 			hdr[key] = append(prev, v) // a new array: values stays intact
@@ -114,6 +117,10 @@ func parseHead(buf []byte, path string, h *head) bool {
 	}
 	if hosts != 1 || lengths != 1 {
 		return false
+	}
+	// As net/http: "Pragma: no-cache" without Cache-Control means it.
+	if p := hdr["Pragma"]; len(p) > 0 && p[0] == "no-cache" && hdr["Cache-Control"] == nil {
+		hdr["Cache-Control"] = []string{"no-cache"}
 	}
 	h.header = hdr
 	h.url = &url.URL{Path: path}

@@ -27,11 +27,11 @@ const sniffLen = 512
 // for all its requests; as with net/http's, a handler must not use it
 // after returning.
 //
-// The head is written with the first body bytes: header changes between
-// WriteHeader and the first Write still count (net/http ignores them). An
-// answer without a Content-Length from the handler is buffered whole and
-// gets one; chunked encoding is never used. Informational (1xx) status
-// codes are not sent.
+// As with net/http, the header is taken at WriteHeader (or the first
+// Write): later changes are ignored. An answer without a Content-Length
+// from the handler is buffered whole and gets one; chunked encoding is
+// never used, so the writer is not an http.Flusher. Informational (1xx)
+// status codes are not sent.
 type response struct {
 	c   *conn
 	hdr http.Header
@@ -39,15 +39,17 @@ type response struct {
 
 	status      int
 	wroteHeader bool
-	committed   bool  // the head is in out or written
+	committed   bool  // the head is complete in out, or written
 	declared    int64 // the handler's Content-Length; -1: none
 	written     int64
 	noBody      bool
+	typeSet     bool // the handler set Content-Type (or suppressed it)
+	dateSet     bool
 	closeAfter  bool
 	failed      error
 
-	out  []byte // the head and buffered body bytes after it
-	body []byte // the body while the head waits (no Content-Length)
+	out  []byte // the head, then buffered body bytes
+	body []byte // the body while the head waits for its length or type
 	keys []string
 }
 
@@ -58,6 +60,7 @@ func (w *response) reset(req *body, reqClose bool) {
 	w.req = req
 	w.status, w.wroteHeader, w.committed = 0, false, false
 	w.declared, w.written, w.noBody = -1, 0, false
+	w.typeSet, w.dateSet = false, false
 	w.closeAfter, w.failed = reqClose, nil
 	if cap(w.out) > maxKeptBuf {
 		w.out = nil
@@ -71,7 +74,8 @@ func (w *response) reset(req *body, reqClose bool) {
 // Header implements http.ResponseWriter.
 func (w *response) Header() http.Header { return w.hdr }
 
-// WriteHeader implements http.ResponseWriter.
+// WriteHeader implements http.ResponseWriter. It writes the status line
+// and the handler's headers, sorted, into out.
 func (w *response) WriteHeader(code int) {
 	if w.wroteHeader {
 		return
@@ -89,100 +93,12 @@ func (w *response) WriteHeader(code int) {
 			w.declared = n
 		}
 	}
-}
-
-// Write implements http.ResponseWriter.
-func (w *response) Write(p []byte) (int, error) {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	switch {
-	case w.noBody:
-		return 0, http.ErrBodyNotAllowed
-	case w.failed != nil:
-		return 0, w.failed
-	case w.declared >= 0 && w.written+int64(len(p)) > w.declared:
-		return 0, http.ErrContentLength
-	}
-	w.written += int64(len(p))
-	if w.declared < 0 {
-		w.body = append(w.body, p...)
-		return len(p), nil
-	}
-	if !w.committed {
-		w.commit(p, w.declared)
-	}
-	if len(w.out)+len(p) > flushSize {
-		if err := w.send(p); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	w.out = append(w.out, p...)
-	return len(p), nil
-}
-
-// finish completes the answer after the handler returned, and reports
-// whether it was written.
-func (w *response) finish() bool {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.failed != nil {
-		return false
-	}
-	if !w.committed {
-		body := w.body
-		w.commit(body[:min(len(body), sniffLen)], int64(len(body)))
-		if len(w.out)+len(body) <= flushSize {
-			w.out = append(w.out, body...)
-			body = nil
-		}
-		return w.send(body) == nil
-	}
-	if w.declared >= 0 && w.written < w.declared {
-		w.closeAfter = true // the client waits for bytes that will not come
-	}
-	if len(w.out) == 0 {
-		return true
-	}
-	return w.send(nil) == nil
-}
-
-// send writes out and then p, in one system call, and empties out.
-func (w *response) send(p []byte) error {
-	var err error
-	if len(p) == 0 {
-		_, err = w.c.rwc.Write(w.out)
-	} else {
-		bufs := net.Buffers{w.out, p}
-		_, err = bufs.WriteTo(w.c.rwc)
-	}
-	w.out = w.out[:0]
-	if err != nil {
-		w.failed = err
-		w.closeAfter = true
-	}
-	return err
-}
-
-// commit puts the head into out: the status line, the handler's headers in
-// sorted order, Date, Content-Length (length, unless the status has no
-// body) and Connection: close when the connection ends after this answer.
-// sniff is the start of the body, for a Content-Type the handler did not
-// set (as net/http does).
-func (w *response) commit(sniff []byte, length int64) {
-	w.committed = true
-	if _, set := w.hdr["Content-Type"]; !set && !w.noBody && length > 0 {
-		w.hdr["Content-Type"] = []string{http.DetectContentType(sniff)}
-	}
 	if v := w.hdr["Connection"]; len(v) > 0 && asciiEqualFold(v[0], "close") {
 		w.closeAfter = true
 	}
-	if w.req != nil && w.req.remaining > int64(w.c.br.Buffered()) {
-		w.closeAfter = true // the rest of the request body is not read
-	}
-	b := appendStatusLine(w.out[:0], w.status)
+	_, w.typeSet = w.hdr["Content-Type"]
+	_, w.dateSet = w.hdr["Date"]
+	b := appendStatusLine(w.out[:0], code)
 	keys := w.keys[:0]
 	for k := range w.hdr {
 		keys = append(keys, k)
@@ -204,7 +120,131 @@ func (w *response) commit(sniff []byte, length int64) {
 			b = append(b, "\r\n"...)
 		}
 	}
-	if _, set := w.hdr["Date"]; !set {
+	w.out = b
+}
+
+// Write implements http.ResponseWriter.
+func (w *response) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	switch {
+	case w.noBody:
+		return 0, http.ErrBodyNotAllowed
+	case w.failed != nil:
+		return 0, w.failed
+	case w.declared >= 0 && w.written+int64(len(p)) > w.declared:
+		return 0, http.ErrContentLength
+	}
+	w.written += int64(len(p))
+	if w.declared < 0 {
+		w.body = append(w.body, p...)
+		return len(p), nil
+	}
+	if !w.committed {
+		if !w.typeSet {
+			// The type is sniffed from the first sniffLen bytes.
+			w.body = append(w.body, p...)
+			if len(w.body) < sniffLen {
+				return len(p), nil
+			}
+			data := w.body
+			w.commit(data[:sniffLen], w.declared)
+			err := w.push(data)
+			w.body = data[:0]
+			if err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+		w.commit(nil, w.declared)
+	}
+	if err := w.push(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// push adds p to the answer: into out, or written with it when out would
+// grow past flushSize.
+func (w *response) push(p []byte) error {
+	if len(w.out)+len(p) > flushSize {
+		return w.send(p)
+	}
+	w.out = append(w.out, p...)
+	return nil
+}
+
+// finish completes the answer after the handler returned, and reports
+// whether it was written.
+func (w *response) finish() bool {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.failed != nil {
+		return false
+	}
+	ok := true
+	if !w.committed {
+		body := w.body
+		length := int64(len(body))
+		if w.declared >= 0 {
+			length = w.declared
+		}
+		w.commit(body[:min(len(body), sniffLen)], length)
+		if len(w.out)+len(body) <= flushSize {
+			w.out = append(w.out, body...)
+			body = nil
+		}
+		ok = w.send(body) == nil
+	} else if len(w.out) > 0 {
+		ok = w.send(nil) == nil
+	}
+	if !w.noBody && w.declared >= 0 && w.written < w.declared {
+		// The client waits for bytes that will not come: as net/http,
+		// end the connection (the head is out already).
+		w.closeAfter = true
+	}
+	return ok
+}
+
+// send writes out and then p, in one system call, and empties out.
+func (w *response) send(p []byte) error {
+	var err error
+	if len(p) == 0 {
+		_, err = w.c.rwc.Write(w.out)
+	} else {
+		bufs := net.Buffers{w.out, p}
+		_, err = bufs.WriteTo(w.c.rwc)
+	}
+	w.out = w.out[:0]
+	if err != nil {
+		w.failed = err
+		w.closeAfter = true
+	}
+	return err
+}
+
+// commit completes the head in out after the handler's headers: a sniffed
+// Content-Type when the handler set none (as net/http does, from sniff,
+// the start of the body), Date, Content-Length (length, unless the status
+// has no body), Connection: close when the connection ends after this
+// answer, and the empty line.
+func (w *response) commit(sniff []byte, length int64) {
+	w.committed = true
+	if w.req != nil && w.req.remaining > int64(w.c.br.Buffered()) {
+		w.closeAfter = true // the rest of the request body is not read
+	}
+	if w.c.s.shutting.Load() {
+		w.closeAfter = true
+	}
+	b := w.out
+	if !w.typeSet && !w.noBody && len(sniff) > 0 {
+		b = append(b, "Content-Type: "...)
+		b = append(b, http.DetectContentType(sniff)...)
+		b = append(b, "\r\n"...)
+	}
+	if !w.dateSet {
 		b = append(b, w.c.s.dateLine(time.Now())...)
 	}
 	if !w.noBody {

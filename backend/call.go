@@ -100,10 +100,8 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	callCtx := ctx
 	var deadline time.Time
 	if req.Timeout > 0 {
-		deadline = start.Add(req.Timeout)
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+		callCtx = withCallDeadline(ctx, start.Add(req.Timeout)) // deadline.go
+		deadline, _ = callCtx.Deadline()
 	}
 	id := p.nextID.Add(1)
 	hreq := p.newRequest(ctx, be, id, req.Method, req.Params)

@@ -180,18 +180,26 @@ func (cp *connPool) roundTrip(ctx context.Context, req []byte, once bool) (c *h1
 }
 
 // acquire takes a connection slot, waiting while all are in use until ctx
-// ends.
+// ends or its deadline passes (a callContext's Done does not close then).
 func (cp *connPool) acquire(ctx context.Context) error {
 	select {
 	case cp.slots <- struct{}{}:
 		return nil
 	default:
 	}
+	var expired <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		t := time.NewTimer(time.Until(dl))
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case cp.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("no free connection among %d: %w", cap(cp.slots), ctx.Err())
+	case <-expired:
+		return fmt.Errorf("no free connection among %d: %w", cap(cp.slots), context.DeadlineExceeded)
 	}
 }
 
@@ -234,9 +242,16 @@ func (cp *connPool) dial(ctx context.Context) (*h1conn, error) {
 	c.tcp, _ = raw.(*net.TCPConn)
 	if cp.tlsConf != nil {
 		tc := tls.Client(raw, cp.tlsConf)
-		hctx, cancel := context.WithTimeout(ctx, cp.dialTimeout)
-		err := tc.HandshakeContext(hctx)
-		cancel()
+		// The handshake's I/O ends at the dial timeout or ctx's deadline,
+		// whichever comes first (a callContext's Done does not close at
+		// its deadline); cancelling ctx interrupts it too.
+		dl := time.Now().Add(cp.dialTimeout)
+		if cd, ok := ctx.Deadline(); ok && cd.Before(dl) {
+			dl = cd
+		}
+		_ = raw.SetDeadline(dl)
+		err := tc.HandshakeContext(ctx)
+		_ = raw.SetDeadline(time.Time{})
 		if err == nil {
 			if proto := tc.ConnectionState().NegotiatedProtocol; proto != "" && proto != "http/1.1" {
 				err = fmt.Errorf("backend negotiated protocol %q, want http/1.1", proto)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -121,5 +122,40 @@ func TestCallCallerGoesAway(t *testing.T) {
 	// A context that is already done makes no request at all.
 	if _, err := pool.Call(ctx, "hived", backend.Request{Method: "m"}); !errors.Is(err, context.Canceled) || node.hits.Load() != 1 {
 		t.Errorf("Call with a done context: err %v, hits %d", err, node.hits.Load())
+	}
+}
+
+// TestCallTimeoutCoversTLSHandshake: an https backend that accepts the
+// connection and never answers the handshake is given up at the call's
+// timeout, not at the (longer) dial timeout.
+func TestCallTimeoutCoversTLSHandshake(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never read or answered
+		}
+	}()
+	t.Cleanup(func() {
+		for len(accepted) > 0 {
+			_ = (<-accepted).Close()
+		}
+	})
+	pool := newPool(t, backend.Options{DialTimeout: time.Minute}, map[string]string{"tls": "https://" + ln.Addr().String()})
+	const timeout = 200 * time.Millisecond
+	start := time.Now()
+	_, err = pool.Call(context.Background(), "tls", backend.Request{Method: "m", Timeout: timeout})
+	gatewayError(t, err, jsonrpc.KindUpstreamTimeout)
+	if took := time.Since(start); took > 10*timeout {
+		t.Errorf("the call ended after %v, want about %v", took, timeout)
 	}
 }

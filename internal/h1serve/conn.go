@@ -102,7 +102,7 @@ func (c *conn) serve() {
 		if !c.waitRequest(first) {
 			return
 		}
-		head, ok, err := c.readHead(first)
+		head, ok, err := c.readHead()
 		if err != nil {
 			return
 		}
@@ -134,27 +134,34 @@ func (c *conn) waitRequest(first bool) bool {
 	if d <= 0 {
 		d = c.s.o.ReadTimeout
 	}
-	for skipped := 0; ; skipped++ {
-		if c.br.Buffered() == 0 && !c.peeked {
-			c.setReadDeadline(d, time.Now())
+	if c.br.Buffered() < 4 && !c.peeked {
+		c.setReadDeadline(d, time.Now())
+	}
+	if first {
+		if _, err := c.br.Peek(1); err != nil {
+			return false
 		}
-		b, err := c.br.Peek(1)
+	} else {
+		// As net/http between requests: the next one starts with 4
+		// bytes (fewer, then the end: the connection just closes), of
+		// which the CR or LF some clients send after a POST body are
+		// skipped.
+		b, err := c.br.Peek(4)
 		if err != nil {
 			return false
 		}
-		// As net/http after a POST: up to 4 CR or LF bytes some clients
-		// send after a body are skipped.
-		if first || skipped == 4 || (b[0] != '\r' && b[0] != '\n') {
-			break
+		n := 0
+		for n < len(b) && (b[n] == '\r' || b[n] == '\n') {
+			n++
 		}
-		_, _ = c.br.Discard(1)
+		_, _ = c.br.Discard(n)
 	}
 	return c.state.CompareAndSwap(stateIdle, stateActive)
 }
 
 // readHead reads the request head and parses it; ok is false when the
 // request is not one for the fast path. err ends the connection.
-func (c *conn) readHead(first bool) (h head, ok bool, err error) {
+func (c *conn) readHead() (h head, ok bool, err error) {
 	arrived := time.Now()
 	h.arrived = arrived
 	// The head must come within the read-header timeout (or the read
@@ -184,17 +191,14 @@ func (c *conn) readHead(first bool) (h head, ok bool, err error) {
 		if scanned >= readBufSize {
 			return h, false, nil
 		}
-		// Not ours: hand over without waiting for more, but (as net/http
-		// between requests) not before 4 bytes came.
-		if !isRequestPrefix(buf, c.s.o.Path) && (first || len(buf) >= 4) {
-			return h, false, nil
+		if !isRequestPrefix(buf, c.s.o.Path) {
+			return h, false, nil // not ours: hand over without waiting for more
 		}
 		c.setReadDeadline(limit, arrived)
 		if _, err := c.br.Peek(scanned + 1); err != nil {
-			// As net/http: a head cut short by the client's end of
-			// stream gets a 400 from it, except fewer than 4 bytes after
-			// an earlier request (net/http waits for 4 and closes).
-			if errors.Is(err, io.EOF) && (first || scanned >= 4) {
+			// A head cut short by the client's end of stream: net/http
+			// answers it (400).
+			if errors.Is(err, io.EOF) && scanned > 0 {
 				return h, false, nil
 			}
 			return h, false, err

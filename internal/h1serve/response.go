@@ -30,8 +30,10 @@ const sniffLen = 512
 // As with net/http, the header is taken at WriteHeader (or the first
 // Write): later changes are ignored. An answer without a Content-Length
 // from the handler is buffered whole and gets one; chunked encoding is
-// never used, so the writer is not an http.Flusher. Informational (1xx)
-// status codes are not sent.
+// never used, so the writer is not an http.Flusher (http.ResponseController
+// reports ErrNotSupported) and trailers are not sent. Informational (1xx)
+// status codes are not sent either. hivegate's JSON-RPC handler uses none
+// of these.
 type response struct {
 	c   *conn
 	hdr http.Header
@@ -45,6 +47,7 @@ type response struct {
 	noBody      bool
 	typeSet     bool // the handler set Content-Type (or suppressed it)
 	dateSet     bool
+	keepAlive   bool // the handler set Connection: keep-alive
 	closeAfter  bool
 	failed      error
 
@@ -60,7 +63,7 @@ func (w *response) reset(req *body, reqClose bool) {
 	w.req = req
 	w.status, w.wroteHeader, w.committed = 0, false, false
 	w.declared, w.written, w.noBody = -1, 0, false
-	w.typeSet, w.dateSet = false, false
+	w.typeSet, w.dateSet, w.keepAlive = false, false, false
 	w.closeAfter, w.failed = reqClose, nil
 	if cap(w.out) > maxKeptBuf {
 		w.out = nil
@@ -93,10 +96,14 @@ func (w *response) WriteHeader(code int) {
 			w.declared = n
 		}
 	}
-	if v := w.hdr["Connection"]; len(v) > 0 && asciiEqualFold(v[0], "close") {
-		w.closeAfter = true
+	if v := w.hdr["Connection"]; len(v) > 0 {
+		w.closeAfter = w.closeAfter || asciiEqualFold(v[0], "close")
+		w.keepAlive = asciiEqualFold(v[0], "keep-alive")
 	}
 	_, w.typeSet = w.hdr["Content-Type"]
+	if _, chunked := w.hdr["Transfer-Encoding"]; chunked {
+		w.typeSet = true // as net/http: no sniffing then
+	}
 	_, w.dateSet = w.hdr["Date"]
 	b := appendStatusLine(w.out[:0], code)
 	keys := w.keys[:0]
@@ -252,8 +259,11 @@ func (w *response) commit(sniff []byte, length int64) {
 		b = strconv.AppendInt(b, length, 10)
 		b = append(b, "\r\n"...)
 	}
-	if w.closeAfter {
+	switch {
+	case w.closeAfter:
 		b = append(b, "Connection: close\r\n"...)
+	case w.keepAlive:
+		b = append(b, "Connection: keep-alive\r\n"...)
 	}
 	w.out = append(b, "\r\n"...)
 }

@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -185,7 +185,14 @@ retries:
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(g.Handler)
+	// The production server, HTTP/1.1 fast path included.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := faults.MainServer(g.Handler, cfg.Settings, cfg.Limits)
+	go func() { _ = srv.Serve(ln) }()
+	srvURL := "http://" + ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	g.Start(ctx)
 
@@ -244,7 +251,7 @@ retries:
 					body, wt = callFor(r, w, i*16)
 					wants = append(wants, wt)
 				}
-				resp, err := client.Post(srv.URL, "application/json", strings.NewReader(body))
+				resp, err := client.Post(srvURL, "application/json", strings.NewReader(body))
 				if err != nil {
 					complain("POST: %v", err)
 					continue
@@ -294,7 +301,7 @@ retries:
 	cancel()
 	<-flapDone
 	tr.CloseIdleConnections()
-	srv.Close()
+	_ = srv.Close()
 	g.Close()
 	stable.Close()
 	flap.Close()

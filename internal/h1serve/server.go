@@ -122,6 +122,7 @@ func (s *Server) Serve(ln net.Listener) error {
 				continue
 			}
 			_ = s.fallback.Close()
+			_ = s.hand.Close()
 			return err
 		}
 		backoff = 0
@@ -170,10 +171,15 @@ const shutdownPoll = 500 * time.Millisecond
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutting.Store(true)
 	s.mu.Lock()
-	ln, fbDone := s.ln, s.fallbackDone
+	ln, fbDone, hand := s.ln, s.fallbackDone, s.hand
 	s.mu.Unlock()
 	if ln != nil {
 		_ = ln.Close()
+	}
+	if hand != nil {
+		// Connections handed over from now on are closed, even if the
+		// fallback's Serve had not started (it then never closes it).
+		_ = hand.Close()
 	}
 	fb := make(chan error, 1)
 	go func() { fb <- s.fallback.Shutdown(ctx) }()
@@ -200,7 +206,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	s.shutting.Store(true)
 	s.mu.Lock()
-	ln := s.ln
+	ln, hand := s.ln, s.hand
 	for c := range s.conns {
 		_ = c.rwc.Close()
 	}
@@ -208,6 +214,9 @@ func (s *Server) Close() error {
 	var err error
 	if ln != nil {
 		err = ln.Close()
+	}
+	if hand != nil {
+		_ = hand.Close()
 	}
 	return errors.Join(err, s.fallback.Close())
 }

@@ -12,10 +12,11 @@ import (
 // requestContext is a request's context. Like net/http's, it is cancelled
 // when the client goes away while the handler runs, and when the handler
 // returns; unlike net/http's, it costs nothing until someone asks for its
-// Done channel: only then is a cancellable context made and the
-// connection watched (a goroutine blocked in a one-byte read, started once
-// the body has been read). A cache hit never asks; a call that goes
-// upstream does.
+// Done channel: only then is a cancellable context made, and the
+// connection is watched (a goroutine blocked in a one-byte read) once the
+// body has been read and the request has run for watchDelay. A cache hit
+// never asks; a call that goes upstream does, and pays for the watch only
+// when it is slow.
 type requestContext struct {
 	context.Context // the base: values and deadline
 

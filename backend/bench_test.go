@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hivegate/hivegate/backend"
 )
@@ -21,7 +22,8 @@ func benchmarkCall(b *testing.B, result string) {
 	})
 	opts := backend.Options{MaxConnsPerBackend: 16}
 	pool := newPool(b, opts, map[string]string{"hived": node.srv.URL})
-	req := backend.Request{Method: "database_api.get_dynamic_global_properties", Params: json.RawMessage(`{}`), Retries: 1}
+	// A timeout, as every production route has one (the config's default).
+	req := backend.Request{Method: "database_api.get_dynamic_global_properties", Params: json.RawMessage(`{}`), Retries: 1, Timeout: 5 * time.Second}
 	b.SetBytes(int64(len(result)))
 	b.ReportAllocs()
 	b.ResetTimer()

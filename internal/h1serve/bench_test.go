@@ -19,7 +19,8 @@ func BenchmarkParseHead(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
 		var h head
-		if !parseHead(buf, "/", &h) {
+		st := new(request)
+		if !parseHead(buf, "/", &h, st.vals[:], &st.url) {
 			b.Fatal("not parsed")
 		}
 	}

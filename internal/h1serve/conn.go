@@ -178,7 +178,8 @@ func (c *conn) readHead() (h head, ok bool, err error) {
 			if mh := c.s.o.MaxHeaderBytes; mh > 0 && end > mh {
 				return h, false, nil // net/http decides
 			}
-			ok = parseHead(buf[:end], c.s.o.Path, &h)
+			h.req = new(request)
+			ok = parseHead(buf[:end], c.s.o.Path, &h, h.req.vals[:], &h.req.url)
 			if ok {
 				_, _ = c.br.Discard(end)
 			}
@@ -250,8 +251,9 @@ func (c *conn) serveRequest(h head) bool {
 	}
 	c.setWriteDeadline(c.s.o.WriteTimeout, h.arrived)
 
-	rc := &requestContext{Context: c.ctx, c: c}
-	body := &body{c: c, rc: rc, remaining: h.contentLength}
+	rc, body := &h.req.rc, &h.req.body
+	rc.Context, rc.c = c.ctx, c
+	body.c, body.rc, body.remaining = c, rc, h.contentLength
 	if h.contentLength == 0 {
 		rc.bodyRead(c.br.Buffered() > 0)
 	}

@@ -10,6 +10,16 @@ import (
 	"github.com/hivegate/hivegate/internal/httpwire"
 )
 
+// request is what the fast path allocates for a request, in one piece:
+// its context, body and URL, and room for the header values most clients
+// send.
+type request struct {
+	rc   requestContext
+	body body
+	url  url.URL
+	vals [8]string
+}
+
 // head is a parsed request head of the fast path.
 type head struct {
 	arrived       time.Time
@@ -17,7 +27,8 @@ type head struct {
 	header        http.Header
 	host          string
 	contentLength int64
-	close         bool // Connection: close
+	close         bool     // Connection: close
+	req           *request // where the parts above live
 }
 
 // maxContentLengthDigits bounds Content-Length (18 digits fit an int64).
@@ -47,13 +58,14 @@ func requestLineByte(path string, i int) byte {
 }
 
 // parseHead parses buf, a whole request head ending in an empty line, into
-// h. It reports false when the request is not one the fast path serves:
+// h; the header values go into vals (a new array when they do not fit) and
+// the URL into u. It reports false when the request is not one the fast path serves:
 // another request line; a header line that is not "name: value" with a
 // token name and a value without control characters; no Host or several;
 // no Content-Length, several, or one that is not a decimal number; any of
 // Transfer-Encoding, Expect, Upgrade; a Connection other than keep-alive
 // or close. net/http then answers it as it always would.
-func parseHead(buf []byte, path string, h *head) bool {
+func parseHead(buf []byte, path string, h *head, vals []string, u *url.URL) bool {
 	lineLen := len("POST ") + len(path) + len(" HTTP/1.1\r\n")
 	if len(buf) < lineLen || !isRequestPrefix(buf[:lineLen], path) {
 		return false
@@ -61,7 +73,11 @@ func parseHead(buf []byte, path string, h *head) bool {
 	// One string holds every header value; the values are its slices.
 	text := string(buf[lineLen : len(buf)-2])
 	lines := bytes.Count(buf[lineLen:], []byte("\r\n")) - 1
-	values := make([]string, lines)
+	values := vals[:0]
+	if cap(values) < lines {
+		values = make([]string, 0, lines)
+	}
+	values = values[:lines]
 	hdr := make(http.Header, lines)
 	hosts, lengths := 0, 0
 	for i := 0; len(text) > 0; i++ {
@@ -123,7 +139,8 @@ func parseHead(buf []byte, path string, h *head) bool {
 		hdr["Cache-Control"] = []string{"no-cache"}
 	}
 	h.header = hdr
-	h.url = &url.URL{Path: path}
+	*u = url.URL{Path: path}
+	h.url = u
 	return true
 }
 

@@ -154,12 +154,16 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		var srv httpServer = server.NewHTTPServer(addr, h, timeouts)
+		var srv httpServer
+		attrs := []any{"listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version}
 		if what == "main" {
 			srv = server.NewMainServer(addr, h, timeouts, cfg.Settings.HTTP1FastPath, logger)
+			attrs = append(attrs, "http1_fast_path", cfg.Settings.HTTP1FastPath)
+		} else {
+			srv = server.NewHTTPServer(addr, h, timeouts)
 		}
 		servers = append(servers, srv)
-		logger.Info("hivegate listening", "listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
+		logger.Info("hivegate listening", attrs...)
 		if ready != nil {
 			ready(ln.Addr().String())
 		}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/internal/redistest"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 )
 
 // newRedis returns a Redis tier on srv, closed when the test ends. Unless
@@ -275,7 +275,7 @@ func TestRedisSharedLIB(t *testing.T) {
 func TestRedisBreaker(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	r := newRedis(t, srv, cache.RedisOptions{BreakerFailures: 3, BreakerCooldown: 100 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
@@ -325,24 +325,6 @@ func TestRedisBreaker(t *testing.T) {
 			t.Errorf("%d log lines %q, want %d..%d; log:\n%s", n, want.msg, want.min, want.max, text)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestRedisSlowDoesNotBlock(t *testing.T) {

@@ -6,7 +6,6 @@ package server_test
 // and the fake nodes of proxy_test.go behind it.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -27,6 +25,7 @@ import (
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 	"github.com/hivegate/hivegate/metrics"
 	"github.com/hivegate/hivegate/server"
 )
@@ -52,24 +51,13 @@ retries:
 `
 
 // logBuffer collects JSON log lines; safe for concurrent use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // lines returns the decoded log lines whose msg is msg.
 func (l *logBuffer) lines(t testing.TB, msg string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
 		if line == "" {
 			continue
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,32 +16,15 @@ import (
 
 	database_apiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	"github.com/hivegate/hivegate/gen/hive/database_api/v1/database_apiv1connect"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startDemo runs `hivegate demo` on a free loopback port and returns the
 // commands it printed; the demo stops when the test ends.
 func startDemo(t *testing.T) []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"demo", "--listen", "127.0.0.1:0"}, &out, io.Discard) }()
 	t.Cleanup(func() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 )
 
 // reloadNode is a JSON-RPC backend answering every call with result true.
@@ -142,7 +143,7 @@ func TestSIGHUPReloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--config", file, "--listen", "127.0.0.1:0", "--log-format", "json"}, io.Discard, &stderr)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/internal/h1serve"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 )
 
 // TestFastPathServes shows that a POST / is answered by the fast path with
@@ -555,7 +556,7 @@ func TestContextLifetime(t *testing.T) {
 // goes on serving other connections.
 func TestHandlerPanic(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	f := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Header.Get("X-Panic") {
 		case "boom":

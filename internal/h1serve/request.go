@@ -59,12 +59,13 @@ func requestLineByte(path string, i int) byte {
 
 // parseHead parses buf, a whole request head ending in an empty line, into
 // h; the header values go into vals (a new array when they do not fit) and
-// the URL into u. It reports false when the request is not one the fast path serves:
-// another request line; a header line that is not "name: value" with a
-// token name and a value without control characters; no Host or several;
-// no Content-Length, several, or one that is not a decimal number; any of
-// Transfer-Encoding, Expect, Upgrade; a Connection other than keep-alive
-// or close. net/http then answers it as it always would.
+// the URL into u. It reports false when the request is not one the fast
+// path serves: another request line; a header line that is not "name:
+// value" with a token name and a value without control characters; no
+// Host or several; no Content-Length, several, or one that is not a
+// decimal number; any of Transfer-Encoding, Expect, Upgrade; a Connection
+// other than keep-alive or close. net/http then answers it as it always
+// would.
 func parseHead(buf []byte, path string, h *head, vals []string, u *url.URL) bool {
 	lineLen := len("POST ") + len(path) + len(" HTTP/1.1\r\n")
 	if len(buf) < lineLen || !isRequestPrefix(buf[:lineLen], path) {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hivegate/hivegate/internal/httpwire"
 )
 
 // hivegate talks to its backends with this small HTTP/1.1 client rather
@@ -35,9 +37,6 @@ const (
 	// a small body usually arrive in one read.
 	readBufSize = 4 << 10
 )
-
-// aLongTimeAgo is a deadline in the past: setting it interrupts blocked I/O.
-var aLongTimeAgo = time.Unix(1, 0)
 
 // connPool holds the connections of one backend: at most cap(slots) open
 // at once (Options.MaxConnsPerBackend), the idle ones in a LIFO stack so
@@ -264,7 +263,7 @@ func (cp *connPool) dial(ctx context.Context) (*h1conn, error) {
 		c.conn = tc
 	}
 	c.br = bufio.NewReaderSize(c.conn, readBufSize)
-	c.interrupt = func() { _ = c.conn.SetDeadline(aLongTimeAgo) }
+	c.interrupt = func() { _ = c.conn.SetDeadline(httpwire.LongAgo()) }
 	return c, nil
 }
 

@@ -116,7 +116,7 @@ func appendContextHeaders(b []byte, ctx context.Context) []byte {
 	kv, _ := ctx.Value(headersKey{}).([]string)
 next:
 	for i := 0; i+1 < len(kv); i += 2 {
-		k, v := kv[i], trimOWS(kv[i+1])
+		k, v := kv[i], httpwire.TrimOWS(kv[i+1])
 		for j := i + 2; j+1 < len(kv); j += 2 {
 			if kv[j] == k {
 				continue next // a later value replaces this one
@@ -136,9 +136,4 @@ next:
 		b = append(b, "\r\n"...)
 	}
 	return b
-}
-
-// trimOWS trims spaces and tabs around a header value.
-func trimOWS(s string) string {
-	return strings.Trim(s, " \t")
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/hivegate/hivegate/internal/httpwire"
 )
 
 // The answers of hivegate's upstream client (h1conn.go): parsed from the
@@ -211,7 +213,7 @@ func (c *h1conn) readHeaders(budget *int) error {
 		value := bytes.Trim(line[i+1:], " \t")
 		switch headerOf(line) {
 		case hdrContentLength:
-			n, ok := parseContentLength(value)
+			n, ok := httpwire.ParseContentLength(value)
 			if !ok || (c.contentLength >= 0 && c.contentLength != n) {
 				return malformed("Content-Length %.40q", value)
 			}
@@ -261,21 +263,6 @@ func tokens(v []byte) func(yield func([]byte) bool) {
 			}
 		}
 	}
-}
-
-// parseContentLength parses a Content-Length value: decimal digits only.
-func parseContentLength(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, d := range v {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(d-'0')
-	}
-	return n, true
 }
 
 // frameBody sets up the reading of the body from the header section, and

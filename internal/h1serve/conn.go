@@ -26,9 +26,6 @@ const (
 // head that does not fit is handed over.
 const readBufSize = 4 << 10
 
-// aLongTimeAgo is a deadline in the past, to interrupt a blocked read.
-var aLongTimeAgo = time.Unix(1, 0)
-
 // conn is one client connection on the fast path.
 type conn struct {
 	s      *Server
@@ -120,9 +117,10 @@ func (c *conn) serve() {
 	}
 }
 
-// waitRequest waits for the first byte of the next request under the idle
-// timeout (the read-header timeout before the first request), and marks the
-// connection active. It reports false when the connection is done.
+// waitRequest waits for the start of the next request (its first byte, or
+// its first 4 after an earlier request) under the idle timeout (the
+// read-header timeout before the first request), and marks the connection
+// active. It reports false when the connection is done.
 func (c *conn) waitRequest(first bool) bool {
 	// As net/http: the first request's head must come within the
 	// read-header timeout (else the read timeout) of the connection; later
@@ -374,5 +372,3 @@ func (b *body) discard() bool {
 	b.remaining = 0
 	return err == nil
 }
-
-var errClientGone = errors.New("h1serve: client closed the connection")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/hivegate/hivegate/internal/httpwire"
@@ -30,9 +31,6 @@ type head struct {
 	close         bool     // Connection: close
 	req           *request // where the parts above live
 }
-
-// maxContentLengthDigits bounds Content-Length (18 digits fit an int64).
-const maxContentLengthDigits = 18
 
 // isRequestPrefix reports whether buf may still begin the request line the
 // fast path serves.
@@ -88,11 +86,11 @@ func parseHead(buf []byte, path string, h *head, vals []string, u *url.URL) bool
 		}
 		line := text[:eol]
 		text = text[eol+2:]
-		colon := indexByte(line, ':')
+		colon := strings.IndexByte(line, ':')
 		if colon <= 0 || !httpwire.ValidHeaderName(line[:colon]) {
 			return false
 		}
-		v := trimOWS(line[colon+1:])
+		v := httpwire.TrimOWS(line[colon+1:])
 		if !httpwire.ValidHeaderValue(v) {
 			return false
 		}
@@ -106,7 +104,7 @@ func parseHead(buf []byte, path string, h *head, vals []string, u *url.URL) bool
 			h.host = v
 		case "Content-Length":
 			lengths++
-			n, ok := parseLength(v)
+			n, ok := httpwire.ParseContentLength(v)
 			if !ok {
 				return false
 			}
@@ -175,22 +173,6 @@ func canonicalKey(k string) string {
 	return textproto.CanonicalMIMEHeaderKey(k)
 }
 
-// parseLength parses a Content-Length value.
-func parseLength(v string) (int64, bool) {
-	if v == "" || len(v) > maxContentLengthDigits {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
 // validHost reports whether v is a host[:port] made of the characters a
 // DNS name, an IPv4 or a bracketed IPv6 address use. Anything else goes to
 // net/http, which knows the full grammar.
@@ -210,39 +192,14 @@ func validHost(v string) bool {
 	return true
 }
 
+// indexCRLF returns where the first line of s ends (its CR), or -1 when
+// that line has no CRLF or holds a bare CR.
 func indexCRLF(s string) int {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '\r' {
-			if s[i+1] != '\n' {
-				return -1 // a bare CR: not ours
-			}
-			return i
-		}
-		if s[i] == '\n' {
-			return -1 // a bare LF
-		}
+	i := strings.IndexByte(s, '\n')
+	if i <= 0 || s[i-1] != '\r' || strings.IndexByte(s[:i-1], '\r') >= 0 {
+		return -1
 	}
-	return -1
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// trimOWS trims optional whitespace (spaces and tabs) around a value.
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
+	return i - 1
 }
 
 // asciiEqualFold reports whether s equals the lower-case ASCII word t,

@@ -92,7 +92,7 @@ func (w *response) WriteHeader(code int) {
 	w.wroteHeader, w.status = true, code
 	w.noBody = code == http.StatusNoContent || code == http.StatusNotModified
 	if v := w.hdr["Content-Length"]; len(v) > 0 {
-		if n, ok := parseLength(v[0]); ok {
+		if n, ok := httpwire.ParseContentLength(v[0]); ok {
 			w.declared = n
 		}
 	}

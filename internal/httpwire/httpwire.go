@@ -3,6 +3,11 @@
 // name and a header value may contain on the wire.
 package httpwire
 
+import (
+	"strings"
+	"time"
+)
+
 // ValidHeaderName reports whether k is a non-empty token (RFC 9110 5.1).
 func ValidHeaderName[T string | []byte](k T) bool {
 	if len(k) == 0 {
@@ -38,4 +43,37 @@ func ValidHeaderValue[T string | []byte](v T) bool {
 		}
 	}
 	return true
+}
+
+// maxContentLengthDigits bounds a Content-Length value: 18 digits always
+// fit an int64.
+const maxContentLengthDigits = 18
+
+// ParseContentLength parses a Content-Length value: 1 to 18 decimal digits,
+// no sign, no spaces, no list.
+func ParseContentLength[T string | []byte](v T) (int64, bool) {
+	if len(v) == 0 || len(v) > maxContentLengthDigits {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(v); i++ {
+		d := v[i]
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(d-'0')
+	}
+	return n, true
+}
+
+// TrimOWS trims the optional whitespace (spaces and tabs) around a header
+// value (RFC 9110 5.6.3).
+func TrimOWS(s string) string {
+	return strings.Trim(s, " \t")
+}
+
+// LongAgo is a deadline in the past: setting it on a connection interrupts
+// the I/O blocked on it.
+func LongAgo() time.Time {
+	return time.Unix(1, 0)
 }

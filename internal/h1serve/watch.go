@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hivegate/hivegate/internal/httpwire"
 )
 
 // requestContext is a request's context. Like net/http's, it is cancelled
@@ -23,11 +25,10 @@ type requestContext struct {
 	c     *conn
 	inner atomic.Pointer[innerContext]
 
-	mu         sync.Mutex
-	bodyDone   bool // the body has been read to its end
-	pipelined  bool // and the next request's bytes were already buffered
-	watchAsked bool
-	ended      bool
+	mu        sync.Mutex
+	bodyDone  bool // the body has been read to its end
+	pipelined bool // and the next request's bytes were already buffered
+	ended     bool
 }
 
 // innerContext is the cancellable context made on the first Done.
@@ -52,10 +53,9 @@ func (r *requestContext) Done() <-chan struct{} {
 		case r.ended:
 			cancel(context.Canceled)
 		case r.bodyDone:
-			r.startWatchLocked()
-		default:
-			r.watchAsked = true
+			r.scheduleWatchLocked()
 		}
+		// Otherwise bodyRead schedules it.
 	}
 	return in.ctx.Done()
 }
@@ -88,16 +88,15 @@ func (r *requestContext) bodyRead(pipelined bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.bodyDone, r.pipelined = true, pipelined
-	if r.watchAsked {
-		r.startWatchLocked()
+	if r.inner.Load() != nil { // Done was asked for
+		r.scheduleWatchLocked()
 	}
 }
 
-// startWatchLocked arranges for the connection to be watched for the
+// scheduleWatchLocked arranges for the connection to be watched for the
 // client going away if the handler still runs watchDelay from now, unless
 // the next request is already here (the client is).
-func (r *requestContext) startWatchLocked() {
-	r.watchAsked = false
+func (r *requestContext) scheduleWatchLocked() {
 	if r.pipelined || r.c.peeked {
 		return
 	}
@@ -162,6 +161,8 @@ func (r *requestContext) end() {
 	}
 }
 
+var errClientGone = errors.New("h1serve: client closed the connection")
+
 // startWatch starts the goroutine that reads one byte from the connection
 // while the handler runs: an error other than the one stopWatch causes
 // means the client went away, and cancels the request.
@@ -193,9 +194,10 @@ func (c *conn) stopWatch() {
 		return
 	}
 	c.aborting.Store(true)
-	_ = c.rwc.SetReadDeadline(aLongTimeAgo)
+	past := httpwire.LongAgo()
+	_ = c.rwc.SetReadDeadline(past)
 	<-c.watchDone
 	c.aborting.Store(false)
-	c.readDeadline = aLongTimeAgo
+	c.readDeadline = past
 	c.watchDone = nil
 }

@@ -80,55 +80,44 @@ func TimeoutsFromLimits(l config.Limits) Timeouts {
 // NewHTTPServer, which serves everything else (Connect, gRPC and gRPC-Web,
 // h2c, health, metrics, and any request the fast path does not take).
 type MainServer struct {
-	hs   *http.Server
-	fast *h1serve.Server // nil: hs alone (hivegate.http1_fast_path: false)
+	fast *h1serve.Server // nil: the http.Server alone (hivegate.http1_fast_path: false)
+	srv  interface {     // fast, or the http.Server
+		Serve(net.Listener) error
+		Shutdown(context.Context) error
+		Close() error
+	}
 }
 
 // NewMainServer returns the main listener's server for h; fast turns the
 // HTTP/1.1 fast path on (hivegate.http1_fast_path).
 func NewMainServer(addr string, h http.Handler, t Timeouts, fast bool, logger *slog.Logger) *MainServer {
 	hs := NewHTTPServer(addr, h, t)
-	m := &MainServer{hs: hs}
-	if fast {
-		t = t.withDefaults()
-		m.fast = h1serve.New(h, hs, h1serve.Options{
-			Path:              "/",
-			ReadHeaderTimeout: t.ReadHeader,
-			ReadTimeout:       t.Read,
-			WriteTimeout:      t.Write,
-			IdleTimeout:       t.Idle,
-			MaxHeaderBytes:    t.MaxHeaderBytes,
-			Logger:            logger,
-		})
+	if !fast {
+		return &MainServer{srv: hs}
 	}
-	return m
+	t = t.withDefaults()
+	f := h1serve.New(h, hs, h1serve.Options{
+		Path:              "/",
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    t.MaxHeaderBytes,
+		Logger:            logger,
+	})
+	return &MainServer{fast: f, srv: f}
 }
 
 // Serve accepts connections on ln until Shutdown or Close; it returns
 // http.ErrServerClosed after them.
-func (m *MainServer) Serve(ln net.Listener) error {
-	if m.fast == nil {
-		return m.hs.Serve(ln)
-	}
-	return m.fast.Serve(ln)
-}
+func (m *MainServer) Serve(ln net.Listener) error { return m.srv.Serve(ln) }
 
 // Shutdown stops accepting and lets the requests being served finish
 // within ctx.
-func (m *MainServer) Shutdown(ctx context.Context) error {
-	if m.fast == nil {
-		return m.hs.Shutdown(ctx)
-	}
-	return m.fast.Shutdown(ctx)
-}
+func (m *MainServer) Shutdown(ctx context.Context) error { return m.srv.Shutdown(ctx) }
 
 // Close closes the listener and every connection at once.
-func (m *MainServer) Close() error {
-	if m.fast == nil {
-		return m.hs.Close()
-	}
-	return m.fast.Close()
-}
+func (m *MainServer) Close() error { return m.srv.Close() }
 
 // FastPathStats returns what the fast path served and handed over (zero
 // when it is off).

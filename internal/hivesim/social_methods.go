@@ -252,31 +252,48 @@ func writePosts(w *jw, ch *chain, rows []*Comment, o postOpts) {
 	w.arrEnd()
 }
 
+// authorPage is what hivemind's lists that start at an author's post read
+// first: the author, the start permlink (empty: from the first), the limit
+// and truncate_body.
+type authorPage struct {
+	author, permlink string
+	limit            int64
+	truncate         int
+}
+
+// hmAuthorPage reads an authorPage from m in the order hivemind checks
+// them (so the first bad parameter is the one reported): the required
+// account under authorKey, start_permlink, limit (at most and by default
+// 20), truncate_body.
+func (c *callCtx) hmAuthorPage(m map[string]any, authorKey string) (authorPage, *rpcError) {
+	var pg authorPage
+	av, err := c.hmRequired(m, authorKey)
+	if err != nil {
+		return pg, err
+	}
+	if pg.author, err = c.hmAccount(av, false); err != nil {
+		return pg, err
+	}
+	if pg.permlink, err = c.hmPermlink(m["start_permlink"], true); err != nil {
+		return pg, err
+	}
+	if pg.limit, err = c.hmLimit(m["limit"], 20, 20); err != nil {
+		return pg, err
+	}
+	pg.truncate, err = c.hmTruncate(m["truncate_body"])
+	return pg, err
+}
+
 func getRepliesByLastUpdate(c *callCtx, p any, w *jw) *rpcError {
 	m, err := c.hmParams(p, "start_author", "start_permlink", "limit", "truncate_body", "observer")
 	if err != nil {
 		return err
 	}
-	av, err := c.hmRequired(m, "start_author")
+	pg, err := c.hmAuthorPage(m, "start_author")
 	if err != nil {
 		return err
 	}
-	author, err := c.hmAccount(av, false)
-	if err != nil {
-		return err
-	}
-	permlink, err := c.hmPermlink(m["start_permlink"], true)
-	if err != nil {
-		return err
-	}
-	limit, err := c.hmLimit(m["limit"], 20, 20)
-	if err != nil {
-		return err
-	}
-	truncate, err := c.hmTruncate(m["truncate_body"])
-	if err != nil {
-		return err
-	}
+	author, permlink, limit, truncate := pg.author, pg.permlink, pg.limit, pg.truncate
 	s := &c.n.ch.social
 	var rows []*Comment
 	if permlink == "" {
@@ -304,26 +321,11 @@ func getDiscussionsByAuthorBeforeDate(tagsAPI bool) methodFunc {
 		if err != nil {
 			return err
 		}
-		av, err := c.hmRequired(m, "author")
+		pg, err := c.hmAuthorPage(m, "author")
 		if err != nil {
 			return err
 		}
-		author, err := c.hmAccount(av, false)
-		if err != nil {
-			return err
-		}
-		permlink, err := c.hmPermlink(m["start_permlink"], true)
-		if err != nil {
-			return err
-		}
-		limit, err := c.hmLimit(m["limit"], 20, 20)
-		if err != nil {
-			return err
-		}
-		truncate, err := c.hmTruncate(m["truncate_body"])
-		if err != nil {
-			return err
-		}
+		author, permlink, limit, truncate := pg.author, pg.permlink, pg.limit, pg.truncate
 		if err := c.hmExisting(author); err != nil {
 			return err
 		}

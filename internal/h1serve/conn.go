@@ -250,7 +250,7 @@ func (c *conn) serveRequest(h head) bool {
 	c.setWriteDeadline(c.s.o.WriteTimeout, h.arrived)
 
 	rc, body := &h.req.rc, &h.req.body
-	rc.Context, rc.c = c.ctx, c
+	rc.Context, rc.c, rc.arrived = c.ctx, c, h.arrived
 	body.c, body.rc, body.remaining = c, rc, h.contentLength
 	if h.contentLength == 0 {
 		rc.bodyRead(c.br.Buffered() > 0)

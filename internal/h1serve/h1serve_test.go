@@ -485,27 +485,40 @@ func TestClose(t *testing.T) {
 }
 
 // TestContextCancelledOnDisconnect shows a handler waiting on its request
-// context, after reading the body, cancelled when the client goes away.
+// context, after reading the body, cancelled when the client goes away:
+// whether it asks for Done before the client leaves, or only after (as the
+// backend client does once a call has run for a while).
 func TestContextCancelledOnDisconnect(t *testing.T) {
 	t.Parallel()
-	ready := make(chan struct{}, 1)
-	res := make(chan error, 1)
-	f := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		ready <- struct{}{}
-		select {
-		case <-r.Context().Done():
-			res <- r.Context().Err()
-		case <-time.After(ioWait):
-			res <- nil
-		}
-	}), fastConfig{})
-	c := dial(t, f.addr)
-	send(t, c, post(`{"method":"upstream"}`))
-	recv(t, ready, "the handler")
-	_ = c.Close()
-	if err := recv(t, res, "the handler's context"); !errors.Is(err, context.Canceled) {
-		t.Errorf("context error %v after the client left, want context.Canceled", err)
+	for _, late := range []bool{false, true} {
+		t.Run(fmt.Sprintf("Done asked after the client left=%v", late), func(t *testing.T) {
+			t.Parallel()
+			ready := make(chan struct{}, 1)
+			left := make(chan struct{})
+			res := make(chan error, 1)
+			f := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				ready <- struct{}{}
+				if late {
+					<-left
+					time.Sleep(2 * h1serve.WatchDelay)
+				}
+				select {
+				case <-r.Context().Done():
+					res <- r.Context().Err()
+				case <-time.After(ioWait):
+					res <- nil
+				}
+			}), fastConfig{})
+			c := dial(t, f.addr)
+			send(t, c, post(`{"method":"upstream"}`))
+			recv(t, ready, "the handler")
+			_ = c.Close()
+			close(left)
+			if err := recv(t, res, "the handler's context"); !errors.Is(err, context.Canceled) {
+				t.Errorf("context error %v after the client left, want context.Canceled", err)
+			}
+		})
 	}
 }
 

@@ -22,8 +22,9 @@ import (
 type requestContext struct {
 	context.Context // the base: values and deadline
 
-	c     *conn
-	inner atomic.Pointer[innerContext]
+	c       *conn
+	arrived time.Time // when the request's head arrived
+	inner   atomic.Pointer[innerContext]
 
 	mu        sync.Mutex
 	bodyDone  bool // the body has been read to its end
@@ -110,16 +111,18 @@ func (r *requestContext) scheduleWatchLocked() {
 // most this late.
 const watchDelay = 10 * time.Millisecond
 
-// scheduleWatch starts the watch of r's connection watchDelay from now,
-// if r is still running then.
+// scheduleWatch starts the watch of r's connection once r has run for
+// watchDelay (at once if it has: Done may be asked late, as the backend
+// client does after the same delay), if r is still running then.
 func (c *conn) scheduleWatch(r *requestContext) {
 	c.wmu.Lock()
 	c.wreq = r
 	c.wmu.Unlock()
+	delay := max(watchDelay-time.Since(r.arrived), 0)
 	if c.watchTimer == nil {
-		c.watchTimer = time.AfterFunc(watchDelay, c.watchDue)
+		c.watchTimer = time.AfterFunc(delay, c.watchDue)
 	} else {
-		c.watchTimer.Reset(watchDelay)
+		c.watchTimer.Reset(delay)
 	}
 }
 

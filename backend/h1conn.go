@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -68,10 +69,13 @@ type h1conn struct {
 	tcp       *net.TCPConn // the TCP connection under conn, for alive
 	br        *bufio.Reader
 	idleAt    time.Time
-	deadline  time.Time    // the deadline set on conn
-	stop      func() bool  // stops the context.AfterFunc of the exchange
-	interrupt func()       // sets a past deadline, from a context.AfterFunc
-	gz        *gzip.Reader // the decoder of the current body (decoded)
+	deadline  time.Time       // the deadline set on conn
+	stop      func() bool     // stops the context.AfterFunc of the exchange
+	interrupt func()          // sets a past deadline, from a context.AfterFunc
+	lazyArm   bool            // plain TCP: arming may wait (arm)
+	armCtx    context.Context // the exchange's context while its arming waits
+	armDL     time.Time       // and its deadline
+	gz        *gzip.Reader    // the decoder of the current body (decoded)
 
 	reused      bool // taken from the idle stack
 	gotBytes    bool // a byte of the answer arrived
@@ -132,7 +136,8 @@ func newConnPool(u *url.URL, opts Options, gzips *sync.Pool) *connPool {
 // and reading, including the body read after roundTrip returns. Its
 // deadline becomes the connection's; when it can be cancelled, a
 // context.AfterFunc interrupts blocked I/O (and the connection is then
-// dropped), so no goroutine is started per request.
+// dropped), so no goroutine is started per request. On plain TCP both are
+// applied only once the exchange has run for armDelay (arm).
 //
 // A kept-alive connection may have been closed by the backend while idle
 // (its idle timeout, a restart). Connections idle for more than a second
@@ -262,7 +267,8 @@ func (cp *connPool) dial(ctx context.Context) (*h1conn, error) {
 		}
 		c.conn = tc
 	}
-	c.br = bufio.NewReaderSize(c.conn, readBufSize)
+	c.lazyArm = c.tcp != nil && cp.tlsConf == nil
+	c.br = bufio.NewReaderSize((*armedReader)(c), readBufSize)
 	c.interrupt = func() { _ = c.conn.SetDeadline(httpwire.LongAgo()) }
 	return c, nil
 }
@@ -273,17 +279,53 @@ func (c *h1conn) exchange(ctx context.Context, req []byte) error {
 	if err := c.arm(ctx); err != nil {
 		return err
 	}
-	if _, err := c.conn.Write(req); err != nil {
+	if err := c.write(req); err != nil {
 		c.writeFailed = true
 		return err
 	}
 	return c.readHead()
 }
 
+// armDelay is how long an exchange on a plain TCP connection runs before
+// its context's cancellation is armed (h1serve watches a client for going
+// away only after the same delay). Arming costs a context.AfterFunc and
+// makes the request's context cancellable: a tenth of a fast proxied call,
+// which ends well before armDelay and never pays it.
+const armDelay = 10 * time.Millisecond
+
 // arm applies ctx to the connection: its deadline, and an interruption of
 // blocked I/O when ctx is cancelled (disarm stops it).
+//
+// On a plain TCP connection the interruption is armed lazily: the
+// connection's deadline is first set armDelay ahead (or to ctx's deadline
+// when that is sooner), and only when that passes in a read or a write
+// (wake) are ctx's deadline and cancellation applied. A deadline already set between armDelay/2 and
+// armDelay ahead is kept, so that under load a connection's deadline
+// rarely moves. A TLS connection is armed at once: a TLS write that timed
+// out cannot be resumed.
 func (c *h1conn) arm(ctx context.Context) error {
-	if dl, _ := ctx.Deadline(); !dl.Equal(c.deadline) {
+	dl, _ := ctx.Deadline()
+	if !c.lazyArm {
+		return c.armNow(ctx, dl)
+	}
+	now := time.Now()
+	due := now.Add(armDelay)
+	if !dl.IsZero() && !due.Before(dl) {
+		return c.armNow(ctx, dl) // the deadline comes first: nothing to defer
+	}
+	if c.deadline.Before(now.Add(armDelay/2)) || c.deadline.After(due) {
+		if err := c.conn.SetDeadline(due); err != nil {
+			return err
+		}
+		c.deadline = due
+	}
+	c.armCtx, c.armDL = ctx, dl
+	return nil
+}
+
+// armNow applies ctx's deadline dl and cancellation to the connection.
+func (c *h1conn) armNow(ctx context.Context, dl time.Time) error {
+	if !dl.Equal(c.deadline) {
 		if err := c.conn.SetDeadline(dl); err != nil {
 			return err
 		}
@@ -295,10 +337,54 @@ func (c *h1conn) arm(ctx context.Context) error {
 	return nil
 }
 
+// wake handles an I/O error of an exchange whose arming waits: when it is
+// the arming deadline passing, it arms the exchange's context and reports
+// that the I/O may go on.
+func (c *h1conn) wake(err error) bool {
+	ctx := c.armCtx
+	if ctx == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	c.armCtx = nil
+	// The deadline goes first: once the AfterFunc is registered, a
+	// cancellation may set a past one at any moment.
+	return c.armNow(ctx, c.armDL) == nil
+}
+
+// write writes req, resuming when the arming deadline passes mid-write.
+func (c *h1conn) write(req []byte) error {
+	for {
+		n, err := c.conn.Write(req)
+		if err == nil || !c.wake(err) {
+			return err
+		}
+		req = req[n:] // the rest, now under ctx's deadline
+	}
+}
+
+// armedReader reads from a connection, resuming when the arming deadline
+// passes mid-read; the connection's bufio.Reader reads through it.
+type armedReader h1conn
+
+// Read implements io.Reader.
+func (r *armedReader) Read(p []byte) (int, error) {
+	c := (*h1conn)(r)
+	for {
+		n, err := c.conn.Read(p)
+		switch {
+		case err == nil || !c.wake(err):
+			return n, err
+		case n > 0:
+			return n, nil
+		}
+	}
+}
+
 // disarm stops the cancellation set up by arm; it reports false when the
 // cancellation already happened (or is happening): the connection must not
 // be reused.
 func (c *h1conn) disarm() bool {
+	c.armCtx = nil
 	if c.stop == nil {
 		return true
 	}

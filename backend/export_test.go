@@ -1,0 +1,4 @@
+package backend
+
+// ArmDelay is armDelay, for the external tests.
+const ArmDelay = armDelay

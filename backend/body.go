@@ -16,26 +16,47 @@ const drainLimit = 64 << 10
 // errTooLarge reports an answer over Options.MaxResponseBytes.
 var errTooLarge = errors.New("backend: response body over the size cap")
 
+// Lease is a pooled response buffer. A Response's Lease, set when its
+// Request asked to Lend, holds the Response's Result: the caller gives it
+// back with Release once it is done with Result, and must not read Result
+// afterwards. A caller that never calls Release only leaves the buffer to
+// the garbage collector.
+type Lease struct {
+	pool *Pool
+	b    []byte
+	lent bool // handed out with a Response, not yet released
+}
+
+// Release gives the buffer back to its pool. It does nothing on a nil
+// Lease or one already released; a Lease is used by one goroutine at a
+// time.
+func (l *Lease) Release() {
+	if l == nil || !l.lent {
+		return
+	}
+	l.lent = false
+	l.pool.putRespBuf(l)
+}
+
 // getRespBuf returns an empty buffer with room for at least need bytes.
-func (p *Pool) getRespBuf(need int) *[]byte {
+func (p *Pool) getRespBuf(need int) *Lease {
 	if need > maxPooledBuf {
-		b := make([]byte, 0, need)
-		return &b
+		return &Lease{pool: p, b: make([]byte, 0, need)}
 	}
-	bp := p.respBufs.Get().(*[]byte)
-	if cap(*bp) < need {
-		*bp = make([]byte, 0, need)
+	l := p.respBufs.Get().(*Lease)
+	if cap(l.b) < need {
+		l.b = make([]byte, 0, need)
 	}
-	return bp
+	return l
 }
 
 // putRespBuf returns a buffer to the pool unless it is too large to keep.
-func (p *Pool) putRespBuf(bp *[]byte) {
-	if cap(*bp) > maxPooledBuf {
+func (p *Pool) putRespBuf(l *Lease) {
+	if cap(l.b) > maxPooledBuf {
 		return
 	}
-	*bp = (*bp)[:0]
-	p.respBufs.Put(bp)
+	l.b = l.b[:0]
+	p.respBufs.Put(l)
 }
 
 // chunkSize is the size of the pooled chunks that collect an answer of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -37,14 +38,23 @@ type Request struct {
 	// kept-alive one failed, unless the request could not even be written
 	// (connPool.roundTrip). Retries still apply as the caller asks.
 	Once bool
+	// Lend asks for a result in the pooled buffer the answer was read into
+	// rather than in a copy of its own: Response.Lease then holds it, and the
+	// caller that is done with Result may give it back (Lease.Release).
+	// Without a ResultPrefix only; an error answer is always a copy.
+	Lend bool
 }
 
 // Response is a backend's answer to a Request. Exactly one of Result and
 // Error is set when Call returns a nil error.
 type Response struct {
 	// Result is the raw bytes of the answer's result member, exactly as the
-	// backend sent them. It is not shared with any pool and may be kept.
+	// backend sent them. Unless Lease is set, it is not shared with any
+	// pool and may be kept.
 	Result json.RawMessage
+	// Lease, when not nil (Request.Lend), is the pooled buffer Result lives
+	// in: Result is valid until Lease.Release.
+	Lease *Lease
 	// Buffer is set when the Request had a ResultPrefix and the answer a
 	// result: a new allocation holding the prefix then Result (Result is
 	// Buffer[len(ResultPrefix):]), with the allocation's full capacity.
@@ -112,7 +122,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		resp.Attempts += exchanges
 		if f == nil {
 			be.health.success(p.logger, name)
-			resp.Result, resp.Buffer = env.result, env.buf
+			resp.Result, resp.Buffer, resp.Lease = env.result, env.buf, env.lease
 			if env.errObj != nil {
 				resp.Error = jsonrpc.BackendError(env.errObj)
 			}
@@ -157,7 +167,8 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 
 // attempt makes one HTTP exchange of hreq (newRequest), two when a kept-alive
 // connection turned out closed (connPool.roundTrip); it returns how many.
-// On success the envelope's member does not alias a pooled buffer.
+// On success the envelope's member aliases no pooled buffer, unless it
+// holds one lent (Request.Lend).
 func (p *Pool) attempt(ctx context.Context, be *backend, hreq []byte, id uint64, req Request) (envelope, int, *failure) {
 	c, resent, err := be.conns.roundTrip(ctx, hreq, req.Once)
 	exchanges := 1
@@ -167,13 +178,13 @@ func (p *Pool) attempt(ctx context.Context, be *backend, hreq []byte, id uint64,
 	if err != nil {
 		return envelope{}, exchanges, ioFailure(ctx, be, err, false)
 	}
-	env, f := p.readAnswer(ctx, be, c, id, req.ResultPrefix)
+	env, f := p.readAnswer(ctx, be, c, id, req)
 	return env, exchanges, f
 }
 
 // readAnswer reads and checks the answer whose head roundTrip read on c,
 // then releases c.
-func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64, prefix string) (envelope, *failure) {
+func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64, req Request) (envelope, *failure) {
 	defer be.conns.release(c) // after the body is read: a connection is reused only then
 	switch status := c.status; {
 	case status >= 500:
@@ -206,9 +217,19 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64
 	if err != nil {
 		return envelope{}, ioFailure(ctx, be, err, true)
 	}
-	bp := p.getRespBuf(need)
-	defer p.putRespBuf(bp) // a no-op for a large buffer a result may alias
-	raw, fresh, err := p.readBody(body, bp, limit)
+	lb := p.getRespBuf(need)
+	env, f := p.readEnvelope(ctx, be, body, lb, id, req)
+	if env.lease == nil {
+		p.putRespBuf(lb) // a no-op for a large buffer a result may alias
+	}
+	return env, f
+}
+
+// readEnvelope reads the body into lb and checks it (readAnswer). The
+// envelope it returns holds lb (lent) or nothing of it.
+func (p *Pool) readEnvelope(ctx context.Context, be *backend, body io.Reader, lb *Lease, id uint64, req Request) (envelope, *failure) {
+	limit := p.opts.MaxResponseBytes
+	raw, fresh, err := p.readBody(body, &lb.b, limit)
 	switch {
 	case err == errTooLarge:
 		return envelope{}, p.tooLarge(be, "body")
@@ -223,10 +244,15 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64
 			cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
 		}
 	}
-	if env.result != nil && prefix != "" {
-		return withPrefix(env.result, prefix), nil
+	pooled := !fresh && cap(lb.b) <= maxPooledBuf
+	switch {
+	case env.result != nil && req.ResultPrefix != "":
+		return withPrefix(env.result, req.ResultPrefix), nil
+	case env.result != nil && req.Lend && pooled:
+		lb.lent = true
+		return envelope{result: env.result, lease: lb}, nil
 	}
-	return detach(env, len(raw), fresh || cap(*bp) > maxPooledBuf), nil
+	return detach(env, len(raw), !pooled), nil
 }
 
 // ioFailure classifies a transport error (transportFailure). An error that

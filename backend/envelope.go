@@ -12,6 +12,7 @@ type envelope struct {
 	result []byte
 	errObj []byte
 	buf    []byte // a result's buffer when it has a prefix (withPrefix)
+	lease  *Lease // the pooled buffer result lives in, when lent (Request.Lend)
 }
 
 // parseEnvelope checks that body is one JSON-RPC 2.0 response object to the

@@ -23,7 +23,7 @@ type Pool struct {
 	nextID atomic.Uint64
 	// reqBufs holds *[]byte buffers for request bodies.
 	reqBufs sync.Pool
-	// respBufs holds *[]byte buffers for response bodies.
+	// respBufs holds the *Lease buffers of response bodies.
 	respBufs sync.Pool
 	// chunks holds *[]byte chunks of chunkSize for bodies of unknown length.
 	chunks sync.Pool
@@ -59,7 +59,7 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		return nil, fmt.Errorf("backend: user agent %q has a control character", opts.UserAgent)
 	}
 	p.reqBufs.New = func() any { b := make([]byte, 0, 1024); return &b }
-	p.respBufs.New = func() any { b := make([]byte, 0, 16<<10); return &b }
+	p.respBufs.New = func() any { return &Lease{pool: p, b: make([]byte, 0, 16<<10)} }
 	p.chunks.New = func() any { b := make([]byte, 0, chunkSize); return &b }
 	for name, raw := range backends {
 		if name == "" {

@@ -45,6 +45,12 @@ type Result struct {
 	// Entry is the cache entry the result came from or was stored in, nil
 	// when none; front ends may attach a derived form to it (Entry.SetAux).
 	Entry *cache.Entry
+	// Lease, when not nil, is the backend pool's buffer Result lives in: a
+	// result no one else holds (not cached, not shared by coalesced
+	// callers). A front end done with Result, having written it out, may
+	// give the buffer back (Lease.Release) and must not read Result after;
+	// one that does not only leaves it to the garbage collector.
+	Lease *backend.Lease
 }
 
 // Dispatcher ties router, cache and backend pool together. Safe for
@@ -207,8 +213,9 @@ func (p *Pending) Run(ctx context.Context) Result {
 	d, c, rt := p.d, p.c, p.rt
 	res := Result{Route: rt.Matched.URL, Key: c.Key, Cache: CacheBypass}
 	if !p.coalesce {
-		out := d.upstream(ctx, c, rt, false)
-		res.Result, res.Err = out.result, out.rpcErr()
+		// This caller alone holds the result: it may be lent.
+		out := d.upstream(ctx, c, rt, false, true)
+		res.Result, res.Err, res.Lease = out.result, out.rpcErr(), out.resp.Lease
 		return res
 	}
 	// The upstream call may outlive this client's request (another client
@@ -223,7 +230,7 @@ func (p *Pending) Run(ctx context.Context) Result {
 				return outcome{result: v, entry: e, shared: true}
 			}
 		}
-		o := d.upstream(ctx, c, rt, cacheable)
+		o := d.upstream(ctx, c, rt, cacheable, false)
 		if cacheable && o.err == nil && o.resp.Error == nil {
 			o.entry = d.store(c, rt, o.result, o.resp.Buffer)
 		}
@@ -294,13 +301,16 @@ func (o outcome) rpcErr() *jsonrpc.Error {
 // upstream makes the call. The result of a call to be cached comes in a
 // buffer that starts with the key (backend.Request.ResultPrefix), which the
 // cache takes over as the entry's: the result is copied once, not twice.
-func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable bool) outcome {
+// A result that only one caller will read (lend) stays in the pooled
+// buffer it was read into (backend.Request.Lend).
+func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable, lend bool) outcome {
 	req := backend.Request{
 		Method:  c.UpstreamMethod,
 		Params:  c.UpstreamParams,
 		Timeout: rt.Timeout,
 		Retries: rt.Retries,
 		Once:    rt.Broadcast, // a transaction must not reach the node twice
+		Lend:    lend && !cacheable,
 	}
 	if cacheable {
 		req.ResultPrefix = c.Key
@@ -376,8 +386,13 @@ func (d *Dispatcher) StartJSONRPC(method string, params json.RawMessage) (jsonrp
 	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return r2a(p.Run(ctx)) }
 }
 
+// r2a is the JSON-RPC front end's view of a Result.
 func r2a(r Result) jsonrpc.Answer {
-	return jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
+	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
+	if r.Lease != nil {
+		a.Lease = r.Lease
+	}
+	return a
 }
 
 // Healthy reports whether any backend can be reached.

@@ -90,3 +90,33 @@ func TestPrepareHitDoesNotAllocate(t *testing.T) {
 		t.Errorf("a cache hit allocates %v times, want 0", n)
 	}
 }
+
+// TestLeaseOnlyForUnsharedResults: a result read for one caller alone (a
+// NO_CACHE route) comes in the backend's lent buffer, which the caller may
+// give back; a result the cache keeps or coalesced callers share never
+// does. Results stay right when leases are given back and reused.
+func TestLeaseOnlyForUnsharedResults(t *testing.T) {
+	t.Parallel()
+	node := newCountingNode(t)
+	d := newTestDispatcher(t, node)
+	ctx := context.Background()
+	for i := range 3 {
+		for _, c := range []struct {
+			method, params, cache string
+			lent                  bool
+		}{
+			{"cache_api.no_cache", fmt.Sprintf(`[%d]`, i), "bypass", true},
+			{"cache_api.other", fmt.Sprintf(`[%d]`, i), "miss", false},
+			{"cache_api.other", fmt.Sprintf(`[%d]`, i), "hit", false},
+		} {
+			res := d.Call(ctx, c.method, json.RawMessage(c.params))
+			if string(res.Cache) != c.cache || (res.Lease != nil) != c.lent {
+				t.Fatalf("%s %s: cache %s, lease %v; want %s, lent %v", c.method, c.params, res.Cache, res.Lease != nil, c.cache, c.lent)
+			}
+			if want := nodeResult(c.method, json.RawMessage(c.params), 0); string(res.Result) != want {
+				t.Fatalf("%s %s: result %s, want %s", c.method, c.params, res.Result, want)
+			}
+			res.Lease.Release() // a nil Lease does nothing
+		}
+	}
+}

@@ -17,6 +17,14 @@ type Answer struct {
 	Err    *Error
 	Cache  string // hit, miss, bypass, coalesced
 	Route  string // the urls config key that routed the call
+	// Lease, when not nil, holds the buffer Result lives in: the handler
+	// releases it once the answer is written and reads Result no more.
+	Lease Releaser
+}
+
+// Releaser gives back a buffer lent for the life of an Answer.
+type Releaser interface {
+	Release()
 }
 
 // Caller serves one call. The dispatcher implements it.
@@ -205,6 +213,11 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	out.buf = append(out.buf, ']')
 	h.send(w, http.StatusOK, out)
+	for _, a := range x.answers {
+		if a.Lease != nil {
+			a.Lease.Release()
+		}
+	}
 }
 
 // single answers a request that is not a batch. Only single requests get
@@ -230,6 +243,9 @@ func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element,
 	}
 	out.appendResult(el.Req.ID, a.Result)
 	h.send(w, http.StatusOK, out)
+	if a.Lease != nil {
+		a.Lease.Release() // out may refer to a large Result until sent
+	}
 }
 
 // callBatch serves the valid elements of a batch concurrently and returns

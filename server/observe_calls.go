@@ -83,5 +83,9 @@ func (c observedCaller) Healthy() bool { return c.d.Healthy() }
 
 // answer is the JSON-RPC front end's view of a Result.
 func answer(r dispatch.Result) jsonrpc.Answer {
-	return jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
+	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
+	if r.Lease != nil {
+		a.Lease = r.Lease
+	}
+	return a
 }

@@ -54,12 +54,13 @@ type kind int
 const (
 	hit    kind = iota // a stable key from a small hot set
 	miss               // a unique key
+	live               // a NO_CACHE route: the result is lent, not copied
 	flappy             // a call to the flapping backend
 	absent             // a method no backend serves
 	nKinds
 )
 
-var kindNames = [...]string{"hit", "miss", "flappy", "no route"}
+var kindNames = [...]string{"hit", "miss", "live", "flappy", "no route"}
 
 // want is what a call must be answered with.
 type want struct {
@@ -79,8 +80,10 @@ func callFor(r *rand.Rand, w, i int) (string, want) {
 	switch p := r.IntN(100); {
 	case p < 45:
 		k = hit
-	case p < 75:
+	case p < 65:
 		k = miss
+	case p < 80:
+		k = live
 	case p < 92:
 		k = flappy
 	default:
@@ -92,13 +95,22 @@ func callFor(r *rand.Rand, w, i int) (string, want) {
 		method, params = "stable.test_api.get", `[`+strconv.Itoa(r.IntN(256))+`]`
 	case miss:
 		method, params = "stable.test_api.get", `["`+strconv.Itoa(w)+`-`+strconv.Itoa(i)+`-`+strings.Repeat("p", padding)+`"]`
+	case live:
+		// Some results are large enough to be written from the lent
+		// buffer itself rather than copied into the answer.
+		n := 10 + r.IntN(200)
+		if r.IntN(8) == 0 {
+			n = 40_000
+		}
+		method, params = "live.test_api.get", `["`+strconv.Itoa(w)+`-`+strconv.Itoa(i)+`-`+strings.Repeat("l", n)+`"]`
 	case flappy:
 		method, params = "flappy.test_api.get", `[`+strconv.Itoa(r.IntN(64))+`]`
 	case absent:
 		method, params = "nowhere.test_api.get", `[1]`
 	}
 	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
-	return body, want{kind: k, id: id, method: strings.TrimPrefix(strings.TrimPrefix(method, "stable."), "flappy."), params: params}
+	_, upstream, _ := strings.Cut(method, ".")
+	return body, want{kind: k, id: id, method: upstream, params: params}
 }
 
 // answer is one JSON-RPC response.
@@ -167,12 +179,15 @@ backends:
   flappy: %s
 urls:
   stable: stable
+  live: stable
   flappy: flappy
 ttls:
   stable: 30
+  live: NO_CACHE
   flappy: 1
 timeouts:
   stable: 10
+  live: 10
   flappy: 1
 retries:
   flappy: 1
@@ -332,15 +347,15 @@ retries:
 	if cs.Bytes > cs.Capacity {
 		t.Errorf("cache holds %d bytes, over its capacity %d", cs.Bytes, cs.Capacity)
 	}
-	if st.calls.Load() == 0 || st.byKind[hit].Load() == 0 || cs.Evictions == 0 {
-		t.Errorf("the mix did not happen: %d calls, %d hits, %d evictions", st.calls.Load(), st.byKind[hit].Load(), cs.Evictions)
+	if st.calls.Load() == 0 || st.byKind[hit].Load() == 0 || st.byKind[live].Load() == 0 || cs.Evictions == 0 {
+		t.Errorf("the mix did not happen: %d calls, %d hits, %d live, %d evictions", st.calls.Load(), st.byKind[hit].Load(), st.byKind[live].Load(), cs.Evictions)
 	}
 	t.Logf("soak: %s, %d workers, GOMAXPROCS %d", elapsed.Round(time.Millisecond), *workers, runtime.GOMAXPROCS(0))
 	t.Logf("requests %d (%.0f/s), calls %d (%.0f/s), batches %d, wrong answers %d",
 		st.requests.Load(), float64(st.requests.Load())/elapsed.Seconds(), st.calls.Load(),
 		float64(st.calls.Load())/elapsed.Seconds(), st.batches.Load(), st.failed.Load())
-	t.Logf("by kind: hit %d, miss %d, flappy %d (upstream errors %d), no route %d",
-		st.byKind[hit].Load(), st.byKind[miss].Load(), st.byKind[flappy].Load(), st.upstreamErr.Load(), st.byKind[absent].Load())
+	t.Logf("by kind: hit %d, miss %d, live %d, flappy %d (upstream errors %d), no route %d",
+		st.byKind[hit].Load(), st.byKind[miss].Load(), st.byKind[live].Load(), st.byKind[flappy].Load(), st.upstreamErr.Load(), st.byKind[absent].Load())
 	t.Logf("cache: %d entries, %d of %d bytes, %d hits, %d misses, %d evictions",
 		cs.Entries, cs.Bytes, cs.Capacity, cs.Hits, cs.Misses, cs.Evictions)
 	t.Logf("memory: heap %d MiB after GC (limit %d), RSS %d MiB (limit %d), peak RSS %d MiB; goroutines baseline %d, peak %d, end %d",

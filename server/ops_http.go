@@ -31,7 +31,8 @@ const maxRequestIDLen = 128
 // current generation's handler tree.
 //
 // It runs on every request, so it allocates little: one exchange (status
-// writer and callInfo together) and one context value. The request id
+// writer, callInfo and the request passed on together) and one context
+// value. The request id
 // reaches the backends through the upstream observer, only when a call
 // goes upstream (observe_upstream.go).
 func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +57,8 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, span = g.tracing.startJSONRPC(ctx, r)
 	}
 	inFlight := g.metrics.HTTPStarted(info.frontend)
-	gen.handler.ServeHTTP(&x.sw, r.WithContext(ctx))
+	x.req = *r.WithContext(ctx) // the copy is made on the stack, then into x
+	gen.handler.ServeHTTP(&x.sw, &x.req)
 	elapsed := time.Since(start)
 	inFlight.Done(elapsed, x.sw.status())
 	if span != nil {
@@ -68,10 +70,12 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // exchange is the operations layer's state of one HTTP request, allocated
-// once.
+// once: the status writer, the call's record and the request as passed on,
+// with the context that carries that record.
 type exchange struct {
 	sw   statusWriter
 	info callInfo
+	req  http.Request
 }
 
 // batchStarted records the size of a JSON-RPC batch in the request's

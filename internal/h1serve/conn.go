@@ -269,7 +269,10 @@ func (c *conn) serveRequest(h head) bool {
 		RequestURI:    c.s.o.Path,
 		Close:         h.close,
 	}
-	req := base.WithContext(rc)
+	// WithContext's copy is made on the stack (it does not escape) and
+	// copied into the request's own allocation.
+	req := &h.req.req
+	*req = *base.WithContext(rc)
 	w := &c.w
 	w.reset(body, h.close)
 	c.handle(w, req, rc)

@@ -12,9 +12,10 @@ import (
 )
 
 // request is what the fast path allocates for a request, in one piece:
-// its context, body and URL, and room for the header values most clients
-// send.
+// the http.Request, its context, body and URL, and room for the header
+// values most clients send.
 type request struct {
+	req  http.Request
 	rc   requestContext
 	body body
 	url  url.URL

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -392,6 +393,67 @@ func TestWatchedByteAfterPipelined(t *testing.T) {
 	}
 	if d := diffAnswers(outs[0], outs[1]); d != "" {
 		t.Errorf("fast path and net/http differ:\n%s", d)
+	}
+}
+
+// TestWatchedByteOfNextPost: a long answer goes out before its handler
+// returns, so the client sends its next request while the connection is
+// still watched and the watcher reads that request's first byte. The next
+// request is then served on the same connection, whatever the idle
+// timeout: stopping the watch set a past read deadline that waiting for
+// the rest of that request must replace.
+func TestWatchedByteOfNextPost(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 64<<10)
+	for _, idle := range []time.Duration{0, time.Minute} {
+		t.Run(fmt.Sprintf("idle timeout %v", idle), func(t *testing.T) {
+			t.Parallel()
+			sent := make(chan struct{}, 1)
+			release := make(chan struct{}, 1)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if r.Header.Get("X-Wait") == "" {
+					_, _ = io.WriteString(w, "second")
+					return
+				}
+				_ = r.Context().Done()
+				time.Sleep(2 * h1serve.WatchDelay) // the watch starts
+				w.Header().Set("Content-Length", strconv.Itoa(len(long)))
+				_, _ = io.WriteString(w, long)
+				// net/http holds its last bytes back without this; the fast
+				// path has written them all (and has no Flush).
+				_ = http.NewResponseController(w).Flush()
+				sent <- struct{}{}
+				<-release
+			})
+			f := startFast(t, h, fastConfig{opts: h1serve.Options{IdleTimeout: idle}})
+			plain := startPlain(t, h, func(s *http.Server) { s.IdleTimeout = idle })
+			var outs [2][]byte
+			for i, addr := range []string{f.addr, plain} {
+				c := dial(t, addr)
+				send(t, c, post("first", "X-Wait: 1"))
+				recv(t, sent, "the long answer")
+				br := bufio.NewReader(c)
+				if _, body := readAnswer(t, br); body != long {
+					t.Fatalf("the first answer has %d bytes, want %d", len(body), len(long))
+				}
+				send(t, c, post("next"))
+				// No signal tells that the watcher has read; on loopback it
+				// has well within this pause.
+				time.Sleep(100 * time.Millisecond)
+				release <- struct{}{}
+				_ = c.CloseWrite()
+				out, _ := io.ReadAll(br)
+				_ = c.Close()
+				outs[i] = out
+			}
+			if !strings.Contains(string(outs[0]), "second") {
+				t.Errorf("the next request got %q, want its answer", outs[0])
+			}
+			if d := diffAnswers(outs[0], outs[1]); d != "" {
+				t.Errorf("fast path and net/http differ:\n%s", d)
+			}
+		})
 	}
 }
 

@@ -132,7 +132,10 @@ func (c *conn) waitRequest(first bool) bool {
 	if d <= 0 {
 		d = c.s.o.ReadTimeout
 	}
-	if c.br.Buffered() < 4 && !c.peeked {
+	// A byte the watcher read (peeked) does not make 4: the rest is read
+	// under this deadline too, which replaces the past one that stopped
+	// the watcher.
+	if c.br.Buffered() < 4 {
 		c.setReadDeadline(d, time.Now())
 	}
 	if first {

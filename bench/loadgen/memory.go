@@ -50,7 +50,9 @@ type MemoryResult struct {
 	// Requests and Calls are HTTP requests and JSON-RPC calls sent;
 	// Bytes is the answer bytes received; Errors counts failed requests.
 	Requests, Calls, Bytes, Errors int64
-	Elapsed                        time.Duration
+	// FirstError is what the first failed request got.
+	FirstError string
+	Elapsed    time.Duration
 	// Stats is the gateway's control report after the fill; StatsAfterGC
 	// after the forced collection (the live heap).
 	Stats, StatsAfterGC ServerStats
@@ -110,6 +112,7 @@ func (r *runner) memory(ctx context.Context) (*MemoryResult, error) {
 	defer cancel()
 	goal := int64(float64(mc.Capacity) * mc.FillFactor)
 	var next, bytesIn, reqs, calls, errs atomic.Int64
+	var firstErr sync.Once
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: mc.Workers}}
 	var wg sync.WaitGroup
 	for range mc.Workers {
@@ -122,6 +125,7 @@ func (r *runner) memory(ctx context.Context) (*MemoryResult, error) {
 				bytesIn.Add(int64(got))
 				if err != nil && fctx.Err() == nil {
 					errs.Add(1)
+					firstErr.Do(func() { res.FirstError = err.Error() })
 				}
 			}
 		})

@@ -284,8 +284,12 @@ func writeMemory(b *strings.Builder, mr *MemoryResult) {
 	}
 	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (GOGC default, %s, GOMAXPROCS %d) received %s,\n",
 		mib(mr.Capacity), limit, mr.GOMAXPROCS, what)
-	fmt.Fprintf(b, "%d requests / %d calls / %s of answers (%.1f × capacity) in %s, %d failed.\n\n",
+	fmt.Fprintf(b, "%d requests / %d calls / %s of answers (%.1f × capacity) in %s, %d failed",
 		mr.Requests, mr.Calls, mib(mr.Bytes), float64(mr.Bytes)/float64(mr.Capacity), mr.Elapsed.Round(100*time.Millisecond), mr.Errors)
+	if mr.FirstError != "" {
+		fmt.Fprintf(b, " (the first: `%s`)", strings.ReplaceAll(mr.FirstError, "`", "'"))
+	}
+	b.WriteString(".\n\n")
 	st := mr.Stats
 	b.WriteString("| figure | value |\n|---|---:|\n")
 	fmt.Fprintf(b, "| target: 1.3 × capacity + 64 MiB | %s |\n", mib(mr.Target))

@@ -181,6 +181,9 @@ type ServerStats struct {
 		GOGC         string `json:"gogc"`
 		MemoryLimit  int64  `json:"memory_limit"`
 	} `json:"mem"`
+	// GCPercent is the collector's percentage the gateway set for its
+	// memory limit (cache.ApplyMemoryLimit); 0 when it set none.
+	GCPercent int `json:"gc_percent"`
 	Cache struct {
 		Entries   int64
 		Bytes     int64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -278,12 +279,19 @@ func writeMemory(b *strings.Builder, mr *MemoryResult) {
 	case mr.Stats.Mem.MemoryLimit > 0 && mr.Stats.Mem.MemoryLimit < math.MaxInt64:
 		limit = "memory limit " + mib(mr.Stats.Mem.MemoryLimit) + " from cache.SuggestedMemoryLimit"
 	}
+	gogc := "GOGC default"
+	switch {
+	case mr.Stats.GCPercent > 0:
+		gogc = "GOGC " + strconv.Itoa(mr.Stats.GCPercent) + " from cache.ApplyMemoryLimit"
+	case mr.Stats.Mem.GOGC != "":
+		gogc = "GOGC " + mr.Stats.Mem.GOGC
+	}
 	what := "batches of 50 `condenser_api.get_block` calls with distinct block numbers"
 	if mr.Method == "accounts" {
 		what = "`database_api.list_accounts` pages (limit 1000) with distinct `start` values"
 	}
-	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (GOGC default, %s, GOMAXPROCS %d) received %s,\n",
-		mib(mr.Capacity), limit, mr.GOMAXPROCS, what)
+	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (%s, %s, GOMAXPROCS %d) received %s,\n",
+		mib(mr.Capacity), gogc, limit, mr.GOMAXPROCS, what)
 	fmt.Fprintf(b, "%d requests / %d calls / %s of answers (%.1f × capacity) in %s, %d failed",
 		mr.Requests, mr.Calls, mib(mr.Bytes), float64(mr.Bytes)/float64(mr.Capacity), mr.Elapsed.Round(100*time.Millisecond), mr.Errors)
 	if mr.FirstError != "" {

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -59,8 +58,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	for _, w := range cfg.Warnings {
 		logger.Warn("config", "warning", w)
 	}
-	if limit := applyMemoryLimit(cfg.Settings.CacheMaxCapacity); limit > 0 {
+	if limit, gcPercent := cache.ApplyMemoryLimit(cfg.Settings.CacheMaxCapacity); limit > 0 {
 		logger.Info("soft memory limit set from cache_max_capacity (GOMEMLIMIT overrides it)", "bytes", limit)
+		if gcPercent > 0 {
+			logger.Info("garbage collector percentage set for the memory limit (GOGC overrides it)", "gc_percent", gcPercent)
+		}
 	}
 	// SIGHUP reloads the config.
 	hup := make(chan os.Signal, 1)
@@ -222,19 +224,4 @@ func shutdownAll(servers []httpServer) error {
 		errs = append(errs, srv.Shutdown(sctx))
 	}
 	return errors.Join(errs...)
-}
-
-// applyMemoryLimit sets the Go runtime's soft memory limit from the cache
-// budget (cache.SuggestedMemoryLimit) unless GOMEMLIMIT is set, and returns
-// the limit it set (0 when it set none). Without it the garbage collector's
-// headroom lets RSS reach about twice the budget with a full cache.
-func applyMemoryLimit(cacheCapacity int64) int64 {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
-		return 0
-	}
-	limit := cache.SuggestedMemoryLimit(cacheCapacity)
-	if limit > 0 {
-		debug.SetMemoryLimit(limit)
-	}
-	return limit
 }

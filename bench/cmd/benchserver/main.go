@@ -72,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.IntVar(&f.accounts, "accounts", 1000, "minimal, backend: accounts in the list_accounts answer")
 	fs.BoolVar(&f.gatewayServer, "gateway-server", false, "minimal: serve on hivegate's server (server.NewMainServer, HTTP/1.1 fast path on) with its response headers")
 	fs.IntVar(&f.batch, "batch", 50, "minimal: elements of the batch body served on "+fakenode.BatchPath)
-	fs.BoolVar(&f.memoryLimit, "memory-limit", true, "gateway: set the soft memory limit cache.SuggestedMemoryLimit gives for the cache capacity, unless GOMEMLIMIT is set")
+	fs.BoolVar(&f.memoryLimit, "memory-limit", true, "gateway: apply the memory limit and collector percentage hivegate sets for the cache capacity (cache.ApplyMemoryLimit), unless GOMEMLIMIT or GOGC is set")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write an allocation profile to this file on exit")
 	if err := fs.Parse(args); err != nil {

@@ -95,13 +95,13 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 		if err != nil {
 			return nil, nil, nop, fmt.Errorf("gateway config: %w", err)
 		}
-		if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.memoryLimit {
-			// What a production gateway does (issue 8): a soft memory
-			// limit derived from the cache's capacity, unless the
-			// operator set GOMEMLIMIT.
-			if limit := cache.SuggestedMemoryLimit(cfg.Settings.CacheMaxCapacity); limit > 0 {
-				debug.SetMemoryLimit(limit)
-			}
+		gcPercent := 0
+		if f.memoryLimit {
+			// What a production gateway does (cmd/hivegate): a soft
+			// memory limit derived from the cache's capacity and the
+			// collector's percentage for it, unless the operator set
+			// GOMEMLIMIT or GOGC.
+			_, gcPercent = cache.ApplyMemoryLimit(cfg.Settings.CacheMaxCapacity)
 		}
 		gw, err := server.NewGateway(cfg, server.Options{Version: "bench", Logger: logger})
 		if err != nil {
@@ -115,7 +115,7 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 			if c := gw.Dispatcher().Cache(); c != nil {
 				cs = c.Stats()
 			}
-			return map[string]any{"cache": cs}
+			return map[string]any{"cache": cs, "gc_percent": gcPercent}
 		}
 		return srv, stats, func() { cancel(); gw.Close() }, nil
 	}

@@ -373,7 +373,7 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 
 // CallJSONRPC serves one JSON-RPC call for the JSON-RPC front end.
 func (d *Dispatcher) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	return r2a(d.Call(ctx, method, params))
+	return d.Call(ctx, method, params).Answer()
 }
 
 // StartJSONRPC implements jsonrpc.Starter: the answer when no upstream call
@@ -381,13 +381,13 @@ func (d *Dispatcher) CallJSONRPC(ctx context.Context, method string, params json
 func (d *Dispatcher) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
 	res, p := d.Prepare(method, params)
 	if p == nil {
-		return r2a(res), nil
+		return res.Answer(), nil
 	}
-	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return r2a(p.Run(ctx)) }
+	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return p.Run(ctx).Answer() }
 }
 
-// r2a is the JSON-RPC front end's view of a Result.
-func r2a(r Result) jsonrpc.Answer {
+// Answer is the JSON-RPC front end's view of r.
+func (r Result) Answer() jsonrpc.Answer {
 	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
 	if r.Lease != nil {
 		a.Lease = r.Lease

@@ -57,7 +57,7 @@ func (c observedCaller) CallJSONRPC(ctx context.Context, method string, params j
 	start := time.Now()
 	res := c.d.Call(ctx, method, params)
 	c.obs.served(ctx, metrics.FrontendJSONRPC, method, res, time.Since(start))
-	return answer(res)
+	return res.Answer()
 }
 
 // StartJSONRPC serves one element of a batch: at once when no upstream
@@ -69,23 +69,14 @@ func (c observedCaller) StartJSONRPC(method string, params json.RawMessage) (jso
 	res, p := c.d.Prepare(method, params)
 	if p == nil {
 		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
-		return answer(res), nil
+		return res.Answer(), nil
 	}
 	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer {
 		res := p.Run(ctx)
 		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
-		return answer(res)
+		return res.Answer()
 	}
 }
 
 // Healthy reports whether any backend can be reached.
 func (c observedCaller) Healthy() bool { return c.d.Healthy() }
-
-// answer is the JSON-RPC front end's view of a Result.
-func answer(r dispatch.Result) jsonrpc.Answer {
-	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
-	if r.Lease != nil {
-		a.Lease = r.Lease
-	}
-	return a
-}

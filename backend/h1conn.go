@@ -299,10 +299,10 @@ const armDelay = 10 * time.Millisecond
 // On a plain TCP connection the interruption is armed lazily: the
 // connection's deadline is first set armDelay ahead (or to ctx's deadline
 // when that is sooner), and only when that passes in a read or a write
-// (wake) are ctx's deadline and cancellation applied. A deadline already set between armDelay/2 and
-// armDelay ahead is kept, so that under load a connection's deadline
-// rarely moves. A TLS connection is armed at once: a TLS write that timed
-// out cannot be resumed.
+// (wake) are ctx's deadline and cancellation applied. A deadline already
+// set between armDelay/2 and armDelay ahead is kept, so that under load a
+// connection's deadline rarely moves. A TLS connection is armed at once: a
+// TLS write that timed out cannot be resumed.
 func (c *h1conn) arm(ctx context.Context) error {
 	dl, _ := ctx.Deadline()
 	if !c.lazyArm {

@@ -1,9 +1,9 @@
 package backend
 
 import (
-	"encoding/binary"
 	"errors"
-	"math/bits"
+
+	"github.com/hivegate/hivegate/internal/jsonscan"
 )
 
 // The scanner below validates JSON and finds where a value ends in one pass,
@@ -153,7 +153,7 @@ func skipKey(b []byte, i int) (int, error) {
 func skipString(b []byte, i int) (int, error) {
 	i++ // opening quote
 	for i < len(b) {
-		if i = plainRun(b, i); i >= len(b) {
+		if i = jsonscan.PlainRun(b, i); i >= len(b) {
 			break
 		}
 		c := b[i]
@@ -259,34 +259,4 @@ func skipLiteral(b []byte, i int, lit string) (int, error) {
 		}
 	}
 	return i + len(lit), nil
-}
-
-// SWAR constants for plainRun: every byte 0x01, every byte 0x80.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// plainRun returns the index of the first byte at or after i that ends a
-// run of plain string content: a quote, a backslash or a control
-// character (len(b) when there is none). It tests eight bytes at a time.
-func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q := w ^ (lsb * '"')
-		s := w ^ (lsb * '\\')
-		// A byte of the mask is set where q or s has a zero byte, or w a
-		// byte under 0x20. Only the lowest flagged byte is exact (borrows
-		// may flag bytes above it), and it is the one wanted.
-		mask := ((q - lsb) &^ q) | ((s - lsb) &^ s) | ((w - lsb*0x20) &^ w)
-		if mask &= msb; mask != 0 {
-			return i + bits.TrailingZeros64(mask)/8
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
-			return i
-		}
-	}
-	return i
 }

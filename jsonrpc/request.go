@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/hivegate/hivegate/internal/jsonscan"
 )
 
 // Request is one validated JSON-RPC 2.0 request.
@@ -322,7 +324,7 @@ func methodName(s []byte, names *interner[string]) string {
 func scanString(b []byte, i int) (int, bool) {
 	esc := false
 	for j := i + 1; j < len(b); j++ {
-		j = plainRun(b, j)
+		j = jsonscan.PlainRun(b, j)
 		if j >= len(b) {
 			break
 		}

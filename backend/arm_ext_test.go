@@ -145,7 +145,7 @@ func TestSlowReaderGetsWholeRequest(t *testing.T) {
 	t.Parallel()
 	params := []byte(`["` + strings.Repeat("0123456789", 400_000) + `"]`)
 	got := make(chan []byte, 1)
-	url := serveRaw(t, func(conn net.Conn) {
+	url := backend.ServeRaw(t, func(conn net.Conn) {
 		time.Sleep(3 * backend.ArmDelay)
 		req, err := http.ReadRequest(bufio.NewReader(conn))
 		if err != nil {
@@ -177,12 +177,12 @@ func TestSlowReaderGetsWholeRequest(t *testing.T) {
 func TestCancelBlockedWrite(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
 	accepted := make(chan struct{}, 1)
-	url := serveRaw(t, func(net.Conn) {
+	url := backend.ServeRaw(t, func(net.Conn) {
 		accepted <- struct{}{}
 		<-release // never reads
 	})
+	t.Cleanup(func() { close(release) }) // before ServeRaw's, which waits for this handler
 	pool := newPool(t, backend.Options{FailThreshold: 1}, map[string]string{"n": url})
 	params := []byte(`["` + strings.Repeat("0123456789", 2_000_000) + `"]`)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,28 +202,4 @@ func TestCancelBlockedWrite(t *testing.T) {
 	if took := time.Since(start); took >= timeout/2 {
 		t.Errorf("the call ended after %v, at its timeout: the cancellation did not interrupt the write", took)
 	}
-}
-
-// serveRaw accepts connections on 127.0.0.1 and hands each to serve, which
-// owns it; it returns the server's URL.
-func serveRaw(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				serve(conn)
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
 }

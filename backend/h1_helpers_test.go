@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hivegate/hivegate/backend"
 )
 
 // connStats counts the connections a server accepted and the most that
@@ -119,35 +121,10 @@ type rawScript func(n int64, id string) (answer string, closeAfter bool)
 
 func newRawNode(t testing.TB, script rawScript) *rawNode {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	n := &rawNode{url: "http://" + ln.Addr().String() + "/"}
-	var mu sync.Mutex
-	var conns []net.Conn
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.accepted.Add(1)
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
-			wg.Go(func() { n.serve(conn, script) })
-		}
-	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
+	n := &rawNode{}
+	n.url = backend.ServeRaw(t, func(conn net.Conn) {
+		n.accepted.Add(1)
+		n.serve(conn, script)
 	})
 	return n
 }

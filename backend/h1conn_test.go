@@ -13,10 +13,10 @@ import (
 	"time"
 )
 
-// rawListener accepts connections on 127.0.0.1 and answers each request
-// read on them with result 1; every server-side connection is handed to
-// the test on conns when its first request arrives.
-func rawListener(t *testing.T, conns chan<- net.Conn) string {
+// serveRaw accepts connections on 127.0.0.1 and hands each to serve on a
+// goroutine of its own; when the test ends it closes the listener and every
+// connection and waits for serve to return. It returns the server's URL.
+func serveRaw(t testing.TB, serve func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,22 +35,8 @@ func rawListener(t *testing.T, conns chan<- net.Conn) string {
 			all = append(all, conn)
 			mu.Unlock()
 			wg.Go(func() {
-				br := bufio.NewReader(conn)
-				for first := true; ; first = false {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					body, _ := io.ReadAll(req.Body)
-					var rpc struct{ ID json.RawMessage }
-					_ = json.Unmarshal(body, &rpc)
-					id := rpc.ID
-					if first {
-						conns <- conn // before answering: the client sees it once answered
-					}
-					answer := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":1}`
-					_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(answer))+"\r\n\r\n"+answer)
-				}
+				defer conn.Close()
+				serve(conn)
 			})
 		}
 	})
@@ -64,6 +50,31 @@ func rawListener(t *testing.T, conns chan<- net.Conn) string {
 		wg.Wait()
 	})
 	return "http://" + ln.Addr().String() + "/"
+}
+
+// rawListener accepts connections on 127.0.0.1 and answers each request
+// read on them with result 1; every server-side connection is handed to
+// the test on conns when its first request arrives.
+func rawListener(t *testing.T, conns chan<- net.Conn) string {
+	t.Helper()
+	return serveRaw(t, func(conn net.Conn) {
+		br := bufio.NewReader(conn)
+		for first := true; ; first = false {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			body, _ := io.ReadAll(req.Body)
+			var rpc struct{ ID json.RawMessage }
+			_ = json.Unmarshal(body, &rpc)
+			id := rpc.ID
+			if first {
+				conns <- conn // before answering: the client sees it once answered
+			}
+			answer := `{"jsonrpc":"2.0","id":` + string(id) + `,"result":1}`
+			_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(answer))+"\r\n\r\n"+answer)
+		}
+	})
 }
 
 // idleConns returns a copy of cp's idle stack.

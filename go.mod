@@ -1,6 +1,8 @@
 module github.com/hivegate/hivegate
 
-go 1.26.11
+go 1.26.8
+
+toolchain go1.26.11
 
 require (
 	connectrpc.com/connect v1.21.1

@@ -135,6 +135,7 @@ func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready f
 // serveWith runs the gateway, its admin listener when configured and its
 // config reloads until ctx ends, then drains in-flight requests.
 func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o serveOptions) error {
+	warnOldToolchain(logger, runtimeVersion())
 	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui})
 	if err != nil {
 		return err

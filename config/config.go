@@ -124,10 +124,6 @@ type Settings struct {
 	// CORSAllowedOrigins are the browser origins allowed to call hivegate
 	// (Connect-Web, gRPC-Web, fetch); empty or "*" allows any origin.
 	CORSAllowedOrigins []string
-	// HTTP1FastPath serves keep-alive HTTP/1.1 JSON-RPC posts on hivegate's
-	// own connection loop (internal/h1serve) instead of net/http's
-	// (hivegate.http1_fast_path, default true).
-	HTTP1FastPath bool
 }
 
 // Limits bound what one client may ask.
@@ -230,7 +226,6 @@ func defaults() Config {
 			CacheMaxCapacity:            DefaultCacheMaxCapacity,
 			MiddlewareConnectionThreads: DefaultConnectionThreads,
 			LIBPollInterval:             DefaultLIBPollInterval,
-			HTTP1FastPath:               true,
 		},
 		Limits:           Limits{}.WithDefaults(), // limits.go
 		DefaultNamespace: DefaultNamespace,

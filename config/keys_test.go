@@ -32,7 +32,6 @@ func TestSettingsKeys(t *testing.T) {
 		{"cors_allowed_origins: [https://app.example, https://wallet.example]", func(c *config.Config) bool {
 			return slices.Equal(c.Settings.CORSAllowedOrigins, []string{"https://app.example", "https://wallet.example"})
 		}},
-		{"http1_fast_path: false", func(c *config.Config) bool { return !c.Settings.HTTP1FastPath }},
 	}
 	for _, section := range []string{"hivegate", "drone"} {
 		for _, tc := range testCases {
@@ -63,7 +62,6 @@ func TestDefaults(t *testing.T) {
 			CacheMaxCapacity:            config.DefaultCacheMaxCapacity,
 			MiddlewareConnectionThreads: config.DefaultConnectionThreads,
 			LIBPollInterval:             config.DefaultLIBPollInterval,
-			HTTP1FastPath:               true,
 		}
 		if !reflect.DeepEqual(cfg.Settings, want) {
 			t.Errorf("%s: settings %+v, want %+v", cfg.Source, cfg.Settings, want)
@@ -199,6 +197,7 @@ func TestWarnings(t *testing.T) {
 		{"metrics_path", "w.yaml", "drone:\n  metrics_path: /m\n" + minimal, []string{"w.yaml:2: drone.metrics_path"}},
 		{"metrics_namespace", "w.yaml", "drone:\n  metrics_namespace: drone\n" + minimal, []string{"w.yaml:2: drone.metrics_namespace"}},
 		{"add_jussi_headers", "w.yaml", "drone:\n  add_jussi_headers: true\n" + minimal, []string{"w.yaml:2: drone.add_jussi_headers is a Drone setting hivegate does not use: hivegate sets x-hivegate-cache"}},
+		{"http1_fast_path", "w.yaml", "hivegate:\n  http1_fast_path: true\n" + minimal, []string{"w.yaml:2: hivegate.http1_fast_path has no effect: net/http serves every request"}},
 		{"equivalent_methods", "w.yaml", minimal + "equivalent_methods:\n  a: [b]\n", []string{"w.yaml:5: equivalent_methods is a Drone key hivegate does not use"}},
 		{"broadcast retries", "w.yaml", minimal + "retries:\n  hived.network_broadcast_api: 2\n  hived.database_api: 2\n", []string{"w.yaml:6: retries.hived.network_broadcast_api = 2: broadcast methods are never retried"}},
 		{"broadcast TTL", "w.yaml", minimal + "ttls:\n  appbase.condenser_api.broadcast_transaction: 3\n  appbase.network_broadcast_api: NO_CACHE\n", []string{"w.yaml:6: ttls.appbase.condenser_api.broadcast_transaction = 3: broadcast methods are never cached"}},

@@ -79,7 +79,7 @@ func TestTestdataDrone(t *testing.T) {
 	wantSettings := config.Settings{
 		Hostname: "0.0.0.0", Port: 8999, CacheMaxCapacity: 4294967296,
 		OperatorMessage:             "Drone test node, operated by the hivegate tests",
-		MiddlewareConnectionThreads: 16, LIBPollInterval: config.DefaultLIBPollInterval, HTTP1FastPath: true,
+		MiddlewareConnectionThreads: 16, LIBPollInterval: config.DefaultLIBPollInterval,
 	}
 	if !reflect.DeepEqual(cfg.Settings, wantSettings) {
 		t.Errorf("settings %+v, want %+v", cfg.Settings, wantSettings)

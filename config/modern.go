@@ -127,7 +127,12 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 		case "cors_allowed_origins":
 			s.CORSAllowedOrigins, err = d.strings(v, path)
 		case "http1_fast_path":
-			s.HTTP1FastPath, err = d.boolean(v, path)
+			// Sessions up to 0.1 served HTTP/1.1 JSON-RPC on a connection
+			// loop of their own; net/http serves everything now. Files that
+			// set the key still load.
+			if _, err = d.boolean(v, path); err == nil {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s has no effect: net/http serves every request", d.pos(k), path))
+			}
 		case "access_log", "metrics", "admin_listen", "admin_token", "tracing": // ops.go
 			err = d.opsSetting(cfg, key, v, path)
 		default:

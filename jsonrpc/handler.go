@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Answer is the outcome of one call, as the front end needs it.
@@ -159,9 +161,8 @@ func (h *Handler) putExchange(x *exchange) {
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > h.opts.MaxBodyBytes {
-		// Refused before reading a byte; the server closes the connection
-		// rather than drain a body this large.
-		h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
+		// Refused without reading the body.
+		h.refuseTooLarge(w, r)
 		return
 	}
 	x := h.getExchange()
@@ -170,7 +171,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	x.in = body[:0]
 	if err != nil {
 		if errors.Is(err, errBodyTooLarge) {
-			h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
+			h.refuseTooLarge(w, r)
 			return
 		}
 		h.writeError(w, NewError(KindParseError, "could not read the body", err))
@@ -290,6 +291,39 @@ func (h *Handler) callLater(req Request) func(context.Context) Answer {
 func goAnswer(ctx context.Context, wg *sync.WaitGroup, dst *Answer, call func(context.Context) Answer) {
 	wg.Go(func() { *dst = call(ctx) })
 }
+
+// refuseTooLarge answers a request whose body exceeds MaxBodyBytes with
+// -32014 and HTTP 413, and makes sure the client can read that answer.
+// net/http closes such a connection after the answer, and a client still
+// sending its body would meet a reset that can destroy the answer before
+// the client reads it; net/http avoids this with a lingering close (it
+// half-closes and waits before closing) when a handler's read ran past an
+// http.MaxBytesReader. It does not otherwise when the client sent
+// "Connection: close", so the handler reads one byte more through such a
+// reader, bound to the server's own ResponseWriter (wrappers are unwrapped),
+// to tell net/http that the body is over its limit. That read waits at most
+// tooLargeReadWait for a client that sends nothing, and is skipped for a
+// client that asked "Expect: 100-continue": it sends no body before it is
+// told to, and is not.
+func (h *Handler) refuseTooLarge(w http.ResponseWriter, r *http.Request) {
+	if !strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		base := w
+		for {
+			u, ok := base.(interface{ Unwrap() http.ResponseWriter })
+			if !ok {
+				break
+			}
+			base = u.Unwrap()
+		}
+		_ = http.NewResponseController(base).SetReadDeadline(time.Now().Add(tooLargeReadWait))
+		var one [1]byte
+		_, _ = http.MaxBytesReader(base, r.Body, 0).Read(one[:])
+	}
+	h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
+}
+
+// tooLargeReadWait bounds refuseTooLarge's read of one byte.
+const tooLargeReadWait = 100 * time.Millisecond
 
 func (h *Handler) writeError(w http.ResponseWriter, e *Error) {
 	h.send(w, e.HTTPStatus(), &response{buf: AppendError(nil, nullID, e)})

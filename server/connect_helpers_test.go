@@ -147,7 +147,7 @@ func startTypedGateway(t testing.TB, h http.Handler, opts server.Options) *typed
 	}
 	t.Cleanup(gw.Close)
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config = server.NewHTTPServer("", gw.Handler(), server.Timeouts{})
+	srv.Config = server.NewHTTPServer("", gw.Handler(), server.Timeouts{}, nil)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	var h2 http.Protocols

@@ -108,7 +108,7 @@ func startOps(t *testing.T, yaml string) *opsGateway {
 	t.Cleanup(cancel)
 	o.gw.Start(ctx)
 	o.srv = httptest.NewUnstartedServer(nil)
-	o.srv.Config = server.NewHTTPServer("", o.gw.Handler(), server.Timeouts{})
+	o.srv.Config = server.NewHTTPServer("", o.gw.Handler(), server.Timeouts{}, nil)
 	o.srv.Start()
 	t.Cleanup(o.srv.Close)
 	o.admin = httptest.NewServer(o.gw.AdminHandler())

@@ -53,7 +53,7 @@ func dgpoBatch(n int) string {
 // Target kinds of server a scenario runs against.
 const (
 	onMinimal      = "minimal"
-	onMinimalLike  = "minimal-gateway-server" // hivegate's server (fast path) and headers
+	onMinimalLike  = "minimal-gateway-server" // hivegate's http.Server and headers
 	onGatewayCache = "gateway-cache"          // the DGPO route has a long TTL
 	onGatewayMiss  = "gateway-nocache"        // the DGPO route is NO_CACHE
 	onBackend      = "backend"
@@ -85,7 +85,7 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		{ID: "1", Title: "minimal net/http, fixed JSON-RPC body (ceiling)", Unit: "req/s", On: onMinimal, Path: "/", Body: dgpoCall, Check: checkSingle("")},
 		{ID: "1b", Title: "minimal net/http, fixed 50-answer batch body", Unit: "batch/s", On: onMinimal, Path: "/batch", Body: dgpoBatch(BatchSize), Check: checkBatch(BatchSize), Info: true},
-		{ID: "1c", Title: "minimal handler on hivegate's server (HTTP/1.1 fast path) with its response headers", Unit: "req/s", On: onMinimalLike, Path: "/", Body: dgpoCall, Check: checkSingle("hit"), Info: true},
+		{ID: "1c", Title: "minimal handler on hivegate's http.Server with its response headers", Unit: "req/s", On: onMinimalLike, Path: "/", Body: dgpoCall, Check: checkSingle("hit"), Info: true},
 		{ID: "2a", Title: "hivegate cache hit, single get_dynamic_global_properties", Unit: "req/s", On: onGatewayCache, Path: "/", Body: dgpoCall, Check: checkSingle("hit")},
 		{ID: "2b", Title: "hivegate cache hits, batches of 50", Unit: "batch/s", On: onGatewayCache, Path: "/", Body: dgpoBatch(BatchSize), Check: checkBatch(BatchSize)},
 		{ID: "3a", Title: "hivegate miss (NO_CACHE route) -> fast backend on its own CPU", Unit: "req/s", On: onGatewayMiss, Path: "/", Body: dgpoCall, Check: checkSingle("bypass"), NodeApart: true},

@@ -150,27 +150,20 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		ReadHeader: limits.ReadHeaderTimeout, Read: limits.ReadTimeout, Write: limits.WriteTimeout,
 		Idle: limits.IdleTimeout, MaxHeaderBytes: limits.MaxHeaderBytes,
 	}
-	var servers []httpServer
+	var servers []*http.Server
 	errc := make(chan error, 2)
 	start := func(addr string, h http.Handler, what string, ready func(string)) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		var srv httpServer
-		attrs := []any{"listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version}
-		if what == "main" {
-			srv = server.NewMainServer(addr, h, timeouts, cfg.Settings.HTTP1FastPath, logger)
-			attrs = append(attrs, "http1_fast_path", cfg.Settings.HTTP1FastPath)
-		} else {
-			srv = server.NewHTTPServer(addr, h, timeouts)
-		}
+		srv := server.NewHTTPServer(addr, h, timeouts, logger.With("listener", what))
 		servers = append(servers, srv)
-		logger.Info("hivegate listening", attrs...)
+		logger.Info("hivegate listening", "listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
 		if ready != nil {
 			ready(ln.Addr().String())
 		}
-		go func() { errc <- srv.Serve(ln) }()
+		go func() { errc <- srv.Serve(server.KeepAccepting(ln, logger)) }()
 		return nil
 	}
 	if cfg.Ops.AdminListen != "" {
@@ -208,16 +201,9 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 	return nil
 }
 
-// httpServer is a listener's server: an http.Server, or the main
-// listener's server.MainServer.
-type httpServer interface {
-	Serve(net.Listener) error
-	Shutdown(context.Context) error
-}
-
 // shutdownAll stops the servers, letting in-flight requests finish within
 // shutdownGrace.
-func shutdownAll(servers []httpServer) error {
+func shutdownAll(servers []*http.Server) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	var errs []error

@@ -108,7 +108,7 @@ func startGateway() (url string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := server.NewHTTPServer(ln.Addr().String(), gw.Handler(), server.Timeouts{})
+	srv := server.NewHTTPServer(ln.Addr().String(), gw.Handler(), server.Timeouts{}, nil)
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() {
 		_ = srv.Close()

@@ -41,56 +41,26 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		{"cacheable route", "cached.test_api.wait", `[1]`},
 	}
 	for _, tc := range cases {
-		for _, fast := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/http1_fast_path=%v", tc.name, fast), func(t *testing.T) {
-				t.Parallel()
-				s := newServer(t, faults.SlowHeaders, faults.Options{})
-				extra := "  appbase: nocache\nttls:\n  nocache: NO_CACHE\n  cached: 60\n  appbase: 60\n"
-				yaml := withFastPath(configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra), fast)
-				g := startGateway(t, yaml, faults.GatewayOptions{})
-				conn := rawPost(t, g.srv.Listener.Addr().String(), call("1", tc.method, tc.params))
-				waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
-				_ = conn.Close()
-				waitFor(t, "the upstream request to be cancelled", func() bool { return s.Abandoned() == 1 })
-				waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
-			})
-		}
-	}
-}
-
-// TestClientDisconnectKeepsSharedUpstream shows that a coalesced upstream
-// call survives the client that started it while another client waits,
-// and that this client gets the answer.
-func TestClientDisconnectKeepsSharedUpstream(t *testing.T) {
-	t.Parallel()
-	s := newServer(t, faults.SlowHeaders, faults.Options{})
-	g := startGateway(t, configYAML(map[string]string{"cached": s.URL}, "ttls:\n  cached: 60\n"), faults.GatewayOptions{})
-	body := call("1", "cached.test_api.wait", `[1]`)
-	first := rawPost(t, g.srv.Listener.Addr().String(), body)
-	waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
-	second := make(chan reply, 1)
-	go func() { second <- g.post(t, call("2", "cached.test_api.wait", `[1]`)) }()
-	waitFor(t, "the second client to join the call", func() bool { return g.Dispatcher.Flights().Waiters == 2 })
-	_ = first.Close()
-	waitFor(t, "the first client to leave", func() bool { return g.Dispatcher.Flights().Waiters == 1 })
-	if n := s.Abandoned(); n != 0 {
-		t.Fatalf("the shared upstream call was cancelled (%d) though a client still waits", n)
-	}
-	s.Release()
-	r := <-second
-	if got := r.single(t); got.Error != nil || string(got.Result) != echo("test_api.wait", `[1]`) || string(got.ID) != "2" {
-		t.Errorf("second client: HTTP %d %s", r.status, r.body)
-	}
-	if s.Calls() != 1 {
-		t.Errorf("%d upstream calls, want 1", s.Calls())
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, faults.SlowHeaders, faults.Options{})
+			extra := "  appbase: nocache\nttls:\n  nocache: NO_CACHE\n  cached: 60\n  appbase: 60\n"
+			yaml := configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra)
+			g := startGateway(t, yaml, faults.GatewayOptions{})
+			conn := rawPost(t, g.srv.Listener.Addr().String(), call("1", tc.method, tc.params))
+			waitFor(t, "the request to reach the backend", func() bool { return s.Stalled() == 1 })
+			_ = conn.Close()
+			waitFor(t, "the upstream request to be cancelled", func() bool { return s.Abandoned() == 1 })
+			waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
+		})
 	}
 }
 
 // mainServer is the gateway served as cmd/hivegate serves it: the
-// production server (server.MainServer) with the connection limits and the
-// HTTP/1.1 fast path setting of the gateway's config, on 127.0.0.1.
+// production http.Server (server.NewHTTPServer) with the connection limits
+// of the gateway's config, on 127.0.0.1.
 type mainServer struct {
-	*server.MainServer
+	*http.Server
 	Listener net.Listener
 	URL      string
 }
@@ -102,10 +72,10 @@ func serveMain(t testing.TB, g *faults.Gateway) *mainServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := faults.MainServer(g.Handler, g.Config.Settings, g.Config.Limits)
-	go func() { _ = ms.Serve(ln) }()
-	t.Cleanup(func() { _ = ms.Close() })
-	return &mainServer{MainServer: ms, Listener: ln, URL: "http://" + ln.Addr().String()}
+	hs := faults.MainServer(g.Handler, g.Config.Limits)
+	go func() { _ = hs.Serve(server.KeepAccepting(ln, nil)) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	return &mainServer{Server: hs, Listener: ln, URL: "http://" + ln.Addr().String()}
 }
 
 // TestGracefulShutdown shows what SIGTERM does to hivegate (cmd/hivegate

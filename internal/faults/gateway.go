@@ -107,9 +107,8 @@ func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpc.GuardOptions {
 	}
 }
 
-// MainServer returns the server cmd/hivegate runs on its main listener
-// for h, with the connection limits of l and the HTTP/1.1 fast path when
-// settings turn it on (hivegate.http1_fast_path).
-func MainServer(h http.Handler, settings config.Settings, l config.Limits) *server.MainServer {
-	return server.NewMainServer("", h, server.TimeoutsFromLimits(l), settings.HTTP1FastPath, nil)
+// MainServer returns the http.Server cmd/hivegate runs on its main
+// listener for h, with the connection limits of l.
+func MainServer(h http.Handler, l config.Limits) *http.Server {
+	return server.NewHTTPServer("", h, server.TimeoutsFromLimits(l), nil)
 }

@@ -57,11 +57,6 @@ func configYAML(backends map[string]string, extra string) string {
 	return b.String()
 }
 
-// withFastPath sets hivegate.http1_fast_path in a config from configYAML.
-func withFastPath(yaml string, on bool) string {
-	return strings.Replace(yaml, "hivegate:\n", fmt.Sprintf("hivegate:\n  http1_fast_path: %v\n", on), 1)
-}
-
 func mustConfig(t testing.TB, yaml string) *config.Config {
 	t.Helper()
 	cfg, err := config.Parse("faults.yaml", []byte(yaml))

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,20 +17,12 @@ import (
 // limits section lines ("" for the defaults).
 func limitsGateway(t *testing.T, limits string, opts faults.Options) (*gw, *faults.Server) {
 	t.Helper()
-	return limitsGatewayFast(t, true, limits, opts)
-}
-
-// limitsGatewayFast is limitsGateway with the HTTP/1.1 fast path on or off
-// (hivegate.http1_fast_path).
-func limitsGatewayFast(t *testing.T, fast bool, limits string, opts faults.Options) (*gw, *faults.Server) {
-	t.Helper()
 	s := newServer(t, faults.Healthy, opts)
 	extra := "timeouts:\n  hived: 5\n"
 	if limits != "" {
 		extra += "limits:\n" + limits
 	}
-	yaml := withFastPath(configYAML(map[string]string{"hived": s.URL}, extra), fast)
-	return startGateway(t, yaml, faults.GatewayOptions{}), s
+	return startGateway(t, configYAML(map[string]string{"hived": s.URL}, extra), faults.GatewayOptions{}), s
 }
 
 // nested returns params nested depth levels deep: [[[…1…]]].
@@ -204,15 +195,6 @@ func TestRateLimit(t *testing.T) {
 // the defaults would keep.
 func TestConnectionLimits(t *testing.T) {
 	t.Parallel()
-	for _, fast := range []bool{true, false} {
-		t.Run(fmt.Sprintf("http1_fast_path=%v", fast), func(t *testing.T) {
-			t.Parallel()
-			testConnectionLimits(t, fast)
-		})
-	}
-}
-
-func testConnectionLimits(t *testing.T, fast bool) {
 	// readAll reads what the server sends until it closes the connection
 	// (or the test's bound passes, which fails).
 	readAll := func(t *testing.T, conn net.Conn) string {
@@ -227,7 +209,7 @@ func testConnectionLimits(t *testing.T, fast bool) {
 	}
 	dial := func(t *testing.T, limits string, opts faults.Options) (net.Conn, *faults.Server) {
 		t.Helper()
-		g, s := limitsGatewayFast(t, fast, limits, opts)
+		g, s := limitsGateway(t, limits, opts)
 		addr := g.srv.Listener.Addr().String()
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {

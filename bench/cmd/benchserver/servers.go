@@ -53,8 +53,7 @@ retries:
 // statsFunc reports the server's own figures for the control endpoint.
 type statsFunc func() map[string]any
 
-// benchServer is what main needs of a server: an http.Server, or the
-// gateway's server.MainServer.
+// benchServer is what main needs of a server.
 type benchServer interface {
 	Serve(net.Listener) error
 	Close() error
@@ -82,9 +81,9 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 			h = fakenode.NewMinimal(a.CondenserDGPO, f.batch)
 		}
 		if f.gatewayServer {
-			// hivegate's own server as cmd/hivegate runs it: the HTTP/1.1
-			// fast path in front of its http.Server.
-			return server.NewMainServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{}, true, logger),
+			// hivegate's own http.Server, configured as cmd/hivegate
+			// configures it.
+			return server.NewHTTPServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{}, logger),
 				func() map[string]any { return nil }, nop, nil
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
@@ -109,7 +108,7 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 		}
 		gctx, cancel := context.WithCancel(ctx)
 		gw.Start(gctx)
-		srv := server.NewMainServer(cfg.Listen(), gw.Handler(), server.Timeouts{}, cfg.Settings.HTTP1FastPath, logger)
+		srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.Timeouts{}, logger)
 		stats := func() map[string]any {
 			var cs cache.Stats
 			if c := gw.Dispatcher().Cache(); c != nil {

@@ -132,13 +132,14 @@ func fill(r io.Reader, b []byte, budget int64) ([]byte, bool, error) {
 }
 
 // drain reads and discards up to drainLimit bytes of an unwanted body (5xx,
-// 4xx, probe answers) so that the connection can be reused (release); a
-// longer body, or a broken one, leaves the connection to be closed.
-func (p *Pool) drain(c *h1conn) {
+// 4xx, probe answers) so that the connection can be reused: the Transport
+// keeps a connection whose body was read to its end. A longer body, or a
+// broken one, leaves the connection to be closed with the body.
+func (p *Pool) drain(body io.Reader) {
 	cp := p.chunks.Get().(*[]byte)
 	buf := (*cp)[:cap(*cp)]
-	for total := 0; c.mode != bodyDone && total <= drainLimit; {
-		n, err := c.Read(buf)
+	for total := 0; total <= drainLimit; {
+		n, err := body.Read(buf)
 		total += n
 		if err != nil {
 			break

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -88,11 +89,11 @@ type Response struct {
 // Retried, while attempts and the deadline remain: transport failures
 // (refused, reset, dial timeout, connection closed before or during the
 // answer) and HTTP 5xx. Never retried: a JSON-RPC error answer (it is the
-// answer), HTTP 4xx and other non-2xx statuses, an invalid or oversized body
-// (a backend that answers garbage answers it again; retrying only multiplies
-// the load), and the call's own deadline, which is shared by all attempts.
-// Back-off is short (about 25ms, 50ms, 100ms, jittered) and a retry whose
-// back-off would end past the deadline is not made.
+// answer), HTTP 4xx and other non-2xx statuses, an invalid or oversized
+// answer (a backend that answers garbage answers it again; retrying only
+// multiplies the load), and the call's own deadline, which is shared by all
+// attempts. Back-off is short (about 25ms, 50ms, 100ms, jittered) and a
+// retry whose back-off would end past the deadline is not made.
 func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, error) {
 	if o := p.opts.Observer; o != nil && ctx.Value(observedKey{}) == nil {
 		return p.callObserved(ctx, o, name, req) // observe.go
@@ -110,16 +111,17 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	callCtx := ctx
 	var deadline time.Time
 	if req.Timeout > 0 {
-		callCtx = withCallDeadline(ctx, start.Add(req.Timeout)) // deadline.go
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
 		deadline, _ = callCtx.Deadline()
 	}
 	id := p.nextID.Add(1)
-	hreq := p.newRequest(ctx, be, id, req.Method, req.Params)
-	defer p.putRequest(hreq)
+	body := newBody(id, req.Method, req.Params)
 
 	for tries := 1; ; tries++ {
-		env, exchanges, f := p.attempt(callCtx, be, *hreq, id, req)
-		resp.Attempts += exchanges
+		env, sends, f := p.attempt(callCtx, be, body, id, req)
+		resp.Attempts += sends
 		if f == nil {
 			be.health.success(p.logger, name)
 			resp.Result, resp.Buffer, resp.Lease = env.result, env.buf, env.lease
@@ -165,64 +167,111 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	}
 }
 
-// attempt makes one HTTP exchange of hreq (newRequest), two when a kept-alive
-// connection turned out closed (connPool.roundTrip); it returns how many.
-// On success the envelope's member aliases no pooled buffer, unless it
-// holds one lent (Request.Lend).
-func (p *Pool) attempt(ctx context.Context, be *backend, hreq []byte, id uint64, req Request) (envelope, int, *failure) {
-	c, resent, err := be.conns.roundTrip(ctx, hreq, req.Once)
-	exchanges := 1
-	if resent {
-		exchanges = 2
+// attempt makes one exchange of body and returns how many times the
+// request was sent. That is usually once. It is more when the Transport
+// resent it after a kept-alive connection turned out closed before a byte
+// of it was written, and once more when the answer on a kept-alive
+// connection is one an earlier exchange may have left there (a response
+// to another request, bytes that are not an HTTP response, an HTTP 408
+// sent while the connection was idle): a request that may be sent twice
+// then goes again on a connection of its own. On success the envelope's member aliases no
+// pooled buffer, unless it holds one lent (Request.Lend).
+func (p *Pool) attempt(ctx context.Context, be *backend, body []byte, id uint64, req Request) (envelope, int, *failure) {
+	ex := p.getExchange()
+	defer p.putExchange(ex)
+	t := be.transport
+	for {
+		var env envelope
+		var f *failure
+		hresp, err := p.send(ctx, t, be, ex, body, req.Once)
+		reused := ex.reused
+		if err != nil {
+			f = p.sendFailure(ctx, be, ex, err)
+			ex.finish(f.stale)
+		} else {
+			var reject bool
+			env, f, reject = p.readAnswer(ctx, be, hresp, id, req)
+			ex.finish(reject)
+		}
+		if f != nil && f.stale && reused && t == be.transport && !req.Once && ctx.Err() == nil {
+			t = be.fresh
+			continue
+		}
+		return env, max(ex.sends, 1), f
 	}
-	if err != nil {
-		return envelope{}, exchanges, ioFailure(ctx, be, err, false)
-	}
-	env, f := p.readAnswer(ctx, be, c, id, req)
-	return env, exchanges, f
 }
 
-// readAnswer reads and checks the answer whose head roundTrip read on c,
-// then releases c.
-func (p *Pool) readAnswer(ctx context.Context, be *backend, c *h1conn, id uint64, req Request) (envelope, *failure) {
-	defer be.conns.release(c) // after the body is read: a connection is reused only then
-	switch status := c.status; {
+// sendFailure classifies an error of send. Bytes that arrived before the
+// Transport gave up (a head it could not parse, one over the size limit,
+// two different Content-Lengths) mean the backend is there and answered
+// something that is not HTTP: an invalid upstream response, not retried,
+// not counted against its health. Anything else is a transport failure.
+func (p *Pool) sendFailure(ctx context.Context, be *backend, ex *exchange, err error) *failure {
+	if ex.sends == 0 && ctx.Err() != nil {
+		// The Transport had not handed out a connection: all of them
+		// were busy with other calls, or the dial had not finished.
+		err = fmt.Errorf("no connection free or dialed among %d: %w", p.opts.MaxConnsPerBackend, err)
+	}
+	if ctx.Err() == nil && ex.answered() && !isNetError(err) {
+		return &failure{
+			kind:   jsonrpc.KindInvalidUpstreamResponse,
+			detail: "answered something that is not an HTTP response",
+			cause:  describeTransport(be, err, "POST"),
+			stale:  true,
+		}
+	}
+	return ioFailure(ctx, be, err, false)
+}
+
+// readAnswer reads and checks the answer resp and closes its body. reject
+// says that the answer was refused for what it holds, so its connection
+// must carry nothing more.
+func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response, id uint64, req Request) (env envelope, f *failure, reject bool) {
+	defer resp.Body.Close() // before ex.finish: an unread body closes the connection
+	switch status := resp.StatusCode; {
 	case status >= 500:
-		p.drain(c)
+		p.drain(resp.Body)
 		return envelope{}, &failure{
 			kind:   jsonrpc.KindUpstreamUnavailable,
 			detail: "answered HTTP " + strconv.Itoa(status),
 			cause:  httpStatusCause(be, status, "POST"),
 			retry:  true,
 			down:   true,
-		}
+		}, false
 	case status < 200 || status >= 300:
-		p.drain(c)
+		p.drain(resp.Body)
 		return envelope{}, &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered HTTP " + strconv.Itoa(status),
 			cause:  httpStatusCause(be, status, "POST"),
-		}
+			// A 408 on a kept-alive connection was most likely sent
+			// while it was idle, before this request.
+			stale: status == http.StatusRequestTimeout,
+		}, status == http.StatusRequestTimeout
 	}
 	limit := p.opts.MaxResponseBytes
-	size := c.bodyLen()
-	if size > limit {
-		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", size))
+	if resp.ContentLength > limit {
+		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", resp.ContentLength)), true
 	}
 	need := 0
-	if size >= 0 {
-		need = int(size) + 1
+	if resp.ContentLength >= 0 {
+		need = int(resp.ContentLength) + 1
 	}
-	body, err := c.decoded()
+	body, gz, err := p.decodedBody(resp)
 	if err != nil {
-		return envelope{}, ioFailure(ctx, be, err, true)
+		return envelope{}, &failure{
+			kind:   jsonrpc.KindInvalidUpstreamResponse,
+			detail: "answered a body hivegate cannot decode",
+			cause:  describeTransport(be, err, "POST"),
+		}, true
 	}
+	defer p.putGzip(gz)
 	lb := p.getRespBuf(need)
-	env, f := p.readEnvelope(ctx, be, body, lb, id, req)
+	env, f = p.readEnvelope(ctx, be, body, lb, id, req)
 	if env.lease == nil {
 		p.putRespBuf(lb) // a no-op for a large buffer a result may alias
 	}
-	return env, f
+	return env, f, f != nil && f.kind != jsonrpc.KindUpstreamUnavailable
 }
 
 // readEnvelope reads the body into lb and checks it (readAnswer). The
@@ -233,6 +282,14 @@ func (p *Pool) readEnvelope(ctx context.Context, be *backend, body io.Reader, lb
 	switch {
 	case err == errTooLarge:
 		return envelope{}, p.tooLarge(be, "body")
+	case err != nil && !isNetError(err) && ctx.Err() == nil:
+		// Not the connection but the bytes: a gzip body that does not
+		// decode, or bytes after its end.
+		return envelope{}, &failure{
+			kind:   jsonrpc.KindInvalidUpstreamResponse,
+			detail: "answered a body hivegate cannot decode",
+			cause:  describeTransport(be, err, "POST"),
+		}
 	case err != nil:
 		return envelope{}, ioFailure(ctx, be, err, true)
 	}
@@ -242,6 +299,7 @@ func (p *Pool) readEnvelope(ctx context.Context, be *backend, body io.Reader, lb
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered " + reason,
 			cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
+			stale:  reason == reasonWrongID,
 		}
 	}
 	pooled := !fresh && cap(lb.b) <= maxPooledBuf

@@ -1,8 +1,9 @@
-// Package backend is hivegate's upstream pool: a small pool of keep-alive
-// HTTP/1.1 connections per configured backend (hived, hivemind, ...), served
-// by a purpose-built client (h1conn.go, h1wire.go), JSON-RPC calls with a
-// per-call deadline and bounded retries, validation of every answer, the
-// backends' health, and the last-irreversible-block tracker that the cache's
+// Package backend is hivegate's upstream pool: a pool of keep-alive
+// HTTP/1.1 connections per configured backend (hived, hivemind, ...) on
+// net/http's Transport (transport.go), JSON-RPC calls with a per-call
+// deadline and bounded retries, validation of every answer (a connection
+// whose answer is rejected carries nothing more: conn.go), the backends'
+// health, and the last-irreversible-block tracker that the cache's
 // irreversibility policy reads.
 //
 // A call forwards the caller's params bytes exactly as given and returns the

@@ -15,6 +15,11 @@ type envelope struct {
 	lease  *Lease // the pooled buffer result lives in, when lent (Request.Lend)
 }
 
+// reasonWrongID is parseEnvelope's reason for a response to another
+// request: bytes an earlier exchange may have left on a kept-alive
+// connection (see Pool.attempt).
+const reasonWrongID = "a response to another request (wrong id)"
+
 // parseEnvelope checks that body is one JSON-RPC 2.0 response object to the
 // request numbered wantID and locates its result or error member without
 // decoding it. On failure it returns a short, client-safe reason that
@@ -120,7 +125,7 @@ func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
 			return env, "a response with a null id"
 		}
 	case !idMatches(id, wantID):
-		return env, "a response to another request (wrong id)"
+		return env, reasonWrongID
 	}
 	switch {
 	case haveResult && haveError:

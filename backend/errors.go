@@ -21,6 +21,9 @@ type failure struct {
 	cause  error
 	retry  bool // another attempt may succeed
 	down   bool // counts toward the backend's consecutive failures
+	// stale marks an answer that may have been left on a kept-alive
+	// connection by an earlier exchange (Pool.attempt).
+	stale bool
 }
 
 // toError returns the gateway error reported to the caller after attempts
@@ -62,6 +65,14 @@ func describeTransport(be *backend, err error, what string) error {
 // httpStatusCause is the log cause of an unwanted HTTP status.
 func httpStatusCause(be *backend, status int, what string) error {
 	return fmt.Errorf("%s %s: HTTP %d", what, be.url.Redacted(), status)
+}
+
+// isNetError reports whether err is a failure of the connection itself (a
+// reset, a close, a timeout) rather than of what came over it.
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // transportFailure classifies a transport error: while sending the request

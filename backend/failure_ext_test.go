@@ -134,6 +134,34 @@ func TestCallFailures(t *testing.T) {
 			retries: 3, wantKind: jsonrpc.KindUpstreamResponseTooLarge, wantHits: 1,
 		},
 		{
+			name: "gzip answer over the cap once decoded",
+			handler: func(_ *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+				z := gzipString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":"` + strings.Repeat("z", 64<<10) + `"}`)
+				w.Header().Set("Content-Encoding", "gzip")
+				_, _ = io.WriteString(w, z) // a few hundred bytes on the wire
+			},
+			retries: 3, wantKind: jsonrpc.KindUpstreamResponseTooLarge, wantHits: 1,
+			wantText: "backend hived answered more than 1 KiB",
+		},
+		{
+			name: "gzip answer with bytes after the stream",
+			handler: func(_ *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+				w.Header().Set("Content-Encoding", "gzip")
+				_, _ = io.WriteString(w, gzipString(`{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":1}`)+"garbage")
+			},
+			retries: 3, wantKind: jsonrpc.KindInvalidUpstreamResponse, wantHits: 1,
+			wantText: "answered a body hivegate cannot decode",
+		},
+		{
+			name: "an encoding hivegate did not ask for",
+			handler: func(_ *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+				w.Header().Set("Content-Encoding", "br")
+				_, _ = io.WriteString(w, "\x1b\x00")
+			},
+			retries: 3, wantKind: jsonrpc.KindInvalidUpstreamResponse, wantHits: 1,
+			wantText: "answered a body hivegate cannot decode",
+		},
+		{
 			name: "reset mid-body is retried",
 			handler: func(n *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 				resetMidBody(t, w, req.ID)

@@ -1,11 +1,14 @@
 package backend_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,19 +69,20 @@ func TestHTTPSUntrustedCertificate(t *testing.T) {
 }
 
 // TestRequestWrittenOnce reads requests with one Read on a raw socket: the
-// whole request — line, headers and body — arrives at once, byte for byte
-// as expected, with the context's headers, and a header value with CR/LF
-// never reaches the wire.
+// whole request — line, headers and body — arrives at once (net/http writes
+// head and body in one buffer), with the pool's headers and the context's,
+// the body byte for byte, and a header value with CR/LF never reaches the
+// wire.
 func TestRequestWrittenOnce(t *testing.T) {
 	t.Parallel()
 	params := `{"account":"` + strings.Repeat("a", 2000) + `"}`
 	testCases := []struct {
-		name    string
-		ctx     context.Context
-		headers string // expected between the pool's headers and Content-Length
+		name      string
+		ctx       context.Context
+		requestID string // expected X-Request-Id, "" for none
 	}{
 		{"no context headers", context.Background(), ""},
-		{"request id", backend.WithHeader(context.Background(), "X-Request-Id", "req-1"), "X-Request-Id: req-1\r\n"},
+		{"request id", backend.WithHeader(context.Background(), "X-Request-Id", "req-1"), "req-1"},
 		{"CR/LF in a value", backend.WithHeader(context.Background(), "X-Request-Id", "req-2\r\nX-Injected: yes"), ""},
 		{"LF alone in a value", backend.WithHeader(context.Background(), "X-Request-Id", "req-3\nX-Injected: yes"), ""},
 	}
@@ -112,12 +116,28 @@ func TestRequestWrittenOnce(t *testing.T) {
 				t.Fatalf("Call: %v", err)
 			}
 			got := <-first
-			body := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_accounts","params":` + params + `}`
-			want := "POST /rpc?x=1 HTTP/1.1\r\nHost: " + ln.Addr().String() + "\r\nUser-Agent: hivegate-test\r\n" +
-				"Content-Type: application/json\r\nAccept: application/json\r\n" + tc.headers +
-				"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-			if string(got) != want {
-				t.Errorf("first read:\n got %q\nwant %q", got, want)
+			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(got)))
+			if err != nil {
+				t.Fatalf("the first read is not a whole request head: %v\n%q", err, got)
+			}
+			body, err := io.ReadAll(req.Body)
+			if err != nil {
+				t.Fatalf("the first read does not hold the whole body: %v", err)
+			}
+			wantBody := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_accounts","params":` + params + `}`
+			if string(body) != wantBody {
+				t.Errorf("body:\n got %s\nwant %s", body, wantBody)
+			}
+			for k, want := range map[string]string{
+				"User-Agent": "hivegate-test", "Content-Type": "application/json", "Accept": "application/json",
+				"Accept-Encoding": "gzip", "X-Request-Id": tc.requestID, "X-Idempotency-Key": "",
+			} {
+				if v := req.Header.Get(k); v != want {
+					t.Errorf("%s: %q, want %q", k, v, want)
+				}
+			}
+			if req.Method != http.MethodPost || req.RequestURI != "/rpc?x=1" || req.Host != ln.Addr().String() {
+				t.Errorf("request line %s %s, Host %s", req.Method, req.RequestURI, req.Host)
 			}
 			if bytes.Contains(got, []byte("X-Injected")) {
 				t.Error("a header injected through a value reached the wire")
@@ -206,20 +226,37 @@ func TestAnswerShapes(t *testing.T) {
 	}
 }
 
-// TestHeaderSectionTooLarge shows an answer whose headers go on and on
-// fails clearly instead of being read without end.
-func TestHeaderSectionTooLarge(t *testing.T) {
+// TestMalformedAnswerHead shows that an answer head that is not valid
+// HTTP — one whose headers go on and on (past 64 KiB), two different
+// Content-Lengths, a status line that is not HTTP — fails clearly instead
+// of being read without end or guessed at: the backend answered, so it is
+// an invalid upstream response, not retried and not counted against the
+// backend's health (even with a failure threshold of 1).
+func TestMalformedAnswerHead(t *testing.T) {
 	t.Parallel()
-	node := newRawNode(t, func(_ int64, id string) (string, bool) {
-		return rawOK(id, `1`, strings.Repeat("X-Pad: "+strings.Repeat("p", 1000)+"\r\n", 100)), false
-	})
-	pool := newPool(t, backend.Options{}, map[string]string{"n": node.url})
-	resp, err := pool.Call(context.Background(), "n", backend.Request{Method: "m"})
-	e := gatewayError(t, err, jsonrpc.KindUpstreamUnavailable)
-	if !strings.Contains(err.Error(), "header section over 65536 bytes") || !strings.Contains(e.Message, "backend n ") {
-		t.Errorf("message %q, log text %q: want the header section named in the cause", e.Message, err.Error())
+	testCases := []struct {
+		name, answer, cause string
+	}{
+		{"70 KiB of headers", rawOK("1", `1`, strings.Repeat("X-Pad: "+strings.Repeat("p", 1000)+"\r\n", 70)), "headers exceeded 65536 bytes"},
+		{"two different Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 12\r\n\r\n{\"a\":1}", "Content-Length"},
+		{"not HTTP", "SSH-2.0-OpenSSH_9.2\r\n", "malformed HTTP"},
 	}
-	if resp.Attempts != 1 || node.requests.Load() != 1 {
-		t.Errorf("Attempts %d, requests %d; want 1 and 1", resp.Attempts, node.requests.Load())
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			node := newRawNode(t, func(int64, string) (string, bool) { return tc.answer, false })
+			pool := newPool(t, backend.Options{FailThreshold: 1}, map[string]string{"n": node.url})
+			resp, err := pool.Call(context.Background(), "n", backend.Request{Method: "m", Retries: 2})
+			e := gatewayError(t, err, jsonrpc.KindInvalidUpstreamResponse)
+			if !strings.Contains(err.Error(), tc.cause) || e.Message != "Invalid upstream response: backend n answered something that is not an HTTP response" {
+				t.Errorf("message %q, log text %q: want the cause (%s) named in the log text", e.Message, err.Error(), tc.cause)
+			}
+			if resp.Attempts != 1 || node.requests.Load() != 1 {
+				t.Errorf("Attempts %d, requests %d; want 1 and 1", resp.Attempts, node.requests.Load())
+			}
+			if !pool.Healthy("n") {
+				t.Error("a backend that answered was counted down")
+			}
+		})
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/hivegate/hivegate/backend"
 )
 
 // connStats counts the connections a server accepted and the most that
@@ -122,7 +120,7 @@ type rawScript func(n int64, id string) (answer string, closeAfter bool)
 func newRawNode(t testing.TB, script rawScript) *rawNode {
 	t.Helper()
 	n := &rawNode{}
-	n.url = backend.ServeRaw(t, func(conn net.Conn) {
+	n.url = serveRaw(t, func(conn net.Conn) {
 		n.accepted.Add(1)
 		n.serve(conn, script)
 	})

@@ -106,19 +106,22 @@ func (p *Pool) Probe(ctx context.Context) {
 func (p *Pool) probe(parent context.Context, be *backend) {
 	ctx, cancel := context.WithTimeout(parent, probeTimeout)
 	defer cancel()
-	c, _, err := be.conns.roundTrip(ctx, be.probe, false)
+	ex := p.getExchange()
+	defer p.putExchange(ex)
+	resp, err := p.send(ctx, be.transport, be, ex, []byte(probeBody), false)
 	if err != nil {
+		ex.finish(false)
 		if parent.Err() != nil {
 			return
 		}
 		be.health.failure(p.logger, be.name, describeTransport(be, err, "probe"))
 		return
 	}
-	status := c.status
-	p.drain(c)
-	be.conns.release(c)
-	if status >= 500 {
-		be.health.failure(p.logger, be.name, httpStatusCause(be, status, "probe"))
+	p.drain(resp.Body)
+	_ = resp.Body.Close()
+	ex.finish(false)
+	if resp.StatusCode >= 500 {
+		be.health.failure(p.logger, be.name, httpStatusCause(be, resp.StatusCode, "probe"))
 		return
 	}
 	be.health.success(p.logger, be.name)

@@ -3,17 +3,18 @@ package backend
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
 
-	"github.com/hivegate/hivegate/internal/httpwire"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Pool holds a pool of keep-alive HTTP/1.1 connections per backend
-// (h1conn.go) and makes JSON-RPC calls to them. It is safe for concurrent
-// use.
+// (net/http's Transport, transport.go) and makes JSON-RPC calls to them. It
+// is safe for concurrent use.
 type Pool struct {
 	opts     Options
 	logger   *slog.Logger
@@ -21,25 +22,28 @@ type Pool struct {
 	names    []string
 	// nextID numbers outgoing requests; 0 is reserved for health probes.
 	nextID atomic.Uint64
-	// reqBufs holds *[]byte buffers for request bodies.
-	reqBufs sync.Pool
+	// exchanges holds the *exchange of calls (exchange.go).
+	exchanges sync.Pool
 	// respBufs holds the *Lease buffers of response bodies.
 	respBufs sync.Pool
 	// chunks holds *[]byte chunks of chunkSize for bodies of unknown length.
 	chunks sync.Pool
-	// gzips holds *gzip.Reader decoders of gzip-encoded answers.
+	// gzips holds the *gzipBody decoders of gzip-encoded answers.
 	gzips sync.Pool
 }
 
 // backend is one upstream: its configured name, URL, connections and
 // health.
 type backend struct {
-	name   string
-	url    *url.URL
-	conns  *connPool
-	head   []byte // request line and the pool's own headers (requestHead)
-	probe  []byte // the complete health probe request
-	health health
+	name      string
+	url       *url.URL
+	transport *http.Transport
+	// fresh sends a request on a connection of its own (attempt).
+	fresh *http.Transport
+	// header is sent with every call, onceHeader with calls that must not
+	// reach the backend twice (baseHeaders); both are shared, read-only.
+	header, onceHeader http.Header
+	health             health
 }
 
 // New returns a pool for the given backends (configured name -> base URL,
@@ -55,10 +59,10 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		logger:   logger,
 		backends: make(map[string]*backend, len(backends)),
 	}
-	if !httpwire.ValidHeaderValue(opts.UserAgent) {
+	if !httpguts.ValidHeaderFieldValue(opts.UserAgent) {
 		return nil, fmt.Errorf("backend: user agent %q has a control character", opts.UserAgent)
 	}
-	p.reqBufs.New = func() any { b := make([]byte, 0, 1024); return &b }
+	p.exchanges.New = func() any { return newExchange() }
 	p.respBufs.New = func() any { return &Lease{pool: p, b: make([]byte, 0, 16<<10)} }
 	p.chunks.New = func() any { b := make([]byte, 0, chunkSize); return &b }
 	for name, raw := range backends {
@@ -75,8 +79,14 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 		if u.Path == "" {
 			u.Path = "/"
 		}
-		be := &backend{name: name, url: u, conns: newConnPool(u, opts, &p.gzips), head: requestHead(u, opts.UserAgent)}
-		be.probe = probeRequest(be.head)
+		be := &backend{
+			name:       name,
+			url:        u,
+			transport:  newTransport(u, opts),
+			fresh:      newFreshTransport(u, opts),
+			header:     baseHeaders(opts.UserAgent, true),
+			onceHeader: baseHeaders(opts.UserAgent, false),
+		}
 		be.health.threshold = int64(opts.FailThreshold)
 		p.backends[name] = be
 		p.names = append(p.names, name)
@@ -92,6 +102,7 @@ func (p *Pool) Names() []string { return slices.Clone(p.names) }
 // not interrupted; the pool stays usable.
 func (p *Pool) Close() {
 	for _, be := range p.backends {
-		be.conns.closeIdle()
+		be.transport.CloseIdleConnections()
+		be.fresh.CloseIdleConnections()
 	}
 }

@@ -56,14 +56,18 @@ func TestProxyUpstreamFailures(t *testing.T) {
 		status       int    // HTTP status of the single answer
 		kind         string // data.name of a gateway error
 		calls        int    // upstream calls
+		// resend: one more call is allowed. An answer to another request
+		// on a kept-alive connection may be bytes an earlier exchange left
+		// there: the call is sent once more, on a connection of its own.
+		resend bool
 	}{
-		{"route timeout", "slow_api.wait", -32010, http.StatusGatewayTimeout, "upstream_timeout", 1},
-		{"HTML answer", "fail_api.html", -32012, http.StatusBadGateway, "invalid_upstream_response", 1},
-		{"HTTP 500", "fail_api.status500", -32011, http.StatusBadGateway, "upstream_unavailable", 1},
-		{"wrong id", "fail_api.wrong_id", -32012, http.StatusBadGateway, "invalid_upstream_response", 1},
-		{"neither result nor error", "fail_api.neither", -32012, http.StatusBadGateway, "invalid_upstream_response", 1},
-		{"truncated", "fail_api.truncated", -32012, http.StatusBadGateway, "invalid_upstream_response", 1},
-		{"503 twice then OK with retries 2", "flaky_api.get", 0, http.StatusOK, "", 3},
+		{"route timeout", "slow_api.wait", -32010, http.StatusGatewayTimeout, "upstream_timeout", 1, false},
+		{"HTML answer", "fail_api.html", -32012, http.StatusBadGateway, "invalid_upstream_response", 1, false},
+		{"HTTP 500", "fail_api.status500", -32011, http.StatusBadGateway, "upstream_unavailable", 1, false},
+		{"wrong id", "fail_api.wrong_id", -32012, http.StatusBadGateway, "invalid_upstream_response", 1, true},
+		{"neither result nor error", "fail_api.neither", -32012, http.StatusBadGateway, "invalid_upstream_response", 1, false},
+		{"truncated", "fail_api.truncated", -32012, http.StatusBadGateway, "invalid_upstream_response", 1, false},
+		{"503 twice then OK with retries 2", "flaky_api.get", 0, http.StatusOK, "", 3, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +88,7 @@ func TestProxyUpstreamFailures(t *testing.T) {
 			if string(got.ID) != "11" {
 				t.Errorf("id %s, want 11", got.ID)
 			}
-			if c := node.count(tc.method); c != tc.calls {
+			if c := node.count(tc.method); c != tc.calls && !(tc.resend && c == tc.calls+1) {
 				t.Errorf("%d upstream calls, want %d", c, tc.calls)
 			}
 			if tc.code == 0 && string(got.Result) != `"third time lucky"` {

@@ -103,14 +103,22 @@ func applyListen(cfg *config.Config, listen string) error {
 	return nil
 }
 
+// newLogger returns the process's logger. It also becomes slog's default,
+// so that what libraries write with the standard log package (net/http's
+// "Unsolicited response received on idle HTTP channel" about a backend
+// that wrote more than it was asked) comes out in the same format.
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	var logger *slog.Logger
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		logger = slog.New(slog.NewTextHandler(w, nil))
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		logger = slog.New(slog.NewJSONHandler(w, nil))
+	default:
+		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
-	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+	slog.SetDefault(logger)
+	return logger, nil
 }
 
 // serveOptions are what serveWith needs beyond the config.

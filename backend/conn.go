@@ -1,0 +1,120 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// hivegate calls its backends through net/http's Transport (transport.go).
+// The Transport hands a kept-alive connection to the next request as soon
+// as an answer's body has been read to its end, which is before hivegate
+// has checked that answer. A connection whose answer turns out wrong (a
+// response to another request, garbage, an answer over the size cap) may be
+// out of step with the backend: the next bytes on it can belong to no
+// request at all. Such a connection must carry nothing more.
+//
+// The Transport has no hook for that, so hivegate dials its own
+// connections and wraps them (conn): every call that gets a connection
+// (httptrace's GotConn) is counted as one of its users, and a write waits
+// until every earlier user has released it (release) — microseconds after
+// its body was read, once its answer was checked. A connection released as
+// rejected is closed, and the write that waited fails before a byte is
+// written; the Transport then sends that request again on another
+// connection (it does so for any request of which nothing was written).
+// Nothing here reads or writes HTTP: the Transport does.
+
+// errRejectedConn is the error of a write on a connection whose previous
+// answer was rejected.
+var errRejectedConn = errors.New("backend: connection closed after a rejected answer")
+
+// conn is a backend connection as dialed by hivegate (see above).
+type conn struct {
+	net.Conn
+	received atomic.Int64 // bytes read from the backend since the dial
+
+	mu       sync.Mutex
+	released *sync.Cond // signalled by release
+	users    int        // calls holding the connection (got, not released)
+	rejected bool
+}
+
+// dialer dials backend connections wrapped in conn.
+type dialer struct {
+	net.Dialer
+}
+
+// DialContext dials addr and wraps the connection.
+func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := &conn{Conn: c}
+	tc.released = sync.NewCond(&tc.mu)
+	return tc, nil
+}
+
+// Read reads from the connection and counts what arrived.
+func (c *conn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.received.Add(int64(n))
+	return n, err
+}
+
+// Write waits until every earlier user of the connection has released it,
+// then writes; on a rejected connection it writes nothing and fails.
+func (c *conn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	for c.users > 1 && !c.rejected {
+		c.released.Wait()
+	}
+	rejected := c.rejected
+	c.mu.Unlock()
+	if rejected {
+		return 0, errRejectedConn
+	}
+	return c.Conn.Write(p)
+}
+
+// got records a new user of the connection (a call it was handed to).
+func (c *conn) got() {
+	c.mu.Lock()
+	c.users++
+	c.mu.Unlock()
+}
+
+// release ends a user's hold on the connection. A rejected connection is
+// closed at once: nothing more is written on it.
+func (c *conn) release(reject bool) {
+	c.mu.Lock()
+	c.users--
+	if reject && !c.rejected {
+		c.rejected = true
+		_ = c.Conn.Close()
+	}
+	c.mu.Unlock()
+	c.released.Broadcast()
+}
+
+// netConnOf returns the conn under a connection the Transport handed out:
+// the conn itself, or the one under a TLS connection.
+func netConnOf(nc net.Conn) *conn {
+	for nc != nil {
+		switch c := nc.(type) {
+		case *conn:
+			return c
+		case interface{ NetConn() net.Conn }:
+			nc = c.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// tcpKeepAlive is the TCP keep-alive period of backend connections.
+const tcpKeepAlive = 30 * time.Second

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -190,7 +187,11 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body []byte, id uint64,
 			ex.finish(f.stale)
 		} else {
 			var reject bool
-			env, f, reject = p.readAnswer(ctx, be, hresp, id, req)
+			f, reject = p.readAnswer(ctx, be, hresp, func(raw []byte, lb *Lease, fresh bool) (bool, *failure) {
+				var keep bool
+				env, keep, f = p.checkSingle(be, raw, lb, fresh, id, req)
+				return keep, f
+			})
 			ex.finish(reject)
 		}
 		if f != nil && f.stale && reused && t == be.transport && !req.Once && ctx.Err() == nil {
@@ -221,149 +222,6 @@ func (p *Pool) sendFailure(ctx context.Context, be *backend, ex *exchange, err e
 		}
 	}
 	return ioFailure(ctx, be, err, false)
-}
-
-// readAnswer reads and checks the answer resp and closes its body. reject
-// says that the answer was refused for what it holds, so its connection
-// must carry nothing more.
-func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response, id uint64, req Request) (env envelope, f *failure, reject bool) {
-	defer resp.Body.Close() // before ex.finish: an unread body closes the connection
-	switch status := resp.StatusCode; {
-	case status >= 500:
-		p.drain(resp.Body)
-		return envelope{}, &failure{
-			kind:   jsonrpc.KindUpstreamUnavailable,
-			detail: "answered HTTP " + strconv.Itoa(status),
-			cause:  httpStatusCause(be, status, "POST"),
-			retry:  true,
-			down:   true,
-		}, false
-	case status < 200 || status >= 300:
-		p.drain(resp.Body)
-		return envelope{}, &failure{
-			kind:   jsonrpc.KindInvalidUpstreamResponse,
-			detail: "answered HTTP " + strconv.Itoa(status),
-			cause:  httpStatusCause(be, status, "POST"),
-			// A 408 on a kept-alive connection was most likely sent
-			// while it was idle, before this request.
-			stale: status == http.StatusRequestTimeout,
-		}, status == http.StatusRequestTimeout
-	}
-	limit := p.opts.MaxResponseBytes
-	if resp.ContentLength > limit {
-		return envelope{}, p.tooLarge(be, fmt.Sprintf("Content-Length %d", resp.ContentLength)), true
-	}
-	need := 0
-	if resp.ContentLength >= 0 {
-		need = int(resp.ContentLength) + 1
-	}
-	body, gz, err := p.decodedBody(resp)
-	if err != nil {
-		return envelope{}, &failure{
-			kind:   jsonrpc.KindInvalidUpstreamResponse,
-			detail: "answered a body hivegate cannot decode",
-			cause:  describeTransport(be, err, "POST"),
-		}, true
-	}
-	defer p.putGzip(gz)
-	lb := p.getRespBuf(need)
-	env, f = p.readEnvelope(ctx, be, body, lb, id, req)
-	if env.lease == nil {
-		p.putRespBuf(lb) // a no-op for a large buffer a result may alias
-	}
-	return env, f, f != nil && f.kind != jsonrpc.KindUpstreamUnavailable
-}
-
-// readEnvelope reads the body into lb and checks it (readAnswer). The
-// envelope it returns holds lb (lent) or nothing of it.
-func (p *Pool) readEnvelope(ctx context.Context, be *backend, body io.Reader, lb *Lease, id uint64, req Request) (envelope, *failure) {
-	limit := p.opts.MaxResponseBytes
-	raw, fresh, err := p.readBody(body, &lb.b, limit)
-	switch {
-	case err == errTooLarge:
-		return envelope{}, p.tooLarge(be, "body")
-	case err != nil && !isNetError(err) && ctx.Err() == nil:
-		// Not the connection but the bytes: a gzip body that does not
-		// decode, or bytes after its end.
-		return envelope{}, &failure{
-			kind:   jsonrpc.KindInvalidUpstreamResponse,
-			detail: "answered a body hivegate cannot decode",
-			cause:  describeTransport(be, err, "POST"),
-		}
-	case err != nil:
-		return envelope{}, ioFailure(ctx, be, err, true)
-	}
-	env, reason := parseEnvelope(raw, id)
-	if reason != "" {
-		return envelope{}, &failure{
-			kind:   jsonrpc.KindInvalidUpstreamResponse,
-			detail: "answered " + reason,
-			cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
-			stale:  reason == reasonWrongID,
-		}
-	}
-	pooled := !fresh && cap(lb.b) <= maxPooledBuf
-	switch {
-	case env.result != nil && req.ResultPrefix != "":
-		return withPrefix(env.result, req.ResultPrefix), nil
-	case env.result != nil && req.Lend && pooled:
-		lb.lent = true
-		return envelope{result: env.result, lease: lb}, nil
-	}
-	return detach(env, len(raw), !pooled), nil
-}
-
-// ioFailure classifies a transport error (transportFailure). An error that
-// a passed deadline caused is only reported once ctx itself says so: the
-// connection's deadline, set from ctx's, may fire a moment before ctx's own
-// timer, and Call tells a timeout from a transport failure by ctx.Err().
-func ioFailure(ctx context.Context, be *backend, err error, midBody bool) *failure {
-	if dl, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(dl) {
-		t := time.NewTimer(100 * time.Millisecond) // Done is due now; bounded all the same
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
-	return transportFailure(be, err, midBody)
-}
-
-// withPrefix copies result into a new buffer after prefix (Request.ResultPrefix).
-func withPrefix(result []byte, prefix string) envelope {
-	n := len(prefix) + len(result)
-	buf := slices.Grow([]byte(nil), n) // the allocator's size class: cap is what was allocated
-	buf = append(append(buf, prefix...), result...)
-	return envelope{result: buf[len(prefix):n:n], buf: buf}
-}
-
-// tooLarge is the failure of an answer over the size cap.
-func (p *Pool) tooLarge(be *backend, what string) *failure {
-	return &failure{
-		kind:   jsonrpc.KindUpstreamResponseTooLarge,
-		detail: "answered more than " + formatBytes(p.opts.MaxResponseBytes),
-		cause:  fmt.Errorf("POST %s: %s over %d bytes", be.url.Redacted(), what, p.opts.MaxResponseBytes),
-	}
-}
-
-// detach makes env independent of a pooled buffer. When the body's buffer
-// will not be reused (canAlias: a fresh or large buffer) and the member fills
-// most of it, the member is handed out as is, saving a copy of a big result;
-// otherwise it is copied.
-func detach(env envelope, bodyLen int, canAlias bool) envelope {
-	member := env.result
-	if member == nil {
-		member = env.errObj
-	}
-	if canAlias && 2*len(member) >= bodyLen {
-		member = member[:len(member):len(member)]
-	} else {
-		member = append([]byte(nil), member...)
-	}
-	if env.result != nil {
-		return envelope{result: member}
-	}
-	return envelope{errObj: member}
 }
 
 // backoff is the jittered pause before retry number attempt+1: about 25ms,

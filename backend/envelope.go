@@ -24,54 +24,65 @@ const reasonWrongID = "a response to another request (wrong id)"
 // request numbered wantID and locates its result or error member without
 // decoding it. On failure it returns a short, client-safe reason that
 // completes "backend X answered ...".
+func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
+	env, id, reason := parseResponse(body)
+	if reason == "" && id != nil && !idMatches(id, wantID) {
+		return envelope{}, reasonWrongID
+	}
+	return env, reason
+}
+
+// parseResponse checks that body is one JSON-RPC 2.0 response object and
+// locates its id and its result or error member (parseEnvelope). The id is
+// nil when it is null, which is allowed only with an error.
 //
 // Accepted: the id as a number or a string of that number; "error": null
 // beside a result (some servers send it, JSON-RPC forbids it, nothing is
 // lost by ignoring it); "id": null together with an error (JSON-RPC's answer
 // when the server could not read the request's id — the error is the
 // backend's and is worth passing on). The "jsonrpc" member is not required.
-func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
+func parseResponse(body []byte) (envelope, []byte, string) {
 	var env envelope
 	i := skipSpace(body, 0)
 	if i >= len(body) {
-		return env, "an empty body"
+		return env, nil, "an empty body"
 	}
 	switch body[i] {
 	case '{':
 	case '[':
 		if _, err := skipValue(body, i); err != nil {
-			return env, describe(err)
+			return env, nil, describe(err)
 		}
-		return env, "a JSON array instead of a response object"
+		return env, nil, "a JSON array instead of a response object"
 	default:
 		if end, err := skipValue(body, i); err == nil && skipSpace(body, end) == len(body) {
-			return env, "a JSON value that is not a response object"
+			return env, nil, "a JSON value that is not a response object"
 		}
-		return env, "a body that is not JSON"
+		return env, nil, "a body that is not JSON"
 	}
 	var id []byte
 	var haveID, haveResult, haveError bool
 	i = skipSpace(body, i+1)
 	if i >= len(body) {
-		return env, describe(errTruncated)
+		return env, nil, describe(errTruncated)
 	}
 	if body[i] == '}' {
 		i++
 	} else {
 		for {
 			if body[i] != '"' {
-				return env, describe(errSyntax)
+				return env, nil, describe(errSyntax)
 			}
 			keyStart := i + 1
 			end, err := skipKey(body, i)
 			if err != nil {
-				return env, describe(err)
+				return env, nil, describe(err)
 			}
 			key := body[keyStart:bytes.LastIndexByte(body[:end], '"')]
 			valStart := skipSpace(body, end)
 			i, err = skipValue(body, valStart)
 			if err != nil {
-				return env, describe(err)
+				return env, nil, describe(err)
 			}
 			val := body[valStart:i]
 			if bytes.IndexByte(key, '\\') >= 0 {
@@ -80,62 +91,61 @@ func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
 			switch string(key) {
 			case "id":
 				if haveID {
-					return env, `a response with two "id" members`
+					return env, nil, `a response with two "id" members`
 				}
 				haveID, id = true, val
 			case "result":
 				if haveResult {
-					return env, `a response with two "result" members`
+					return env, nil, `a response with two "result" members`
 				}
 				haveResult, env.result = true, val
 			case "error":
 				if haveError {
-					return env, `a response with two "error" members`
+					return env, nil, `a response with two "error" members`
 				}
 				haveError, env.errObj = true, val
 			}
 			i = skipSpace(body, i)
 			if i >= len(body) {
-				return env, describe(errTruncated)
+				return env, nil, describe(errTruncated)
 			}
 			if body[i] == '}' {
 				i++
 				break
 			}
 			if body[i] != ',' {
-				return env, describe(errSyntax)
+				return env, nil, describe(errSyntax)
 			}
 			i = skipSpace(body, i+1)
 			if i >= len(body) {
-				return env, describe(errTruncated)
+				return env, nil, describe(errTruncated)
 			}
 		}
 	}
 	if skipSpace(body, i) != len(body) {
-		return env, "data after the response object"
+		return env, nil, "data after the response object"
 	}
 	if haveError && string(env.errObj) == "null" {
 		haveError, env.errObj = false, nil
 	}
 	switch {
 	case !haveID:
-		return env, "a response without an id"
+		return env, nil, "a response without an id"
 	case string(id) == "null":
 		if !haveError || haveResult {
-			return env, "a response with a null id"
+			return env, nil, "a response with a null id"
 		}
-	case !idMatches(id, wantID):
-		return env, reasonWrongID
+		id = nil
 	}
 	switch {
 	case haveResult && haveError:
-		return env, "a response with both result and error"
+		return env, nil, "a response with both result and error"
 	case !haveResult && !haveError:
-		return env, "a response with neither result nor error"
+		return env, nil, "a response with neither result nor error"
 	case haveError && env.errObj[0] != '{':
-		return env, "an error member that is not an object"
+		return env, nil, "an error member that is not an object"
 	}
-	return env, ""
+	return env, id, ""
 }
 
 // describe turns a scanner error into a client-safe reason.

@@ -166,4 +166,3 @@ func detach(env envelope, bodyLen int, canAlias bool) envelope {
 	}
 	return envelope{errObj: member}
 }
-

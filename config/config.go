@@ -173,6 +173,15 @@ type Limits struct {
 	TrustedProxies []netip.Prefix
 	// MaxResponseBytes caps one backend answer (limits.max_response_bytes).
 	MaxResponseBytes int64
+	// MaxUpstreamBatchSize is the most calls of one client batch sent to a
+	// backend in one JSON-RPC batch request; 1 sends every call on its own
+	// (limits.max_upstream_batch_size).
+	MaxUpstreamBatchSize int
+	// NoUpstreamBatch names the backends that get every call on its own,
+	// for nodes that do not take JSON-RPC batches (limits.no_upstream_batch).
+	NoUpstreamBatch []string
+
+	noBatchPos Pos // where no_upstream_batch was given
 }
 
 // Config is the whole configuration, whichever format it came from.

@@ -84,6 +84,8 @@ func TestErrors(t *testing.T) {
 		{"default_namespace with dot", "c.yaml", minimal + "default_namespace: a.b\n", 5, "default_namespace", `got "a.b"`},
 		{"default_namespace empty", "c.yaml", minimal + "default_namespace: ''\n", 5, "default_namespace", `got ""`},
 		{"max_batch_size 0", "c.yaml", minimal + "limits:\n  max_batch_size: 0\n", 6, "limits.max_batch_size", "out of range 1..10000"},
+		{"max_upstream_batch_size 0", "c.yaml", minimal + "limits:\n  max_upstream_batch_size: 0\n", 6, "limits.max_upstream_batch_size", "out of range 1..1000"},
+		{"no_upstream_batch unknown backend", "c.yaml", minimal + "limits:\n  no_upstream_batch: [hivemind]\n", 6, "limits.no_upstream_batch", `unknown backend "hivemind"`},
 		{"max_body_bytes small", "c.yaml", minimal + "limits:\n  max_body_bytes: 10\n", 6, "limits.max_body_bytes", "out of range"},
 		{"max_json_depth 1", "c.yaml", minimal + "limits:\n  max_json_depth: 1\n", 6, "limits.max_json_depth", "out of range 2..1000"},
 		{"blacklist of numbers", "c.yaml", minimal + "limits:\n  blacklist_accounts: [1]\n", 6, "limits.blacklist_accounts", "want a string, got 1"},

@@ -69,7 +69,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Listen() != "127.0.0.1:8090" {
 			t.Errorf("%s: Listen() = %q", cfg.Source, cfg.Listen())
 		}
-		wantLimits := config.Limits{MaxBatchSize: 50, MaxBodyBytes: 1 << 20, MaxJSONDepth: 64}
+		wantLimits := config.Limits{MaxBatchSize: 50, MaxBodyBytes: 1 << 20, MaxJSONDepth: 64, MaxUpstreamBatchSize: 50}
 		if !limitsEqual(cfg.Limits, wantLimits) {
 			t.Errorf("%s: limits %+v, want %+v", cfg.Source, cfg.Limits, wantLimits)
 		}
@@ -84,14 +84,15 @@ func TestDefaults(t *testing.T) {
 
 func limitsEqual(a, b config.Limits) bool {
 	return slices.Equal(a.BlacklistAccounts, b.BlacklistAccounts) && a.MaxBatchSize == b.MaxBatchSize &&
-		a.MaxBodyBytes == b.MaxBodyBytes && a.MaxJSONDepth == b.MaxJSONDepth
+		a.MaxBodyBytes == b.MaxBodyBytes && a.MaxJSONDepth == b.MaxJSONDepth &&
+		a.MaxUpstreamBatchSize == b.MaxUpstreamBatchSize && slices.Equal(a.NoUpstreamBatch, b.NoUpstreamBatch)
 }
 
 // TestLimitsKeys shows that every limits key changes the loaded value, in
 // both formats.
 func TestLimitsKeys(t *testing.T) {
 	t.Parallel()
-	base := config.Limits{MaxBatchSize: 50, MaxBodyBytes: 1 << 20, MaxJSONDepth: 64}
+	base := config.Limits{MaxBatchSize: 50, MaxBodyBytes: 1 << 20, MaxJSONDepth: 64, MaxUpstreamBatchSize: 50}
 	testCases := []struct {
 		yaml, json string
 		want       func(config.Limits) config.Limits
@@ -106,6 +107,10 @@ func TestLimitsKeys(t *testing.T) {
 			func(l config.Limits) config.Limits { l.MaxBodyBytes = 65536; return l }},
 		{"max_json_depth: 16", `"max_json_depth": 16`,
 			func(l config.Limits) config.Limits { l.MaxJSONDepth = 16; return l }},
+		{"max_upstream_batch_size: 1", `"max_upstream_batch_size": 1`,
+			func(l config.Limits) config.Limits { l.MaxUpstreamBatchSize = 1; return l }},
+		{"no_upstream_batch: [hived]", `"no_upstream_batch": ["hived"]`,
+			func(l config.Limits) config.Limits { l.NoUpstreamBatch = []string{"hived"}; return l }},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.yaml, func(t *testing.T) {

@@ -21,6 +21,7 @@ const (
 	DefaultIdleTimeout             = 120 * time.Second
 	DefaultMaxInFlight             = 2048
 	DefaultMaxResponseBytes  int64 = 64 << 20 // 64 MiB
+	DefaultMaxUpstreamBatch        = 50
 )
 
 // Ranges of the limits keys.
@@ -52,6 +53,7 @@ func (l Limits) WithDefaults() Limits {
 	set(&l.MaxJSONDepth, DefaultMaxJSONDepth)
 	set(&l.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	set(&l.MaxInFlight, DefaultMaxInFlight)
+	set(&l.MaxUpstreamBatchSize, DefaultMaxUpstreamBatch)
 	if l.MaxBodyBytes <= 0 {
 		l.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -106,6 +108,11 @@ func (d *decoder) limitsSection(l *Limits, n *node, section string) error {
 			l.TrustedProxyHeader, err = d.headerName(v, path)
 		case "trusted_proxies":
 			l.TrustedProxies, err = d.prefixes(v, path)
+		case "max_upstream_batch_size":
+			l.MaxUpstreamBatchSize, err = d.intIn(v, path, 1, 1000)
+		case "no_upstream_batch":
+			l.NoUpstreamBatch, err = d.strings(v, path)
+			l.noBatchPos = d.pos(k)
 		case "max_response_bytes":
 			var b int
 			b, err = d.intIn(v, path, 1024, maxResponseBytesLimit)

@@ -117,7 +117,7 @@ func TestLimitsWithDefaults(t *testing.T) {
 		MaxBatchSize: 50, MaxBodyBytes: 1 << 20, MaxJSONDepth: 64, MaxHeaderBytes: 64 << 10,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second,
-		MaxInFlight: 2048, MaxResponseBytes: 64 << 20,
+		MaxInFlight: 2048, MaxResponseBytes: 64 << 20, MaxUpstreamBatchSize: 50,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)

@@ -19,6 +19,11 @@ func (c *Config) validate() error {
 			return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: err}
 		}
 	}
+	for _, name := range c.Limits.NoUpstreamBatch {
+		if !names[name] {
+			return &Error{Pos: c.Limits.noBatchPos, Key: "limits.no_upstream_batch", Err: fmt.Errorf("unknown backend %q (backends: %s)", name, strings.Join(c.backendNames(), ", "))}
+		}
+	}
 	if len(c.URLs) == 0 {
 		return &Error{Pos: Pos{File: c.Source}, Key: "urls", Err: fmt.Errorf("no urls: every method would be refused")}
 	}

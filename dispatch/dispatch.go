@@ -71,6 +71,9 @@ type Dispatcher struct {
 	// the LIB tracker reads (observeLIB).
 	libGap  time.Duration
 	libSeen atomic.Int64
+	// maxBatch and noBatch are RunBatch's settings (WithUpstreamBatching).
+	maxBatch int
+	noBatch  map[string]bool
 }
 
 // New returns a Dispatcher. c may be nil (no in-process caching); lib may
@@ -79,7 +82,7 @@ func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTrac
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap}
+	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap, maxBatch: DefaultMaxUpstreamBatch}
 	d.scratch.New = func() any { return &callScratch{key: make([]byte, 0, 256)} }
 	for _, opt := range opts {
 		opt(d)
@@ -211,12 +214,10 @@ type Pending struct {
 // holds no resources, so one that is never run needs no clean-up.
 func (p *Pending) Run(ctx context.Context) Result {
 	d, c, rt := p.d, p.c, p.rt
-	res := Result{Route: rt.Matched.URL, Key: c.Key, Cache: CacheBypass}
 	if !p.coalesce {
 		// This caller alone holds the result: it may be lent.
 		out := d.upstream(ctx, c, rt, false, true)
-		res.Result, res.Err, res.Lease = out.result, out.rpcErr(), out.resp.Lease
-		return res
+		return p.result(out, true)
 	}
 	// The upstream call may outlive this client's request (another client
 	// can still be waiting on it), so it must not hold the request's buffers.
@@ -236,13 +237,21 @@ func (p *Pending) Run(ctx context.Context) Result {
 		}
 		return o
 	})
-	res.Result, res.Err, res.Entry = out.result, out.rpcErr(), out.entry
+	return p.result(out, leader)
+}
+
+// result is the Result of p's outcome; leader says whether this caller's
+// flight made the call (false: coalesced onto another's).
+func (p *Pending) result(out outcome, leader bool) Result {
+	res := Result{Route: p.rt.Matched.URL, Key: p.c.Key, Cache: CacheBypass, Result: out.result, Err: out.rpcErr(), Entry: out.entry}
 	switch {
+	case !p.coalesce:
+		res.Lease = out.resp.Lease
 	case out.shared:
 		res.Cache = CacheHit // from the shared tier: no upstream call was made
 	case !leader:
 		res.Cache = CacheCoalesced
-	case cacheable:
+	case p.cacheable:
 		res.Cache = CacheMiss
 	}
 	return res
@@ -304,6 +313,12 @@ func (o outcome) rpcErr() *jsonrpc.Error {
 // A result that only one caller will read (lend) stays in the pooled
 // buffer it was read into (backend.Request.Lend).
 func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable, lend bool) outcome {
+	resp, err := d.pool.Call(ctx, rt.Backend, upstreamRequest(c, rt, cacheable, lend))
+	return d.outcomeOf(c, rt, resp, err)
+}
+
+// upstreamRequest is the backend request of a call.
+func upstreamRequest(c *router.Call, rt router.Route, cacheable, lend bool) backend.Request {
 	req := backend.Request{
 		Method:  c.UpstreamMethod,
 		Params:  c.UpstreamParams,
@@ -315,7 +330,12 @@ func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Rou
 	if cacheable {
 		req.ResultPrefix = c.Key
 	}
-	resp, err := d.pool.Call(ctx, rt.Backend, req)
+	return req
+}
+
+// outcomeOf is the outcome of a call's backend answer; it logs failures
+// and feeds get_dynamic_global_properties answers to the LIB tracker.
+func (d *Dispatcher) outcomeOf(c *router.Call, rt router.Route, resp backend.Response, err error) outcome {
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			d.log.Warn("upstream call failed", "key", c.Key, "backend", rt.Backend, "error", err)
@@ -376,14 +396,42 @@ func (d *Dispatcher) CallJSONRPC(ctx context.Context, method string, params json
 	return d.Call(ctx, method, params).Answer()
 }
 
-// StartJSONRPC implements jsonrpc.Starter: the answer when no upstream call
-// is needed, or the continuation that makes it.
-func (d *Dispatcher) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
-	res, p := d.Prepare(method, params)
-	if p == nil {
-		return res.Answer(), nil
+// CallJSONRPCBatch implements jsonrpc.BatchCaller (ServeBatch).
+func (d *Dispatcher) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
+	d.ServeBatch(ctx, els, answers, nil)
+}
+
+// ServeBatch serves the valid elements (Err nil) of a JSON-RPC batch into
+// answers, by position: cache hits and calls refused before any upstream
+// request are answered at once, the rest go upstream together (RunBatch).
+// observe, when not nil, is told each element's Result.
+func (d *Dispatcher) ServeBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer, observe func(Result)) {
+	var pending []*Pending
+	var at []int
+	for i, el := range els {
+		if el.Err != nil {
+			continue
+		}
+		res, p := d.Prepare(el.Req.Method, el.Req.Params)
+		if p == nil {
+			answers[i] = res.Answer()
+			if observe != nil {
+				observe(res)
+			}
+			continue
+		}
+		pending = append(pending, p)
+		at = append(at, i)
 	}
-	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return p.Run(ctx).Answer() }
+	if len(pending) == 0 {
+		return
+	}
+	for j, res := range d.RunBatch(ctx, pending) {
+		answers[at[j]] = res.Answer()
+		if observe != nil {
+			observe(res)
+		}
+	}
 }
 
 // Answer is the JSON-RPC front end's view of r.

@@ -18,52 +18,79 @@ type flight struct {
 	done    chan struct{}
 	out     outcome
 	waiters int
-	cancel  context.CancelFunc
+	// cancel is called when the last waiter leaves before the outcome.
+	cancel func()
 }
 
 // do runs fn once per key among concurrent callers. leader reports whether
 // this caller started the call (the others were coalesced onto it).
 func (f *flights) do(ctx context.Context, key string, fn func(context.Context) outcome) (out outcome, leader bool) {
-	f.mu.Lock()
-	if f.m == nil {
-		f.m = map[string]*flight{}
-	}
-	fl, ok := f.m[key]
-	if ok {
-		fl.waiters++
-	} else {
+	var callCtx context.Context
+	fl, leader := f.join(key, func() func() {
 		// The upstream call outlives any one client: it runs on a context
 		// detached from the leader's and is cancelled only when no client
 		// waits any more.
-		callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		fl = &flight{done: make(chan struct{}), waiters: 1, cancel: cancel}
-		f.m[key] = fl
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+		return cancel
+	})
+	if leader {
 		go func() {
-			fl.out = fn(callCtx)
-			f.mu.Lock()
-			if f.m[key] == fl {
-				delete(f.m, key)
-			}
-			f.mu.Unlock()
-			cancel()
-			close(fl.done)
+			out := fn(callCtx)
+			f.finish(key, fl, out)
+			fl.cancel()
 		}()
 	}
+	return f.wait(ctx, key, fl), leader
+}
+
+// join makes the caller a waiter of key's flight. When there is none it
+// starts one (leader true), whose cancellation start returns: the leader
+// then makes the call and ends the flight with finish.
+func (f *flights) join(key string, start func() (cancel func())) (fl *flight, leader bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fl, ok := f.m[key]; ok {
+		fl.waiters++
+		return fl, false
+	}
+	if f.m == nil {
+		f.m = map[string]*flight{}
+	}
+	fl = &flight{done: make(chan struct{}), waiters: 1, cancel: start()}
+	f.m[key] = fl
+	return fl, true
+}
+
+// finish records fl's outcome and wakes its waiters.
+func (f *flights) finish(key string, fl *flight, out outcome) {
+	fl.out = out
+	f.mu.Lock()
+	if f.m[key] == fl {
+		delete(f.m, key)
+	}
 	f.mu.Unlock()
+	close(fl.done)
+}
+
+// wait returns fl's outcome, or ctx's error when ctx ends first: then the
+// caller stops waiting, and the last waiter to leave cancels the call.
+func (f *flights) wait(ctx context.Context, key string, fl *flight) outcome {
 	select {
 	case <-fl.done:
-		return fl.out, !ok
+		return fl.out
 	case <-ctx.Done():
 		f.mu.Lock()
 		fl.waiters--
-		if fl.waiters == 0 {
-			fl.cancel()
-			if f.m[key] == fl {
-				delete(f.m, key)
-			}
+		last := fl.waiters == 0
+		if last && f.m[key] == fl {
+			delete(f.m, key)
 		}
 		f.mu.Unlock()
-		return outcome{err: ctx.Err()}, !ok
+		if last {
+			fl.cancel()
+		}
+		return outcome{err: ctx.Err()}
 	}
 }
 

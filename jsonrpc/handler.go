@@ -35,16 +35,15 @@ type Caller interface {
 	Healthy() bool
 }
 
-// Starter is implemented by a Caller that can answer some calls at once,
-// without an upstream request: a cache hit, an invalid method, a method with
-// no route. The batch path uses it to answer such elements in place instead
-// of starting a goroutine for each.
-type Starter interface {
-	// StartJSONRPC returns the answer and a nil continuation when the call
-	// needs no upstream request; otherwise it returns a zero Answer and a
-	// continuation that completes the call. A continuation holds no
-	// resources until it runs, so one that is never called costs nothing.
-	StartJSONRPC(method string, params json.RawMessage) (Answer, func(context.Context) Answer)
+// BatchCaller is implemented by a Caller that serves the calls of a batch
+// together. The dispatcher does: it answers cache hits in place, without a
+// goroutine each, and sends the calls that go upstream to one backend in
+// one JSON-RPC batch.
+type BatchCaller interface {
+	// CallJSONRPCBatch serves the valid elements of a batch (Err nil) and
+	// fills answers[i] for element i; it returns when every one is
+	// answered. The elements' requests stay valid until then only.
+	CallJSONRPCBatch(ctx context.Context, els []Element, answers []Answer)
 }
 
 // Response headers that tell a client what happened to a single request.
@@ -249,47 +248,24 @@ func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element,
 	}
 }
 
-// callBatch serves the valid elements of a batch concurrently and returns
-// their answers by position, in answers' reused capacity. Elements the
-// Caller can answer at once (cache hits) are answered in place; only those
-// that need an upstream request get a goroutine.
+// callBatch serves the valid elements of a batch and returns their answers
+// by position, in answers' reused capacity: through the Caller's
+// CallJSONRPCBatch when it has one, else concurrently, a goroutine each.
 func (h *Handler) callBatch(ctx context.Context, els []Element, answers []Answer) []Answer {
 	answers = append(answers[:0], make([]Answer, len(els))...)
-	starter, _ := h.caller.(Starter)
-	var wg *sync.WaitGroup // only for a batch that starts goroutines
+	if bc, ok := h.caller.(BatchCaller); ok {
+		bc.CallJSONRPCBatch(ctx, els, answers)
+		return answers
+	}
+	var wg sync.WaitGroup
 	for i, el := range els {
 		if el.Err != nil {
 			continue
 		}
-		var rest func(context.Context) Answer
-		if starter != nil {
-			var a Answer
-			if a, rest = starter.StartJSONRPC(el.Req.Method, el.Req.Params); rest == nil {
-				answers[i] = a
-				continue
-			}
-		} else {
-			rest = h.callLater(el.Req)
-		}
-		if wg == nil {
-			wg = new(sync.WaitGroup)
-		}
-		goAnswer(ctx, wg, &answers[i], rest)
+		wg.Go(func() { answers[i] = h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
 	}
-	if wg != nil {
-		wg.Wait()
-	}
+	wg.Wait()
 	return answers
-}
-
-// callLater returns the call of req as a continuation.
-func (h *Handler) callLater(req Request) func(context.Context) Answer {
-	return func(ctx context.Context) Answer { return h.caller.CallJSONRPC(ctx, req.Method, req.Params) }
-}
-
-// goAnswer runs call in a goroutine of wg and stores its answer in dst.
-func goAnswer(ctx context.Context, wg *sync.WaitGroup, dst *Answer, call func(context.Context) Answer) {
-	wg.Go(func() { *dst = call(ctx) })
 }
 
 // refuseTooLarge answers a request whose body exceeds MaxBodyBytes with

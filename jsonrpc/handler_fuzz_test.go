@@ -7,24 +7,29 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
-// startCaller is echoCaller with the batch fast path: methods starting
-// with "c" are answered at once (as cache hits are), the others through a
-// continuation.
+// startCaller is echoCaller serving batches itself (jsonrpc.BatchCaller),
+// as the dispatcher does: methods starting with "c" are answered in place
+// (as cache hits are), the others concurrently.
 type startCaller struct{ echoCaller }
 
-func (c *startCaller) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
-	if strings.HasPrefix(method, "c") {
-		return c.CallJSONRPC(context.Background(), method, params), nil
+func (c *startCaller) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
+	var wg sync.WaitGroup
+	for i, el := range els {
+		switch {
+		case el.Err != nil:
+		case strings.HasPrefix(el.Req.Method, "c"):
+			answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
+		default:
+			wg.Go(func() { answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
+		}
 	}
-	// The continuation runs after the handler returns from StartJSONRPC:
-	// it must not rely on params staying put beyond the request, which
-	// the handler guarantees by waiting for every continuation.
-	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return c.CallJSONRPC(ctx, method, params) }
+	wg.Wait()
 }
 
 const fuzzMaxBatch = 8

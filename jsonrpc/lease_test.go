@@ -56,8 +56,12 @@ func (c *leaseCaller) Healthy() bool { return true }
 
 type leaseStarter struct{ leaseCaller }
 
-func (c *leaseStarter) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
-	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer { return c.CallJSONRPC(ctx, method, params) }
+func (c *leaseStarter) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
+	for i, el := range els {
+		if el.Err == nil {
+			answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
+		}
+	}
 }
 
 // TestLeasesReleasedAfterWriting: the handler gives every lent result back
@@ -75,7 +79,7 @@ func TestLeasesReleasedAfterWriting(t *testing.T) {
 		{"single small", `{"jsonrpc":"2.0","id":1,"method":"size100"}`, false, []int{100}},
 		{"single large", `{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"}`, false, []int{large}},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"size100"},{"jsonrpc":"2.0","id":2,"method":"fail"},{"jsonrpc":"2.0","id":3,"method":"size` + strconv.Itoa(large) + `"}]`, false, []int{100, large}},
-		{"batch with continuations", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, true, []int{large, 200}},
+		{"batch served by a BatchCaller", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, true, []int{large, 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -61,7 +61,8 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
 		g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
 	}
-	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared))
+	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
+		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
 	gen.handler = g.buildHandler(gen)
 	return gen, nil
 }

@@ -45,8 +45,9 @@ func (o *callObserver) refused(ctx context.Context, frontend string, kind jsonrp
 }
 
 // observedCaller is the dispatcher as the JSON-RPC handler's Caller, with
-// every call recorded. It implements jsonrpc.Starter like the dispatcher,
-// so batches keep their fast path (cache hits answered in place).
+// every call recorded. It implements jsonrpc.BatchCaller like the
+// dispatcher, so that batches keep their fast path (cache hits answered in
+// place) and their upstream batching.
 type observedCaller struct {
 	d   *dispatch.Dispatcher
 	obs *callObserver
@@ -60,22 +61,14 @@ func (c observedCaller) CallJSONRPC(ctx context.Context, method string, params j
 	return res.Answer()
 }
 
-// StartJSONRPC serves one element of a batch: at once when no upstream
-// call is needed, otherwise through the returned continuation. The
-// elements of a batch are counted in the metrics one by one; the access
-// log describes the batch as a whole.
-func (c observedCaller) StartJSONRPC(method string, params json.RawMessage) (jsonrpc.Answer, func(context.Context) jsonrpc.Answer) {
+// CallJSONRPCBatch serves the elements of a batch (dispatch.ServeBatch).
+// The elements are counted in the metrics one by one; the access log
+// describes the batch as a whole.
+func (c observedCaller) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
 	start := c.obs.clock()
-	res, p := c.d.Prepare(method, params)
-	if p == nil {
+	c.d.ServeBatch(ctx, els, answers, func(res dispatch.Result) {
 		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
-		return res.Answer(), nil
-	}
-	return jsonrpc.Answer{}, func(ctx context.Context) jsonrpc.Answer {
-		res := p.Run(ctx)
-		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
-		return res.Answer()
-	}
+	})
 }
 
 // Healthy reports whether any backend can be reached.

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hivegate/hivegate/jsonrpc"
 )
 
 // batchOf joins request bodies into a batch.
@@ -78,6 +81,9 @@ func TestProxyBatchOrderAndFailures(t *testing.T) {
 	}
 }
 
+// TestProxyBatchRunsConcurrently shows that with upstream batching off for
+// a backend (limits.no_upstream_batch), the elements of a client batch are
+// still sent concurrently, one HTTP request each.
 func TestProxyBatchRunsConcurrently(t *testing.T) {
 	t.Parallel()
 	const n = 6
@@ -98,7 +104,7 @@ func TestProxyBatchRunsConcurrently(t *testing.T) {
 			replyError(w, req, `{"code":-1,"message":"requests were not concurrent"}`)
 		}
 	})
-	p := startProxy(t, proxyConfig, map[string]*fakeNode{"hived": node}, false)
+	p := startProxy(t, proxyConfig+"limits:\n  no_upstream_batch: [hived]\n", map[string]*fakeNode{"hived": node}, false)
 	var calls []string
 	for i := range n {
 		calls = append(calls, call(strconv.Itoa(i), "test_api.together", fmt.Sprintf("[%d]", i)))
@@ -111,6 +117,9 @@ func TestProxyBatchRunsConcurrently(t *testing.T) {
 		if g.Error != nil || string(g.Result) != fmt.Sprintf("[%d]", i) {
 			t.Errorf("element %d: result %s error %s", i, g.Result, g.Error)
 		}
+	}
+	if b := node.batchSizes(); len(b) != 0 {
+		t.Errorf("the node got batches %v with upstream batching off", b)
 	}
 }
 
@@ -197,14 +206,14 @@ func TestProxyBatchCacheHits(t *testing.T) {
 	if c := node.count("cache_api.no_expire"); c != 1 {
 		t.Errorf("cached method reached the node %d times, want 1", c)
 	}
-	// The batch path answers hits in place: the dispatcher gives their
-	// answer at once, and a continuation only for calls that go upstream.
+	// The batch path answers hits in place: the dispatcher reports them as
+	// hits, without an upstream call.
 	d := p.gw.Dispatcher()
-	if a, rest := d.StartJSONRPC("cache_api.no_expire", []byte(`["k"]`)); rest != nil || a.Cache != "hit" || string(a.Result) != `{"v":1}` {
-		t.Errorf("StartJSONRPC on a hit: continuation %v, answer %+v", rest != nil, a)
-	}
-	if _, rest := d.StartJSONRPC("test_api.echo", []byte(`["k"]`)); rest == nil {
-		t.Errorf("StartJSONRPC on an uncached call: no continuation")
+	els := []jsonrpc.Element{{Req: jsonrpc.Request{Method: "cache_api.no_expire", Params: []byte(`["k"]`)}}}
+	answers := make([]jsonrpc.Answer, 1)
+	d.ServeBatch(context.Background(), els, answers, nil)
+	if a := answers[0]; a.Cache != "hit" || string(a.Result) != `{"v":1}` {
+		t.Errorf("ServeBatch on a hit: answer %+v", a)
 	}
 	if c := node.count("test_api.echo"); c != 1 {
 		t.Errorf("uncached method reached the node %d times, want 1", c)

@@ -91,6 +91,11 @@ type fakeNode struct {
 	calls    map[string]int
 	reqs     map[string][]nodeRequest
 	handlers map[string]nodeHandler
+	// batches holds the size of every JSON-RPC batch received; noBatch
+	// makes the node refuse them (HTTP 400), as a node without batch
+	// support does.
+	batches []int
+	noBatch atomic.Bool
 }
 
 func newFakeNode(t *testing.T) *fakeNode {
@@ -106,6 +111,42 @@ func (n *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	if len(raw) > 0 && raw[0] == '[' {
+		n.serveBatch(w, r, raw)
+		return
+	}
+	n.serveOne(w, r, raw)
+}
+
+// serveBatch answers a JSON-RPC batch as hived does: an array of the
+// answers, each made as for a call on its own.
+func (n *fakeNode) serveBatch(w http.ResponseWriter, r *http.Request, raw []byte) {
+	var elems []json.RawMessage
+	if n.noBatch.Load() || json.Unmarshal(raw, &elems) != nil {
+		http.Error(w, "batches are not supported", http.StatusBadRequest)
+		return
+	}
+	n.mu.Lock()
+	n.batches = append(n.batches, len(elems))
+	n.mu.Unlock()
+	out := make([][]byte, len(elems))
+	for i, e := range elems {
+		rec := httptest.NewRecorder()
+		n.serveOne(rec, r, e)
+		out[i] = bytes.TrimSpace(rec.Body.Bytes())
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'))
+}
+
+// batchSizes returns the size of every batch the node received.
+func (n *fakeNode) batchSizes() []int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]int(nil), n.batches...)
+}
+
+func (n *fakeNode) serveOne(w http.ResponseWriter, r *http.Request, raw []byte) {
 	var req nodeRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		http.Error(w, "bad request body", http.StatusBadRequest)

@@ -56,6 +56,30 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	}
 }
 
+// TestClientDisconnectCancelsUpstreamBatch shows the same for the calls of
+// a client batch sent upstream as one JSON-RPC batch: when the client hangs
+// up, the upstream batch is cancelled, for calls not cached and cached ones.
+func TestClientDisconnectCancelsUpstreamBatch(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"nocache.test_api.wait", "cached.test_api.wait"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, faults.SlowHeaders, faults.Options{})
+			extra := "ttls:\n  nocache: NO_CACHE\n  cached: 60\ntimeouts:\n  nocache: 30\n  cached: 30\n"
+			g := startGateway(t, configYAML(map[string]string{"nocache": s.URL, "cached": s.URL}, extra), faults.GatewayOptions{})
+			body := "[" + call("1", method, `[1]`) + "," + call("2", method, `[2]`) + "]"
+			conn := rawPost(t, g.srv.Listener.Addr().String(), body)
+			waitFor(t, "the batch to reach the backend", func() bool { return s.Stalled() == 1 && s.Calls() == 2 })
+			_ = conn.Close()
+			waitFor(t, "the upstream batch to be cancelled", func() bool { return s.Abandoned() == 1 })
+			waitFor(t, "the guard to count no request in flight", func() bool { return g.Guard.InFlight() == 0 })
+			if n := s.Batches(); n != 1 {
+				t.Errorf("%d upstream batches, want 1", n)
+			}
+		})
+	}
+}
+
 // mainServer is the gateway served as cmd/hivegate serves it: the
 // production http.Server (server.NewHTTPServer) with the connection limits
 // of the gateway's config, on 127.0.0.1.

@@ -66,7 +66,7 @@ func NewGateway(cfg *config.Config, opts GatewayOptions) (*Gateway, error) {
 	if cfg.Settings.CacheMaxCapacity > 0 {
 		c = cache.New(cfg.Settings.CacheMaxCapacity)
 	}
-	d := dispatch.New(r, c, pool, nil, logger)
+	d := dispatch.New(r, c, pool, nil, logger, dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
 	h := jsonrpc.NewHandler(d, HandlerOptions(cfg, "faults", logger))
 	g := jsonrpc.NewGuard(h, GuardOptions(limits, logger))
 	return &Gateway{Config: cfg, Pool: pool, Cache: c, Dispatcher: d, Guard: g, Handler: g}, nil

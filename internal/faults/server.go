@@ -105,6 +105,7 @@ type Server struct {
 	probes    atomic.Int64
 	stalled   atomic.Int64 // requests stalled now
 	abandoned atomic.Int64 // stalled requests whose client went away
+	batches   atomic.Int64 // JSON-RPC batches answered
 
 	mu      sync.Mutex
 	hs      *http.Server // nil while NoListener
@@ -228,19 +229,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	if len(body) > 0 && body[0] == '[' {
+		s.handleBatch(w, r, body)
+		return
+	}
 	var req request
 	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 {
 		http.Error(w, "not a JSON-RPC request", http.StatusBadRequest)
 		return
 	}
-	if req.Method == ProbeMethod {
-		s.probes.Add(1)
-	} else {
-		s.calls.Add(1)
-	}
-	s.mu.Lock()
-	s.methods[req.Method]++
-	s.mu.Unlock()
+	s.count(req)
 	healthy := s.answer(req)
 	switch s.Fault() {
 	case Healthy, NoListener:
@@ -275,6 +273,49 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.huge(w, r, req.ID)
 	}
 }
+
+// count records one call received.
+func (s *Server) count(req request) {
+	if req.Method == ProbeMethod {
+		s.probes.Add(1)
+	} else {
+		s.calls.Add(1)
+	}
+	s.mu.Lock()
+	s.methods[req.Method]++
+	s.mu.Unlock()
+}
+
+// handleBatch answers a JSON-RPC batch as hived does, an array of answers,
+// under the Healthy and SlowHeaders faults (after the stall). Under any
+// other fault it refuses the batch (HTTP 400), as a node without batch
+// support does, so that the gateway sends the calls one by one and each
+// meets the fault on its own.
+func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	var reqs []request
+	f := s.Fault()
+	if json.Unmarshal(body, &reqs) != nil || len(reqs) == 0 || (f != Healthy && f != NoListener && f != SlowHeaders) {
+		http.Error(w, "batch refused", http.StatusBadRequest)
+		return
+	}
+	s.batches.Add(1)
+	out := []byte{'['}
+	for i, req := range reqs {
+		s.count(req)
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s.answer(req)...)
+	}
+	out = append(out, ']')
+	if f == SlowHeaders && !s.stall(r) {
+		return
+	}
+	writeJSON(w, out)
+}
+
+// Batches returns the number of JSON-RPC batches answered.
+func (s *Server) Batches() int64 { return s.batches.Load() }
 
 // answer is the healthy response to req.
 func (s *Server) answer(req request) []byte {

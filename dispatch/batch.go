@@ -1,0 +1,241 @@
+package dispatch
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hivegate/hivegate/backend"
+	"github.com/hivegate/hivegate/router"
+)
+
+// DefaultMaxUpstreamBatch is the most calls sent to a backend in one
+// JSON-RPC batch unless WithUpstreamBatching says otherwise.
+const DefaultMaxUpstreamBatch = 50
+
+// WithUpstreamBatching sets how the calls of a client batch go upstream
+// (RunBatch): at most max calls in one JSON-RPC batch request (1: every
+// call on its own), and never batched to the backends named in off, for
+// nodes that do not take batches (limits.max_upstream_batch_size,
+// limits.no_upstream_batch).
+func WithUpstreamBatching(size int, off []string) Option {
+	return func(d *Dispatcher) {
+		d.maxBatch = max(size, 1)
+		d.noBatch = make(map[string]bool, len(off))
+		for _, name := range off {
+			d.noBatch[name] = true
+		}
+	}
+}
+
+// RunBatch makes the upstream calls of one client batch and returns their
+// results by position. Each call is coalesced with identical calls in
+// flight, looked up in the shared tier and cached exactly as Run does; but
+// the calls that go upstream to one backend with the same timeout and
+// retries are sent together, in JSON-RPC batches of at most the configured
+// size (backend.Pool.CallBatch, which falls back to one call at a time for
+// a node that refuses a batch). Broadcasts and calls to a backend with
+// batching off are made on their own, as by Run.
+func (d *Dispatcher) RunBatch(ctx context.Context, ps []*Pending) []Result {
+	results := make([]Result, len(ps))
+	items := make([]batchItem, len(ps))
+	groups := map[groupKey]*upstreamGroup{}
+	var order []*upstreamGroup
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		it := &items[i]
+		it.p = p
+		if !d.batchable(p) {
+			wg.Go(func() { results[i] = p.Run(ctx) })
+			continue
+		}
+		k := groupKey{backend: p.rt.Backend, timeout: p.rt.Timeout, retries: p.rt.Retries}
+		g := groups[k]
+		if g == nil {
+			g = newUpstreamGroup(ctx, k)
+			groups[k] = g
+			order = append(order, g)
+		}
+		it.c = p.c
+		if !p.coalesce {
+			// A call no other client may share: it lives as long as this
+			// client's request.
+			g.private = true
+			g.items = append(g.items, it)
+			continue
+		}
+		it.c = detach(p.c) // may outlive this request (see Run)
+		it.fl, it.leader = d.flights.join(it.c.Key, g.hold)
+		if it.leader {
+			g.items = append(g.items, it)
+		}
+	}
+	for _, g := range order {
+		if g.private {
+			g.live.Add(1)
+			stop := context.AfterFunc(ctx, g.release)
+			defer stop()
+		}
+		d.sendGroup(g)
+	}
+	for i := range items {
+		it := &items[i]
+		switch {
+		case it.p == nil || !d.batchable(it.p):
+		case it.fl != nil:
+			results[i] = it.p.result(d.flights.wait(ctx, it.c.Key, it.fl), it.leader)
+		default:
+			select {
+			case <-it.done:
+				results[i] = it.p.result(it.out, true)
+			case <-ctx.Done():
+				results[i] = it.p.result(outcome{err: ctx.Err()}, true)
+			}
+		}
+	}
+	wg.Wait()
+	return results
+}
+
+// batchable reports whether p may go upstream in a JSON-RPC batch.
+func (d *Dispatcher) batchable(p *Pending) bool {
+	return d.maxBatch > 1 && !p.rt.Broadcast && !d.noBatch[p.rt.Backend]
+}
+
+// batchItem is one call of RunBatch.
+type batchItem struct {
+	p      *Pending
+	c      *router.Call
+	fl     *flight // nil for a call that is not coalesced
+	leader bool    // fl was started by this call, which makes it
+	// done is closed when out, the outcome of a call that is not
+	// coalesced, is set.
+	done chan struct{}
+	out  outcome
+}
+
+// groupKey is what the calls of one upstream batch share.
+type groupKey struct {
+	backend string
+	timeout time.Duration
+	retries int
+}
+
+// upstreamGroup is the calls of a client batch that may go upstream
+// together. Its calls run under one context, detached from the client's
+// like a flight's: it is cancelled when every flight among them has lost
+// its last waiter and, if it holds calls that are not coalesced, their
+// client is gone.
+type upstreamGroup struct {
+	key     groupKey
+	items   []*batchItem // the flights' leaders and the calls not coalesced
+	private bool         // some calls are not coalesced
+	ctx     context.Context
+	cancel  context.CancelFunc
+	live    atomic.Int32 // holds not yet released
+}
+
+// newUpstreamGroup returns a group for the client request of ctx: its
+// calls carry ctx's values (request id, trace) but not its cancellation.
+func newUpstreamGroup(ctx context.Context, k groupKey) *upstreamGroup {
+	g := &upstreamGroup{key: k}
+	g.ctx, g.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return g
+}
+
+// hold counts one more reason to make the group's calls and returns its
+// release, for a flight's cancellation.
+func (g *upstreamGroup) hold() func() {
+	g.live.Add(1)
+	var once sync.Once
+	return func() { once.Do(g.release) }
+}
+
+// release drops one hold; the last cancels the group's calls.
+func (g *upstreamGroup) release() {
+	if g.live.Add(-1) == 0 {
+		g.cancel()
+	}
+}
+
+// sendGroup starts g's calls: flights first look in the shared tier, then
+// whatever is left goes upstream in batches of at most the configured size.
+func (d *Dispatcher) sendGroup(g *upstreamGroup) {
+	for _, it := range g.items {
+		if it.fl == nil {
+			it.done = make(chan struct{})
+		}
+	}
+	go func() {
+		defer g.cancel()
+		calls := d.fromSharedTier(g)
+		var wg sync.WaitGroup
+		for len(calls) > 0 {
+			chunk := calls[:min(len(calls), d.maxBatch)]
+			calls = calls[len(chunk):]
+			wg.Go(func() { d.sendChunk(g, chunk) })
+		}
+		wg.Wait()
+	}()
+}
+
+// fromSharedTier answers the group's flights the shared cache tier holds
+// (Run asks it the same way) and returns the calls left to make.
+func (d *Dispatcher) fromSharedTier(g *upstreamGroup) []*batchItem {
+	if d.tier == nil {
+		return g.items
+	}
+	found := make([]bool, len(g.items))
+	var wg sync.WaitGroup
+	for i, it := range g.items {
+		if it.fl == nil || !it.p.cacheable {
+			continue
+		}
+		wg.Go(func() {
+			if v, e, ok := d.tier.FetchShared(g.ctx, it.c.Key); ok {
+				found[i] = true
+				d.flights.finish(it.c.Key, it.fl, outcome{result: v, entry: e, shared: true})
+			}
+		})
+	}
+	wg.Wait()
+	left := g.items[:0:0]
+	for i, it := range g.items {
+		if !found[i] {
+			left = append(left, it)
+		}
+	}
+	return left
+}
+
+// sendChunk makes the calls of one upstream batch (alone when there is
+// one), caches what may be cached and ends each call's flight.
+func (d *Dispatcher) sendChunk(g *upstreamGroup, chunk []*batchItem) {
+	outs := make([]outcome, len(chunk))
+	if len(chunk) == 1 {
+		it := chunk[0]
+		outs[0] = d.upstream(g.ctx, it.c, it.p.rt, it.p.cacheable, false)
+	} else {
+		reqs := make([]backend.Request, len(chunk))
+		for i, it := range chunk {
+			reqs[i] = upstreamRequest(it.c, it.p.rt, it.p.cacheable, false)
+		}
+		resps, errs := d.pool.CallBatch(g.ctx, g.key.backend, reqs)
+		for i, it := range chunk {
+			outs[i] = d.outcomeOf(it.c, it.p.rt, resps[i], errs[i])
+		}
+	}
+	for i, it := range chunk {
+		o := outs[i]
+		if it.p.cacheable && o.err == nil && o.resp.Error == nil {
+			o.entry = d.store(it.c, it.p.rt, o.result, o.resp.Buffer)
+		}
+		if it.fl != nil {
+			d.flights.finish(it.c.Key, it.fl, o)
+		} else {
+			it.out = o
+			close(it.done)
+		}
+	}
+}

@@ -238,6 +238,7 @@ func defaults() Config {
 		},
 		Limits:           Limits{}.WithDefaults(), // limits.go
 		DefaultNamespace: DefaultNamespace,
+		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
 	}
 }
 

@@ -12,21 +12,23 @@ import (
 
 // Ops are the operations keys of the settings section (`hivegate:`): the
 // access log, the Prometheus endpoint of the main listener, the admin
-// listener and tracing. The zero value is the default: access log on,
-// metrics at DefaultMetricsPath, no admin listener, no tracing.
+// listener and tracing. The defaults (defaults()): access log on, metrics
+// on the admin listener only, the admin listener at DefaultAdminListen, no
+// tracing.
 type Ops struct {
 	// AccessLogOff turns the one-line-per-request access log off
 	// (hivegate.access_log: false).
 	AccessLogOff bool
-	// MetricsOff stops the main listener from serving Prometheus metrics
-	// (hivegate.metrics.enabled: false); the admin listener always serves
-	// them.
-	MetricsOff bool
+	// PublicMetrics makes the main listener serve Prometheus metrics too
+	// (hivegate.metrics.enabled: true), rate-limited like any request; the
+	// admin listener always serves them.
+	PublicMetrics bool
 	// MetricsPath is where the main listener serves metrics
 	// (hivegate.metrics.path); empty means DefaultMetricsPath.
 	MetricsPath string
 	// AdminListen is the HOST:PORT of the admin listener
-	// (hivegate.admin_listen); empty: no admin listener.
+	// (hivegate.admin_listen, DefaultAdminListen unless set); empty: no
+	// admin listener.
 	AdminListen string
 	// AdminToken, when set, is the bearer token every admin request must
 	// carry (hivegate.admin_token).
@@ -55,6 +57,9 @@ type Tracing struct {
 // Defaults of the operations keys.
 const (
 	DefaultMetricsPath = "/metrics"
+	// DefaultAdminListen is the admin listener's address: loopback only, so
+	// that metrics and the admin endpoints are not on the public port.
+	DefaultAdminListen = "127.0.0.1:9090"
 	DefaultSampleRatio = 0.1
 	DefaultServiceName = "hivegate"
 	// maxAdminTokenLen bounds admin_token: a bearer token, not a document.
@@ -68,9 +73,9 @@ func (t Tracing) Enabled() bool { return t.OTLPEndpoint != "" }
 // whether it serves them at all.
 func (o Ops) Metrics() (path string, on bool) {
 	if o.MetricsPath == "" {
-		return DefaultMetricsPath, !o.MetricsOff
+		return DefaultMetricsPath, o.PublicMetrics
 	}
-	return o.MetricsPath, !o.MetricsOff
+	return o.MetricsPath, o.PublicMetrics
 }
 
 // opsSetting reads one operations key of the settings section: access_log,
@@ -89,10 +94,13 @@ func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) erro
 		if err != nil {
 			return err
 		}
+		o.AdminListen = s
+		if s == "" {
+			return nil // no admin listener
+		}
 		if err := checkListen(s); err != nil {
 			return d.errf(v, path, "%v", err)
 		}
-		o.AdminListen = s
 		if host, _, _ := net.SplitHostPort(s); !isLoopbackHost(host) {
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s %q is not a loopback address: anyone who can reach it can reload the config and read the route table; set admin_token or listen on 127.0.0.1", d.pos(v), path, s))
 		}
@@ -120,7 +128,7 @@ func (d *decoder) metricsSection(o *Ops, n *node, section string) error {
 		switch key {
 		case "enabled":
 			on, err := d.boolean(v, path)
-			o.MetricsOff = !on
+			o.PublicMetrics = on
 			return true, err
 		case "path":
 			s, err := d.str(v, path)

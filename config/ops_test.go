@@ -24,11 +24,11 @@ func TestOpsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(cfg.Ops, config.Ops{}) {
-		t.Fatalf("Ops = %+v, want the zero value", cfg.Ops)
+	if want := (config.Ops{AdminListen: "127.0.0.1:9090"}); !reflect.DeepEqual(cfg.Ops, want) {
+		t.Fatalf("Ops = %+v, want %+v: the admin listener on loopback, nothing else", cfg.Ops, want)
 	}
-	if path, on := cfg.Ops.Metrics(); path != "/metrics" || !on {
-		t.Errorf("Metrics() = %q, %v; want /metrics, true", path, on)
+	if path, on := cfg.Ops.Metrics(); path != "/metrics" || on {
+		t.Errorf("Metrics() = %q, %v; want /metrics, false: metrics are not on the public port unless asked", path, on)
 	}
 	if cfg.Ops.Tracing.Enabled() {
 		t.Error("tracing on by default")
@@ -38,27 +38,30 @@ func TestOpsDefaults(t *testing.T) {
 // TestOpsKeys shows that every operations key is read into its field.
 func TestOpsKeys(t *testing.T) {
 	t.Parallel()
+	const def = config.DefaultAdminListen
 	testCases := []struct {
 		name, yaml string
 		want       config.Ops
 	}{
-		{"access log off", "  access_log: false\n", config.Ops{AccessLogOff: true}},
-		{"access log on", "  access_log: true\n", config.Ops{}},
-		{"metrics off", "  metrics:\n    enabled: false\n", config.Ops{MetricsOff: true}},
-		{"metrics path", "  metrics: {path: /internal/prom}\n", config.Ops{MetricsPath: "/internal/prom"}},
-		{"admin listener", "  admin_listen: 127.0.0.1:9090\n", config.Ops{AdminListen: "127.0.0.1:9090"}},
+		{"access log off", "  access_log: false\n", config.Ops{AccessLogOff: true, AdminListen: def}},
+		{"access log on", "  access_log: true\n", config.Ops{AdminListen: def}},
+		{"metrics on the public port", "  metrics:\n    enabled: true\n", config.Ops{PublicMetrics: true, AdminListen: def}},
+		{"metrics off the public port", "  metrics:\n    enabled: false\n", config.Ops{AdminListen: def}},
+		{"metrics path", "  metrics: {path: /internal/prom}\n", config.Ops{MetricsPath: "/internal/prom", AdminListen: def}},
+		{"admin listener", "  admin_listen: 127.0.0.1:9191\n", config.Ops{AdminListen: "127.0.0.1:9191"}},
+		{"no admin listener", "  admin_listen: ''\n", config.Ops{}},
 		{"admin token", "  admin_listen: '[::1]:0'\n  admin_token: s3cr3t-T0ken\n", config.Ops{AdminListen: "[::1]:0", AdminToken: "s3cr3t-T0ken"}},
 		{
 			"tracing with defaults", "  tracing:\n    otlp_endpoint: http://127.0.0.1:4318\n",
-			config.Ops{Tracing: config.Tracing{OTLPEndpoint: "http://127.0.0.1:4318", SampleRatio: 0.1, ServiceName: "hivegate", Pos: config.Pos{File: "o.yaml", Line: 7}}},
+			config.Ops{AdminListen: def, Tracing: config.Tracing{OTLPEndpoint: "http://127.0.0.1:4318", SampleRatio: 0.1, ServiceName: "hivegate", Pos: config.Pos{File: "o.yaml", Line: 7}}},
 		},
 		{
 			"tracing in full", "  tracing: {otlp_endpoint: 'https://otel.example:4318/custom', sample_ratio: 1, service_name: gw-eu}\n",
-			config.Ops{Tracing: config.Tracing{OTLPEndpoint: "https://otel.example:4318/custom", SampleRatio: 1, ServiceName: "gw-eu", Pos: config.Pos{File: "o.yaml", Line: 6}}},
+			config.Ops{AdminListen: def, Tracing: config.Tracing{OTLPEndpoint: "https://otel.example:4318/custom", SampleRatio: 1, ServiceName: "gw-eu", Pos: config.Pos{File: "o.yaml", Line: 6}}},
 		},
 		{
 			"tracing never sampled at the root", "  tracing: {otlp_endpoint: 'http://c:4318', sample_ratio: 0}\n",
-			config.Ops{Tracing: config.Tracing{OTLPEndpoint: "http://c:4318", SampleRatio: 0, ServiceName: "hivegate", Pos: config.Pos{File: "o.yaml", Line: 6}}},
+			config.Ops{AdminListen: def, Tracing: config.Tracing{OTLPEndpoint: "http://c:4318", SampleRatio: 0, ServiceName: "hivegate", Pos: config.Pos{File: "o.yaml", Line: 6}}},
 		},
 	}
 	for _, tc := range testCases {

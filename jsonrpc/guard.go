@@ -122,11 +122,12 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r)
 }
 
-// exempt reports requests that are never refused: health checks and
-// metrics scrapes, which must keep working when the gateway is busy.
+// exempt reports the requests that are never refused: health checks
+// (GET / and HEAD /), which must keep answering when the gateway is busy.
+// Nothing else is: metrics scraped on the public port are rate-limited
+// like any call (the admin listener serves them without a guard).
 func exempt(r *http.Request) bool {
-	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-		(r.URL.Path == "/" || r.URL.Path == "/metrics")
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/"
 }
 
 // refuse answers a request the Guard will not serve. JSON-RPC requests

@@ -94,6 +94,10 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
+	if path, on := cfg.Ops.Metrics(); on {
+		// Asked for on the public port: behind the guard, like any call.
+		mux.Handle("GET "+path, g.metrics.Handler())
+	}
 	mountConnect(mux, gen.dispatcher, g.methods, connectOptions{
 		log: g.log, readMax: limits.MaxBodyBytes, obs: obs, tracing: g.tracing,
 	})

@@ -138,16 +138,17 @@ func TestAdminEndpoints(t *testing.T) {
 }
 
 // TestMainListenerMetricsConfig shows hivegate.metrics: enabled and path
-// decide where the main listener serves metrics; the admin listener always
-// does.
+// decide whether and where the main listener serves metrics (not by
+// default); the admin listener always does.
 func TestMainListenerMetricsConfig(t *testing.T) {
 	t.Parallel()
 	testCases := []struct {
 		name, settings string
 		served         map[string]bool // path on the main listener → metrics served
 	}{
-		{"default", "", map[string]bool{"/metrics": true, "/prom": false}},
-		{"other path", "  metrics: {path: /prom}\n", map[string]bool{"/metrics": false, "/prom": true}},
+		{"default", "", map[string]bool{"/metrics": false, "/prom": false}},
+		{"on", "  metrics: {enabled: true}\n", map[string]bool{"/metrics": true, "/prom": false}},
+		{"other path", "  metrics: {enabled: true, path: /prom}\n", map[string]bool{"/metrics": false, "/prom": true}},
 		{"off", "  metrics: {enabled: false}\n", map[string]bool{"/metrics": false, "/prom": false}},
 	}
 	for _, tc := range testCases {
@@ -183,5 +184,34 @@ func TestAdminTokenRotates(t *testing.T) {
 	}
 	if status, _ := o.adminReq("GET", "/admin/health", "new-token"); status != http.StatusOK {
 		t.Errorf("new token after the reload: %d, want 200", status)
+	}
+}
+
+// TestPublicMetricsRateLimited shows that metrics scraped on the public
+// port count against the client's rate like any call, while GET / health
+// checks are never refused.
+func TestPublicMetricsRateLimited(t *testing.T) {
+	t.Parallel()
+	yaml := opsYAML(newFakeNode(t), "  metrics: {enabled: true}\n") + "limits:\n  rate_limit_per_second: 0.01\n  rate_limit_burst: 2\n"
+	o := startOps(t, yaml)
+	statuses := func(path string, n int) []int {
+		var out []int
+		for range n {
+			req, _ := http.NewRequest(http.MethodGet, o.srv.URL+path, nil)
+			status, _, _ := o.do(req)
+			out = append(out, status)
+		}
+		return out
+	}
+	if got := statuses("/metrics", 3); got[0] != 200 || got[1] != 200 || got[2] != http.StatusTooManyRequests {
+		t.Errorf("three scrapes with a burst of 2: %v, want 200 200 429", got)
+	}
+	for i, st := range statuses("/", 5) {
+		if st != 200 {
+			t.Errorf("health check %d after the limit: HTTP %d", i, st)
+		}
+	}
+	if status, _ := o.adminReq("GET", "/metrics", ""); status != 200 {
+		t.Errorf("admin /metrics: %d: the admin listener is not rate-limited", status)
 	}
 }

@@ -25,8 +25,8 @@ const HeaderRequestID = "X-Request-Id"
 // maxRequestIDLen bounds a client's request id.
 const maxRequestIDLen = 128
 
-// serveHTTP is the main listener's root handler: metrics, then for every
-// other request a request id, the in-flight gauge, a server span for
+// serveHTTP is the main listener's root handler: for every request a
+// request id, the in-flight gauge, a server span for
 // JSON-RPC (Connect has otelconnect's) and the access log around the
 // current generation's handler tree.
 //
@@ -38,10 +38,6 @@ const maxRequestIDLen = 128
 func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	gen := g.gen.Load()
 	ops := gen.cfg.Ops
-	if path, on := ops.Metrics(); on && r.URL.Path == path && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		g.metrics.Handler().ServeHTTP(w, r)
-		return
-	}
 	start := time.Now()
 	x := &exchange{sw: statusWriter{ResponseWriter: w}}
 	info := &x.info

@@ -54,7 +54,7 @@ func TestMetricsMove(t *testing.T) {
 	node.on("test_api.fail", func(w http.ResponseWriter, _ *http.Request, _ nodeRequest) {
 		http.Error(w, "down", http.StatusInternalServerError)
 	})
-	o := startOps(t, opsYAML(node, ""))
+	o := startOps(t, opsYAML(node, "  metrics: {enabled: true}\n"))
 	url := o.srv.URL + "/metrics"
 	series := func(name, labels string) string { return name + "{" + labels + "}" }
 	okAccounts := series("hivegate_requests_total", `frontend="jsonrpc",outcome="ok",route="appbase"`)

@@ -59,11 +59,13 @@ timeouts:
   appbase.network_broadcast_api: 0
 retries:
   appbase: 1
+translate_to_appbase: [hived]
 `
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8090", "HOST:PORT for the gateway")
+	adminListen := fs.String("admin-listen", "127.0.0.1:0", "HOST:PORT for the admin listener (metrics, /admin/*); port 0 picks a free one")
 	seed := fs.Int64("seed", 1, "seed of the simulated chain")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
@@ -90,35 +92,55 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := applyListen(cfg, *listen); err != nil {
 		return err
 	}
+	cfg.Ops.AdminListen = *adminListen
 	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
-	err = serveWith(ctx, cfg, logger, serveOptions{ready: func(addr string) { printDemoCommands(stdout, addr) }, ui: true})
+	var adminAddr string // the admin listener starts before the main one
+	err = serveWith(ctx, cfg, logger, serveOptions{
+		adminReady: func(addr string) { adminAddr = addr },
+		ready:      func(addr string) { printDemoBanner(stdout, addr, adminAddr, nodeURL) },
+		ui:         true,
+	})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
 
-// demoCommands returns the commands the demo prints, for the address the
-// gateway listens on. Tests run each of them.
-func demoCommands(addr string) []string {
+// demoCommands returns the commands the demo prints, for the addresses the
+// gateway and its admin listener listen on ("" when it has none). Tests run
+// each of them.
+func demoCommands(addr, admin string) []string {
 	u := "http://" + addr
-	return []string{
+	cmds := []string{
 		`curl -s ` + u + `/`,
 		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_dynamic_global_properties","params":[]}'`,
-		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":2,"method":"database_api.list_accounts","params":{"start":"","limit":3,"order":"by_name"}}'`,
+		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":2,"method":"get_block","params":[1]}'`,
+		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":3,"method":"database_api.list_accounts","params":{"start":"","limit":3,"order":"by_name"}}'`,
 		`curl -s ` + u + ` -d '[{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},{"jsonrpc":"2.0","id":2,"method":"condenser_api.get_accounts","params":[["alice"]]}]'`,
 		`curl -s ` + u + `/hive.database_api.v1.DatabaseApiService/ListAccounts -H 'Content-Type: application/json' -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}'`,
 		`grpcurl -plaintext -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}' ` + addr + ` hive.database_api.v1.DatabaseApiService/ListAccounts`,
 	}
+	if admin != "" {
+		cmds = append(cmds, `curl -s http://`+admin+`/metrics`)
+	}
+	return cmds
 }
 
-func printDemoCommands(w io.Writer, addr string) {
+// printDemoBanner prints where the demo's parts listen and the commands to
+// try.
+func printDemoBanner(w io.Writer, addr, admin, nodeURL string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nhivegate demo is running on http://%s in front of a simulated Hive node.\nTry:\n\n", addr)
-	for _, c := range demoCommands(addr) {
+	fmt.Fprintf(&b, "\nhivegate demo is running.\n\n")
+	fmt.Fprintf(&b, "  gateway:               http://%s (JSON-RPC, Connect, gRPC, gRPC-Web)\n", addr)
+	fmt.Fprintf(&b, "  simulated Hive node:   %s (the gateway's backend; call it directly to compare)\n", nodeURL)
+	if admin != "" {
+		fmt.Fprintf(&b, "  metrics and /admin/*:  http://%s (loopback only)\n", admin)
+	}
+	fmt.Fprintf(&b, "  browser page:          http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
+	b.WriteString("\nTry:\n\n")
+	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
-	fmt.Fprintf(&b, "\nIn a browser: http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	b.WriteString("\nStop with Ctrl-C.\n")
 	_, _ = io.WriteString(w, b.String())
 }

@@ -56,8 +56,13 @@ func startDemo(t *testing.T) []string {
 			cmds = append(cmds, line)
 		}
 	}
-	if len(cmds) != len(demoCommands("x")) {
-		t.Fatalf("demo printed %d commands, want %d:\n%s", len(cmds), len(demoCommands("x")), out.String())
+	if want := len(demoCommands("x", "y")); len(cmds) != want {
+		t.Fatalf("demo printed %d commands, want %d:\n%s", len(cmds), want, out.String())
+	}
+	for _, part := range []string{"simulated Hive node:   http://127.0.0.1:", "metrics and /admin/*:  http://127.0.0.1:"} {
+		if !strings.Contains(out.String(), part) {
+			t.Errorf("the banner does not say %q:\n%s", part, out.String())
+		}
 	}
 	return cmds
 }
@@ -89,6 +94,12 @@ func TestDemoCommandsWork(t *testing.T) {
 
 func checkDemoOutput(t *testing.T, cmd string, out []byte) {
 	t.Helper()
+	if strings.HasSuffix(cmd, "/metrics") {
+		if !strings.Contains(string(out), "hivegate_requests_total") {
+			t.Errorf("%s: no hivegate metrics in\n%.500s", cmd, out)
+		}
+		return
+	}
 	var v any
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("%s: output is not JSON: %v\n%s", cmd, err, out)

@@ -48,7 +48,7 @@ func TestOutOfFileDescriptors(t *testing.T) {
 	}
 	t.Cleanup(node.Close)
 	cfgFile := filepath.Join(t.TempDir(), "fd.yaml")
-	if err := os.WriteFile(cfgFile, fmt.Appendf(nil, "hivegate:\n  access_log: false\nbackends:\n  hived: %s\nurls:\n  appbase: hived\n", node.URL), 0o600); err != nil {
+	if err := os.WriteFile(cfgFile, fmt.Appendf(nil, "hivegate:\n  access_log: false\n  admin_listen: \"\"\nbackends:\n  hived: %s\nurls:\n  appbase: hived\n", node.URL), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

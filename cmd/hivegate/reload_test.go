@@ -191,14 +191,18 @@ func logField(logs, msg, listener, field string) string {
 	return ""
 }
 
-// TestAdminListenerOffByDefault shows that without hivegate.admin_listen
-// serve opens no admin listener.
-func TestAdminListenerOffByDefault(t *testing.T) {
+// TestAdminListenerOff shows that hivegate.admin_listen: "" opens no admin
+// listener (by default one listens on 127.0.0.1:9090: config's
+// TestOpsDefaults).
+func TestAdminListenerOff(t *testing.T) {
 	t.Parallel()
 	node := reloadNode(t)
-	cfg, err := config.Parse("x.yaml", []byte(strings.Replace(reloadYAML(node.URL, "1"), "  admin_listen: 127.0.0.1:0\n", "", 1)))
+	cfg, err := config.Parse("x.yaml", []byte(strings.Replace(reloadYAML(node.URL, "1"), "  admin_listen: 127.0.0.1:0\n", "  admin_listen: \"\"\n", 1)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Ops.AdminListen != "" {
+		t.Fatalf("admin_listen %q", cfg.Ops.AdminListen)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	admin := make(chan string, 1)
@@ -221,7 +225,7 @@ func TestAdminListenerOffByDefault(t *testing.T) {
 	}
 	select {
 	case a := <-admin:
-		t.Errorf("an admin listener opened on %s without admin_listen", a)
+		t.Errorf("an admin listener opened on %s with admin_listen empty", a)
 	default:
 	}
 }

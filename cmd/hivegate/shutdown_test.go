@@ -30,6 +30,7 @@ func TestSIGTERMDrainsInFlightRequests(t *testing.T) {
 	cfg, err := config.Parse("shutdown.yaml", fmt.Appendf(nil, `hivegate:
   hostname: 127.0.0.1
   port: 0
+  admin_listen: ""
 backends:
   hived: %s
 urls:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/cache"
+	"github.com/hivegate/hivegate/internal/fixtures"
 )
 
 // fixtureCase is one line of a recorded fixtures/hive/hived/<method>.jsonl file.
@@ -28,10 +29,7 @@ type fixtureCase struct {
 // HIVEGATE_FIXTURES is unset and fails it when the data is missing.
 func readFixtures(t *testing.T, method string) []fixtureCase {
 	t.Helper()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set; point it at the recorded fixtures/hive directory to check EXPIRE_IF_REVERSIBLE against real hived answers")
-	}
+	dir := fixtures.Dir(t)
 	f, err := os.Open(filepath.Join(dir, "hived", method+".jsonl"))
 	if err != nil {
 		t.Fatalf("HIVEGATE_FIXTURES is set but the data is missing: %v", err)

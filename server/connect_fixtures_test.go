@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
+	"github.com/hivegate/hivegate/internal/fixtures"
 	"github.com/hivegate/hivegate/internal/hivesim"
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/server/transcode"
@@ -41,13 +41,7 @@ type fixtureTally struct {
 // TestTypedFixtures serves every typed method against the recordings.
 func TestTypedFixtures(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set: set it to the fixtures/hive directory to run every typed method against recorded responses")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
+	dir := fixtures.Dir(t)
 	replay, err := hivesim.NewReplay(dir)
 	if err != nil {
 		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)

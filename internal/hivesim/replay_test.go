@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivegate/hivegate/internal/fixtures"
 	"github.com/hivegate/hivegate/internal/hivesim"
 )
 
@@ -15,13 +16,7 @@ import (
 // when it is set but the recorded data is missing.
 func fixturesReplay(t *testing.T) *hivesim.Replay {
 	t.Helper()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set; set it to the fixtures/hive folder to run the replay tests")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
+	dir := fixtures.Dir(t)
 	r, err := hivesim.NewReplay(dir)
 	if err != nil {
 		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)

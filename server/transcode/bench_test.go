@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	databaseapiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	"github.com/hivegate/hivegate/internal/fixtures"
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
@@ -58,7 +59,11 @@ const syntheticAccount = `{"id":1370484,"name":"bench-account","owner":{"weight_
 func benchListAccounts(b *testing.B) []byte {
 	b.Helper()
 	account := syntheticAccount
-	if dir := os.Getenv("HIVEGATE_FIXTURES"); dir != "" {
+	if v := os.Getenv(fixtures.Env); v != "" {
+		dir, err := fixtures.Resolve(v)
+		if err != nil {
+			b.Fatal(err)
+		}
 		account = recordedAccount(b, filepath.Join(dir, "hived", "database_api.list_accounts.jsonl"))
 	}
 	var buf bytes.Buffer

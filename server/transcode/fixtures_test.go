@@ -20,6 +20,8 @@ import (
 	// The generated packages register the typed methods' descriptors.
 	hivetypesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
 	_ "github.com/hivegate/hivegate/internal/schema" // every generated API package
+
+	"github.com/hivegate/hivegate/internal/fixtures"
 )
 
 // fixtureCase is one line of a fixtures .jsonl file.
@@ -62,10 +64,7 @@ type methodTally struct {
 // hived JSON).
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set: set it to the fixtures/hive directory to run the recorded-data round trips")
-	}
+	dir := fixtures.Dir(t)
 	files := fixtureFiles(t, dir)
 	reg, err := NewRegistry(protoregistry.GlobalFiles, protoregistry.GlobalTypes)
 	if err != nil {
@@ -128,9 +127,6 @@ func TestFixtures(t *testing.T) {
 // fixtureFiles lists the .jsonl files under dir; it fails when there are none.
 func fixtureFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -78,23 +78,32 @@ func (c cachingCodec) encode(dst []byte, m proto.Message) ([]byte, error) {
 	return protojson.MarshalOptions{}.MarshalAppend(dst, m)
 }
 
-// Unmarshal implements connect.Codec exactly as connect's own codecs do.
+// Unmarshal implements connect.Codec as connect's own codecs do, with
+// errors in the request's terms (codec_errors.go).
 func (c cachingCodec) Unmarshal(data []byte, msg any) error {
 	m, ok := msg.(proto.Message)
 	if !ok {
 		return fmt.Errorf("%T is not a protobuf message", msg)
 	}
-	var err error
 	if c.slot == slotBinary {
-		err = proto.Unmarshal(data, m)
-	} else {
-		if len(data) == 0 {
-			return errors.New("zero-length payload is not a valid JSON object")
+		if err := proto.Unmarshal(data, m); err != nil {
+			return requestError(m, data, false, err)
 		}
+		return nil
+	}
+	if len(data) == 0 {
+		return errors.New("the request body is empty: want a JSON object")
+	}
+	// Strict first, so that an enum value the schema does not have is an
+	// error rather than the zero value; then, for a field this schema does
+	// not know (a newer client's), as connect's codec does: ignored.
+	err := protojson.Unmarshal(data, m)
+	if err != nil && protojsonUnknown.MatchString(err.Error()) {
+		proto.Reset(m)
 		err = protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, m)
 	}
 	if err != nil {
-		return fmt.Errorf("unmarshal into %T: %w", msg, err)
+		return requestError(m, data, true, err)
 	}
 	return nil
 }

@@ -21,9 +21,9 @@ func callError(ctx context.Context, res dispatch.Result) *connect.Error {
 	var ce *connect.Error
 	switch err := ctx.Err(); {
 	case errors.Is(err, context.DeadlineExceeded):
-		ce = connect.NewError(connect.CodeDeadlineExceeded, err)
+		ce = connect.NewError(connect.CodeDeadlineExceeded, errors.New("the call's deadline passed before the answer"))
 	case errors.Is(err, context.Canceled):
-		ce = connect.NewError(connect.CodeCanceled, err)
+		ce = connect.NewError(connect.CodeCanceled, errors.New("the call was cancelled by its client"))
 	default:
 		ce = rpcErrorToConnect(res.Err)
 	}

@@ -53,7 +53,6 @@ func requestError(m proto.Message, data []byte, isJSON bool, err error) error {
 	return fmt.Errorf("the request body is not a valid %s in JSON%s", m.ProtoReflect().Descriptor().FullName(), at)
 }
 
-
 // findField finds the field named name (its proto or JSON name) in md or
 // the messages under it, nearest first.
 func findField(md protoreflect.MessageDescriptor, name string, seen map[protoreflect.FullName]bool) protoreflect.FieldDescriptor {

@@ -184,7 +184,7 @@ type ServerStats struct {
 	// GCPercent is the collector's percentage the gateway set for its
 	// memory limit (cache.ApplyMemoryLimit); 0 when it set none.
 	GCPercent int `json:"gc_percent"`
-	Cache struct {
+	Cache     struct {
 		Entries   int64
 		Bytes     int64
 		Capacity  int64

@@ -52,24 +52,32 @@ func Elements(data []byte, i, maxDepth int) Iter {
 }
 
 func newIter(data []byte, i, maxDepth int, obj bool) Iter {
-	it := Iter{data: data, obj: obj, depth: maxDepth - 1, vend: -1}
 	i = SkipSpace(data, i)
-	switch {
-	case i >= len(data) || data[i] != "[{"[b2i(obj)]:
-		it.fail(unexpected(data, i, [2]string{"an array", "an object"}[b2i(obj)]))
-	case maxDepth < 1:
-		it.fail(tooDeep(i, maxDepth))
-	default:
-		it.pos = i + 1
+	open := byte('[')
+	if obj {
+		open = '{'
 	}
-	return it
+	if i < len(data) && data[i] == open && maxDepth >= 1 {
+		return Iter{data: data, pos: i + 1, depth: maxDepth - 1, obj: obj, vend: -1}
+	}
+	return badIter(data, i, maxDepth, obj)
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// badIter is an Iter that failed at once: data[i] does not open the
+// container wanted, or maxDepth leaves no room for it.
+func badIter(data []byte, i, maxDepth int, obj bool) Iter {
+	it := Iter{data: data, obj: obj, vend: -1}
+	switch {
+	case i >= len(data) || data[i] != closer(obj)-2: // '}'-2 is '{', ']'-2 is '['
+		want := "an array"
+		if obj {
+			want = "an object"
+		}
+		it.fail(unexpected(data, i, want))
+	default:
+		it.fail(tooDeep(i, maxDepth))
 	}
-	return 0
+	return it
 }
 
 func (it *Iter) fail(err error) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // ReversibleTTLDuration is how long EXPIRE_IF_REVERSIBLE keeps data about a
@@ -102,21 +104,36 @@ func BlockNum(apiMethod string, params json.RawMessage) (uint64, bool) {
 }
 
 // blockParams reads the numbers named names[0] and names[1] (the second
-// only when names[1] is not empty) from positional or named params.
+// only when names[1] is not empty) from positional or named params; of
+// duplicate names the last counts, as with encoding/json.
 func blockParams(params json.RawMessage, names [2]string) (first, second uint64, ok bool) {
-	var raw [2]json.RawMessage
-	var list []json.RawMessage
-	var obj map[string]json.RawMessage
-	switch {
-	case json.Unmarshal(params, &list) == nil && list != nil:
-		for i := range raw {
-			if i < len(list) {
-				raw[i] = list[i]
+	var raw [2][]byte
+	i := jsonwire.SkipSpace(params, 0)
+	if i >= len(params) {
+		return 0, 0, false
+	}
+	var it jsonwire.Iter
+	switch params[i] {
+	case '[':
+		it = jsonwire.Elements(params, i, jsonwire.MaxDepth)
+		for n := 0; it.Next(); n++ {
+			if n < len(raw) {
+				raw[n] = it.Value()
 			}
 		}
-	case json.Unmarshal(params, &obj) == nil && obj != nil:
-		raw[0], raw[1] = obj[names[0]], obj[names[1]]
+	case '{':
+		it = jsonwire.Members(params, i, jsonwire.MaxDepth)
+		for it.Next() {
+			for k, name := range names {
+				if name != "" && jsonwire.EqualString(it.Name(), name) {
+					raw[k] = it.Value()
+				}
+			}
+		}
 	default:
+		return 0, 0, false
+	}
+	if it.Err() != nil || jsonwire.SkipSpace(params, it.End()) != len(params) {
 		return 0, 0, false
 	}
 	if first, ok = parseUint(raw[0]); !ok {
@@ -131,17 +148,15 @@ func blockParams(params json.RawMessage, names [2]string) (first, second uint64,
 
 // parseUint reads a non-negative integer given as a JSON number or as a
 // JSON string holding decimal digits.
-func parseUint(raw json.RawMessage) (uint64, bool) {
+func parseUint(raw []byte) (uint64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
-	text := string(raw)
 	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return 0, false
-		}
+		n, err := strconv.ParseUint(jsonwire.Unquote(raw), 10, 64)
+		return n, err == nil
 	}
-	n, err := strconv.ParseUint(text, 10, 64)
+	n, err := strconv.ParseUint(string(raw), 10, 64)
 	return n, err == nil
 }
 
@@ -192,71 +207,108 @@ type evidence struct {
 }
 
 // inspectResult walks the top of result and reports what it says about its
-// block, and whether it is well-formed.
+// block, and whether it is well-formed (checked with jsonwire as it is
+// walked; nested values are skipped whole, never searched).
 func inspectResult(result []byte) (evidence, bool) {
 	var ev evidence
-	i := skipSpace(result, 0)
+	i := jsonwire.SkipSpace(result, 0)
 	if i == len(result) {
 		return evidence{empty: true}, true
 	}
 	var end int
-	var ok bool
-	switch result[i] {
-	case '{':
+	if result[i] == '{' {
 		members, allEmptyArrays := 0, true
-		end, ok = eachMember(result, i, func(key, value []byte) {
+		it := jsonwire.Members(result, i, jsonwire.MaxDepth)
+		for it.Next() {
+			name, value := it.Name(), it.Value()
+			if value == nil {
+				break
+			}
 			members++
 			if value[0] != '[' || !isEmptyContainer(value) {
 				allEmptyArrays = false
 			}
-			switch string(key) {
-			case "block_id": // condenser_api.get_block: the block itself
+			switch {
+			case jsonwire.EqualString(name, "block_id"): // condenser_api.get_block: the block itself
 				ev.blockID = stringContents(value)
-			case "previous": // condenser_api.get_block_header, and get_block
+			case jsonwire.EqualString(name, "previous"): // condenser_api.get_block_header, and get_block
 				ev.previous = stringContents(value)
-			case "block", "header": // block_api.get_block, get_block_header
+			case jsonwire.EqualString(name, "block"), jsonwire.EqualString(name, "header"): // block_api.get_block, get_block_header
 				if value[0] == '{' {
 					ev.blockID, ev.previous = blockIDs(value)
 				}
-			case "blocks": // block_api.get_block_range: the range's last block
+			case jsonwire.EqualString(name, "blocks"): // block_api.get_block_range: the range's last block
 				if value[0] == '[' {
 					ev.blockID, ev.previous = lastBlockIDs(value)
 				}
 			}
-		})
+		}
+		if it.Err() != nil {
+			return evidence{}, false
+		}
+		end = it.End()
 		ev.empty = members == 0 || allEmptyArrays
-	default:
-		end, ok = skipValue(result, i)
-		ev.empty = ok && isEmptyContainer(result[i:end])
+	} else {
+		var err error
+		if end, err = jsonwire.Skip(result, i, jsonwire.MaxDepth); err != nil {
+			return evidence{}, false
+		}
+		ev.empty = isEmptyContainer(result[i:end])
 	}
-	if !ok || skipSpace(result, end) != len(result) {
+	if jsonwire.SkipSpace(result, end) != len(result) {
 		return evidence{}, false
 	}
 	return ev, true
 }
 
-// blockIDs returns the block_id and previous members of the object block;
-// either is nil when absent or not a string.
+// blockIDs returns the block_id and previous members of the object block
+// (valid JSON); either is nil when absent or not a string.
 func blockIDs(block []byte) (id, previous []byte) {
-	eachMember(block, 0, func(key, value []byte) {
-		switch string(key) {
-		case "block_id":
-			id = stringContents(value)
-		case "previous":
-			previous = stringContents(value)
+	it := jsonwire.Members(block, 0, jsonwire.MaxDepth)
+	for it.Next() {
+		switch name := it.Name(); {
+		case jsonwire.EqualString(name, "block_id"):
+			id = stringContents(it.Value())
+		case jsonwire.EqualString(name, "previous"):
+			previous = stringContents(it.Value())
 		}
-	})
+	}
 	return id, previous
 }
 
-// lastBlockIDs returns blockIDs of the last element of the array blocks.
+// lastBlockIDs returns blockIDs of the last element of the array blocks
+// (valid JSON).
 func lastBlockIDs(blocks []byte) (id, previous []byte) {
 	var last []byte
-	eachElement(blocks, 0, func(value []byte) { last = value })
+	it := jsonwire.Elements(blocks, 0, jsonwire.MaxDepth)
+	for it.Next() {
+		last = it.Value()
+	}
 	if len(last) == 0 || last[0] != '{' {
 		return nil, nil
 	}
 	return blockIDs(last)
+}
+
+// isEmptyContainer reports whether v is null, {} or [] (with any
+// whitespace inside and around).
+func isEmptyContainer(v []byte) bool {
+	v = jsonwire.TrimSpace(v)
+	if string(v) == "null" {
+		return true
+	}
+	return len(v) >= 2 && (v[0] == '{' && v[len(v)-1] == '}' || v[0] == '[' && v[len(v)-1] == ']') &&
+		jsonwire.SkipSpace(v, 1) == len(v)-1
+}
+
+// stringContents returns the bytes between the quotes of the JSON string v
+// (escapes untouched: a block id is plain hex), or nil if v is not a
+// string.
+func stringContents(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	return v[1 : len(v)-1]
 }
 
 // blockIDMatches reports whether the block id starts with blockNum as 8 hex
@@ -275,5 +327,5 @@ func blockIDMatches(id []byte, blockNum uint64) bool {
 // applies this rule, and more, to calls about one block; the dispatcher uses
 // it for EXPIRE_IF_REVERSIBLE calls without a block number.
 func IsEmptyResult(v []byte) bool {
-	return skipSpace(v, 0) == len(v) || isEmptyContainer(v)
+	return jsonwire.SkipSpace(v, 0) == len(v) || isEmptyContainer(v)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -33,71 +34,77 @@ var accountFields = map[string]bool{
 // {"trx": trx}, or a block of them) and returns the first one found. Every
 // string under an account field (see accountFields) is checked wherever it
 // sits, and every occurrence of a duplicated member counts, so neither the
-// params shape nor a repeated key hides an account. Params that are not
-// valid JSON (the front ends never pass such) report nothing.
+// params shape nor a repeated key hides an account. Names are compared as
+// decoded text (jsonwire.Unquote), so an escaped name counts. The params
+// are read once, with jsonwire; the walk stops at the first listed name,
+// or where params stop being valid JSON (a name read before that point
+// still counts; the front ends never pass invalid params).
 func BlacklistedAccount(params json.RawMessage, listed func(name string) bool) (string, bool) {
 	if len(params) == 0 {
 		return "", false
 	}
-	type frame struct {
-		obj       bool
-		expectKey bool // obj: the next string is a member name
-		field     bool // obj: the current member is an account field
-		names     bool // array: its strings (and nested arrays' strings) are names
-	}
-	stack := make([]frame, 0, 16)
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.UseNumber()
-	// valueDone marks the end of a member's value in the enclosing object.
-	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].obj {
-			stack[n-1].expectKey = true
+	w := accountWalk{data: params, listed: listed}
+	w.value(jsonwire.SkipSpace(params, 0), jsonwire.MaxDepth, false)
+	return w.name, w.found
+}
+
+// accountWalk is one BlacklistedAccount walk over data.
+type accountWalk struct {
+	data   []byte
+	listed func(string) bool
+	name   string
+	found  bool
+}
+
+// value walks the value at data[i], nested at most depth levels, and
+// returns the index after it; ok is false when the walk must stop (a
+// listed name was found, or data is not valid JSON). names tells whether
+// the value's strings are account names: it sits under an account field,
+// directly or in nested arrays.
+func (w *accountWalk) value(i, depth int, names bool) (end int, ok bool) {
+	data := w.data
+	switch {
+	case i < len(data) && data[i] == '{':
+		it := jsonwire.Members(data, i, depth)
+		for it.Next() {
+			if end, ok = w.value(it.Offset(), it.Depth(), isAccountField(it.Name())); !ok {
+				return end, false
+			}
+			it.SetValueEnd(end)
 		}
-	}
-	for {
-		tok, err := dec.Token()
+		return it.End(), it.Err() == nil
+	case i < len(data) && data[i] == '[':
+		it := jsonwire.Elements(data, i, depth)
+		for it.Next() {
+			if end, ok = w.value(it.Offset(), it.Depth(), names); !ok {
+				return end, false
+			}
+			it.SetValueEnd(end)
+		}
+		return it.End(), it.Err() == nil
+	case names && i < len(data) && data[i] == '"':
+		end, _, err := jsonwire.ScanString(data, i)
 		if err != nil {
-			return "", false
+			return end, false
 		}
-		var top *frame
-		if n := len(stack); n > 0 {
-			top = &stack[n-1]
+		if name := jsonwire.Unquote(data[i:end]); w.listed(name) {
+			w.name, w.found = name, true
+			return end, false
 		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{obj: true, expectKey: true})
-			case '[':
-				names := top != nil && (top.obj && top.field || !top.obj && top.names)
-				stack = append(stack, frame{names: names})
-			default:
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return "", false
-				}
-				valueDone()
-			}
-		case string:
-			switch {
-			case top == nil:
-				return "", false
-			case top.obj && top.expectKey:
-				top.expectKey, top.field = false, accountFields[t]
-				continue
-			case top.obj && top.field, !top.obj && top.names:
-				if listed(t) {
-					return t, true
-				}
-			}
-			valueDone()
-		default:
-			if top == nil {
-				return "", false
-			}
-			valueDone()
-		}
+		return end, true
 	}
+	end, err := jsonwire.Skip(data, i, depth)
+	return end, err == nil
+}
+
+// isAccountField reports whether the member name lit (a raw literal) is
+// one of accountFields.
+func isAccountField(lit []byte) bool {
+	raw := lit[1 : len(lit)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return accountFields[string(raw)]
+	}
+	return accountFields[jsonwire.Unquote(lit)]
 }
 
 // screen refuses a broadcast call that involves an account of

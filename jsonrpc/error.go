@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // Code is a JSON-RPC error code.
@@ -171,7 +173,7 @@ func (e *Error) AppendJSON(b []byte) []byte {
 	b = append(b, `{"code":`...)
 	b = strconv.AppendInt(b, int64(e.Code), 10)
 	b = append(b, `,"message":`...)
-	b = AppendString(b, e.Message)
+	b = jsonwire.AppendString(b, e.Message)
 	if len(e.Data) > 0 {
 		b = append(b, `,"data":`...)
 		b = append(b, e.Data...)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // Defaults of GuardOptions.
@@ -151,7 +153,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *Error, retryAf
 	}
 	b := append([]byte(`{"code":"`), code...)
 	b = append(b, `","message":`...)
-	b = AppendString(b, e.Message)
+	b = jsonwire.AppendString(b, e.Message)
 	_, _ = w.Write(append(b, '}'))
 }
 

@@ -40,7 +40,8 @@ const fuzzMaxBatch = 8
 // batch of n (1..max) elements gets an array of n answers in order, each
 // with its request's id exactly as sent (null when unreadable) and, for a
 // valid request, its own result; bodies that are not JSON, empty or
-// oversized batches and too-deep bodies get one error object.
+// oversized batches and too-deep bodies get one error object (too deep
+// wins over invalid when the body reaches the limit before it breaks).
 func FuzzHandlerBatch(f *testing.F) {
 	// More seeds are in testdata/fuzz/FuzzHandlerBatch.
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"m","params":[1]},{"jsonrpc":"2.0","id":"x","method":"cache_hit"}]`), false)
@@ -70,10 +71,10 @@ func FuzzHandlerBatch(f *testing.F) {
 			}
 		}
 		switch {
+		case tooDeepFirst(body, jsonrpc.DefaultMaxDepth):
+			wantWhole(-32014)
 		case !json.Valid(body):
 			wantWhole(-32700)
-		case depth(body) > jsonrpc.DefaultMaxDepth:
-			wantWhole(-32014)
 		case isArray && len(elems) == 0:
 			wantWhole(-32600)
 		case isArray && len(elems) > fuzzMaxBatch:
@@ -146,21 +147,34 @@ func checkAnswer(t *testing.T, i int, req, answer json.RawMessage) {
 	}
 }
 
-// depth is the nesting depth of valid JSON, counted with encoding/json.
-func depth(data []byte) int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	d, deepest := 0, 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return deepest
-		}
-		switch tok {
-		case json.Delim('['), json.Delim('{'):
-			d++
-			deepest = max(deepest, d)
-		case json.Delim(']'), json.Delim('}'):
-			d--
+// tooDeepFirst reports whether body, read from the start, is valid JSON up
+// to a container opened deeper than maxDepth (the prefix up to that
+// bracket, with the open containers closed, is valid to encoding/json):
+// such a body is too deep, whatever follows.
+func tooDeepFirst(body []byte, maxDepth int) bool {
+	var open []byte
+	inString := false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if open = append(open, c); len(open) > maxDepth {
+				prefix := append([]byte(nil), body[:i+1]...)
+				for j := len(open) - 1; j >= 0; j-- {
+					prefix = append(prefix, open[j]+2) // '[' → ']', '{' → '}'
+				}
+				return json.Valid(prefix)
+			}
+		case c == ']' || c == '}':
+			if len(open) == 0 {
+				return false
+			}
+			open = open[:len(open)-1]
 		}
 	}
+	return false
 }

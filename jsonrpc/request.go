@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
-	"github.com/hivegate/hivegate/internal/jsonscan"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // Request is one validated JSON-RPC 2.0 request.
@@ -38,8 +37,10 @@ type Element struct {
 	Err *Error // set when the element is invalid; Req.ID is still set when it could be read
 }
 
-// ParseBody parses a POST body. A body that is not JSON is a parse error; an
-// empty batch or a batch over maxBatch is one error for the whole body.
+// ParseBody parses a POST body. A body that is not JSON is a parse error, a
+// body nested deeper than maxDepth levels a request too large (whatever
+// follows the level too many); an empty batch or a batch over maxBatch is
+// one error for the whole body.
 //
 // The returned requests alias data: their method, params and id bytes are
 // slices of it, so data must outlive them.
@@ -53,45 +54,49 @@ func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 
 // parseBody is ParseBody into b, whose slices' capacity is reused (the
 // handler keeps one Body per pooled exchange). Method names are taken from
-// names when it has them (nil: none).
+// names when it has them (nil: none). The body is read once: each element
+// is checked as it is parsed, and the elements past maxBatch are checked
+// and counted.
 func parseBody(b *Body, data []byte, maxBatch, maxDepth int, names *interner[string]) *Error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	data = trimWS(data)
-	if err := checkJSON(data, maxDepth); err != nil {
-		if errors.Is(err, errTooDeep) {
-			return NewError(KindRequestTooLarge, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth), err)
+	i := jsonwire.SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		el, end, err := parseElement(data, i, maxDepth, names)
+		if err == nil {
+			err = checkEnd(data, end)
 		}
-		return NewError(KindParseError, "the body is not valid JSON", err)
-	}
-	if data[0] != '[' {
+		if err != nil {
+			return bodyError(err, maxDepth)
+		}
 		b.Batch = false
-		el, _ := parseElement(data, names)
 		b.Elements = append(b.Elements[:0], el)
 		return nil
 	}
-	// data is valid JSON, so the array can be split without re-validating
-	// it, each element as it is parsed. Only the elements a batch may hold
-	// are parsed; the rest are counted.
 	n := 0
 	elems := b.Elements[:0]
-	for i := skipWS(data, 1); i < len(data) && data[i] != ']'; {
-		var end int
+	it := jsonwire.Elements(data, i, maxDepth)
+	for it.Next() {
 		if maxBatch <= 0 || n < maxBatch {
-			el, size := parseElement(data[i:], names)
+			el, end, err := parseElement(data, it.Offset(), it.Depth(), names)
+			if err != nil {
+				b.Elements = elems
+				return bodyError(err, maxDepth)
+			}
+			it.SetValueEnd(end)
 			elems = append(elems, el)
-			end = i + size
-		} else {
-			end = skipValue(data, i)
 		}
 		n++
-		i = skipWS(data, end)
-		if i < len(data) && data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
 	}
 	b.Elements = elems
+	err := it.Err()
+	if err == nil {
+		err = checkEnd(data, it.End())
+	}
+	if err != nil {
+		return bodyError(err, maxDepth)
+	}
 	if n == 0 {
 		return NewError(KindInvalidRequest, "empty batch", nil)
 	}
@@ -102,100 +107,102 @@ func parseBody(b *Body, data []byte, maxBatch, maxDepth int, names *interner[str
 	return nil
 }
 
-// trimWS removes JSON whitespace (space, tab, CR, LF) around data; unlike
-// bytes.TrimSpace it leaves other Unicode spaces, which JSON does not allow,
-// for the validator to reject.
-func trimWS(data []byte) []byte {
-	i := skipWS(data, 0)
-	j := len(data)
-	for j > i && isWS(data[j-1]) {
-		j--
+// checkEnd checks that only whitespace follows the body's value.
+func checkEnd(data []byte, end int) error {
+	if jsonwire.SkipSpace(data, end) != len(data) {
+		// Valid reports what follows the value, and where.
+		return jsonwire.Valid(data, jsonwire.MaxDepth)
 	}
-	return data[i:j]
+	return nil
 }
 
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// parseElement parses the request that starts data, valid JSON that may go
-// on after it (the rest of a batch), and returns it with its size in bytes.
-func parseElement(data []byte, names *interner[string]) (Element, int) {
-	if len(data) == 0 || data[0] != '{' {
-		var e Element
-		e.Req.ID = nullID
-		e.Err = NewError(KindInvalidRequest, "a request must be a JSON object", nil)
-		return e, skipValue(data, 0)
+// bodyError is the answer to a body that is not JSON or is too deep.
+func bodyError(err error, maxDepth int) *Error {
+	if errors.Is(err, jsonwire.ErrTooDeep) {
+		return NewError(KindRequestTooLarge, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth), err)
 	}
-	it := memberIter{obj: data, i: 1}
-	e := parseRequest(&it, names)
-	if it.err != nil || it.end == 0 {
-		// Not on valid JSON; measured the slow way to be safe.
-		return e, skipValue(data, 0)
-	}
-	return e, it.end
+	return NewError(KindParseError, "the body is not valid JSON", err)
 }
 
-// parseRequest reads a request object's members from it.
-func parseRequest(it *memberIter, names *interner[string]) Element {
+// parseElement parses the request that starts at data[i], within maxDepth
+// levels, and returns it with the index after it. An error is about the
+// body's syntax or depth; a request that is valid JSON but not a valid
+// request is an Element with Err set.
+func parseElement(data []byte, i, maxDepth int, names *interner[string]) (Element, int, error) {
 	var e Element
 	e.Req.ID = nullID
+	if i >= len(data) || data[i] != '{' {
+		end, err := jsonwire.Skip(data, i, maxDepth)
+		e.Err = NewError(KindInvalidRequest, "a request must be a JSON object", nil)
+		return e, end, err
+	}
 	var (
-		version, method, params, id json.RawMessage
+		version, method, params, id []byte
 		hasID                       bool
 	)
-	for {
-		key, value, ok := it.next()
-		if !ok {
+	it := jsonwire.Members(data, i, maxDepth)
+	for it.Next() {
+		var slot *[]byte
+		name := it.Name()
+		raw := name[1 : len(name)-1]
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			raw = jsonwire.AppendUnquote(nil, name) // rare: escapes in a member name
+		}
+		switch string(raw) {
+		case "jsonrpc":
+			slot = &version
+		case "method":
+			slot = &method
+		case "params":
+			slot = &params
+		case "id":
+			slot, hasID = &id, true
+		default:
+			continue // Next skips (and checks) the value
+		}
+		if *slot = it.Value(); *slot == nil {
 			break
 		}
-		switch string(key) {
-		case "jsonrpc":
-			version = value
-		case "method":
-			method = value
-		case "params":
-			params = value
-		case "id":
-			id, hasID = value, true
-		}
 	}
-	if it.err != nil {
-		e.Err = NewError(KindInvalidRequest, "malformed request object", it.err)
-		return e
+	if err := it.Err(); err != nil {
+		return e, 0, err
 	}
+	e.Err = checkRequest(&e.Req, version, method, params, id, hasID, names)
+	return e, it.End(), nil
+}
+
+// checkRequest fills req from a request object's members and returns why
+// it is not a valid request, or nil.
+func checkRequest(req *Request, version, method, params, id []byte, hasID bool, names *interner[string]) *Error {
 	if hasID {
 		if !validID(id) {
-			e.Err = NewError(KindInvalidRequest, "id must be an integer, a string or null", nil)
-			return e
+			return NewError(KindInvalidRequest, "id must be an integer, a string or null", nil)
 		}
-		e.Req.ID = id
+		req.ID = id
 	}
 	switch {
-	case !bytes.Equal(version, []byte(`"2.0"`)) && decodeString(version) != "2.0":
-		e.Err = NewError(KindInvalidRequest, `jsonrpc must be "2.0"`, nil)
+	case !jsonwire.EqualString(version, "2.0"):
+		return NewError(KindInvalidRequest, `jsonrpc must be "2.0"`, nil)
 	case !hasID:
-		e.Err = NewError(KindInvalidRequest, "id is missing", nil)
+		return NewError(KindInvalidRequest, "id is missing", nil)
 	case len(method) == 0 || method[0] != '"':
-		e.Err = NewError(KindInvalidRequest, "method must be a string", nil)
+		return NewError(KindInvalidRequest, "method must be a string", nil)
 	}
-	if e.Err != nil {
-		return e
-	}
-	if e.Req.Method = methodName(method, names); e.Req.Method == "" {
-		e.Err = NewError(KindInvalidRequest, "method must be a non-empty string", nil)
-		return e
+	if req.Method = methodName(method, names); req.Method == "" {
+		return NewError(KindInvalidRequest, "method must be a non-empty string", nil)
 	}
 	switch {
 	case len(params) == 0, bytes.Equal(params, []byte("null")):
 		// absent
 	case params[0] == '[' || params[0] == '{':
-		e.Req.Params = params
+		req.Params = params
 	default:
-		e.Err = NewError(KindInvalidRequest, "params must be an array or an object", nil)
+		return NewError(KindInvalidRequest, "params must be an array or an object", nil)
 	}
-	return e
+	return nil
 }
 
-// validID accepts an integer, a string or null.
+// validID accepts an integer, a string or null (id is valid JSON).
 func validID(id []byte) bool {
 	if len(id) == 0 {
 		return false
@@ -216,165 +223,21 @@ func validID(id []byte) bool {
 	return false
 }
 
-// memberIter walks the members of a valid JSON object without allocating
-// (unless a member name holds escapes). Start it with i at 1, just after the
-// opening brace.
-type memberIter struct {
-	obj  []byte
-	i    int
-	end  int // once done without an error: the index after the closing brace
-	done bool
-	err  error
-}
-
-// next returns the next member's decoded name and raw value bytes; ok is
-// false at the end of the object or on an error (then err is set).
-func (m *memberIter) next() (key, value []byte, ok bool) {
-	if m.done {
-		return nil, nil, false
-	}
-	obj := m.obj
-	i := skipWS(obj, m.i)
-	if i < len(obj) && obj[i] == '}' {
-		m.done, m.end = true, i+1
-		return nil, nil, false
-	}
-	if i >= len(obj) || obj[i] != '"' {
-		return m.fail("want a member name")
-	}
-	end, esc := scanString(obj, i)
-	key = obj[i+1 : max(end-1, i+1)]
-	if esc {
-		var k string
-		if err := json.Unmarshal(obj[i:end], &k); err != nil {
-			m.done, m.err = true, err
-			return nil, nil, false
-		}
-		key = []byte(k)
-	}
-	i = skipWS(obj, end)
-	if i >= len(obj) || obj[i] != ':' {
-		return m.fail("want :")
-	}
-	i = skipWS(obj, i+1)
-	vend := skipValue(obj, i)
-	value = obj[i:vend]
-	i = skipWS(obj, vend)
-	switch {
-	case i < len(obj) && obj[i] == ',':
-		i++
-	case i < len(obj) && obj[i] == '}':
-	default:
-		return m.fail("unterminated object")
-	}
-	m.i = i
-	return key, value, true
-}
-
-func (m *memberIter) fail(msg string) ([]byte, []byte, bool) {
-	m.done, m.err = true, errors.New(msg)
-	return nil, nil, false
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isWS(b[i]) {
-		i++
-	}
-	return i
-}
-
-// decodeString decodes a valid JSON string literal; without escapes it is a
-// plain copy, with them (or with invalid UTF-8, which becomes U+FFFD)
-// encoding/json does the work. It returns "" when s is not a string.
-func decodeString(s []byte) string {
-	if len(s) < 2 || s[0] != '"' {
-		return ""
-	}
-	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
-		return string(s[1 : len(s)-1])
-	}
-	var out string
-	if json.Unmarshal(s, &out) != nil {
-		return ""
-	}
-	return out
-}
-
-// methodName is decodeString for a method name, taken from names when it
-// is there (and added to it when it is not): the usual methods are then
-// decoded without allocating.
+// methodName decodes a method name (jsonwire.Unquote), taken from names
+// when it is there (and added to it when it is not): the usual methods are
+// then decoded without allocating.
 func methodName(s []byte, names *interner[string]) string {
 	if names == nil || len(s) < 2 || s[0] != '"' {
-		return decodeString(s)
+		return jsonwire.Unquote(s)
 	}
 	raw := s[1 : len(s)-1]
 	if name, ok := names.lookupBytes(raw); ok {
 		return name
 	}
-	name := decodeString(s)
+	name := jsonwire.Unquote(s)
 	if name != "" && len(name) == len(raw) && name == string(raw) {
 		// Only names spelled without escapes are looked up by their bytes.
 		name = names.add(name, name)
 	}
 	return name
-}
-
-// scanString returns the index after the string starting at b[i] == '"' and
-// whether it holds escapes.
-func scanString(b []byte, i int) (int, bool) {
-	esc := false
-	for j := i + 1; j < len(b); j++ {
-		j = jsonscan.PlainRun(b, j)
-		if j >= len(b) {
-			break
-		}
-		switch b[j] {
-		case '\\':
-			esc = true
-			j++
-		case '"':
-			return j + 1, esc
-		}
-		// A control character (not in valid JSON) is skipped as content.
-	}
-	return len(b), esc
-}
-
-// skipValue returns the index after the valid JSON value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		end, _ := scanString(b, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	default:
-		j := i
-		for j < len(b) {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return j
-			}
-			j++
-		}
-		return j
-	}
 }

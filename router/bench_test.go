@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // listAccounts is database_api.list_accounts-like named params with the
@@ -40,7 +40,8 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkCanonicalKey measures the canonical JSON form alone.
+// BenchmarkCanonicalKey measures the canonical JSON form alone (jsonwire's,
+// measured here on the router's params as it was before it moved).
 func BenchmarkCanonicalKey(b *testing.B) {
 	cases := []struct {
 		name   string
@@ -56,7 +57,7 @@ func BenchmarkCanonicalKey(b *testing.B) {
 			buf := make([]byte, 0, 256)
 			for b.Loop() {
 				var err error
-				if buf, err = router.AppendCanonical(buf[:0], tc.params); err != nil {
+				if buf, err = jsonwire.AppendCanonical(buf[:0], tc.params); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // configKey is a parsed config method key: dotted segments and, when the key
-// ends in .params=<value>, the value in match form (see appendMatchForm).
+// ends in .params=<value>, the value in match form (see jsonwire.AppendMatchForm).
 type configKey struct {
 	segs      []string
 	params    []byte // match form of the params value; nil when absent
@@ -52,14 +54,14 @@ func parseConfigKey(key string) (configKey, error) {
 // Python literal (single-quoted strings, True/False/None), which is how jussi
 // configs spell them, and returns its match form.
 func parseParamsLiteral(lit string) ([]byte, error) {
-	if v, err := appendMatchForm(nil, []byte(lit)); err == nil {
+	if v, err := jsonwire.AppendMatchForm(nil, []byte(lit)); err == nil {
 		return v, nil
 	}
 	js, err := pythonToJSON(lit)
 	if err != nil {
 		return nil, err
 	}
-	return appendMatchForm(nil, []byte(js))
+	return jsonwire.AppendMatchForm(nil, []byte(js))
 }
 
 // pythonToJSON rewrites a Python literal into JSON: 'x' → "x", True → true,

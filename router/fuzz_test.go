@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivegate/hivegate/jsonwire"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -40,7 +41,7 @@ translate_to_appbase: [steemd]
 			checkCall(t, r, method, p, c)
 		}
 		checkParseKey(t, r, method, p, c, err)
-		valid := json.Valid(params) && depth(params) <= 512
+		valid := json.Valid(params) && depth(params) <= jsonwire.MaxDepth
 		c, err = r.Parse("condenser_api.get_block", p)
 		switch {
 		case p == nil:
@@ -91,7 +92,7 @@ func checkCall(t *testing.T, r *router.Router, method string, p json.RawMessage,
 		if !ok {
 			t.Fatalf("key %q does not start with %s.params=", c.Key, path)
 		}
-		again, err := router.AppendCanonical(nil, []byte(canon))
+		again, err := jsonwire.AppendCanonical(nil, []byte(canon))
 		if err != nil || string(again) != canon {
 			t.Fatalf("canonical params %s are not canonical: %s, %v", canon, again, err)
 		}

@@ -4,11 +4,12 @@
 package router
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // Call is one parsed JSON-RPC call: where it belongs (namespace, api, method),
@@ -179,64 +180,34 @@ func parseCallForm(c *Call, params json.RawMessage, defaultNS string) error {
 }
 
 // callArgs splits a JSON array of at most three elements into its elements,
-// each a slice of params without surrounding whitespace. ok is false when
-// params are not valid JSON, not an array, or longer than three.
+// each a slice of params. ok is false when params are not valid JSON
+// (within jsonwire.MaxDepth), not an array, or longer than three.
 func callArgs(params []byte) (args [3][]byte, n int, ok bool) {
-	if !json.Valid(params) {
-		return args, 0, false
-	}
-	p := bytes.Trim(params, " \t\r\n")
-	if p[0] != '[' {
-		return args, 0, false
-	}
-	add := func(elem []byte) bool {
-		if n == len(args) {
-			return false
+	it := jsonwire.Elements(params, 0, jsonwire.MaxDepth)
+	for it.Next() {
+		v := it.Value()
+		if v == nil || n == len(args) {
+			return args, n, false
 		}
-		args[n] = bytes.Trim(elem, " \t\r\n")
+		args[n] = v
 		n++
-		return true
 	}
-	depth, inString, start := 0, false, 1
-	for i := 1; i < len(p)-1; i++ {
-		switch c := p[i]; {
-		case inString && c == '\\':
-			i++
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			if !add(p[start:i]) {
-				return args, n, false
-			}
-			start = i + 1
-		}
-	}
-	if last := bytes.Trim(p[start:len(p)-1], " \t\r\n"); len(last) > 0 && !add(last) {
+	if it.Err() != nil || jsonwire.SkipSpace(params, it.End()) != len(params) {
 		return args, n, false
 	}
 	return args, n, true
 }
 
-// jsonString decodes a JSON string literal (from valid JSON).
+// jsonString decodes a JSON string literal (from valid JSON) as text (see
+// jsonwire.Unquote); ok is false when raw is not a string.
 func jsonString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err == nil
+	return jsonwire.Unquote(raw), true
 }
 
 func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	return len(raw) > 0 && raw[0] == '{'
+	i := jsonwire.SkipSpace(raw, 0)
+	return i < len(raw) && raw[i] == '{'
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // trie maps config keys to values, matched on whole dot-separated segments.
@@ -72,7 +74,7 @@ func (p *requestParams) matchForm() ([]byte, bool) {
 	if !p.done {
 		p.done = true
 		if p.raw != nil {
-			f, err := appendMatchForm(make([]byte, 0, len(p.raw)+16), p.raw)
+			f, err := jsonwire.AppendMatchForm(make([]byte, 0, len(p.raw)+16), p.raw)
 			p.form, p.ok = f, err == nil
 		}
 	}

@@ -1,6 +1,8 @@
-// Package jsonscan holds the byte scans that hivegate's JSON readers (the
-// request parser and validator in jsonrpc, the answer scanner in backend)
-// share.
+// Package jsonscan holds the eight-bytes-at-a-time string scan of
+// backend's answer scanner.
+//
+// Deprecated: use package jsonwire (whose ScanString, Skip and Iter use the
+// same scan); kept until backend moves to jsonwire, then deleted.
 package jsonscan
 
 import (
@@ -17,6 +19,9 @@ const (
 // PlainRun returns the index of the first byte at or after i that ends a
 // run of plain string content: a quote, a backslash or a control
 // character (len(b) when there is none). It tests eight bytes at a time.
+//
+// Deprecated: use jsonwire.ScanString; kept until backend moves to
+// jsonwire.
 func PlainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // maxPooledBuffer is the largest buffer (JSON output or wire encoding) kept
@@ -274,7 +274,7 @@ func (e *encoder) mapObject(mp protoreflect.Map, f *fieldPlan) error {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = jsonrpc.AppendString(e.buf, en.key)
+		e.buf = jsonwire.AppendString(e.buf, en.key)
 		e.buf = append(e.buf, ':')
 		e.path = append(e.path, pathSeg{key: []byte(en.key)})
 		var err error
@@ -326,7 +326,7 @@ func (e *encoder) scalar(f *fieldPlan, v protoreflect.Value) error {
 		}
 		return e.float(v.Float(), bits)
 	case kindString:
-		e.buf = jsonrpc.AppendString(e.buf, v.String())
+		e.buf = jsonwire.AppendString(e.buf, v.String())
 	case kindBytes:
 		e.buf = append(e.buf, '"')
 		e.buf = hex.AppendEncode(e.buf, v.Bytes())

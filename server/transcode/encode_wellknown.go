@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // timestamp writes a google.protobuf.Timestamp as hived's time string.
@@ -35,7 +35,7 @@ func (e *encoder) value(m protoreflect.Message, p *messagePlan) error {
 	case valueNumber:
 		return e.float(v.Float(), 64)
 	case valueString:
-		e.buf = jsonrpc.AppendString(e.buf, v.String())
+		e.buf = jsonwire.AppendString(e.buf, v.String())
 	case valueBool:
 		e.buf = strconv.AppendBool(e.buf, v.Bool())
 	case valueStruct:

@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // enumPlan maps an enum's values to and from hived's names.
@@ -55,7 +55,7 @@ func buildEnumPlan(ed protoreflect.EnumDescriptor) *enumPlan {
 			p.byName[hived] = v.Number()
 		}
 		if _, dup := p.names[v.Number()]; !dup {
-			p.names[v.Number()] = jsonrpc.AppendString(nil, hived)
+			p.names[v.Number()] = jsonwire.AppendString(nil, hived)
 		}
 	}
 	return p

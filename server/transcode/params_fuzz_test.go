@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivegate/hivegate/config"
 	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	"github.com/hivegate/hivegate/jsonwire"
 	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server/transcode"
 )
@@ -59,11 +60,11 @@ func FuzzMarshalParams(f *testing.F) {
 		if !json.Valid(params) {
 			t.Fatalf("%s: params are not valid JSON: %s", m.JSONRPC, params)
 		}
-		canon, err := router.AppendCanonical(nil, params)
+		canon, err := jsonwire.AppendCanonical(nil, params)
 		if err != nil {
 			t.Fatalf("%s: params %s have no canonical form: %v", m.JSONRPC, params, err)
 		}
-		again, err := router.AppendCanonical(nil, canon)
+		again, err := jsonwire.AppendCanonical(nil, canon)
 		if err != nil || string(again) != string(canon) {
 			t.Fatalf("%s: canonical form is not stable: %s then %s (%v)", m.JSONRPC, canon, again, err)
 		}

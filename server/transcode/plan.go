@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // scalarKind is a field's value kind, collapsed to what the JSON mapping
@@ -208,7 +208,7 @@ func (b *planBuilder) field(fd protoreflect.FieldDescriptor) *fieldPlan {
 		f.key = k.str
 	}
 	f.keyBytes = []byte(f.key)
-	f.keyJSON = jsonrpc.AppendString(nil, f.key)
+	f.keyJSON = jsonwire.AppendString(nil, f.key)
 	f.keyJSON = append(f.keyJSON, ':')
 	if fd.IsMap() {
 		f.mapKey = b.field(fd.MapKey())

@@ -1,4 +1,4 @@
-package router
+package jsonwire
 
 import (
 	"math/big"

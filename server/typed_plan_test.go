@@ -93,7 +93,7 @@ func TestPrepareParams(t *testing.T) {
 			&dbv1.ListOwnerHistoriesRequest{Limit: 3},
 			`{"limit":3,"start":["","1970-01-01T00:00:00"]}`},
 		{"unset time inside a tuple is the epoch", "database_api.list_savings_withdrawals",
-			&dbv1.ListSavingsWithdrawalsRequest{Limit: 3, Start: &dbv1.ListSavingsWithdrawalsStart{Start: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId_{ByCompleteFromId: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId{From: "x", RequestId: 2}}}},
+			&dbv1.ListSavingsWithdrawalsRequest{Limit: 3, Start: &dbv1.ListSavingsWithdrawalsStart{Start: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId_{ByCompleteFromId: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId{FromAccount: "x", RequestId: 2}}}},
 			`{"limit":3,"order":"by_complete_from_id","start":["1970-01-01T00:00:00","x",2]}`},
 		{"proposals first page", "database_api.list_proposals",
 			&dbv1.ListProposalsRequest{Limit: 3, Order: dbv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_START_DATE, OrderDirection: dbv1.OrderDirection_ORDER_DIRECTION_DESCENDING},
@@ -240,7 +240,7 @@ func TestNextStart(t *testing.T) {
 			if cp == nil {
 				cp = tm.nextCases[order]
 			}
-			cp.build(m, tm.items, tm.next)
+			cp.build(m, tm.items, tm.next, nil)
 			if tt.want == "" {
 				if m.Has(tm.next) {
 					t.Errorf("next_start set: %v", m.Get(tm.next).Message().Interface())

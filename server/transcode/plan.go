@@ -33,14 +33,14 @@ const (
 type shape uint8
 
 const (
-	shapeObject    shape = iota // {"key": value, ...}
-	shapeTupleArr               // [field1, field2, ...]
-	shapeBareValue              // the single (set) field's value
-	shapeTimestamp              // google.protobuf.Timestamp: "YYYY-MM-DDTHH:MM:SS"
-	shapeValue                  // google.protobuf.Value: any JSON
-	shapeStruct                 // google.protobuf.Struct: any JSON object
-	shapeListValue              // google.protobuf.ListValue: any JSON array
-	shapeLegacyAsset            // a legacy asset string "1.000 HIVE" (JSON_SHAPE_LEGACY_ASSET)
+	shapeObject      shape = iota // {"key": value, ...}
+	shapeTupleArr                 // [field1, field2, ...]
+	shapeBareValue                // the single (set) field's value
+	shapeTimestamp                // google.protobuf.Timestamp: "YYYY-MM-DDTHH:MM:SS"
+	shapeValue                    // google.protobuf.Value: any JSON
+	shapeStruct                   // google.protobuf.Struct: any JSON object
+	shapeListValue                // google.protobuf.ListValue: any JSON array
+	shapeLegacyAsset              // a legacy asset string "1.000 HIVE" (JSON_SHAPE_LEGACY_ASSET)
 )
 
 // messagePlan is everything the codec needs about one message descriptor,

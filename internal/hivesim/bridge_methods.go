@@ -323,8 +323,12 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 			return nil
 		})
 	}
-	post("bridge.get_post", func(c *callCtx, _ map[string]any, cm *Comment, w *jw) { writeBridgePost(w, c.n.ch, cm, bridgePostOpts{}) })
-	post("bridge.normalize_post", func(c *callCtx, _ map[string]any, cm *Comment, w *jw) { writeBridgePost(w, c.n.ch, cm, bridgePostOpts{}) })
+	post("bridge.get_post", func(c *callCtx, _ map[string]any, cm *Comment, w *jw) {
+		writeBridgePost(w, c.n.ch, cm, bridgePostOpts{})
+	})
+	post("bridge.normalize_post", func(c *callCtx, _ map[string]any, cm *Comment, w *jw) {
+		writeBridgePost(w, c.n.ch, cm, bridgePostOpts{})
+	})
 	post("bridge.get_post_header", func(c *callCtx, _ map[string]any, cm *Comment, w *jw) {
 		w.objBegin()
 		w.kstr("author", cm.Author)

@@ -47,6 +47,9 @@ func rankScore(c *Comment, hot bool) float64 {
 
 func paidOut(c *Comment) bool { return c.CashoutTime.Equal(MaxTime) }
 
+// muted reports a post the simulated chain grays: voted below zero.
+func muted(c *Comment) bool { return c.NetRshares < 0 }
+
 // payoutHBD is the post's payout (paid or pending) in HBD satoshis.
 func payoutHBD(c *Comment) int64 {
 	return c.TotalPayout.Amount + c.CuratorPayout.Amount + c.PendingPayout.Amount
@@ -85,7 +88,9 @@ func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) ([]*Co
 		key = func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }
 		keep = func(c *Comment) bool { return !roots(c) && pending(c) }
 	case "muted":
-		return nil, true // nothing is muted on the simulated chain
+		// The simulated chain mutes (grays) the pending posts voted below zero.
+		key = func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }
+		keep = func(c *Comment) bool { return roots(c) && pending(c) && muted(c) }
 	default:
 		return nil, false
 	}
@@ -254,9 +259,15 @@ func writeBridgePost(w *jw, ch *chain, c *Comment, o bridgePostOpts) {
 	w.key("stats")
 	w.objBegin()
 	w.kbool("hide", false)
-	w.kbool("gray", false)
+	w.kbool("gray", muted(c))
 	w.knum("total_votes", int64(len(s.votesByComment[c.ID])))
 	w.kfloat("flag_weight", 0)
+	if muted(c) {
+		w.key("muted_reasons")
+		w.arrBegin()
+		w.num(3) // MUTED_REPUTATION
+		w.arrEnd()
+	}
 	w.objEnd()
 	w.kfloat("payout", float64(payoutHBD(c))/1000)
 	w.kfloat("author_reputation", repLog10(ch.byName[c.Author].Reputation))

@@ -48,6 +48,7 @@ urls:
   appbase: node
   hived: node
   bridge: node
+  hive: node
 ttls:
   appbase: 60
   hived: 60

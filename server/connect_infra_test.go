@@ -119,13 +119,20 @@ func TestReflection(t *testing.T) {
 	t.Parallel()
 	g := simGateway(t, server.Options{})
 	want := []string{
+		"hive.account_by_key_api.v1.AccountByKeyApiService",
 		"hive.account_history_api.v1.AccountHistoryApiService",
 		"hive.block_api.v1.BlockApiService",
+		"hive.bridge.v1.BridgeService",
 		"hive.condenser_api.v1.CondenserApiService",
 		"hive.database_api.v1.DatabaseApiService",
 		"hive.follow_api.v1.FollowApiService",
+		"hive.hive.v1.HiveService",
+		"hive.market_history_api.v1.MarketHistoryApiService",
+		"hive.rc_api.v1.RcApiService",
 		"hive.reputation_api.v1.ReputationApiService",
+		"hive.search_api.v1.SearchApiService",
 		"hive.tags_api.v1.TagsApiService",
+		"hive.transaction_status_api.v1.TransactionStatusApiService",
 		"hivegate.v1.JsonRpcService",
 	}
 	for _, alpha := range []bool{false, true} {

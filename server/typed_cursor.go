@@ -24,8 +24,15 @@ type cursorPlan struct {
 type cursorField struct {
 	fd protoreflect.FieldDescriptor
 	// paths lead from the item to the source field; several paths are
-	// ANDed (bool fields only).
-	paths [][]protoreflect.FieldDescriptor
+	// ANDed (bool fields only). With fromResponse the single path leads from
+	// the response instead; with self the value is the item itself (a list
+	// of scalars) and paths is empty.
+	paths        [][]protoreflect.FieldDescriptor
+	fromResponse bool
+	self         bool
+	// stop, when set, is the request field whose value ends the paging:
+	// the page is the last one when the cursor value reaches it.
+	stop []protoreflect.FieldDescriptor
 	// first takes the page's first item rather than its last.
 	first bool
 	// offset is added to an integer value.
@@ -36,8 +43,11 @@ type cursorField struct {
 }
 
 // planCursor plans next_start message nm (with case cf, or nil when nm is
-// the cursor itself) built from items of type item.
-func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescriptor, item protoreflect.MessageDescriptor) (*cursorPlan, error) {
+// the cursor itself) built from the response resp: from the items of list
+// items (nil when the response has no single item list) or from response
+// fields. req is the request, for stop_at_field.
+func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescriptor, items protoreflect.FieldDescriptor,
+	resp, req protoreflect.MessageDescriptor) (*cursorPlan, error) {
 	cursor := nm
 	if cf != nil {
 		cursor = cf.Message()
@@ -48,8 +58,9 @@ func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescript
 		fd := fields.Get(i)
 		opts := fd.Options()
 		spec := proto.GetExtension(opts, hivegatev1.E_ItemField).(string)
-		if spec == "" {
-			return nil, fmt.Errorf("cursor field %s has no (hivegate.v1.item_field)", fd.FullName())
+		respSpec := proto.GetExtension(opts, hivegatev1.E_ResponseField).(string)
+		if (spec == "") == (respSpec == "") {
+			return nil, fmt.Errorf("cursor field %s needs exactly one of (hivegate.v1.item_field) and (hivegate.v1.response_field)", fd.FullName())
 		}
 		if spec == "-" {
 			// Not carried by the items: left unset, which needs presence.
@@ -66,12 +77,15 @@ func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescript
 		if proto.HasExtension(opts, hivegatev1.E_ItemEnd) {
 			f.end, f.hasEnd = proto.GetExtension(opts, hivegatev1.E_ItemEnd).(int64), true
 		}
-		for _, p := range strings.Split(spec, "&&") {
-			path, err := resolvePath(item, strings.TrimSpace(p))
-			if err != nil {
-				return nil, fmt.Errorf("cursor field %s: item_field %q: %w", fd.FullName(), spec, err)
+		if stop := proto.GetExtension(opts, hivegatev1.E_StopAtField).(string); stop != "" {
+			path, err := resolvePath(req, stop)
+			if err != nil || !isInteger(fd) || !isInteger(path[len(path)-1]) {
+				return nil, fmt.Errorf("cursor field %s: stop_at_field %q needs integer fields (%v)", fd.FullName(), stop, err)
 			}
-			f.paths = append(f.paths, path)
+			f.stop = path
+		}
+		if err := f.resolve(spec, respSpec, items, resp); err != nil {
+			return nil, fmt.Errorf("cursor field %s: %w", fd.FullName(), err)
 		}
 		if err := f.check(); err != nil {
 			return nil, fmt.Errorf("cursor field %s: item_field %q: %w", fd.FullName(), spec, err)
@@ -79,6 +93,40 @@ func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescript
 		cp.fields = append(cp.fields, f)
 	}
 	return cp, nil
+}
+
+// resolve finds the source of a cursor field: a response field (respSpec),
+// the item itself (spec "."), or item fields (spec, paths joined by "&&").
+func (f *cursorField) resolve(spec, respSpec string, items protoreflect.FieldDescriptor, resp protoreflect.MessageDescriptor) error {
+	if respSpec != "" {
+		path, err := resolvePath(resp, respSpec)
+		if err != nil {
+			return fmt.Errorf("response_field %q: %w", respSpec, err)
+		}
+		f.fromResponse, f.paths = true, [][]protoreflect.FieldDescriptor{path}
+		return nil
+	}
+	if items == nil {
+		return fmt.Errorf("item_field %q: the response has no single repeated item field", spec)
+	}
+	if spec == "." {
+		if items.Kind() == protoreflect.MessageKind {
+			return fmt.Errorf(`item_field ".": the items (%s) are messages, not scalars`, items.Name())
+		}
+		f.self = true
+		return nil
+	}
+	if items.Kind() != protoreflect.MessageKind {
+		return fmt.Errorf("item_field %q: the items (%s) are scalars: use \".\"", spec, items.Name())
+	}
+	for _, p := range strings.Split(spec, "&&") {
+		path, err := resolvePath(items.Message(), strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("item_field %q: %w", spec, err)
+		}
+		f.paths = append(f.paths, path)
+	}
+	return nil
 }
 
 // resolvePath resolves a dot path of field names in md. Every step but the
@@ -115,6 +163,9 @@ func (f *cursorField) check() error {
 	if (f.offset != 0 || f.hasEnd) && !isInteger(f.fd) {
 		return fmt.Errorf("item_offset and item_end need an integer field")
 	}
+	if f.self && f.fd.Kind() == protoreflect.MessageKind {
+		return fmt.Errorf("an item that is a scalar cannot fill a message field")
+	}
 	for _, p := range f.paths {
 		src := p[len(p)-1]
 		ok := false
@@ -137,12 +188,18 @@ func (f *cursorField) check() error {
 	return nil
 }
 
-// build sets next_start on resp from its items; it leaves next_start unset
-// when the page is empty or a field's item_end says the page is the last.
-func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.FieldDescriptor) {
-	list := resp.Get(items).List()
-	n := list.Len()
-	if n == 0 {
+// build sets next_start on resp from its items (or response fields); it
+// leaves next_start unset when the page is empty, when a field's item_end
+// says the page is the last, or when a field reached its stop_at_field in
+// the request req.
+func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.FieldDescriptor, req protoreflect.Message) {
+	var list protoreflect.List
+	n := 0
+	if items != nil {
+		list = resp.Get(items).List()
+		n = list.Len()
+	}
+	if n == 0 && cp.needsItems() {
 		return
 	}
 	nx := resp.NewField(next).Message()
@@ -152,12 +209,24 @@ func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.
 	}
 	for i := range cp.fields {
 		f := &cp.fields[i]
-		item := list.Get(n - 1).Message()
-		if f.first {
-			item = list.Get(0).Message()
+		var v protoreflect.Value
+		ok := true
+		switch {
+		case f.fromResponse:
+			v, ok = f.value(resp, cur)
+		case f.self:
+			v = list.Get(n - 1)
+			if f.first {
+				v = list.Get(0)
+			}
+		default:
+			item := list.Get(n - 1).Message()
+			if f.first {
+				item = list.Get(0).Message()
+			}
+			v, ok = f.value(item, cur)
 		}
-		v, ok := f.value(item, cur)
-		if !ok {
+		if !ok || f.stopped(v, req) {
 			return // the last page
 		}
 		if v.IsValid() {
@@ -168,6 +237,26 @@ func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.
 		nx.Set(cp.oneofCase, protoreflect.ValueOfMessage(cur))
 	}
 	resp.Set(next, protoreflect.ValueOfMessage(nx))
+}
+
+// needsItems reports whether a field of the cursor comes from the items.
+func (cp *cursorPlan) needsItems() bool {
+	for i := range cp.fields {
+		if !cp.fields[i].fromResponse {
+			return true
+		}
+	}
+	return false
+}
+
+// stopped reports whether value v of an integer field with a stop_at_field
+// reached the request's value of that field.
+func (f *cursorField) stopped(v protoreflect.Value, req protoreflect.Message) bool {
+	if f.stop == nil || !v.IsValid() || req == nil {
+		return false
+	}
+	limit := asInt64(get(req, f.stop), f.stop[len(f.stop)-1])
+	return asInt64(v, f.fd) >= limit
 }
 
 // value computes the field's value from item. ok is false when the item

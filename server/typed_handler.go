@@ -99,7 +99,7 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}
-	aux, err := s.decode(tm, res, order)
+	aux, err := s.decode(tm, res, order, r.Msg.ProtoReflect())
 	if err != nil {
 		ce := connect.NewError(connect.CodeInternal, err)
 		setCallHeaders(ce.Meta(), res)
@@ -111,10 +111,11 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 }
 
 // decode returns the typed response of a result: from the cache entry when
-// an earlier call decoded it, otherwise decoded now (with next_start) and
-// attached to the entry. The message is shared and must not be modified.
-// Without a cache entry the auxMessage is this call's alone.
-func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber) (*auxMessage, error) {
+// an earlier call decoded it, otherwise decoded now (with next_start, which
+// may compare with the request req) and attached to the entry. The message
+// is shared and must not be modified: calls sharing an entry sent the same
+// params. Without a cache entry the auxMessage is this call's alone.
+func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*auxMessage, error) {
 	desc := tm.Response.Descriptor()
 	if res.Entry != nil {
 		if a, ok := res.Entry.Aux().(*auxMessage); ok && a.desc == desc {
@@ -133,7 +134,7 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 			cp = tm.nextCases[order]
 		}
 		if cp != nil {
-			cp.build(m, tm.items, tm.next)
+			cp.build(m, tm.items, tm.next, req)
 		}
 	}
 	a := &auxMessage{desc: desc, msg: m.Interface()}

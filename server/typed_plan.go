@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -19,10 +20,14 @@ import (
 type typedMethod struct {
 	*transcode.Method
 
-	// limit is the page-size field (nil when the method has no limit_max);
-	// limitMax its largest accepted value.
-	limit    protoreflect.FieldDescriptor
-	limitMax uint64
+	// limit is the page-size field (nil when the method has no limit_max),
+	// reached from the request through limitPath (a field of a nested
+	// message: condenser_api's discussion query); limitName names it in
+	// errors; limitMax is its largest accepted value.
+	limit     protoreflect.FieldDescriptor
+	limitPath []protoreflect.FieldDescriptor
+	limitName string
+	limitMax  uint64
 	// countsDown are the integer fields marked (hivegate.v1.counts_down).
 	countsDown []protoreflect.FieldDescriptor
 	// defaults are the fields with a (hivegate.v1.json_default).
@@ -34,8 +39,10 @@ type typedMethod struct {
 	// message field; either may be nil.
 	order protoreflect.FieldDescriptor
 	start protoreflect.FieldDescriptor
-	// startKey is start's JSON key, for splicing a first_page value.
-	startKey string
+	// startKey is start's JSON key, and startIndex its position in
+	// positional params, for splicing a first_page value.
+	startKey   string
+	startIndex int
 	// startOneof is the oneof of start's message; nil when start is the
 	// cursor itself (list_owner_histories).
 	startOneof protoreflect.OneofDescriptor
@@ -150,11 +157,15 @@ func (tm *typedMethod) planLimit() error {
 	if name == "" {
 		name = "limit"
 	}
-	fd := tm.Request.Descriptor().Fields().ByName(protoreflect.Name(name))
-	if fd == nil || !isInteger(fd) || fd.IsList() {
+	path, err := resolvePath(tm.Request.Descriptor(), name)
+	if err != nil {
+		return fmt.Errorf("limit_max: limit field %q: %w", name, err)
+	}
+	fd := path[len(path)-1]
+	if !isInteger(fd) {
 		return fmt.Errorf("limit_max: request has no integer field %q", name)
 	}
-	tm.limit, tm.limitMax = fd, uint64(max)
+	tm.limit, tm.limitPath, tm.limitName, tm.limitMax = fd, path, name, uint64(max)
 	return nil
 }
 
@@ -167,12 +178,13 @@ func (tm *typedMethod) planStart() error {
 	}
 	fd := fields.ByName("start")
 	if fd == nil || fd.Kind() != protoreflect.MessageKind {
-		if tm.order != nil {
-			return fmt.Errorf("request has an order but no start message")
-		}
+		// Without a start message an order is a plain parameter
+		// (database_api.find_withdraw_vesting_routes).
+		tm.order = nil
 		return nil
 	}
 	tm.start = fd
+	tm.startIndex = slices.Index(sortedFields(tm.Request.Descriptor()), fd)
 	tm.startKey = fd.TextName()
 	if k := proto.GetExtension(fd.Options(), hivegatev1.E_JsonKey).(string); k != "" {
 		tm.startKey = k
@@ -254,7 +266,8 @@ func planCursorStart(empty protoreflect.Message) *cursorStart {
 }
 
 // planNext finds the response's item list and next_start field and plans
-// how next_start is built from the items.
+// how next_start is built from the items (or from response fields, for
+// backends that compute the next cursor themselves).
 func (tm *typedMethod) planNext() error {
 	resp := tm.Response.Descriptor()
 	next := resp.Fields().ByName("next_start")
@@ -264,24 +277,11 @@ func (tm *typedMethod) planNext() error {
 	if next.Kind() != protoreflect.MessageKind || next.IsList() {
 		return fmt.Errorf("next_start is not a message")
 	}
-	fields := resp.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.IsList() && fd.Kind() == protoreflect.MessageKind {
-			if tm.items != nil {
-				return fmt.Errorf("response has two repeated message fields (%s, %s)", tm.items.Name(), fd.Name())
-			}
-			tm.items = fd
-		}
-	}
-	if tm.items == nil {
-		return fmt.Errorf("response has next_start but no repeated item field")
-	}
+	tm.items = itemList(resp)
 	tm.next = next
-	item := tm.items.Message()
 	nm := next.Message()
 	if nm.Oneofs().Len() == 0 || nm.Oneofs().Get(0).IsSynthetic() {
-		cp, err := planCursor(nm, nil, item)
+		cp, err := planCursor(nm, nil, tm.items, resp, tm.Request.Descriptor())
 		tm.nextPlain = cp
 		return err
 	}
@@ -294,11 +294,37 @@ func (tm *typedMethod) planNext() error {
 		if cf == nil {
 			return fmt.Errorf("next_start %s has no case %s", nm.FullName(), sc.field.Name())
 		}
-		cp, err := planCursor(nm, cf, item)
+		cp, err := planCursor(nm, cf, tm.items, resp, tm.Request.Descriptor())
 		if err != nil {
 			return err
 		}
 		tm.nextCases[order] = cp
+	}
+	return nil
+}
+
+// itemList returns a page's item list: the response's only repeated message
+// field, or else its only repeated scalar field (condenser_api's
+// lookup_accounts lists names). It is nil when there is none or when the
+// choice is ambiguous; a cursor that needs items then fails to plan.
+func itemList(resp protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+	var msgs, scalars []protoreflect.FieldDescriptor
+	fields := resp.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		switch {
+		case !fd.IsList():
+		case fd.Kind() == protoreflect.MessageKind:
+			msgs = append(msgs, fd)
+		default:
+			scalars = append(scalars, fd)
+		}
+	}
+	switch {
+	case len(msgs) == 1:
+		return msgs[0]
+	case len(msgs) == 0 && len(scalars) == 1:
+		return scalars[0]
 	}
 	return nil
 }

@@ -11,8 +11,10 @@ import (
 
 	ahv1 "github.com/hivegate/hivegate/gen/hive/account_history_api/v1"
 	blockv1 "github.com/hivegate/hivegate/gen/hive/block_api/v1"
+	bridgev1 "github.com/hivegate/hivegate/gen/hive/bridge/v1"
 	condv1 "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
 	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	rcv1 "github.com/hivegate/hivegate/gen/hive/rc_api/v1"
 	typesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
 	"github.com/hivegate/hivegate/server/transcode"
 )
@@ -93,7 +95,7 @@ func TestPrepareParams(t *testing.T) {
 			&dbv1.ListOwnerHistoriesRequest{Limit: 3},
 			`{"limit":3,"start":["","1970-01-01T00:00:00"]}`},
 		{"unset time inside a tuple is the epoch", "database_api.list_savings_withdrawals",
-			&dbv1.ListSavingsWithdrawalsRequest{Limit: 3, Start: &dbv1.ListSavingsWithdrawalsStart{Start: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId_{ByCompleteFromId: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId{From: "x", RequestId: 2}}}},
+			&dbv1.ListSavingsWithdrawalsRequest{Limit: 3, Start: &dbv1.ListSavingsWithdrawalsStart{Start: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId_{ByCompleteFromId: &dbv1.ListSavingsWithdrawalsStart_ByCompleteFromId{FromAccount: "x", RequestId: 2}}}},
 			`{"limit":3,"order":"by_complete_from_id","start":["1970-01-01T00:00:00","x",2]}`},
 		{"proposals first page", "database_api.list_proposals",
 			&dbv1.ListProposalsRequest{Limit: 3, Order: dbv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_START_DATE, OrderDirection: dbv1.OrderDirection_ORDER_DIRECTION_DESCENDING},
@@ -111,6 +113,19 @@ func TestPrepareParams(t *testing.T) {
 			&dbv1.ListLimitOrdersRequest{Limit: 5, Start: &dbv1.ListLimitOrdersStart{Start: &dbv1.ListLimitOrdersStart_ByPrice_{ByPrice: &dbv1.ListLimitOrdersStart_ByPrice{
 				SellPrice: &typesv1.Price{Base: &typesv1.Asset{Amount: "1", Precision: 3, Nai: "@@000000021"}, Quote: &typesv1.Asset{Amount: "2", Precision: 3, Nai: "@@000000013"}}, Id: 7}}}},
 			`{"limit":5,"order":"by_price","start":[{"base":{"amount":"1","precision":3,"nai":"@@000000021"},"quote":{"amount":"2","precision":3,"nai":"@@000000013"}},7]}`},
+		{"positional first page spliced", "condenser_api.list_proposals",
+			&condv1.ListProposalsRequest{Limit: 10, Order: condv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_CREATOR},
+			`[[],10,"by_creator","ascending","all"]`},
+		{"positional cursor given", "condenser_api.list_proposal_votes",
+			&condv1.ListProposalVotesRequest{Limit: 10, Start: &condv1.ListProposalVotesStart{Start: &condv1.ListProposalVotesStart_ByProposalVoter_{ByProposalVoter: &condv1.ListProposalVotesStart_ByProposalVoter{ProposalId: proto.Int64(4)}}},
+				OrderDirection: condv1.OrderDirection_ORDER_DIRECTION_DESCENDING},
+			`[[4],10,"by_proposal_voter","descending","all"]`},
+		{"discussion query", "condenser_api.get_discussions_by_trending",
+			&condv1.GetDiscussionsByTrendingRequest{Query: &typesv1.DiscussionQuery{Tag: "hive", Limit: 5}},
+			`[{"tag":"hive","limit":5,"truncate_body":0,"start_author":"","start_permlink":"","observer":""}]`},
+		{"an order without a start is a plain parameter", "database_api.find_withdraw_vesting_routes",
+			&dbv1.FindWithdrawVestingRoutesRequest{Account: "a", Order: dbv1.FindWithdrawVestingRoutesOrder_FIND_WITHDRAW_VESTING_ROUTES_ORDER_BY_DESTINATION},
+			`{"account":"a","order":"by_destination"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +167,12 @@ func TestPrepareInvalid(t *testing.T) {
 			&condv1.GetTrendingTagsRequest{Limit: 251}, "limit: must be 1..250, got 251"},
 		{"block range count", "block_api.get_block_range",
 			&blockv1.GetBlockRangeRequest{StartingBlockNum: 1}, "count: must be 1..1000, got 0"},
+		{"limit inside the discussion query", "condenser_api.get_discussions_by_created",
+			&condv1.GetDiscussionsByCreatedRequest{Query: &typesv1.DiscussionQuery{Limit: 21}}, "query.limit: must be 1..20, got 21"},
+		{"unset discussion query", "condenser_api.get_discussions_by_created",
+			&condv1.GetDiscussionsByCreatedRequest{}, "query.limit: must be 1..20, got 0"},
+		{"bridge posts limit", "bridge.get_ranked_posts",
+			&bridgev1.GetRankedPostsRequest{Sort: bridgev1.RankedPostsSort_RANKED_POSTS_SORT_TRENDING, Limit: 21}, "limit: must be 1..20, got 21"},
 		{"case of another order", "database_api.list_accounts",
 			&dbv1.ListAccountsRequest{Limit: 1, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME, Start: byProxy},
 			"start: case by_proxy does not match order LIST_ACCOUNTS_ORDER_BY_NAME"},
@@ -223,6 +244,29 @@ func TestNextStart(t *testing.T) {
 		{"blog continues", "condenser_api.get_blog_entries",
 			&condv1.GetBlogEntriesRequest{Account: "a", Limit: 2},
 			`[{"entry_id":5},{"entry_id":4}]`, `{"start_entry_id":4}`},
+		{"virtual ops: the backend's next cursor", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: 2},
+			`{"ops":[{"block":3},{"block":7}],"ops_by_block":[],"next_block_range_begin":50,"next_operation_begin":"9007199254740993"}`,
+			`{"block_range_begin":50,"operation_begin":"9007199254740993"}`},
+		{"virtual ops: grouped, cursor without items", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: 2, GroupByBlock: proto.Bool(true)},
+			`{"ops":[],"ops_by_block":[{"block":3,"ops":[]}],"next_block_range_begin":3,"next_operation_begin":12}`,
+			`{"block_range_begin":3,"operation_begin":12}`},
+		{"virtual ops: range reached", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: 2},
+			`{"ops":[{"block":3}],"ops_by_block":[],"next_block_range_begin":120,"next_operation_begin":77}`, ``},
+		{"virtual ops: range past the head", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: 2},
+			`{"ops":[],"ops_by_block":[],"next_block_range_begin":0,"next_operation_begin":0}`, ``},
+		{"names: the item itself", "condenser_api.lookup_accounts",
+			&condv1.LookupAccountsRequest{LowerBoundName: "a", Limit: 2},
+			`["alice","bob"]`, `{"lower_bound_name":"bob"}`},
+		{"rc delegations: the cursor is the start", "rc_api.list_rc_direct_delegations",
+			&rcv1.ListRcDirectDelegationsRequest{Start: &rcv1.RcDelegationCursor{FromAccount: "a"}, Limit: 2},
+			`{"rc_direct_delegations":[{"from":"a","to":"b","delegated_rc":1},{"from":"a","to":"c","delegated_rc":1}]}`, `["a","c"]`},
+		{"bridge posts", "bridge.get_ranked_posts",
+			&bridgev1.GetRankedPostsRequest{Sort: bridgev1.RankedPostsSort_RANKED_POSTS_SORT_HOT, Limit: 2},
+			`[{"author":"a","permlink":"p"},{"author":"b","permlink":"q"}]`, `{"start_author":"b","start_permlink":"q"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +284,7 @@ func TestNextStart(t *testing.T) {
 			if cp == nil {
 				cp = tm.nextCases[order]
 			}
-			cp.build(m, tm.items, tm.next)
+			cp.build(m, tm.items, tm.next, tt.req.ProtoReflect())
 			if tt.want == "" {
 				if m.Has(tm.next) {
 					t.Errorf("next_start set: %v", m.Get(tm.next).Message().Interface())

@@ -43,15 +43,15 @@ func invalidArgument(format string, args ...any) *connect.Error {
 func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, protoreflect.EnumNumber, error) {
 	var limit int64
 	if tm.limit != nil {
-		limit = asInt64(req.Get(tm.limit), tm.limit)
+		limit = asInt64(get(req, tm.limitPath), tm.limit)
 		if limit < 1 || uint64(limit) > tm.limitMax {
-			return nil, 0, invalidArgument("%s: must be 1..%d, got %d", tm.limit.Name(), tm.limitMax, limit)
+			return nil, 0, invalidArgument("%s: must be 1..%d, got %d", tm.limitName, tm.limitMax, limit)
 		}
 	}
 	for _, fd := range tm.countsDown {
 		if s := asInt64(req.Get(fd), fd); s != -1 && s < limit-1 {
 			return nil, 0, invalidArgument("%s: must be -1 (the newest entry) or at least %s - 1 = %d, got %d",
-				fd.Name(), tm.limit.Name(), limit-1, s)
+				fd.Name(), tm.limitName, limit-1, s)
 		}
 	}
 	for _, d := range tm.defaults {
@@ -64,7 +64,12 @@ func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, proto
 		return nil, 0, err
 	}
 	if tm.tuple {
-		if err := checkPositional(req, ""); err != nil {
+		// A start left for its first_page JSON is spliced in below.
+		var skip protoreflect.FieldDescriptor
+		if firstPage != nil {
+			skip = tm.start
+		}
+		if err := checkPositional(req, "", skip); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -73,7 +78,14 @@ func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, proto
 		return nil, 0, invalidArgument("%v", err)
 	}
 	if firstPage != nil {
-		params = spliceMember(params, tm.startKey, firstPage)
+		if tm.tuple {
+			params, err = spliceElement(params, tm.startIndex, firstPage)
+			if err != nil {
+				return nil, 0, invalidArgument("%v", err)
+			}
+		} else {
+			params = spliceMember(params, tm.startKey, firstPage)
+		}
 	}
 	return params, order, nil
 }
@@ -140,22 +152,22 @@ func (cs *cursorStart) fill(cursor protoreflect.Message, prefix string) error {
 			cursor.Set(fd, protoreflect.ValueOfMessage(cursor.NewField(fd).Message()))
 		}
 	}
-	return checkPositional(cursor, prefix)
+	return checkPositional(cursor, prefix, nil)
 }
 
 // checkPositional rejects a positional message (a TUPLE) with an element
 // left out before a set one: the codec would send null there, which hived
-// cannot read.
-func checkPositional(m protoreflect.Message, prefix string) error {
+// cannot read. skip, when not nil, is an element hivegate fills afterwards.
+func checkPositional(m protoreflect.Message, prefix string, skip protoreflect.FieldDescriptor) error {
 	fields := sortedFields(m.Descriptor())
 	last := -1
 	for i, fd := range fields {
-		if written(m, fd) {
+		if written(m, fd) || fd == skip {
 			last = i
 		}
 	}
 	for _, fd := range fields[:max(last, 0)] {
-		if !written(m, fd) {
+		if !written(m, fd) && fd != skip {
 			return invalidArgument("%s%s: must be set when %s is set (the params are positional)",
 				prefix, fd.Name(), fields[last].Name())
 		}

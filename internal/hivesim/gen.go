@@ -55,6 +55,7 @@ type chain struct {
 	proposalVotes                       []*ProposalVote
 	pvByVoter, pvByProposal             []*ProposalVote
 	social                              socialData
+	extra                               extraData
 	blocks                              map[uint32][]*txn
 	history                             map[string][]histEntry
 	supply                              supplyTotals
@@ -94,6 +95,7 @@ func generate(o Options) *chain {
 	g.genTransfers()
 	g.buildHistory()
 	g.buildIndexes()
+	g.genExtras(o.Seed)
 	return ch
 }
 

@@ -81,6 +81,17 @@ func registerMethods() (map[string]method, map[string]bool) {
 	hived("network_broadcast_api.broadcast_transaction", broadcastTransaction)
 	hived("jsonrpc.get_methods", getMethods)
 
+	// The rest of a node's read API (issue 21): one file per area.
+	registerFindMethods(hived, mind)
+	registerStateMethods(hived)
+	registerCondenserStateMethods(hived)
+	registerRCMethods(hived)
+	registerCondenserRCMethods(hived)
+	registerMarketMethods(hived)
+	registerHistoryMethods(hived, hafah)
+	registerBridgeMethods(mind)
+	registerContentMethods(mind)
+
 	apis := map[string]bool{}
 	for name := range m {
 		apis[name[:strings.IndexByte(name, '.')]] = true

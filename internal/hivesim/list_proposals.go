@@ -74,13 +74,13 @@ func statusFilter(filter int, p *Proposal, now time.Time) bool {
 	return filter == st || (filter == statusVotable && (st == statusActive || st == statusInactive))
 }
 
-func listProposals(c *callCtx, p any, w *jw) *rpcError {
+func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
 	a, err := c.proposalArgs(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.checkLimit(a.limit); err != nil {
-		return err
+		return nil, err
 	}
 	ch := c.n.ch
 	now := c.now()
@@ -100,24 +100,24 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 	case byTotalVotes:
 		rows = ch.propByVotes
 	default:
-		return c.unknownOrder(a.order)
+		return nil, c.unknownOrder(a.order)
 	}
 	starts, err := c.asArray(a.start)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(starts) > 0 {
 		switch a.order {
 		case byCreator:
 			creator, err := c.asName(starts[0])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			keyCmp = func(x *Proposal) int { return cmp.Or(strings.Compare(x.Creator, creator), cmp.Compare(x.ID, edgeID)) }
 		case byStartDate, byEndDate:
 			s, err := c.asString(starts[0])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			when := Epoch
 			if a.desc {
@@ -125,7 +125,7 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 			}
 			if s != "" {
 				if when, err = c.asTime(starts[0]); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			field := func(x *Proposal) time.Time { return x.StartDate }
@@ -136,7 +136,7 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 		case byTotalVotes:
 			votes, err := c.asU64(starts[0])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			keyCmp = func(x *Proposal) int { return cmp.Or(cmp.Compare(x.TotalVotes, votes), cmp.Compare(x.ID, edgeID)) }
 		}
@@ -155,6 +155,15 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		out = collectDesc(rows, upperBound(rows, keyCmp), a.limit, keep)
 	}
+	return out, nil
+}
+
+func listProposals(c *callCtx, p any, w *jw) *rpcError {
+	out, err := c.proposalRows(p)
+	if err != nil {
+		return err
+	}
+	now := c.now()
 	writeList(w, "proposals", out, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, now)]) })
 	return nil
 }
@@ -184,13 +193,13 @@ func proposalsFromID(rows, byID []*Proposal, lastID int64, desc bool, limit uint
 	return collect(rows, pos, limit, keep)
 }
 
-func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
+func (c *callCtx) proposalVoteRows(p any) ([]*ProposalVote, *rpcError) {
 	a, err := c.proposalArgs(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.checkLimit(a.limit); err != nil {
-		return err
+		return nil, err
 	}
 	ch := c.n.ch
 	now := c.now()
@@ -222,18 +231,18 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 	case byVoterProposal, byProposalVoter:
 		arr, err := c.asArray(a.start)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v0, ok0 := elem(arr, 0)
 		v1, ok1 := elem(arr, 1)
 		if a.order == byVoterProposal {
 			voter, err := voterName(v0, ok0)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			id, err := proposalID(v1, ok1)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			rows = ch.pvByVoter
 			keyCmp = func(x *ProposalVote) int {
@@ -242,11 +251,11 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 		} else {
 			id, err := proposalID(v0, ok0)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			voter, err := voterName(v1, ok1)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			rows = ch.pvByProposal
 			keyCmp = func(x *ProposalVote) int {
@@ -254,7 +263,7 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 			}
 		}
 	default:
-		return c.unknownOrder(a.order)
+		return nil, c.unknownOrder(a.order)
 	}
 	keep := func(x *ProposalVote) bool { return statusFilter(a.status, ch.proposals[x.ProposalID], now) }
 	var out []*ProposalVote
@@ -263,6 +272,16 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 	} else {
 		out = collect(rows, lowerBound(rows, keyCmp), a.limit, keep)
 	}
+	return out, nil
+}
+
+func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
+	out, err := c.proposalVoteRows(p)
+	if err != nil {
+		return err
+	}
+	ch := c.n.ch
+	now := c.now()
 	writeList(w, "proposal_votes", out, func(w *jw, x *ProposalVote) {
 		prop := ch.proposals[x.ProposalID]
 		w.objBegin()

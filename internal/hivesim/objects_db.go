@@ -18,6 +18,12 @@ func postVotingPower(a *Account) int64 {
 // writeAccount writes api_account_object (database_api) or, when legacy, condenser's
 // extended_account (legacy assets, voting_power, and the extended members).
 func writeAccount(w *jw, a *Account, legacy, delayedVotes bool) {
+	writeAccountAs(w, a, legacy, delayedVotes, legacy)
+}
+
+// writeAccountAs writes an account; extended adds condenser's
+// extended_account members (lookup_account_names leaves them out).
+func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	w.objBegin()
 	w.knum("id", a.ID)
 	w.kstr("name", a.Name)
@@ -104,7 +110,7 @@ func writeAccount(w *jw, a *Account, legacy, delayedVotes bool) {
 		w.kemptyArr("delayed_votes")
 	}
 	w.ktime("governance_vote_expiration_ts", a.GovernanceVoteExpiration)
-	if legacy {
+	if extended {
 		w.kasset("vesting_balance", Asset{0, HIVE}, true)
 		w.ki64("reputation", a.Reputation)
 		for _, k := range []string{"transfer_history", "market_history", "post_history", "vote_history", "other_history"} {

@@ -82,6 +82,8 @@ func (d *decoder) message(p *messagePlan) error {
 		return d.bare(p)
 	case shapeTimestamp:
 		return d.timestamp()
+	case shapeLegacyAsset:
+		return d.legacyAsset()
 	case shapeValue:
 		return d.value(p)
 	case shapeStruct:
@@ -219,7 +221,7 @@ func (f *fieldPlan) accepts(c byte) bool {
 			return c == '['
 		case shapeObject, shapeStruct:
 			return c == '{'
-		case shapeTimestamp:
+		case shapeTimestamp, shapeLegacyAsset:
 			return c == '"'
 		case shapeValue:
 			return true
@@ -273,9 +275,16 @@ func (d *decoder) list(f *fieldPlan) error {
 	for i := 0; ; i++ {
 		d.pushIndex(i)
 		var err error
-		if d.peek() == 'n' && !f.isValueMsg() {
+		switch {
+		case d.peek() == 'n' && f.kind == kindMessage && f.msg.shape == shapeBareValue:
+			// hived's vector<optional<T>>: null is an empty element, which
+			// encodes back as null.
+			if err = d.literal("null"); err == nil {
+				d.endLen(d.beginLen(f.desc.Number()))
+			}
+		case d.peek() == 'n' && !f.isValueMsg():
 			err = d.errorf("null is not a valid %s element", elementName(f))
-		} else {
+		default:
 			err = d.element(f)
 		}
 		d.pop()

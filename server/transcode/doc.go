@@ -10,9 +10,15 @@
 //     object keyed by field name; TUPLE means a JSON array whose elements are
 //     the fields in field-number order (hived's std::pair / std::tuple);
 //     BARE means the JSON value of the message's single field, or of the set
-//     case of its single oneof, written in place of the message.
+//     case of its single oneof, written in place of the message; in a list,
+//     JSON null is an empty BARE element (hived's vector<optional<T>>).
+//     LEGACY_ASSET means a legacy asset string "1.000 HIVE" read into
+//     {amount, precision, symbol} and written back exactly.
 //   - (hivegate.v1.json_key): the JSON key of a field when it differs from
 //     the field's name.
+//   - (hivegate.v1.time_separator): the character between date and time of a
+//     Timestamp field when it is not 'T' (hivemind's " "); reading accepts
+//     either.
 //   - (hivegate.v1.hived_name): the name hived writes for an enum value when it
 //     is not the value's name without the enum's UPPER_SNAKE prefix, lowercased.
 //   - (hivegate.v1.jsonrpc_method): the JSON-RPC method an RPC is translated

@@ -94,7 +94,9 @@ func (e *encoder) message(m protoreflect.Message, p *messagePlan) error {
 		}
 		return e.field(f, v)
 	case shapeTimestamp:
-		return e.timestamp(m)
+		return e.timestamp(m, 'T')
+	case shapeLegacyAsset:
+		return e.legacyAsset(m)
 	case shapeValue:
 		return e.value(m, p)
 	case shapeStruct:
@@ -220,6 +222,9 @@ func (e *encoder) field(f *fieldPlan, v protoreflect.Value) error {
 	case f.mapVal != nil:
 		return e.mapObject(v.Map(), f)
 	case f.kind == kindMessage:
+		if f.timeSep != 0 && f.msg.shape == shapeTimestamp {
+			return e.timestamp(v.Message(), f.timeSep)
+		}
 		return e.message(v.Message(), f.msg)
 	default:
 		return e.scalar(f, v)
@@ -235,9 +240,12 @@ func (e *encoder) list(l protoreflect.List, f *fieldPlan) error {
 		}
 		e.path = append(e.path, pathSeg{index: i, isIndex: true})
 		var err error
-		if f.kind == kindMessage {
+		switch {
+		case f.kind == kindMessage && f.timeSep != 0 && f.msg.shape == shapeTimestamp:
+			err = e.timestamp(l.Get(i).Message(), f.timeSep)
+		case f.kind == kindMessage:
 			err = e.message(l.Get(i).Message(), f.msg)
-		} else {
+		default:
 			err = e.scalar(f, l.Get(i))
 		}
 		e.path = e.path[:len(e.path)-1]

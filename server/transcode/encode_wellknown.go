@@ -8,17 +8,21 @@ import (
 	"github.com/hivegate/hivegate/jsonwire"
 )
 
-// timestamp writes a google.protobuf.Timestamp as hived's time string.
-func (e *encoder) timestamp(m protoreflect.Message) error {
+// timestamp writes a google.protobuf.Timestamp as hived's time string, with
+// sep between the date and the time (hived's 'T', or hivemind's ' ' for the
+// fields that say so with (hivegate.v1.time_separator)).
+func (e *encoder) timestamp(m protoreflect.Message, sep byte) error {
 	fds := m.Descriptor().Fields()
 	// Nanos (0..999999999) are dropped: hived times have whole seconds.
 	sec := m.Get(fds.ByNumber(tsSeconds)).Int()
 	e.buf = append(e.buf, '"')
 	var ok bool
+	n := len(e.buf)
 	if e.buf, ok = appendHivedTime(e.buf, sec); !ok {
 		e.buf = e.buf[:len(e.buf)-1]
 		return e.errorf("timestamp %d is outside years 0000..9999", sec)
 	}
+	e.buf[n+10] = sep
 	e.buf = append(e.buf, '"')
 	return nil
 }

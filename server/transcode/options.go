@@ -14,9 +14,11 @@ const (
 	optJSONKey       protowire.Number = 51002 // FieldOptions, string
 	optJSONRPCMethod protowire.Number = 51003 // MethodOptions, string
 	optHivedName     protowire.Number = 51004 // EnumValueOptions, string
+	optTimeSep       protowire.Number = 51014 // FieldOptions, string
 	shapeUnspecified                  = 0     // hivegate.v1.JSON_SHAPE_UNSPECIFIED
 	shapeTuple                        = 1     // hivegate.v1.JSON_SHAPE_TUPLE
 	shapeBare                         = 2     // hivegate.v1.JSON_SHAPE_BARE
+	shapeLegacy                       = 3     // hivegate.v1.JSON_SHAPE_LEGACY_ASSET
 )
 
 // optionValue is the last value of extension number n on an options message:

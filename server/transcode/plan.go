@@ -33,13 +33,14 @@ const (
 type shape uint8
 
 const (
-	shapeObject    shape = iota // {"key": value, ...}
-	shapeTupleArr               // [field1, field2, ...]
-	shapeBareValue              // the single (set) field's value
-	shapeTimestamp              // google.protobuf.Timestamp: "YYYY-MM-DDTHH:MM:SS"
-	shapeValue                  // google.protobuf.Value: any JSON
-	shapeStruct                 // google.protobuf.Struct: any JSON object
-	shapeListValue              // google.protobuf.ListValue: any JSON array
+	shapeObject      shape = iota // {"key": value, ...}
+	shapeTupleArr                 // [field1, field2, ...]
+	shapeBareValue                // the single (set) field's value
+	shapeTimestamp                // google.protobuf.Timestamp: "YYYY-MM-DDTHH:MM:SS"
+	shapeValue                    // google.protobuf.Value: any JSON
+	shapeStruct                   // google.protobuf.Struct: any JSON object
+	shapeListValue                // google.protobuf.ListValue: any JSON array
+	shapeLegacyAsset              // a legacy asset string "1.000 HIVE" (JSON_SHAPE_LEGACY_ASSET)
 )
 
 // messagePlan is everything the codec needs about one message descriptor,
@@ -76,6 +77,9 @@ type fieldPlan struct {
 	// mapKey and mapVal describe a map field's key and value.
 	mapKey *fieldPlan
 	mapVal *fieldPlan
+	// timeSep is the date/time separator of a Timestamp field's string
+	// ((hivegate.v1.time_separator)); 0 means hived's 'T'.
+	timeSep byte
 }
 
 // Codec converts between hived JSON and protobuf messages. It caches one plan
@@ -151,6 +155,8 @@ func (b *planBuilder) message(md protoreflect.MessageDescriptor) *messagePlan {
 			p.shape = shapeTupleArr
 		case shapeBare:
 			p.shape = shapeBareValue
+		case shapeLegacy:
+			p.shape = shapeLegacyAsset
 		}
 	}
 	isResponse := strings.HasSuffix(string(md.Name()), "Response")
@@ -173,8 +179,11 @@ func (b *planBuilder) message(md protoreflect.MessageDescriptor) *messagePlan {
 		}
 		p.byKey[f.key] = f
 	}
-	if p.shape == shapeBareValue {
+	switch p.shape {
+	case shapeBareValue:
 		b.checkBare(p)
+	case shapeLegacyAsset:
+		b.checkLegacyAsset(p)
 	}
 	return p
 }
@@ -242,6 +251,9 @@ func (b *planBuilder) field(fd protoreflect.FieldDescriptor) *fieldPlan {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		f.kind = kindMessage
 		f.msg = b.message(fd.Message())
+		if sep := readOption(fd.Options(), optTimeSep).str; sep != "" && fd.Message().FullName() == "google.protobuf.Timestamp" {
+			f.timeSep = sep[0]
+		}
 	}
 	return f
 }

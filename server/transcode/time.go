@@ -18,13 +18,14 @@ const (
 )
 
 // parseHivedTime parses hived's "YYYY-MM-DDTHH:MM:SS" (UTC, no zone; a
-// trailing "Z" is accepted) into Unix seconds. "1969-12-31T23:59:59", hived's
+// trailing "Z" is accepted, and so is hivemind's space in place of the 'T')
+// into Unix seconds. "1969-12-31T23:59:59", hived's
 // time_point_sec::maximum() printed as a signed 32-bit value, is simply -1.
 func parseHivedTime(s []byte) (int64, error) {
 	if len(s) == hivedTimeLen+1 && s[hivedTimeLen] == 'Z' {
 		s = s[:hivedTimeLen]
 	}
-	if len(s) != hivedTimeLen || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if len(s) != hivedTimeLen || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
 		return 0, errf("bad time %q: want YYYY-MM-DDTHH:MM:SS", s)
 	}
 	num := func(b []byte) int {

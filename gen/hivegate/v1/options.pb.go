@@ -39,6 +39,13 @@ const (
 	// wrapper around a oneof (the set case's value), and bare results
 	// (condenser_api methods answer `[...]` rather than `{"posts": [...]}`).
 	JsonShape_JSON_SHAPE_BARE JsonShape = 2
+	// A legacy asset string as condenser_api and hivemind write assets
+	// ("1.000 HIVE", "-0.500 HBD", "448144916705.468383 VESTS"), held as a
+	// message {int64 amount = 1; uint32 precision = 2; string symbol = 3}:
+	// amount is the number without its decimal point (in the token's smallest
+	// unit), precision the number of digits after the point, symbol the text
+	// after the space. It is written back exactly as it was read.
+	JsonShape_JSON_SHAPE_LEGACY_ASSET JsonShape = 3
 )
 
 // Enum value maps for JsonShape.
@@ -47,11 +54,13 @@ var (
 		0: "JSON_SHAPE_UNSPECIFIED",
 		1: "JSON_SHAPE_TUPLE",
 		2: "JSON_SHAPE_BARE",
+		3: "JSON_SHAPE_LEGACY_ASSET",
 	}
 	JsonShape_value = map[string]int32{
-		"JSON_SHAPE_UNSPECIFIED": 0,
-		"JSON_SHAPE_TUPLE":       1,
-		"JSON_SHAPE_BARE":        2,
+		"JSON_SHAPE_UNSPECIFIED":  0,
+		"JSON_SHAPE_TUPLE":        1,
+		"JSON_SHAPE_BARE":         2,
+		"JSON_SHAPE_LEGACY_ASSET": 3,
 	}
 )
 
@@ -97,6 +106,14 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         51002,
 		Name:          "hivegate.v1.json_key",
 		Tag:           "bytes,51002,opt,name=json_key",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51014,
+		Name:          "hivegate.v1.time_separator",
+		Tag:           "bytes,51014,opt,name=time_separator",
 		Filename:      "hivegate/v1/options.proto",
 	},
 	{
@@ -187,6 +204,22 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,51013,opt,name=counts_down",
 		Filename:      "hivegate/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51015,
+		Name:          "hivegate.v1.response_field",
+		Tag:           "bytes,51015,opt,name=response_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51016,
+		Name:          "hivegate.v1.stop_at_field",
+		Tag:           "bytes,51016,opt,name=stop_at_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -199,10 +232,20 @@ var (
 
 // Extension fields to descriptorpb.FieldOptions.
 var (
-	// The hived JSON key of this field when it is not the field's name.
+	// The hived JSON key of this field when it is not the field's name. Fields
+	// whose JSON key is a reserved word of a common language ("from") take
+	// another name and keep the key with this option.
 	//
 	// optional string json_key = 51002;
 	E_JsonKey = &file_hivegate_v1_options_proto_extTypes[1]
+	// On a google.protobuf.Timestamp field: the character between the date and
+	// the time when it is not hived's "T". hivemind writes some times with a
+	// space ("2019-10-27 08:28:51": community creation, notifications' last
+	// read time, its head block time); those fields set " ". Reading accepts
+	// either separator on every time field.
+	//
+	// optional string time_separator = 51014;
+	E_TimeSeparator = &file_hivegate_v1_options_proto_extTypes[2]
 	// On a field of a cursor message that a response's next_start holds: where
 	// hivegate takes the field's value from, as a dot path of field names into
 	// the page's last item ("name", "proposal.proposal_id"). Several paths
@@ -215,25 +258,25 @@ var (
 	// symbol): next_start leaves it unset.
 	//
 	// optional string item_field = 51007;
-	E_ItemField = &file_hivegate_v1_options_proto_extTypes[6]
+	E_ItemField = &file_hivegate_v1_options_proto_extTypes[7]
 	// On a field with item_field: take the value from the page's first item
 	// rather than its last (account history pages list the oldest entry first
 	// and continue towards older entries).
 	//
 	// optional bool item_first = 51008;
-	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[7]
+	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[8]
 	// On an integer field with item_field: added to the item's value (account
 	// history: -1, so that the next page ends just before this page's first
 	// entry and pages do not overlap).
 	//
 	// optional int64 item_offset = 51009;
-	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[8]
+	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[9]
 	// On an integer field with item_field: when the item's value equals this,
 	// the page is the last one and next_start is unset (blogs and account
 	// histories end at entry 0, and 0 as a start would mean "the newest").
 	//
 	// optional int64 item_end = 51010;
-	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[9]
+	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[10]
 	// On a oneof case of a `Start` message: the hived JSON hivegate sends as
 	// `start` when the request leaves `start` unset and its order selects this
 	// case. Without it the first page uses the minimal start (the case's cursor
@@ -243,21 +286,36 @@ var (
 	// by_price, proposals in either direction).
 	//
 	// optional string first_page = 51011;
-	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[10]
+	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[11]
 	// On a request field: the hived JSON value hivegate sends when the field is
 	// unset (an enum at its _UNSPECIFIED zero, an unset optional or message).
 	// Positional (TUPLE) params cannot leave a middle element out, so
 	// condenser_api's get_followers and get_following send follow_type "blog".
 	//
 	// optional string json_default = 51012;
-	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[11]
+	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[12]
 	// On an integer request field: the field is the sequence number of the
 	// newest entry of a page that counts down (account history). It must be -1
 	// (the newest entry) or at least limit - 1; anything else is
 	// invalid_argument.
 	//
 	// optional bool counts_down = 51013;
-	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[12]
+	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[13]
+	// On a field of a cursor message that a response's next_start holds,
+	// instead of item_field: the response field (a dot path) the value is
+	// copied from, for backends that compute the next cursor themselves
+	// (account_history_api.enum_virtual_ops' next_block_range_begin and
+	// next_operation_begin). item_end applies to the value as well.
+	//
+	// optional string response_field = 51015;
+	E_ResponseField = &file_hivegate_v1_options_proto_extTypes[14]
+	// On an integer cursor field: the request field (a dot path) the value is
+	// compared with; when the value is at least the request's, the page is the
+	// last one and next_start is unset (enum_virtual_ops: the next block
+	// reached block_range_end).
+	//
+	// optional string stop_at_field = 51016;
+	E_StopAtField = &file_hivegate_v1_options_proto_extTypes[15]
 )
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -266,19 +324,19 @@ var (
 	// "database_api.list_accounts".
 	//
 	// optional string jsonrpc_method = 51003;
-	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[2]
+	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[3]
 	// The largest page size the backend accepts for this method. hivegate
 	// rejects a page size outside 1..limit_max with invalid_argument before any
 	// upstream call. The page size is the request field `limit`, or the field
 	// named by limit_field.
 	//
 	// optional uint32 limit_max = 51005;
-	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[4]
+	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[5]
 	// The request field holding the page size when it is not `limit`
 	// (block_api.get_block_range: "count").
 	//
 	// optional string limit_field = 51006;
-	E_LimitField = &file_hivegate_v1_options_proto_extTypes[5]
+	E_LimitField = &file_hivegate_v1_options_proto_extTypes[6]
 )
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -287,21 +345,23 @@ var (
 	// without the enum's prefix, lowercased (LIST_ACCOUNTS_ORDER_BY_NAME is "by_name").
 	//
 	// optional string hived_name = 51004;
-	E_HivedName = &file_hivegate_v1_options_proto_extTypes[3]
+	E_HivedName = &file_hivegate_v1_options_proto_extTypes[4]
 )
 
 var File_hivegate_v1_options_proto protoreflect.FileDescriptor
 
 const file_hivegate_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x19hivegate/v1/options.proto\x12\vhivegate.v1\x1a google/protobuf/descriptor.proto*R\n" +
+	"\x19hivegate/v1/options.proto\x12\vhivegate.v1\x1a google/protobuf/descriptor.proto*o\n" +
 	"\tJsonShape\x12\x1a\n" +
 	"\x16JSON_SHAPE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10JSON_SHAPE_TUPLE\x10\x01\x12\x13\n" +
-	"\x0fJSON_SHAPE_BARE\x10\x02:X\n" +
+	"\x0fJSON_SHAPE_BARE\x10\x02\x12\x1b\n" +
+	"\x17JSON_SHAPE_LEGACY_ASSET\x10\x03:X\n" +
 	"\n" +
 	"json_shape\x12\x1f.google.protobuf.MessageOptions\x18\xb9\x8e\x03 \x01(\x0e2\x16.hivegate.v1.JsonShapeR\tjsonShape::\n" +
-	"\bjson_key\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\tR\ajsonKey:G\n" +
+	"\bjson_key\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\tR\ajsonKey:F\n" +
+	"\x0etime_separator\x12\x1d.google.protobuf.FieldOptions\x18Ǝ\x03 \x01(\tR\rtimeSeparator:G\n" +
 	"\x0ejsonrpc_method\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\tR\rjsonrpcMethod:B\n" +
 	"\n" +
 	"hived_name\x12!.google.protobuf.EnumValueOptions\x18\xbc\x8e\x03 \x01(\tR\thivedName:=\n" +
@@ -319,7 +379,9 @@ const file_hivegate_v1_options_proto_rawDesc = "" +
 	"first_page\x12\x1d.google.protobuf.FieldOptions\x18Î\x03 \x01(\tR\tfirstPage:B\n" +
 	"\fjson_default\x12\x1d.google.protobuf.FieldOptions\x18Ď\x03 \x01(\tR\vjsonDefault:@\n" +
 	"\vcounts_down\x12\x1d.google.protobuf.FieldOptions\x18Ŏ\x03 \x01(\bR\n" +
-	"countsDownB\xa5\x01\n" +
+	"countsDown:F\n" +
+	"\x0eresponse_field\x12\x1d.google.protobuf.FieldOptions\x18ǎ\x03 \x01(\tR\rresponseField:C\n" +
+	"\rstop_at_field\x12\x1d.google.protobuf.FieldOptions\x18Ȏ\x03 \x01(\tR\vstopAtFieldB\xa5\x01\n" +
 	"\x0fcom.hivegate.v1B\fOptionsProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
 
 var (
@@ -345,22 +407,25 @@ var file_hivegate_v1_options_proto_goTypes = []any{
 var file_hivegate_v1_options_proto_depIdxs = []int32{
 	1,  // 0: hivegate.v1.json_shape:extendee -> google.protobuf.MessageOptions
 	2,  // 1: hivegate.v1.json_key:extendee -> google.protobuf.FieldOptions
-	3,  // 2: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
-	4,  // 3: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
-	3,  // 4: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
-	3,  // 5: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
-	2,  // 6: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
-	2,  // 7: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
-	2,  // 8: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
-	2,  // 9: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
-	2,  // 10: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
-	2,  // 11: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
-	2,  // 12: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
-	0,  // 13: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	13, // [13:14] is the sub-list for extension type_name
-	0,  // [0:13] is the sub-list for extension extendee
+	2,  // 2: hivegate.v1.time_separator:extendee -> google.protobuf.FieldOptions
+	3,  // 3: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
+	4,  // 4: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
+	3,  // 5: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
+	3,  // 6: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
+	2,  // 7: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
+	2,  // 8: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
+	2,  // 9: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
+	2,  // 10: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
+	2,  // 11: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
+	2,  // 12: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
+	2,  // 13: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
+	2,  // 14: hivegate.v1.response_field:extendee -> google.protobuf.FieldOptions
+	2,  // 15: hivegate.v1.stop_at_field:extendee -> google.protobuf.FieldOptions
+	0,  // 16: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	16, // [16:17] is the sub-list for extension type_name
+	0,  // [0:16] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
 }
 
@@ -376,7 +441,7 @@ func file_hivegate_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hivegate_v1_options_proto_rawDesc), len(file_hivegate_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 13,
+			NumExtensions: 16,
 			NumServices:   0,
 		},
 		GoTypes:           file_hivegate_v1_options_proto_goTypes,

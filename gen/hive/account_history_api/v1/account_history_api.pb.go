@@ -11,6 +11,7 @@ import (
 	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -227,11 +228,541 @@ func (x *GetAccountHistoryStart) GetStart() int64 {
 	return 0
 }
 
+// EnumVirtualOpsRequest asks for the virtual operations of a block range,
+// one page at a time.
+type EnumVirtualOpsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first block of the range (inclusive; required).
+	BlockRangeBegin uint32 `protobuf:"varint,1,opt,name=block_range_begin,json=blockRangeBegin,proto3" json:"block_range_begin,omitempty"`
+	// The end of the range (exclusive; required).
+	BlockRangeEnd uint32 `protobuf:"varint,2,opt,name=block_range_end,json=blockRangeEnd,proto3" json:"block_range_end,omitempty"`
+	// Whether to include reversible blocks; unset means false.
+	IncludeReversible *bool `protobuf:"varint,3,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
+	// Whether to answer ops_by_block (grouped) instead of ops; unset means
+	// false.
+	GroupByBlock *bool `protobuf:"varint,4,opt,name=group_by_block,json=groupByBlock,proto3,oneof" json:"group_by_block,omitempty"`
+	// The operation id to start at within block_range_begin (inclusive);
+	// unset means 0, the block's first.
+	OperationBegin *uint64 `protobuf:"varint,5,opt,name=operation_begin,json=operationBegin,proto3,oneof" json:"operation_begin,omitempty"`
+	// The page size, 1..150000 (required; HAfAH's default is 150000).
+	Limit uint32 `protobuf:"varint,6,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Operation filter: bit i selects virtual operation type i (see
+	// openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
+	Filter        *uint64 `protobuf:"varint,7,opt,name=filter,proto3,oneof" json:"filter,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnumVirtualOpsRequest) Reset() {
+	*x = EnumVirtualOpsRequest{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnumVirtualOpsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnumVirtualOpsRequest) ProtoMessage() {}
+
+func (x *EnumVirtualOpsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnumVirtualOpsRequest.ProtoReflect.Descriptor instead.
+func (*EnumVirtualOpsRequest) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EnumVirtualOpsRequest) GetBlockRangeBegin() uint32 {
+	if x != nil {
+		return x.BlockRangeBegin
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsRequest) GetBlockRangeEnd() uint32 {
+	if x != nil {
+		return x.BlockRangeEnd
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsRequest) GetIncludeReversible() bool {
+	if x != nil && x.IncludeReversible != nil {
+		return *x.IncludeReversible
+	}
+	return false
+}
+
+func (x *EnumVirtualOpsRequest) GetGroupByBlock() bool {
+	if x != nil && x.GroupByBlock != nil {
+		return *x.GroupByBlock
+	}
+	return false
+}
+
+func (x *EnumVirtualOpsRequest) GetOperationBegin() uint64 {
+	if x != nil && x.OperationBegin != nil {
+		return *x.OperationBegin
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsRequest) GetFilter() uint64 {
+	if x != nil && x.Filter != nil {
+		return *x.Filter
+	}
+	return 0
+}
+
+// EnumVirtualOpsResponse is one page of virtual operations. HAfAH computes
+// where the next page starts (next_block_range_begin, next_operation_begin).
+type EnumVirtualOpsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operations, by block and id (empty with group_by_block).
+	Ops []*v1.AppliedOperation `protobuf:"bytes,1,rep,name=ops,proto3" json:"ops,omitempty"`
+	// The operations grouped by block (group_by_block only).
+	OpsByBlock []*VirtualOpsBlock `protobuf:"bytes,2,rep,name=ops_by_block,json=opsByBlock,proto3" json:"ops_by_block,omitempty"`
+	// The block where the next page starts; block_range_end (or beyond) when
+	// the range is exhausted, 0 when the range reaches past the head block.
+	NextBlockRangeBegin uint32 `protobuf:"varint,3,opt,name=next_block_range_begin,json=nextBlockRangeBegin,proto3" json:"next_block_range_begin,omitempty"`
+	// The operation id where the next page starts within that block.
+	NextOperationBegin uint64 `protobuf:"varint,4,opt,name=next_operation_begin,json=nextOperationBegin,proto3" json:"next_operation_begin,omitempty"`
+	// The request fields for the next page, from next_block_range_begin and
+	// next_operation_begin (pages do not overlap). Unset when the range is done:
+	// next_block_range_begin reached block_range_end, or is 0. Computed by
+	// hivegate; not part of HAfAH's JSON.
+	NextStart     *EnumVirtualOpsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnumVirtualOpsResponse) Reset() {
+	*x = EnumVirtualOpsResponse{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnumVirtualOpsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnumVirtualOpsResponse) ProtoMessage() {}
+
+func (x *EnumVirtualOpsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnumVirtualOpsResponse.ProtoReflect.Descriptor instead.
+func (*EnumVirtualOpsResponse) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *EnumVirtualOpsResponse) GetOps() []*v1.AppliedOperation {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *EnumVirtualOpsResponse) GetOpsByBlock() []*VirtualOpsBlock {
+	if x != nil {
+		return x.OpsByBlock
+	}
+	return nil
+}
+
+func (x *EnumVirtualOpsResponse) GetNextBlockRangeBegin() uint32 {
+	if x != nil {
+		return x.NextBlockRangeBegin
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsResponse) GetNextOperationBegin() uint64 {
+	if x != nil {
+		return x.NextOperationBegin
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsResponse) GetNextStart() *EnumVirtualOpsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// EnumVirtualOpsStart is the cursor fields of EnumVirtualOpsRequest.
+type EnumVirtualOpsStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The value for EnumVirtualOpsRequest.block_range_begin.
+	BlockRangeBegin uint32 `protobuf:"varint,1,opt,name=block_range_begin,json=blockRangeBegin,proto3" json:"block_range_begin,omitempty"`
+	// The value for EnumVirtualOpsRequest.operation_begin.
+	OperationBegin uint64 `protobuf:"varint,2,opt,name=operation_begin,json=operationBegin,proto3" json:"operation_begin,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *EnumVirtualOpsStart) Reset() {
+	*x = EnumVirtualOpsStart{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnumVirtualOpsStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnumVirtualOpsStart) ProtoMessage() {}
+
+func (x *EnumVirtualOpsStart) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnumVirtualOpsStart.ProtoReflect.Descriptor instead.
+func (*EnumVirtualOpsStart) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *EnumVirtualOpsStart) GetBlockRangeBegin() uint32 {
+	if x != nil {
+		return x.BlockRangeBegin
+	}
+	return 0
+}
+
+func (x *EnumVirtualOpsStart) GetOperationBegin() uint64 {
+	if x != nil {
+		return x.OperationBegin
+	}
+	return 0
+}
+
+// VirtualOpsBlock is one block of EnumVirtualOpsResponse.ops_by_block.
+type VirtualOpsBlock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block number.
+	Block uint32 `protobuf:"varint,1,opt,name=block,proto3" json:"block,omitempty"`
+	// Whether the block is irreversible.
+	Irreversible bool `protobuf:"varint,2,opt,name=irreversible,proto3" json:"irreversible,omitempty"`
+	// The block's virtual operations in the range.
+	Ops []*v1.AppliedOperation `protobuf:"bytes,3,rep,name=ops,proto3" json:"ops,omitempty"`
+	// The block's time.
+	Timestamp     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VirtualOpsBlock) Reset() {
+	*x = VirtualOpsBlock{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VirtualOpsBlock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VirtualOpsBlock) ProtoMessage() {}
+
+func (x *VirtualOpsBlock) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VirtualOpsBlock.ProtoReflect.Descriptor instead.
+func (*VirtualOpsBlock) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *VirtualOpsBlock) GetBlock() uint32 {
+	if x != nil {
+		return x.Block
+	}
+	return 0
+}
+
+func (x *VirtualOpsBlock) GetIrreversible() bool {
+	if x != nil {
+		return x.Irreversible
+	}
+	return false
+}
+
+func (x *VirtualOpsBlock) GetOps() []*v1.AppliedOperation {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *VirtualOpsBlock) GetTimestamp() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+// GetOpsInBlockRequest is account_history_api.get_ops_in_block's params.
+type GetOpsInBlockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block number.
+	BlockNum uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// Whether to list virtual operations only (required by HAfAH).
+	OnlyVirtual bool `protobuf:"varint,2,opt,name=only_virtual,json=onlyVirtual,proto3" json:"only_virtual,omitempty"`
+	// Whether a reversible block may be read; unset means false.
+	IncludeReversible *bool `protobuf:"varint,3,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *GetOpsInBlockRequest) Reset() {
+	*x = GetOpsInBlockRequest{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOpsInBlockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOpsInBlockRequest) ProtoMessage() {}
+
+func (x *GetOpsInBlockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOpsInBlockRequest.ProtoReflect.Descriptor instead.
+func (*GetOpsInBlockRequest) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetOpsInBlockRequest) GetBlockNum() uint32 {
+	if x != nil {
+		return x.BlockNum
+	}
+	return 0
+}
+
+func (x *GetOpsInBlockRequest) GetOnlyVirtual() bool {
+	if x != nil {
+		return x.OnlyVirtual
+	}
+	return false
+}
+
+func (x *GetOpsInBlockRequest) GetIncludeReversible() bool {
+	if x != nil && x.IncludeReversible != nil {
+		return *x.IncludeReversible
+	}
+	return false
+}
+
+// GetOpsInBlockResponse is {"ops": [...]}.
+type GetOpsInBlockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operations, in block order.
+	Ops           []*v1.AppliedOperation `protobuf:"bytes,1,rep,name=ops,proto3" json:"ops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOpsInBlockResponse) Reset() {
+	*x = GetOpsInBlockResponse{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOpsInBlockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOpsInBlockResponse) ProtoMessage() {}
+
+func (x *GetOpsInBlockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOpsInBlockResponse.ProtoReflect.Descriptor instead.
+func (*GetOpsInBlockResponse) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetOpsInBlockResponse) GetOps() []*v1.AppliedOperation {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+// GetTransactionRequest is account_history_api.get_transaction's params.
+type GetTransactionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transaction id (40 hex digits).
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Whether a reversible block may be read; unset means false.
+	IncludeReversible *bool `protobuf:"varint,2,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *GetTransactionRequest) Reset() {
+	*x = GetTransactionRequest{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTransactionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTransactionRequest) ProtoMessage() {}
+
+func (x *GetTransactionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTransactionRequest.ProtoReflect.Descriptor instead.
+func (*GetTransactionRequest) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetTransactionRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GetTransactionRequest) GetIncludeReversible() bool {
+	if x != nil && x.IncludeReversible != nil {
+		return *x.IncludeReversible
+	}
+	return false
+}
+
+// GetTransactionResponse is the transaction itself, with its position.
+type GetTransactionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transaction.
+	Transaction   *v1.AnnotatedTransaction `protobuf:"bytes,1,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTransactionResponse) Reset() {
+	*x = GetTransactionResponse{}
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTransactionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTransactionResponse) ProtoMessage() {}
+
+func (x *GetTransactionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_account_history_api_v1_account_history_api_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTransactionResponse.ProtoReflect.Descriptor instead.
+func (*GetTransactionResponse) Descriptor() ([]byte, []int) {
+	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetTransactionResponse) GetTransaction() *v1.AnnotatedTransaction {
+	if x != nil {
+		return x.Transaction
+	}
+	return nil
+}
+
 var File_hive_account_history_api_v1_account_history_api_proto protoreflect.FileDescriptor
 
 const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\n" +
-	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xd4\x02\n" +
+	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xd4\x02\n" +
 	"\x18GetAccountHistoryRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
 	"\x05start\x18\x02 \x01(\x03B\x04\xa8\xf4\x18\x01R\x05start\x12\x14\n" +
@@ -247,9 +778,53 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v23.hive.account_history_api.v1.GetAccountHistoryStartR\tnextStart\"Q\n" +
 	"\x16GetAccountHistoryStart\x127\n" +
-	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start2\xd4\x01\n" +
+	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start\"\xf4\x02\n" +
+	"\x15EnumVirtualOpsRequest\x12*\n" +
+	"\x11block_range_begin\x18\x01 \x01(\rR\x0fblockRangeBegin\x12&\n" +
+	"\x0fblock_range_end\x18\x02 \x01(\rR\rblockRangeEnd\x122\n" +
+	"\x12include_reversible\x18\x03 \x01(\bH\x00R\x11includeReversible\x88\x01\x01\x12)\n" +
+	"\x0egroup_by_block\x18\x04 \x01(\bH\x01R\fgroupByBlock\x88\x01\x01\x12,\n" +
+	"\x0foperation_begin\x18\x05 \x01(\x04H\x02R\x0eoperationBegin\x88\x01\x01\x12\x14\n" +
+	"\x05limit\x18\x06 \x01(\rR\x05limit\x12\x1b\n" +
+	"\x06filter\x18\a \x01(\x04H\x03R\x06filter\x88\x01\x01B\x15\n" +
+	"\x13_include_reversibleB\x11\n" +
+	"\x0f_group_by_blockB\x12\n" +
+	"\x10_operation_beginB\t\n" +
+	"\a_filter\"\xd3\x02\n" +
+	"\x16EnumVirtualOpsResponse\x121\n" +
+	"\x03ops\x18\x01 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\x12N\n" +
+	"\fops_by_block\x18\x02 \x03(\v2,.hive.account_history_api.v1.VirtualOpsBlockR\n" +
+	"opsByBlock\x123\n" +
+	"\x16next_block_range_begin\x18\x03 \x01(\rR\x13nextBlockRangeBegin\x120\n" +
+	"\x14next_operation_begin\x18\x04 \x01(\x04R\x12nextOperationBegin\x12O\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v20.hive.account_history_api.v1.EnumVirtualOpsStartR\tnextStart\"\xb7\x01\n" +
+	"\x13EnumVirtualOpsStart\x12]\n" +
+	"\x11block_range_begin\x18\x01 \x01(\rB1\x90\xf4\x18\x00\xba\xf4\x18\x16next_block_range_begin\xc2\xf4\x18\x0fblock_range_endR\x0fblockRangeBegin\x12A\n" +
+	"\x0foperation_begin\x18\x02 \x01(\x04B\x18\xba\xf4\x18\x14next_operation_beginR\x0eoperationBegin\"\xb8\x01\n" +
+	"\x0fVirtualOpsBlock\x12\x14\n" +
+	"\x05block\x18\x01 \x01(\rR\x05block\x12\"\n" +
+	"\firreversible\x18\x02 \x01(\bR\firreversible\x121\n" +
+	"\x03ops\x18\x03 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\x128\n" +
+	"\ttimestamp\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xa1\x01\n" +
+	"\x14GetOpsInBlockRequest\x12\x1b\n" +
+	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12!\n" +
+	"\fonly_virtual\x18\x02 \x01(\bR\vonlyVirtual\x122\n" +
+	"\x12include_reversible\x18\x03 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
+	"\x13_include_reversible\"J\n" +
+	"\x15GetOpsInBlockResponse\x121\n" +
+	"\x03ops\x18\x01 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\"r\n" +
+	"\x15GetTransactionRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x122\n" +
+	"\x12include_reversible\x18\x02 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
+	"\x13_include_reversible\"e\n" +
+	"\x16GetTransactionResponse\x12E\n" +
+	"\vtransaction\x18\x01 \x01(\v2#.hive.types.v1.AnnotatedTransactionR\vtransaction:\x04\xc8\xf3\x18\x022\xd1\x05\n" +
 	"\x18AccountHistoryApiService\x12\xb7\x01\n" +
-	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01B\x93\x02\n" +
+	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xac\x01\n" +
+	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"1\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
+	"\rGetOpsInBlock\x121.hive.account_history_api.v1.GetOpsInBlockRequest\x1a2.hive.account_history_api.v1.GetOpsInBlockResponse\"+\xda\xf3\x18$account_history_api.get_ops_in_block\x90\x02\x01\x12\xa5\x01\n" +
+	"\x0eGetTransaction\x122.hive.account_history_api.v1.GetTransactionRequest\x1a3.hive.account_history_api.v1.GetTransactionResponse\"*\xda\xf3\x18#account_history_api.get_transaction\x90\x02\x01B\x93\x02\n" +
 	"\x1fcom.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"
 
 var (
@@ -264,23 +839,47 @@ func file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP() []
 	return file_hive_account_history_api_v1_account_history_api_proto_rawDescData
 }
 
-var file_hive_account_history_api_v1_account_history_api_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hive_account_history_api_v1_account_history_api_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_hive_account_history_api_v1_account_history_api_proto_goTypes = []any{
 	(*GetAccountHistoryRequest)(nil),  // 0: hive.account_history_api.v1.GetAccountHistoryRequest
 	(*GetAccountHistoryResponse)(nil), // 1: hive.account_history_api.v1.GetAccountHistoryResponse
 	(*GetAccountHistoryStart)(nil),    // 2: hive.account_history_api.v1.GetAccountHistoryStart
-	(*v1.AccountHistoryEntry)(nil),    // 3: hive.types.v1.AccountHistoryEntry
+	(*EnumVirtualOpsRequest)(nil),     // 3: hive.account_history_api.v1.EnumVirtualOpsRequest
+	(*EnumVirtualOpsResponse)(nil),    // 4: hive.account_history_api.v1.EnumVirtualOpsResponse
+	(*EnumVirtualOpsStart)(nil),       // 5: hive.account_history_api.v1.EnumVirtualOpsStart
+	(*VirtualOpsBlock)(nil),           // 6: hive.account_history_api.v1.VirtualOpsBlock
+	(*GetOpsInBlockRequest)(nil),      // 7: hive.account_history_api.v1.GetOpsInBlockRequest
+	(*GetOpsInBlockResponse)(nil),     // 8: hive.account_history_api.v1.GetOpsInBlockResponse
+	(*GetTransactionRequest)(nil),     // 9: hive.account_history_api.v1.GetTransactionRequest
+	(*GetTransactionResponse)(nil),    // 10: hive.account_history_api.v1.GetTransactionResponse
+	(*v1.AccountHistoryEntry)(nil),    // 11: hive.types.v1.AccountHistoryEntry
+	(*v1.AppliedOperation)(nil),       // 12: hive.types.v1.AppliedOperation
+	(*timestamppb.Timestamp)(nil),     // 13: google.protobuf.Timestamp
+	(*v1.AnnotatedTransaction)(nil),   // 14: hive.types.v1.AnnotatedTransaction
 }
 var file_hive_account_history_api_v1_account_history_api_proto_depIdxs = []int32{
-	3, // 0: hive.account_history_api.v1.GetAccountHistoryResponse.history:type_name -> hive.types.v1.AccountHistoryEntry
-	2, // 1: hive.account_history_api.v1.GetAccountHistoryResponse.next_start:type_name -> hive.account_history_api.v1.GetAccountHistoryStart
-	0, // 2: hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory:input_type -> hive.account_history_api.v1.GetAccountHistoryRequest
-	1, // 3: hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory:output_type -> hive.account_history_api.v1.GetAccountHistoryResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	11, // 0: hive.account_history_api.v1.GetAccountHistoryResponse.history:type_name -> hive.types.v1.AccountHistoryEntry
+	2,  // 1: hive.account_history_api.v1.GetAccountHistoryResponse.next_start:type_name -> hive.account_history_api.v1.GetAccountHistoryStart
+	12, // 2: hive.account_history_api.v1.EnumVirtualOpsResponse.ops:type_name -> hive.types.v1.AppliedOperation
+	6,  // 3: hive.account_history_api.v1.EnumVirtualOpsResponse.ops_by_block:type_name -> hive.account_history_api.v1.VirtualOpsBlock
+	5,  // 4: hive.account_history_api.v1.EnumVirtualOpsResponse.next_start:type_name -> hive.account_history_api.v1.EnumVirtualOpsStart
+	12, // 5: hive.account_history_api.v1.VirtualOpsBlock.ops:type_name -> hive.types.v1.AppliedOperation
+	13, // 6: hive.account_history_api.v1.VirtualOpsBlock.timestamp:type_name -> google.protobuf.Timestamp
+	12, // 7: hive.account_history_api.v1.GetOpsInBlockResponse.ops:type_name -> hive.types.v1.AppliedOperation
+	14, // 8: hive.account_history_api.v1.GetTransactionResponse.transaction:type_name -> hive.types.v1.AnnotatedTransaction
+	0,  // 9: hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory:input_type -> hive.account_history_api.v1.GetAccountHistoryRequest
+	3,  // 10: hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps:input_type -> hive.account_history_api.v1.EnumVirtualOpsRequest
+	7,  // 11: hive.account_history_api.v1.AccountHistoryApiService.GetOpsInBlock:input_type -> hive.account_history_api.v1.GetOpsInBlockRequest
+	9,  // 12: hive.account_history_api.v1.AccountHistoryApiService.GetTransaction:input_type -> hive.account_history_api.v1.GetTransactionRequest
+	1,  // 13: hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory:output_type -> hive.account_history_api.v1.GetAccountHistoryResponse
+	4,  // 14: hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps:output_type -> hive.account_history_api.v1.EnumVirtualOpsResponse
+	8,  // 15: hive.account_history_api.v1.AccountHistoryApiService.GetOpsInBlock:output_type -> hive.account_history_api.v1.GetOpsInBlockResponse
+	10, // 16: hive.account_history_api.v1.AccountHistoryApiService.GetTransaction:output_type -> hive.account_history_api.v1.GetTransactionResponse
+	13, // [13:17] is the sub-list for method output_type
+	9,  // [9:13] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_hive_account_history_api_v1_account_history_api_proto_init() }
@@ -289,13 +888,16 @@ func file_hive_account_history_api_v1_account_history_api_proto_init() {
 		return
 	}
 	file_hive_account_history_api_v1_account_history_api_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_account_history_api_v1_account_history_api_proto_msgTypes[3].OneofWrappers = []any{}
+	file_hive_account_history_api_v1_account_history_api_proto_msgTypes[7].OneofWrappers = []any{}
+	file_hive_account_history_api_v1_account_history_api_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_account_history_api_v1_account_history_api_proto_rawDesc), len(file_hive_account_history_api_v1_account_history_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

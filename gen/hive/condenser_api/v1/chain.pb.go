@@ -558,6 +558,109 @@ func (x *GetVestingDelegationsStart) GetStartAccount() string {
 	return ""
 }
 
+// GetOpsInBlockRequest is condenser_api.get_ops_in_block's params:
+// [block_num] or [block_num, only_virtual].
+type GetOpsInBlockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block number.
+	BlockNum uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// Only virtual operations; unset means false.
+	OnlyVirtual   *bool `protobuf:"varint,2,opt,name=only_virtual,json=onlyVirtual,proto3,oneof" json:"only_virtual,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOpsInBlockRequest) Reset() {
+	*x = GetOpsInBlockRequest{}
+	mi := &file_hive_condenser_api_v1_chain_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOpsInBlockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOpsInBlockRequest) ProtoMessage() {}
+
+func (x *GetOpsInBlockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_condenser_api_v1_chain_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOpsInBlockRequest.ProtoReflect.Descriptor instead.
+func (*GetOpsInBlockRequest) Descriptor() ([]byte, []int) {
+	return file_hive_condenser_api_v1_chain_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetOpsInBlockRequest) GetBlockNum() uint32 {
+	if x != nil {
+		return x.BlockNum
+	}
+	return 0
+}
+
+func (x *GetOpsInBlockRequest) GetOnlyVirtual() bool {
+	if x != nil && x.OnlyVirtual != nil {
+		return *x.OnlyVirtual
+	}
+	return false
+}
+
+// GetOpsInBlockResponse is the bare array of the block's operations in
+// legacy form.
+type GetOpsInBlockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operations, in block order.
+	Ops           []*v1.LegacyAppliedOperation `protobuf:"bytes,1,rep,name=ops,proto3" json:"ops,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOpsInBlockResponse) Reset() {
+	*x = GetOpsInBlockResponse{}
+	mi := &file_hive_condenser_api_v1_chain_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOpsInBlockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOpsInBlockResponse) ProtoMessage() {}
+
+func (x *GetOpsInBlockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_condenser_api_v1_chain_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOpsInBlockResponse.ProtoReflect.Descriptor instead.
+func (*GetOpsInBlockResponse) Descriptor() ([]byte, []int) {
+	return file_hive_condenser_api_v1_chain_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetOpsInBlockResponse) GetOps() []*v1.LegacyAppliedOperation {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
 var File_hive_condenser_api_v1_chain_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
@@ -595,7 +698,13 @@ const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"P\n" +
 	"\x1aGetVestingDelegationsStart\x122\n" +
-	"\rstart_account\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\fstartAccountB\xe1\x01\n" +
+	"\rstart_account\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\fstartAccount\"r\n" +
+	"\x14GetOpsInBlockRequest\x12\x1b\n" +
+	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12&\n" +
+	"\fonly_virtual\x18\x02 \x01(\bH\x00R\vonlyVirtual\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0f\n" +
+	"\r_only_virtual\"V\n" +
+	"\x15GetOpsInBlockResponse\x127\n" +
+	"\x03ops\x18\x01 \x03(\v2%.hive.types.v1.LegacyAppliedOperationR\x03ops:\x04\xc8\xf3\x18\x02B\xe1\x01\n" +
 	"\x19com.hive.condenser_api.v1B\n" +
 	"ChainProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
@@ -611,7 +720,7 @@ func file_hive_condenser_api_v1_chain_proto_rawDescGZIP() []byte {
 	return file_hive_condenser_api_v1_chain_proto_rawDescData
 }
 
-var file_hive_condenser_api_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_hive_condenser_api_v1_chain_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_hive_condenser_api_v1_chain_proto_goTypes = []any{
 	(*GetAccountHistoryRequest)(nil),           // 0: hive.condenser_api.v1.GetAccountHistoryRequest
 	(*GetAccountHistoryResponse)(nil),          // 1: hive.condenser_api.v1.GetAccountHistoryResponse
@@ -623,23 +732,27 @@ var file_hive_condenser_api_v1_chain_proto_goTypes = []any{
 	(*GetVestingDelegationsRequest)(nil),       // 7: hive.condenser_api.v1.GetVestingDelegationsRequest
 	(*GetVestingDelegationsResponse)(nil),      // 8: hive.condenser_api.v1.GetVestingDelegationsResponse
 	(*GetVestingDelegationsStart)(nil),         // 9: hive.condenser_api.v1.GetVestingDelegationsStart
-	(*v1.LegacyAccountHistoryEntry)(nil),       // 10: hive.types.v1.LegacyAccountHistoryEntry
-	(*v1.LegacySignedBlock)(nil),               // 11: hive.types.v1.LegacySignedBlock
-	(*v1.LegacyDynamicGlobalProperties)(nil),   // 12: hive.types.v1.LegacyDynamicGlobalProperties
-	(*v1.LegacyVestingDelegation)(nil),         // 13: hive.types.v1.LegacyVestingDelegation
+	(*GetOpsInBlockRequest)(nil),               // 10: hive.condenser_api.v1.GetOpsInBlockRequest
+	(*GetOpsInBlockResponse)(nil),              // 11: hive.condenser_api.v1.GetOpsInBlockResponse
+	(*v1.LegacyAccountHistoryEntry)(nil),       // 12: hive.types.v1.LegacyAccountHistoryEntry
+	(*v1.LegacySignedBlock)(nil),               // 13: hive.types.v1.LegacySignedBlock
+	(*v1.LegacyDynamicGlobalProperties)(nil),   // 14: hive.types.v1.LegacyDynamicGlobalProperties
+	(*v1.LegacyVestingDelegation)(nil),         // 15: hive.types.v1.LegacyVestingDelegation
+	(*v1.LegacyAppliedOperation)(nil),          // 16: hive.types.v1.LegacyAppliedOperation
 }
 var file_hive_condenser_api_v1_chain_proto_depIdxs = []int32{
-	10, // 0: hive.condenser_api.v1.GetAccountHistoryResponse.history:type_name -> hive.types.v1.LegacyAccountHistoryEntry
+	12, // 0: hive.condenser_api.v1.GetAccountHistoryResponse.history:type_name -> hive.types.v1.LegacyAccountHistoryEntry
 	2,  // 1: hive.condenser_api.v1.GetAccountHistoryResponse.next_start:type_name -> hive.condenser_api.v1.GetAccountHistoryStart
-	11, // 2: hive.condenser_api.v1.GetBlockResponse.block:type_name -> hive.types.v1.LegacySignedBlock
-	12, // 3: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse.properties:type_name -> hive.types.v1.LegacyDynamicGlobalProperties
-	13, // 4: hive.condenser_api.v1.GetVestingDelegationsResponse.delegations:type_name -> hive.types.v1.LegacyVestingDelegation
+	13, // 2: hive.condenser_api.v1.GetBlockResponse.block:type_name -> hive.types.v1.LegacySignedBlock
+	14, // 3: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse.properties:type_name -> hive.types.v1.LegacyDynamicGlobalProperties
+	15, // 4: hive.condenser_api.v1.GetVestingDelegationsResponse.delegations:type_name -> hive.types.v1.LegacyVestingDelegation
 	9,  // 5: hive.condenser_api.v1.GetVestingDelegationsResponse.next_start:type_name -> hive.condenser_api.v1.GetVestingDelegationsStart
-	6,  // [6:6] is the sub-list for method output_type
-	6,  // [6:6] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	16, // 6: hive.condenser_api.v1.GetOpsInBlockResponse.ops:type_name -> hive.types.v1.LegacyAppliedOperation
+	7,  // [7:7] is the sub-list for method output_type
+	7,  // [7:7] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_hive_condenser_api_v1_chain_proto_init() }
@@ -648,13 +761,14 @@ func file_hive_condenser_api_v1_chain_proto_init() {
 		return
 	}
 	file_hive_condenser_api_v1_chain_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_chain_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_condenser_api_v1_chain_proto_rawDesc), len(file_hive_condenser_api_v1_chain_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -25,7 +25,7 @@ var File_hive_condenser_api_v1_condenser_api_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\n" +
-	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a\"hive/condenser_api/v1/social.proto\x1a\x19hivegate/v1/options.proto2\x94\x12\n" +
+	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a-hive/condenser_api/v1/condenser_content.proto\x1a,hive/condenser_api/v1/condenser_market.proto\x1a,hive/condenser_api/v1/condenser_social.proto\x1a+hive/condenser_api/v1/condenser_state.proto\x1a\x19hivegate/v1/options.proto2\xeah\n" +
 	"\x13CondenserApiService\x12\xa5\x01\n" +
 	"\x11GetAccountHistory\x12/.hive.condenser_api.v1.GetAccountHistoryRequest\x1a0.hive.condenser_api.v1.GetAccountHistoryResponse\"-\xda\xf3\x18!condenser_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb5\x01\n" +
 	"\x15GetAccountReputations\x123.hive.condenser_api.v1.GetAccountReputationsRequest\x1a4.hive.condenser_api.v1.GetAccountReputationsResponse\"1\xda\xf3\x18%condenser_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12{\n" +
@@ -40,73 +40,405 @@ const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\fGetFollowing\x12*.hive.condenser_api.v1.GetFollowingRequest\x1a+.hive.condenser_api.v1.GetFollowingResponse\"'\xda\xf3\x18\x1bcondenser_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xba\x01\n" +
 	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"3\xda\xf3\x18(condenser_api.get_replies_by_last_update\xe8\xf3\x18\x14\x90\x02\x01\x12\x9d\x01\n" +
 	"\x0fGetTrendingTags\x12-.hive.condenser_api.v1.GetTrendingTagsRequest\x1a..hive.condenser_api.v1.GetTrendingTagsResponse\"+\xda\xf3\x18\x1fcondenser_api.get_trending_tags\xe8\xf3\x18\xfa\x01\x90\x02\x01\x12\xb5\x01\n" +
-	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"1\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01B\xe8\x01\n" +
+	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"1\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8f\x01\n" +
+	"\rFindProposals\x12+.hive.condenser_api.v1.FindProposalsRequest\x1a,.hive.condenser_api.v1.FindProposalsResponse\"#\xda\xf3\x18\x1ccondenser_api.find_proposals\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eFindRcAccounts\x12,.hive.condenser_api.v1.FindRcAccountsRequest\x1a-.hive.condenser_api.v1.FindRcAccountsResponse\"%\xda\xf3\x18\x1econdenser_api.find_rc_accounts\x90\x02\x01\x12\xb4\x01\n" +
+	"\x16FindRecurrentTransfers\x124.hive.condenser_api.v1.FindRecurrentTransfersRequest\x1a5.hive.condenser_api.v1.FindRecurrentTransfersResponse\"-\xda\xf3\x18&condenser_api.find_recurrent_transfers\x90\x02\x01\x12\x98\x01\n" +
+	"\x0fGetAccountCount\x12-.hive.condenser_api.v1.GetAccountCountRequest\x1a..hive.condenser_api.v1.GetAccountCountResponse\"&\xda\xf3\x18\x1fcondenser_api.get_account_count\x90\x02\x01\x12\x87\x01\n" +
+	"\vGetAccounts\x12).hive.condenser_api.v1.GetAccountsRequest\x1a*.hive.condenser_api.v1.GetAccountsResponse\"!\xda\xf3\x18\x1acondenser_api.get_accounts\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetActiveVotes\x12,.hive.condenser_api.v1.GetActiveVotesRequest\x1a-.hive.condenser_api.v1.GetActiveVotesResponse\"%\xda\xf3\x18\x1econdenser_api.get_active_votes\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12GetActiveWitnesses\x120.hive.condenser_api.v1.GetActiveWitnessesRequest\x1a1.hive.condenser_api.v1.GetActiveWitnessesResponse\")\xda\xf3\x18\"condenser_api.get_active_witnesses\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetBlockHeader\x12,.hive.condenser_api.v1.GetBlockHeaderRequest\x1a-.hive.condenser_api.v1.GetBlockHeaderResponse\"%\xda\xf3\x18\x1econdenser_api.get_block_header\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12GetChainProperties\x120.hive.condenser_api.v1.GetChainPropertiesRequest\x1a1.hive.condenser_api.v1.GetChainPropertiesResponse\")\xda\xf3\x18\"condenser_api.get_chain_properties\x90\x02\x01\x12\xe9\x01\n" +
+	"#GetCollateralizedConversionRequests\x12A.hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest\x1aB.hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse\";\xda\xf3\x184condenser_api.get_collateralized_conversion_requests\x90\x02\x01\x12\xe5\x01\n" +
+	"\x1dGetCommentDiscussionsByPayout\x12;.hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest\x1a<.hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse\"I\xda\xf3\x18/condenser_api.get_comment_discussions_by_payout\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\x7f\n" +
+	"\tGetConfig\x12'.hive.condenser_api.v1.GetConfigRequest\x1a(.hive.condenser_api.v1.GetConfigResponse\"\x1f\xda\xf3\x18\x18condenser_api.get_config\x90\x02\x01\x12\x83\x01\n" +
+	"\n" +
+	"GetContent\x12(.hive.condenser_api.v1.GetContentRequest\x1a).hive.condenser_api.v1.GetContentResponse\" \xda\xf3\x18\x19condenser_api.get_content\x90\x02\x01\x12\xa0\x01\n" +
+	"\x11GetContentReplies\x12/.hive.condenser_api.v1.GetContentRepliesRequest\x1a0.hive.condenser_api.v1.GetContentRepliesResponse\"(\xda\xf3\x18!condenser_api.get_content_replies\x90\x02\x01\x12\xb0\x01\n" +
+	"\x15GetConversionRequests\x123.hive.condenser_api.v1.GetConversionRequestsRequest\x1a4.hive.condenser_api.v1.GetConversionRequestsResponse\",\xda\xf3\x18%condenser_api.get_conversion_requests\x90\x02\x01\x12\xce\x01\n" +
+	"\x1cGetCurrentMedianHistoryPrice\x12:.hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest\x1a;.hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse\"5\xda\xf3\x18.condenser_api.get_current_median_history_price\x90\x02\x01\x12\xc0\x01\n" +
+	"\x14GetDiscussionsByBlog\x122.hive.condenser_api.v1.GetDiscussionsByBlogRequest\x1a3.hive.condenser_api.v1.GetDiscussionsByBlogResponse\"?\xda\xf3\x18%condenser_api.get_discussions_by_blog\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xd0\x01\n" +
+	"\x18GetDiscussionsByComments\x126.hive.condenser_api.v1.GetDiscussionsByCommentsRequest\x1a7.hive.condenser_api.v1.GetDiscussionsByCommentsResponse\"C\xda\xf3\x18)condenser_api.get_discussions_by_comments\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xcc\x01\n" +
+	"\x17GetDiscussionsByCreated\x125.hive.condenser_api.v1.GetDiscussionsByCreatedRequest\x1a6.hive.condenser_api.v1.GetDiscussionsByCreatedResponse\"B\xda\xf3\x18(condenser_api.get_discussions_by_created\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xc0\x01\n" +
+	"\x14GetDiscussionsByFeed\x122.hive.condenser_api.v1.GetDiscussionsByFeedRequest\x1a3.hive.condenser_api.v1.GetDiscussionsByFeedResponse\"?\xda\xf3\x18%condenser_api.get_discussions_by_feed\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xbc\x01\n" +
+	"\x13GetDiscussionsByHot\x121.hive.condenser_api.v1.GetDiscussionsByHotRequest\x1a2.hive.condenser_api.v1.GetDiscussionsByHotResponse\">\xda\xf3\x18$condenser_api.get_discussions_by_hot\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xd0\x01\n" +
+	"\x18GetDiscussionsByTrending\x126.hive.condenser_api.v1.GetDiscussionsByTrendingRequest\x1a7.hive.condenser_api.v1.GetDiscussionsByTrendingResponse\"C\xda\xf3\x18)condenser_api.get_discussions_by_trending\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\x7f\n" +
+	"\tGetEscrow\x12'.hive.condenser_api.v1.GetEscrowRequest\x1a(.hive.condenser_api.v1.GetEscrowResponse\"\x1f\xda\xf3\x18\x18condenser_api.get_escrow\x90\x02\x01\x12\xd6\x01\n" +
+	"\x1dGetExpiringVestingDelegations\x12;.hive.condenser_api.v1.GetExpiringVestingDelegationsRequest\x1a<.hive.condenser_api.v1.GetExpiringVestingDelegationsResponse\":\xda\xf3\x18.condenser_api.get_expiring_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetFeedHistory\x12,.hive.condenser_api.v1.GetFeedHistoryRequest\x1a-.hive.condenser_api.v1.GetFeedHistoryResponse\"%\xda\xf3\x18\x1econdenser_api.get_feed_history\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetFollowCount\x12,.hive.condenser_api.v1.GetFollowCountRequest\x1a-.hive.condenser_api.v1.GetFollowCountResponse\"%\xda\xf3\x18\x1econdenser_api.get_follow_count\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12GetHardforkVersion\x120.hive.condenser_api.v1.GetHardforkVersionRequest\x1a1.hive.condenser_api.v1.GetHardforkVersionResponse\")\xda\xf3\x18\"condenser_api.get_hardfork_version\x90\x02\x01\x12\x9c\x01\n" +
+	"\x10GetKeyReferences\x12..hive.condenser_api.v1.GetKeyReferencesRequest\x1a/.hive.condenser_api.v1.GetKeyReferencesResponse\"'\xda\xf3\x18 condenser_api.get_key_references\x90\x02\x01\x12\x9c\x01\n" +
+	"\x10GetMarketHistory\x12..hive.condenser_api.v1.GetMarketHistoryRequest\x1a/.hive.condenser_api.v1.GetMarketHistoryResponse\"'\xda\xf3\x18 condenser_api.get_market_history\x90\x02\x01\x12\xb9\x01\n" +
+	"\x17GetMarketHistoryBuckets\x125.hive.condenser_api.v1.GetMarketHistoryBucketsRequest\x1a6.hive.condenser_api.v1.GetMarketHistoryBucketsResponse\"/\xda\xf3\x18(condenser_api.get_market_history_buckets\x90\x02\x01\x12\xbd\x01\n" +
+	"\x18GetNextScheduledHardfork\x126.hive.condenser_api.v1.GetNextScheduledHardforkRequest\x1a7.hive.condenser_api.v1.GetNextScheduledHardforkResponse\"0\xda\xf3\x18)condenser_api.get_next_scheduled_hardfork\x90\x02\x01\x12\x90\x01\n" +
+	"\rGetOpenOrders\x12+.hive.condenser_api.v1.GetOpenOrdersRequest\x1a,.hive.condenser_api.v1.GetOpenOrdersResponse\"$\xda\xf3\x18\x1dcondenser_api.get_open_orders\x90\x02\x01\x12\x91\x01\n" +
+	"\rGetOpsInBlock\x12+.hive.condenser_api.v1.GetOpsInBlockRequest\x1a,.hive.condenser_api.v1.GetOpsInBlockResponse\"%\xda\xf3\x18\x1econdenser_api.get_ops_in_block\x90\x02\x01\x12\x91\x01\n" +
+	"\fGetOrderBook\x12*.hive.condenser_api.v1.GetOrderBookRequest\x1a+.hive.condenser_api.v1.GetOrderBookResponse\"(\xda\xf3\x18\x1ccondenser_api.get_order_book\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\x98\x01\n" +
+	"\x0fGetOwnerHistory\x12-.hive.condenser_api.v1.GetOwnerHistoryRequest\x1a..hive.condenser_api.v1.GetOwnerHistoryResponse\"&\xda\xf3\x18\x1fcondenser_api.get_owner_history\x90\x02\x01\x12\xd9\x01\n" +
+	"\x1aGetPostDiscussionsByPayout\x128.hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest\x1a9.hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse\"F\xda\xf3\x18,condenser_api.get_post_discussions_by_payout\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\x90\x02\x01\x12\xb4\x01\n" +
+	"\x16GetPotentialSignatures\x124.hive.condenser_api.v1.GetPotentialSignaturesRequest\x1a5.hive.condenser_api.v1.GetPotentialSignaturesResponse\"-\xda\xf3\x18&condenser_api.get_potential_signatures\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetRebloggedBy\x12,.hive.condenser_api.v1.GetRebloggedByRequest\x1a-.hive.condenser_api.v1.GetRebloggedByResponse\"%\xda\xf3\x18\x1econdenser_api.get_reblogged_by\x90\x02\x01\x12\x9d\x01\n" +
+	"\x0fGetRecentTrades\x12-.hive.condenser_api.v1.GetRecentTradesRequest\x1a..hive.condenser_api.v1.GetRecentTradesResponse\"+\xda\xf3\x18\x1fcondenser_api.get_recent_trades\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12GetRecoveryRequest\x120.hive.condenser_api.v1.GetRecoveryRequestRequest\x1a1.hive.condenser_api.v1.GetRecoveryRequestResponse\")\xda\xf3\x18\"condenser_api.get_recovery_request\x90\x02\x01\x12\xb0\x01\n" +
+	"\x15GetRequiredSignatures\x123.hive.condenser_api.v1.GetRequiredSignaturesRequest\x1a4.hive.condenser_api.v1.GetRequiredSignaturesResponse\",\xda\xf3\x18%condenser_api.get_required_signatures\x90\x02\x01\x12\x90\x01\n" +
+	"\rGetRewardFund\x12+.hive.condenser_api.v1.GetRewardFundRequest\x1a,.hive.condenser_api.v1.GetRewardFundResponse\"$\xda\xf3\x18\x1dcondenser_api.get_reward_fund\x90\x02\x01\x12\xb5\x01\n" +
+	"\x16GetSavingsWithdrawFrom\x124.hive.condenser_api.v1.GetSavingsWithdrawFromRequest\x1a5.hive.condenser_api.v1.GetSavingsWithdrawFromResponse\".\xda\xf3\x18'condenser_api.get_savings_withdraw_from\x90\x02\x01\x12\xad\x01\n" +
+	"\x14GetSavingsWithdrawTo\x122.hive.condenser_api.v1.GetSavingsWithdrawToRequest\x1a3.hive.condenser_api.v1.GetSavingsWithdrawToResponse\",\xda\xf3\x18%condenser_api.get_savings_withdraw_to\x90\x02\x01\x12\x7f\n" +
+	"\tGetTicker\x12'.hive.condenser_api.v1.GetTickerRequest\x1a(.hive.condenser_api.v1.GetTickerResponse\"\x1f\xda\xf3\x18\x18condenser_api.get_ticker\x90\x02\x01\x12\x9d\x01\n" +
+	"\x0fGetTradeHistory\x12-.hive.condenser_api.v1.GetTradeHistoryRequest\x1a..hive.condenser_api.v1.GetTradeHistoryResponse\"+\xda\xf3\x18\x1fcondenser_api.get_trade_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x93\x01\n" +
+	"\x0eGetTransaction\x12,.hive.condenser_api.v1.GetTransactionRequest\x1a-.hive.condenser_api.v1.GetTransactionResponse\"$\xda\xf3\x18\x1dcondenser_api.get_transaction\x90\x02\x01\x12\xa0\x01\n" +
+	"\x11GetTransactionHex\x12/.hive.condenser_api.v1.GetTransactionHexRequest\x1a0.hive.condenser_api.v1.GetTransactionHexResponse\"(\xda\xf3\x18!condenser_api.get_transaction_hex\x90\x02\x01\x12\x83\x01\n" +
+	"\n" +
+	"GetVersion\x12(.hive.condenser_api.v1.GetVersionRequest\x1a).hive.condenser_api.v1.GetVersionResponse\" \xda\xf3\x18\x19condenser_api.get_version\x90\x02\x01\x12\x7f\n" +
+	"\tGetVolume\x12'.hive.condenser_api.v1.GetVolumeRequest\x1a(.hive.condenser_api.v1.GetVolumeResponse\"\x1f\xda\xf3\x18\x18condenser_api.get_volume\x90\x02\x01\x12\xa0\x01\n" +
+	"\x11GetWithdrawRoutes\x12/.hive.condenser_api.v1.GetWithdrawRoutesRequest\x1a0.hive.condenser_api.v1.GetWithdrawRoutesResponse\"(\xda\xf3\x18!condenser_api.get_withdraw_routes\x90\x02\x01\x12\xa9\x01\n" +
+	"\x13GetWitnessByAccount\x121.hive.condenser_api.v1.GetWitnessByAccountRequest\x1a2.hive.condenser_api.v1.GetWitnessByAccountResponse\"+\xda\xf3\x18$condenser_api.get_witness_by_account\x90\x02\x01\x12\x98\x01\n" +
+	"\x0fGetWitnessCount\x12-.hive.condenser_api.v1.GetWitnessCountRequest\x1a..hive.condenser_api.v1.GetWitnessCountResponse\"&\xda\xf3\x18\x1fcondenser_api.get_witness_count\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12GetWitnessSchedule\x120.hive.condenser_api.v1.GetWitnessScheduleRequest\x1a1.hive.condenser_api.v1.GetWitnessScheduleResponse\")\xda\xf3\x18\"condenser_api.get_witness_schedule\x90\x02\x01\x12\x8b\x01\n" +
+	"\fGetWitnesses\x12*.hive.condenser_api.v1.GetWitnessesRequest\x1a+.hive.condenser_api.v1.GetWitnessesResponse\"\"\xda\xf3\x18\x1bcondenser_api.get_witnesses\x90\x02\x01\x12\xaa\x01\n" +
+	"\x12GetWitnessesByVote\x120.hive.condenser_api.v1.GetWitnessesByVoteRequest\x1a1.hive.condenser_api.v1.GetWitnessesByVoteResponse\"/\xda\xf3\x18#condenser_api.get_witnesses_by_vote\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12IsKnownTransaction\x120.hive.condenser_api.v1.IsKnownTransactionRequest\x1a1.hive.condenser_api.v1.IsKnownTransactionResponse\")\xda\xf3\x18\"condenser_api.is_known_transaction\x90\x02\x01\x12\xa5\x01\n" +
+	"\x11ListProposalVotes\x12/.hive.condenser_api.v1.ListProposalVotesRequest\x1a0.hive.condenser_api.v1.ListProposalVotesResponse\"-\xda\xf3\x18!condenser_api.list_proposal_votes\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x94\x01\n" +
+	"\rListProposals\x12+.hive.condenser_api.v1.ListProposalsRequest\x1a,.hive.condenser_api.v1.ListProposalsResponse\"(\xda\xf3\x18\x1ccondenser_api.list_proposals\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x99\x01\n" +
+	"\x0eListRcAccounts\x12,.hive.condenser_api.v1.ListRcAccountsRequest\x1a-.hive.condenser_api.v1.ListRcAccountsResponse\"*\xda\xf3\x18\x1econdenser_api.list_rc_accounts\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xbe\x01\n" +
+	"\x17ListRcDirectDelegations\x125.hive.condenser_api.v1.ListRcDirectDelegationsRequest\x1a6.hive.condenser_api.v1.ListRcDirectDelegationsResponse\"4\xda\xf3\x18(condenser_api.list_rc_direct_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xa4\x01\n" +
+	"\x12LookupAccountNames\x120.hive.condenser_api.v1.LookupAccountNamesRequest\x1a1.hive.condenser_api.v1.LookupAccountNamesResponse\")\xda\xf3\x18\"condenser_api.lookup_account_names\x90\x02\x01\x12\x98\x01\n" +
+	"\x0eLookupAccounts\x12,.hive.condenser_api.v1.LookupAccountsRequest\x1a-.hive.condenser_api.v1.LookupAccountsResponse\")\xda\xf3\x18\x1dcondenser_api.lookup_accounts\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb5\x01\n" +
+	"\x15LookupWitnessAccounts\x123.hive.condenser_api.v1.LookupWitnessAccountsRequest\x1a4.hive.condenser_api.v1.LookupWitnessAccountsResponse\"1\xda\xf3\x18%condenser_api.lookup_witness_accounts\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb4\x01\n" +
+	"\x16VerifyAccountAuthority\x124.hive.condenser_api.v1.VerifyAccountAuthorityRequest\x1a5.hive.condenser_api.v1.VerifyAccountAuthorityResponse\"-\xda\xf3\x18&condenser_api.verify_account_authority\x90\x02\x01\x12\x97\x01\n" +
+	"\x0fVerifyAuthority\x12-.hive.condenser_api.v1.VerifyAuthorityRequest\x1a..hive.condenser_api.v1.VerifyAuthorityResponse\"%\xda\xf3\x18\x1econdenser_api.verify_authority\x90\x02\x01B\xe8\x01\n" +
 	"\x19com.hive.condenser_api.v1B\x11CondenserApiProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var file_hive_condenser_api_v1_condenser_api_proto_goTypes = []any{
-	(*GetAccountHistoryRequest)(nil),                 // 0: hive.condenser_api.v1.GetAccountHistoryRequest
-	(*GetAccountReputationsRequest)(nil),             // 1: hive.condenser_api.v1.GetAccountReputationsRequest
-	(*GetBlockRequest)(nil),                          // 2: hive.condenser_api.v1.GetBlockRequest
-	(*GetBlogRequest)(nil),                           // 3: hive.condenser_api.v1.GetBlogRequest
-	(*GetBlogEntriesRequest)(nil),                    // 4: hive.condenser_api.v1.GetBlogEntriesRequest
-	(*GetDiscussionsByAuthorBeforeDateRequest)(nil),  // 5: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest
-	(*GetDynamicGlobalPropertiesRequest)(nil),        // 6: hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest
-	(*GetFeedRequest)(nil),                           // 7: hive.condenser_api.v1.GetFeedRequest
-	(*GetFeedEntriesRequest)(nil),                    // 8: hive.condenser_api.v1.GetFeedEntriesRequest
-	(*GetFollowersRequest)(nil),                      // 9: hive.condenser_api.v1.GetFollowersRequest
-	(*GetFollowingRequest)(nil),                      // 10: hive.condenser_api.v1.GetFollowingRequest
-	(*GetRepliesByLastUpdateRequest)(nil),            // 11: hive.condenser_api.v1.GetRepliesByLastUpdateRequest
-	(*GetTrendingTagsRequest)(nil),                   // 12: hive.condenser_api.v1.GetTrendingTagsRequest
-	(*GetVestingDelegationsRequest)(nil),             // 13: hive.condenser_api.v1.GetVestingDelegationsRequest
-	(*GetAccountHistoryResponse)(nil),                // 14: hive.condenser_api.v1.GetAccountHistoryResponse
-	(*GetAccountReputationsResponse)(nil),            // 15: hive.condenser_api.v1.GetAccountReputationsResponse
-	(*GetBlockResponse)(nil),                         // 16: hive.condenser_api.v1.GetBlockResponse
-	(*GetBlogResponse)(nil),                          // 17: hive.condenser_api.v1.GetBlogResponse
-	(*GetBlogEntriesResponse)(nil),                   // 18: hive.condenser_api.v1.GetBlogEntriesResponse
-	(*GetDiscussionsByAuthorBeforeDateResponse)(nil), // 19: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	(*GetDynamicGlobalPropertiesResponse)(nil),       // 20: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	(*GetFeedResponse)(nil),                          // 21: hive.condenser_api.v1.GetFeedResponse
-	(*GetFeedEntriesResponse)(nil),                   // 22: hive.condenser_api.v1.GetFeedEntriesResponse
-	(*GetFollowersResponse)(nil),                     // 23: hive.condenser_api.v1.GetFollowersResponse
-	(*GetFollowingResponse)(nil),                     // 24: hive.condenser_api.v1.GetFollowingResponse
-	(*GetRepliesByLastUpdateResponse)(nil),           // 25: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	(*GetTrendingTagsResponse)(nil),                  // 26: hive.condenser_api.v1.GetTrendingTagsResponse
-	(*GetVestingDelegationsResponse)(nil),            // 27: hive.condenser_api.v1.GetVestingDelegationsResponse
+	(*GetAccountHistoryRequest)(nil),                    // 0: hive.condenser_api.v1.GetAccountHistoryRequest
+	(*GetAccountReputationsRequest)(nil),                // 1: hive.condenser_api.v1.GetAccountReputationsRequest
+	(*GetBlockRequest)(nil),                             // 2: hive.condenser_api.v1.GetBlockRequest
+	(*GetBlogRequest)(nil),                              // 3: hive.condenser_api.v1.GetBlogRequest
+	(*GetBlogEntriesRequest)(nil),                       // 4: hive.condenser_api.v1.GetBlogEntriesRequest
+	(*GetDiscussionsByAuthorBeforeDateRequest)(nil),     // 5: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest
+	(*GetDynamicGlobalPropertiesRequest)(nil),           // 6: hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest
+	(*GetFeedRequest)(nil),                              // 7: hive.condenser_api.v1.GetFeedRequest
+	(*GetFeedEntriesRequest)(nil),                       // 8: hive.condenser_api.v1.GetFeedEntriesRequest
+	(*GetFollowersRequest)(nil),                         // 9: hive.condenser_api.v1.GetFollowersRequest
+	(*GetFollowingRequest)(nil),                         // 10: hive.condenser_api.v1.GetFollowingRequest
+	(*GetRepliesByLastUpdateRequest)(nil),               // 11: hive.condenser_api.v1.GetRepliesByLastUpdateRequest
+	(*GetTrendingTagsRequest)(nil),                      // 12: hive.condenser_api.v1.GetTrendingTagsRequest
+	(*GetVestingDelegationsRequest)(nil),                // 13: hive.condenser_api.v1.GetVestingDelegationsRequest
+	(*FindProposalsRequest)(nil),                        // 14: hive.condenser_api.v1.FindProposalsRequest
+	(*FindRcAccountsRequest)(nil),                       // 15: hive.condenser_api.v1.FindRcAccountsRequest
+	(*FindRecurrentTransfersRequest)(nil),               // 16: hive.condenser_api.v1.FindRecurrentTransfersRequest
+	(*GetAccountCountRequest)(nil),                      // 17: hive.condenser_api.v1.GetAccountCountRequest
+	(*GetAccountsRequest)(nil),                          // 18: hive.condenser_api.v1.GetAccountsRequest
+	(*GetActiveVotesRequest)(nil),                       // 19: hive.condenser_api.v1.GetActiveVotesRequest
+	(*GetActiveWitnessesRequest)(nil),                   // 20: hive.condenser_api.v1.GetActiveWitnessesRequest
+	(*GetBlockHeaderRequest)(nil),                       // 21: hive.condenser_api.v1.GetBlockHeaderRequest
+	(*GetChainPropertiesRequest)(nil),                   // 22: hive.condenser_api.v1.GetChainPropertiesRequest
+	(*GetCollateralizedConversionRequestsRequest)(nil),  // 23: hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	(*GetCommentDiscussionsByPayoutRequest)(nil),        // 24: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	(*GetConfigRequest)(nil),                            // 25: hive.condenser_api.v1.GetConfigRequest
+	(*GetContentRequest)(nil),                           // 26: hive.condenser_api.v1.GetContentRequest
+	(*GetContentRepliesRequest)(nil),                    // 27: hive.condenser_api.v1.GetContentRepliesRequest
+	(*GetConversionRequestsRequest)(nil),                // 28: hive.condenser_api.v1.GetConversionRequestsRequest
+	(*GetCurrentMedianHistoryPriceRequest)(nil),         // 29: hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	(*GetDiscussionsByBlogRequest)(nil),                 // 30: hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	(*GetDiscussionsByCommentsRequest)(nil),             // 31: hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	(*GetDiscussionsByCreatedRequest)(nil),              // 32: hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	(*GetDiscussionsByFeedRequest)(nil),                 // 33: hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	(*GetDiscussionsByHotRequest)(nil),                  // 34: hive.condenser_api.v1.GetDiscussionsByHotRequest
+	(*GetDiscussionsByTrendingRequest)(nil),             // 35: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	(*GetEscrowRequest)(nil),                            // 36: hive.condenser_api.v1.GetEscrowRequest
+	(*GetExpiringVestingDelegationsRequest)(nil),        // 37: hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	(*GetFeedHistoryRequest)(nil),                       // 38: hive.condenser_api.v1.GetFeedHistoryRequest
+	(*GetFollowCountRequest)(nil),                       // 39: hive.condenser_api.v1.GetFollowCountRequest
+	(*GetHardforkVersionRequest)(nil),                   // 40: hive.condenser_api.v1.GetHardforkVersionRequest
+	(*GetKeyReferencesRequest)(nil),                     // 41: hive.condenser_api.v1.GetKeyReferencesRequest
+	(*GetMarketHistoryRequest)(nil),                     // 42: hive.condenser_api.v1.GetMarketHistoryRequest
+	(*GetMarketHistoryBucketsRequest)(nil),              // 43: hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	(*GetNextScheduledHardforkRequest)(nil),             // 44: hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	(*GetOpenOrdersRequest)(nil),                        // 45: hive.condenser_api.v1.GetOpenOrdersRequest
+	(*GetOpsInBlockRequest)(nil),                        // 46: hive.condenser_api.v1.GetOpsInBlockRequest
+	(*GetOrderBookRequest)(nil),                         // 47: hive.condenser_api.v1.GetOrderBookRequest
+	(*GetOwnerHistoryRequest)(nil),                      // 48: hive.condenser_api.v1.GetOwnerHistoryRequest
+	(*GetPostDiscussionsByPayoutRequest)(nil),           // 49: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPotentialSignaturesRequest)(nil),               // 50: hive.condenser_api.v1.GetPotentialSignaturesRequest
+	(*GetRebloggedByRequest)(nil),                       // 51: hive.condenser_api.v1.GetRebloggedByRequest
+	(*GetRecentTradesRequest)(nil),                      // 52: hive.condenser_api.v1.GetRecentTradesRequest
+	(*GetRecoveryRequestRequest)(nil),                   // 53: hive.condenser_api.v1.GetRecoveryRequestRequest
+	(*GetRequiredSignaturesRequest)(nil),                // 54: hive.condenser_api.v1.GetRequiredSignaturesRequest
+	(*GetRewardFundRequest)(nil),                        // 55: hive.condenser_api.v1.GetRewardFundRequest
+	(*GetSavingsWithdrawFromRequest)(nil),               // 56: hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	(*GetSavingsWithdrawToRequest)(nil),                 // 57: hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	(*GetTickerRequest)(nil),                            // 58: hive.condenser_api.v1.GetTickerRequest
+	(*GetTradeHistoryRequest)(nil),                      // 59: hive.condenser_api.v1.GetTradeHistoryRequest
+	(*GetTransactionRequest)(nil),                       // 60: hive.condenser_api.v1.GetTransactionRequest
+	(*GetTransactionHexRequest)(nil),                    // 61: hive.condenser_api.v1.GetTransactionHexRequest
+	(*GetVersionRequest)(nil),                           // 62: hive.condenser_api.v1.GetVersionRequest
+	(*GetVolumeRequest)(nil),                            // 63: hive.condenser_api.v1.GetVolumeRequest
+	(*GetWithdrawRoutesRequest)(nil),                    // 64: hive.condenser_api.v1.GetWithdrawRoutesRequest
+	(*GetWitnessByAccountRequest)(nil),                  // 65: hive.condenser_api.v1.GetWitnessByAccountRequest
+	(*GetWitnessCountRequest)(nil),                      // 66: hive.condenser_api.v1.GetWitnessCountRequest
+	(*GetWitnessScheduleRequest)(nil),                   // 67: hive.condenser_api.v1.GetWitnessScheduleRequest
+	(*GetWitnessesRequest)(nil),                         // 68: hive.condenser_api.v1.GetWitnessesRequest
+	(*GetWitnessesByVoteRequest)(nil),                   // 69: hive.condenser_api.v1.GetWitnessesByVoteRequest
+	(*IsKnownTransactionRequest)(nil),                   // 70: hive.condenser_api.v1.IsKnownTransactionRequest
+	(*ListProposalVotesRequest)(nil),                    // 71: hive.condenser_api.v1.ListProposalVotesRequest
+	(*ListProposalsRequest)(nil),                        // 72: hive.condenser_api.v1.ListProposalsRequest
+	(*ListRcAccountsRequest)(nil),                       // 73: hive.condenser_api.v1.ListRcAccountsRequest
+	(*ListRcDirectDelegationsRequest)(nil),              // 74: hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	(*LookupAccountNamesRequest)(nil),                   // 75: hive.condenser_api.v1.LookupAccountNamesRequest
+	(*LookupAccountsRequest)(nil),                       // 76: hive.condenser_api.v1.LookupAccountsRequest
+	(*LookupWitnessAccountsRequest)(nil),                // 77: hive.condenser_api.v1.LookupWitnessAccountsRequest
+	(*VerifyAccountAuthorityRequest)(nil),               // 78: hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	(*VerifyAuthorityRequest)(nil),                      // 79: hive.condenser_api.v1.VerifyAuthorityRequest
+	(*GetAccountHistoryResponse)(nil),                   // 80: hive.condenser_api.v1.GetAccountHistoryResponse
+	(*GetAccountReputationsResponse)(nil),               // 81: hive.condenser_api.v1.GetAccountReputationsResponse
+	(*GetBlockResponse)(nil),                            // 82: hive.condenser_api.v1.GetBlockResponse
+	(*GetBlogResponse)(nil),                             // 83: hive.condenser_api.v1.GetBlogResponse
+	(*GetBlogEntriesResponse)(nil),                      // 84: hive.condenser_api.v1.GetBlogEntriesResponse
+	(*GetDiscussionsByAuthorBeforeDateResponse)(nil),    // 85: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	(*GetDynamicGlobalPropertiesResponse)(nil),          // 86: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	(*GetFeedResponse)(nil),                             // 87: hive.condenser_api.v1.GetFeedResponse
+	(*GetFeedEntriesResponse)(nil),                      // 88: hive.condenser_api.v1.GetFeedEntriesResponse
+	(*GetFollowersResponse)(nil),                        // 89: hive.condenser_api.v1.GetFollowersResponse
+	(*GetFollowingResponse)(nil),                        // 90: hive.condenser_api.v1.GetFollowingResponse
+	(*GetRepliesByLastUpdateResponse)(nil),              // 91: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	(*GetTrendingTagsResponse)(nil),                     // 92: hive.condenser_api.v1.GetTrendingTagsResponse
+	(*GetVestingDelegationsResponse)(nil),               // 93: hive.condenser_api.v1.GetVestingDelegationsResponse
+	(*FindProposalsResponse)(nil),                       // 94: hive.condenser_api.v1.FindProposalsResponse
+	(*FindRcAccountsResponse)(nil),                      // 95: hive.condenser_api.v1.FindRcAccountsResponse
+	(*FindRecurrentTransfersResponse)(nil),              // 96: hive.condenser_api.v1.FindRecurrentTransfersResponse
+	(*GetAccountCountResponse)(nil),                     // 97: hive.condenser_api.v1.GetAccountCountResponse
+	(*GetAccountsResponse)(nil),                         // 98: hive.condenser_api.v1.GetAccountsResponse
+	(*GetActiveVotesResponse)(nil),                      // 99: hive.condenser_api.v1.GetActiveVotesResponse
+	(*GetActiveWitnessesResponse)(nil),                  // 100: hive.condenser_api.v1.GetActiveWitnessesResponse
+	(*GetBlockHeaderResponse)(nil),                      // 101: hive.condenser_api.v1.GetBlockHeaderResponse
+	(*GetChainPropertiesResponse)(nil),                  // 102: hive.condenser_api.v1.GetChainPropertiesResponse
+	(*GetCollateralizedConversionRequestsResponse)(nil), // 103: hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	(*GetCommentDiscussionsByPayoutResponse)(nil),       // 104: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	(*GetConfigResponse)(nil),                           // 105: hive.condenser_api.v1.GetConfigResponse
+	(*GetContentResponse)(nil),                          // 106: hive.condenser_api.v1.GetContentResponse
+	(*GetContentRepliesResponse)(nil),                   // 107: hive.condenser_api.v1.GetContentRepliesResponse
+	(*GetConversionRequestsResponse)(nil),               // 108: hive.condenser_api.v1.GetConversionRequestsResponse
+	(*GetCurrentMedianHistoryPriceResponse)(nil),        // 109: hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	(*GetDiscussionsByBlogResponse)(nil),                // 110: hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	(*GetDiscussionsByCommentsResponse)(nil),            // 111: hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	(*GetDiscussionsByCreatedResponse)(nil),             // 112: hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	(*GetDiscussionsByFeedResponse)(nil),                // 113: hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	(*GetDiscussionsByHotResponse)(nil),                 // 114: hive.condenser_api.v1.GetDiscussionsByHotResponse
+	(*GetDiscussionsByTrendingResponse)(nil),            // 115: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	(*GetEscrowResponse)(nil),                           // 116: hive.condenser_api.v1.GetEscrowResponse
+	(*GetExpiringVestingDelegationsResponse)(nil),       // 117: hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	(*GetFeedHistoryResponse)(nil),                      // 118: hive.condenser_api.v1.GetFeedHistoryResponse
+	(*GetFollowCountResponse)(nil),                      // 119: hive.condenser_api.v1.GetFollowCountResponse
+	(*GetHardforkVersionResponse)(nil),                  // 120: hive.condenser_api.v1.GetHardforkVersionResponse
+	(*GetKeyReferencesResponse)(nil),                    // 121: hive.condenser_api.v1.GetKeyReferencesResponse
+	(*GetMarketHistoryResponse)(nil),                    // 122: hive.condenser_api.v1.GetMarketHistoryResponse
+	(*GetMarketHistoryBucketsResponse)(nil),             // 123: hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	(*GetNextScheduledHardforkResponse)(nil),            // 124: hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	(*GetOpenOrdersResponse)(nil),                       // 125: hive.condenser_api.v1.GetOpenOrdersResponse
+	(*GetOpsInBlockResponse)(nil),                       // 126: hive.condenser_api.v1.GetOpsInBlockResponse
+	(*GetOrderBookResponse)(nil),                        // 127: hive.condenser_api.v1.GetOrderBookResponse
+	(*GetOwnerHistoryResponse)(nil),                     // 128: hive.condenser_api.v1.GetOwnerHistoryResponse
+	(*GetPostDiscussionsByPayoutResponse)(nil),          // 129: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	(*GetPotentialSignaturesResponse)(nil),              // 130: hive.condenser_api.v1.GetPotentialSignaturesResponse
+	(*GetRebloggedByResponse)(nil),                      // 131: hive.condenser_api.v1.GetRebloggedByResponse
+	(*GetRecentTradesResponse)(nil),                     // 132: hive.condenser_api.v1.GetRecentTradesResponse
+	(*GetRecoveryRequestResponse)(nil),                  // 133: hive.condenser_api.v1.GetRecoveryRequestResponse
+	(*GetRequiredSignaturesResponse)(nil),               // 134: hive.condenser_api.v1.GetRequiredSignaturesResponse
+	(*GetRewardFundResponse)(nil),                       // 135: hive.condenser_api.v1.GetRewardFundResponse
+	(*GetSavingsWithdrawFromResponse)(nil),              // 136: hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	(*GetSavingsWithdrawToResponse)(nil),                // 137: hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	(*GetTickerResponse)(nil),                           // 138: hive.condenser_api.v1.GetTickerResponse
+	(*GetTradeHistoryResponse)(nil),                     // 139: hive.condenser_api.v1.GetTradeHistoryResponse
+	(*GetTransactionResponse)(nil),                      // 140: hive.condenser_api.v1.GetTransactionResponse
+	(*GetTransactionHexResponse)(nil),                   // 141: hive.condenser_api.v1.GetTransactionHexResponse
+	(*GetVersionResponse)(nil),                          // 142: hive.condenser_api.v1.GetVersionResponse
+	(*GetVolumeResponse)(nil),                           // 143: hive.condenser_api.v1.GetVolumeResponse
+	(*GetWithdrawRoutesResponse)(nil),                   // 144: hive.condenser_api.v1.GetWithdrawRoutesResponse
+	(*GetWitnessByAccountResponse)(nil),                 // 145: hive.condenser_api.v1.GetWitnessByAccountResponse
+	(*GetWitnessCountResponse)(nil),                     // 146: hive.condenser_api.v1.GetWitnessCountResponse
+	(*GetWitnessScheduleResponse)(nil),                  // 147: hive.condenser_api.v1.GetWitnessScheduleResponse
+	(*GetWitnessesResponse)(nil),                        // 148: hive.condenser_api.v1.GetWitnessesResponse
+	(*GetWitnessesByVoteResponse)(nil),                  // 149: hive.condenser_api.v1.GetWitnessesByVoteResponse
+	(*IsKnownTransactionResponse)(nil),                  // 150: hive.condenser_api.v1.IsKnownTransactionResponse
+	(*ListProposalVotesResponse)(nil),                   // 151: hive.condenser_api.v1.ListProposalVotesResponse
+	(*ListProposalsResponse)(nil),                       // 152: hive.condenser_api.v1.ListProposalsResponse
+	(*ListRcAccountsResponse)(nil),                      // 153: hive.condenser_api.v1.ListRcAccountsResponse
+	(*ListRcDirectDelegationsResponse)(nil),             // 154: hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	(*LookupAccountNamesResponse)(nil),                  // 155: hive.condenser_api.v1.LookupAccountNamesResponse
+	(*LookupAccountsResponse)(nil),                      // 156: hive.condenser_api.v1.LookupAccountsResponse
+	(*LookupWitnessAccountsResponse)(nil),               // 157: hive.condenser_api.v1.LookupWitnessAccountsResponse
+	(*VerifyAccountAuthorityResponse)(nil),              // 158: hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	(*VerifyAuthorityResponse)(nil),                     // 159: hive.condenser_api.v1.VerifyAuthorityResponse
 }
 var file_hive_condenser_api_v1_condenser_api_proto_depIdxs = []int32{
-	0,  // 0: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:input_type -> hive.condenser_api.v1.GetAccountHistoryRequest
-	1,  // 1: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:input_type -> hive.condenser_api.v1.GetAccountReputationsRequest
-	2,  // 2: hive.condenser_api.v1.CondenserApiService.GetBlock:input_type -> hive.condenser_api.v1.GetBlockRequest
-	3,  // 3: hive.condenser_api.v1.CondenserApiService.GetBlog:input_type -> hive.condenser_api.v1.GetBlogRequest
-	4,  // 4: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:input_type -> hive.condenser_api.v1.GetBlogEntriesRequest
-	5,  // 5: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest
-	6,  // 6: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:input_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest
-	7,  // 7: hive.condenser_api.v1.CondenserApiService.GetFeed:input_type -> hive.condenser_api.v1.GetFeedRequest
-	8,  // 8: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:input_type -> hive.condenser_api.v1.GetFeedEntriesRequest
-	9,  // 9: hive.condenser_api.v1.CondenserApiService.GetFollowers:input_type -> hive.condenser_api.v1.GetFollowersRequest
-	10, // 10: hive.condenser_api.v1.CondenserApiService.GetFollowing:input_type -> hive.condenser_api.v1.GetFollowingRequest
-	11, // 11: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:input_type -> hive.condenser_api.v1.GetRepliesByLastUpdateRequest
-	12, // 12: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:input_type -> hive.condenser_api.v1.GetTrendingTagsRequest
-	13, // 13: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:input_type -> hive.condenser_api.v1.GetVestingDelegationsRequest
-	14, // 14: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
-	15, // 15: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
-	16, // 16: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
-	17, // 17: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
-	18, // 18: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
-	19, // 19: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	20, // 20: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	21, // 21: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
-	22, // 22: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
-	23, // 23: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
-	24, // 24: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
-	25, // 25: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	26, // 26: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
-	27, // 27: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
-	14, // [14:28] is the sub-list for method output_type
-	0,  // [0:14] is the sub-list for method input_type
-	0,  // [0:0] is the sub-list for extension type_name
-	0,  // [0:0] is the sub-list for extension extendee
-	0,  // [0:0] is the sub-list for field type_name
+	0,   // 0: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:input_type -> hive.condenser_api.v1.GetAccountHistoryRequest
+	1,   // 1: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:input_type -> hive.condenser_api.v1.GetAccountReputationsRequest
+	2,   // 2: hive.condenser_api.v1.CondenserApiService.GetBlock:input_type -> hive.condenser_api.v1.GetBlockRequest
+	3,   // 3: hive.condenser_api.v1.CondenserApiService.GetBlog:input_type -> hive.condenser_api.v1.GetBlogRequest
+	4,   // 4: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:input_type -> hive.condenser_api.v1.GetBlogEntriesRequest
+	5,   // 5: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateRequest
+	6,   // 6: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:input_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesRequest
+	7,   // 7: hive.condenser_api.v1.CondenserApiService.GetFeed:input_type -> hive.condenser_api.v1.GetFeedRequest
+	8,   // 8: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:input_type -> hive.condenser_api.v1.GetFeedEntriesRequest
+	9,   // 9: hive.condenser_api.v1.CondenserApiService.GetFollowers:input_type -> hive.condenser_api.v1.GetFollowersRequest
+	10,  // 10: hive.condenser_api.v1.CondenserApiService.GetFollowing:input_type -> hive.condenser_api.v1.GetFollowingRequest
+	11,  // 11: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:input_type -> hive.condenser_api.v1.GetRepliesByLastUpdateRequest
+	12,  // 12: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:input_type -> hive.condenser_api.v1.GetTrendingTagsRequest
+	13,  // 13: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:input_type -> hive.condenser_api.v1.GetVestingDelegationsRequest
+	14,  // 14: hive.condenser_api.v1.CondenserApiService.FindProposals:input_type -> hive.condenser_api.v1.FindProposalsRequest
+	15,  // 15: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:input_type -> hive.condenser_api.v1.FindRcAccountsRequest
+	16,  // 16: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:input_type -> hive.condenser_api.v1.FindRecurrentTransfersRequest
+	17,  // 17: hive.condenser_api.v1.CondenserApiService.GetAccountCount:input_type -> hive.condenser_api.v1.GetAccountCountRequest
+	18,  // 18: hive.condenser_api.v1.CondenserApiService.GetAccounts:input_type -> hive.condenser_api.v1.GetAccountsRequest
+	19,  // 19: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:input_type -> hive.condenser_api.v1.GetActiveVotesRequest
+	20,  // 20: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:input_type -> hive.condenser_api.v1.GetActiveWitnessesRequest
+	21,  // 21: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:input_type -> hive.condenser_api.v1.GetBlockHeaderRequest
+	22,  // 22: hive.condenser_api.v1.CondenserApiService.GetChainProperties:input_type -> hive.condenser_api.v1.GetChainPropertiesRequest
+	23,  // 23: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:input_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	24,  // 24: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	25,  // 25: hive.condenser_api.v1.CondenserApiService.GetConfig:input_type -> hive.condenser_api.v1.GetConfigRequest
+	26,  // 26: hive.condenser_api.v1.CondenserApiService.GetContent:input_type -> hive.condenser_api.v1.GetContentRequest
+	27,  // 27: hive.condenser_api.v1.CondenserApiService.GetContentReplies:input_type -> hive.condenser_api.v1.GetContentRepliesRequest
+	28,  // 28: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:input_type -> hive.condenser_api.v1.GetConversionRequestsRequest
+	29,  // 29: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:input_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	30,  // 30: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:input_type -> hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	31,  // 31: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:input_type -> hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	32,  // 32: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:input_type -> hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	33,  // 33: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:input_type -> hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	34,  // 34: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:input_type -> hive.condenser_api.v1.GetDiscussionsByHotRequest
+	35,  // 35: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:input_type -> hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	36,  // 36: hive.condenser_api.v1.CondenserApiService.GetEscrow:input_type -> hive.condenser_api.v1.GetEscrowRequest
+	37,  // 37: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:input_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	38,  // 38: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:input_type -> hive.condenser_api.v1.GetFeedHistoryRequest
+	39,  // 39: hive.condenser_api.v1.CondenserApiService.GetFollowCount:input_type -> hive.condenser_api.v1.GetFollowCountRequest
+	40,  // 40: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:input_type -> hive.condenser_api.v1.GetHardforkVersionRequest
+	41,  // 41: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:input_type -> hive.condenser_api.v1.GetKeyReferencesRequest
+	42,  // 42: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:input_type -> hive.condenser_api.v1.GetMarketHistoryRequest
+	43,  // 43: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:input_type -> hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	44,  // 44: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:input_type -> hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	45,  // 45: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:input_type -> hive.condenser_api.v1.GetOpenOrdersRequest
+	46,  // 46: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:input_type -> hive.condenser_api.v1.GetOpsInBlockRequest
+	47,  // 47: hive.condenser_api.v1.CondenserApiService.GetOrderBook:input_type -> hive.condenser_api.v1.GetOrderBookRequest
+	48,  // 48: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:input_type -> hive.condenser_api.v1.GetOwnerHistoryRequest
+	49,  // 49: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	50,  // 50: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:input_type -> hive.condenser_api.v1.GetPotentialSignaturesRequest
+	51,  // 51: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:input_type -> hive.condenser_api.v1.GetRebloggedByRequest
+	52,  // 52: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:input_type -> hive.condenser_api.v1.GetRecentTradesRequest
+	53,  // 53: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:input_type -> hive.condenser_api.v1.GetRecoveryRequestRequest
+	54,  // 54: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:input_type -> hive.condenser_api.v1.GetRequiredSignaturesRequest
+	55,  // 55: hive.condenser_api.v1.CondenserApiService.GetRewardFund:input_type -> hive.condenser_api.v1.GetRewardFundRequest
+	56,  // 56: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:input_type -> hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	57,  // 57: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:input_type -> hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	58,  // 58: hive.condenser_api.v1.CondenserApiService.GetTicker:input_type -> hive.condenser_api.v1.GetTickerRequest
+	59,  // 59: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:input_type -> hive.condenser_api.v1.GetTradeHistoryRequest
+	60,  // 60: hive.condenser_api.v1.CondenserApiService.GetTransaction:input_type -> hive.condenser_api.v1.GetTransactionRequest
+	61,  // 61: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:input_type -> hive.condenser_api.v1.GetTransactionHexRequest
+	62,  // 62: hive.condenser_api.v1.CondenserApiService.GetVersion:input_type -> hive.condenser_api.v1.GetVersionRequest
+	63,  // 63: hive.condenser_api.v1.CondenserApiService.GetVolume:input_type -> hive.condenser_api.v1.GetVolumeRequest
+	64,  // 64: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:input_type -> hive.condenser_api.v1.GetWithdrawRoutesRequest
+	65,  // 65: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:input_type -> hive.condenser_api.v1.GetWitnessByAccountRequest
+	66,  // 66: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:input_type -> hive.condenser_api.v1.GetWitnessCountRequest
+	67,  // 67: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:input_type -> hive.condenser_api.v1.GetWitnessScheduleRequest
+	68,  // 68: hive.condenser_api.v1.CondenserApiService.GetWitnesses:input_type -> hive.condenser_api.v1.GetWitnessesRequest
+	69,  // 69: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:input_type -> hive.condenser_api.v1.GetWitnessesByVoteRequest
+	70,  // 70: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:input_type -> hive.condenser_api.v1.IsKnownTransactionRequest
+	71,  // 71: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:input_type -> hive.condenser_api.v1.ListProposalVotesRequest
+	72,  // 72: hive.condenser_api.v1.CondenserApiService.ListProposals:input_type -> hive.condenser_api.v1.ListProposalsRequest
+	73,  // 73: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:input_type -> hive.condenser_api.v1.ListRcAccountsRequest
+	74,  // 74: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:input_type -> hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	75,  // 75: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:input_type -> hive.condenser_api.v1.LookupAccountNamesRequest
+	76,  // 76: hive.condenser_api.v1.CondenserApiService.LookupAccounts:input_type -> hive.condenser_api.v1.LookupAccountsRequest
+	77,  // 77: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:input_type -> hive.condenser_api.v1.LookupWitnessAccountsRequest
+	78,  // 78: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:input_type -> hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	79,  // 79: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:input_type -> hive.condenser_api.v1.VerifyAuthorityRequest
+	80,  // 80: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
+	81,  // 81: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
+	82,  // 82: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
+	83,  // 83: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
+	84,  // 84: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
+	85,  // 85: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	86,  // 86: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	87,  // 87: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
+	88,  // 88: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
+	89,  // 89: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
+	90,  // 90: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
+	91,  // 91: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	92,  // 92: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
+	93,  // 93: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
+	94,  // 94: hive.condenser_api.v1.CondenserApiService.FindProposals:output_type -> hive.condenser_api.v1.FindProposalsResponse
+	95,  // 95: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:output_type -> hive.condenser_api.v1.FindRcAccountsResponse
+	96,  // 96: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:output_type -> hive.condenser_api.v1.FindRecurrentTransfersResponse
+	97,  // 97: hive.condenser_api.v1.CondenserApiService.GetAccountCount:output_type -> hive.condenser_api.v1.GetAccountCountResponse
+	98,  // 98: hive.condenser_api.v1.CondenserApiService.GetAccounts:output_type -> hive.condenser_api.v1.GetAccountsResponse
+	99,  // 99: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:output_type -> hive.condenser_api.v1.GetActiveVotesResponse
+	100, // 100: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:output_type -> hive.condenser_api.v1.GetActiveWitnessesResponse
+	101, // 101: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:output_type -> hive.condenser_api.v1.GetBlockHeaderResponse
+	102, // 102: hive.condenser_api.v1.CondenserApiService.GetChainProperties:output_type -> hive.condenser_api.v1.GetChainPropertiesResponse
+	103, // 103: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:output_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	104, // 104: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	105, // 105: hive.condenser_api.v1.CondenserApiService.GetConfig:output_type -> hive.condenser_api.v1.GetConfigResponse
+	106, // 106: hive.condenser_api.v1.CondenserApiService.GetContent:output_type -> hive.condenser_api.v1.GetContentResponse
+	107, // 107: hive.condenser_api.v1.CondenserApiService.GetContentReplies:output_type -> hive.condenser_api.v1.GetContentRepliesResponse
+	108, // 108: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:output_type -> hive.condenser_api.v1.GetConversionRequestsResponse
+	109, // 109: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:output_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	110, // 110: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:output_type -> hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	111, // 111: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:output_type -> hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	112, // 112: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:output_type -> hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	113, // 113: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:output_type -> hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	114, // 114: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:output_type -> hive.condenser_api.v1.GetDiscussionsByHotResponse
+	115, // 115: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:output_type -> hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	116, // 116: hive.condenser_api.v1.CondenserApiService.GetEscrow:output_type -> hive.condenser_api.v1.GetEscrowResponse
+	117, // 117: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:output_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	118, // 118: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:output_type -> hive.condenser_api.v1.GetFeedHistoryResponse
+	119, // 119: hive.condenser_api.v1.CondenserApiService.GetFollowCount:output_type -> hive.condenser_api.v1.GetFollowCountResponse
+	120, // 120: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:output_type -> hive.condenser_api.v1.GetHardforkVersionResponse
+	121, // 121: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:output_type -> hive.condenser_api.v1.GetKeyReferencesResponse
+	122, // 122: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:output_type -> hive.condenser_api.v1.GetMarketHistoryResponse
+	123, // 123: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:output_type -> hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	124, // 124: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:output_type -> hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	125, // 125: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:output_type -> hive.condenser_api.v1.GetOpenOrdersResponse
+	126, // 126: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:output_type -> hive.condenser_api.v1.GetOpsInBlockResponse
+	127, // 127: hive.condenser_api.v1.CondenserApiService.GetOrderBook:output_type -> hive.condenser_api.v1.GetOrderBookResponse
+	128, // 128: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:output_type -> hive.condenser_api.v1.GetOwnerHistoryResponse
+	129, // 129: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	130, // 130: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:output_type -> hive.condenser_api.v1.GetPotentialSignaturesResponse
+	131, // 131: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:output_type -> hive.condenser_api.v1.GetRebloggedByResponse
+	132, // 132: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:output_type -> hive.condenser_api.v1.GetRecentTradesResponse
+	133, // 133: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:output_type -> hive.condenser_api.v1.GetRecoveryRequestResponse
+	134, // 134: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:output_type -> hive.condenser_api.v1.GetRequiredSignaturesResponse
+	135, // 135: hive.condenser_api.v1.CondenserApiService.GetRewardFund:output_type -> hive.condenser_api.v1.GetRewardFundResponse
+	136, // 136: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:output_type -> hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	137, // 137: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:output_type -> hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	138, // 138: hive.condenser_api.v1.CondenserApiService.GetTicker:output_type -> hive.condenser_api.v1.GetTickerResponse
+	139, // 139: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:output_type -> hive.condenser_api.v1.GetTradeHistoryResponse
+	140, // 140: hive.condenser_api.v1.CondenserApiService.GetTransaction:output_type -> hive.condenser_api.v1.GetTransactionResponse
+	141, // 141: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:output_type -> hive.condenser_api.v1.GetTransactionHexResponse
+	142, // 142: hive.condenser_api.v1.CondenserApiService.GetVersion:output_type -> hive.condenser_api.v1.GetVersionResponse
+	143, // 143: hive.condenser_api.v1.CondenserApiService.GetVolume:output_type -> hive.condenser_api.v1.GetVolumeResponse
+	144, // 144: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:output_type -> hive.condenser_api.v1.GetWithdrawRoutesResponse
+	145, // 145: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:output_type -> hive.condenser_api.v1.GetWitnessByAccountResponse
+	146, // 146: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:output_type -> hive.condenser_api.v1.GetWitnessCountResponse
+	147, // 147: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:output_type -> hive.condenser_api.v1.GetWitnessScheduleResponse
+	148, // 148: hive.condenser_api.v1.CondenserApiService.GetWitnesses:output_type -> hive.condenser_api.v1.GetWitnessesResponse
+	149, // 149: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:output_type -> hive.condenser_api.v1.GetWitnessesByVoteResponse
+	150, // 150: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:output_type -> hive.condenser_api.v1.IsKnownTransactionResponse
+	151, // 151: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:output_type -> hive.condenser_api.v1.ListProposalVotesResponse
+	152, // 152: hive.condenser_api.v1.CondenserApiService.ListProposals:output_type -> hive.condenser_api.v1.ListProposalsResponse
+	153, // 153: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:output_type -> hive.condenser_api.v1.ListRcAccountsResponse
+	154, // 154: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:output_type -> hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	155, // 155: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:output_type -> hive.condenser_api.v1.LookupAccountNamesResponse
+	156, // 156: hive.condenser_api.v1.CondenserApiService.LookupAccounts:output_type -> hive.condenser_api.v1.LookupAccountsResponse
+	157, // 157: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:output_type -> hive.condenser_api.v1.LookupWitnessAccountsResponse
+	158, // 158: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:output_type -> hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	159, // 159: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:output_type -> hive.condenser_api.v1.VerifyAuthorityResponse
+	80,  // [80:160] is the sub-list for method output_type
+	0,   // [0:80] is the sub-list for method input_type
+	0,   // [0:0] is the sub-list for extension type_name
+	0,   // [0:0] is the sub-list for extension extendee
+	0,   // [0:0] is the sub-list for field type_name
 }
 
 func init() { file_hive_condenser_api_v1_condenser_api_proto_init() }
@@ -115,7 +447,10 @@ func file_hive_condenser_api_v1_condenser_api_proto_init() {
 		return
 	}
 	file_hive_condenser_api_v1_chain_proto_init()
-	file_hive_condenser_api_v1_social_proto_init()
+	file_hive_condenser_api_v1_condenser_content_proto_init()
+	file_hive_condenser_api_v1_condenser_market_proto_init()
+	file_hive_condenser_api_v1_condenser_social_proto_init()
+	file_hive_condenser_api_v1_condenser_state_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -25,7 +25,7 @@ var File_hive_database_api_v1_database_api_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_database_api_proto_rawDesc = "" +
 	"\n" +
-	"'hive/database_api/v1/database_api.proto\x12\x14hive.database_api.v1\x1a#hive/database_api/v1/accounts.proto\x1a\"hive/database_api/v1/content.proto\x1a\"hive/database_api/v1/finance.proto\x1a,hive/database_api/v1/global_properties.proto\x1a$hive/database_api/v1/proposals.proto\x1a\x1ehive/database_api/v1/smt.proto\x1a$hive/database_api/v1/witnesses.proto\x1a\x19hivegate/v1/options.proto2\xae \n" +
+	"'hive/database_api/v1/database_api.proto\x12\x14hive.database_api.v1\x1a#hive/database_api/v1/accounts.proto\x1a\"hive/database_api/v1/content.proto\x1a+hive/database_api/v1/database_finance.proto\x1a(hive/database_api/v1/database_find.proto\x1a5hive/database_api/v1/database_global_properties.proto\x1a'hive/database_api/v1/database_smt.proto\x1a)hive/database_api/v1/database_state.proto\x1a$hive/database_api/v1/proposals.proto\x1a$hive/database_api/v1/witnesses.proto\x1a\x19hivegate/v1/options.proto2\xb3N\n" +
 	"\x12DatabaseApiService\x12\x8d\x01\n" +
 	"\fListAccounts\x12).hive.database_api.v1.ListAccountsRequest\x1a*.hive.database_api.v1.ListAccountsResponse\"&\xda\xf3\x18\x1adatabase_api.list_accounts\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xcb\x01\n" +
 	"\x1bListAccountRecoveryRequests\x128.hive.database_api.v1.ListAccountRecoveryRequestsRequest\x1a9.hive.database_api.v1.ListAccountRecoveryRequestsResponse\"7\xda\xf3\x18+database_api.list_account_recovery_requests\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xe4\x01\n" +
@@ -44,12 +44,48 @@ const file_hive_database_api_v1_database_api_proto_rawDesc = "" +
 	"\x15ListSmtTokenEmissions\x122.hive.database_api.v1.ListSmtTokenEmissionsRequest\x1a3.hive.database_api.v1.ListSmtTokenEmissionsResponse\"4\xda\xf3\x18%database_api.list_smt_token_emissions\xe8\xf3\x18\xe8\a\x88\x02\x01\x90\x02\x01\x12\x95\x01\n" +
 	"\rListSmtTokens\x12*.hive.database_api.v1.ListSmtTokensRequest\x1a+.hive.database_api.v1.ListSmtTokensResponse\"+\xda\xf3\x18\x1cdatabase_api.list_smt_tokens\xe8\xf3\x18\xe8\a\x88\x02\x01\x90\x02\x01\x12\xdf\x01\n" +
 	" ListVestingDelegationExpirations\x12=.hive.database_api.v1.ListVestingDelegationExpirationsRequest\x1a>.hive.database_api.v1.ListVestingDelegationExpirationsResponse\"<\xda\xf3\x180database_api.list_vesting_delegation_expirations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb6\x01\n" +
-	"\x16ListVestingDelegations\x123.hive.database_api.v1.ListVestingDelegationsRequest\x1a4.hive.database_api.v1.ListVestingDelegationsResponse\"1\xda\xf3\x18%database_api.list_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x84\x01\n" +
-	"\tListVotes\x12&.hive.database_api.v1.ListVotesRequest\x1a'.hive.database_api.v1.ListVotesResponse\"&\xda\xf3\x18\x17database_api.list_votes\xe8\xf3\x18\xe8\a\x88\x02\x01\x90\x02\x01\x12\xc3\x01\n" +
+	"\x16ListVestingDelegations\x123.hive.database_api.v1.ListVestingDelegationsRequest\x1a4.hive.database_api.v1.ListVestingDelegationsResponse\"1\xda\xf3\x18%database_api.list_vesting_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x81\x01\n" +
+	"\tListVotes\x12&.hive.database_api.v1.ListVotesRequest\x1a'.hive.database_api.v1.ListVotesResponse\"#\xda\xf3\x18\x17database_api.list_votes\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xc3\x01\n" +
 	"\x19ListWithdrawVestingRoutes\x126.hive.database_api.v1.ListWithdrawVestingRoutesRequest\x1a7.hive.database_api.v1.ListWithdrawVestingRoutesResponse\"5\xda\xf3\x18)database_api.list_withdraw_vesting_routes\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x9e\x01\n" +
 	"\x10ListWitnessVotes\x12-.hive.database_api.v1.ListWitnessVotesRequest\x1a..hive.database_api.v1.ListWitnessVotesResponse\"+\xda\xf3\x18\x1fdatabase_api.list_witness_votes\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x91\x01\n" +
 	"\rListWitnesses\x12*.hive.database_api.v1.ListWitnessesRequest\x1a+.hive.database_api.v1.ListWitnessesResponse\"'\xda\xf3\x18\x1bdatabase_api.list_witnesses\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xc2\x01\n" +
-	"\x1aGetDynamicGlobalProperties\x127.hive.database_api.v1.GetDynamicGlobalPropertiesRequest\x1a8.hive.database_api.v1.GetDynamicGlobalPropertiesResponse\"1\xda\xf3\x18*database_api.get_dynamic_global_properties\x90\x02\x01B\xe0\x01\n" +
+	"\x1aGetDynamicGlobalProperties\x127.hive.database_api.v1.GetDynamicGlobalPropertiesRequest\x1a8.hive.database_api.v1.GetDynamicGlobalPropertiesResponse\"1\xda\xf3\x18*database_api.get_dynamic_global_properties\x90\x02\x01\x12\xc6\x01\n" +
+	"\x1bFindAccountRecoveryRequests\x128.hive.database_api.v1.FindAccountRecoveryRequestsRequest\x1a9.hive.database_api.v1.FindAccountRecoveryRequestsResponse\"2\xda\xf3\x18+database_api.find_account_recovery_requests\x90\x02\x01\x12\x88\x01\n" +
+	"\fFindAccounts\x12).hive.database_api.v1.FindAccountsRequest\x1a*.hive.database_api.v1.FindAccountsResponse\"!\xda\xf3\x18\x1adatabase_api.find_accounts\x90\x02\x01\x12\xdf\x01\n" +
+	"!FindChangeRecoveryAccountRequests\x12>.hive.database_api.v1.FindChangeRecoveryAccountRequestsRequest\x1a?.hive.database_api.v1.FindChangeRecoveryAccountRequestsResponse\"9\xda\xf3\x182database_api.find_change_recovery_account_requests\x90\x02\x01\x12\xea\x01\n" +
+	"$FindCollateralizedConversionRequests\x12A.hive.database_api.v1.FindCollateralizedConversionRequestsRequest\x1aB.hive.database_api.v1.FindCollateralizedConversionRequestsResponse\";\xda\xf3\x184database_api.find_collateralized_conversion_requests\x90\x02\x01\x12\x88\x01\n" +
+	"\fFindComments\x12).hive.database_api.v1.FindCommentsRequest\x1a*.hive.database_api.v1.FindCommentsResponse\"!\xda\xf3\x18\x1adatabase_api.find_comments\x90\x02\x01\x12\xd7\x01\n" +
+	"\x1fFindDeclineVotingRightsRequests\x12<.hive.database_api.v1.FindDeclineVotingRightsRequestsRequest\x1a=.hive.database_api.v1.FindDeclineVotingRightsRequestsResponse\"7\xda\xf3\x180database_api.find_decline_voting_rights_requests\x90\x02\x01\x12\x84\x01\n" +
+	"\vFindEscrows\x12(.hive.database_api.v1.FindEscrowsRequest\x1a).hive.database_api.v1.FindEscrowsResponse\" \xda\xf3\x18\x19database_api.find_escrows\x90\x02\x01\x12\xbe\x01\n" +
+	"\x19FindHbdConversionRequests\x126.hive.database_api.v1.FindHbdConversionRequestsRequest\x1a7.hive.database_api.v1.FindHbdConversionRequestsResponse\"0\xda\xf3\x18)database_api.find_hbd_conversion_requests\x90\x02\x01\x12\x95\x01\n" +
+	"\x0fFindLimitOrders\x12,.hive.database_api.v1.FindLimitOrdersRequest\x1a-.hive.database_api.v1.FindLimitOrdersResponse\"%\xda\xf3\x18\x1edatabase_api.find_limit_orders\x90\x02\x01\x12\xa1\x01\n" +
+	"\x12FindOwnerHistories\x12/.hive.database_api.v1.FindOwnerHistoriesRequest\x1a0.hive.database_api.v1.FindOwnerHistoriesResponse\"(\xda\xf3\x18!database_api.find_owner_histories\x90\x02\x01\x12\x8c\x01\n" +
+	"\rFindProposals\x12*.hive.database_api.v1.FindProposalsRequest\x1a+.hive.database_api.v1.FindProposalsResponse\"\"\xda\xf3\x18\x1bdatabase_api.find_proposals\x90\x02\x01\x12\xb1\x01\n" +
+	"\x16FindRecurrentTransfers\x123.hive.database_api.v1.FindRecurrentTransfersRequest\x1a4.hive.database_api.v1.FindRecurrentTransfersResponse\",\xda\xf3\x18%database_api.find_recurrent_transfers\x90\x02\x01\x12\xb1\x01\n" +
+	"\x16FindSavingsWithdrawals\x123.hive.database_api.v1.FindSavingsWithdrawalsRequest\x1a4.hive.database_api.v1.FindSavingsWithdrawalsResponse\",\xda\xf3\x18%database_api.find_savings_withdrawals\x90\x02\x01\x12\xda\x01\n" +
+	" FindVestingDelegationExpirations\x12=.hive.database_api.v1.FindVestingDelegationExpirationsRequest\x1a>.hive.database_api.v1.FindVestingDelegationExpirationsResponse\"7\xda\xf3\x180database_api.find_vesting_delegation_expirations\x90\x02\x01\x12\xb1\x01\n" +
+	"\x16FindVestingDelegations\x123.hive.database_api.v1.FindVestingDelegationsRequest\x1a4.hive.database_api.v1.FindVestingDelegationsResponse\",\xda\xf3\x18%database_api.find_vesting_delegations\x90\x02\x01\x12|\n" +
+	"\tFindVotes\x12&.hive.database_api.v1.FindVotesRequest\x1a'.hive.database_api.v1.FindVotesResponse\"\x1e\xda\xf3\x18\x17database_api.find_votes\x90\x02\x01\x12\xbe\x01\n" +
+	"\x19FindWithdrawVestingRoutes\x126.hive.database_api.v1.FindWithdrawVestingRoutesRequest\x1a7.hive.database_api.v1.FindWithdrawVestingRoutesResponse\"0\xda\xf3\x18)database_api.find_withdraw_vesting_routes\x90\x02\x01\x12\x8c\x01\n" +
+	"\rFindWitnesses\x12*.hive.database_api.v1.FindWitnessesRequest\x1a+.hive.database_api.v1.FindWitnessesResponse\"\"\xda\xf3\x18\x1bdatabase_api.find_witnesses\x90\x02\x01\x12\xa1\x01\n" +
+	"\x12GetActiveWitnesses\x12/.hive.database_api.v1.GetActiveWitnessesRequest\x1a0.hive.database_api.v1.GetActiveWitnessesResponse\"(\xda\xf3\x18!database_api.get_active_witnesses\x90\x02\x01\x12\xba\x01\n" +
+	"\x18GetCommentPendingPayouts\x125.hive.database_api.v1.GetCommentPendingPayoutsRequest\x1a6.hive.database_api.v1.GetCommentPendingPayoutsResponse\"/\xda\xf3\x18(database_api.get_comment_pending_payouts\x90\x02\x01\x12|\n" +
+	"\tGetConfig\x12&.hive.database_api.v1.GetConfigRequest\x1a'.hive.database_api.v1.GetConfigResponse\"\x1e\xda\xf3\x18\x17database_api.get_config\x90\x02\x01\x12\xa6\x01\n" +
+	"\x13GetCurrentPriceFeed\x120.hive.database_api.v1.GetCurrentPriceFeedRequest\x1a1.hive.database_api.v1.GetCurrentPriceFeedResponse\"*\xda\xf3\x18#database_api.get_current_price_feed\x90\x02\x01\x12\x91\x01\n" +
+	"\x0eGetFeedHistory\x12+.hive.database_api.v1.GetFeedHistoryRequest\x1a,.hive.database_api.v1.GetFeedHistoryResponse\"$\xda\xf3\x18\x1ddatabase_api.get_feed_history\x90\x02\x01\x12\xad\x01\n" +
+	"\x15GetHardforkProperties\x122.hive.database_api.v1.GetHardforkPropertiesRequest\x1a3.hive.database_api.v1.GetHardforkPropertiesResponse\"+\xda\xf3\x18$database_api.get_hardfork_properties\x90\x02\x01\x12\x8e\x01\n" +
+	"\fGetOrderBook\x12).hive.database_api.v1.GetOrderBookRequest\x1a*.hive.database_api.v1.GetOrderBookResponse\"'\xda\xf3\x18\x1bdatabase_api.get_order_book\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb1\x01\n" +
+	"\x16GetPotentialSignatures\x123.hive.database_api.v1.GetPotentialSignaturesRequest\x1a4.hive.database_api.v1.GetPotentialSignaturesResponse\",\xda\xf3\x18%database_api.get_potential_signatures\x90\x02\x01\x12\xad\x01\n" +
+	"\x15GetRequiredSignatures\x122.hive.database_api.v1.GetRequiredSignaturesRequest\x1a3.hive.database_api.v1.GetRequiredSignaturesResponse\"+\xda\xf3\x18$database_api.get_required_signatures\x90\x02\x01\x12\x91\x01\n" +
+	"\x0eGetRewardFunds\x12+.hive.database_api.v1.GetRewardFundsRequest\x1a,.hive.database_api.v1.GetRewardFundsResponse\"$\xda\xf3\x18\x1ddatabase_api.get_reward_funds\x90\x02\x01\x12\x9d\x01\n" +
+	"\x11GetTransactionHex\x12..hive.database_api.v1.GetTransactionHexRequest\x1a/.hive.database_api.v1.GetTransactionHexResponse\"'\xda\xf3\x18 database_api.get_transaction_hex\x90\x02\x01\x12\x80\x01\n" +
+	"\n" +
+	"GetVersion\x12'.hive.database_api.v1.GetVersionRequest\x1a(.hive.database_api.v1.GetVersionResponse\"\x1f\xda\xf3\x18\x18database_api.get_version\x90\x02\x01\x12\xa1\x01\n" +
+	"\x12GetWitnessSchedule\x12/.hive.database_api.v1.GetWitnessScheduleRequest\x1a0.hive.database_api.v1.GetWitnessScheduleResponse\"(\xda\xf3\x18!database_api.get_witness_schedule\x90\x02\x01\x12\xa1\x01\n" +
+	"\x12IsKnownTransaction\x12/.hive.database_api.v1.IsKnownTransactionRequest\x1a0.hive.database_api.v1.IsKnownTransactionResponse\"(\xda\xf3\x18!database_api.is_known_transaction\x90\x02\x01\x12\xb1\x01\n" +
+	"\x16VerifyAccountAuthority\x123.hive.database_api.v1.VerifyAccountAuthorityRequest\x1a4.hive.database_api.v1.VerifyAccountAuthorityResponse\",\xda\xf3\x18%database_api.verify_account_authority\x90\x02\x01\x12\x94\x01\n" +
+	"\x0fVerifyAuthority\x12,.hive.database_api.v1.VerifyAuthorityRequest\x1a-.hive.database_api.v1.VerifyAuthorityResponse\"$\xda\xf3\x18\x1ddatabase_api.verify_authority\x90\x02\x01\x12\x98\x01\n" +
+	"\x10VerifySignatures\x12-.hive.database_api.v1.VerifySignaturesRequest\x1a..hive.database_api.v1.VerifySignaturesResponse\"%\xda\xf3\x18\x1edatabase_api.verify_signatures\x90\x02\x01B\xe0\x01\n" +
 	"\x18com.hive.database_api.v1B\x10DatabaseApiProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var file_hive_database_api_v1_database_api_proto_goTypes = []any{
@@ -76,82 +112,222 @@ var file_hive_database_api_v1_database_api_proto_goTypes = []any{
 	(*ListWitnessVotesRequest)(nil),                      // 20: hive.database_api.v1.ListWitnessVotesRequest
 	(*ListWitnessesRequest)(nil),                         // 21: hive.database_api.v1.ListWitnessesRequest
 	(*GetDynamicGlobalPropertiesRequest)(nil),            // 22: hive.database_api.v1.GetDynamicGlobalPropertiesRequest
-	(*ListAccountsResponse)(nil),                         // 23: hive.database_api.v1.ListAccountsResponse
-	(*ListAccountRecoveryRequestsResponse)(nil),          // 24: hive.database_api.v1.ListAccountRecoveryRequestsResponse
-	(*ListChangeRecoveryAccountRequestsResponse)(nil),    // 25: hive.database_api.v1.ListChangeRecoveryAccountRequestsResponse
-	(*ListCollateralizedConversionRequestsResponse)(nil), // 26: hive.database_api.v1.ListCollateralizedConversionRequestsResponse
-	(*ListCommentsResponse)(nil),                         // 27: hive.database_api.v1.ListCommentsResponse
-	(*ListDeclineVotingRightsRequestsResponse)(nil),      // 28: hive.database_api.v1.ListDeclineVotingRightsRequestsResponse
-	(*ListEscrowsResponse)(nil),                          // 29: hive.database_api.v1.ListEscrowsResponse
-	(*ListHbdConversionRequestsResponse)(nil),            // 30: hive.database_api.v1.ListHbdConversionRequestsResponse
-	(*ListLimitOrdersResponse)(nil),                      // 31: hive.database_api.v1.ListLimitOrdersResponse
-	(*ListOwnerHistoriesResponse)(nil),                   // 32: hive.database_api.v1.ListOwnerHistoriesResponse
-	(*ListProposalVotesResponse)(nil),                    // 33: hive.database_api.v1.ListProposalVotesResponse
-	(*ListProposalsResponse)(nil),                        // 34: hive.database_api.v1.ListProposalsResponse
-	(*ListSavingsWithdrawalsResponse)(nil),               // 35: hive.database_api.v1.ListSavingsWithdrawalsResponse
-	(*ListSmtContributionsResponse)(nil),                 // 36: hive.database_api.v1.ListSmtContributionsResponse
-	(*ListSmtTokenEmissionsResponse)(nil),                // 37: hive.database_api.v1.ListSmtTokenEmissionsResponse
-	(*ListSmtTokensResponse)(nil),                        // 38: hive.database_api.v1.ListSmtTokensResponse
-	(*ListVestingDelegationExpirationsResponse)(nil),     // 39: hive.database_api.v1.ListVestingDelegationExpirationsResponse
-	(*ListVestingDelegationsResponse)(nil),               // 40: hive.database_api.v1.ListVestingDelegationsResponse
-	(*ListVotesResponse)(nil),                            // 41: hive.database_api.v1.ListVotesResponse
-	(*ListWithdrawVestingRoutesResponse)(nil),            // 42: hive.database_api.v1.ListWithdrawVestingRoutesResponse
-	(*ListWitnessVotesResponse)(nil),                     // 43: hive.database_api.v1.ListWitnessVotesResponse
-	(*ListWitnessesResponse)(nil),                        // 44: hive.database_api.v1.ListWitnessesResponse
-	(*GetDynamicGlobalPropertiesResponse)(nil),           // 45: hive.database_api.v1.GetDynamicGlobalPropertiesResponse
+	(*FindAccountRecoveryRequestsRequest)(nil),           // 23: hive.database_api.v1.FindAccountRecoveryRequestsRequest
+	(*FindAccountsRequest)(nil),                          // 24: hive.database_api.v1.FindAccountsRequest
+	(*FindChangeRecoveryAccountRequestsRequest)(nil),     // 25: hive.database_api.v1.FindChangeRecoveryAccountRequestsRequest
+	(*FindCollateralizedConversionRequestsRequest)(nil),  // 26: hive.database_api.v1.FindCollateralizedConversionRequestsRequest
+	(*FindCommentsRequest)(nil),                          // 27: hive.database_api.v1.FindCommentsRequest
+	(*FindDeclineVotingRightsRequestsRequest)(nil),       // 28: hive.database_api.v1.FindDeclineVotingRightsRequestsRequest
+	(*FindEscrowsRequest)(nil),                           // 29: hive.database_api.v1.FindEscrowsRequest
+	(*FindHbdConversionRequestsRequest)(nil),             // 30: hive.database_api.v1.FindHbdConversionRequestsRequest
+	(*FindLimitOrdersRequest)(nil),                       // 31: hive.database_api.v1.FindLimitOrdersRequest
+	(*FindOwnerHistoriesRequest)(nil),                    // 32: hive.database_api.v1.FindOwnerHistoriesRequest
+	(*FindProposalsRequest)(nil),                         // 33: hive.database_api.v1.FindProposalsRequest
+	(*FindRecurrentTransfersRequest)(nil),                // 34: hive.database_api.v1.FindRecurrentTransfersRequest
+	(*FindSavingsWithdrawalsRequest)(nil),                // 35: hive.database_api.v1.FindSavingsWithdrawalsRequest
+	(*FindVestingDelegationExpirationsRequest)(nil),      // 36: hive.database_api.v1.FindVestingDelegationExpirationsRequest
+	(*FindVestingDelegationsRequest)(nil),                // 37: hive.database_api.v1.FindVestingDelegationsRequest
+	(*FindVotesRequest)(nil),                             // 38: hive.database_api.v1.FindVotesRequest
+	(*FindWithdrawVestingRoutesRequest)(nil),             // 39: hive.database_api.v1.FindWithdrawVestingRoutesRequest
+	(*FindWitnessesRequest)(nil),                         // 40: hive.database_api.v1.FindWitnessesRequest
+	(*GetActiveWitnessesRequest)(nil),                    // 41: hive.database_api.v1.GetActiveWitnessesRequest
+	(*GetCommentPendingPayoutsRequest)(nil),              // 42: hive.database_api.v1.GetCommentPendingPayoutsRequest
+	(*GetConfigRequest)(nil),                             // 43: hive.database_api.v1.GetConfigRequest
+	(*GetCurrentPriceFeedRequest)(nil),                   // 44: hive.database_api.v1.GetCurrentPriceFeedRequest
+	(*GetFeedHistoryRequest)(nil),                        // 45: hive.database_api.v1.GetFeedHistoryRequest
+	(*GetHardforkPropertiesRequest)(nil),                 // 46: hive.database_api.v1.GetHardforkPropertiesRequest
+	(*GetOrderBookRequest)(nil),                          // 47: hive.database_api.v1.GetOrderBookRequest
+	(*GetPotentialSignaturesRequest)(nil),                // 48: hive.database_api.v1.GetPotentialSignaturesRequest
+	(*GetRequiredSignaturesRequest)(nil),                 // 49: hive.database_api.v1.GetRequiredSignaturesRequest
+	(*GetRewardFundsRequest)(nil),                        // 50: hive.database_api.v1.GetRewardFundsRequest
+	(*GetTransactionHexRequest)(nil),                     // 51: hive.database_api.v1.GetTransactionHexRequest
+	(*GetVersionRequest)(nil),                            // 52: hive.database_api.v1.GetVersionRequest
+	(*GetWitnessScheduleRequest)(nil),                    // 53: hive.database_api.v1.GetWitnessScheduleRequest
+	(*IsKnownTransactionRequest)(nil),                    // 54: hive.database_api.v1.IsKnownTransactionRequest
+	(*VerifyAccountAuthorityRequest)(nil),                // 55: hive.database_api.v1.VerifyAccountAuthorityRequest
+	(*VerifyAuthorityRequest)(nil),                       // 56: hive.database_api.v1.VerifyAuthorityRequest
+	(*VerifySignaturesRequest)(nil),                      // 57: hive.database_api.v1.VerifySignaturesRequest
+	(*ListAccountsResponse)(nil),                         // 58: hive.database_api.v1.ListAccountsResponse
+	(*ListAccountRecoveryRequestsResponse)(nil),          // 59: hive.database_api.v1.ListAccountRecoveryRequestsResponse
+	(*ListChangeRecoveryAccountRequestsResponse)(nil),    // 60: hive.database_api.v1.ListChangeRecoveryAccountRequestsResponse
+	(*ListCollateralizedConversionRequestsResponse)(nil), // 61: hive.database_api.v1.ListCollateralizedConversionRequestsResponse
+	(*ListCommentsResponse)(nil),                         // 62: hive.database_api.v1.ListCommentsResponse
+	(*ListDeclineVotingRightsRequestsResponse)(nil),      // 63: hive.database_api.v1.ListDeclineVotingRightsRequestsResponse
+	(*ListEscrowsResponse)(nil),                          // 64: hive.database_api.v1.ListEscrowsResponse
+	(*ListHbdConversionRequestsResponse)(nil),            // 65: hive.database_api.v1.ListHbdConversionRequestsResponse
+	(*ListLimitOrdersResponse)(nil),                      // 66: hive.database_api.v1.ListLimitOrdersResponse
+	(*ListOwnerHistoriesResponse)(nil),                   // 67: hive.database_api.v1.ListOwnerHistoriesResponse
+	(*ListProposalVotesResponse)(nil),                    // 68: hive.database_api.v1.ListProposalVotesResponse
+	(*ListProposalsResponse)(nil),                        // 69: hive.database_api.v1.ListProposalsResponse
+	(*ListSavingsWithdrawalsResponse)(nil),               // 70: hive.database_api.v1.ListSavingsWithdrawalsResponse
+	(*ListSmtContributionsResponse)(nil),                 // 71: hive.database_api.v1.ListSmtContributionsResponse
+	(*ListSmtTokenEmissionsResponse)(nil),                // 72: hive.database_api.v1.ListSmtTokenEmissionsResponse
+	(*ListSmtTokensResponse)(nil),                        // 73: hive.database_api.v1.ListSmtTokensResponse
+	(*ListVestingDelegationExpirationsResponse)(nil),     // 74: hive.database_api.v1.ListVestingDelegationExpirationsResponse
+	(*ListVestingDelegationsResponse)(nil),               // 75: hive.database_api.v1.ListVestingDelegationsResponse
+	(*ListVotesResponse)(nil),                            // 76: hive.database_api.v1.ListVotesResponse
+	(*ListWithdrawVestingRoutesResponse)(nil),            // 77: hive.database_api.v1.ListWithdrawVestingRoutesResponse
+	(*ListWitnessVotesResponse)(nil),                     // 78: hive.database_api.v1.ListWitnessVotesResponse
+	(*ListWitnessesResponse)(nil),                        // 79: hive.database_api.v1.ListWitnessesResponse
+	(*GetDynamicGlobalPropertiesResponse)(nil),           // 80: hive.database_api.v1.GetDynamicGlobalPropertiesResponse
+	(*FindAccountRecoveryRequestsResponse)(nil),          // 81: hive.database_api.v1.FindAccountRecoveryRequestsResponse
+	(*FindAccountsResponse)(nil),                         // 82: hive.database_api.v1.FindAccountsResponse
+	(*FindChangeRecoveryAccountRequestsResponse)(nil),    // 83: hive.database_api.v1.FindChangeRecoveryAccountRequestsResponse
+	(*FindCollateralizedConversionRequestsResponse)(nil), // 84: hive.database_api.v1.FindCollateralizedConversionRequestsResponse
+	(*FindCommentsResponse)(nil),                         // 85: hive.database_api.v1.FindCommentsResponse
+	(*FindDeclineVotingRightsRequestsResponse)(nil),      // 86: hive.database_api.v1.FindDeclineVotingRightsRequestsResponse
+	(*FindEscrowsResponse)(nil),                          // 87: hive.database_api.v1.FindEscrowsResponse
+	(*FindHbdConversionRequestsResponse)(nil),            // 88: hive.database_api.v1.FindHbdConversionRequestsResponse
+	(*FindLimitOrdersResponse)(nil),                      // 89: hive.database_api.v1.FindLimitOrdersResponse
+	(*FindOwnerHistoriesResponse)(nil),                   // 90: hive.database_api.v1.FindOwnerHistoriesResponse
+	(*FindProposalsResponse)(nil),                        // 91: hive.database_api.v1.FindProposalsResponse
+	(*FindRecurrentTransfersResponse)(nil),               // 92: hive.database_api.v1.FindRecurrentTransfersResponse
+	(*FindSavingsWithdrawalsResponse)(nil),               // 93: hive.database_api.v1.FindSavingsWithdrawalsResponse
+	(*FindVestingDelegationExpirationsResponse)(nil),     // 94: hive.database_api.v1.FindVestingDelegationExpirationsResponse
+	(*FindVestingDelegationsResponse)(nil),               // 95: hive.database_api.v1.FindVestingDelegationsResponse
+	(*FindVotesResponse)(nil),                            // 96: hive.database_api.v1.FindVotesResponse
+	(*FindWithdrawVestingRoutesResponse)(nil),            // 97: hive.database_api.v1.FindWithdrawVestingRoutesResponse
+	(*FindWitnessesResponse)(nil),                        // 98: hive.database_api.v1.FindWitnessesResponse
+	(*GetActiveWitnessesResponse)(nil),                   // 99: hive.database_api.v1.GetActiveWitnessesResponse
+	(*GetCommentPendingPayoutsResponse)(nil),             // 100: hive.database_api.v1.GetCommentPendingPayoutsResponse
+	(*GetConfigResponse)(nil),                            // 101: hive.database_api.v1.GetConfigResponse
+	(*GetCurrentPriceFeedResponse)(nil),                  // 102: hive.database_api.v1.GetCurrentPriceFeedResponse
+	(*GetFeedHistoryResponse)(nil),                       // 103: hive.database_api.v1.GetFeedHistoryResponse
+	(*GetHardforkPropertiesResponse)(nil),                // 104: hive.database_api.v1.GetHardforkPropertiesResponse
+	(*GetOrderBookResponse)(nil),                         // 105: hive.database_api.v1.GetOrderBookResponse
+	(*GetPotentialSignaturesResponse)(nil),               // 106: hive.database_api.v1.GetPotentialSignaturesResponse
+	(*GetRequiredSignaturesResponse)(nil),                // 107: hive.database_api.v1.GetRequiredSignaturesResponse
+	(*GetRewardFundsResponse)(nil),                       // 108: hive.database_api.v1.GetRewardFundsResponse
+	(*GetTransactionHexResponse)(nil),                    // 109: hive.database_api.v1.GetTransactionHexResponse
+	(*GetVersionResponse)(nil),                           // 110: hive.database_api.v1.GetVersionResponse
+	(*GetWitnessScheduleResponse)(nil),                   // 111: hive.database_api.v1.GetWitnessScheduleResponse
+	(*IsKnownTransactionResponse)(nil),                   // 112: hive.database_api.v1.IsKnownTransactionResponse
+	(*VerifyAccountAuthorityResponse)(nil),               // 113: hive.database_api.v1.VerifyAccountAuthorityResponse
+	(*VerifyAuthorityResponse)(nil),                      // 114: hive.database_api.v1.VerifyAuthorityResponse
+	(*VerifySignaturesResponse)(nil),                     // 115: hive.database_api.v1.VerifySignaturesResponse
 }
 var file_hive_database_api_v1_database_api_proto_depIdxs = []int32{
-	0,  // 0: hive.database_api.v1.DatabaseApiService.ListAccounts:input_type -> hive.database_api.v1.ListAccountsRequest
-	1,  // 1: hive.database_api.v1.DatabaseApiService.ListAccountRecoveryRequests:input_type -> hive.database_api.v1.ListAccountRecoveryRequestsRequest
-	2,  // 2: hive.database_api.v1.DatabaseApiService.ListChangeRecoveryAccountRequests:input_type -> hive.database_api.v1.ListChangeRecoveryAccountRequestsRequest
-	3,  // 3: hive.database_api.v1.DatabaseApiService.ListCollateralizedConversionRequests:input_type -> hive.database_api.v1.ListCollateralizedConversionRequestsRequest
-	4,  // 4: hive.database_api.v1.DatabaseApiService.ListComments:input_type -> hive.database_api.v1.ListCommentsRequest
-	5,  // 5: hive.database_api.v1.DatabaseApiService.ListDeclineVotingRightsRequests:input_type -> hive.database_api.v1.ListDeclineVotingRightsRequestsRequest
-	6,  // 6: hive.database_api.v1.DatabaseApiService.ListEscrows:input_type -> hive.database_api.v1.ListEscrowsRequest
-	7,  // 7: hive.database_api.v1.DatabaseApiService.ListHbdConversionRequests:input_type -> hive.database_api.v1.ListHbdConversionRequestsRequest
-	8,  // 8: hive.database_api.v1.DatabaseApiService.ListLimitOrders:input_type -> hive.database_api.v1.ListLimitOrdersRequest
-	9,  // 9: hive.database_api.v1.DatabaseApiService.ListOwnerHistories:input_type -> hive.database_api.v1.ListOwnerHistoriesRequest
-	10, // 10: hive.database_api.v1.DatabaseApiService.ListProposalVotes:input_type -> hive.database_api.v1.ListProposalVotesRequest
-	11, // 11: hive.database_api.v1.DatabaseApiService.ListProposals:input_type -> hive.database_api.v1.ListProposalsRequest
-	12, // 12: hive.database_api.v1.DatabaseApiService.ListSavingsWithdrawals:input_type -> hive.database_api.v1.ListSavingsWithdrawalsRequest
-	13, // 13: hive.database_api.v1.DatabaseApiService.ListSmtContributions:input_type -> hive.database_api.v1.ListSmtContributionsRequest
-	14, // 14: hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions:input_type -> hive.database_api.v1.ListSmtTokenEmissionsRequest
-	15, // 15: hive.database_api.v1.DatabaseApiService.ListSmtTokens:input_type -> hive.database_api.v1.ListSmtTokensRequest
-	16, // 16: hive.database_api.v1.DatabaseApiService.ListVestingDelegationExpirations:input_type -> hive.database_api.v1.ListVestingDelegationExpirationsRequest
-	17, // 17: hive.database_api.v1.DatabaseApiService.ListVestingDelegations:input_type -> hive.database_api.v1.ListVestingDelegationsRequest
-	18, // 18: hive.database_api.v1.DatabaseApiService.ListVotes:input_type -> hive.database_api.v1.ListVotesRequest
-	19, // 19: hive.database_api.v1.DatabaseApiService.ListWithdrawVestingRoutes:input_type -> hive.database_api.v1.ListWithdrawVestingRoutesRequest
-	20, // 20: hive.database_api.v1.DatabaseApiService.ListWitnessVotes:input_type -> hive.database_api.v1.ListWitnessVotesRequest
-	21, // 21: hive.database_api.v1.DatabaseApiService.ListWitnesses:input_type -> hive.database_api.v1.ListWitnessesRequest
-	22, // 22: hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties:input_type -> hive.database_api.v1.GetDynamicGlobalPropertiesRequest
-	23, // 23: hive.database_api.v1.DatabaseApiService.ListAccounts:output_type -> hive.database_api.v1.ListAccountsResponse
-	24, // 24: hive.database_api.v1.DatabaseApiService.ListAccountRecoveryRequests:output_type -> hive.database_api.v1.ListAccountRecoveryRequestsResponse
-	25, // 25: hive.database_api.v1.DatabaseApiService.ListChangeRecoveryAccountRequests:output_type -> hive.database_api.v1.ListChangeRecoveryAccountRequestsResponse
-	26, // 26: hive.database_api.v1.DatabaseApiService.ListCollateralizedConversionRequests:output_type -> hive.database_api.v1.ListCollateralizedConversionRequestsResponse
-	27, // 27: hive.database_api.v1.DatabaseApiService.ListComments:output_type -> hive.database_api.v1.ListCommentsResponse
-	28, // 28: hive.database_api.v1.DatabaseApiService.ListDeclineVotingRightsRequests:output_type -> hive.database_api.v1.ListDeclineVotingRightsRequestsResponse
-	29, // 29: hive.database_api.v1.DatabaseApiService.ListEscrows:output_type -> hive.database_api.v1.ListEscrowsResponse
-	30, // 30: hive.database_api.v1.DatabaseApiService.ListHbdConversionRequests:output_type -> hive.database_api.v1.ListHbdConversionRequestsResponse
-	31, // 31: hive.database_api.v1.DatabaseApiService.ListLimitOrders:output_type -> hive.database_api.v1.ListLimitOrdersResponse
-	32, // 32: hive.database_api.v1.DatabaseApiService.ListOwnerHistories:output_type -> hive.database_api.v1.ListOwnerHistoriesResponse
-	33, // 33: hive.database_api.v1.DatabaseApiService.ListProposalVotes:output_type -> hive.database_api.v1.ListProposalVotesResponse
-	34, // 34: hive.database_api.v1.DatabaseApiService.ListProposals:output_type -> hive.database_api.v1.ListProposalsResponse
-	35, // 35: hive.database_api.v1.DatabaseApiService.ListSavingsWithdrawals:output_type -> hive.database_api.v1.ListSavingsWithdrawalsResponse
-	36, // 36: hive.database_api.v1.DatabaseApiService.ListSmtContributions:output_type -> hive.database_api.v1.ListSmtContributionsResponse
-	37, // 37: hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions:output_type -> hive.database_api.v1.ListSmtTokenEmissionsResponse
-	38, // 38: hive.database_api.v1.DatabaseApiService.ListSmtTokens:output_type -> hive.database_api.v1.ListSmtTokensResponse
-	39, // 39: hive.database_api.v1.DatabaseApiService.ListVestingDelegationExpirations:output_type -> hive.database_api.v1.ListVestingDelegationExpirationsResponse
-	40, // 40: hive.database_api.v1.DatabaseApiService.ListVestingDelegations:output_type -> hive.database_api.v1.ListVestingDelegationsResponse
-	41, // 41: hive.database_api.v1.DatabaseApiService.ListVotes:output_type -> hive.database_api.v1.ListVotesResponse
-	42, // 42: hive.database_api.v1.DatabaseApiService.ListWithdrawVestingRoutes:output_type -> hive.database_api.v1.ListWithdrawVestingRoutesResponse
-	43, // 43: hive.database_api.v1.DatabaseApiService.ListWitnessVotes:output_type -> hive.database_api.v1.ListWitnessVotesResponse
-	44, // 44: hive.database_api.v1.DatabaseApiService.ListWitnesses:output_type -> hive.database_api.v1.ListWitnessesResponse
-	45, // 45: hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties:output_type -> hive.database_api.v1.GetDynamicGlobalPropertiesResponse
-	23, // [23:46] is the sub-list for method output_type
-	0,  // [0:23] is the sub-list for method input_type
-	0,  // [0:0] is the sub-list for extension type_name
-	0,  // [0:0] is the sub-list for extension extendee
-	0,  // [0:0] is the sub-list for field type_name
+	0,   // 0: hive.database_api.v1.DatabaseApiService.ListAccounts:input_type -> hive.database_api.v1.ListAccountsRequest
+	1,   // 1: hive.database_api.v1.DatabaseApiService.ListAccountRecoveryRequests:input_type -> hive.database_api.v1.ListAccountRecoveryRequestsRequest
+	2,   // 2: hive.database_api.v1.DatabaseApiService.ListChangeRecoveryAccountRequests:input_type -> hive.database_api.v1.ListChangeRecoveryAccountRequestsRequest
+	3,   // 3: hive.database_api.v1.DatabaseApiService.ListCollateralizedConversionRequests:input_type -> hive.database_api.v1.ListCollateralizedConversionRequestsRequest
+	4,   // 4: hive.database_api.v1.DatabaseApiService.ListComments:input_type -> hive.database_api.v1.ListCommentsRequest
+	5,   // 5: hive.database_api.v1.DatabaseApiService.ListDeclineVotingRightsRequests:input_type -> hive.database_api.v1.ListDeclineVotingRightsRequestsRequest
+	6,   // 6: hive.database_api.v1.DatabaseApiService.ListEscrows:input_type -> hive.database_api.v1.ListEscrowsRequest
+	7,   // 7: hive.database_api.v1.DatabaseApiService.ListHbdConversionRequests:input_type -> hive.database_api.v1.ListHbdConversionRequestsRequest
+	8,   // 8: hive.database_api.v1.DatabaseApiService.ListLimitOrders:input_type -> hive.database_api.v1.ListLimitOrdersRequest
+	9,   // 9: hive.database_api.v1.DatabaseApiService.ListOwnerHistories:input_type -> hive.database_api.v1.ListOwnerHistoriesRequest
+	10,  // 10: hive.database_api.v1.DatabaseApiService.ListProposalVotes:input_type -> hive.database_api.v1.ListProposalVotesRequest
+	11,  // 11: hive.database_api.v1.DatabaseApiService.ListProposals:input_type -> hive.database_api.v1.ListProposalsRequest
+	12,  // 12: hive.database_api.v1.DatabaseApiService.ListSavingsWithdrawals:input_type -> hive.database_api.v1.ListSavingsWithdrawalsRequest
+	13,  // 13: hive.database_api.v1.DatabaseApiService.ListSmtContributions:input_type -> hive.database_api.v1.ListSmtContributionsRequest
+	14,  // 14: hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions:input_type -> hive.database_api.v1.ListSmtTokenEmissionsRequest
+	15,  // 15: hive.database_api.v1.DatabaseApiService.ListSmtTokens:input_type -> hive.database_api.v1.ListSmtTokensRequest
+	16,  // 16: hive.database_api.v1.DatabaseApiService.ListVestingDelegationExpirations:input_type -> hive.database_api.v1.ListVestingDelegationExpirationsRequest
+	17,  // 17: hive.database_api.v1.DatabaseApiService.ListVestingDelegations:input_type -> hive.database_api.v1.ListVestingDelegationsRequest
+	18,  // 18: hive.database_api.v1.DatabaseApiService.ListVotes:input_type -> hive.database_api.v1.ListVotesRequest
+	19,  // 19: hive.database_api.v1.DatabaseApiService.ListWithdrawVestingRoutes:input_type -> hive.database_api.v1.ListWithdrawVestingRoutesRequest
+	20,  // 20: hive.database_api.v1.DatabaseApiService.ListWitnessVotes:input_type -> hive.database_api.v1.ListWitnessVotesRequest
+	21,  // 21: hive.database_api.v1.DatabaseApiService.ListWitnesses:input_type -> hive.database_api.v1.ListWitnessesRequest
+	22,  // 22: hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties:input_type -> hive.database_api.v1.GetDynamicGlobalPropertiesRequest
+	23,  // 23: hive.database_api.v1.DatabaseApiService.FindAccountRecoveryRequests:input_type -> hive.database_api.v1.FindAccountRecoveryRequestsRequest
+	24,  // 24: hive.database_api.v1.DatabaseApiService.FindAccounts:input_type -> hive.database_api.v1.FindAccountsRequest
+	25,  // 25: hive.database_api.v1.DatabaseApiService.FindChangeRecoveryAccountRequests:input_type -> hive.database_api.v1.FindChangeRecoveryAccountRequestsRequest
+	26,  // 26: hive.database_api.v1.DatabaseApiService.FindCollateralizedConversionRequests:input_type -> hive.database_api.v1.FindCollateralizedConversionRequestsRequest
+	27,  // 27: hive.database_api.v1.DatabaseApiService.FindComments:input_type -> hive.database_api.v1.FindCommentsRequest
+	28,  // 28: hive.database_api.v1.DatabaseApiService.FindDeclineVotingRightsRequests:input_type -> hive.database_api.v1.FindDeclineVotingRightsRequestsRequest
+	29,  // 29: hive.database_api.v1.DatabaseApiService.FindEscrows:input_type -> hive.database_api.v1.FindEscrowsRequest
+	30,  // 30: hive.database_api.v1.DatabaseApiService.FindHbdConversionRequests:input_type -> hive.database_api.v1.FindHbdConversionRequestsRequest
+	31,  // 31: hive.database_api.v1.DatabaseApiService.FindLimitOrders:input_type -> hive.database_api.v1.FindLimitOrdersRequest
+	32,  // 32: hive.database_api.v1.DatabaseApiService.FindOwnerHistories:input_type -> hive.database_api.v1.FindOwnerHistoriesRequest
+	33,  // 33: hive.database_api.v1.DatabaseApiService.FindProposals:input_type -> hive.database_api.v1.FindProposalsRequest
+	34,  // 34: hive.database_api.v1.DatabaseApiService.FindRecurrentTransfers:input_type -> hive.database_api.v1.FindRecurrentTransfersRequest
+	35,  // 35: hive.database_api.v1.DatabaseApiService.FindSavingsWithdrawals:input_type -> hive.database_api.v1.FindSavingsWithdrawalsRequest
+	36,  // 36: hive.database_api.v1.DatabaseApiService.FindVestingDelegationExpirations:input_type -> hive.database_api.v1.FindVestingDelegationExpirationsRequest
+	37,  // 37: hive.database_api.v1.DatabaseApiService.FindVestingDelegations:input_type -> hive.database_api.v1.FindVestingDelegationsRequest
+	38,  // 38: hive.database_api.v1.DatabaseApiService.FindVotes:input_type -> hive.database_api.v1.FindVotesRequest
+	39,  // 39: hive.database_api.v1.DatabaseApiService.FindWithdrawVestingRoutes:input_type -> hive.database_api.v1.FindWithdrawVestingRoutesRequest
+	40,  // 40: hive.database_api.v1.DatabaseApiService.FindWitnesses:input_type -> hive.database_api.v1.FindWitnessesRequest
+	41,  // 41: hive.database_api.v1.DatabaseApiService.GetActiveWitnesses:input_type -> hive.database_api.v1.GetActiveWitnessesRequest
+	42,  // 42: hive.database_api.v1.DatabaseApiService.GetCommentPendingPayouts:input_type -> hive.database_api.v1.GetCommentPendingPayoutsRequest
+	43,  // 43: hive.database_api.v1.DatabaseApiService.GetConfig:input_type -> hive.database_api.v1.GetConfigRequest
+	44,  // 44: hive.database_api.v1.DatabaseApiService.GetCurrentPriceFeed:input_type -> hive.database_api.v1.GetCurrentPriceFeedRequest
+	45,  // 45: hive.database_api.v1.DatabaseApiService.GetFeedHistory:input_type -> hive.database_api.v1.GetFeedHistoryRequest
+	46,  // 46: hive.database_api.v1.DatabaseApiService.GetHardforkProperties:input_type -> hive.database_api.v1.GetHardforkPropertiesRequest
+	47,  // 47: hive.database_api.v1.DatabaseApiService.GetOrderBook:input_type -> hive.database_api.v1.GetOrderBookRequest
+	48,  // 48: hive.database_api.v1.DatabaseApiService.GetPotentialSignatures:input_type -> hive.database_api.v1.GetPotentialSignaturesRequest
+	49,  // 49: hive.database_api.v1.DatabaseApiService.GetRequiredSignatures:input_type -> hive.database_api.v1.GetRequiredSignaturesRequest
+	50,  // 50: hive.database_api.v1.DatabaseApiService.GetRewardFunds:input_type -> hive.database_api.v1.GetRewardFundsRequest
+	51,  // 51: hive.database_api.v1.DatabaseApiService.GetTransactionHex:input_type -> hive.database_api.v1.GetTransactionHexRequest
+	52,  // 52: hive.database_api.v1.DatabaseApiService.GetVersion:input_type -> hive.database_api.v1.GetVersionRequest
+	53,  // 53: hive.database_api.v1.DatabaseApiService.GetWitnessSchedule:input_type -> hive.database_api.v1.GetWitnessScheduleRequest
+	54,  // 54: hive.database_api.v1.DatabaseApiService.IsKnownTransaction:input_type -> hive.database_api.v1.IsKnownTransactionRequest
+	55,  // 55: hive.database_api.v1.DatabaseApiService.VerifyAccountAuthority:input_type -> hive.database_api.v1.VerifyAccountAuthorityRequest
+	56,  // 56: hive.database_api.v1.DatabaseApiService.VerifyAuthority:input_type -> hive.database_api.v1.VerifyAuthorityRequest
+	57,  // 57: hive.database_api.v1.DatabaseApiService.VerifySignatures:input_type -> hive.database_api.v1.VerifySignaturesRequest
+	58,  // 58: hive.database_api.v1.DatabaseApiService.ListAccounts:output_type -> hive.database_api.v1.ListAccountsResponse
+	59,  // 59: hive.database_api.v1.DatabaseApiService.ListAccountRecoveryRequests:output_type -> hive.database_api.v1.ListAccountRecoveryRequestsResponse
+	60,  // 60: hive.database_api.v1.DatabaseApiService.ListChangeRecoveryAccountRequests:output_type -> hive.database_api.v1.ListChangeRecoveryAccountRequestsResponse
+	61,  // 61: hive.database_api.v1.DatabaseApiService.ListCollateralizedConversionRequests:output_type -> hive.database_api.v1.ListCollateralizedConversionRequestsResponse
+	62,  // 62: hive.database_api.v1.DatabaseApiService.ListComments:output_type -> hive.database_api.v1.ListCommentsResponse
+	63,  // 63: hive.database_api.v1.DatabaseApiService.ListDeclineVotingRightsRequests:output_type -> hive.database_api.v1.ListDeclineVotingRightsRequestsResponse
+	64,  // 64: hive.database_api.v1.DatabaseApiService.ListEscrows:output_type -> hive.database_api.v1.ListEscrowsResponse
+	65,  // 65: hive.database_api.v1.DatabaseApiService.ListHbdConversionRequests:output_type -> hive.database_api.v1.ListHbdConversionRequestsResponse
+	66,  // 66: hive.database_api.v1.DatabaseApiService.ListLimitOrders:output_type -> hive.database_api.v1.ListLimitOrdersResponse
+	67,  // 67: hive.database_api.v1.DatabaseApiService.ListOwnerHistories:output_type -> hive.database_api.v1.ListOwnerHistoriesResponse
+	68,  // 68: hive.database_api.v1.DatabaseApiService.ListProposalVotes:output_type -> hive.database_api.v1.ListProposalVotesResponse
+	69,  // 69: hive.database_api.v1.DatabaseApiService.ListProposals:output_type -> hive.database_api.v1.ListProposalsResponse
+	70,  // 70: hive.database_api.v1.DatabaseApiService.ListSavingsWithdrawals:output_type -> hive.database_api.v1.ListSavingsWithdrawalsResponse
+	71,  // 71: hive.database_api.v1.DatabaseApiService.ListSmtContributions:output_type -> hive.database_api.v1.ListSmtContributionsResponse
+	72,  // 72: hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions:output_type -> hive.database_api.v1.ListSmtTokenEmissionsResponse
+	73,  // 73: hive.database_api.v1.DatabaseApiService.ListSmtTokens:output_type -> hive.database_api.v1.ListSmtTokensResponse
+	74,  // 74: hive.database_api.v1.DatabaseApiService.ListVestingDelegationExpirations:output_type -> hive.database_api.v1.ListVestingDelegationExpirationsResponse
+	75,  // 75: hive.database_api.v1.DatabaseApiService.ListVestingDelegations:output_type -> hive.database_api.v1.ListVestingDelegationsResponse
+	76,  // 76: hive.database_api.v1.DatabaseApiService.ListVotes:output_type -> hive.database_api.v1.ListVotesResponse
+	77,  // 77: hive.database_api.v1.DatabaseApiService.ListWithdrawVestingRoutes:output_type -> hive.database_api.v1.ListWithdrawVestingRoutesResponse
+	78,  // 78: hive.database_api.v1.DatabaseApiService.ListWitnessVotes:output_type -> hive.database_api.v1.ListWitnessVotesResponse
+	79,  // 79: hive.database_api.v1.DatabaseApiService.ListWitnesses:output_type -> hive.database_api.v1.ListWitnessesResponse
+	80,  // 80: hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties:output_type -> hive.database_api.v1.GetDynamicGlobalPropertiesResponse
+	81,  // 81: hive.database_api.v1.DatabaseApiService.FindAccountRecoveryRequests:output_type -> hive.database_api.v1.FindAccountRecoveryRequestsResponse
+	82,  // 82: hive.database_api.v1.DatabaseApiService.FindAccounts:output_type -> hive.database_api.v1.FindAccountsResponse
+	83,  // 83: hive.database_api.v1.DatabaseApiService.FindChangeRecoveryAccountRequests:output_type -> hive.database_api.v1.FindChangeRecoveryAccountRequestsResponse
+	84,  // 84: hive.database_api.v1.DatabaseApiService.FindCollateralizedConversionRequests:output_type -> hive.database_api.v1.FindCollateralizedConversionRequestsResponse
+	85,  // 85: hive.database_api.v1.DatabaseApiService.FindComments:output_type -> hive.database_api.v1.FindCommentsResponse
+	86,  // 86: hive.database_api.v1.DatabaseApiService.FindDeclineVotingRightsRequests:output_type -> hive.database_api.v1.FindDeclineVotingRightsRequestsResponse
+	87,  // 87: hive.database_api.v1.DatabaseApiService.FindEscrows:output_type -> hive.database_api.v1.FindEscrowsResponse
+	88,  // 88: hive.database_api.v1.DatabaseApiService.FindHbdConversionRequests:output_type -> hive.database_api.v1.FindHbdConversionRequestsResponse
+	89,  // 89: hive.database_api.v1.DatabaseApiService.FindLimitOrders:output_type -> hive.database_api.v1.FindLimitOrdersResponse
+	90,  // 90: hive.database_api.v1.DatabaseApiService.FindOwnerHistories:output_type -> hive.database_api.v1.FindOwnerHistoriesResponse
+	91,  // 91: hive.database_api.v1.DatabaseApiService.FindProposals:output_type -> hive.database_api.v1.FindProposalsResponse
+	92,  // 92: hive.database_api.v1.DatabaseApiService.FindRecurrentTransfers:output_type -> hive.database_api.v1.FindRecurrentTransfersResponse
+	93,  // 93: hive.database_api.v1.DatabaseApiService.FindSavingsWithdrawals:output_type -> hive.database_api.v1.FindSavingsWithdrawalsResponse
+	94,  // 94: hive.database_api.v1.DatabaseApiService.FindVestingDelegationExpirations:output_type -> hive.database_api.v1.FindVestingDelegationExpirationsResponse
+	95,  // 95: hive.database_api.v1.DatabaseApiService.FindVestingDelegations:output_type -> hive.database_api.v1.FindVestingDelegationsResponse
+	96,  // 96: hive.database_api.v1.DatabaseApiService.FindVotes:output_type -> hive.database_api.v1.FindVotesResponse
+	97,  // 97: hive.database_api.v1.DatabaseApiService.FindWithdrawVestingRoutes:output_type -> hive.database_api.v1.FindWithdrawVestingRoutesResponse
+	98,  // 98: hive.database_api.v1.DatabaseApiService.FindWitnesses:output_type -> hive.database_api.v1.FindWitnessesResponse
+	99,  // 99: hive.database_api.v1.DatabaseApiService.GetActiveWitnesses:output_type -> hive.database_api.v1.GetActiveWitnessesResponse
+	100, // 100: hive.database_api.v1.DatabaseApiService.GetCommentPendingPayouts:output_type -> hive.database_api.v1.GetCommentPendingPayoutsResponse
+	101, // 101: hive.database_api.v1.DatabaseApiService.GetConfig:output_type -> hive.database_api.v1.GetConfigResponse
+	102, // 102: hive.database_api.v1.DatabaseApiService.GetCurrentPriceFeed:output_type -> hive.database_api.v1.GetCurrentPriceFeedResponse
+	103, // 103: hive.database_api.v1.DatabaseApiService.GetFeedHistory:output_type -> hive.database_api.v1.GetFeedHistoryResponse
+	104, // 104: hive.database_api.v1.DatabaseApiService.GetHardforkProperties:output_type -> hive.database_api.v1.GetHardforkPropertiesResponse
+	105, // 105: hive.database_api.v1.DatabaseApiService.GetOrderBook:output_type -> hive.database_api.v1.GetOrderBookResponse
+	106, // 106: hive.database_api.v1.DatabaseApiService.GetPotentialSignatures:output_type -> hive.database_api.v1.GetPotentialSignaturesResponse
+	107, // 107: hive.database_api.v1.DatabaseApiService.GetRequiredSignatures:output_type -> hive.database_api.v1.GetRequiredSignaturesResponse
+	108, // 108: hive.database_api.v1.DatabaseApiService.GetRewardFunds:output_type -> hive.database_api.v1.GetRewardFundsResponse
+	109, // 109: hive.database_api.v1.DatabaseApiService.GetTransactionHex:output_type -> hive.database_api.v1.GetTransactionHexResponse
+	110, // 110: hive.database_api.v1.DatabaseApiService.GetVersion:output_type -> hive.database_api.v1.GetVersionResponse
+	111, // 111: hive.database_api.v1.DatabaseApiService.GetWitnessSchedule:output_type -> hive.database_api.v1.GetWitnessScheduleResponse
+	112, // 112: hive.database_api.v1.DatabaseApiService.IsKnownTransaction:output_type -> hive.database_api.v1.IsKnownTransactionResponse
+	113, // 113: hive.database_api.v1.DatabaseApiService.VerifyAccountAuthority:output_type -> hive.database_api.v1.VerifyAccountAuthorityResponse
+	114, // 114: hive.database_api.v1.DatabaseApiService.VerifyAuthority:output_type -> hive.database_api.v1.VerifyAuthorityResponse
+	115, // 115: hive.database_api.v1.DatabaseApiService.VerifySignatures:output_type -> hive.database_api.v1.VerifySignaturesResponse
+	58,  // [58:116] is the sub-list for method output_type
+	0,   // [0:58] is the sub-list for method input_type
+	0,   // [0:0] is the sub-list for extension type_name
+	0,   // [0:0] is the sub-list for extension extendee
+	0,   // [0:0] is the sub-list for field type_name
 }
 
 func init() { file_hive_database_api_v1_database_api_proto_init() }
@@ -161,10 +337,12 @@ func file_hive_database_api_v1_database_api_proto_init() {
 	}
 	file_hive_database_api_v1_accounts_proto_init()
 	file_hive_database_api_v1_content_proto_init()
-	file_hive_database_api_v1_finance_proto_init()
-	file_hive_database_api_v1_global_properties_proto_init()
+	file_hive_database_api_v1_database_finance_proto_init()
+	file_hive_database_api_v1_database_find_proto_init()
+	file_hive_database_api_v1_database_global_properties_proto_init()
+	file_hive_database_api_v1_database_smt_proto_init()
+	file_hive_database_api_v1_database_state_proto_init()
 	file_hive_database_api_v1_proposals_proto_init()
-	file_hive_database_api_v1_smt_proto_init()
 	file_hive_database_api_v1_witnesses_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

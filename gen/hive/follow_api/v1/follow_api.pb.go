@@ -929,6 +929,199 @@ func (x *GetFollowingStart) GetStart() string {
 	return ""
 }
 
+// GetFollowCountRequest is follow_api.get_follow_count's params.
+type GetFollowCountRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The account.
+	Account       string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFollowCountRequest) Reset() {
+	*x = GetFollowCountRequest{}
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFollowCountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFollowCountRequest) ProtoMessage() {}
+
+func (x *GetFollowCountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFollowCountRequest.ProtoReflect.Descriptor instead.
+func (*GetFollowCountRequest) Descriptor() ([]byte, []int) {
+	return file_hive_follow_api_v1_follow_api_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetFollowCountRequest) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+// GetFollowCountResponse is the counts object.
+type GetFollowCountResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The counts.
+	Count         *v1.FollowCount `protobuf:"bytes,1,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFollowCountResponse) Reset() {
+	*x = GetFollowCountResponse{}
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFollowCountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFollowCountResponse) ProtoMessage() {}
+
+func (x *GetFollowCountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFollowCountResponse.ProtoReflect.Descriptor instead.
+func (*GetFollowCountResponse) Descriptor() ([]byte, []int) {
+	return file_hive_follow_api_v1_follow_api_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetFollowCountResponse) GetCount() *v1.FollowCount {
+	if x != nil {
+		return x.Count
+	}
+	return nil
+}
+
+// GetRebloggedByRequest is follow_api.get_reblogged_by's params.
+type GetRebloggedByRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The post's author.
+	Author string `protobuf:"bytes,1,opt,name=author,proto3" json:"author,omitempty"`
+	// The post's permlink.
+	Permlink      string `protobuf:"bytes,2,opt,name=permlink,proto3" json:"permlink,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRebloggedByRequest) Reset() {
+	*x = GetRebloggedByRequest{}
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRebloggedByRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRebloggedByRequest) ProtoMessage() {}
+
+func (x *GetRebloggedByRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRebloggedByRequest.ProtoReflect.Descriptor instead.
+func (*GetRebloggedByRequest) Descriptor() ([]byte, []int) {
+	return file_hive_follow_api_v1_follow_api_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetRebloggedByRequest) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *GetRebloggedByRequest) GetPermlink() string {
+	if x != nil {
+		return x.Permlink
+	}
+	return ""
+}
+
+// GetRebloggedByResponse is the bare array of account names.
+type GetRebloggedByResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The author first, then the accounts that reblogged the post.
+	Accounts      []string `protobuf:"bytes,1,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRebloggedByResponse) Reset() {
+	*x = GetRebloggedByResponse{}
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRebloggedByResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRebloggedByResponse) ProtoMessage() {}
+
+func (x *GetRebloggedByResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_follow_api_v1_follow_api_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRebloggedByResponse.ProtoReflect.Descriptor instead.
+func (*GetRebloggedByResponse) Descriptor() ([]byte, []int) {
+	return file_hive_follow_api_v1_follow_api_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetRebloggedByResponse) GetAccounts() []string {
+	if x != nil {
+		return x.Accounts
+	}
+	return nil
+}
+
 var File_hive_follow_api_v1_follow_api_proto protoreflect.FileDescriptor
 
 const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
@@ -991,13 +1184,24 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\"8\n" +
 	"\x11GetFollowingStart\x12#\n" +
-	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start2\xdc\x05\n" +
+	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start\"1\n" +
+	"\x15GetFollowCountRequest\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\"P\n" +
+	"\x16GetFollowCountResponse\x120\n" +
+	"\x05count\x18\x01 \x01(\v2\x1a.hive.types.v1.FollowCountR\x05count:\x04\xc8\xf3\x18\x02\"K\n" +
+	"\x15GetRebloggedByRequest\x12\x16\n" +
+	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink\":\n" +
+	"\x16GetRebloggedByResponse\x12\x1a\n" +
+	"\baccounts\x18\x01 \x03(\tR\baccounts:\x04\xc8\xf3\x18\x022\xf8\a\n" +
 	"\x10FollowApiService\x12\xac\x01\n" +
 	"\x15GetAccountReputations\x120.hive.follow_api.v1.GetAccountReputationsRequest\x1a1.hive.follow_api.v1.GetAccountReputationsResponse\".\xda\xf3\x18\"follow_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12r\n" +
 	"\aGetBlog\x12\".hive.follow_api.v1.GetBlogRequest\x1a#.hive.follow_api.v1.GetBlogResponse\"\x1e\xda\xf3\x18\x13follow_api.get_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\x90\x01\n" +
 	"\x0eGetBlogEntries\x12).hive.follow_api.v1.GetBlogEntriesRequest\x1a*.hive.follow_api.v1.GetBlogEntriesResponse\"'\xda\xf3\x18\x1bfollow_api.get_blog_entries\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\x87\x01\n" +
 	"\fGetFollowers\x12'.hive.follow_api.v1.GetFollowersRequest\x1a(.hive.follow_api.v1.GetFollowersResponse\"$\xda\xf3\x18\x18follow_api.get_followers\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x87\x01\n" +
-	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\"$\xda\xf3\x18\x18follow_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01B\xd0\x01\n" +
+	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\"$\xda\xf3\x18\x18follow_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8b\x01\n" +
+	"\x0eGetFollowCount\x12).hive.follow_api.v1.GetFollowCountRequest\x1a*.hive.follow_api.v1.GetFollowCountResponse\"\"\xda\xf3\x18\x1bfollow_api.get_follow_count\x90\x02\x01\x12\x8b\x01\n" +
+	"\x0eGetRebloggedBy\x12).hive.follow_api.v1.GetRebloggedByRequest\x1a*.hive.follow_api.v1.GetRebloggedByResponse\"\"\xda\xf3\x18\x1bfollow_api.get_reblogged_by\x90\x02\x01B\xd0\x01\n" +
 	"\x16com.hive.follow_api.v1B\x0eFollowApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/follow_api/v1;follow_apiv1\xa2\x02\x03HFX\xaa\x02\x11Hive.FollowApi.V1\xca\x02\x11Hive\\FollowApi\\V1\xe2\x02\x1dHive\\FollowApi\\V1\\GPBMetadata\xea\x02\x13Hive::FollowApi::V1b\x06proto3"
 
 var (
@@ -1012,7 +1216,7 @@ func file_hive_follow_api_v1_follow_api_proto_rawDescGZIP() []byte {
 	return file_hive_follow_api_v1_follow_api_proto_rawDescData
 }
 
-var file_hive_follow_api_v1_follow_api_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_hive_follow_api_v1_follow_api_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_hive_follow_api_v1_follow_api_proto_goTypes = []any{
 	(*GetAccountReputationsRequest)(nil),  // 0: hive.follow_api.v1.GetAccountReputationsRequest
 	(*GetAccountReputationsResponse)(nil), // 1: hive.follow_api.v1.GetAccountReputationsResponse
@@ -1030,39 +1234,49 @@ var file_hive_follow_api_v1_follow_api_proto_goTypes = []any{
 	(*GetFollowingRequest)(nil),           // 13: hive.follow_api.v1.GetFollowingRequest
 	(*GetFollowingResponse)(nil),          // 14: hive.follow_api.v1.GetFollowingResponse
 	(*GetFollowingStart)(nil),             // 15: hive.follow_api.v1.GetFollowingStart
-	(*v1.CommentBlogEntry)(nil),           // 16: hive.types.v1.CommentBlogEntry
-	(*v1.BlogEntry)(nil),                  // 17: hive.types.v1.BlogEntry
-	(v1.FollowType)(0),                    // 18: hive.types.v1.FollowType
-	(*v1.Follow)(nil),                     // 19: hive.types.v1.Follow
+	(*GetFollowCountRequest)(nil),         // 16: hive.follow_api.v1.GetFollowCountRequest
+	(*GetFollowCountResponse)(nil),        // 17: hive.follow_api.v1.GetFollowCountResponse
+	(*GetRebloggedByRequest)(nil),         // 18: hive.follow_api.v1.GetRebloggedByRequest
+	(*GetRebloggedByResponse)(nil),        // 19: hive.follow_api.v1.GetRebloggedByResponse
+	(*v1.CommentBlogEntry)(nil),           // 20: hive.types.v1.CommentBlogEntry
+	(*v1.BlogEntry)(nil),                  // 21: hive.types.v1.BlogEntry
+	(v1.FollowType)(0),                    // 22: hive.types.v1.FollowType
+	(*v1.Follow)(nil),                     // 23: hive.types.v1.Follow
+	(*v1.FollowCount)(nil),                // 24: hive.types.v1.FollowCount
 }
 var file_hive_follow_api_v1_follow_api_proto_depIdxs = []int32{
 	3,  // 0: hive.follow_api.v1.GetAccountReputationsResponse.reputations:type_name -> hive.follow_api.v1.AccountReputation
 	2,  // 1: hive.follow_api.v1.GetAccountReputationsResponse.next_start:type_name -> hive.follow_api.v1.GetAccountReputationsStart
-	16, // 2: hive.follow_api.v1.GetBlogResponse.entries:type_name -> hive.types.v1.CommentBlogEntry
+	20, // 2: hive.follow_api.v1.GetBlogResponse.entries:type_name -> hive.types.v1.CommentBlogEntry
 	6,  // 3: hive.follow_api.v1.GetBlogResponse.next_start:type_name -> hive.follow_api.v1.GetBlogStart
-	17, // 4: hive.follow_api.v1.GetBlogEntriesResponse.entries:type_name -> hive.types.v1.BlogEntry
+	21, // 4: hive.follow_api.v1.GetBlogEntriesResponse.entries:type_name -> hive.types.v1.BlogEntry
 	9,  // 5: hive.follow_api.v1.GetBlogEntriesResponse.next_start:type_name -> hive.follow_api.v1.GetBlogEntriesStart
-	18, // 6: hive.follow_api.v1.GetFollowersRequest.follow_type:type_name -> hive.types.v1.FollowType
-	19, // 7: hive.follow_api.v1.GetFollowersResponse.follows:type_name -> hive.types.v1.Follow
+	22, // 6: hive.follow_api.v1.GetFollowersRequest.follow_type:type_name -> hive.types.v1.FollowType
+	23, // 7: hive.follow_api.v1.GetFollowersResponse.follows:type_name -> hive.types.v1.Follow
 	12, // 8: hive.follow_api.v1.GetFollowersResponse.next_start:type_name -> hive.follow_api.v1.GetFollowersStart
-	18, // 9: hive.follow_api.v1.GetFollowingRequest.follow_type:type_name -> hive.types.v1.FollowType
-	19, // 10: hive.follow_api.v1.GetFollowingResponse.follows:type_name -> hive.types.v1.Follow
+	22, // 9: hive.follow_api.v1.GetFollowingRequest.follow_type:type_name -> hive.types.v1.FollowType
+	23, // 10: hive.follow_api.v1.GetFollowingResponse.follows:type_name -> hive.types.v1.Follow
 	15, // 11: hive.follow_api.v1.GetFollowingResponse.next_start:type_name -> hive.follow_api.v1.GetFollowingStart
-	0,  // 12: hive.follow_api.v1.FollowApiService.GetAccountReputations:input_type -> hive.follow_api.v1.GetAccountReputationsRequest
-	4,  // 13: hive.follow_api.v1.FollowApiService.GetBlog:input_type -> hive.follow_api.v1.GetBlogRequest
-	7,  // 14: hive.follow_api.v1.FollowApiService.GetBlogEntries:input_type -> hive.follow_api.v1.GetBlogEntriesRequest
-	10, // 15: hive.follow_api.v1.FollowApiService.GetFollowers:input_type -> hive.follow_api.v1.GetFollowersRequest
-	13, // 16: hive.follow_api.v1.FollowApiService.GetFollowing:input_type -> hive.follow_api.v1.GetFollowingRequest
-	1,  // 17: hive.follow_api.v1.FollowApiService.GetAccountReputations:output_type -> hive.follow_api.v1.GetAccountReputationsResponse
-	5,  // 18: hive.follow_api.v1.FollowApiService.GetBlog:output_type -> hive.follow_api.v1.GetBlogResponse
-	8,  // 19: hive.follow_api.v1.FollowApiService.GetBlogEntries:output_type -> hive.follow_api.v1.GetBlogEntriesResponse
-	11, // 20: hive.follow_api.v1.FollowApiService.GetFollowers:output_type -> hive.follow_api.v1.GetFollowersResponse
-	14, // 21: hive.follow_api.v1.FollowApiService.GetFollowing:output_type -> hive.follow_api.v1.GetFollowingResponse
-	17, // [17:22] is the sub-list for method output_type
-	12, // [12:17] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	24, // 12: hive.follow_api.v1.GetFollowCountResponse.count:type_name -> hive.types.v1.FollowCount
+	0,  // 13: hive.follow_api.v1.FollowApiService.GetAccountReputations:input_type -> hive.follow_api.v1.GetAccountReputationsRequest
+	4,  // 14: hive.follow_api.v1.FollowApiService.GetBlog:input_type -> hive.follow_api.v1.GetBlogRequest
+	7,  // 15: hive.follow_api.v1.FollowApiService.GetBlogEntries:input_type -> hive.follow_api.v1.GetBlogEntriesRequest
+	10, // 16: hive.follow_api.v1.FollowApiService.GetFollowers:input_type -> hive.follow_api.v1.GetFollowersRequest
+	13, // 17: hive.follow_api.v1.FollowApiService.GetFollowing:input_type -> hive.follow_api.v1.GetFollowingRequest
+	16, // 18: hive.follow_api.v1.FollowApiService.GetFollowCount:input_type -> hive.follow_api.v1.GetFollowCountRequest
+	18, // 19: hive.follow_api.v1.FollowApiService.GetRebloggedBy:input_type -> hive.follow_api.v1.GetRebloggedByRequest
+	1,  // 20: hive.follow_api.v1.FollowApiService.GetAccountReputations:output_type -> hive.follow_api.v1.GetAccountReputationsResponse
+	5,  // 21: hive.follow_api.v1.FollowApiService.GetBlog:output_type -> hive.follow_api.v1.GetBlogResponse
+	8,  // 22: hive.follow_api.v1.FollowApiService.GetBlogEntries:output_type -> hive.follow_api.v1.GetBlogEntriesResponse
+	11, // 23: hive.follow_api.v1.FollowApiService.GetFollowers:output_type -> hive.follow_api.v1.GetFollowersResponse
+	14, // 24: hive.follow_api.v1.FollowApiService.GetFollowing:output_type -> hive.follow_api.v1.GetFollowingResponse
+	17, // 25: hive.follow_api.v1.FollowApiService.GetFollowCount:output_type -> hive.follow_api.v1.GetFollowCountResponse
+	19, // 26: hive.follow_api.v1.FollowApiService.GetRebloggedBy:output_type -> hive.follow_api.v1.GetRebloggedByResponse
+	20, // [20:27] is the sub-list for method output_type
+	13, // [13:20] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_hive_follow_api_v1_follow_api_proto_init() }
@@ -1076,7 +1290,7 @@ func file_hive_follow_api_v1_follow_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_follow_api_v1_follow_api_proto_rawDesc), len(file_hive_follow_api_v1_follow_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -223,6 +223,1277 @@ func (x *GetDiscussionsByAuthorBeforeDateStart) GetStartPermlink() string {
 	return ""
 }
 
+// GetContentRepliesRequest is tags_api.get_content_replies' params.
+type GetContentRepliesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The parent's author.
+	Author string `protobuf:"bytes,1,opt,name=author,proto3" json:"author,omitempty"`
+	// The parent's permlink.
+	Permlink string `protobuf:"bytes,2,opt,name=permlink,proto3" json:"permlink,omitempty"`
+	// The account viewing the replies; unset for none.
+	Observer      *string `protobuf:"bytes,3,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetContentRepliesRequest) Reset() {
+	*x = GetContentRepliesRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetContentRepliesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetContentRepliesRequest) ProtoMessage() {}
+
+func (x *GetContentRepliesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetContentRepliesRequest.ProtoReflect.Descriptor instead.
+func (*GetContentRepliesRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetContentRepliesRequest) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *GetContentRepliesRequest) GetPermlink() string {
+	if x != nil {
+		return x.Permlink
+	}
+	return ""
+}
+
+func (x *GetContentRepliesRequest) GetObserver() string {
+	if x != nil && x.Observer != nil {
+		return *x.Observer
+	}
+	return ""
+}
+
+// GetContentRepliesResponse is the bare array of every direct reply (no
+// paging).
+type GetContentRepliesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The replies.
+	Replies       []*v1.Post `protobuf:"bytes,1,rep,name=replies,proto3" json:"replies,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetContentRepliesResponse) Reset() {
+	*x = GetContentRepliesResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetContentRepliesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetContentRepliesResponse) ProtoMessage() {}
+
+func (x *GetContentRepliesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetContentRepliesResponse.ProtoReflect.Descriptor instead.
+func (*GetContentRepliesResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetContentRepliesResponse) GetReplies() []*v1.Post {
+	if x != nil {
+		return x.Replies
+	}
+	return nil
+}
+
+// GetDiscussionRequest is tags_api.get_discussion's params.
+type GetDiscussionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The post's author.
+	Author string `protobuf:"bytes,1,opt,name=author,proto3" json:"author,omitempty"`
+	// The post's permlink.
+	Permlink string `protobuf:"bytes,2,opt,name=permlink,proto3" json:"permlink,omitempty"`
+	// The account viewing the post; unset for none.
+	Observer      *string `protobuf:"bytes,3,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionRequest) Reset() {
+	*x = GetDiscussionRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionRequest) ProtoMessage() {}
+
+func (x *GetDiscussionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetDiscussionRequest) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *GetDiscussionRequest) GetPermlink() string {
+	if x != nil {
+		return x.Permlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionRequest) GetObserver() string {
+	if x != nil && x.Observer != nil {
+		return *x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionResponse is the post itself.
+type GetDiscussionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The post.
+	Post          *v1.Post `protobuf:"bytes,1,opt,name=post,proto3" json:"post,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionResponse) Reset() {
+	*x = GetDiscussionResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionResponse) ProtoMessage() {}
+
+func (x *GetDiscussionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetDiscussionResponse) GetPost() *v1.Post {
+	if x != nil {
+		return x.Post
+	}
+	return nil
+}
+
+// GetCommentDiscussionsByPayoutRequest is tags_api.get_comment_discussions_by_payout's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetCommentDiscussionsByPayoutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) Reset() {
+	*x = GetCommentDiscussionsByPayoutRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCommentDiscussionsByPayoutRequest) ProtoMessage() {}
+
+func (x *GetCommentDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCommentDiscussionsByPayoutRequest.ProtoReflect.Descriptor instead.
+func (*GetCommentDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetCommentDiscussionsByPayoutRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetCommentDiscussionsByPayoutResponse is the bare array of posts: comments by pending payout.
+type GetCommentDiscussionsByPayoutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCommentDiscussionsByPayoutResponse) Reset() {
+	*x = GetCommentDiscussionsByPayoutResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCommentDiscussionsByPayoutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCommentDiscussionsByPayoutResponse) ProtoMessage() {}
+
+func (x *GetCommentDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCommentDiscussionsByPayoutResponse.ProtoReflect.Descriptor instead.
+func (*GetCommentDiscussionsByPayoutResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetCommentDiscussionsByPayoutResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetCommentDiscussionsByPayoutResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetDiscussionsByBlogRequest is tags_api.get_discussions_by_blog's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByBlogRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByBlogRequest) Reset() {
+	*x = GetDiscussionsByBlogRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByBlogRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByBlogRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByBlogRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByBlogRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByBlogRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetDiscussionsByBlogRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByBlogRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByBlogRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByBlogRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByBlogRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByBlogRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByBlogResponse is the bare array of posts: the blog of the account in `tag`, newest first.
+type GetDiscussionsByBlogResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByBlogResponse) Reset() {
+	*x = GetDiscussionsByBlogResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByBlogResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByBlogResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByBlogResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByBlogResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByBlogResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetDiscussionsByBlogResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByBlogResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetDiscussionsByCommentsRequest is tags_api.get_discussions_by_comments's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByCommentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByCommentsRequest) Reset() {
+	*x = GetDiscussionsByCommentsRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByCommentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByCommentsRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByCommentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByCommentsRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByCommentsRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCommentsRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByCommentsResponse is the bare array of posts: the comments of start_author, newest first.
+type GetDiscussionsByCommentsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByCommentsResponse) Reset() {
+	*x = GetDiscussionsByCommentsResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByCommentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByCommentsResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByCommentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByCommentsResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByCommentsResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetDiscussionsByCommentsResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByCommentsResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetDiscussionsByCreatedRequest is tags_api.get_discussions_by_created's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByCreatedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByCreatedRequest) Reset() {
+	*x = GetDiscussionsByCreatedRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByCreatedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByCreatedRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByCreatedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByCreatedRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByCreatedRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByCreatedRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByCreatedResponse is the bare array of posts: posts newest first.
+type GetDiscussionsByCreatedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByCreatedResponse) Reset() {
+	*x = GetDiscussionsByCreatedResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByCreatedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByCreatedResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByCreatedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByCreatedResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByCreatedResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetDiscussionsByCreatedResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByCreatedResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetDiscussionsByHotRequest is tags_api.get_discussions_by_hot's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByHotRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByHotRequest) Reset() {
+	*x = GetDiscussionsByHotRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByHotRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByHotRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByHotRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByHotRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByHotRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetDiscussionsByHotRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByHotRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByHotRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByHotRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByHotRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByHotRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByHotResponse is the bare array of posts: posts by hot score.
+type GetDiscussionsByHotResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByHotResponse) Reset() {
+	*x = GetDiscussionsByHotResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByHotResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByHotResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByHotResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByHotResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByHotResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetDiscussionsByHotResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByHotResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetDiscussionsByTrendingRequest is tags_api.get_discussions_by_trending's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByTrendingRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByTrendingRequest) Reset() {
+	*x = GetDiscussionsByTrendingRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByTrendingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByTrendingRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByTrendingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByTrendingRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByTrendingRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByTrendingRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByTrendingResponse is the bare array of posts: posts by trending score.
+type GetDiscussionsByTrendingResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByTrendingResponse) Reset() {
+	*x = GetDiscussionsByTrendingResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByTrendingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByTrendingResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByTrendingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByTrendingResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByTrendingResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetDiscussionsByTrendingResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByTrendingResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetPostDiscussionsByPayoutRequest is tags_api.get_post_discussions_by_payout's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetPostDiscussionsByPayoutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all); for get_discussions_by_blog the
+	// account whose blog is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) Reset() {
+	*x = GetPostDiscussionsByPayoutRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPostDiscussionsByPayoutRequest) ProtoMessage() {}
+
+func (x *GetPostDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPostDiscussionsByPayoutRequest.ProtoReflect.Descriptor instead.
+func (*GetPostDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetPostDiscussionsByPayoutRequest) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// GetPostDiscussionsByPayoutResponse is the bare array of posts: posts by pending payout.
+type GetPostDiscussionsByPayoutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The request fields for the next page: start_author/start_permlink =
+	// the last post (exclusive, so pages do not overlap). Unset when the page is
+	// empty. Computed by hivegate; not part of the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPostDiscussionsByPayoutResponse) Reset() {
+	*x = GetPostDiscussionsByPayoutResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPostDiscussionsByPayoutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPostDiscussionsByPayoutResponse) ProtoMessage() {}
+
+func (x *GetPostDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPostDiscussionsByPayoutResponse.ProtoReflect.Descriptor instead.
+func (*GetPostDiscussionsByPayoutResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetPostDiscussionsByPayoutResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetPostDiscussionsByPayoutResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
 var File_hive_tags_api_v1_tags_api_proto protoreflect.FileDescriptor
 
 const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
@@ -243,9 +1514,109 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v27.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\\\n" +
 	"%GetDiscussionsByAuthorBeforeDateStart\x123\n" +
-	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink2\xe7\x01\n" +
+	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"|\n" +
+	"\x18GetContentRepliesRequest\x12\x16\n" +
+	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x1f\n" +
+	"\bobserver\x18\x03 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
+	"\t_observer\"P\n" +
+	"\x19GetContentRepliesResponse\x12-\n" +
+	"\areplies\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\areplies:\x04\xc8\xf3\x18\x02\"x\n" +
+	"\x14GetDiscussionRequest\x12\x16\n" +
+	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x1f\n" +
+	"\bobserver\x18\x03 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
+	"\t_observer\"F\n" +
+	"\x15GetDiscussionResponse\x12'\n" +
+	"\x04post\x18\x01 \x01(\v2\x13.hive.types.v1.PostR\x04post:\x04\xc8\xf3\x18\x02\"\xd9\x01\n" +
+	"$GetCommentDiscussionsByPayoutRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x98\x01\n" +
+	"%GetCommentDiscussionsByPayoutResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd0\x01\n" +
+	"\x1bGetDiscussionsByBlogRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x8f\x01\n" +
+	"\x1cGetDiscussionsByBlogResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd4\x01\n" +
+	"\x1fGetDiscussionsByCommentsRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x93\x01\n" +
+	" GetDiscussionsByCommentsResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd3\x01\n" +
+	"\x1eGetDiscussionsByCreatedRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x92\x01\n" +
+	"\x1fGetDiscussionsByCreatedResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xcf\x01\n" +
+	"\x1aGetDiscussionsByHotRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x8e\x01\n" +
+	"\x1bGetDiscussionsByHotResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd4\x01\n" +
+	"\x1fGetDiscussionsByTrendingRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x93\x01\n" +
+	" GetDiscussionsByTrendingResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd6\x01\n" +
+	"!GetPostDiscussionsByPayoutRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x95\x01\n" +
+	"\"GetPostDiscussionsByPayoutResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x022\xe7\r\n" +
 	"\x0eTagsApiService\x12\xd4\x01\n" +
-	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"9\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\x90\x02\x01B\xc0\x01\n" +
+	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"9\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\x90\x02\x01\x12\xc7\x01\n" +
+	"\x1dGetCommentDiscussionsByPayout\x126.hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest\x1a7.hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse\"5\xda\xf3\x18*tags_api.get_comment_discussions_by_payout\xe8\xf3\x18\x14\x90\x02\x01\x12\x91\x01\n" +
+	"\x11GetContentReplies\x12*.hive.tags_api.v1.GetContentRepliesRequest\x1a+.hive.tags_api.v1.GetContentRepliesResponse\"#\xda\xf3\x18\x1ctags_api.get_content_replies\x90\x02\x01\x12\x80\x01\n" +
+	"\rGetDiscussion\x12&.hive.tags_api.v1.GetDiscussionRequest\x1a'.hive.tags_api.v1.GetDiscussionResponse\"\x1e\xda\xf3\x18\x17tags_api.get_discussion\x90\x02\x01\x12\xa2\x01\n" +
+	"\x14GetDiscussionsByBlog\x12-.hive.tags_api.v1.GetDiscussionsByBlogRequest\x1a..hive.tags_api.v1.GetDiscussionsByBlogResponse\"+\xda\xf3\x18 tags_api.get_discussions_by_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
+	"\x18GetDiscussionsByComments\x121.hive.tags_api.v1.GetDiscussionsByCommentsRequest\x1a2.hive.tags_api.v1.GetDiscussionsByCommentsResponse\"/\xda\xf3\x18$tags_api.get_discussions_by_comments\xe8\xf3\x18\x14\x90\x02\x01\x12\xae\x01\n" +
+	"\x17GetDiscussionsByCreated\x120.hive.tags_api.v1.GetDiscussionsByCreatedRequest\x1a1.hive.tags_api.v1.GetDiscussionsByCreatedResponse\".\xda\xf3\x18#tags_api.get_discussions_by_created\xe8\xf3\x18\x14\x90\x02\x01\x12\x9e\x01\n" +
+	"\x13GetDiscussionsByHot\x12,.hive.tags_api.v1.GetDiscussionsByHotRequest\x1a-.hive.tags_api.v1.GetDiscussionsByHotResponse\"*\xda\xf3\x18\x1ftags_api.get_discussions_by_hot\xe8\xf3\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
+	"\x18GetDiscussionsByTrending\x121.hive.tags_api.v1.GetDiscussionsByTrendingRequest\x1a2.hive.tags_api.v1.GetDiscussionsByTrendingResponse\"/\xda\xf3\x18$tags_api.get_discussions_by_trending\xe8\xf3\x18\x14\x90\x02\x01\x12\xbb\x01\n" +
+	"\x1aGetPostDiscussionsByPayout\x123.hive.tags_api.v1.GetPostDiscussionsByPayoutRequest\x1a4.hive.tags_api.v1.GetPostDiscussionsByPayoutResponse\"2\xda\xf3\x18'tags_api.get_post_discussions_by_payout\xe8\xf3\x18\x14\x90\x02\x01B\xc0\x01\n" +
 	"\x14com.hive.tags_api.v1B\fTagsApiProtoP\x01Z<github.com/hivegate/hivegate/gen/hive/tags_api/v1;tags_apiv1\xa2\x02\x03HTX\xaa\x02\x0fHive.TagsApi.V1\xca\x02\x0fHive\\TagsApi\\V1\xe2\x02\x1bHive\\TagsApi\\V1\\GPBMetadata\xea\x02\x11Hive::TagsApi::V1b\x06proto3"
 
 var (
@@ -260,23 +1631,76 @@ func file_hive_tags_api_v1_tags_api_proto_rawDescGZIP() []byte {
 	return file_hive_tags_api_v1_tags_api_proto_rawDescData
 }
 
-var file_hive_tags_api_v1_tags_api_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hive_tags_api_v1_tags_api_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_hive_tags_api_v1_tags_api_proto_goTypes = []any{
 	(*GetDiscussionsByAuthorBeforeDateRequest)(nil),  // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
 	(*GetDiscussionsByAuthorBeforeDateResponse)(nil), // 1: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
 	(*GetDiscussionsByAuthorBeforeDateStart)(nil),    // 2: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStart
-	(*v1.Post)(nil), // 3: hive.types.v1.Post
+	(*GetContentRepliesRequest)(nil),                 // 3: hive.tags_api.v1.GetContentRepliesRequest
+	(*GetContentRepliesResponse)(nil),                // 4: hive.tags_api.v1.GetContentRepliesResponse
+	(*GetDiscussionRequest)(nil),                     // 5: hive.tags_api.v1.GetDiscussionRequest
+	(*GetDiscussionResponse)(nil),                    // 6: hive.tags_api.v1.GetDiscussionResponse
+	(*GetCommentDiscussionsByPayoutRequest)(nil),     // 7: hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest
+	(*GetCommentDiscussionsByPayoutResponse)(nil),    // 8: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse
+	(*GetDiscussionsByBlogRequest)(nil),              // 9: hive.tags_api.v1.GetDiscussionsByBlogRequest
+	(*GetDiscussionsByBlogResponse)(nil),             // 10: hive.tags_api.v1.GetDiscussionsByBlogResponse
+	(*GetDiscussionsByCommentsRequest)(nil),          // 11: hive.tags_api.v1.GetDiscussionsByCommentsRequest
+	(*GetDiscussionsByCommentsResponse)(nil),         // 12: hive.tags_api.v1.GetDiscussionsByCommentsResponse
+	(*GetDiscussionsByCreatedRequest)(nil),           // 13: hive.tags_api.v1.GetDiscussionsByCreatedRequest
+	(*GetDiscussionsByCreatedResponse)(nil),          // 14: hive.tags_api.v1.GetDiscussionsByCreatedResponse
+	(*GetDiscussionsByHotRequest)(nil),               // 15: hive.tags_api.v1.GetDiscussionsByHotRequest
+	(*GetDiscussionsByHotResponse)(nil),              // 16: hive.tags_api.v1.GetDiscussionsByHotResponse
+	(*GetDiscussionsByTrendingRequest)(nil),          // 17: hive.tags_api.v1.GetDiscussionsByTrendingRequest
+	(*GetDiscussionsByTrendingResponse)(nil),         // 18: hive.tags_api.v1.GetDiscussionsByTrendingResponse
+	(*GetPostDiscussionsByPayoutRequest)(nil),        // 19: hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPostDiscussionsByPayoutResponse)(nil),       // 20: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
+	(*v1.Post)(nil),             // 21: hive.types.v1.Post
+	(*v1.DiscussionsStart)(nil), // 22: hive.types.v1.DiscussionsStart
 }
 var file_hive_tags_api_v1_tags_api_proto_depIdxs = []int32{
-	3, // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.discussions:type_name -> hive.types.v1.Post
-	2, // 1: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.next_start:type_name -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStart
-	0, // 2: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
-	1, // 3: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	21, // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.discussions:type_name -> hive.types.v1.Post
+	2,  // 1: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.next_start:type_name -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStart
+	21, // 2: hive.tags_api.v1.GetContentRepliesResponse.replies:type_name -> hive.types.v1.Post
+	21, // 3: hive.tags_api.v1.GetDiscussionResponse.post:type_name -> hive.types.v1.Post
+	21, // 4: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	22, // 5: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 6: hive.tags_api.v1.GetDiscussionsByBlogResponse.posts:type_name -> hive.types.v1.Post
+	22, // 7: hive.tags_api.v1.GetDiscussionsByBlogResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 8: hive.tags_api.v1.GetDiscussionsByCommentsResponse.posts:type_name -> hive.types.v1.Post
+	22, // 9: hive.tags_api.v1.GetDiscussionsByCommentsResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 10: hive.tags_api.v1.GetDiscussionsByCreatedResponse.posts:type_name -> hive.types.v1.Post
+	22, // 11: hive.tags_api.v1.GetDiscussionsByCreatedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 12: hive.tags_api.v1.GetDiscussionsByHotResponse.posts:type_name -> hive.types.v1.Post
+	22, // 13: hive.tags_api.v1.GetDiscussionsByHotResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 14: hive.tags_api.v1.GetDiscussionsByTrendingResponse.posts:type_name -> hive.types.v1.Post
+	22, // 15: hive.tags_api.v1.GetDiscussionsByTrendingResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	21, // 16: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	22, // 17: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	0,  // 18: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
+	7,  // 19: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:input_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest
+	3,  // 20: hive.tags_api.v1.TagsApiService.GetContentReplies:input_type -> hive.tags_api.v1.GetContentRepliesRequest
+	5,  // 21: hive.tags_api.v1.TagsApiService.GetDiscussion:input_type -> hive.tags_api.v1.GetDiscussionRequest
+	9,  // 22: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:input_type -> hive.tags_api.v1.GetDiscussionsByBlogRequest
+	11, // 23: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:input_type -> hive.tags_api.v1.GetDiscussionsByCommentsRequest
+	13, // 24: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:input_type -> hive.tags_api.v1.GetDiscussionsByCreatedRequest
+	15, // 25: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:input_type -> hive.tags_api.v1.GetDiscussionsByHotRequest
+	17, // 26: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:input_type -> hive.tags_api.v1.GetDiscussionsByTrendingRequest
+	19, // 27: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:input_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
+	1,  // 28: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	8,  // 29: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:output_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse
+	4,  // 30: hive.tags_api.v1.TagsApiService.GetContentReplies:output_type -> hive.tags_api.v1.GetContentRepliesResponse
+	6,  // 31: hive.tags_api.v1.TagsApiService.GetDiscussion:output_type -> hive.tags_api.v1.GetDiscussionResponse
+	10, // 32: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:output_type -> hive.tags_api.v1.GetDiscussionsByBlogResponse
+	12, // 33: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:output_type -> hive.tags_api.v1.GetDiscussionsByCommentsResponse
+	14, // 34: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:output_type -> hive.tags_api.v1.GetDiscussionsByCreatedResponse
+	16, // 35: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:output_type -> hive.tags_api.v1.GetDiscussionsByHotResponse
+	18, // 36: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:output_type -> hive.tags_api.v1.GetDiscussionsByTrendingResponse
+	20, // 37: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:output_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
+	28, // [28:38] is the sub-list for method output_type
+	18, // [18:28] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_hive_tags_api_v1_tags_api_proto_init() }
@@ -285,13 +1709,15 @@ func file_hive_tags_api_v1_tags_api_proto_init() {
 		return
 	}
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[3].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_tags_api_v1_tags_api_proto_rawDesc), len(file_hive_tags_api_v1_tags_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

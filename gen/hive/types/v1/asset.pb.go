@@ -7,6 +7,7 @@
 package typesv1
 
 import (
+	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -29,8 +30,8 @@ const (
 // ("@@000000021", precision 3) and VESTS ("@@000000037", precision 6); Steem-era
 // data uses the same NAIs for SBD, STEEM and VESTS.
 //
-// condenser_api does not use this message: it writes assets as legacy strings
-// such as "1.000 HIVE", which hivegate keeps as `string` fields.
+// condenser_api and hivemind do not use this message: they write assets as
+// legacy strings such as "1.000 HIVE" (see LegacyAsset).
 type Asset struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The amount in the token's smallest unit, as a decimal integer string
@@ -210,11 +211,140 @@ func (x *Symbol) GetDecimals() uint32 {
 	return 0
 }
 
+// LegacyAsset is an amount of a token as condenser_api, hivemind and the
+// legacy operations write it: the string "1.000 HIVE". hivegate reads the
+// string into its parts and writes it back exactly: "448144916705.468383
+// VESTS" is {amount: 448144916705468383, precision: 6, symbol: "VESTS"}.
+//
+// The well-known symbols are HIVE and HBD (precision 3) and VESTS (precision
+// 6); Steem-era data and testnets use STEEM / SBD / TESTS / TBD.
+type LegacyAsset struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The amount in the token's smallest unit (the digits without the decimal
+	// point; negative for a negative amount). The value in whole tokens is
+	// amount / 10^precision.
+	Amount int64 `protobuf:"varint,1,opt,name=amount,proto3" json:"amount,omitempty"`
+	// The number of digits after the decimal point: 3 for HIVE and HBD, 6 for
+	// VESTS.
+	Precision uint32 `protobuf:"varint,2,opt,name=precision,proto3" json:"precision,omitempty"`
+	// The token's symbol: "HIVE", "HBD", "VESTS".
+	Symbol        string `protobuf:"bytes,3,opt,name=symbol,proto3" json:"symbol,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LegacyAsset) Reset() {
+	*x = LegacyAsset{}
+	mi := &file_hive_types_v1_asset_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LegacyAsset) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LegacyAsset) ProtoMessage() {}
+
+func (x *LegacyAsset) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_asset_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LegacyAsset.ProtoReflect.Descriptor instead.
+func (*LegacyAsset) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_asset_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LegacyAsset) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *LegacyAsset) GetPrecision() uint32 {
+	if x != nil {
+		return x.Precision
+	}
+	return 0
+}
+
+func (x *LegacyAsset) GetSymbol() string {
+	if x != nil {
+		return x.Symbol
+	}
+	return ""
+}
+
+// LegacyPrice is an exchange rate in legacy form:
+// {"base": "0.250 HBD", "quote": "1.000 HIVE"}.
+type LegacyPrice struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The amount given.
+	Base *LegacyAsset `protobuf:"bytes,1,opt,name=base,proto3" json:"base,omitempty"`
+	// The amount it is worth.
+	Quote         *LegacyAsset `protobuf:"bytes,2,opt,name=quote,proto3" json:"quote,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LegacyPrice) Reset() {
+	*x = LegacyPrice{}
+	mi := &file_hive_types_v1_asset_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LegacyPrice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LegacyPrice) ProtoMessage() {}
+
+func (x *LegacyPrice) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_asset_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LegacyPrice.ProtoReflect.Descriptor instead.
+func (*LegacyPrice) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_asset_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *LegacyPrice) GetBase() *LegacyAsset {
+	if x != nil {
+		return x.Base
+	}
+	return nil
+}
+
+func (x *LegacyPrice) GetQuote() *LegacyAsset {
+	if x != nil {
+		return x.Quote
+	}
+	return nil
+}
+
 var File_hive_types_v1_asset_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_asset_proto_rawDesc = "" +
 	"\n" +
-	"\x19hive/types/v1/asset.proto\x12\rhive.types.v1\"O\n" +
+	"\x19hive/types/v1/asset.proto\x12\rhive.types.v1\x1a\x19hivegate/v1/options.proto\"O\n" +
 	"\x05Asset\x12\x16\n" +
 	"\x06amount\x18\x01 \x01(\tR\x06amount\x12\x1c\n" +
 	"\tprecision\x18\x02 \x01(\rR\tprecision\x12\x10\n" +
@@ -224,7 +354,14 @@ const file_hive_types_v1_asset_proto_rawDesc = "" +
 	"\x05quote\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\x05quote\"6\n" +
 	"\x06Symbol\x12\x10\n" +
 	"\x03nai\x18\x01 \x01(\tR\x03nai\x12\x1a\n" +
-	"\bdecimals\x18\x02 \x01(\rR\bdecimalsB\xad\x01\n" +
+	"\bdecimals\x18\x02 \x01(\rR\bdecimals\"a\n" +
+	"\vLegacyAsset\x12\x16\n" +
+	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1c\n" +
+	"\tprecision\x18\x02 \x01(\rR\tprecision\x12\x16\n" +
+	"\x06symbol\x18\x03 \x01(\tR\x06symbol:\x04\xc8\xf3\x18\x03\"o\n" +
+	"\vLegacyPrice\x12.\n" +
+	"\x04base\x18\x01 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x04base\x120\n" +
+	"\x05quote\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x05quoteB\xad\x01\n" +
 	"\x11com.hive.types.v1B\n" +
 	"AssetProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
@@ -240,20 +377,24 @@ func file_hive_types_v1_asset_proto_rawDescGZIP() []byte {
 	return file_hive_types_v1_asset_proto_rawDescData
 }
 
-var file_hive_types_v1_asset_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hive_types_v1_asset_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_hive_types_v1_asset_proto_goTypes = []any{
-	(*Asset)(nil),  // 0: hive.types.v1.Asset
-	(*Price)(nil),  // 1: hive.types.v1.Price
-	(*Symbol)(nil), // 2: hive.types.v1.Symbol
+	(*Asset)(nil),       // 0: hive.types.v1.Asset
+	(*Price)(nil),       // 1: hive.types.v1.Price
+	(*Symbol)(nil),      // 2: hive.types.v1.Symbol
+	(*LegacyAsset)(nil), // 3: hive.types.v1.LegacyAsset
+	(*LegacyPrice)(nil), // 4: hive.types.v1.LegacyPrice
 }
 var file_hive_types_v1_asset_proto_depIdxs = []int32{
 	0, // 0: hive.types.v1.Price.base:type_name -> hive.types.v1.Asset
 	0, // 1: hive.types.v1.Price.quote:type_name -> hive.types.v1.Asset
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 2: hive.types.v1.LegacyPrice.base:type_name -> hive.types.v1.LegacyAsset
+	3, // 3: hive.types.v1.LegacyPrice.quote:type_name -> hive.types.v1.LegacyAsset
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_hive_types_v1_asset_proto_init() }
@@ -267,7 +408,7 @@ func file_hive_types_v1_asset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_types_v1_asset_proto_rawDesc), len(file_hive_types_v1_asset_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

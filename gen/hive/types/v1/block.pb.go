@@ -559,6 +559,125 @@ func (x *AccountHistoryEntry) GetOperation() *AppliedOperation {
 	return nil
 }
 
+// AnnotatedTransaction is a transaction with its id and position, as
+// account_history_api.get_transaction returns it (non-legacy operations).
+type AnnotatedTransaction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The low 16 bits of a recent block number (TaPoS).
+	RefBlockNum uint32 `protobuf:"varint,1,opt,name=ref_block_num,json=refBlockNum,proto3" json:"ref_block_num,omitempty"`
+	// 32 bits of that block's id (TaPoS).
+	RefBlockPrefix uint32 `protobuf:"varint,2,opt,name=ref_block_prefix,json=refBlockPrefix,proto3" json:"ref_block_prefix,omitempty"`
+	// When the transaction expires.
+	Expiration *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expiration,proto3" json:"expiration,omitempty"`
+	// The operations.
+	Operations []*Operation `protobuf:"bytes,4,rep,name=operations,proto3" json:"operations,omitempty"`
+	// Transaction extensions as hived writes them (usually empty).
+	Extensions []*structpb.Value `protobuf:"bytes,5,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	// The signatures (130 hex digits each).
+	Signatures []string `protobuf:"bytes,6,rep,name=signatures,proto3" json:"signatures,omitempty"`
+	// The transaction id (40 hex digits).
+	TransactionId string `protobuf:"bytes,7,opt,name=transaction_id,json=transactionId,proto3" json:"transaction_id,omitempty"`
+	// The block number.
+	BlockNum uint32 `protobuf:"varint,8,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The transaction's position in the block.
+	TransactionNum uint32 `protobuf:"varint,9,opt,name=transaction_num,json=transactionNum,proto3" json:"transaction_num,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AnnotatedTransaction) Reset() {
+	*x = AnnotatedTransaction{}
+	mi := &file_hive_types_v1_block_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnnotatedTransaction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnnotatedTransaction) ProtoMessage() {}
+
+func (x *AnnotatedTransaction) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_block_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnnotatedTransaction.ProtoReflect.Descriptor instead.
+func (*AnnotatedTransaction) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_block_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *AnnotatedTransaction) GetRefBlockNum() uint32 {
+	if x != nil {
+		return x.RefBlockNum
+	}
+	return 0
+}
+
+func (x *AnnotatedTransaction) GetRefBlockPrefix() uint32 {
+	if x != nil {
+		return x.RefBlockPrefix
+	}
+	return 0
+}
+
+func (x *AnnotatedTransaction) GetExpiration() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Expiration
+	}
+	return nil
+}
+
+func (x *AnnotatedTransaction) GetOperations() []*Operation {
+	if x != nil {
+		return x.Operations
+	}
+	return nil
+}
+
+func (x *AnnotatedTransaction) GetExtensions() []*structpb.Value {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
+}
+
+func (x *AnnotatedTransaction) GetSignatures() []string {
+	if x != nil {
+		return x.Signatures
+	}
+	return nil
+}
+
+func (x *AnnotatedTransaction) GetTransactionId() string {
+	if x != nil {
+		return x.TransactionId
+	}
+	return ""
+}
+
+func (x *AnnotatedTransaction) GetBlockNum() uint32 {
+	if x != nil {
+		return x.BlockNum
+	}
+	return 0
+}
+
+func (x *AnnotatedTransaction) GetTransactionNum() uint32 {
+	if x != nil {
+		return x.TransactionNum
+	}
+	return 0
+}
+
 var File_hive_types_v1_block_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_block_proto_rawDesc = "" +
@@ -618,7 +737,25 @@ const file_hive_types_v1_block_proto_rawDesc = "" +
 	"\foperation_id\x18\b \x01(\x04R\voperationId\"v\n" +
 	"\x13AccountHistoryEntry\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\rR\bsequence\x12=\n" +
-	"\toperation\x18\x02 \x01(\v2\x1f.hive.types.v1.AppliedOperationR\toperation:\x04\xc8\xf3\x18\x01B\xad\x01\n" +
+	"\toperation\x18\x02 \x01(\v2\x1f.hive.types.v1.AppliedOperationR\toperation:\x04\xc8\xf3\x18\x01\"\x9f\x03\n" +
+	"\x14AnnotatedTransaction\x12\"\n" +
+	"\rref_block_num\x18\x01 \x01(\rR\vrefBlockNum\x12(\n" +
+	"\x10ref_block_prefix\x18\x02 \x01(\rR\x0erefBlockPrefix\x12:\n" +
+	"\n" +
+	"expiration\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expiration\x128\n" +
+	"\n" +
+	"operations\x18\x04 \x03(\v2\x18.hive.types.v1.OperationR\n" +
+	"operations\x126\n" +
+	"\n" +
+	"extensions\x18\x05 \x03(\v2\x16.google.protobuf.ValueR\n" +
+	"extensions\x12\x1e\n" +
+	"\n" +
+	"signatures\x18\x06 \x03(\tR\n" +
+	"signatures\x12%\n" +
+	"\x0etransaction_id\x18\a \x01(\tR\rtransactionId\x12\x1b\n" +
+	"\tblock_num\x18\b \x01(\rR\bblockNum\x12'\n" +
+	"\x0ftransaction_num\x18\t \x01(\rR\x0etransactionNumB\xad\x01\n" +
 	"\x11com.hive.types.v1B\n" +
 	"BlockProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
@@ -634,7 +771,7 @@ func file_hive_types_v1_block_proto_rawDescGZIP() []byte {
 	return file_hive_types_v1_block_proto_rawDescData
 }
 
-var file_hive_types_v1_block_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hive_types_v1_block_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hive_types_v1_block_proto_goTypes = []any{
 	(*Operation)(nil),             // 0: hive.types.v1.Operation
 	(*Transaction)(nil),           // 1: hive.types.v1.Transaction
@@ -642,28 +779,32 @@ var file_hive_types_v1_block_proto_goTypes = []any{
 	(*SignedBlock)(nil),           // 3: hive.types.v1.SignedBlock
 	(*AppliedOperation)(nil),      // 4: hive.types.v1.AppliedOperation
 	(*AccountHistoryEntry)(nil),   // 5: hive.types.v1.AccountHistoryEntry
-	(*structpb.Struct)(nil),       // 6: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 8: google.protobuf.Value
+	(*AnnotatedTransaction)(nil),  // 6: hive.types.v1.AnnotatedTransaction
+	(*structpb.Struct)(nil),       // 7: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 9: google.protobuf.Value
 }
 var file_hive_types_v1_block_proto_depIdxs = []int32{
-	6,  // 0: hive.types.v1.Operation.value:type_name -> google.protobuf.Struct
-	7,  // 1: hive.types.v1.Transaction.expiration:type_name -> google.protobuf.Timestamp
+	7,  // 0: hive.types.v1.Operation.value:type_name -> google.protobuf.Struct
+	8,  // 1: hive.types.v1.Transaction.expiration:type_name -> google.protobuf.Timestamp
 	0,  // 2: hive.types.v1.Transaction.operations:type_name -> hive.types.v1.Operation
-	8,  // 3: hive.types.v1.Transaction.extensions:type_name -> google.protobuf.Value
-	7,  // 4: hive.types.v1.BlockHeader.timestamp:type_name -> google.protobuf.Timestamp
-	8,  // 5: hive.types.v1.BlockHeader.extensions:type_name -> google.protobuf.Value
-	7,  // 6: hive.types.v1.SignedBlock.timestamp:type_name -> google.protobuf.Timestamp
-	8,  // 7: hive.types.v1.SignedBlock.extensions:type_name -> google.protobuf.Value
+	9,  // 3: hive.types.v1.Transaction.extensions:type_name -> google.protobuf.Value
+	8,  // 4: hive.types.v1.BlockHeader.timestamp:type_name -> google.protobuf.Timestamp
+	9,  // 5: hive.types.v1.BlockHeader.extensions:type_name -> google.protobuf.Value
+	8,  // 6: hive.types.v1.SignedBlock.timestamp:type_name -> google.protobuf.Timestamp
+	9,  // 7: hive.types.v1.SignedBlock.extensions:type_name -> google.protobuf.Value
 	1,  // 8: hive.types.v1.SignedBlock.transactions:type_name -> hive.types.v1.Transaction
-	7,  // 9: hive.types.v1.AppliedOperation.timestamp:type_name -> google.protobuf.Timestamp
+	8,  // 9: hive.types.v1.AppliedOperation.timestamp:type_name -> google.protobuf.Timestamp
 	0,  // 10: hive.types.v1.AppliedOperation.op:type_name -> hive.types.v1.Operation
 	4,  // 11: hive.types.v1.AccountHistoryEntry.operation:type_name -> hive.types.v1.AppliedOperation
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	8,  // 12: hive.types.v1.AnnotatedTransaction.expiration:type_name -> google.protobuf.Timestamp
+	0,  // 13: hive.types.v1.AnnotatedTransaction.operations:type_name -> hive.types.v1.Operation
+	9,  // 14: hive.types.v1.AnnotatedTransaction.extensions:type_name -> google.protobuf.Value
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hive_types_v1_block_proto_init() }
@@ -677,7 +818,7 @@ func file_hive_types_v1_block_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_types_v1_block_proto_rawDesc), len(file_hive_types_v1_block_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -7,6 +7,7 @@
 package typesv1
 
 import (
+	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -566,11 +567,66 @@ func (x *CommentVote) GetNumChanges() int32 {
 	return 0
 }
 
+// AuthorPermlink identifies a post: the pair [author, permlink].
+type AuthorPermlink struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The author.
+	Author string `protobuf:"bytes,1,opt,name=author,proto3" json:"author,omitempty"`
+	// The permlink.
+	Permlink      string `protobuf:"bytes,2,opt,name=permlink,proto3" json:"permlink,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuthorPermlink) Reset() {
+	*x = AuthorPermlink{}
+	mi := &file_hive_types_v1_comment_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorPermlink) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorPermlink) ProtoMessage() {}
+
+func (x *AuthorPermlink) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_comment_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorPermlink.ProtoReflect.Descriptor instead.
+func (*AuthorPermlink) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_comment_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *AuthorPermlink) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *AuthorPermlink) GetPermlink() string {
+	if x != nil {
+		return x.Permlink
+	}
+	return ""
+}
+
 var File_hive_types_v1_comment_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_comment_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhive/types/v1/comment.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\"\x80\f\n" +
+	"\x1bhive/types/v1/comment.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x19hivegate/v1/options.proto\"\x80\f\n" +
 	"\aComment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
 	"\x06author\x18\x02 \x01(\tR\x06author\x12\x1a\n" +
@@ -633,7 +689,10 @@ const file_hive_types_v1_comment_proto_rawDesc = "" +
 	"lastUpdate\x12\x1f\n" +
 	"\vnum_changes\x18\t \x01(\x05R\n" +
 	"numChangesB\x05\n" +
-	"\x03_idB\xaf\x01\n" +
+	"\x03_id\"J\n" +
+	"\x0eAuthorPermlink\x12\x16\n" +
+	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01B\xaf\x01\n" +
 	"\x11com.hive.types.v1B\fCommentProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
@@ -648,26 +707,27 @@ func file_hive_types_v1_comment_proto_rawDescGZIP() []byte {
 	return file_hive_types_v1_comment_proto_rawDescData
 }
 
-var file_hive_types_v1_comment_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hive_types_v1_comment_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_hive_types_v1_comment_proto_goTypes = []any{
 	(*Comment)(nil),               // 0: hive.types.v1.Comment
 	(*Beneficiary)(nil),           // 1: hive.types.v1.Beneficiary
 	(*CommentVote)(nil),           // 2: hive.types.v1.CommentVote
-	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
-	(*Asset)(nil),                 // 4: hive.types.v1.Asset
+	(*AuthorPermlink)(nil),        // 3: hive.types.v1.AuthorPermlink
+	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
+	(*Asset)(nil),                 // 5: hive.types.v1.Asset
 }
 var file_hive_types_v1_comment_proto_depIdxs = []int32{
-	3,  // 0: hive.types.v1.Comment.last_update:type_name -> google.protobuf.Timestamp
-	3,  // 1: hive.types.v1.Comment.created:type_name -> google.protobuf.Timestamp
-	3,  // 2: hive.types.v1.Comment.last_payout:type_name -> google.protobuf.Timestamp
-	3,  // 3: hive.types.v1.Comment.cashout_time:type_name -> google.protobuf.Timestamp
-	3,  // 4: hive.types.v1.Comment.max_cashout_time:type_name -> google.protobuf.Timestamp
-	4,  // 5: hive.types.v1.Comment.total_payout_value:type_name -> hive.types.v1.Asset
-	4,  // 6: hive.types.v1.Comment.curator_payout_value:type_name -> hive.types.v1.Asset
-	4,  // 7: hive.types.v1.Comment.max_accepted_payout:type_name -> hive.types.v1.Asset
+	4,  // 0: hive.types.v1.Comment.last_update:type_name -> google.protobuf.Timestamp
+	4,  // 1: hive.types.v1.Comment.created:type_name -> google.protobuf.Timestamp
+	4,  // 2: hive.types.v1.Comment.last_payout:type_name -> google.protobuf.Timestamp
+	4,  // 3: hive.types.v1.Comment.cashout_time:type_name -> google.protobuf.Timestamp
+	4,  // 4: hive.types.v1.Comment.max_cashout_time:type_name -> google.protobuf.Timestamp
+	5,  // 5: hive.types.v1.Comment.total_payout_value:type_name -> hive.types.v1.Asset
+	5,  // 6: hive.types.v1.Comment.curator_payout_value:type_name -> hive.types.v1.Asset
+	5,  // 7: hive.types.v1.Comment.max_accepted_payout:type_name -> hive.types.v1.Asset
 	1,  // 8: hive.types.v1.Comment.beneficiaries:type_name -> hive.types.v1.Beneficiary
-	3,  // 9: hive.types.v1.Comment.active:type_name -> google.protobuf.Timestamp
-	3,  // 10: hive.types.v1.CommentVote.last_update:type_name -> google.protobuf.Timestamp
+	4,  // 9: hive.types.v1.Comment.active:type_name -> google.protobuf.Timestamp
+	4,  // 10: hive.types.v1.CommentVote.last_update:type_name -> google.protobuf.Timestamp
 	11, // [11:11] is the sub-list for method output_type
 	11, // [11:11] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
@@ -689,7 +749,7 @@ func file_hive_types_v1_comment_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_types_v1_comment_proto_rawDesc), len(file_hive_types_v1_comment_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -7,6 +7,7 @@
 package typesv1
 
 import (
+	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -29,8 +30,8 @@ type Escrow struct {
 	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The sender's own id for this escrow (unique per sender).
 	EscrowId uint32 `protobuf:"varint,2,opt,name=escrow_id,json=escrowId,proto3" json:"escrow_id,omitempty"`
-	// The sender.
-	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	// The sender (hived's key "from", a reserved word in Python).
+	FromAccount string `protobuf:"bytes,3,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The receiver.
 	To string `protobuf:"bytes,4,opt,name=to,proto3" json:"to,omitempty"`
 	// The escrow agent.
@@ -99,9 +100,9 @@ func (x *Escrow) GetEscrowId() uint32 {
 	return 0
 }
 
-func (x *Escrow) GetFrom() string {
+func (x *Escrow) GetFromAccount() string {
 	if x != nil {
-		return x.From
+		return x.FromAccount
 	}
 	return ""
 }
@@ -600,8 +601,9 @@ type SavingsWithdrawal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The chain object id.
 	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The account withdrawing from its savings.
-	From string `protobuf:"bytes,2,opt,name=from,proto3" json:"from,omitempty"`
+	// The account withdrawing from its savings (hived's key "from", a
+	// reserved word in Python).
+	FromAccount string `protobuf:"bytes,2,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The account receiving the funds.
 	To string `protobuf:"bytes,3,opt,name=to,proto3" json:"to,omitempty"`
 	// The transfer memo.
@@ -653,9 +655,9 @@ func (x *SavingsWithdrawal) GetId() uint64 {
 	return 0
 }
 
-func (x *SavingsWithdrawal) GetFrom() string {
+func (x *SavingsWithdrawal) GetFromAccount() string {
 	if x != nil {
-		return x.From
+		return x.FromAccount
 	}
 	return ""
 }
@@ -801,11 +803,11 @@ var File_hive_types_v1_finance_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_finance_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhive/types/v1/finance.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\"\x94\x04\n" +
+	"\x1bhive/types/v1/finance.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x19hivegate/v1/options.proto\"\xad\x04\n" +
 	"\x06Escrow\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1b\n" +
-	"\tescrow_id\x18\x02 \x01(\rR\bescrowId\x12\x12\n" +
-	"\x04from\x18\x03 \x01(\tR\x04from\x12\x0e\n" +
+	"\tescrow_id\x18\x02 \x01(\rR\bescrowId\x12+\n" +
+	"\ffrom_account\x18\x03 \x01(\tB\b\xd2\xf3\x18\x04fromR\vfromAccount\x12\x0e\n" +
 	"\x02to\x18\x04 \x01(\tR\x02to\x12\x14\n" +
 	"\x05agent\x18\x05 \x01(\tR\x05agent\x12O\n" +
 	"\x15ratification_deadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x14ratificationDeadline\x12G\n" +
@@ -852,10 +854,10 @@ const file_hive_types_v1_finance_proto_rawDesc = "" +
 	"\trequestid\x18\x03 \x01(\rR\trequestid\x12A\n" +
 	"\x11collateral_amount\x18\x04 \x01(\v2\x14.hive.types.v1.AssetR\x10collateralAmount\x12?\n" +
 	"\x10converted_amount\x18\x05 \x01(\v2\x14.hive.types.v1.AssetR\x0fconvertedAmount\x12C\n" +
-	"\x0fconversion_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0econversionDate\"\xe0\x01\n" +
+	"\x0fconversion_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0econversionDate\"\xf9\x01\n" +
 	"\x11SavingsWithdrawal\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
-	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12+\n" +
+	"\ffrom_account\x18\x02 \x01(\tB\b\xd2\xf3\x18\x04fromR\vfromAccount\x12\x0e\n" +
 	"\x02to\x18\x03 \x01(\tR\x02to\x12\x12\n" +
 	"\x04memo\x18\x04 \x01(\tR\x04memo\x12\x1d\n" +
 	"\n" +

@@ -34,7 +34,7 @@ type LegacyOperation struct {
 	// The operation type without the "_operation" suffix, for example
 	// "transfer", "vote", "pow", "producer_reward".
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	// The operation's fields as condenser_api writes them (legacy asset strings).
+	// The operation's fields as condenser_api writes them (legacy assets).
 	Value         *structpb.Struct `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -509,26 +509,26 @@ type LegacyDynamicGlobalProperties struct {
 	TotalPow uint64 `protobuf:"varint,6,opt,name=total_pow,json=totalPow,proto3" json:"total_pow,omitempty"`
 	// The number of proof-of-work witnesses.
 	NumPowWitnesses uint32 `protobuf:"varint,7,opt,name=num_pow_witnesses,json=numPowWitnesses,proto3" json:"num_pow_witnesses,omitempty"`
-	// Virtual HIVE supply, a legacy asset string.
-	VirtualSupply string `protobuf:"bytes,8,opt,name=virtual_supply,json=virtualSupply,proto3" json:"virtual_supply,omitempty"`
-	// HIVE supply, a legacy asset string.
-	CurrentSupply string `protobuf:"bytes,9,opt,name=current_supply,json=currentSupply,proto3" json:"current_supply,omitempty"`
-	// HBD supply at genesis, a legacy asset string.
-	InitHbdSupply string `protobuf:"bytes,10,opt,name=init_hbd_supply,json=initHbdSupply,proto3" json:"init_hbd_supply,omitempty"`
-	// HBD supply, a legacy asset string.
-	CurrentHbdSupply string `protobuf:"bytes,11,opt,name=current_hbd_supply,json=currentHbdSupply,proto3" json:"current_hbd_supply,omitempty"`
-	// HIVE backing all Hive Power, a legacy asset string.
-	TotalVestingFundHive string `protobuf:"bytes,12,opt,name=total_vesting_fund_hive,json=totalVestingFundHive,proto3" json:"total_vesting_fund_hive,omitempty"`
-	// Total VESTS, a legacy asset string.
-	TotalVestingShares string `protobuf:"bytes,13,opt,name=total_vesting_shares,json=totalVestingShares,proto3" json:"total_vesting_shares,omitempty"`
-	// HIVE in the reward pool, a legacy asset string.
-	TotalRewardFundHive string `protobuf:"bytes,14,opt,name=total_reward_fund_hive,json=totalRewardFundHive,proto3" json:"total_reward_fund_hive,omitempty"`
+	// Virtual HIVE supply, a legacy asset.
+	VirtualSupply *LegacyAsset `protobuf:"bytes,8,opt,name=virtual_supply,json=virtualSupply,proto3" json:"virtual_supply,omitempty"`
+	// HIVE supply, a legacy asset.
+	CurrentSupply *LegacyAsset `protobuf:"bytes,9,opt,name=current_supply,json=currentSupply,proto3" json:"current_supply,omitempty"`
+	// HBD supply at genesis, a legacy asset.
+	InitHbdSupply *LegacyAsset `protobuf:"bytes,10,opt,name=init_hbd_supply,json=initHbdSupply,proto3" json:"init_hbd_supply,omitempty"`
+	// HBD supply, a legacy asset.
+	CurrentHbdSupply *LegacyAsset `protobuf:"bytes,11,opt,name=current_hbd_supply,json=currentHbdSupply,proto3" json:"current_hbd_supply,omitempty"`
+	// HIVE backing all Hive Power, a legacy asset.
+	TotalVestingFundHive *LegacyAsset `protobuf:"bytes,12,opt,name=total_vesting_fund_hive,json=totalVestingFundHive,proto3" json:"total_vesting_fund_hive,omitempty"`
+	// Total VESTS, a legacy asset.
+	TotalVestingShares *LegacyAsset `protobuf:"bytes,13,opt,name=total_vesting_shares,json=totalVestingShares,proto3" json:"total_vesting_shares,omitempty"`
+	// HIVE in the reward pool, a legacy asset.
+	TotalRewardFundHive *LegacyAsset `protobuf:"bytes,14,opt,name=total_reward_fund_hive,json=totalRewardFundHive,proto3" json:"total_reward_fund_hive,omitempty"`
 	// Sum of squared reward shares, a 128-bit decimal integer string.
 	TotalRewardShares2 string `protobuf:"bytes,15,opt,name=total_reward_shares2,json=totalRewardShares2,proto3" json:"total_reward_shares2,omitempty"`
-	// VESTS of pending vesting rewards, a legacy asset string.
-	PendingRewardedVestingShares string `protobuf:"bytes,16,opt,name=pending_rewarded_vesting_shares,json=pendingRewardedVestingShares,proto3" json:"pending_rewarded_vesting_shares,omitempty"`
-	// HIVE backing pending vesting rewards, a legacy asset string.
-	PendingRewardedVestingHive string `protobuf:"bytes,17,opt,name=pending_rewarded_vesting_hive,json=pendingRewardedVestingHive,proto3" json:"pending_rewarded_vesting_hive,omitempty"`
+	// VESTS of pending vesting rewards, a legacy asset.
+	PendingRewardedVestingShares *LegacyAsset `protobuf:"bytes,16,opt,name=pending_rewarded_vesting_shares,json=pendingRewardedVestingShares,proto3" json:"pending_rewarded_vesting_shares,omitempty"`
+	// HIVE backing pending vesting rewards, a legacy asset.
+	PendingRewardedVestingHive *LegacyAsset `protobuf:"bytes,17,opt,name=pending_rewarded_vesting_hive,json=pendingRewardedVestingHive,proto3" json:"pending_rewarded_vesting_hive,omitempty"`
 	// HBD savings interest rate in basis points.
 	HbdInterestRate uint32 `protobuf:"varint,18,opt,name=hbd_interest_rate,json=hbdInterestRate,proto3" json:"hbd_interest_rate,omitempty"`
 	// The share of HBD rewards printed as HBD, in basis points.
@@ -567,8 +567,8 @@ type LegacyDynamicGlobalProperties struct {
 	VestingRewardPercent uint32 `protobuf:"varint,35,opt,name=vesting_reward_percent,json=vestingRewardPercent,proto3" json:"vesting_reward_percent,omitempty"`
 	// The share of inflation going to the DHF, in basis points.
 	ProposalFundPercent uint32 `protobuf:"varint,36,opt,name=proposal_fund_percent,json=proposalFundPercent,proto3" json:"proposal_fund_percent,omitempty"`
-	// HBD accumulated for the DHF since the last maintenance, a legacy asset string.
-	DhfIntervalLedger string `protobuf:"bytes,37,opt,name=dhf_interval_ledger,json=dhfIntervalLedger,proto3" json:"dhf_interval_ledger,omitempty"`
+	// HBD accumulated for the DHF since the last maintenance, a legacy asset.
+	DhfIntervalLedger *LegacyAsset `protobuf:"bytes,37,opt,name=dhf_interval_ledger,json=dhfIntervalLedger,proto3" json:"dhf_interval_ledger,omitempty"`
 	// The downvote pool as a share of voting mana, in basis points.
 	DownvotePoolPercent uint32 `protobuf:"varint,38,opt,name=downvote_pool_percent,json=downvotePoolPercent,proto3" json:"downvote_pool_percent,omitempty"`
 	// The number of removed objects cleaned up per block.
@@ -585,10 +585,10 @@ type LegacyDynamicGlobalProperties struct {
 	MinRecurrentTransfersRecurrence uint32 `protobuf:"varint,44,opt,name=min_recurrent_transfers_recurrence,json=minRecurrentTransfersRecurrence,proto3" json:"min_recurrent_transfers_recurrence,omitempty"`
 	// The most open recurrent transfers per account.
 	MaxOpenRecurrentTransfers uint32 `protobuf:"varint,45,opt,name=max_open_recurrent_transfers,json=maxOpenRecurrentTransfers,proto3" json:"max_open_recurrent_transfers,omitempty"`
-	// The SMT creation fee, a legacy asset string. SMT builds only (never mainnet).
+	// The SMT creation fee, a legacy asset. SMT builds only (never mainnet).
 	//
 	// Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
-	SmtCreationFee *string `protobuf:"bytes,46,opt,name=smt_creation_fee,json=smtCreationFee,proto3,oneof" json:"smt_creation_fee,omitempty"`
+	SmtCreationFee *LegacyAsset `protobuf:"bytes,46,opt,name=smt_creation_fee,json=smtCreationFee,proto3" json:"smt_creation_fee,omitempty"`
 	// Old name of proposal_fund_percent, written by hived 1.24 / 1.25 only.
 	//
 	// Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
@@ -596,7 +596,7 @@ type LegacyDynamicGlobalProperties struct {
 	// Old name of dhf_interval_ledger, written by hived 1.24 / 1.25 only.
 	//
 	// Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
-	SpsIntervalLedger *string `protobuf:"bytes,48,opt,name=sps_interval_ledger,json=spsIntervalLedger,proto3,oneof" json:"sps_interval_ledger,omitempty"`
+	SpsIntervalLedger *LegacyAsset `protobuf:"bytes,48,opt,name=sps_interval_ledger,json=spsIntervalLedger,proto3" json:"sps_interval_ledger,omitempty"`
 	// Written by hived 1.24 .. 1.26 only; removed in 1.27.
 	//
 	// Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
@@ -677,53 +677,53 @@ func (x *LegacyDynamicGlobalProperties) GetNumPowWitnesses() uint32 {
 	return 0
 }
 
-func (x *LegacyDynamicGlobalProperties) GetVirtualSupply() string {
+func (x *LegacyDynamicGlobalProperties) GetVirtualSupply() *LegacyAsset {
 	if x != nil {
 		return x.VirtualSupply
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetCurrentSupply() string {
+func (x *LegacyDynamicGlobalProperties) GetCurrentSupply() *LegacyAsset {
 	if x != nil {
 		return x.CurrentSupply
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetInitHbdSupply() string {
+func (x *LegacyDynamicGlobalProperties) GetInitHbdSupply() *LegacyAsset {
 	if x != nil {
 		return x.InitHbdSupply
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetCurrentHbdSupply() string {
+func (x *LegacyDynamicGlobalProperties) GetCurrentHbdSupply() *LegacyAsset {
 	if x != nil {
 		return x.CurrentHbdSupply
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetTotalVestingFundHive() string {
+func (x *LegacyDynamicGlobalProperties) GetTotalVestingFundHive() *LegacyAsset {
 	if x != nil {
 		return x.TotalVestingFundHive
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetTotalVestingShares() string {
+func (x *LegacyDynamicGlobalProperties) GetTotalVestingShares() *LegacyAsset {
 	if x != nil {
 		return x.TotalVestingShares
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetTotalRewardFundHive() string {
+func (x *LegacyDynamicGlobalProperties) GetTotalRewardFundHive() *LegacyAsset {
 	if x != nil {
 		return x.TotalRewardFundHive
 	}
-	return ""
+	return nil
 }
 
 func (x *LegacyDynamicGlobalProperties) GetTotalRewardShares2() string {
@@ -733,18 +733,18 @@ func (x *LegacyDynamicGlobalProperties) GetTotalRewardShares2() string {
 	return ""
 }
 
-func (x *LegacyDynamicGlobalProperties) GetPendingRewardedVestingShares() string {
+func (x *LegacyDynamicGlobalProperties) GetPendingRewardedVestingShares() *LegacyAsset {
 	if x != nil {
 		return x.PendingRewardedVestingShares
 	}
-	return ""
+	return nil
 }
 
-func (x *LegacyDynamicGlobalProperties) GetPendingRewardedVestingHive() string {
+func (x *LegacyDynamicGlobalProperties) GetPendingRewardedVestingHive() *LegacyAsset {
 	if x != nil {
 		return x.PendingRewardedVestingHive
 	}
-	return ""
+	return nil
 }
 
 func (x *LegacyDynamicGlobalProperties) GetHbdInterestRate() uint32 {
@@ -880,11 +880,11 @@ func (x *LegacyDynamicGlobalProperties) GetProposalFundPercent() uint32 {
 	return 0
 }
 
-func (x *LegacyDynamicGlobalProperties) GetDhfIntervalLedger() string {
+func (x *LegacyDynamicGlobalProperties) GetDhfIntervalLedger() *LegacyAsset {
 	if x != nil {
 		return x.DhfIntervalLedger
 	}
-	return ""
+	return nil
 }
 
 func (x *LegacyDynamicGlobalProperties) GetDownvotePoolPercent() uint32 {
@@ -944,11 +944,11 @@ func (x *LegacyDynamicGlobalProperties) GetMaxOpenRecurrentTransfers() uint32 {
 }
 
 // Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
-func (x *LegacyDynamicGlobalProperties) GetSmtCreationFee() string {
-	if x != nil && x.SmtCreationFee != nil {
-		return *x.SmtCreationFee
+func (x *LegacyDynamicGlobalProperties) GetSmtCreationFee() *LegacyAsset {
+	if x != nil {
+		return x.SmtCreationFee
 	}
-	return ""
+	return nil
 }
 
 // Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
@@ -960,11 +960,11 @@ func (x *LegacyDynamicGlobalProperties) GetSpsFundPercent() uint32 {
 }
 
 // Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
-func (x *LegacyDynamicGlobalProperties) GetSpsIntervalLedger() string {
-	if x != nil && x.SpsIntervalLedger != nil {
-		return *x.SpsIntervalLedger
+func (x *LegacyDynamicGlobalProperties) GetSpsIntervalLedger() *LegacyAsset {
+	if x != nil {
+		return x.SpsIntervalLedger
 	}
-	return ""
+	return nil
 }
 
 // Deprecated: Marked as deprecated in hive/types/v1/legacy.proto.
@@ -986,8 +986,8 @@ type LegacyVestingDelegation struct {
 	Delegator string `protobuf:"bytes,2,opt,name=delegator,proto3" json:"delegator,omitempty"`
 	// The receiving account.
 	Delegatee string `protobuf:"bytes,3,opt,name=delegatee,proto3" json:"delegatee,omitempty"`
-	// The delegated amount, a legacy asset string ("314566.314850 VESTS").
-	VestingShares string `protobuf:"bytes,4,opt,name=vesting_shares,json=vestingShares,proto3" json:"vesting_shares,omitempty"`
+	// The delegated amount, a legacy asset ("314566.314850 VESTS").
+	VestingShares *LegacyAsset `protobuf:"bytes,4,opt,name=vesting_shares,json=vestingShares,proto3" json:"vesting_shares,omitempty"`
 	// The earliest time the delegation may be removed.
 	MinDelegationTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=min_delegation_time,json=minDelegationTime,proto3" json:"min_delegation_time,omitempty"`
 	unknownFields     protoimpl.UnknownFields
@@ -1045,11 +1045,11 @@ func (x *LegacyVestingDelegation) GetDelegatee() string {
 	return ""
 }
 
-func (x *LegacyVestingDelegation) GetVestingShares() string {
+func (x *LegacyVestingDelegation) GetVestingShares() *LegacyAsset {
 	if x != nil {
 		return x.VestingShares
 	}
-	return ""
+	return nil
 }
 
 func (x *LegacyVestingDelegation) GetMinDelegationTime() *timestamppb.Timestamp {
@@ -1059,11 +1059,104 @@ func (x *LegacyVestingDelegation) GetMinDelegationTime() *timestamppb.Timestamp 
 	return nil
 }
 
+// LegacySignedTransaction is a signed transaction in legacy form, as
+// condenser_api takes it as a parameter (get_transaction_hex,
+// get_required_signatures, verify_authority, ...).
+type LegacySignedTransaction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The low 16 bits of a recent block number (TaPoS).
+	RefBlockNum uint32 `protobuf:"varint,1,opt,name=ref_block_num,json=refBlockNum,proto3" json:"ref_block_num,omitempty"`
+	// 32 bits of that block's id (TaPoS).
+	RefBlockPrefix uint32 `protobuf:"varint,2,opt,name=ref_block_prefix,json=refBlockPrefix,proto3" json:"ref_block_prefix,omitempty"`
+	// When the transaction expires.
+	Expiration *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expiration,proto3" json:"expiration,omitempty"`
+	// The operations in legacy form.
+	Operations []*LegacyOperation `protobuf:"bytes,4,rep,name=operations,proto3" json:"operations,omitempty"`
+	// Transaction extensions (usually empty).
+	Extensions []*structpb.Value `protobuf:"bytes,5,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	// The signatures (130 hex digits each); empty for an unsigned transaction.
+	Signatures    []string `protobuf:"bytes,6,rep,name=signatures,proto3" json:"signatures,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LegacySignedTransaction) Reset() {
+	*x = LegacySignedTransaction{}
+	mi := &file_hive_types_v1_legacy_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LegacySignedTransaction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LegacySignedTransaction) ProtoMessage() {}
+
+func (x *LegacySignedTransaction) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_legacy_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LegacySignedTransaction.ProtoReflect.Descriptor instead.
+func (*LegacySignedTransaction) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_legacy_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *LegacySignedTransaction) GetRefBlockNum() uint32 {
+	if x != nil {
+		return x.RefBlockNum
+	}
+	return 0
+}
+
+func (x *LegacySignedTransaction) GetRefBlockPrefix() uint32 {
+	if x != nil {
+		return x.RefBlockPrefix
+	}
+	return 0
+}
+
+func (x *LegacySignedTransaction) GetExpiration() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Expiration
+	}
+	return nil
+}
+
+func (x *LegacySignedTransaction) GetOperations() []*LegacyOperation {
+	if x != nil {
+		return x.Operations
+	}
+	return nil
+}
+
+func (x *LegacySignedTransaction) GetExtensions() []*structpb.Value {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
+}
+
+func (x *LegacySignedTransaction) GetSignatures() []string {
+	if x != nil {
+		return x.Signatures
+	}
+	return nil
+}
+
 var File_hive_types_v1_legacy_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_legacy_proto_rawDesc = "" +
 	"\n" +
-	"\x1ahive/types/v1/legacy.proto\x12\rhive.types.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hivegate/v1/options.proto\"Z\n" +
+	"\x1ahive/types/v1/legacy.proto\x12\rhive.types.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x19hivegate/v1/options.proto\"Z\n" +
 	"\x0fLegacyOperation\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12-\n" +
 	"\x05value\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x05value:\x04\xc8\xf3\x18\x01\"\xa2\x03\n" +
@@ -1112,25 +1205,25 @@ const file_hive_types_v1_legacy_proto_rawDesc = "" +
 	"\x02op\x18\a \x01(\v2\x1e.hive.types.v1.LegacyOperationR\x02op\"\x82\x01\n" +
 	"\x19LegacyAccountHistoryEntry\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\rR\bsequence\x12C\n" +
-	"\toperation\x18\x02 \x01(\v2%.hive.types.v1.LegacyAppliedOperationR\toperation:\x04\xc8\xf3\x18\x01\"\xb2\x15\n" +
+	"\toperation\x18\x02 \x01(\v2%.hive.types.v1.LegacyAppliedOperationR\toperation:\x04\xc8\xf3\x18\x01\"\xcb\x17\n" +
 	"\x1dLegacyDynamicGlobalProperties\x12*\n" +
 	"\x11head_block_number\x18\x02 \x01(\rR\x0fheadBlockNumber\x12\"\n" +
 	"\rhead_block_id\x18\x03 \x01(\tR\vheadBlockId\x12.\n" +
 	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12'\n" +
 	"\x0fcurrent_witness\x18\x05 \x01(\tR\x0ecurrentWitness\x12\x1b\n" +
 	"\ttotal_pow\x18\x06 \x01(\x04R\btotalPow\x12*\n" +
-	"\x11num_pow_witnesses\x18\a \x01(\rR\x0fnumPowWitnesses\x12%\n" +
-	"\x0evirtual_supply\x18\b \x01(\tR\rvirtualSupply\x12%\n" +
-	"\x0ecurrent_supply\x18\t \x01(\tR\rcurrentSupply\x12&\n" +
+	"\x11num_pow_witnesses\x18\a \x01(\rR\x0fnumPowWitnesses\x12A\n" +
+	"\x0evirtual_supply\x18\b \x01(\v2\x1a.hive.types.v1.LegacyAssetR\rvirtualSupply\x12A\n" +
+	"\x0ecurrent_supply\x18\t \x01(\v2\x1a.hive.types.v1.LegacyAssetR\rcurrentSupply\x12B\n" +
 	"\x0finit_hbd_supply\x18\n" +
-	" \x01(\tR\rinitHbdSupply\x12,\n" +
-	"\x12current_hbd_supply\x18\v \x01(\tR\x10currentHbdSupply\x125\n" +
-	"\x17total_vesting_fund_hive\x18\f \x01(\tR\x14totalVestingFundHive\x120\n" +
-	"\x14total_vesting_shares\x18\r \x01(\tR\x12totalVestingShares\x123\n" +
-	"\x16total_reward_fund_hive\x18\x0e \x01(\tR\x13totalRewardFundHive\x120\n" +
-	"\x14total_reward_shares2\x18\x0f \x01(\tR\x12totalRewardShares2\x12E\n" +
-	"\x1fpending_rewarded_vesting_shares\x18\x10 \x01(\tR\x1cpendingRewardedVestingShares\x12A\n" +
-	"\x1dpending_rewarded_vesting_hive\x18\x11 \x01(\tR\x1apendingRewardedVestingHive\x12*\n" +
+	" \x01(\v2\x1a.hive.types.v1.LegacyAssetR\rinitHbdSupply\x12H\n" +
+	"\x12current_hbd_supply\x18\v \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x10currentHbdSupply\x12Q\n" +
+	"\x17total_vesting_fund_hive\x18\f \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x14totalVestingFundHive\x12L\n" +
+	"\x14total_vesting_shares\x18\r \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x12totalVestingShares\x12O\n" +
+	"\x16total_reward_fund_hive\x18\x0e \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x13totalRewardFundHive\x120\n" +
+	"\x14total_reward_shares2\x18\x0f \x01(\tR\x12totalRewardShares2\x12a\n" +
+	"\x1fpending_rewarded_vesting_shares\x18\x10 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x1cpendingRewardedVestingShares\x12]\n" +
+	"\x1dpending_rewarded_vesting_hive\x18\x11 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x1apendingRewardedVestingHive\x12*\n" +
 	"\x11hbd_interest_rate\x18\x12 \x01(\rR\x0fhbdInterestRate\x12$\n" +
 	"\x0ehbd_print_rate\x18\x13 \x01(\rR\fhbdPrintRate\x12,\n" +
 	"\x12maximum_block_size\x18\x14 \x01(\rR\x10maximumBlockSize\x12#\n" +
@@ -1149,8 +1242,8 @@ const file_hive_types_v1_legacy_proto_rawDesc = "" +
 	"\x1bnext_daily_maintenance_time\x18! \x01(\v2\x1a.google.protobuf.TimestampR\x18nextDailyMaintenanceTime\x124\n" +
 	"\x16content_reward_percent\x18\" \x01(\rR\x14contentRewardPercent\x124\n" +
 	"\x16vesting_reward_percent\x18# \x01(\rR\x14vestingRewardPercent\x122\n" +
-	"\x15proposal_fund_percent\x18$ \x01(\rR\x13proposalFundPercent\x12.\n" +
-	"\x13dhf_interval_ledger\x18% \x01(\tR\x11dhfIntervalLedger\x122\n" +
+	"\x15proposal_fund_percent\x18$ \x01(\rR\x13proposalFundPercent\x12J\n" +
+	"\x13dhf_interval_ledger\x18% \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x11dhfIntervalLedger\x122\n" +
 	"\x15downvote_pool_percent\x18& \x01(\rR\x13downvotePoolPercent\x128\n" +
 	"\x18current_remove_threshold\x18' \x01(\x05R\x16currentRemoveThreshold\x120\n" +
 	"\x14early_voting_seconds\x18( \x01(\x04R\x12earlyVotingSeconds\x12,\n" +
@@ -1158,21 +1251,34 @@ const file_hive_types_v1_legacy_proto_rawDesc = "" +
 	"+max_consecutive_recurrent_transfer_failures\x18* \x01(\rR'maxConsecutiveRecurrentTransferFailures\x12D\n" +
 	"\x1fmax_recurrent_transfer_end_date\x18+ \x01(\rR\x1bmaxRecurrentTransferEndDate\x12K\n" +
 	"\"min_recurrent_transfers_recurrence\x18, \x01(\rR\x1fminRecurrentTransfersRecurrence\x12?\n" +
-	"\x1cmax_open_recurrent_transfers\x18- \x01(\rR\x19maxOpenRecurrentTransfers\x121\n" +
-	"\x10smt_creation_fee\x18. \x01(\tB\x02\x18\x01H\x00R\x0esmtCreationFee\x88\x01\x01\x121\n" +
-	"\x10sps_fund_percent\x18/ \x01(\rB\x02\x18\x01H\x01R\x0espsFundPercent\x88\x01\x01\x127\n" +
-	"\x13sps_interval_ledger\x180 \x01(\tB\x02\x18\x01H\x02R\x11spsIntervalLedger\x88\x01\x01\x12T\n" +
-	"\"required_actions_partition_percent\x181 \x01(\rB\x02\x18\x01H\x03R\x1frequiredActionsPartitionPercent\x88\x01\x01B\x13\n" +
-	"\x11_smt_creation_feeB\x13\n" +
-	"\x11_sps_fund_percentB\x16\n" +
-	"\x14_sps_interval_ledgerB%\n" +
-	"#_required_actions_partition_percent\"\xd8\x01\n" +
+	"\x1cmax_open_recurrent_transfers\x18- \x01(\rR\x19maxOpenRecurrentTransfers\x12H\n" +
+	"\x10smt_creation_fee\x18. \x01(\v2\x1a.hive.types.v1.LegacyAssetB\x02\x18\x01R\x0esmtCreationFee\x121\n" +
+	"\x10sps_fund_percent\x18/ \x01(\rB\x02\x18\x01H\x00R\x0espsFundPercent\x88\x01\x01\x12N\n" +
+	"\x13sps_interval_ledger\x180 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\x02\x18\x01R\x11spsIntervalLedger\x12T\n" +
+	"\"required_actions_partition_percent\x181 \x01(\rB\x02\x18\x01H\x01R\x1frequiredActionsPartitionPercent\x88\x01\x01B\x13\n" +
+	"\x11_sps_fund_percentB%\n" +
+	"#_required_actions_partition_percent\"\xf4\x01\n" +
 	"\x17LegacyVestingDelegation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1c\n" +
 	"\tdelegator\x18\x02 \x01(\tR\tdelegator\x12\x1c\n" +
-	"\tdelegatee\x18\x03 \x01(\tR\tdelegatee\x12%\n" +
-	"\x0evesting_shares\x18\x04 \x01(\tR\rvestingShares\x12J\n" +
-	"\x13min_delegation_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x11minDelegationTimeB\xae\x01\n" +
+	"\tdelegatee\x18\x03 \x01(\tR\tdelegatee\x12A\n" +
+	"\x0evesting_shares\x18\x04 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\rvestingShares\x12J\n" +
+	"\x13min_delegation_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x11minDelegationTime\"\xbb\x02\n" +
+	"\x17LegacySignedTransaction\x12\"\n" +
+	"\rref_block_num\x18\x01 \x01(\rR\vrefBlockNum\x12(\n" +
+	"\x10ref_block_prefix\x18\x02 \x01(\rR\x0erefBlockPrefix\x12:\n" +
+	"\n" +
+	"expiration\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expiration\x12>\n" +
+	"\n" +
+	"operations\x18\x04 \x03(\v2\x1e.hive.types.v1.LegacyOperationR\n" +
+	"operations\x126\n" +
+	"\n" +
+	"extensions\x18\x05 \x03(\v2\x16.google.protobuf.ValueR\n" +
+	"extensions\x12\x1e\n" +
+	"\n" +
+	"signatures\x18\x06 \x03(\tR\n" +
+	"signaturesB\xae\x01\n" +
 	"\x11com.hive.types.v1B\vLegacyProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
@@ -1187,7 +1293,7 @@ func file_hive_types_v1_legacy_proto_rawDescGZIP() []byte {
 	return file_hive_types_v1_legacy_proto_rawDescData
 }
 
-var file_hive_types_v1_legacy_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_hive_types_v1_legacy_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hive_types_v1_legacy_proto_goTypes = []any{
 	(*LegacyOperation)(nil),               // 0: hive.types.v1.LegacyOperation
 	(*LegacyTransaction)(nil),             // 1: hive.types.v1.LegacyTransaction
@@ -1196,31 +1302,49 @@ var file_hive_types_v1_legacy_proto_goTypes = []any{
 	(*LegacyAccountHistoryEntry)(nil),     // 4: hive.types.v1.LegacyAccountHistoryEntry
 	(*LegacyDynamicGlobalProperties)(nil), // 5: hive.types.v1.LegacyDynamicGlobalProperties
 	(*LegacyVestingDelegation)(nil),       // 6: hive.types.v1.LegacyVestingDelegation
-	(*structpb.Struct)(nil),               // 7: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 8: google.protobuf.Timestamp
-	(*structpb.Value)(nil),                // 9: google.protobuf.Value
+	(*LegacySignedTransaction)(nil),       // 7: hive.types.v1.LegacySignedTransaction
+	(*structpb.Struct)(nil),               // 8: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 9: google.protobuf.Timestamp
+	(*structpb.Value)(nil),                // 10: google.protobuf.Value
+	(*LegacyAsset)(nil),                   // 11: hive.types.v1.LegacyAsset
 }
 var file_hive_types_v1_legacy_proto_depIdxs = []int32{
-	7,  // 0: hive.types.v1.LegacyOperation.value:type_name -> google.protobuf.Struct
-	8,  // 1: hive.types.v1.LegacyTransaction.expiration:type_name -> google.protobuf.Timestamp
+	8,  // 0: hive.types.v1.LegacyOperation.value:type_name -> google.protobuf.Struct
+	9,  // 1: hive.types.v1.LegacyTransaction.expiration:type_name -> google.protobuf.Timestamp
 	0,  // 2: hive.types.v1.LegacyTransaction.operations:type_name -> hive.types.v1.LegacyOperation
-	9,  // 3: hive.types.v1.LegacyTransaction.extensions:type_name -> google.protobuf.Value
-	8,  // 4: hive.types.v1.LegacySignedBlock.timestamp:type_name -> google.protobuf.Timestamp
-	9,  // 5: hive.types.v1.LegacySignedBlock.extensions:type_name -> google.protobuf.Value
+	10, // 3: hive.types.v1.LegacyTransaction.extensions:type_name -> google.protobuf.Value
+	9,  // 4: hive.types.v1.LegacySignedBlock.timestamp:type_name -> google.protobuf.Timestamp
+	10, // 5: hive.types.v1.LegacySignedBlock.extensions:type_name -> google.protobuf.Value
 	1,  // 6: hive.types.v1.LegacySignedBlock.transactions:type_name -> hive.types.v1.LegacyTransaction
-	8,  // 7: hive.types.v1.LegacyAppliedOperation.timestamp:type_name -> google.protobuf.Timestamp
+	9,  // 7: hive.types.v1.LegacyAppliedOperation.timestamp:type_name -> google.protobuf.Timestamp
 	0,  // 8: hive.types.v1.LegacyAppliedOperation.op:type_name -> hive.types.v1.LegacyOperation
 	3,  // 9: hive.types.v1.LegacyAccountHistoryEntry.operation:type_name -> hive.types.v1.LegacyAppliedOperation
-	8,  // 10: hive.types.v1.LegacyDynamicGlobalProperties.time:type_name -> google.protobuf.Timestamp
-	8,  // 11: hive.types.v1.LegacyDynamicGlobalProperties.next_maintenance_time:type_name -> google.protobuf.Timestamp
-	8,  // 12: hive.types.v1.LegacyDynamicGlobalProperties.last_budget_time:type_name -> google.protobuf.Timestamp
-	8,  // 13: hive.types.v1.LegacyDynamicGlobalProperties.next_daily_maintenance_time:type_name -> google.protobuf.Timestamp
-	8,  // 14: hive.types.v1.LegacyVestingDelegation.min_delegation_time:type_name -> google.protobuf.Timestamp
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	9,  // 10: hive.types.v1.LegacyDynamicGlobalProperties.time:type_name -> google.protobuf.Timestamp
+	11, // 11: hive.types.v1.LegacyDynamicGlobalProperties.virtual_supply:type_name -> hive.types.v1.LegacyAsset
+	11, // 12: hive.types.v1.LegacyDynamicGlobalProperties.current_supply:type_name -> hive.types.v1.LegacyAsset
+	11, // 13: hive.types.v1.LegacyDynamicGlobalProperties.init_hbd_supply:type_name -> hive.types.v1.LegacyAsset
+	11, // 14: hive.types.v1.LegacyDynamicGlobalProperties.current_hbd_supply:type_name -> hive.types.v1.LegacyAsset
+	11, // 15: hive.types.v1.LegacyDynamicGlobalProperties.total_vesting_fund_hive:type_name -> hive.types.v1.LegacyAsset
+	11, // 16: hive.types.v1.LegacyDynamicGlobalProperties.total_vesting_shares:type_name -> hive.types.v1.LegacyAsset
+	11, // 17: hive.types.v1.LegacyDynamicGlobalProperties.total_reward_fund_hive:type_name -> hive.types.v1.LegacyAsset
+	11, // 18: hive.types.v1.LegacyDynamicGlobalProperties.pending_rewarded_vesting_shares:type_name -> hive.types.v1.LegacyAsset
+	11, // 19: hive.types.v1.LegacyDynamicGlobalProperties.pending_rewarded_vesting_hive:type_name -> hive.types.v1.LegacyAsset
+	9,  // 20: hive.types.v1.LegacyDynamicGlobalProperties.next_maintenance_time:type_name -> google.protobuf.Timestamp
+	9,  // 21: hive.types.v1.LegacyDynamicGlobalProperties.last_budget_time:type_name -> google.protobuf.Timestamp
+	9,  // 22: hive.types.v1.LegacyDynamicGlobalProperties.next_daily_maintenance_time:type_name -> google.protobuf.Timestamp
+	11, // 23: hive.types.v1.LegacyDynamicGlobalProperties.dhf_interval_ledger:type_name -> hive.types.v1.LegacyAsset
+	11, // 24: hive.types.v1.LegacyDynamicGlobalProperties.smt_creation_fee:type_name -> hive.types.v1.LegacyAsset
+	11, // 25: hive.types.v1.LegacyDynamicGlobalProperties.sps_interval_ledger:type_name -> hive.types.v1.LegacyAsset
+	11, // 26: hive.types.v1.LegacyVestingDelegation.vesting_shares:type_name -> hive.types.v1.LegacyAsset
+	9,  // 27: hive.types.v1.LegacyVestingDelegation.min_delegation_time:type_name -> google.protobuf.Timestamp
+	9,  // 28: hive.types.v1.LegacySignedTransaction.expiration:type_name -> google.protobuf.Timestamp
+	0,  // 29: hive.types.v1.LegacySignedTransaction.operations:type_name -> hive.types.v1.LegacyOperation
+	10, // 30: hive.types.v1.LegacySignedTransaction.extensions:type_name -> google.protobuf.Value
+	31, // [31:31] is the sub-list for method output_type
+	31, // [31:31] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_hive_types_v1_legacy_proto_init() }
@@ -1228,6 +1352,7 @@ func file_hive_types_v1_legacy_proto_init() {
 	if File_hive_types_v1_legacy_proto != nil {
 		return
 	}
+	file_hive_types_v1_asset_proto_init()
 	file_hive_types_v1_legacy_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1235,7 +1360,7 @@ func file_hive_types_v1_legacy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_types_v1_legacy_proto_rawDesc), len(file_hive_types_v1_legacy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

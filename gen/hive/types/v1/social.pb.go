@@ -7,6 +7,7 @@
 package typesv1
 
 import (
+	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -78,14 +79,14 @@ func (FollowType) EnumDescriptor() ([]byte, []int) {
 
 // Post is a post or comment as hivemind writes it for condenser_api,
 // follow_api and tags_api (hivemind's condenser post object): payouts as
-// legacy asset strings, with the author's reputation and the active votes.
+// legacy assets, with the author's reputation and the active votes.
 // For the database_api shape (NAI assets) see Comment.
 //
 // The "content additions" (id, author_rewards, max_cashout_time, ...) appear
 // only in some methods (condenser_api.get_content and similar) and therefore
-// have presence; the methods hivegate models today do not write them, except
-// post_id in current hivemind. Not modelled: reblogged_by (written only by
-// get_content-style methods, not by any modelled method).
+// have presence; most methods do not write them, except post_id in current
+// hivemind. condenser_api.get_content and get_content_replies write every
+// content addition and votes with more detail: see Content.
 type Post struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The author.
@@ -114,17 +115,17 @@ type Post struct {
 	LastPayout *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_payout,json=lastPayout,proto3" json:"last_payout,omitempty"`
 	// When the post pays out; 1969-12-31T23:59:59 after payout.
 	CashoutTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=cashout_time,json=cashoutTime,proto3" json:"cashout_time,omitempty"`
-	// The author payout received, a legacy asset string ("1.234 HBD").
-	TotalPayoutValue string `protobuf:"bytes,14,opt,name=total_payout_value,json=totalPayoutValue,proto3" json:"total_payout_value,omitempty"`
-	// The curator payout, a legacy asset string.
-	CuratorPayoutValue string `protobuf:"bytes,15,opt,name=curator_payout_value,json=curatorPayoutValue,proto3" json:"curator_payout_value,omitempty"`
-	// The expected payout while pending, a legacy asset string.
-	PendingPayoutValue string `protobuf:"bytes,16,opt,name=pending_payout_value,json=pendingPayoutValue,proto3" json:"pending_payout_value,omitempty"`
-	// The amount spent promoting the post, a legacy asset string. Written only
+	// The author payout received, a legacy asset ("1.234 HBD").
+	TotalPayoutValue *LegacyAsset `protobuf:"bytes,14,opt,name=total_payout_value,json=totalPayoutValue,proto3" json:"total_payout_value,omitempty"`
+	// The curator payout, a legacy asset.
+	CuratorPayoutValue *LegacyAsset `protobuf:"bytes,15,opt,name=curator_payout_value,json=curatorPayoutValue,proto3" json:"curator_payout_value,omitempty"`
+	// The expected payout while pending, a legacy asset.
+	PendingPayoutValue *LegacyAsset `protobuf:"bytes,16,opt,name=pending_payout_value,json=pendingPayoutValue,proto3" json:"pending_payout_value,omitempty"`
+	// The amount spent promoting the post, a legacy asset. Written only
 	// by older hivemind versions.
 	//
 	// Deprecated: Marked as deprecated in hive/types/v1/social.proto.
-	Promoted *string `protobuf:"bytes,17,opt,name=promoted,proto3,oneof" json:"promoted,omitempty"`
+	Promoted *LegacyAsset `protobuf:"bytes,17,opt,name=promoted,proto3" json:"promoted,omitempty"`
 	// Replies: always empty in these methods (get_state-style methods list
 	// "author/permlink" strings).
 	Replies []string `protobuf:"bytes,18,rep,name=replies,proto3" json:"replies,omitempty"`
@@ -143,8 +144,8 @@ type Post struct {
 	RootTitle string `protobuf:"bytes,24,opt,name=root_title,json=rootTitle,proto3" json:"root_title,omitempty"`
 	// Accounts receiving a share of the author reward.
 	Beneficiaries []*Beneficiary `protobuf:"bytes,25,rep,name=beneficiaries,proto3" json:"beneficiaries,omitempty"`
-	// The highest payout the author accepts, a legacy asset string.
-	MaxAcceptedPayout string `protobuf:"bytes,26,opt,name=max_accepted_payout,json=maxAcceptedPayout,proto3" json:"max_accepted_payout,omitempty"`
+	// The highest payout the author accepts, a legacy asset.
+	MaxAcceptedPayout *LegacyAsset `protobuf:"bytes,26,opt,name=max_accepted_payout,json=maxAcceptedPayout,proto3" json:"max_accepted_payout,omitempty"`
 	// The share of the HBD part of the payout paid in HBD, in basis points.
 	PercentHbd uint32 `protobuf:"varint,27,opt,name=percent_hbd,json=percentHbd,proto3" json:"percent_hbd,omitempty"`
 	// The votes on the post.
@@ -173,14 +174,17 @@ type Post struct {
 	NetVotes *int32 `protobuf:"varint,39,opt,name=net_votes,json=netVotes,proto3,oneof" json:"net_votes,omitempty"`
 	// Content addition: absolute reward shares of the subtree.
 	ChildrenAbsRshares *int64 `protobuf:"varint,40,opt,name=children_abs_rshares,json=childrenAbsRshares,proto3,oneof" json:"children_abs_rshares,omitempty"`
-	// Content addition: pending payout of the whole subtree, a legacy asset string.
-	TotalPendingPayoutValue *string `protobuf:"bytes,41,opt,name=total_pending_payout_value,json=totalPendingPayoutValue,proto3,oneof" json:"total_pending_payout_value,omitempty"`
+	// Content addition: pending payout of the whole subtree, a legacy asset.
+	TotalPendingPayoutValue *LegacyAsset `protobuf:"bytes,41,opt,name=total_pending_payout_value,json=totalPendingPayoutValue,proto3" json:"total_pending_payout_value,omitempty"`
 	// Content addition: total curation weight of the votes.
 	TotalVoteWeight *uint64 `protobuf:"varint,42,opt,name=total_vote_weight,json=totalVoteWeight,proto3,oneof" json:"total_vote_weight,omitempty"`
 	// Content addition: reward shares of the upvotes.
 	VoteRshares *int64 `protobuf:"varint,43,opt,name=vote_rshares,json=voteRshares,proto3,oneof" json:"vote_rshares,omitempty"`
 	// Content addition: absolute reward shares of the votes.
-	AbsRshares    *int64 `protobuf:"varint,44,opt,name=abs_rshares,json=absRshares,proto3,oneof" json:"abs_rshares,omitempty"`
+	AbsRshares *int64 `protobuf:"varint,44,opt,name=abs_rshares,json=absRshares,proto3,oneof" json:"abs_rshares,omitempty"`
+	// The accounts whose reblog put the post in a blog or feed list; unset
+	// when none.
+	RebloggedBy   *NameList `protobuf:"bytes,45,opt,name=reblogged_by,json=rebloggedBy,proto3" json:"reblogged_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -306,33 +310,33 @@ func (x *Post) GetCashoutTime() *timestamppb.Timestamp {
 	return nil
 }
 
-func (x *Post) GetTotalPayoutValue() string {
+func (x *Post) GetTotalPayoutValue() *LegacyAsset {
 	if x != nil {
 		return x.TotalPayoutValue
 	}
-	return ""
+	return nil
 }
 
-func (x *Post) GetCuratorPayoutValue() string {
+func (x *Post) GetCuratorPayoutValue() *LegacyAsset {
 	if x != nil {
 		return x.CuratorPayoutValue
 	}
-	return ""
+	return nil
 }
 
-func (x *Post) GetPendingPayoutValue() string {
+func (x *Post) GetPendingPayoutValue() *LegacyAsset {
 	if x != nil {
 		return x.PendingPayoutValue
 	}
-	return ""
+	return nil
 }
 
 // Deprecated: Marked as deprecated in hive/types/v1/social.proto.
-func (x *Post) GetPromoted() string {
-	if x != nil && x.Promoted != nil {
-		return *x.Promoted
+func (x *Post) GetPromoted() *LegacyAsset {
+	if x != nil {
+		return x.Promoted
 	}
-	return ""
+	return nil
 }
 
 func (x *Post) GetReplies() []string {
@@ -391,11 +395,11 @@ func (x *Post) GetBeneficiaries() []*Beneficiary {
 	return nil
 }
 
-func (x *Post) GetMaxAcceptedPayout() string {
+func (x *Post) GetMaxAcceptedPayout() *LegacyAsset {
 	if x != nil {
 		return x.MaxAcceptedPayout
 	}
-	return ""
+	return nil
 }
 
 func (x *Post) GetPercentHbd() uint32 {
@@ -496,11 +500,11 @@ func (x *Post) GetChildrenAbsRshares() int64 {
 	return 0
 }
 
-func (x *Post) GetTotalPendingPayoutValue() string {
-	if x != nil && x.TotalPendingPayoutValue != nil {
-		return *x.TotalPendingPayoutValue
+func (x *Post) GetTotalPendingPayoutValue() *LegacyAsset {
+	if x != nil {
+		return x.TotalPendingPayoutValue
 	}
-	return ""
+	return nil
 }
 
 func (x *Post) GetTotalVoteWeight() uint64 {
@@ -522,6 +526,13 @@ func (x *Post) GetAbsRshares() int64 {
 		return *x.AbsRshares
 	}
 	return 0
+}
+
+func (x *Post) GetRebloggedBy() *NameList {
+	if x != nil {
+		return x.RebloggedBy
+	}
+	return nil
 }
 
 // PostVote is one entry of Post.active_votes.
@@ -1041,8 +1052,8 @@ type TrendingTag struct {
 	Comments uint32 `protobuf:"varint,2,opt,name=comments,proto3" json:"comments,omitempty"`
 	// The number of top-level posts under the tag.
 	TopPosts uint32 `protobuf:"varint,3,opt,name=top_posts,json=topPosts,proto3" json:"top_posts,omitempty"`
-	// Total pending payouts under the tag, a legacy asset string ("31.090 HBD").
-	TotalPayouts  string `protobuf:"bytes,4,opt,name=total_payouts,json=totalPayouts,proto3" json:"total_payouts,omitempty"`
+	// Total pending payouts under the tag, a legacy asset ("31.090 HBD").
+	TotalPayouts  *LegacyAsset `protobuf:"bytes,4,opt,name=total_payouts,json=totalPayouts,proto3" json:"total_payouts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1098,18 +1109,761 @@ func (x *TrendingTag) GetTopPosts() uint32 {
 	return 0
 }
 
-func (x *TrendingTag) GetTotalPayouts() string {
+func (x *TrendingTag) GetTotalPayouts() *LegacyAsset {
 	if x != nil {
 		return x.TotalPayouts
 	}
+	return nil
+}
+
+// ActiveVote is one vote with its weight and time, as condenser_api's
+// get_active_votes and get_content write it (hived's vote_state).
+type ActiveVote struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The vote's strength in basis points (-10000..10000).
+	Percent int32 `protobuf:"varint,1,opt,name=percent,proto3" json:"percent,omitempty"`
+	// The voter's raw reputation.
+	Reputation int64 `protobuf:"varint,2,opt,name=reputation,proto3" json:"reputation,omitempty"`
+	// Reward shares of the vote.
+	Rshares int64 `protobuf:"varint,3,opt,name=rshares,proto3" json:"rshares,omitempty"`
+	// When the vote was cast (or last changed).
+	Time *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=time,proto3" json:"time,omitempty"`
+	// The voter.
+	Voter string `protobuf:"bytes,5,opt,name=voter,proto3" json:"voter,omitempty"`
+	// The vote's curation weight.
+	Weight        uint64 `protobuf:"varint,6,opt,name=weight,proto3" json:"weight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActiveVote) Reset() {
+	*x = ActiveVote{}
+	mi := &file_hive_types_v1_social_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActiveVote) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActiveVote) ProtoMessage() {}
+
+func (x *ActiveVote) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_social_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActiveVote.ProtoReflect.Descriptor instead.
+func (*ActiveVote) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_social_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ActiveVote) GetPercent() int32 {
+	if x != nil {
+		return x.Percent
+	}
+	return 0
+}
+
+func (x *ActiveVote) GetReputation() int64 {
+	if x != nil {
+		return x.Reputation
+	}
+	return 0
+}
+
+func (x *ActiveVote) GetRshares() int64 {
+	if x != nil {
+		return x.Rshares
+	}
+	return 0
+}
+
+func (x *ActiveVote) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ActiveVote) GetVoter() string {
+	if x != nil {
+		return x.Voter
+	}
 	return ""
+}
+
+func (x *ActiveVote) GetWeight() uint64 {
+	if x != nil {
+		return x.Weight
+	}
+	return 0
+}
+
+// Content is a post or comment as condenser_api's get_content and
+// get_content_replies write it (hivemind's condenser post object with every
+// content addition): Post's fields plus the curation state, and votes with
+// time and weight.
+type Content struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The author.
+	Author string `protobuf:"bytes,1,opt,name=author,proto3" json:"author,omitempty"`
+	// The permlink.
+	Permlink string `protobuf:"bytes,2,opt,name=permlink,proto3" json:"permlink,omitempty"`
+	// The category.
+	Category string `protobuf:"bytes,3,opt,name=category,proto3" json:"category,omitempty"`
+	// The title.
+	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	// The body.
+	Body string `protobuf:"bytes,5,opt,name=body,proto3" json:"body,omitempty"`
+	// JSON metadata, a JSON document in a string.
+	JsonMetadata string `protobuf:"bytes,6,opt,name=json_metadata,json=jsonMetadata,proto3" json:"json_metadata,omitempty"`
+	// When the post was created.
+	Created *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created,proto3" json:"created,omitempty"`
+	// When it was last edited.
+	LastUpdate *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_update,json=lastUpdate,proto3" json:"last_update,omitempty"`
+	// Nesting depth: 0 for a post.
+	Depth uint32 `protobuf:"varint,9,opt,name=depth,proto3" json:"depth,omitempty"`
+	// The number of replies in the subtree.
+	Children uint32 `protobuf:"varint,10,opt,name=children,proto3" json:"children,omitempty"`
+	// Net reward shares of the votes (0 once paid out).
+	NetRshares int64 `protobuf:"varint,11,opt,name=net_rshares,json=netRshares,proto3" json:"net_rshares,omitempty"`
+	// When the post was paid out; 1970-01-01T00:00:00 before payout.
+	LastPayout *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_payout,json=lastPayout,proto3" json:"last_payout,omitempty"`
+	// When the post pays out; 1969-12-31T23:59:59 after payout.
+	CashoutTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=cashout_time,json=cashoutTime,proto3" json:"cashout_time,omitempty"`
+	// The author payout.
+	TotalPayoutValue *LegacyAsset `protobuf:"bytes,14,opt,name=total_payout_value,json=totalPayoutValue,proto3" json:"total_payout_value,omitempty"`
+	// The curator payout.
+	CuratorPayoutValue *LegacyAsset `protobuf:"bytes,15,opt,name=curator_payout_value,json=curatorPayoutValue,proto3" json:"curator_payout_value,omitempty"`
+	// The expected payout while pending.
+	PendingPayoutValue *LegacyAsset `protobuf:"bytes,16,opt,name=pending_payout_value,json=pendingPayoutValue,proto3" json:"pending_payout_value,omitempty"`
+	// Always empty.
+	Replies []string `protobuf:"bytes,17,rep,name=replies,proto3" json:"replies,omitempty"`
+	// The body's length in bytes.
+	BodyLength uint32 `protobuf:"varint,18,opt,name=body_length,json=bodyLength,proto3" json:"body_length,omitempty"`
+	// The author's raw reputation.
+	AuthorReputation int64 `protobuf:"varint,19,opt,name=author_reputation,json=authorReputation,proto3" json:"author_reputation,omitempty"`
+	// The parent's author; "" for a post.
+	ParentAuthor string `protobuf:"bytes,20,opt,name=parent_author,json=parentAuthor,proto3" json:"parent_author,omitempty"`
+	// The parent's permlink; the category for a post.
+	ParentPermlink string `protobuf:"bytes,21,opt,name=parent_permlink,json=parentPermlink,proto3" json:"parent_permlink,omitempty"`
+	// The path: "/category/@author/permlink".
+	Url string `protobuf:"bytes,22,opt,name=url,proto3" json:"url,omitempty"`
+	// The root post's title.
+	RootTitle string `protobuf:"bytes,23,opt,name=root_title,json=rootTitle,proto3" json:"root_title,omitempty"`
+	// Accounts receiving a share of the author reward.
+	Beneficiaries []*Beneficiary `protobuf:"bytes,24,rep,name=beneficiaries,proto3" json:"beneficiaries,omitempty"`
+	// The highest payout the author accepts.
+	MaxAcceptedPayout *LegacyAsset `protobuf:"bytes,25,opt,name=max_accepted_payout,json=maxAcceptedPayout,proto3" json:"max_accepted_payout,omitempty"`
+	// The HBD share of the payout in basis points.
+	PercentHbd uint32 `protobuf:"varint,26,opt,name=percent_hbd,json=percentHbd,proto3" json:"percent_hbd,omitempty"`
+	// The votes with time and weight.
+	ActiveVotes []*ActiveVote `protobuf:"bytes,27,rep,name=active_votes,json=activeVotes,proto3" json:"active_votes,omitempty"`
+	// The accounts that reblogged the post (hivemind writes []).
+	RebloggedBy []string `protobuf:"bytes,28,rep,name=reblogged_by,json=rebloggedBy,proto3" json:"reblogged_by,omitempty"`
+	// Author rewards paid, in HBD satoshis.
+	AuthorRewards int64 `protobuf:"varint,29,opt,name=author_rewards,json=authorRewards,proto3" json:"author_rewards,omitempty"`
+	// Always 1969-12-31T23:59:59.
+	MaxCashoutTime *timestamppb.Timestamp `protobuf:"bytes,30,opt,name=max_cashout_time,json=maxCashoutTime,proto3" json:"max_cashout_time,omitempty"`
+	// Always 10000.
+	RewardWeight uint32 `protobuf:"varint,31,opt,name=reward_weight,json=rewardWeight,proto3" json:"reward_weight,omitempty"`
+	// The root post's author.
+	RootAuthor string `protobuf:"bytes,32,opt,name=root_author,json=rootAuthor,proto3" json:"root_author,omitempty"`
+	// The root post's permlink.
+	RootPermlink string `protobuf:"bytes,33,opt,name=root_permlink,json=rootPermlink,proto3" json:"root_permlink,omitempty"`
+	// Whether replies are allowed.
+	AllowReplies bool `protobuf:"varint,34,opt,name=allow_replies,json=allowReplies,proto3" json:"allow_replies,omitempty"`
+	// Whether votes are allowed.
+	AllowVotes bool `protobuf:"varint,35,opt,name=allow_votes,json=allowVotes,proto3" json:"allow_votes,omitempty"`
+	// Whether curators are rewarded.
+	AllowCurationRewards bool `protobuf:"varint,36,opt,name=allow_curation_rewards,json=allowCurationRewards,proto3" json:"allow_curation_rewards,omitempty"`
+	// Upvotes minus downvotes.
+	NetVotes int32 `protobuf:"varint,37,opt,name=net_votes,json=netVotes,proto3" json:"net_votes,omitempty"`
+	// Always 0.
+	ChildrenAbsRshares int64 `protobuf:"varint,38,opt,name=children_abs_rshares,json=childrenAbsRshares,proto3" json:"children_abs_rshares,omitempty"`
+	// Always "0.000 HBD".
+	TotalPendingPayoutValue *LegacyAsset `protobuf:"bytes,39,opt,name=total_pending_payout_value,json=totalPendingPayoutValue,proto3" json:"total_pending_payout_value,omitempty"`
+	// Total curation weight of the votes (0 once paid out).
+	TotalVoteWeight uint64 `protobuf:"varint,40,opt,name=total_vote_weight,json=totalVoteWeight,proto3" json:"total_vote_weight,omitempty"`
+	// Reward shares of the upvotes (0 once paid out).
+	VoteRshares int64 `protobuf:"varint,41,opt,name=vote_rshares,json=voteRshares,proto3" json:"vote_rshares,omitempty"`
+	// Absolute reward shares of the votes (0 once paid out).
+	AbsRshares int64 `protobuf:"varint,42,opt,name=abs_rshares,json=absRshares,proto3" json:"abs_rshares,omitempty"`
+	// The post id (hivemind writes it as "id").
+	Id *int64 `protobuf:"varint,43,opt,name=id,proto3,oneof" json:"id,omitempty"`
+	// hivemind's post id, in versions that write it under this name.
+	PostId        *int64 `protobuf:"varint,44,opt,name=post_id,json=postId,proto3,oneof" json:"post_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Content) Reset() {
+	*x = Content{}
+	mi := &file_hive_types_v1_social_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Content) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Content) ProtoMessage() {}
+
+func (x *Content) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_social_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Content.ProtoReflect.Descriptor instead.
+func (*Content) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_social_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Content) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *Content) GetPermlink() string {
+	if x != nil {
+		return x.Permlink
+	}
+	return ""
+}
+
+func (x *Content) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *Content) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Content) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+func (x *Content) GetJsonMetadata() string {
+	if x != nil {
+		return x.JsonMetadata
+	}
+	return ""
+}
+
+func (x *Content) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+func (x *Content) GetLastUpdate() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUpdate
+	}
+	return nil
+}
+
+func (x *Content) GetDepth() uint32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *Content) GetChildren() uint32 {
+	if x != nil {
+		return x.Children
+	}
+	return 0
+}
+
+func (x *Content) GetNetRshares() int64 {
+	if x != nil {
+		return x.NetRshares
+	}
+	return 0
+}
+
+func (x *Content) GetLastPayout() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastPayout
+	}
+	return nil
+}
+
+func (x *Content) GetCashoutTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CashoutTime
+	}
+	return nil
+}
+
+func (x *Content) GetTotalPayoutValue() *LegacyAsset {
+	if x != nil {
+		return x.TotalPayoutValue
+	}
+	return nil
+}
+
+func (x *Content) GetCuratorPayoutValue() *LegacyAsset {
+	if x != nil {
+		return x.CuratorPayoutValue
+	}
+	return nil
+}
+
+func (x *Content) GetPendingPayoutValue() *LegacyAsset {
+	if x != nil {
+		return x.PendingPayoutValue
+	}
+	return nil
+}
+
+func (x *Content) GetReplies() []string {
+	if x != nil {
+		return x.Replies
+	}
+	return nil
+}
+
+func (x *Content) GetBodyLength() uint32 {
+	if x != nil {
+		return x.BodyLength
+	}
+	return 0
+}
+
+func (x *Content) GetAuthorReputation() int64 {
+	if x != nil {
+		return x.AuthorReputation
+	}
+	return 0
+}
+
+func (x *Content) GetParentAuthor() string {
+	if x != nil {
+		return x.ParentAuthor
+	}
+	return ""
+}
+
+func (x *Content) GetParentPermlink() string {
+	if x != nil {
+		return x.ParentPermlink
+	}
+	return ""
+}
+
+func (x *Content) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Content) GetRootTitle() string {
+	if x != nil {
+		return x.RootTitle
+	}
+	return ""
+}
+
+func (x *Content) GetBeneficiaries() []*Beneficiary {
+	if x != nil {
+		return x.Beneficiaries
+	}
+	return nil
+}
+
+func (x *Content) GetMaxAcceptedPayout() *LegacyAsset {
+	if x != nil {
+		return x.MaxAcceptedPayout
+	}
+	return nil
+}
+
+func (x *Content) GetPercentHbd() uint32 {
+	if x != nil {
+		return x.PercentHbd
+	}
+	return 0
+}
+
+func (x *Content) GetActiveVotes() []*ActiveVote {
+	if x != nil {
+		return x.ActiveVotes
+	}
+	return nil
+}
+
+func (x *Content) GetRebloggedBy() []string {
+	if x != nil {
+		return x.RebloggedBy
+	}
+	return nil
+}
+
+func (x *Content) GetAuthorRewards() int64 {
+	if x != nil {
+		return x.AuthorRewards
+	}
+	return 0
+}
+
+func (x *Content) GetMaxCashoutTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.MaxCashoutTime
+	}
+	return nil
+}
+
+func (x *Content) GetRewardWeight() uint32 {
+	if x != nil {
+		return x.RewardWeight
+	}
+	return 0
+}
+
+func (x *Content) GetRootAuthor() string {
+	if x != nil {
+		return x.RootAuthor
+	}
+	return ""
+}
+
+func (x *Content) GetRootPermlink() string {
+	if x != nil {
+		return x.RootPermlink
+	}
+	return ""
+}
+
+func (x *Content) GetAllowReplies() bool {
+	if x != nil {
+		return x.AllowReplies
+	}
+	return false
+}
+
+func (x *Content) GetAllowVotes() bool {
+	if x != nil {
+		return x.AllowVotes
+	}
+	return false
+}
+
+func (x *Content) GetAllowCurationRewards() bool {
+	if x != nil {
+		return x.AllowCurationRewards
+	}
+	return false
+}
+
+func (x *Content) GetNetVotes() int32 {
+	if x != nil {
+		return x.NetVotes
+	}
+	return 0
+}
+
+func (x *Content) GetChildrenAbsRshares() int64 {
+	if x != nil {
+		return x.ChildrenAbsRshares
+	}
+	return 0
+}
+
+func (x *Content) GetTotalPendingPayoutValue() *LegacyAsset {
+	if x != nil {
+		return x.TotalPendingPayoutValue
+	}
+	return nil
+}
+
+func (x *Content) GetTotalVoteWeight() uint64 {
+	if x != nil {
+		return x.TotalVoteWeight
+	}
+	return 0
+}
+
+func (x *Content) GetVoteRshares() int64 {
+	if x != nil {
+		return x.VoteRshares
+	}
+	return 0
+}
+
+func (x *Content) GetAbsRshares() int64 {
+	if x != nil {
+		return x.AbsRshares
+	}
+	return 0
+}
+
+func (x *Content) GetId() int64 {
+	if x != nil && x.Id != nil {
+		return *x.Id
+	}
+	return 0
+}
+
+func (x *Content) GetPostId() int64 {
+	if x != nil && x.PostId != nil {
+		return *x.PostId
+	}
+	return 0
+}
+
+// DiscussionQuery is the query of the get_discussions_by_* methods (hived's
+// discussion_query, as hivemind reads it). Every field may be left at its
+// zero value, which hivemind reads as "not given". hivemind's start is
+// exclusive: a page starts after start_author/start_permlink.
+type DiscussionQuery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community to list ("" for all); for get_discussions_by_blog
+	// and _feed the account whose blog or feed is listed.
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The page size, 1..20 (hivemind's max_posts_per_call; required).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts (muted and blacklisted flags); "" for none.
+	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscussionQuery) Reset() {
+	*x = DiscussionQuery{}
+	mi := &file_hive_types_v1_social_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscussionQuery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscussionQuery) ProtoMessage() {}
+
+func (x *DiscussionQuery) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_social_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscussionQuery.ProtoReflect.Descriptor instead.
+func (*DiscussionQuery) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_social_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DiscussionQuery) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *DiscussionQuery) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *DiscussionQuery) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *DiscussionQuery) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *DiscussionQuery) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *DiscussionQuery) GetObserver() string {
+	if x != nil {
+		return x.Observer
+	}
+	return ""
+}
+
+// DiscussionsStart is the next_start of the get_discussions_by_* methods:
+// the query fields to set for the next page.
+type DiscussionsStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The value for DiscussionQuery.start_author.
+	StartAuthor string `protobuf:"bytes,1,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The value for DiscussionQuery.start_permlink.
+	StartPermlink string `protobuf:"bytes,2,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscussionsStart) Reset() {
+	*x = DiscussionsStart{}
+	mi := &file_hive_types_v1_social_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscussionsStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscussionsStart) ProtoMessage() {}
+
+func (x *DiscussionsStart) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_social_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscussionsStart.ProtoReflect.Descriptor instead.
+func (*DiscussionsStart) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_social_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DiscussionsStart) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *DiscussionsStart) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+// FollowCount is an account's follower and following counts.
+type FollowCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The account.
+	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	// The number of accounts following it.
+	FollowerCount uint32 `protobuf:"varint,2,opt,name=follower_count,json=followerCount,proto3" json:"follower_count,omitempty"`
+	// The number of accounts it follows.
+	FollowingCount uint32 `protobuf:"varint,3,opt,name=following_count,json=followingCount,proto3" json:"following_count,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FollowCount) Reset() {
+	*x = FollowCount{}
+	mi := &file_hive_types_v1_social_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FollowCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FollowCount) ProtoMessage() {}
+
+func (x *FollowCount) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_types_v1_social_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FollowCount.ProtoReflect.Descriptor instead.
+func (*FollowCount) Descriptor() ([]byte, []int) {
+	return file_hive_types_v1_social_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *FollowCount) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *FollowCount) GetFollowerCount() uint32 {
+	if x != nil {
+		return x.FollowerCount
+	}
+	return 0
+}
+
+func (x *FollowCount) GetFollowingCount() uint32 {
+	if x != nil {
+		return x.FollowingCount
+	}
+	return 0
 }
 
 var File_hive_types_v1_social_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_social_proto_rawDesc = "" +
 	"\n" +
-	"\x1ahive/types/v1/social.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bhive/types/v1/comment.proto\"\xb9\x10\n" +
+	"\x1ahive/types/v1/social.proto\x12\rhive.types.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x1bhive/types/v1/comment.proto\x1a\x19hivegate/v1/options.proto\"\xe7\x11\n" +
 	"\x04Post\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
 	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x1a\n" +
@@ -1127,11 +1881,11 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"netRshares\x12;\n" +
 	"\vlast_payout\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"lastPayout\x12=\n" +
-	"\fcashout_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vcashoutTime\x12,\n" +
-	"\x12total_payout_value\x18\x0e \x01(\tR\x10totalPayoutValue\x120\n" +
-	"\x14curator_payout_value\x18\x0f \x01(\tR\x12curatorPayoutValue\x120\n" +
-	"\x14pending_payout_value\x18\x10 \x01(\tR\x12pendingPayoutValue\x12#\n" +
-	"\bpromoted\x18\x11 \x01(\tB\x02\x18\x01H\x00R\bpromoted\x88\x01\x01\x12\x18\n" +
+	"\fcashout_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vcashoutTime\x12H\n" +
+	"\x12total_payout_value\x18\x0e \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x10totalPayoutValue\x12L\n" +
+	"\x14curator_payout_value\x18\x0f \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x12curatorPayoutValue\x12L\n" +
+	"\x14pending_payout_value\x18\x10 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x12pendingPayoutValue\x12:\n" +
+	"\bpromoted\x18\x11 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\x02\x18\x01R\bpromoted\x12\x18\n" +
 	"\areplies\x18\x12 \x03(\tR\areplies\x12\x1f\n" +
 	"\vbody_length\x18\x13 \x01(\rR\n" +
 	"bodyLength\x12+\n" +
@@ -1141,32 +1895,32 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"\x03url\x18\x17 \x01(\tR\x03url\x12\x1d\n" +
 	"\n" +
 	"root_title\x18\x18 \x01(\tR\trootTitle\x12@\n" +
-	"\rbeneficiaries\x18\x19 \x03(\v2\x1a.hive.types.v1.BeneficiaryR\rbeneficiaries\x12.\n" +
-	"\x13max_accepted_payout\x18\x1a \x01(\tR\x11maxAcceptedPayout\x12\x1f\n" +
+	"\rbeneficiaries\x18\x19 \x03(\v2\x1a.hive.types.v1.BeneficiaryR\rbeneficiaries\x12J\n" +
+	"\x13max_accepted_payout\x18\x1a \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x11maxAcceptedPayout\x12\x1f\n" +
 	"\vpercent_hbd\x18\x1b \x01(\rR\n" +
 	"percentHbd\x12:\n" +
 	"\factive_votes\x18\x1c \x03(\v2\x17.hive.types.v1.PostVoteR\vactiveVotes\x12\x1c\n" +
-	"\apost_id\x18\x1d \x01(\x03H\x01R\x06postId\x88\x01\x01\x12\x13\n" +
-	"\x02id\x18\x1e \x01(\x03H\x02R\x02id\x88\x01\x01\x12*\n" +
-	"\x0eauthor_rewards\x18\x1f \x01(\x03H\x03R\rauthorRewards\x88\x01\x01\x12D\n" +
+	"\apost_id\x18\x1d \x01(\x03H\x00R\x06postId\x88\x01\x01\x12\x13\n" +
+	"\x02id\x18\x1e \x01(\x03H\x01R\x02id\x88\x01\x01\x12*\n" +
+	"\x0eauthor_rewards\x18\x1f \x01(\x03H\x02R\rauthorRewards\x88\x01\x01\x12D\n" +
 	"\x10max_cashout_time\x18  \x01(\v2\x1a.google.protobuf.TimestampR\x0emaxCashoutTime\x12(\n" +
-	"\rreward_weight\x18! \x01(\rH\x04R\frewardWeight\x88\x01\x01\x12$\n" +
-	"\vroot_author\x18\" \x01(\tH\x05R\n" +
+	"\rreward_weight\x18! \x01(\rH\x03R\frewardWeight\x88\x01\x01\x12$\n" +
+	"\vroot_author\x18\" \x01(\tH\x04R\n" +
 	"rootAuthor\x88\x01\x01\x12(\n" +
-	"\rroot_permlink\x18# \x01(\tH\x06R\frootPermlink\x88\x01\x01\x12(\n" +
-	"\rallow_replies\x18$ \x01(\bH\aR\fallowReplies\x88\x01\x01\x12$\n" +
-	"\vallow_votes\x18% \x01(\bH\bR\n" +
+	"\rroot_permlink\x18# \x01(\tH\x05R\frootPermlink\x88\x01\x01\x12(\n" +
+	"\rallow_replies\x18$ \x01(\bH\x06R\fallowReplies\x88\x01\x01\x12$\n" +
+	"\vallow_votes\x18% \x01(\bH\aR\n" +
 	"allowVotes\x88\x01\x01\x129\n" +
-	"\x16allow_curation_rewards\x18& \x01(\bH\tR\x14allowCurationRewards\x88\x01\x01\x12 \n" +
-	"\tnet_votes\x18' \x01(\x05H\n" +
-	"R\bnetVotes\x88\x01\x01\x125\n" +
-	"\x14children_abs_rshares\x18( \x01(\x03H\vR\x12childrenAbsRshares\x88\x01\x01\x12@\n" +
-	"\x1atotal_pending_payout_value\x18) \x01(\tH\fR\x17totalPendingPayoutValue\x88\x01\x01\x12/\n" +
-	"\x11total_vote_weight\x18* \x01(\x04H\rR\x0ftotalVoteWeight\x88\x01\x01\x12&\n" +
-	"\fvote_rshares\x18+ \x01(\x03H\x0eR\vvoteRshares\x88\x01\x01\x12$\n" +
-	"\vabs_rshares\x18, \x01(\x03H\x0fR\n" +
-	"absRshares\x88\x01\x01B\v\n" +
-	"\t_promotedB\n" +
+	"\x16allow_curation_rewards\x18& \x01(\bH\bR\x14allowCurationRewards\x88\x01\x01\x12 \n" +
+	"\tnet_votes\x18' \x01(\x05H\tR\bnetVotes\x88\x01\x01\x125\n" +
+	"\x14children_abs_rshares\x18( \x01(\x03H\n" +
+	"R\x12childrenAbsRshares\x88\x01\x01\x12W\n" +
+	"\x1atotal_pending_payout_value\x18) \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x17totalPendingPayoutValue\x12/\n" +
+	"\x11total_vote_weight\x18* \x01(\x04H\vR\x0ftotalVoteWeight\x88\x01\x01\x12&\n" +
+	"\fvote_rshares\x18+ \x01(\x03H\fR\vvoteRshares\x88\x01\x01\x12$\n" +
+	"\vabs_rshares\x18, \x01(\x03H\rR\n" +
+	"absRshares\x88\x01\x01\x12:\n" +
+	"\freblogged_by\x18- \x01(\v2\x17.hive.types.v1.NameListR\vrebloggedByB\n" +
 	"\n" +
 	"\b_post_idB\x05\n" +
 	"\x03_idB\x11\n" +
@@ -1179,8 +1933,7 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"\x17_allow_curation_rewardsB\f\n" +
 	"\n" +
 	"_net_votesB\x17\n" +
-	"\x15_children_abs_rsharesB\x1d\n" +
-	"\x1b_total_pending_payout_valueB\x14\n" +
+	"\x15_children_abs_rsharesB\x14\n" +
 	"\x12_total_vote_weightB\x0f\n" +
 	"\r_vote_rsharesB\x0e\n" +
 	"\f_abs_rshares\"t\n" +
@@ -1221,12 +1974,95 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1e\n" +
 	"\n" +
 	"reputation\x18\x02 \x01(\x03R\n" +
-	"reputation\"\x7f\n" +
+	"reputation\"\x9b\x01\n" +
 	"\vTrendingTag\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bcomments\x18\x02 \x01(\rR\bcomments\x12\x1b\n" +
-	"\ttop_posts\x18\x03 \x01(\rR\btopPosts\x12#\n" +
-	"\rtotal_payouts\x18\x04 \x01(\tR\ftotalPayouts*W\n" +
+	"\ttop_posts\x18\x03 \x01(\rR\btopPosts\x12?\n" +
+	"\rtotal_payouts\x18\x04 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\ftotalPayouts\"\xbe\x01\n" +
+	"\n" +
+	"ActiveVote\x12\x18\n" +
+	"\apercent\x18\x01 \x01(\x05R\apercent\x12\x1e\n" +
+	"\n" +
+	"reputation\x18\x02 \x01(\x03R\n" +
+	"reputation\x12\x18\n" +
+	"\arshares\x18\x03 \x01(\x03R\arshares\x12.\n" +
+	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x14\n" +
+	"\x05voter\x18\x05 \x01(\tR\x05voter\x12\x16\n" +
+	"\x06weight\x18\x06 \x01(\x04R\x06weight\"\xf9\x0e\n" +
+	"\aContent\x12\x16\n" +
+	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12\x1a\n" +
+	"\bcategory\x18\x03 \x01(\tR\bcategory\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x12\x12\n" +
+	"\x04body\x18\x05 \x01(\tR\x04body\x12#\n" +
+	"\rjson_metadata\x18\x06 \x01(\tR\fjsonMetadata\x124\n" +
+	"\acreated\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12;\n" +
+	"\vlast_update\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUpdate\x12\x14\n" +
+	"\x05depth\x18\t \x01(\rR\x05depth\x12\x1a\n" +
+	"\bchildren\x18\n" +
+	" \x01(\rR\bchildren\x12\x1f\n" +
+	"\vnet_rshares\x18\v \x01(\x03R\n" +
+	"netRshares\x12;\n" +
+	"\vlast_payout\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastPayout\x12=\n" +
+	"\fcashout_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vcashoutTime\x12H\n" +
+	"\x12total_payout_value\x18\x0e \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x10totalPayoutValue\x12L\n" +
+	"\x14curator_payout_value\x18\x0f \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x12curatorPayoutValue\x12L\n" +
+	"\x14pending_payout_value\x18\x10 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x12pendingPayoutValue\x12\x18\n" +
+	"\areplies\x18\x11 \x03(\tR\areplies\x12\x1f\n" +
+	"\vbody_length\x18\x12 \x01(\rR\n" +
+	"bodyLength\x12+\n" +
+	"\x11author_reputation\x18\x13 \x01(\x03R\x10authorReputation\x12#\n" +
+	"\rparent_author\x18\x14 \x01(\tR\fparentAuthor\x12'\n" +
+	"\x0fparent_permlink\x18\x15 \x01(\tR\x0eparentPermlink\x12\x10\n" +
+	"\x03url\x18\x16 \x01(\tR\x03url\x12\x1d\n" +
+	"\n" +
+	"root_title\x18\x17 \x01(\tR\trootTitle\x12@\n" +
+	"\rbeneficiaries\x18\x18 \x03(\v2\x1a.hive.types.v1.BeneficiaryR\rbeneficiaries\x12J\n" +
+	"\x13max_accepted_payout\x18\x19 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x11maxAcceptedPayout\x12\x1f\n" +
+	"\vpercent_hbd\x18\x1a \x01(\rR\n" +
+	"percentHbd\x12<\n" +
+	"\factive_votes\x18\x1b \x03(\v2\x19.hive.types.v1.ActiveVoteR\vactiveVotes\x12!\n" +
+	"\freblogged_by\x18\x1c \x03(\tR\vrebloggedBy\x12%\n" +
+	"\x0eauthor_rewards\x18\x1d \x01(\x03R\rauthorRewards\x12D\n" +
+	"\x10max_cashout_time\x18\x1e \x01(\v2\x1a.google.protobuf.TimestampR\x0emaxCashoutTime\x12#\n" +
+	"\rreward_weight\x18\x1f \x01(\rR\frewardWeight\x12\x1f\n" +
+	"\vroot_author\x18  \x01(\tR\n" +
+	"rootAuthor\x12#\n" +
+	"\rroot_permlink\x18! \x01(\tR\frootPermlink\x12#\n" +
+	"\rallow_replies\x18\" \x01(\bR\fallowReplies\x12\x1f\n" +
+	"\vallow_votes\x18# \x01(\bR\n" +
+	"allowVotes\x124\n" +
+	"\x16allow_curation_rewards\x18$ \x01(\bR\x14allowCurationRewards\x12\x1b\n" +
+	"\tnet_votes\x18% \x01(\x05R\bnetVotes\x120\n" +
+	"\x14children_abs_rshares\x18& \x01(\x03R\x12childrenAbsRshares\x12W\n" +
+	"\x1atotal_pending_payout_value\x18' \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x17totalPendingPayoutValue\x12*\n" +
+	"\x11total_vote_weight\x18( \x01(\x04R\x0ftotalVoteWeight\x12!\n" +
+	"\fvote_rshares\x18) \x01(\x03R\vvoteRshares\x12\x1f\n" +
+	"\vabs_rshares\x18* \x01(\x03R\n" +
+	"absRshares\x12\x13\n" +
+	"\x02id\x18+ \x01(\x03H\x00R\x02id\x88\x01\x01\x12\x1c\n" +
+	"\apost_id\x18, \x01(\x03H\x01R\x06postId\x88\x01\x01B\x05\n" +
+	"\x03_idB\n" +
+	"\n" +
+	"\b_post_id\"\xc4\x01\n" +
+	"\x0fDiscussionQuery\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
+	"\bobserver\x18\x06 \x01(\tR\bobserver\"v\n" +
+	"\x10DiscussionsStart\x12-\n" +
+	"\fstart_author\x18\x01 \x01(\tB\n" +
+	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
+	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"w\n" +
+	"\vFollowCount\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12%\n" +
+	"\x0efollower_count\x18\x02 \x01(\rR\rfollowerCount\x12'\n" +
+	"\x0ffollowing_count\x18\x03 \x01(\rR\x0efollowingCount*W\n" +
 	"\n" +
 	"FollowType\x12\x1b\n" +
 	"\x17FOLLOW_TYPE_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -1247,7 +2083,7 @@ func file_hive_types_v1_social_proto_rawDescGZIP() []byte {
 }
 
 var file_hive_types_v1_social_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hive_types_v1_social_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_hive_types_v1_social_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_hive_types_v1_social_proto_goTypes = []any{
 	(FollowType)(0),               // 0: hive.types.v1.FollowType
 	(*Post)(nil),                  // 1: hive.types.v1.Post
@@ -1259,29 +2095,57 @@ var file_hive_types_v1_social_proto_goTypes = []any{
 	(*Follow)(nil),                // 7: hive.types.v1.Follow
 	(*AccountReputation)(nil),     // 8: hive.types.v1.AccountReputation
 	(*TrendingTag)(nil),           // 9: hive.types.v1.TrendingTag
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
-	(*Beneficiary)(nil),           // 11: hive.types.v1.Beneficiary
+	(*ActiveVote)(nil),            // 10: hive.types.v1.ActiveVote
+	(*Content)(nil),               // 11: hive.types.v1.Content
+	(*DiscussionQuery)(nil),       // 12: hive.types.v1.DiscussionQuery
+	(*DiscussionsStart)(nil),      // 13: hive.types.v1.DiscussionsStart
+	(*FollowCount)(nil),           // 14: hive.types.v1.FollowCount
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*LegacyAsset)(nil),           // 16: hive.types.v1.LegacyAsset
+	(*Beneficiary)(nil),           // 17: hive.types.v1.Beneficiary
+	(*NameList)(nil),              // 18: hive.types.v1.NameList
 }
 var file_hive_types_v1_social_proto_depIdxs = []int32{
-	10, // 0: hive.types.v1.Post.created:type_name -> google.protobuf.Timestamp
-	10, // 1: hive.types.v1.Post.last_update:type_name -> google.protobuf.Timestamp
-	10, // 2: hive.types.v1.Post.last_payout:type_name -> google.protobuf.Timestamp
-	10, // 3: hive.types.v1.Post.cashout_time:type_name -> google.protobuf.Timestamp
-	11, // 4: hive.types.v1.Post.beneficiaries:type_name -> hive.types.v1.Beneficiary
-	2,  // 5: hive.types.v1.Post.active_votes:type_name -> hive.types.v1.PostVote
-	10, // 6: hive.types.v1.Post.max_cashout_time:type_name -> google.protobuf.Timestamp
-	1,  // 7: hive.types.v1.CommentBlogEntry.comment:type_name -> hive.types.v1.Post
-	10, // 8: hive.types.v1.CommentBlogEntry.reblogged_on:type_name -> google.protobuf.Timestamp
-	10, // 9: hive.types.v1.BlogEntry.reblogged_on:type_name -> google.protobuf.Timestamp
-	1,  // 10: hive.types.v1.CommentFeedEntry.comment:type_name -> hive.types.v1.Post
-	10, // 11: hive.types.v1.CommentFeedEntry.reblog_on:type_name -> google.protobuf.Timestamp
-	10, // 12: hive.types.v1.FeedEntry.reblog_on:type_name -> google.protobuf.Timestamp
-	0,  // 13: hive.types.v1.Follow.what:type_name -> hive.types.v1.FollowType
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	15, // 0: hive.types.v1.Post.created:type_name -> google.protobuf.Timestamp
+	15, // 1: hive.types.v1.Post.last_update:type_name -> google.protobuf.Timestamp
+	15, // 2: hive.types.v1.Post.last_payout:type_name -> google.protobuf.Timestamp
+	15, // 3: hive.types.v1.Post.cashout_time:type_name -> google.protobuf.Timestamp
+	16, // 4: hive.types.v1.Post.total_payout_value:type_name -> hive.types.v1.LegacyAsset
+	16, // 5: hive.types.v1.Post.curator_payout_value:type_name -> hive.types.v1.LegacyAsset
+	16, // 6: hive.types.v1.Post.pending_payout_value:type_name -> hive.types.v1.LegacyAsset
+	16, // 7: hive.types.v1.Post.promoted:type_name -> hive.types.v1.LegacyAsset
+	17, // 8: hive.types.v1.Post.beneficiaries:type_name -> hive.types.v1.Beneficiary
+	16, // 9: hive.types.v1.Post.max_accepted_payout:type_name -> hive.types.v1.LegacyAsset
+	2,  // 10: hive.types.v1.Post.active_votes:type_name -> hive.types.v1.PostVote
+	15, // 11: hive.types.v1.Post.max_cashout_time:type_name -> google.protobuf.Timestamp
+	16, // 12: hive.types.v1.Post.total_pending_payout_value:type_name -> hive.types.v1.LegacyAsset
+	18, // 13: hive.types.v1.Post.reblogged_by:type_name -> hive.types.v1.NameList
+	1,  // 14: hive.types.v1.CommentBlogEntry.comment:type_name -> hive.types.v1.Post
+	15, // 15: hive.types.v1.CommentBlogEntry.reblogged_on:type_name -> google.protobuf.Timestamp
+	15, // 16: hive.types.v1.BlogEntry.reblogged_on:type_name -> google.protobuf.Timestamp
+	1,  // 17: hive.types.v1.CommentFeedEntry.comment:type_name -> hive.types.v1.Post
+	15, // 18: hive.types.v1.CommentFeedEntry.reblog_on:type_name -> google.protobuf.Timestamp
+	15, // 19: hive.types.v1.FeedEntry.reblog_on:type_name -> google.protobuf.Timestamp
+	0,  // 20: hive.types.v1.Follow.what:type_name -> hive.types.v1.FollowType
+	16, // 21: hive.types.v1.TrendingTag.total_payouts:type_name -> hive.types.v1.LegacyAsset
+	15, // 22: hive.types.v1.ActiveVote.time:type_name -> google.protobuf.Timestamp
+	15, // 23: hive.types.v1.Content.created:type_name -> google.protobuf.Timestamp
+	15, // 24: hive.types.v1.Content.last_update:type_name -> google.protobuf.Timestamp
+	15, // 25: hive.types.v1.Content.last_payout:type_name -> google.protobuf.Timestamp
+	15, // 26: hive.types.v1.Content.cashout_time:type_name -> google.protobuf.Timestamp
+	16, // 27: hive.types.v1.Content.total_payout_value:type_name -> hive.types.v1.LegacyAsset
+	16, // 28: hive.types.v1.Content.curator_payout_value:type_name -> hive.types.v1.LegacyAsset
+	16, // 29: hive.types.v1.Content.pending_payout_value:type_name -> hive.types.v1.LegacyAsset
+	17, // 30: hive.types.v1.Content.beneficiaries:type_name -> hive.types.v1.Beneficiary
+	16, // 31: hive.types.v1.Content.max_accepted_payout:type_name -> hive.types.v1.LegacyAsset
+	10, // 32: hive.types.v1.Content.active_votes:type_name -> hive.types.v1.ActiveVote
+	15, // 33: hive.types.v1.Content.max_cashout_time:type_name -> google.protobuf.Timestamp
+	16, // 34: hive.types.v1.Content.total_pending_payout_value:type_name -> hive.types.v1.LegacyAsset
+	35, // [35:35] is the sub-list for method output_type
+	35, // [35:35] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_hive_types_v1_social_proto_init() }
@@ -1289,15 +2153,18 @@ func file_hive_types_v1_social_proto_init() {
 	if File_hive_types_v1_social_proto != nil {
 		return
 	}
+	file_hive_types_v1_asset_proto_init()
+	file_hive_types_v1_chain_state_proto_init()
 	file_hive_types_v1_comment_proto_init()
 	file_hive_types_v1_social_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_types_v1_social_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_types_v1_social_proto_rawDesc), len(file_hive_types_v1_social_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -36,6 +36,15 @@ const (
 	// AccountHistoryApiServiceGetAccountHistoryProcedure is the fully-qualified name of the
 	// AccountHistoryApiService's GetAccountHistory RPC.
 	AccountHistoryApiServiceGetAccountHistoryProcedure = "/hive.account_history_api.v1.AccountHistoryApiService/GetAccountHistory"
+	// AccountHistoryApiServiceEnumVirtualOpsProcedure is the fully-qualified name of the
+	// AccountHistoryApiService's EnumVirtualOps RPC.
+	AccountHistoryApiServiceEnumVirtualOpsProcedure = "/hive.account_history_api.v1.AccountHistoryApiService/EnumVirtualOps"
+	// AccountHistoryApiServiceGetOpsInBlockProcedure is the fully-qualified name of the
+	// AccountHistoryApiService's GetOpsInBlock RPC.
+	AccountHistoryApiServiceGetOpsInBlockProcedure = "/hive.account_history_api.v1.AccountHistoryApiService/GetOpsInBlock"
+	// AccountHistoryApiServiceGetTransactionProcedure is the fully-qualified name of the
+	// AccountHistoryApiService's GetTransaction RPC.
+	AccountHistoryApiServiceGetTransactionProcedure = "/hive.account_history_api.v1.AccountHistoryApiService/GetTransaction"
 )
 
 // AccountHistoryApiServiceClient is a client for the
@@ -44,6 +53,13 @@ type AccountHistoryApiServiceClient interface {
 	// GetAccountHistory returns a page of an account's operations, oldest
 	// first, ending at `start`. Served by HAfAH.
 	GetAccountHistory(context.Context, *connect.Request[v1.GetAccountHistoryRequest]) (*connect.Response[v1.GetAccountHistoryResponse], error)
+	// EnumVirtualOps lists the virtual operations of a block range, one page at
+	// a time. Served by HAfAH.
+	EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error)
+	// GetOpsInBlock returns a block's operations. Served by HAfAH.
+	GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error)
+	// GetTransaction returns a transaction by id. Served by HAfAH.
+	GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error)
 }
 
 // NewAccountHistoryApiServiceClient constructs a client for the
@@ -65,17 +81,56 @@ func NewAccountHistoryApiServiceClient(httpClient connect.HTTPClient, baseURL st
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		enumVirtualOps: connect.NewClient[v1.EnumVirtualOpsRequest, v1.EnumVirtualOpsResponse](
+			httpClient,
+			baseURL+AccountHistoryApiServiceEnumVirtualOpsProcedure,
+			connect.WithSchema(accountHistoryApiServiceMethods.ByName("EnumVirtualOps")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOpsInBlock: connect.NewClient[v1.GetOpsInBlockRequest, v1.GetOpsInBlockResponse](
+			httpClient,
+			baseURL+AccountHistoryApiServiceGetOpsInBlockProcedure,
+			connect.WithSchema(accountHistoryApiServiceMethods.ByName("GetOpsInBlock")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTransaction: connect.NewClient[v1.GetTransactionRequest, v1.GetTransactionResponse](
+			httpClient,
+			baseURL+AccountHistoryApiServiceGetTransactionProcedure,
+			connect.WithSchema(accountHistoryApiServiceMethods.ByName("GetTransaction")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // accountHistoryApiServiceClient implements AccountHistoryApiServiceClient.
 type accountHistoryApiServiceClient struct {
 	getAccountHistory *connect.Client[v1.GetAccountHistoryRequest, v1.GetAccountHistoryResponse]
+	enumVirtualOps    *connect.Client[v1.EnumVirtualOpsRequest, v1.EnumVirtualOpsResponse]
+	getOpsInBlock     *connect.Client[v1.GetOpsInBlockRequest, v1.GetOpsInBlockResponse]
+	getTransaction    *connect.Client[v1.GetTransactionRequest, v1.GetTransactionResponse]
 }
 
 // GetAccountHistory calls hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory.
 func (c *accountHistoryApiServiceClient) GetAccountHistory(ctx context.Context, req *connect.Request[v1.GetAccountHistoryRequest]) (*connect.Response[v1.GetAccountHistoryResponse], error) {
 	return c.getAccountHistory.CallUnary(ctx, req)
+}
+
+// EnumVirtualOps calls hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps.
+func (c *accountHistoryApiServiceClient) EnumVirtualOps(ctx context.Context, req *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error) {
+	return c.enumVirtualOps.CallUnary(ctx, req)
+}
+
+// GetOpsInBlock calls hive.account_history_api.v1.AccountHistoryApiService.GetOpsInBlock.
+func (c *accountHistoryApiServiceClient) GetOpsInBlock(ctx context.Context, req *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error) {
+	return c.getOpsInBlock.CallUnary(ctx, req)
+}
+
+// GetTransaction calls hive.account_history_api.v1.AccountHistoryApiService.GetTransaction.
+func (c *accountHistoryApiServiceClient) GetTransaction(ctx context.Context, req *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error) {
+	return c.getTransaction.CallUnary(ctx, req)
 }
 
 // AccountHistoryApiServiceHandler is an implementation of the
@@ -84,6 +139,13 @@ type AccountHistoryApiServiceHandler interface {
 	// GetAccountHistory returns a page of an account's operations, oldest
 	// first, ending at `start`. Served by HAfAH.
 	GetAccountHistory(context.Context, *connect.Request[v1.GetAccountHistoryRequest]) (*connect.Response[v1.GetAccountHistoryResponse], error)
+	// EnumVirtualOps lists the virtual operations of a block range, one page at
+	// a time. Served by HAfAH.
+	EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error)
+	// GetOpsInBlock returns a block's operations. Served by HAfAH.
+	GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error)
+	// GetTransaction returns a transaction by id. Served by HAfAH.
+	GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error)
 }
 
 // NewAccountHistoryApiServiceHandler builds an HTTP handler from the service implementation. It
@@ -100,10 +162,37 @@ func NewAccountHistoryApiServiceHandler(svc AccountHistoryApiServiceHandler, opt
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	accountHistoryApiServiceEnumVirtualOpsHandler := connect.NewUnaryHandler(
+		AccountHistoryApiServiceEnumVirtualOpsProcedure,
+		svc.EnumVirtualOps,
+		connect.WithSchema(accountHistoryApiServiceMethods.ByName("EnumVirtualOps")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	accountHistoryApiServiceGetOpsInBlockHandler := connect.NewUnaryHandler(
+		AccountHistoryApiServiceGetOpsInBlockProcedure,
+		svc.GetOpsInBlock,
+		connect.WithSchema(accountHistoryApiServiceMethods.ByName("GetOpsInBlock")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	accountHistoryApiServiceGetTransactionHandler := connect.NewUnaryHandler(
+		AccountHistoryApiServiceGetTransactionProcedure,
+		svc.GetTransaction,
+		connect.WithSchema(accountHistoryApiServiceMethods.ByName("GetTransaction")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.account_history_api.v1.AccountHistoryApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AccountHistoryApiServiceGetAccountHistoryProcedure:
 			accountHistoryApiServiceGetAccountHistoryHandler.ServeHTTP(w, r)
+		case AccountHistoryApiServiceEnumVirtualOpsProcedure:
+			accountHistoryApiServiceEnumVirtualOpsHandler.ServeHTTP(w, r)
+		case AccountHistoryApiServiceGetOpsInBlockProcedure:
+			accountHistoryApiServiceGetOpsInBlockHandler.ServeHTTP(w, r)
+		case AccountHistoryApiServiceGetTransactionProcedure:
+			accountHistoryApiServiceGetTransactionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -115,4 +204,16 @@ type UnimplementedAccountHistoryApiServiceHandler struct{}
 
 func (UnimplementedAccountHistoryApiServiceHandler) GetAccountHistory(context.Context, *connect.Request[v1.GetAccountHistoryRequest]) (*connect.Response[v1.GetAccountHistoryResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.account_history_api.v1.AccountHistoryApiService.GetAccountHistory is not implemented"))
+}
+
+func (UnimplementedAccountHistoryApiServiceHandler) EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps is not implemented"))
+}
+
+func (UnimplementedAccountHistoryApiServiceHandler) GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.account_history_api.v1.AccountHistoryApiService.GetOpsInBlock is not implemented"))
+}
+
+func (UnimplementedAccountHistoryApiServiceHandler) GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.account_history_api.v1.AccountHistoryApiService.GetTransaction is not implemented"))
 }

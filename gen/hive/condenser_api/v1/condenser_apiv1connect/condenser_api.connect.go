@@ -75,6 +75,204 @@ const (
 	// CondenserApiServiceGetVestingDelegationsProcedure is the fully-qualified name of the
 	// CondenserApiService's GetVestingDelegations RPC.
 	CondenserApiServiceGetVestingDelegationsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetVestingDelegations"
+	// CondenserApiServiceFindProposalsProcedure is the fully-qualified name of the
+	// CondenserApiService's FindProposals RPC.
+	CondenserApiServiceFindProposalsProcedure = "/hive.condenser_api.v1.CondenserApiService/FindProposals"
+	// CondenserApiServiceFindRcAccountsProcedure is the fully-qualified name of the
+	// CondenserApiService's FindRcAccounts RPC.
+	CondenserApiServiceFindRcAccountsProcedure = "/hive.condenser_api.v1.CondenserApiService/FindRcAccounts"
+	// CondenserApiServiceFindRecurrentTransfersProcedure is the fully-qualified name of the
+	// CondenserApiService's FindRecurrentTransfers RPC.
+	CondenserApiServiceFindRecurrentTransfersProcedure = "/hive.condenser_api.v1.CondenserApiService/FindRecurrentTransfers"
+	// CondenserApiServiceGetAccountCountProcedure is the fully-qualified name of the
+	// CondenserApiService's GetAccountCount RPC.
+	CondenserApiServiceGetAccountCountProcedure = "/hive.condenser_api.v1.CondenserApiService/GetAccountCount"
+	// CondenserApiServiceGetAccountsProcedure is the fully-qualified name of the CondenserApiService's
+	// GetAccounts RPC.
+	CondenserApiServiceGetAccountsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetAccounts"
+	// CondenserApiServiceGetActiveVotesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetActiveVotes RPC.
+	CondenserApiServiceGetActiveVotesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetActiveVotes"
+	// CondenserApiServiceGetActiveWitnessesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetActiveWitnesses RPC.
+	CondenserApiServiceGetActiveWitnessesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetActiveWitnesses"
+	// CondenserApiServiceGetBlockHeaderProcedure is the fully-qualified name of the
+	// CondenserApiService's GetBlockHeader RPC.
+	CondenserApiServiceGetBlockHeaderProcedure = "/hive.condenser_api.v1.CondenserApiService/GetBlockHeader"
+	// CondenserApiServiceGetChainPropertiesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetChainProperties RPC.
+	CondenserApiServiceGetChainPropertiesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetChainProperties"
+	// CondenserApiServiceGetCollateralizedConversionRequestsProcedure is the fully-qualified name of
+	// the CondenserApiService's GetCollateralizedConversionRequests RPC.
+	CondenserApiServiceGetCollateralizedConversionRequestsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetCollateralizedConversionRequests"
+	// CondenserApiServiceGetCommentDiscussionsByPayoutProcedure is the fully-qualified name of the
+	// CondenserApiService's GetCommentDiscussionsByPayout RPC.
+	CondenserApiServiceGetCommentDiscussionsByPayoutProcedure = "/hive.condenser_api.v1.CondenserApiService/GetCommentDiscussionsByPayout"
+	// CondenserApiServiceGetConfigProcedure is the fully-qualified name of the CondenserApiService's
+	// GetConfig RPC.
+	CondenserApiServiceGetConfigProcedure = "/hive.condenser_api.v1.CondenserApiService/GetConfig"
+	// CondenserApiServiceGetContentProcedure is the fully-qualified name of the CondenserApiService's
+	// GetContent RPC.
+	CondenserApiServiceGetContentProcedure = "/hive.condenser_api.v1.CondenserApiService/GetContent"
+	// CondenserApiServiceGetContentRepliesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetContentReplies RPC.
+	CondenserApiServiceGetContentRepliesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetContentReplies"
+	// CondenserApiServiceGetConversionRequestsProcedure is the fully-qualified name of the
+	// CondenserApiService's GetConversionRequests RPC.
+	CondenserApiServiceGetConversionRequestsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetConversionRequests"
+	// CondenserApiServiceGetCurrentMedianHistoryPriceProcedure is the fully-qualified name of the
+	// CondenserApiService's GetCurrentMedianHistoryPrice RPC.
+	CondenserApiServiceGetCurrentMedianHistoryPriceProcedure = "/hive.condenser_api.v1.CondenserApiService/GetCurrentMedianHistoryPrice"
+	// CondenserApiServiceGetDiscussionsByBlogProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByBlog RPC.
+	CondenserApiServiceGetDiscussionsByBlogProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByBlog"
+	// CondenserApiServiceGetDiscussionsByCommentsProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByComments RPC.
+	CondenserApiServiceGetDiscussionsByCommentsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByComments"
+	// CondenserApiServiceGetDiscussionsByCreatedProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByCreated RPC.
+	CondenserApiServiceGetDiscussionsByCreatedProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByCreated"
+	// CondenserApiServiceGetDiscussionsByFeedProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByFeed RPC.
+	CondenserApiServiceGetDiscussionsByFeedProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByFeed"
+	// CondenserApiServiceGetDiscussionsByHotProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByHot RPC.
+	CondenserApiServiceGetDiscussionsByHotProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByHot"
+	// CondenserApiServiceGetDiscussionsByTrendingProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByTrending RPC.
+	CondenserApiServiceGetDiscussionsByTrendingProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByTrending"
+	// CondenserApiServiceGetEscrowProcedure is the fully-qualified name of the CondenserApiService's
+	// GetEscrow RPC.
+	CondenserApiServiceGetEscrowProcedure = "/hive.condenser_api.v1.CondenserApiService/GetEscrow"
+	// CondenserApiServiceGetExpiringVestingDelegationsProcedure is the fully-qualified name of the
+	// CondenserApiService's GetExpiringVestingDelegations RPC.
+	CondenserApiServiceGetExpiringVestingDelegationsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetExpiringVestingDelegations"
+	// CondenserApiServiceGetFeedHistoryProcedure is the fully-qualified name of the
+	// CondenserApiService's GetFeedHistory RPC.
+	CondenserApiServiceGetFeedHistoryProcedure = "/hive.condenser_api.v1.CondenserApiService/GetFeedHistory"
+	// CondenserApiServiceGetFollowCountProcedure is the fully-qualified name of the
+	// CondenserApiService's GetFollowCount RPC.
+	CondenserApiServiceGetFollowCountProcedure = "/hive.condenser_api.v1.CondenserApiService/GetFollowCount"
+	// CondenserApiServiceGetHardforkVersionProcedure is the fully-qualified name of the
+	// CondenserApiService's GetHardforkVersion RPC.
+	CondenserApiServiceGetHardforkVersionProcedure = "/hive.condenser_api.v1.CondenserApiService/GetHardforkVersion"
+	// CondenserApiServiceGetKeyReferencesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetKeyReferences RPC.
+	CondenserApiServiceGetKeyReferencesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetKeyReferences"
+	// CondenserApiServiceGetMarketHistoryProcedure is the fully-qualified name of the
+	// CondenserApiService's GetMarketHistory RPC.
+	CondenserApiServiceGetMarketHistoryProcedure = "/hive.condenser_api.v1.CondenserApiService/GetMarketHistory"
+	// CondenserApiServiceGetMarketHistoryBucketsProcedure is the fully-qualified name of the
+	// CondenserApiService's GetMarketHistoryBuckets RPC.
+	CondenserApiServiceGetMarketHistoryBucketsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetMarketHistoryBuckets"
+	// CondenserApiServiceGetNextScheduledHardforkProcedure is the fully-qualified name of the
+	// CondenserApiService's GetNextScheduledHardfork RPC.
+	CondenserApiServiceGetNextScheduledHardforkProcedure = "/hive.condenser_api.v1.CondenserApiService/GetNextScheduledHardfork"
+	// CondenserApiServiceGetOpenOrdersProcedure is the fully-qualified name of the
+	// CondenserApiService's GetOpenOrders RPC.
+	CondenserApiServiceGetOpenOrdersProcedure = "/hive.condenser_api.v1.CondenserApiService/GetOpenOrders"
+	// CondenserApiServiceGetOpsInBlockProcedure is the fully-qualified name of the
+	// CondenserApiService's GetOpsInBlock RPC.
+	CondenserApiServiceGetOpsInBlockProcedure = "/hive.condenser_api.v1.CondenserApiService/GetOpsInBlock"
+	// CondenserApiServiceGetOrderBookProcedure is the fully-qualified name of the CondenserApiService's
+	// GetOrderBook RPC.
+	CondenserApiServiceGetOrderBookProcedure = "/hive.condenser_api.v1.CondenserApiService/GetOrderBook"
+	// CondenserApiServiceGetOwnerHistoryProcedure is the fully-qualified name of the
+	// CondenserApiService's GetOwnerHistory RPC.
+	CondenserApiServiceGetOwnerHistoryProcedure = "/hive.condenser_api.v1.CondenserApiService/GetOwnerHistory"
+	// CondenserApiServiceGetPostDiscussionsByPayoutProcedure is the fully-qualified name of the
+	// CondenserApiService's GetPostDiscussionsByPayout RPC.
+	CondenserApiServiceGetPostDiscussionsByPayoutProcedure = "/hive.condenser_api.v1.CondenserApiService/GetPostDiscussionsByPayout"
+	// CondenserApiServiceGetPotentialSignaturesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetPotentialSignatures RPC.
+	CondenserApiServiceGetPotentialSignaturesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetPotentialSignatures"
+	// CondenserApiServiceGetRebloggedByProcedure is the fully-qualified name of the
+	// CondenserApiService's GetRebloggedBy RPC.
+	CondenserApiServiceGetRebloggedByProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRebloggedBy"
+	// CondenserApiServiceGetRecentTradesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetRecentTrades RPC.
+	CondenserApiServiceGetRecentTradesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRecentTrades"
+	// CondenserApiServiceGetRecoveryRequestProcedure is the fully-qualified name of the
+	// CondenserApiService's GetRecoveryRequest RPC.
+	CondenserApiServiceGetRecoveryRequestProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRecoveryRequest"
+	// CondenserApiServiceGetRequiredSignaturesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetRequiredSignatures RPC.
+	CondenserApiServiceGetRequiredSignaturesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRequiredSignatures"
+	// CondenserApiServiceGetRewardFundProcedure is the fully-qualified name of the
+	// CondenserApiService's GetRewardFund RPC.
+	CondenserApiServiceGetRewardFundProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRewardFund"
+	// CondenserApiServiceGetSavingsWithdrawFromProcedure is the fully-qualified name of the
+	// CondenserApiService's GetSavingsWithdrawFrom RPC.
+	CondenserApiServiceGetSavingsWithdrawFromProcedure = "/hive.condenser_api.v1.CondenserApiService/GetSavingsWithdrawFrom"
+	// CondenserApiServiceGetSavingsWithdrawToProcedure is the fully-qualified name of the
+	// CondenserApiService's GetSavingsWithdrawTo RPC.
+	CondenserApiServiceGetSavingsWithdrawToProcedure = "/hive.condenser_api.v1.CondenserApiService/GetSavingsWithdrawTo"
+	// CondenserApiServiceGetTickerProcedure is the fully-qualified name of the CondenserApiService's
+	// GetTicker RPC.
+	CondenserApiServiceGetTickerProcedure = "/hive.condenser_api.v1.CondenserApiService/GetTicker"
+	// CondenserApiServiceGetTradeHistoryProcedure is the fully-qualified name of the
+	// CondenserApiService's GetTradeHistory RPC.
+	CondenserApiServiceGetTradeHistoryProcedure = "/hive.condenser_api.v1.CondenserApiService/GetTradeHistory"
+	// CondenserApiServiceGetTransactionProcedure is the fully-qualified name of the
+	// CondenserApiService's GetTransaction RPC.
+	CondenserApiServiceGetTransactionProcedure = "/hive.condenser_api.v1.CondenserApiService/GetTransaction"
+	// CondenserApiServiceGetTransactionHexProcedure is the fully-qualified name of the
+	// CondenserApiService's GetTransactionHex RPC.
+	CondenserApiServiceGetTransactionHexProcedure = "/hive.condenser_api.v1.CondenserApiService/GetTransactionHex"
+	// CondenserApiServiceGetVersionProcedure is the fully-qualified name of the CondenserApiService's
+	// GetVersion RPC.
+	CondenserApiServiceGetVersionProcedure = "/hive.condenser_api.v1.CondenserApiService/GetVersion"
+	// CondenserApiServiceGetVolumeProcedure is the fully-qualified name of the CondenserApiService's
+	// GetVolume RPC.
+	CondenserApiServiceGetVolumeProcedure = "/hive.condenser_api.v1.CondenserApiService/GetVolume"
+	// CondenserApiServiceGetWithdrawRoutesProcedure is the fully-qualified name of the
+	// CondenserApiService's GetWithdrawRoutes RPC.
+	CondenserApiServiceGetWithdrawRoutesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWithdrawRoutes"
+	// CondenserApiServiceGetWitnessByAccountProcedure is the fully-qualified name of the
+	// CondenserApiService's GetWitnessByAccount RPC.
+	CondenserApiServiceGetWitnessByAccountProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWitnessByAccount"
+	// CondenserApiServiceGetWitnessCountProcedure is the fully-qualified name of the
+	// CondenserApiService's GetWitnessCount RPC.
+	CondenserApiServiceGetWitnessCountProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWitnessCount"
+	// CondenserApiServiceGetWitnessScheduleProcedure is the fully-qualified name of the
+	// CondenserApiService's GetWitnessSchedule RPC.
+	CondenserApiServiceGetWitnessScheduleProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWitnessSchedule"
+	// CondenserApiServiceGetWitnessesProcedure is the fully-qualified name of the CondenserApiService's
+	// GetWitnesses RPC.
+	CondenserApiServiceGetWitnessesProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWitnesses"
+	// CondenserApiServiceGetWitnessesByVoteProcedure is the fully-qualified name of the
+	// CondenserApiService's GetWitnessesByVote RPC.
+	CondenserApiServiceGetWitnessesByVoteProcedure = "/hive.condenser_api.v1.CondenserApiService/GetWitnessesByVote"
+	// CondenserApiServiceIsKnownTransactionProcedure is the fully-qualified name of the
+	// CondenserApiService's IsKnownTransaction RPC.
+	CondenserApiServiceIsKnownTransactionProcedure = "/hive.condenser_api.v1.CondenserApiService/IsKnownTransaction"
+	// CondenserApiServiceListProposalVotesProcedure is the fully-qualified name of the
+	// CondenserApiService's ListProposalVotes RPC.
+	CondenserApiServiceListProposalVotesProcedure = "/hive.condenser_api.v1.CondenserApiService/ListProposalVotes"
+	// CondenserApiServiceListProposalsProcedure is the fully-qualified name of the
+	// CondenserApiService's ListProposals RPC.
+	CondenserApiServiceListProposalsProcedure = "/hive.condenser_api.v1.CondenserApiService/ListProposals"
+	// CondenserApiServiceListRcAccountsProcedure is the fully-qualified name of the
+	// CondenserApiService's ListRcAccounts RPC.
+	CondenserApiServiceListRcAccountsProcedure = "/hive.condenser_api.v1.CondenserApiService/ListRcAccounts"
+	// CondenserApiServiceListRcDirectDelegationsProcedure is the fully-qualified name of the
+	// CondenserApiService's ListRcDirectDelegations RPC.
+	CondenserApiServiceListRcDirectDelegationsProcedure = "/hive.condenser_api.v1.CondenserApiService/ListRcDirectDelegations"
+	// CondenserApiServiceLookupAccountNamesProcedure is the fully-qualified name of the
+	// CondenserApiService's LookupAccountNames RPC.
+	CondenserApiServiceLookupAccountNamesProcedure = "/hive.condenser_api.v1.CondenserApiService/LookupAccountNames"
+	// CondenserApiServiceLookupAccountsProcedure is the fully-qualified name of the
+	// CondenserApiService's LookupAccounts RPC.
+	CondenserApiServiceLookupAccountsProcedure = "/hive.condenser_api.v1.CondenserApiService/LookupAccounts"
+	// CondenserApiServiceLookupWitnessAccountsProcedure is the fully-qualified name of the
+	// CondenserApiService's LookupWitnessAccounts RPC.
+	CondenserApiServiceLookupWitnessAccountsProcedure = "/hive.condenser_api.v1.CondenserApiService/LookupWitnessAccounts"
+	// CondenserApiServiceVerifyAccountAuthorityProcedure is the fully-qualified name of the
+	// CondenserApiService's VerifyAccountAuthority RPC.
+	CondenserApiServiceVerifyAccountAuthorityProcedure = "/hive.condenser_api.v1.CondenserApiService/VerifyAccountAuthority"
+	// CondenserApiServiceVerifyAuthorityProcedure is the fully-qualified name of the
+	// CondenserApiService's VerifyAuthority RPC.
+	CondenserApiServiceVerifyAuthorityProcedure = "/hive.condenser_api.v1.CondenserApiService/VerifyAuthority"
 )
 
 // CondenserApiServiceClient is a client for the hive.condenser_api.v1.CondenserApiService service.
@@ -125,6 +323,149 @@ type CondenserApiServiceClient interface {
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
 	// legacy asset strings. Served by hived.
 	GetVestingDelegations(context.Context, *connect.Request[v1.GetVestingDelegationsRequest]) (*connect.Response[v1.GetVestingDelegationsResponse], error)
+	// FindProposals returns DHF proposals by chain object id. Served by hived.
+	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
+	// FindRcAccounts returns accounts' resource credits. Served by hived.
+	FindRcAccounts(context.Context, *connect.Request[v1.FindRcAccountsRequest]) (*connect.Response[v1.FindRcAccountsResponse], error)
+	// FindRecurrentTransfers returns the recurrent transfers an account sends.
+	// Served by hived.
+	FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error)
+	// GetAccountCount returns the number of accounts. Served by hived.
+	GetAccountCount(context.Context, *connect.Request[v1.GetAccountCountRequest]) (*connect.Response[v1.GetAccountCountResponse], error)
+	// GetAccounts returns accounts by name, with witness votes. Served by hived.
+	GetAccounts(context.Context, *connect.Request[v1.GetAccountsRequest]) (*connect.Response[v1.GetAccountsResponse], error)
+	// GetActiveVotes returns every vote on a post. Served by hivemind.
+	GetActiveVotes(context.Context, *connect.Request[v1.GetActiveVotesRequest]) (*connect.Response[v1.GetActiveVotesResponse], error)
+	// GetActiveWitnesses returns the witnesses of the current round. Served by hived.
+	GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error)
+	// GetBlockHeader returns a block's header. Served by hived.
+	GetBlockHeader(context.Context, *connect.Request[v1.GetBlockHeaderRequest]) (*connect.Response[v1.GetBlockHeaderResponse], error)
+	// GetChainProperties returns the median chain properties. Served by hived.
+	GetChainProperties(context.Context, *connect.Request[v1.GetChainPropertiesRequest]) (*connect.Response[v1.GetChainPropertiesResponse], error)
+	// GetCollateralizedConversionRequests returns an account's pending HIVE
+	// to HBD conversions. Served by hived.
+	GetCollateralizedConversionRequests(context.Context, *connect.Request[v1.GetCollateralizedConversionRequestsRequest]) (*connect.Response[v1.GetCollateralizedConversionRequestsResponse], error)
+	// GetCommentDiscussionsByPayout lists comments by pending payout. Served by hivemind.
+	GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error)
+	// GetConfig returns the node's compile-time constants. Served by hived.
+	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// GetContent returns a post or comment. Served by hivemind.
+	GetContent(context.Context, *connect.Request[v1.GetContentRequest]) (*connect.Response[v1.GetContentResponse], error)
+	// GetContentReplies returns the direct replies to a post. Served by hivemind.
+	GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error)
+	// GetConversionRequests returns an account's pending HBD to HIVE
+	// conversions. Served by hived.
+	GetConversionRequests(context.Context, *connect.Request[v1.GetConversionRequestsRequest]) (*connect.Response[v1.GetConversionRequestsResponse], error)
+	// GetCurrentMedianHistoryPrice returns the median price feed. Served by hived.
+	GetCurrentMedianHistoryPrice(context.Context, *connect.Request[v1.GetCurrentMedianHistoryPriceRequest]) (*connect.Response[v1.GetCurrentMedianHistoryPriceResponse], error)
+	// GetDiscussionsByBlog lists an account's blog (posts and reblogs). Served by hivemind.
+	GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error)
+	// GetDiscussionsByComments lists an account's comments. Served by hivemind.
+	GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error)
+	// GetDiscussionsByCreated lists posts newest first. Served by hivemind.
+	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
+	// GetDiscussionsByFeed lists an account's feed. Served by hivemind.
+	GetDiscussionsByFeed(context.Context, *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error)
+	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
+	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByTrending lists posts by trending score. Served by hivemind.
+	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
+	// GetEscrow returns one escrow. Served by hived.
+	GetEscrow(context.Context, *connect.Request[v1.GetEscrowRequest]) (*connect.Response[v1.GetEscrowResponse], error)
+	// GetExpiringVestingDelegations lists delegations returning to an
+	// account. Served by hived.
+	GetExpiringVestingDelegations(context.Context, *connect.Request[v1.GetExpiringVestingDelegationsRequest]) (*connect.Response[v1.GetExpiringVestingDelegationsResponse], error)
+	// GetFeedHistory returns the price feed history. Served by hived.
+	GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error)
+	// GetFollowCount returns an account's follower and following counts. Served by hivemind.
+	GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error)
+	// GetHardforkVersion returns the current hardfork version. Served by hived.
+	GetHardforkVersion(context.Context, *connect.Request[v1.GetHardforkVersionRequest]) (*connect.Response[v1.GetHardforkVersionResponse], error)
+	// GetKeyReferences returns the accounts using public keys. Served by hived.
+	GetKeyReferences(context.Context, *connect.Request[v1.GetKeyReferencesRequest]) (*connect.Response[v1.GetKeyReferencesResponse], error)
+	// GetMarketHistory returns price history buckets. Served by hived (market_history).
+	GetMarketHistory(context.Context, *connect.Request[v1.GetMarketHistoryRequest]) (*connect.Response[v1.GetMarketHistoryResponse], error)
+	// GetMarketHistoryBuckets returns the bucket sizes tracked. Served by hived (market_history).
+	GetMarketHistoryBuckets(context.Context, *connect.Request[v1.GetMarketHistoryBucketsRequest]) (*connect.Response[v1.GetMarketHistoryBucketsResponse], error)
+	// GetNextScheduledHardfork returns the next hardfork and its time. Served by hived.
+	GetNextScheduledHardfork(context.Context, *connect.Request[v1.GetNextScheduledHardforkRequest]) (*connect.Response[v1.GetNextScheduledHardforkResponse], error)
+	// GetOpenOrders returns an account's open orders. Served by hived.
+	GetOpenOrders(context.Context, *connect.Request[v1.GetOpenOrdersRequest]) (*connect.Response[v1.GetOpenOrdersResponse], error)
+	// GetOpsInBlock returns a block's operations in legacy form. Served by HAfAH.
+	GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error)
+	// GetOrderBook returns the internal market's best orders. Served by hived (market_history).
+	GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error)
+	// GetOwnerHistory returns an account's previous owner authorities. Served by hived.
+	GetOwnerHistory(context.Context, *connect.Request[v1.GetOwnerHistoryRequest]) (*connect.Response[v1.GetOwnerHistoryResponse], error)
+	// GetPostDiscussionsByPayout lists posts by pending payout. Served by hivemind.
+	GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error)
+	// GetPotentialSignatures returns every key that could sign a
+	// transaction. Served by hived.
+	GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error)
+	// GetRebloggedBy returns the accounts that reblogged a post. Served by hivemind.
+	GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error)
+	// GetRecentTrades returns the internal market's latest trades. Served by hived (market_history).
+	GetRecentTrades(context.Context, *connect.Request[v1.GetRecentTradesRequest]) (*connect.Response[v1.GetRecentTradesResponse], error)
+	// GetRecoveryRequest returns an account's pending recovery. Served by hived.
+	GetRecoveryRequest(context.Context, *connect.Request[v1.GetRecoveryRequestRequest]) (*connect.Response[v1.GetRecoveryRequestResponse], error)
+	// GetRequiredSignatures returns the keys needed to sign a transaction.
+	// Served by hived.
+	GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error)
+	// GetRewardFund returns a reward fund. Served by hived.
+	GetRewardFund(context.Context, *connect.Request[v1.GetRewardFundRequest]) (*connect.Response[v1.GetRewardFundResponse], error)
+	// GetSavingsWithdrawFrom returns an account's pending savings
+	// withdrawals. Served by hived.
+	GetSavingsWithdrawFrom(context.Context, *connect.Request[v1.GetSavingsWithdrawFromRequest]) (*connect.Response[v1.GetSavingsWithdrawFromResponse], error)
+	// GetSavingsWithdrawTo returns the pending savings withdrawals to an
+	// account. Served by hived.
+	GetSavingsWithdrawTo(context.Context, *connect.Request[v1.GetSavingsWithdrawToRequest]) (*connect.Response[v1.GetSavingsWithdrawToResponse], error)
+	// GetTicker returns the internal market's ticker. Served by hived (market_history).
+	GetTicker(context.Context, *connect.Request[v1.GetTickerRequest]) (*connect.Response[v1.GetTickerResponse], error)
+	// GetTradeHistory returns the internal market's trades in a time range.
+	// Served by hived (market_history).
+	GetTradeHistory(context.Context, *connect.Request[v1.GetTradeHistoryRequest]) (*connect.Response[v1.GetTradeHistoryResponse], error)
+	// GetTransaction returns a transaction by id, in legacy form. Served by HAfAH.
+	GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error)
+	// GetTransactionHex returns a transaction's binary serialization. Served by hived.
+	GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error)
+	// GetVersion returns the node's version and chain id. Served by hived.
+	GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error)
+	// GetVolume returns the internal market's 24-hour volume. Served by hived (market_history).
+	GetVolume(context.Context, *connect.Request[v1.GetVolumeRequest]) (*connect.Response[v1.GetVolumeResponse], error)
+	// GetWithdrawRoutes returns an account's power-down routes. Served by hived.
+	GetWithdrawRoutes(context.Context, *connect.Request[v1.GetWithdrawRoutesRequest]) (*connect.Response[v1.GetWithdrawRoutesResponse], error)
+	// GetWitnessByAccount returns a witness by account name. Served by hived.
+	GetWitnessByAccount(context.Context, *connect.Request[v1.GetWitnessByAccountRequest]) (*connect.Response[v1.GetWitnessByAccountResponse], error)
+	// GetWitnessCount returns the number of witnesses. Served by hived.
+	GetWitnessCount(context.Context, *connect.Request[v1.GetWitnessCountRequest]) (*connect.Response[v1.GetWitnessCountResponse], error)
+	// GetWitnessSchedule returns the witness schedule. Served by hived.
+	GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error)
+	// GetWitnesses returns witnesses by chain object id. Served by hived.
+	GetWitnesses(context.Context, *connect.Request[v1.GetWitnessesRequest]) (*connect.Response[v1.GetWitnessesResponse], error)
+	// GetWitnessesByVote lists witnesses by votes. Served by hived.
+	GetWitnessesByVote(context.Context, *connect.Request[v1.GetWitnessesByVoteRequest]) (*connect.Response[v1.GetWitnessesByVoteResponse], error)
+	// IsKnownTransaction tells whether a recent transaction is in a block. Served by hived.
+	IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error)
+	// ListProposalVotes lists votes on DHF proposals. Served by hived.
+	ListProposalVotes(context.Context, *connect.Request[v1.ListProposalVotesRequest]) (*connect.Response[v1.ListProposalVotesResponse], error)
+	// ListProposals lists DHF proposals. Served by hived.
+	ListProposals(context.Context, *connect.Request[v1.ListProposalsRequest]) (*connect.Response[v1.ListProposalsResponse], error)
+	// ListRcAccounts lists accounts' resource credits by name. Served by hived.
+	ListRcAccounts(context.Context, *connect.Request[v1.ListRcAccountsRequest]) (*connect.Response[v1.ListRcAccountsResponse], error)
+	// ListRcDirectDelegations lists an account's RC delegations. Served by hived.
+	ListRcDirectDelegations(context.Context, *connect.Request[v1.ListRcDirectDelegationsRequest]) (*connect.Response[v1.ListRcDirectDelegationsResponse], error)
+	// LookupAccountNames returns accounts by name (null for unknown names).
+	// Served by hived.
+	LookupAccountNames(context.Context, *connect.Request[v1.LookupAccountNamesRequest]) (*connect.Response[v1.LookupAccountNamesResponse], error)
+	// LookupAccounts lists account names from a lower bound. Served by hived.
+	LookupAccounts(context.Context, *connect.Request[v1.LookupAccountsRequest]) (*connect.Response[v1.LookupAccountsResponse], error)
+	// LookupWitnessAccounts lists witness names from a lower bound. Served by hived.
+	LookupWitnessAccounts(context.Context, *connect.Request[v1.LookupWitnessAccountsRequest]) (*connect.Response[v1.LookupWitnessAccountsResponse], error)
+	// VerifyAccountAuthority checks that keys satisfy an account's authority.
+	// Served by hived.
+	VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error)
+	// VerifyAuthority checks a transaction's signatures. Served by hived.
+	VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error)
 }
 
 // NewCondenserApiServiceClient constructs a client for the
@@ -236,25 +577,553 @@ func NewCondenserApiServiceClient(httpClient connect.HTTPClient, baseURL string,
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		findProposals: connect.NewClient[v1.FindProposalsRequest, v1.FindProposalsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceFindProposalsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("FindProposals")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findRcAccounts: connect.NewClient[v1.FindRcAccountsRequest, v1.FindRcAccountsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceFindRcAccountsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("FindRcAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findRecurrentTransfers: connect.NewClient[v1.FindRecurrentTransfersRequest, v1.FindRecurrentTransfersResponse](
+			httpClient,
+			baseURL+CondenserApiServiceFindRecurrentTransfersProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("FindRecurrentTransfers")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getAccountCount: connect.NewClient[v1.GetAccountCountRequest, v1.GetAccountCountResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetAccountCountProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetAccountCount")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getAccounts: connect.NewClient[v1.GetAccountsRequest, v1.GetAccountsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetAccountsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getActiveVotes: connect.NewClient[v1.GetActiveVotesRequest, v1.GetActiveVotesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetActiveVotesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetActiveVotes")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getActiveWitnesses: connect.NewClient[v1.GetActiveWitnessesRequest, v1.GetActiveWitnessesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetActiveWitnessesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetActiveWitnesses")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getBlockHeader: connect.NewClient[v1.GetBlockHeaderRequest, v1.GetBlockHeaderResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetBlockHeaderProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetBlockHeader")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getChainProperties: connect.NewClient[v1.GetChainPropertiesRequest, v1.GetChainPropertiesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetChainPropertiesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetChainProperties")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getCollateralizedConversionRequests: connect.NewClient[v1.GetCollateralizedConversionRequestsRequest, v1.GetCollateralizedConversionRequestsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetCollateralizedConversionRequestsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetCollateralizedConversionRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getCommentDiscussionsByPayout: connect.NewClient[v1.GetCommentDiscussionsByPayoutRequest, v1.GetCommentDiscussionsByPayoutResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetCommentDiscussionsByPayoutProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetCommentDiscussionsByPayout")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getConfig: connect.NewClient[v1.GetConfigRequest, v1.GetConfigResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetConfigProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetConfig")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getContent: connect.NewClient[v1.GetContentRequest, v1.GetContentResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetContentProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetContent")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getContentReplies: connect.NewClient[v1.GetContentRepliesRequest, v1.GetContentRepliesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetContentRepliesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetContentReplies")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getConversionRequests: connect.NewClient[v1.GetConversionRequestsRequest, v1.GetConversionRequestsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetConversionRequestsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetConversionRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getCurrentMedianHistoryPrice: connect.NewClient[v1.GetCurrentMedianHistoryPriceRequest, v1.GetCurrentMedianHistoryPriceResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetCurrentMedianHistoryPriceProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetCurrentMedianHistoryPrice")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByBlog: connect.NewClient[v1.GetDiscussionsByBlogRequest, v1.GetDiscussionsByBlogResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByBlogProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByBlog")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByComments: connect.NewClient[v1.GetDiscussionsByCommentsRequest, v1.GetDiscussionsByCommentsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByCommentsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByComments")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByCreated: connect.NewClient[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByCreatedProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByCreated")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByFeed: connect.NewClient[v1.GetDiscussionsByFeedRequest, v1.GetDiscussionsByFeedResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByFeedProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByFeed")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByHot: connect.NewClient[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByHotProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByHot")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByTrending: connect.NewClient[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByTrendingProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByTrending")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getEscrow: connect.NewClient[v1.GetEscrowRequest, v1.GetEscrowResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetEscrowProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetEscrow")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getExpiringVestingDelegations: connect.NewClient[v1.GetExpiringVestingDelegationsRequest, v1.GetExpiringVestingDelegationsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetExpiringVestingDelegationsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetExpiringVestingDelegations")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getFeedHistory: connect.NewClient[v1.GetFeedHistoryRequest, v1.GetFeedHistoryResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetFeedHistoryProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetFeedHistory")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getFollowCount: connect.NewClient[v1.GetFollowCountRequest, v1.GetFollowCountResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetFollowCountProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetFollowCount")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getHardforkVersion: connect.NewClient[v1.GetHardforkVersionRequest, v1.GetHardforkVersionResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetHardforkVersionProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetHardforkVersion")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getKeyReferences: connect.NewClient[v1.GetKeyReferencesRequest, v1.GetKeyReferencesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetKeyReferencesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetKeyReferences")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getMarketHistory: connect.NewClient[v1.GetMarketHistoryRequest, v1.GetMarketHistoryResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetMarketHistoryProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetMarketHistory")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getMarketHistoryBuckets: connect.NewClient[v1.GetMarketHistoryBucketsRequest, v1.GetMarketHistoryBucketsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetMarketHistoryBucketsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetMarketHistoryBuckets")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getNextScheduledHardfork: connect.NewClient[v1.GetNextScheduledHardforkRequest, v1.GetNextScheduledHardforkResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetNextScheduledHardforkProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetNextScheduledHardfork")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOpenOrders: connect.NewClient[v1.GetOpenOrdersRequest, v1.GetOpenOrdersResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetOpenOrdersProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetOpenOrders")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOpsInBlock: connect.NewClient[v1.GetOpsInBlockRequest, v1.GetOpsInBlockResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetOpsInBlockProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetOpsInBlock")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOrderBook: connect.NewClient[v1.GetOrderBookRequest, v1.GetOrderBookResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetOrderBookProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetOrderBook")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOwnerHistory: connect.NewClient[v1.GetOwnerHistoryRequest, v1.GetOwnerHistoryResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetOwnerHistoryProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetOwnerHistory")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getPostDiscussionsByPayout: connect.NewClient[v1.GetPostDiscussionsByPayoutRequest, v1.GetPostDiscussionsByPayoutResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetPostDiscussionsByPayoutProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetPostDiscussionsByPayout")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getPotentialSignatures: connect.NewClient[v1.GetPotentialSignaturesRequest, v1.GetPotentialSignaturesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetPotentialSignaturesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetPotentialSignatures")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRebloggedBy: connect.NewClient[v1.GetRebloggedByRequest, v1.GetRebloggedByResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetRebloggedByProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetRebloggedBy")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRecentTrades: connect.NewClient[v1.GetRecentTradesRequest, v1.GetRecentTradesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetRecentTradesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetRecentTrades")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRecoveryRequest: connect.NewClient[v1.GetRecoveryRequestRequest, v1.GetRecoveryRequestResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetRecoveryRequestProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetRecoveryRequest")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRequiredSignatures: connect.NewClient[v1.GetRequiredSignaturesRequest, v1.GetRequiredSignaturesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetRequiredSignaturesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetRequiredSignatures")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRewardFund: connect.NewClient[v1.GetRewardFundRequest, v1.GetRewardFundResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetRewardFundProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetRewardFund")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getSavingsWithdrawFrom: connect.NewClient[v1.GetSavingsWithdrawFromRequest, v1.GetSavingsWithdrawFromResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetSavingsWithdrawFromProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetSavingsWithdrawFrom")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getSavingsWithdrawTo: connect.NewClient[v1.GetSavingsWithdrawToRequest, v1.GetSavingsWithdrawToResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetSavingsWithdrawToProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetSavingsWithdrawTo")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTicker: connect.NewClient[v1.GetTickerRequest, v1.GetTickerResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetTickerProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetTicker")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTradeHistory: connect.NewClient[v1.GetTradeHistoryRequest, v1.GetTradeHistoryResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetTradeHistoryProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetTradeHistory")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTransaction: connect.NewClient[v1.GetTransactionRequest, v1.GetTransactionResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetTransactionProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetTransaction")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTransactionHex: connect.NewClient[v1.GetTransactionHexRequest, v1.GetTransactionHexResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetTransactionHexProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetTransactionHex")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getVersion: connect.NewClient[v1.GetVersionRequest, v1.GetVersionResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetVersionProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetVersion")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getVolume: connect.NewClient[v1.GetVolumeRequest, v1.GetVolumeResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetVolumeProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetVolume")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWithdrawRoutes: connect.NewClient[v1.GetWithdrawRoutesRequest, v1.GetWithdrawRoutesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWithdrawRoutesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWithdrawRoutes")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnessByAccount: connect.NewClient[v1.GetWitnessByAccountRequest, v1.GetWitnessByAccountResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWitnessByAccountProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessByAccount")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnessCount: connect.NewClient[v1.GetWitnessCountRequest, v1.GetWitnessCountResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWitnessCountProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessCount")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnessSchedule: connect.NewClient[v1.GetWitnessScheduleRequest, v1.GetWitnessScheduleResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWitnessScheduleProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessSchedule")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnesses: connect.NewClient[v1.GetWitnessesRequest, v1.GetWitnessesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWitnessesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnesses")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnessesByVote: connect.NewClient[v1.GetWitnessesByVoteRequest, v1.GetWitnessesByVoteResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetWitnessesByVoteProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessesByVote")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		isKnownTransaction: connect.NewClient[v1.IsKnownTransactionRequest, v1.IsKnownTransactionResponse](
+			httpClient,
+			baseURL+CondenserApiServiceIsKnownTransactionProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("IsKnownTransaction")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		listProposalVotes: connect.NewClient[v1.ListProposalVotesRequest, v1.ListProposalVotesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceListProposalVotesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("ListProposalVotes")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		listProposals: connect.NewClient[v1.ListProposalsRequest, v1.ListProposalsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceListProposalsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("ListProposals")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		listRcAccounts: connect.NewClient[v1.ListRcAccountsRequest, v1.ListRcAccountsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceListRcAccountsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("ListRcAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		listRcDirectDelegations: connect.NewClient[v1.ListRcDirectDelegationsRequest, v1.ListRcDirectDelegationsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceListRcDirectDelegationsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("ListRcDirectDelegations")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		lookupAccountNames: connect.NewClient[v1.LookupAccountNamesRequest, v1.LookupAccountNamesResponse](
+			httpClient,
+			baseURL+CondenserApiServiceLookupAccountNamesProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("LookupAccountNames")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		lookupAccounts: connect.NewClient[v1.LookupAccountsRequest, v1.LookupAccountsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceLookupAccountsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("LookupAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		lookupWitnessAccounts: connect.NewClient[v1.LookupWitnessAccountsRequest, v1.LookupWitnessAccountsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceLookupWitnessAccountsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("LookupWitnessAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		verifyAccountAuthority: connect.NewClient[v1.VerifyAccountAuthorityRequest, v1.VerifyAccountAuthorityResponse](
+			httpClient,
+			baseURL+CondenserApiServiceVerifyAccountAuthorityProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("VerifyAccountAuthority")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		verifyAuthority: connect.NewClient[v1.VerifyAuthorityRequest, v1.VerifyAuthorityResponse](
+			httpClient,
+			baseURL+CondenserApiServiceVerifyAuthorityProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("VerifyAuthority")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // condenserApiServiceClient implements CondenserApiServiceClient.
 type condenserApiServiceClient struct {
-	getAccountHistory                *connect.Client[v1.GetAccountHistoryRequest, v1.GetAccountHistoryResponse]
-	getAccountReputations            *connect.Client[v1.GetAccountReputationsRequest, v1.GetAccountReputationsResponse]
-	getBlock                         *connect.Client[v1.GetBlockRequest, v1.GetBlockResponse]
-	getBlog                          *connect.Client[v1.GetBlogRequest, v1.GetBlogResponse]
-	getBlogEntries                   *connect.Client[v1.GetBlogEntriesRequest, v1.GetBlogEntriesResponse]
-	getDiscussionsByAuthorBeforeDate *connect.Client[v1.GetDiscussionsByAuthorBeforeDateRequest, v1.GetDiscussionsByAuthorBeforeDateResponse]
-	getDynamicGlobalProperties       *connect.Client[v1.GetDynamicGlobalPropertiesRequest, v1.GetDynamicGlobalPropertiesResponse]
-	getFeed                          *connect.Client[v1.GetFeedRequest, v1.GetFeedResponse]
-	getFeedEntries                   *connect.Client[v1.GetFeedEntriesRequest, v1.GetFeedEntriesResponse]
-	getFollowers                     *connect.Client[v1.GetFollowersRequest, v1.GetFollowersResponse]
-	getFollowing                     *connect.Client[v1.GetFollowingRequest, v1.GetFollowingResponse]
-	getRepliesByLastUpdate           *connect.Client[v1.GetRepliesByLastUpdateRequest, v1.GetRepliesByLastUpdateResponse]
-	getTrendingTags                  *connect.Client[v1.GetTrendingTagsRequest, v1.GetTrendingTagsResponse]
-	getVestingDelegations            *connect.Client[v1.GetVestingDelegationsRequest, v1.GetVestingDelegationsResponse]
+	getAccountHistory                   *connect.Client[v1.GetAccountHistoryRequest, v1.GetAccountHistoryResponse]
+	getAccountReputations               *connect.Client[v1.GetAccountReputationsRequest, v1.GetAccountReputationsResponse]
+	getBlock                            *connect.Client[v1.GetBlockRequest, v1.GetBlockResponse]
+	getBlog                             *connect.Client[v1.GetBlogRequest, v1.GetBlogResponse]
+	getBlogEntries                      *connect.Client[v1.GetBlogEntriesRequest, v1.GetBlogEntriesResponse]
+	getDiscussionsByAuthorBeforeDate    *connect.Client[v1.GetDiscussionsByAuthorBeforeDateRequest, v1.GetDiscussionsByAuthorBeforeDateResponse]
+	getDynamicGlobalProperties          *connect.Client[v1.GetDynamicGlobalPropertiesRequest, v1.GetDynamicGlobalPropertiesResponse]
+	getFeed                             *connect.Client[v1.GetFeedRequest, v1.GetFeedResponse]
+	getFeedEntries                      *connect.Client[v1.GetFeedEntriesRequest, v1.GetFeedEntriesResponse]
+	getFollowers                        *connect.Client[v1.GetFollowersRequest, v1.GetFollowersResponse]
+	getFollowing                        *connect.Client[v1.GetFollowingRequest, v1.GetFollowingResponse]
+	getRepliesByLastUpdate              *connect.Client[v1.GetRepliesByLastUpdateRequest, v1.GetRepliesByLastUpdateResponse]
+	getTrendingTags                     *connect.Client[v1.GetTrendingTagsRequest, v1.GetTrendingTagsResponse]
+	getVestingDelegations               *connect.Client[v1.GetVestingDelegationsRequest, v1.GetVestingDelegationsResponse]
+	findProposals                       *connect.Client[v1.FindProposalsRequest, v1.FindProposalsResponse]
+	findRcAccounts                      *connect.Client[v1.FindRcAccountsRequest, v1.FindRcAccountsResponse]
+	findRecurrentTransfers              *connect.Client[v1.FindRecurrentTransfersRequest, v1.FindRecurrentTransfersResponse]
+	getAccountCount                     *connect.Client[v1.GetAccountCountRequest, v1.GetAccountCountResponse]
+	getAccounts                         *connect.Client[v1.GetAccountsRequest, v1.GetAccountsResponse]
+	getActiveVotes                      *connect.Client[v1.GetActiveVotesRequest, v1.GetActiveVotesResponse]
+	getActiveWitnesses                  *connect.Client[v1.GetActiveWitnessesRequest, v1.GetActiveWitnessesResponse]
+	getBlockHeader                      *connect.Client[v1.GetBlockHeaderRequest, v1.GetBlockHeaderResponse]
+	getChainProperties                  *connect.Client[v1.GetChainPropertiesRequest, v1.GetChainPropertiesResponse]
+	getCollateralizedConversionRequests *connect.Client[v1.GetCollateralizedConversionRequestsRequest, v1.GetCollateralizedConversionRequestsResponse]
+	getCommentDiscussionsByPayout       *connect.Client[v1.GetCommentDiscussionsByPayoutRequest, v1.GetCommentDiscussionsByPayoutResponse]
+	getConfig                           *connect.Client[v1.GetConfigRequest, v1.GetConfigResponse]
+	getContent                          *connect.Client[v1.GetContentRequest, v1.GetContentResponse]
+	getContentReplies                   *connect.Client[v1.GetContentRepliesRequest, v1.GetContentRepliesResponse]
+	getConversionRequests               *connect.Client[v1.GetConversionRequestsRequest, v1.GetConversionRequestsResponse]
+	getCurrentMedianHistoryPrice        *connect.Client[v1.GetCurrentMedianHistoryPriceRequest, v1.GetCurrentMedianHistoryPriceResponse]
+	getDiscussionsByBlog                *connect.Client[v1.GetDiscussionsByBlogRequest, v1.GetDiscussionsByBlogResponse]
+	getDiscussionsByComments            *connect.Client[v1.GetDiscussionsByCommentsRequest, v1.GetDiscussionsByCommentsResponse]
+	getDiscussionsByCreated             *connect.Client[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse]
+	getDiscussionsByFeed                *connect.Client[v1.GetDiscussionsByFeedRequest, v1.GetDiscussionsByFeedResponse]
+	getDiscussionsByHot                 *connect.Client[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse]
+	getDiscussionsByTrending            *connect.Client[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse]
+	getEscrow                           *connect.Client[v1.GetEscrowRequest, v1.GetEscrowResponse]
+	getExpiringVestingDelegations       *connect.Client[v1.GetExpiringVestingDelegationsRequest, v1.GetExpiringVestingDelegationsResponse]
+	getFeedHistory                      *connect.Client[v1.GetFeedHistoryRequest, v1.GetFeedHistoryResponse]
+	getFollowCount                      *connect.Client[v1.GetFollowCountRequest, v1.GetFollowCountResponse]
+	getHardforkVersion                  *connect.Client[v1.GetHardforkVersionRequest, v1.GetHardforkVersionResponse]
+	getKeyReferences                    *connect.Client[v1.GetKeyReferencesRequest, v1.GetKeyReferencesResponse]
+	getMarketHistory                    *connect.Client[v1.GetMarketHistoryRequest, v1.GetMarketHistoryResponse]
+	getMarketHistoryBuckets             *connect.Client[v1.GetMarketHistoryBucketsRequest, v1.GetMarketHistoryBucketsResponse]
+	getNextScheduledHardfork            *connect.Client[v1.GetNextScheduledHardforkRequest, v1.GetNextScheduledHardforkResponse]
+	getOpenOrders                       *connect.Client[v1.GetOpenOrdersRequest, v1.GetOpenOrdersResponse]
+	getOpsInBlock                       *connect.Client[v1.GetOpsInBlockRequest, v1.GetOpsInBlockResponse]
+	getOrderBook                        *connect.Client[v1.GetOrderBookRequest, v1.GetOrderBookResponse]
+	getOwnerHistory                     *connect.Client[v1.GetOwnerHistoryRequest, v1.GetOwnerHistoryResponse]
+	getPostDiscussionsByPayout          *connect.Client[v1.GetPostDiscussionsByPayoutRequest, v1.GetPostDiscussionsByPayoutResponse]
+	getPotentialSignatures              *connect.Client[v1.GetPotentialSignaturesRequest, v1.GetPotentialSignaturesResponse]
+	getRebloggedBy                      *connect.Client[v1.GetRebloggedByRequest, v1.GetRebloggedByResponse]
+	getRecentTrades                     *connect.Client[v1.GetRecentTradesRequest, v1.GetRecentTradesResponse]
+	getRecoveryRequest                  *connect.Client[v1.GetRecoveryRequestRequest, v1.GetRecoveryRequestResponse]
+	getRequiredSignatures               *connect.Client[v1.GetRequiredSignaturesRequest, v1.GetRequiredSignaturesResponse]
+	getRewardFund                       *connect.Client[v1.GetRewardFundRequest, v1.GetRewardFundResponse]
+	getSavingsWithdrawFrom              *connect.Client[v1.GetSavingsWithdrawFromRequest, v1.GetSavingsWithdrawFromResponse]
+	getSavingsWithdrawTo                *connect.Client[v1.GetSavingsWithdrawToRequest, v1.GetSavingsWithdrawToResponse]
+	getTicker                           *connect.Client[v1.GetTickerRequest, v1.GetTickerResponse]
+	getTradeHistory                     *connect.Client[v1.GetTradeHistoryRequest, v1.GetTradeHistoryResponse]
+	getTransaction                      *connect.Client[v1.GetTransactionRequest, v1.GetTransactionResponse]
+	getTransactionHex                   *connect.Client[v1.GetTransactionHexRequest, v1.GetTransactionHexResponse]
+	getVersion                          *connect.Client[v1.GetVersionRequest, v1.GetVersionResponse]
+	getVolume                           *connect.Client[v1.GetVolumeRequest, v1.GetVolumeResponse]
+	getWithdrawRoutes                   *connect.Client[v1.GetWithdrawRoutesRequest, v1.GetWithdrawRoutesResponse]
+	getWitnessByAccount                 *connect.Client[v1.GetWitnessByAccountRequest, v1.GetWitnessByAccountResponse]
+	getWitnessCount                     *connect.Client[v1.GetWitnessCountRequest, v1.GetWitnessCountResponse]
+	getWitnessSchedule                  *connect.Client[v1.GetWitnessScheduleRequest, v1.GetWitnessScheduleResponse]
+	getWitnesses                        *connect.Client[v1.GetWitnessesRequest, v1.GetWitnessesResponse]
+	getWitnessesByVote                  *connect.Client[v1.GetWitnessesByVoteRequest, v1.GetWitnessesByVoteResponse]
+	isKnownTransaction                  *connect.Client[v1.IsKnownTransactionRequest, v1.IsKnownTransactionResponse]
+	listProposalVotes                   *connect.Client[v1.ListProposalVotesRequest, v1.ListProposalVotesResponse]
+	listProposals                       *connect.Client[v1.ListProposalsRequest, v1.ListProposalsResponse]
+	listRcAccounts                      *connect.Client[v1.ListRcAccountsRequest, v1.ListRcAccountsResponse]
+	listRcDirectDelegations             *connect.Client[v1.ListRcDirectDelegationsRequest, v1.ListRcDirectDelegationsResponse]
+	lookupAccountNames                  *connect.Client[v1.LookupAccountNamesRequest, v1.LookupAccountNamesResponse]
+	lookupAccounts                      *connect.Client[v1.LookupAccountsRequest, v1.LookupAccountsResponse]
+	lookupWitnessAccounts               *connect.Client[v1.LookupWitnessAccountsRequest, v1.LookupWitnessAccountsResponse]
+	verifyAccountAuthority              *connect.Client[v1.VerifyAccountAuthorityRequest, v1.VerifyAccountAuthorityResponse]
+	verifyAuthority                     *connect.Client[v1.VerifyAuthorityRequest, v1.VerifyAuthorityResponse]
 }
 
 // GetAccountHistory calls hive.condenser_api.v1.CondenserApiService.GetAccountHistory.
@@ -333,6 +1202,344 @@ func (c *condenserApiServiceClient) GetVestingDelegations(ctx context.Context, r
 	return c.getVestingDelegations.CallUnary(ctx, req)
 }
 
+// FindProposals calls hive.condenser_api.v1.CondenserApiService.FindProposals.
+func (c *condenserApiServiceClient) FindProposals(ctx context.Context, req *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
+	return c.findProposals.CallUnary(ctx, req)
+}
+
+// FindRcAccounts calls hive.condenser_api.v1.CondenserApiService.FindRcAccounts.
+func (c *condenserApiServiceClient) FindRcAccounts(ctx context.Context, req *connect.Request[v1.FindRcAccountsRequest]) (*connect.Response[v1.FindRcAccountsResponse], error) {
+	return c.findRcAccounts.CallUnary(ctx, req)
+}
+
+// FindRecurrentTransfers calls hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers.
+func (c *condenserApiServiceClient) FindRecurrentTransfers(ctx context.Context, req *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error) {
+	return c.findRecurrentTransfers.CallUnary(ctx, req)
+}
+
+// GetAccountCount calls hive.condenser_api.v1.CondenserApiService.GetAccountCount.
+func (c *condenserApiServiceClient) GetAccountCount(ctx context.Context, req *connect.Request[v1.GetAccountCountRequest]) (*connect.Response[v1.GetAccountCountResponse], error) {
+	return c.getAccountCount.CallUnary(ctx, req)
+}
+
+// GetAccounts calls hive.condenser_api.v1.CondenserApiService.GetAccounts.
+func (c *condenserApiServiceClient) GetAccounts(ctx context.Context, req *connect.Request[v1.GetAccountsRequest]) (*connect.Response[v1.GetAccountsResponse], error) {
+	return c.getAccounts.CallUnary(ctx, req)
+}
+
+// GetActiveVotes calls hive.condenser_api.v1.CondenserApiService.GetActiveVotes.
+func (c *condenserApiServiceClient) GetActiveVotes(ctx context.Context, req *connect.Request[v1.GetActiveVotesRequest]) (*connect.Response[v1.GetActiveVotesResponse], error) {
+	return c.getActiveVotes.CallUnary(ctx, req)
+}
+
+// GetActiveWitnesses calls hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses.
+func (c *condenserApiServiceClient) GetActiveWitnesses(ctx context.Context, req *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error) {
+	return c.getActiveWitnesses.CallUnary(ctx, req)
+}
+
+// GetBlockHeader calls hive.condenser_api.v1.CondenserApiService.GetBlockHeader.
+func (c *condenserApiServiceClient) GetBlockHeader(ctx context.Context, req *connect.Request[v1.GetBlockHeaderRequest]) (*connect.Response[v1.GetBlockHeaderResponse], error) {
+	return c.getBlockHeader.CallUnary(ctx, req)
+}
+
+// GetChainProperties calls hive.condenser_api.v1.CondenserApiService.GetChainProperties.
+func (c *condenserApiServiceClient) GetChainProperties(ctx context.Context, req *connect.Request[v1.GetChainPropertiesRequest]) (*connect.Response[v1.GetChainPropertiesResponse], error) {
+	return c.getChainProperties.CallUnary(ctx, req)
+}
+
+// GetCollateralizedConversionRequests calls
+// hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests.
+func (c *condenserApiServiceClient) GetCollateralizedConversionRequests(ctx context.Context, req *connect.Request[v1.GetCollateralizedConversionRequestsRequest]) (*connect.Response[v1.GetCollateralizedConversionRequestsResponse], error) {
+	return c.getCollateralizedConversionRequests.CallUnary(ctx, req)
+}
+
+// GetCommentDiscussionsByPayout calls
+// hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout.
+func (c *condenserApiServiceClient) GetCommentDiscussionsByPayout(ctx context.Context, req *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error) {
+	return c.getCommentDiscussionsByPayout.CallUnary(ctx, req)
+}
+
+// GetConfig calls hive.condenser_api.v1.CondenserApiService.GetConfig.
+func (c *condenserApiServiceClient) GetConfig(ctx context.Context, req *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error) {
+	return c.getConfig.CallUnary(ctx, req)
+}
+
+// GetContent calls hive.condenser_api.v1.CondenserApiService.GetContent.
+func (c *condenserApiServiceClient) GetContent(ctx context.Context, req *connect.Request[v1.GetContentRequest]) (*connect.Response[v1.GetContentResponse], error) {
+	return c.getContent.CallUnary(ctx, req)
+}
+
+// GetContentReplies calls hive.condenser_api.v1.CondenserApiService.GetContentReplies.
+func (c *condenserApiServiceClient) GetContentReplies(ctx context.Context, req *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error) {
+	return c.getContentReplies.CallUnary(ctx, req)
+}
+
+// GetConversionRequests calls hive.condenser_api.v1.CondenserApiService.GetConversionRequests.
+func (c *condenserApiServiceClient) GetConversionRequests(ctx context.Context, req *connect.Request[v1.GetConversionRequestsRequest]) (*connect.Response[v1.GetConversionRequestsResponse], error) {
+	return c.getConversionRequests.CallUnary(ctx, req)
+}
+
+// GetCurrentMedianHistoryPrice calls
+// hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice.
+func (c *condenserApiServiceClient) GetCurrentMedianHistoryPrice(ctx context.Context, req *connect.Request[v1.GetCurrentMedianHistoryPriceRequest]) (*connect.Response[v1.GetCurrentMedianHistoryPriceResponse], error) {
+	return c.getCurrentMedianHistoryPrice.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByBlog calls hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog.
+func (c *condenserApiServiceClient) GetDiscussionsByBlog(ctx context.Context, req *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error) {
+	return c.getDiscussionsByBlog.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByComments calls
+// hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments.
+func (c *condenserApiServiceClient) GetDiscussionsByComments(ctx context.Context, req *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error) {
+	return c.getDiscussionsByComments.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByCreated calls hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated.
+func (c *condenserApiServiceClient) GetDiscussionsByCreated(ctx context.Context, req *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error) {
+	return c.getDiscussionsByCreated.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByFeed calls hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed.
+func (c *condenserApiServiceClient) GetDiscussionsByFeed(ctx context.Context, req *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error) {
+	return c.getDiscussionsByFeed.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByHot calls hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot.
+func (c *condenserApiServiceClient) GetDiscussionsByHot(ctx context.Context, req *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
+	return c.getDiscussionsByHot.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByTrending calls
+// hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending.
+func (c *condenserApiServiceClient) GetDiscussionsByTrending(ctx context.Context, req *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {
+	return c.getDiscussionsByTrending.CallUnary(ctx, req)
+}
+
+// GetEscrow calls hive.condenser_api.v1.CondenserApiService.GetEscrow.
+func (c *condenserApiServiceClient) GetEscrow(ctx context.Context, req *connect.Request[v1.GetEscrowRequest]) (*connect.Response[v1.GetEscrowResponse], error) {
+	return c.getEscrow.CallUnary(ctx, req)
+}
+
+// GetExpiringVestingDelegations calls
+// hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations.
+func (c *condenserApiServiceClient) GetExpiringVestingDelegations(ctx context.Context, req *connect.Request[v1.GetExpiringVestingDelegationsRequest]) (*connect.Response[v1.GetExpiringVestingDelegationsResponse], error) {
+	return c.getExpiringVestingDelegations.CallUnary(ctx, req)
+}
+
+// GetFeedHistory calls hive.condenser_api.v1.CondenserApiService.GetFeedHistory.
+func (c *condenserApiServiceClient) GetFeedHistory(ctx context.Context, req *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error) {
+	return c.getFeedHistory.CallUnary(ctx, req)
+}
+
+// GetFollowCount calls hive.condenser_api.v1.CondenserApiService.GetFollowCount.
+func (c *condenserApiServiceClient) GetFollowCount(ctx context.Context, req *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error) {
+	return c.getFollowCount.CallUnary(ctx, req)
+}
+
+// GetHardforkVersion calls hive.condenser_api.v1.CondenserApiService.GetHardforkVersion.
+func (c *condenserApiServiceClient) GetHardforkVersion(ctx context.Context, req *connect.Request[v1.GetHardforkVersionRequest]) (*connect.Response[v1.GetHardforkVersionResponse], error) {
+	return c.getHardforkVersion.CallUnary(ctx, req)
+}
+
+// GetKeyReferences calls hive.condenser_api.v1.CondenserApiService.GetKeyReferences.
+func (c *condenserApiServiceClient) GetKeyReferences(ctx context.Context, req *connect.Request[v1.GetKeyReferencesRequest]) (*connect.Response[v1.GetKeyReferencesResponse], error) {
+	return c.getKeyReferences.CallUnary(ctx, req)
+}
+
+// GetMarketHistory calls hive.condenser_api.v1.CondenserApiService.GetMarketHistory.
+func (c *condenserApiServiceClient) GetMarketHistory(ctx context.Context, req *connect.Request[v1.GetMarketHistoryRequest]) (*connect.Response[v1.GetMarketHistoryResponse], error) {
+	return c.getMarketHistory.CallUnary(ctx, req)
+}
+
+// GetMarketHistoryBuckets calls hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets.
+func (c *condenserApiServiceClient) GetMarketHistoryBuckets(ctx context.Context, req *connect.Request[v1.GetMarketHistoryBucketsRequest]) (*connect.Response[v1.GetMarketHistoryBucketsResponse], error) {
+	return c.getMarketHistoryBuckets.CallUnary(ctx, req)
+}
+
+// GetNextScheduledHardfork calls
+// hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork.
+func (c *condenserApiServiceClient) GetNextScheduledHardfork(ctx context.Context, req *connect.Request[v1.GetNextScheduledHardforkRequest]) (*connect.Response[v1.GetNextScheduledHardforkResponse], error) {
+	return c.getNextScheduledHardfork.CallUnary(ctx, req)
+}
+
+// GetOpenOrders calls hive.condenser_api.v1.CondenserApiService.GetOpenOrders.
+func (c *condenserApiServiceClient) GetOpenOrders(ctx context.Context, req *connect.Request[v1.GetOpenOrdersRequest]) (*connect.Response[v1.GetOpenOrdersResponse], error) {
+	return c.getOpenOrders.CallUnary(ctx, req)
+}
+
+// GetOpsInBlock calls hive.condenser_api.v1.CondenserApiService.GetOpsInBlock.
+func (c *condenserApiServiceClient) GetOpsInBlock(ctx context.Context, req *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error) {
+	return c.getOpsInBlock.CallUnary(ctx, req)
+}
+
+// GetOrderBook calls hive.condenser_api.v1.CondenserApiService.GetOrderBook.
+func (c *condenserApiServiceClient) GetOrderBook(ctx context.Context, req *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error) {
+	return c.getOrderBook.CallUnary(ctx, req)
+}
+
+// GetOwnerHistory calls hive.condenser_api.v1.CondenserApiService.GetOwnerHistory.
+func (c *condenserApiServiceClient) GetOwnerHistory(ctx context.Context, req *connect.Request[v1.GetOwnerHistoryRequest]) (*connect.Response[v1.GetOwnerHistoryResponse], error) {
+	return c.getOwnerHistory.CallUnary(ctx, req)
+}
+
+// GetPostDiscussionsByPayout calls
+// hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout.
+func (c *condenserApiServiceClient) GetPostDiscussionsByPayout(ctx context.Context, req *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error) {
+	return c.getPostDiscussionsByPayout.CallUnary(ctx, req)
+}
+
+// GetPotentialSignatures calls hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures.
+func (c *condenserApiServiceClient) GetPotentialSignatures(ctx context.Context, req *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error) {
+	return c.getPotentialSignatures.CallUnary(ctx, req)
+}
+
+// GetRebloggedBy calls hive.condenser_api.v1.CondenserApiService.GetRebloggedBy.
+func (c *condenserApiServiceClient) GetRebloggedBy(ctx context.Context, req *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error) {
+	return c.getRebloggedBy.CallUnary(ctx, req)
+}
+
+// GetRecentTrades calls hive.condenser_api.v1.CondenserApiService.GetRecentTrades.
+func (c *condenserApiServiceClient) GetRecentTrades(ctx context.Context, req *connect.Request[v1.GetRecentTradesRequest]) (*connect.Response[v1.GetRecentTradesResponse], error) {
+	return c.getRecentTrades.CallUnary(ctx, req)
+}
+
+// GetRecoveryRequest calls hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest.
+func (c *condenserApiServiceClient) GetRecoveryRequest(ctx context.Context, req *connect.Request[v1.GetRecoveryRequestRequest]) (*connect.Response[v1.GetRecoveryRequestResponse], error) {
+	return c.getRecoveryRequest.CallUnary(ctx, req)
+}
+
+// GetRequiredSignatures calls hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures.
+func (c *condenserApiServiceClient) GetRequiredSignatures(ctx context.Context, req *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error) {
+	return c.getRequiredSignatures.CallUnary(ctx, req)
+}
+
+// GetRewardFund calls hive.condenser_api.v1.CondenserApiService.GetRewardFund.
+func (c *condenserApiServiceClient) GetRewardFund(ctx context.Context, req *connect.Request[v1.GetRewardFundRequest]) (*connect.Response[v1.GetRewardFundResponse], error) {
+	return c.getRewardFund.CallUnary(ctx, req)
+}
+
+// GetSavingsWithdrawFrom calls hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom.
+func (c *condenserApiServiceClient) GetSavingsWithdrawFrom(ctx context.Context, req *connect.Request[v1.GetSavingsWithdrawFromRequest]) (*connect.Response[v1.GetSavingsWithdrawFromResponse], error) {
+	return c.getSavingsWithdrawFrom.CallUnary(ctx, req)
+}
+
+// GetSavingsWithdrawTo calls hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo.
+func (c *condenserApiServiceClient) GetSavingsWithdrawTo(ctx context.Context, req *connect.Request[v1.GetSavingsWithdrawToRequest]) (*connect.Response[v1.GetSavingsWithdrawToResponse], error) {
+	return c.getSavingsWithdrawTo.CallUnary(ctx, req)
+}
+
+// GetTicker calls hive.condenser_api.v1.CondenserApiService.GetTicker.
+func (c *condenserApiServiceClient) GetTicker(ctx context.Context, req *connect.Request[v1.GetTickerRequest]) (*connect.Response[v1.GetTickerResponse], error) {
+	return c.getTicker.CallUnary(ctx, req)
+}
+
+// GetTradeHistory calls hive.condenser_api.v1.CondenserApiService.GetTradeHistory.
+func (c *condenserApiServiceClient) GetTradeHistory(ctx context.Context, req *connect.Request[v1.GetTradeHistoryRequest]) (*connect.Response[v1.GetTradeHistoryResponse], error) {
+	return c.getTradeHistory.CallUnary(ctx, req)
+}
+
+// GetTransaction calls hive.condenser_api.v1.CondenserApiService.GetTransaction.
+func (c *condenserApiServiceClient) GetTransaction(ctx context.Context, req *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error) {
+	return c.getTransaction.CallUnary(ctx, req)
+}
+
+// GetTransactionHex calls hive.condenser_api.v1.CondenserApiService.GetTransactionHex.
+func (c *condenserApiServiceClient) GetTransactionHex(ctx context.Context, req *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error) {
+	return c.getTransactionHex.CallUnary(ctx, req)
+}
+
+// GetVersion calls hive.condenser_api.v1.CondenserApiService.GetVersion.
+func (c *condenserApiServiceClient) GetVersion(ctx context.Context, req *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error) {
+	return c.getVersion.CallUnary(ctx, req)
+}
+
+// GetVolume calls hive.condenser_api.v1.CondenserApiService.GetVolume.
+func (c *condenserApiServiceClient) GetVolume(ctx context.Context, req *connect.Request[v1.GetVolumeRequest]) (*connect.Response[v1.GetVolumeResponse], error) {
+	return c.getVolume.CallUnary(ctx, req)
+}
+
+// GetWithdrawRoutes calls hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes.
+func (c *condenserApiServiceClient) GetWithdrawRoutes(ctx context.Context, req *connect.Request[v1.GetWithdrawRoutesRequest]) (*connect.Response[v1.GetWithdrawRoutesResponse], error) {
+	return c.getWithdrawRoutes.CallUnary(ctx, req)
+}
+
+// GetWitnessByAccount calls hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount.
+func (c *condenserApiServiceClient) GetWitnessByAccount(ctx context.Context, req *connect.Request[v1.GetWitnessByAccountRequest]) (*connect.Response[v1.GetWitnessByAccountResponse], error) {
+	return c.getWitnessByAccount.CallUnary(ctx, req)
+}
+
+// GetWitnessCount calls hive.condenser_api.v1.CondenserApiService.GetWitnessCount.
+func (c *condenserApiServiceClient) GetWitnessCount(ctx context.Context, req *connect.Request[v1.GetWitnessCountRequest]) (*connect.Response[v1.GetWitnessCountResponse], error) {
+	return c.getWitnessCount.CallUnary(ctx, req)
+}
+
+// GetWitnessSchedule calls hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule.
+func (c *condenserApiServiceClient) GetWitnessSchedule(ctx context.Context, req *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error) {
+	return c.getWitnessSchedule.CallUnary(ctx, req)
+}
+
+// GetWitnesses calls hive.condenser_api.v1.CondenserApiService.GetWitnesses.
+func (c *condenserApiServiceClient) GetWitnesses(ctx context.Context, req *connect.Request[v1.GetWitnessesRequest]) (*connect.Response[v1.GetWitnessesResponse], error) {
+	return c.getWitnesses.CallUnary(ctx, req)
+}
+
+// GetWitnessesByVote calls hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote.
+func (c *condenserApiServiceClient) GetWitnessesByVote(ctx context.Context, req *connect.Request[v1.GetWitnessesByVoteRequest]) (*connect.Response[v1.GetWitnessesByVoteResponse], error) {
+	return c.getWitnessesByVote.CallUnary(ctx, req)
+}
+
+// IsKnownTransaction calls hive.condenser_api.v1.CondenserApiService.IsKnownTransaction.
+func (c *condenserApiServiceClient) IsKnownTransaction(ctx context.Context, req *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error) {
+	return c.isKnownTransaction.CallUnary(ctx, req)
+}
+
+// ListProposalVotes calls hive.condenser_api.v1.CondenserApiService.ListProposalVotes.
+func (c *condenserApiServiceClient) ListProposalVotes(ctx context.Context, req *connect.Request[v1.ListProposalVotesRequest]) (*connect.Response[v1.ListProposalVotesResponse], error) {
+	return c.listProposalVotes.CallUnary(ctx, req)
+}
+
+// ListProposals calls hive.condenser_api.v1.CondenserApiService.ListProposals.
+func (c *condenserApiServiceClient) ListProposals(ctx context.Context, req *connect.Request[v1.ListProposalsRequest]) (*connect.Response[v1.ListProposalsResponse], error) {
+	return c.listProposals.CallUnary(ctx, req)
+}
+
+// ListRcAccounts calls hive.condenser_api.v1.CondenserApiService.ListRcAccounts.
+func (c *condenserApiServiceClient) ListRcAccounts(ctx context.Context, req *connect.Request[v1.ListRcAccountsRequest]) (*connect.Response[v1.ListRcAccountsResponse], error) {
+	return c.listRcAccounts.CallUnary(ctx, req)
+}
+
+// ListRcDirectDelegations calls hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations.
+func (c *condenserApiServiceClient) ListRcDirectDelegations(ctx context.Context, req *connect.Request[v1.ListRcDirectDelegationsRequest]) (*connect.Response[v1.ListRcDirectDelegationsResponse], error) {
+	return c.listRcDirectDelegations.CallUnary(ctx, req)
+}
+
+// LookupAccountNames calls hive.condenser_api.v1.CondenserApiService.LookupAccountNames.
+func (c *condenserApiServiceClient) LookupAccountNames(ctx context.Context, req *connect.Request[v1.LookupAccountNamesRequest]) (*connect.Response[v1.LookupAccountNamesResponse], error) {
+	return c.lookupAccountNames.CallUnary(ctx, req)
+}
+
+// LookupAccounts calls hive.condenser_api.v1.CondenserApiService.LookupAccounts.
+func (c *condenserApiServiceClient) LookupAccounts(ctx context.Context, req *connect.Request[v1.LookupAccountsRequest]) (*connect.Response[v1.LookupAccountsResponse], error) {
+	return c.lookupAccounts.CallUnary(ctx, req)
+}
+
+// LookupWitnessAccounts calls hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts.
+func (c *condenserApiServiceClient) LookupWitnessAccounts(ctx context.Context, req *connect.Request[v1.LookupWitnessAccountsRequest]) (*connect.Response[v1.LookupWitnessAccountsResponse], error) {
+	return c.lookupWitnessAccounts.CallUnary(ctx, req)
+}
+
+// VerifyAccountAuthority calls hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority.
+func (c *condenserApiServiceClient) VerifyAccountAuthority(ctx context.Context, req *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error) {
+	return c.verifyAccountAuthority.CallUnary(ctx, req)
+}
+
+// VerifyAuthority calls hive.condenser_api.v1.CondenserApiService.VerifyAuthority.
+func (c *condenserApiServiceClient) VerifyAuthority(ctx context.Context, req *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error) {
+	return c.verifyAuthority.CallUnary(ctx, req)
+}
+
 // CondenserApiServiceHandler is an implementation of the hive.condenser_api.v1.CondenserApiService
 // service.
 type CondenserApiServiceHandler interface {
@@ -382,6 +1589,149 @@ type CondenserApiServiceHandler interface {
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
 	// legacy asset strings. Served by hived.
 	GetVestingDelegations(context.Context, *connect.Request[v1.GetVestingDelegationsRequest]) (*connect.Response[v1.GetVestingDelegationsResponse], error)
+	// FindProposals returns DHF proposals by chain object id. Served by hived.
+	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
+	// FindRcAccounts returns accounts' resource credits. Served by hived.
+	FindRcAccounts(context.Context, *connect.Request[v1.FindRcAccountsRequest]) (*connect.Response[v1.FindRcAccountsResponse], error)
+	// FindRecurrentTransfers returns the recurrent transfers an account sends.
+	// Served by hived.
+	FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error)
+	// GetAccountCount returns the number of accounts. Served by hived.
+	GetAccountCount(context.Context, *connect.Request[v1.GetAccountCountRequest]) (*connect.Response[v1.GetAccountCountResponse], error)
+	// GetAccounts returns accounts by name, with witness votes. Served by hived.
+	GetAccounts(context.Context, *connect.Request[v1.GetAccountsRequest]) (*connect.Response[v1.GetAccountsResponse], error)
+	// GetActiveVotes returns every vote on a post. Served by hivemind.
+	GetActiveVotes(context.Context, *connect.Request[v1.GetActiveVotesRequest]) (*connect.Response[v1.GetActiveVotesResponse], error)
+	// GetActiveWitnesses returns the witnesses of the current round. Served by hived.
+	GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error)
+	// GetBlockHeader returns a block's header. Served by hived.
+	GetBlockHeader(context.Context, *connect.Request[v1.GetBlockHeaderRequest]) (*connect.Response[v1.GetBlockHeaderResponse], error)
+	// GetChainProperties returns the median chain properties. Served by hived.
+	GetChainProperties(context.Context, *connect.Request[v1.GetChainPropertiesRequest]) (*connect.Response[v1.GetChainPropertiesResponse], error)
+	// GetCollateralizedConversionRequests returns an account's pending HIVE
+	// to HBD conversions. Served by hived.
+	GetCollateralizedConversionRequests(context.Context, *connect.Request[v1.GetCollateralizedConversionRequestsRequest]) (*connect.Response[v1.GetCollateralizedConversionRequestsResponse], error)
+	// GetCommentDiscussionsByPayout lists comments by pending payout. Served by hivemind.
+	GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error)
+	// GetConfig returns the node's compile-time constants. Served by hived.
+	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// GetContent returns a post or comment. Served by hivemind.
+	GetContent(context.Context, *connect.Request[v1.GetContentRequest]) (*connect.Response[v1.GetContentResponse], error)
+	// GetContentReplies returns the direct replies to a post. Served by hivemind.
+	GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error)
+	// GetConversionRequests returns an account's pending HBD to HIVE
+	// conversions. Served by hived.
+	GetConversionRequests(context.Context, *connect.Request[v1.GetConversionRequestsRequest]) (*connect.Response[v1.GetConversionRequestsResponse], error)
+	// GetCurrentMedianHistoryPrice returns the median price feed. Served by hived.
+	GetCurrentMedianHistoryPrice(context.Context, *connect.Request[v1.GetCurrentMedianHistoryPriceRequest]) (*connect.Response[v1.GetCurrentMedianHistoryPriceResponse], error)
+	// GetDiscussionsByBlog lists an account's blog (posts and reblogs). Served by hivemind.
+	GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error)
+	// GetDiscussionsByComments lists an account's comments. Served by hivemind.
+	GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error)
+	// GetDiscussionsByCreated lists posts newest first. Served by hivemind.
+	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
+	// GetDiscussionsByFeed lists an account's feed. Served by hivemind.
+	GetDiscussionsByFeed(context.Context, *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error)
+	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
+	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByTrending lists posts by trending score. Served by hivemind.
+	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
+	// GetEscrow returns one escrow. Served by hived.
+	GetEscrow(context.Context, *connect.Request[v1.GetEscrowRequest]) (*connect.Response[v1.GetEscrowResponse], error)
+	// GetExpiringVestingDelegations lists delegations returning to an
+	// account. Served by hived.
+	GetExpiringVestingDelegations(context.Context, *connect.Request[v1.GetExpiringVestingDelegationsRequest]) (*connect.Response[v1.GetExpiringVestingDelegationsResponse], error)
+	// GetFeedHistory returns the price feed history. Served by hived.
+	GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error)
+	// GetFollowCount returns an account's follower and following counts. Served by hivemind.
+	GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error)
+	// GetHardforkVersion returns the current hardfork version. Served by hived.
+	GetHardforkVersion(context.Context, *connect.Request[v1.GetHardforkVersionRequest]) (*connect.Response[v1.GetHardforkVersionResponse], error)
+	// GetKeyReferences returns the accounts using public keys. Served by hived.
+	GetKeyReferences(context.Context, *connect.Request[v1.GetKeyReferencesRequest]) (*connect.Response[v1.GetKeyReferencesResponse], error)
+	// GetMarketHistory returns price history buckets. Served by hived (market_history).
+	GetMarketHistory(context.Context, *connect.Request[v1.GetMarketHistoryRequest]) (*connect.Response[v1.GetMarketHistoryResponse], error)
+	// GetMarketHistoryBuckets returns the bucket sizes tracked. Served by hived (market_history).
+	GetMarketHistoryBuckets(context.Context, *connect.Request[v1.GetMarketHistoryBucketsRequest]) (*connect.Response[v1.GetMarketHistoryBucketsResponse], error)
+	// GetNextScheduledHardfork returns the next hardfork and its time. Served by hived.
+	GetNextScheduledHardfork(context.Context, *connect.Request[v1.GetNextScheduledHardforkRequest]) (*connect.Response[v1.GetNextScheduledHardforkResponse], error)
+	// GetOpenOrders returns an account's open orders. Served by hived.
+	GetOpenOrders(context.Context, *connect.Request[v1.GetOpenOrdersRequest]) (*connect.Response[v1.GetOpenOrdersResponse], error)
+	// GetOpsInBlock returns a block's operations in legacy form. Served by HAfAH.
+	GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error)
+	// GetOrderBook returns the internal market's best orders. Served by hived (market_history).
+	GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error)
+	// GetOwnerHistory returns an account's previous owner authorities. Served by hived.
+	GetOwnerHistory(context.Context, *connect.Request[v1.GetOwnerHistoryRequest]) (*connect.Response[v1.GetOwnerHistoryResponse], error)
+	// GetPostDiscussionsByPayout lists posts by pending payout. Served by hivemind.
+	GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error)
+	// GetPotentialSignatures returns every key that could sign a
+	// transaction. Served by hived.
+	GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error)
+	// GetRebloggedBy returns the accounts that reblogged a post. Served by hivemind.
+	GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error)
+	// GetRecentTrades returns the internal market's latest trades. Served by hived (market_history).
+	GetRecentTrades(context.Context, *connect.Request[v1.GetRecentTradesRequest]) (*connect.Response[v1.GetRecentTradesResponse], error)
+	// GetRecoveryRequest returns an account's pending recovery. Served by hived.
+	GetRecoveryRequest(context.Context, *connect.Request[v1.GetRecoveryRequestRequest]) (*connect.Response[v1.GetRecoveryRequestResponse], error)
+	// GetRequiredSignatures returns the keys needed to sign a transaction.
+	// Served by hived.
+	GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error)
+	// GetRewardFund returns a reward fund. Served by hived.
+	GetRewardFund(context.Context, *connect.Request[v1.GetRewardFundRequest]) (*connect.Response[v1.GetRewardFundResponse], error)
+	// GetSavingsWithdrawFrom returns an account's pending savings
+	// withdrawals. Served by hived.
+	GetSavingsWithdrawFrom(context.Context, *connect.Request[v1.GetSavingsWithdrawFromRequest]) (*connect.Response[v1.GetSavingsWithdrawFromResponse], error)
+	// GetSavingsWithdrawTo returns the pending savings withdrawals to an
+	// account. Served by hived.
+	GetSavingsWithdrawTo(context.Context, *connect.Request[v1.GetSavingsWithdrawToRequest]) (*connect.Response[v1.GetSavingsWithdrawToResponse], error)
+	// GetTicker returns the internal market's ticker. Served by hived (market_history).
+	GetTicker(context.Context, *connect.Request[v1.GetTickerRequest]) (*connect.Response[v1.GetTickerResponse], error)
+	// GetTradeHistory returns the internal market's trades in a time range.
+	// Served by hived (market_history).
+	GetTradeHistory(context.Context, *connect.Request[v1.GetTradeHistoryRequest]) (*connect.Response[v1.GetTradeHistoryResponse], error)
+	// GetTransaction returns a transaction by id, in legacy form. Served by HAfAH.
+	GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error)
+	// GetTransactionHex returns a transaction's binary serialization. Served by hived.
+	GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error)
+	// GetVersion returns the node's version and chain id. Served by hived.
+	GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error)
+	// GetVolume returns the internal market's 24-hour volume. Served by hived (market_history).
+	GetVolume(context.Context, *connect.Request[v1.GetVolumeRequest]) (*connect.Response[v1.GetVolumeResponse], error)
+	// GetWithdrawRoutes returns an account's power-down routes. Served by hived.
+	GetWithdrawRoutes(context.Context, *connect.Request[v1.GetWithdrawRoutesRequest]) (*connect.Response[v1.GetWithdrawRoutesResponse], error)
+	// GetWitnessByAccount returns a witness by account name. Served by hived.
+	GetWitnessByAccount(context.Context, *connect.Request[v1.GetWitnessByAccountRequest]) (*connect.Response[v1.GetWitnessByAccountResponse], error)
+	// GetWitnessCount returns the number of witnesses. Served by hived.
+	GetWitnessCount(context.Context, *connect.Request[v1.GetWitnessCountRequest]) (*connect.Response[v1.GetWitnessCountResponse], error)
+	// GetWitnessSchedule returns the witness schedule. Served by hived.
+	GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error)
+	// GetWitnesses returns witnesses by chain object id. Served by hived.
+	GetWitnesses(context.Context, *connect.Request[v1.GetWitnessesRequest]) (*connect.Response[v1.GetWitnessesResponse], error)
+	// GetWitnessesByVote lists witnesses by votes. Served by hived.
+	GetWitnessesByVote(context.Context, *connect.Request[v1.GetWitnessesByVoteRequest]) (*connect.Response[v1.GetWitnessesByVoteResponse], error)
+	// IsKnownTransaction tells whether a recent transaction is in a block. Served by hived.
+	IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error)
+	// ListProposalVotes lists votes on DHF proposals. Served by hived.
+	ListProposalVotes(context.Context, *connect.Request[v1.ListProposalVotesRequest]) (*connect.Response[v1.ListProposalVotesResponse], error)
+	// ListProposals lists DHF proposals. Served by hived.
+	ListProposals(context.Context, *connect.Request[v1.ListProposalsRequest]) (*connect.Response[v1.ListProposalsResponse], error)
+	// ListRcAccounts lists accounts' resource credits by name. Served by hived.
+	ListRcAccounts(context.Context, *connect.Request[v1.ListRcAccountsRequest]) (*connect.Response[v1.ListRcAccountsResponse], error)
+	// ListRcDirectDelegations lists an account's RC delegations. Served by hived.
+	ListRcDirectDelegations(context.Context, *connect.Request[v1.ListRcDirectDelegationsRequest]) (*connect.Response[v1.ListRcDirectDelegationsResponse], error)
+	// LookupAccountNames returns accounts by name (null for unknown names).
+	// Served by hived.
+	LookupAccountNames(context.Context, *connect.Request[v1.LookupAccountNamesRequest]) (*connect.Response[v1.LookupAccountNamesResponse], error)
+	// LookupAccounts lists account names from a lower bound. Served by hived.
+	LookupAccounts(context.Context, *connect.Request[v1.LookupAccountsRequest]) (*connect.Response[v1.LookupAccountsResponse], error)
+	// LookupWitnessAccounts lists witness names from a lower bound. Served by hived.
+	LookupWitnessAccounts(context.Context, *connect.Request[v1.LookupWitnessAccountsRequest]) (*connect.Response[v1.LookupWitnessAccountsResponse], error)
+	// VerifyAccountAuthority checks that keys satisfy an account's authority.
+	// Served by hived.
+	VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error)
+	// VerifyAuthority checks a transaction's signatures. Served by hived.
+	VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error)
 }
 
 // NewCondenserApiServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -489,6 +1839,468 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	condenserApiServiceFindProposalsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceFindProposalsProcedure,
+		svc.FindProposals,
+		connect.WithSchema(condenserApiServiceMethods.ByName("FindProposals")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceFindRcAccountsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceFindRcAccountsProcedure,
+		svc.FindRcAccounts,
+		connect.WithSchema(condenserApiServiceMethods.ByName("FindRcAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceFindRecurrentTransfersHandler := connect.NewUnaryHandler(
+		CondenserApiServiceFindRecurrentTransfersProcedure,
+		svc.FindRecurrentTransfers,
+		connect.WithSchema(condenserApiServiceMethods.ByName("FindRecurrentTransfers")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetAccountCountHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetAccountCountProcedure,
+		svc.GetAccountCount,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetAccountCount")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetAccountsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetAccountsProcedure,
+		svc.GetAccounts,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetActiveVotesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetActiveVotesProcedure,
+		svc.GetActiveVotes,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetActiveVotes")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetActiveWitnessesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetActiveWitnessesProcedure,
+		svc.GetActiveWitnesses,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetActiveWitnesses")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetBlockHeaderHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetBlockHeaderProcedure,
+		svc.GetBlockHeader,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetBlockHeader")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetChainPropertiesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetChainPropertiesProcedure,
+		svc.GetChainProperties,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetChainProperties")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetCollateralizedConversionRequestsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetCollateralizedConversionRequestsProcedure,
+		svc.GetCollateralizedConversionRequests,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetCollateralizedConversionRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetCommentDiscussionsByPayoutHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetCommentDiscussionsByPayoutProcedure,
+		svc.GetCommentDiscussionsByPayout,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetCommentDiscussionsByPayout")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetConfigHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetConfigProcedure,
+		svc.GetConfig,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetConfig")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetContentHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetContentProcedure,
+		svc.GetContent,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetContent")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetContentRepliesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetContentRepliesProcedure,
+		svc.GetContentReplies,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetContentReplies")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetConversionRequestsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetConversionRequestsProcedure,
+		svc.GetConversionRequests,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetConversionRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetCurrentMedianHistoryPriceHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetCurrentMedianHistoryPriceProcedure,
+		svc.GetCurrentMedianHistoryPrice,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetCurrentMedianHistoryPrice")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByBlogHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByBlogProcedure,
+		svc.GetDiscussionsByBlog,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByBlog")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByCommentsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByCommentsProcedure,
+		svc.GetDiscussionsByComments,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByComments")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByCreatedHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByCreatedProcedure,
+		svc.GetDiscussionsByCreated,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByCreated")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByFeedHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByFeedProcedure,
+		svc.GetDiscussionsByFeed,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByFeed")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByHotHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByHotProcedure,
+		svc.GetDiscussionsByHot,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByHot")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByTrendingHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByTrendingProcedure,
+		svc.GetDiscussionsByTrending,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByTrending")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetEscrowHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetEscrowProcedure,
+		svc.GetEscrow,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetEscrow")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetExpiringVestingDelegationsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetExpiringVestingDelegationsProcedure,
+		svc.GetExpiringVestingDelegations,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetExpiringVestingDelegations")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetFeedHistoryHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetFeedHistoryProcedure,
+		svc.GetFeedHistory,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetFeedHistory")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetFollowCountHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetFollowCountProcedure,
+		svc.GetFollowCount,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetFollowCount")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetHardforkVersionHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetHardforkVersionProcedure,
+		svc.GetHardforkVersion,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetHardforkVersion")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetKeyReferencesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetKeyReferencesProcedure,
+		svc.GetKeyReferences,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetKeyReferences")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetMarketHistoryHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetMarketHistoryProcedure,
+		svc.GetMarketHistory,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetMarketHistory")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetMarketHistoryBucketsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetMarketHistoryBucketsProcedure,
+		svc.GetMarketHistoryBuckets,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetMarketHistoryBuckets")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetNextScheduledHardforkHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetNextScheduledHardforkProcedure,
+		svc.GetNextScheduledHardfork,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetNextScheduledHardfork")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetOpenOrdersHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetOpenOrdersProcedure,
+		svc.GetOpenOrders,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetOpenOrders")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetOpsInBlockHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetOpsInBlockProcedure,
+		svc.GetOpsInBlock,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetOpsInBlock")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetOrderBookHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetOrderBookProcedure,
+		svc.GetOrderBook,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetOrderBook")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetOwnerHistoryHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetOwnerHistoryProcedure,
+		svc.GetOwnerHistory,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetOwnerHistory")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetPostDiscussionsByPayoutHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetPostDiscussionsByPayoutProcedure,
+		svc.GetPostDiscussionsByPayout,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetPostDiscussionsByPayout")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetPotentialSignaturesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetPotentialSignaturesProcedure,
+		svc.GetPotentialSignatures,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetPotentialSignatures")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetRebloggedByHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetRebloggedByProcedure,
+		svc.GetRebloggedBy,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetRebloggedBy")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetRecentTradesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetRecentTradesProcedure,
+		svc.GetRecentTrades,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetRecentTrades")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetRecoveryRequestHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetRecoveryRequestProcedure,
+		svc.GetRecoveryRequest,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetRecoveryRequest")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetRequiredSignaturesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetRequiredSignaturesProcedure,
+		svc.GetRequiredSignatures,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetRequiredSignatures")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetRewardFundHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetRewardFundProcedure,
+		svc.GetRewardFund,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetRewardFund")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetSavingsWithdrawFromHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetSavingsWithdrawFromProcedure,
+		svc.GetSavingsWithdrawFrom,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetSavingsWithdrawFrom")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetSavingsWithdrawToHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetSavingsWithdrawToProcedure,
+		svc.GetSavingsWithdrawTo,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetSavingsWithdrawTo")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetTickerHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetTickerProcedure,
+		svc.GetTicker,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetTicker")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetTradeHistoryHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetTradeHistoryProcedure,
+		svc.GetTradeHistory,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetTradeHistory")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetTransactionHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetTransactionProcedure,
+		svc.GetTransaction,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetTransaction")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetTransactionHexHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetTransactionHexProcedure,
+		svc.GetTransactionHex,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetTransactionHex")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetVersionHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetVersionProcedure,
+		svc.GetVersion,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetVersion")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetVolumeHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetVolumeProcedure,
+		svc.GetVolume,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetVolume")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWithdrawRoutesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWithdrawRoutesProcedure,
+		svc.GetWithdrawRoutes,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWithdrawRoutes")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWitnessByAccountHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWitnessByAccountProcedure,
+		svc.GetWitnessByAccount,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessByAccount")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWitnessCountHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWitnessCountProcedure,
+		svc.GetWitnessCount,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessCount")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWitnessScheduleHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWitnessScheduleProcedure,
+		svc.GetWitnessSchedule,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessSchedule")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWitnessesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWitnessesProcedure,
+		svc.GetWitnesses,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnesses")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetWitnessesByVoteHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetWitnessesByVoteProcedure,
+		svc.GetWitnessesByVote,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetWitnessesByVote")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceIsKnownTransactionHandler := connect.NewUnaryHandler(
+		CondenserApiServiceIsKnownTransactionProcedure,
+		svc.IsKnownTransaction,
+		connect.WithSchema(condenserApiServiceMethods.ByName("IsKnownTransaction")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceListProposalVotesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceListProposalVotesProcedure,
+		svc.ListProposalVotes,
+		connect.WithSchema(condenserApiServiceMethods.ByName("ListProposalVotes")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceListProposalsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceListProposalsProcedure,
+		svc.ListProposals,
+		connect.WithSchema(condenserApiServiceMethods.ByName("ListProposals")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceListRcAccountsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceListRcAccountsProcedure,
+		svc.ListRcAccounts,
+		connect.WithSchema(condenserApiServiceMethods.ByName("ListRcAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceListRcDirectDelegationsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceListRcDirectDelegationsProcedure,
+		svc.ListRcDirectDelegations,
+		connect.WithSchema(condenserApiServiceMethods.ByName("ListRcDirectDelegations")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceLookupAccountNamesHandler := connect.NewUnaryHandler(
+		CondenserApiServiceLookupAccountNamesProcedure,
+		svc.LookupAccountNames,
+		connect.WithSchema(condenserApiServiceMethods.ByName("LookupAccountNames")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceLookupAccountsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceLookupAccountsProcedure,
+		svc.LookupAccounts,
+		connect.WithSchema(condenserApiServiceMethods.ByName("LookupAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceLookupWitnessAccountsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceLookupWitnessAccountsProcedure,
+		svc.LookupWitnessAccounts,
+		connect.WithSchema(condenserApiServiceMethods.ByName("LookupWitnessAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceVerifyAccountAuthorityHandler := connect.NewUnaryHandler(
+		CondenserApiServiceVerifyAccountAuthorityProcedure,
+		svc.VerifyAccountAuthority,
+		connect.WithSchema(condenserApiServiceMethods.ByName("VerifyAccountAuthority")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceVerifyAuthorityHandler := connect.NewUnaryHandler(
+		CondenserApiServiceVerifyAuthorityProcedure,
+		svc.VerifyAuthority,
+		connect.WithSchema(condenserApiServiceMethods.ByName("VerifyAuthority")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.condenser_api.v1.CondenserApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case CondenserApiServiceGetAccountHistoryProcedure:
@@ -519,6 +2331,138 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 			condenserApiServiceGetTrendingTagsHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetVestingDelegationsProcedure:
 			condenserApiServiceGetVestingDelegationsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceFindProposalsProcedure:
+			condenserApiServiceFindProposalsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceFindRcAccountsProcedure:
+			condenserApiServiceFindRcAccountsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceFindRecurrentTransfersProcedure:
+			condenserApiServiceFindRecurrentTransfersHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetAccountCountProcedure:
+			condenserApiServiceGetAccountCountHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetAccountsProcedure:
+			condenserApiServiceGetAccountsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetActiveVotesProcedure:
+			condenserApiServiceGetActiveVotesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetActiveWitnessesProcedure:
+			condenserApiServiceGetActiveWitnessesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetBlockHeaderProcedure:
+			condenserApiServiceGetBlockHeaderHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetChainPropertiesProcedure:
+			condenserApiServiceGetChainPropertiesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetCollateralizedConversionRequestsProcedure:
+			condenserApiServiceGetCollateralizedConversionRequestsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetCommentDiscussionsByPayoutProcedure:
+			condenserApiServiceGetCommentDiscussionsByPayoutHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetConfigProcedure:
+			condenserApiServiceGetConfigHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetContentProcedure:
+			condenserApiServiceGetContentHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetContentRepliesProcedure:
+			condenserApiServiceGetContentRepliesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetConversionRequestsProcedure:
+			condenserApiServiceGetConversionRequestsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetCurrentMedianHistoryPriceProcedure:
+			condenserApiServiceGetCurrentMedianHistoryPriceHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByBlogProcedure:
+			condenserApiServiceGetDiscussionsByBlogHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByCommentsProcedure:
+			condenserApiServiceGetDiscussionsByCommentsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByCreatedProcedure:
+			condenserApiServiceGetDiscussionsByCreatedHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByFeedProcedure:
+			condenserApiServiceGetDiscussionsByFeedHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByHotProcedure:
+			condenserApiServiceGetDiscussionsByHotHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByTrendingProcedure:
+			condenserApiServiceGetDiscussionsByTrendingHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetEscrowProcedure:
+			condenserApiServiceGetEscrowHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetExpiringVestingDelegationsProcedure:
+			condenserApiServiceGetExpiringVestingDelegationsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetFeedHistoryProcedure:
+			condenserApiServiceGetFeedHistoryHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetFollowCountProcedure:
+			condenserApiServiceGetFollowCountHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetHardforkVersionProcedure:
+			condenserApiServiceGetHardforkVersionHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetKeyReferencesProcedure:
+			condenserApiServiceGetKeyReferencesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetMarketHistoryProcedure:
+			condenserApiServiceGetMarketHistoryHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetMarketHistoryBucketsProcedure:
+			condenserApiServiceGetMarketHistoryBucketsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetNextScheduledHardforkProcedure:
+			condenserApiServiceGetNextScheduledHardforkHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetOpenOrdersProcedure:
+			condenserApiServiceGetOpenOrdersHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetOpsInBlockProcedure:
+			condenserApiServiceGetOpsInBlockHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetOrderBookProcedure:
+			condenserApiServiceGetOrderBookHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetOwnerHistoryProcedure:
+			condenserApiServiceGetOwnerHistoryHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetPostDiscussionsByPayoutProcedure:
+			condenserApiServiceGetPostDiscussionsByPayoutHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetPotentialSignaturesProcedure:
+			condenserApiServiceGetPotentialSignaturesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetRebloggedByProcedure:
+			condenserApiServiceGetRebloggedByHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetRecentTradesProcedure:
+			condenserApiServiceGetRecentTradesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetRecoveryRequestProcedure:
+			condenserApiServiceGetRecoveryRequestHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetRequiredSignaturesProcedure:
+			condenserApiServiceGetRequiredSignaturesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetRewardFundProcedure:
+			condenserApiServiceGetRewardFundHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetSavingsWithdrawFromProcedure:
+			condenserApiServiceGetSavingsWithdrawFromHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetSavingsWithdrawToProcedure:
+			condenserApiServiceGetSavingsWithdrawToHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetTickerProcedure:
+			condenserApiServiceGetTickerHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetTradeHistoryProcedure:
+			condenserApiServiceGetTradeHistoryHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetTransactionProcedure:
+			condenserApiServiceGetTransactionHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetTransactionHexProcedure:
+			condenserApiServiceGetTransactionHexHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetVersionProcedure:
+			condenserApiServiceGetVersionHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetVolumeProcedure:
+			condenserApiServiceGetVolumeHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWithdrawRoutesProcedure:
+			condenserApiServiceGetWithdrawRoutesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWitnessByAccountProcedure:
+			condenserApiServiceGetWitnessByAccountHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWitnessCountProcedure:
+			condenserApiServiceGetWitnessCountHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWitnessScheduleProcedure:
+			condenserApiServiceGetWitnessScheduleHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWitnessesProcedure:
+			condenserApiServiceGetWitnessesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetWitnessesByVoteProcedure:
+			condenserApiServiceGetWitnessesByVoteHandler.ServeHTTP(w, r)
+		case CondenserApiServiceIsKnownTransactionProcedure:
+			condenserApiServiceIsKnownTransactionHandler.ServeHTTP(w, r)
+		case CondenserApiServiceListProposalVotesProcedure:
+			condenserApiServiceListProposalVotesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceListProposalsProcedure:
+			condenserApiServiceListProposalsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceListRcAccountsProcedure:
+			condenserApiServiceListRcAccountsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceListRcDirectDelegationsProcedure:
+			condenserApiServiceListRcDirectDelegationsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceLookupAccountNamesProcedure:
+			condenserApiServiceLookupAccountNamesHandler.ServeHTTP(w, r)
+		case CondenserApiServiceLookupAccountsProcedure:
+			condenserApiServiceLookupAccountsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceLookupWitnessAccountsProcedure:
+			condenserApiServiceLookupWitnessAccountsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceVerifyAccountAuthorityProcedure:
+			condenserApiServiceVerifyAccountAuthorityHandler.ServeHTTP(w, r)
+		case CondenserApiServiceVerifyAuthorityProcedure:
+			condenserApiServiceVerifyAuthorityHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -582,4 +2526,268 @@ func (UnimplementedCondenserApiServiceHandler) GetTrendingTags(context.Context, 
 
 func (UnimplementedCondenserApiServiceHandler) GetVestingDelegations(context.Context, *connect.Request[v1.GetVestingDelegationsRequest]) (*connect.Response[v1.GetVestingDelegationsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetVestingDelegations is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.FindProposals is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) FindRcAccounts(context.Context, *connect.Request[v1.FindRcAccountsRequest]) (*connect.Response[v1.FindRcAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.FindRcAccounts is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetAccountCount(context.Context, *connect.Request[v1.GetAccountCountRequest]) (*connect.Response[v1.GetAccountCountResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetAccountCount is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetAccounts(context.Context, *connect.Request[v1.GetAccountsRequest]) (*connect.Response[v1.GetAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetAccounts is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetActiveVotes(context.Context, *connect.Request[v1.GetActiveVotesRequest]) (*connect.Response[v1.GetActiveVotesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetActiveVotes is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetBlockHeader(context.Context, *connect.Request[v1.GetBlockHeaderRequest]) (*connect.Response[v1.GetBlockHeaderResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetBlockHeader is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetChainProperties(context.Context, *connect.Request[v1.GetChainPropertiesRequest]) (*connect.Response[v1.GetChainPropertiesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetChainProperties is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetCollateralizedConversionRequests(context.Context, *connect.Request[v1.GetCollateralizedConversionRequestsRequest]) (*connect.Response[v1.GetCollateralizedConversionRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetConfig is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetContent(context.Context, *connect.Request[v1.GetContentRequest]) (*connect.Response[v1.GetContentResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetContent is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetContentReplies is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetConversionRequests(context.Context, *connect.Request[v1.GetConversionRequestsRequest]) (*connect.Response[v1.GetConversionRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetConversionRequests is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetCurrentMedianHistoryPrice(context.Context, *connect.Request[v1.GetCurrentMedianHistoryPriceRequest]) (*connect.Response[v1.GetCurrentMedianHistoryPriceResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByFeed(context.Context, *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetEscrow(context.Context, *connect.Request[v1.GetEscrowRequest]) (*connect.Response[v1.GetEscrowResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetEscrow is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetExpiringVestingDelegations(context.Context, *connect.Request[v1.GetExpiringVestingDelegationsRequest]) (*connect.Response[v1.GetExpiringVestingDelegationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetFeedHistory is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetFollowCount is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetHardforkVersion(context.Context, *connect.Request[v1.GetHardforkVersionRequest]) (*connect.Response[v1.GetHardforkVersionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetHardforkVersion is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetKeyReferences(context.Context, *connect.Request[v1.GetKeyReferencesRequest]) (*connect.Response[v1.GetKeyReferencesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetKeyReferences is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetMarketHistory(context.Context, *connect.Request[v1.GetMarketHistoryRequest]) (*connect.Response[v1.GetMarketHistoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetMarketHistory is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetMarketHistoryBuckets(context.Context, *connect.Request[v1.GetMarketHistoryBucketsRequest]) (*connect.Response[v1.GetMarketHistoryBucketsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetNextScheduledHardfork(context.Context, *connect.Request[v1.GetNextScheduledHardforkRequest]) (*connect.Response[v1.GetNextScheduledHardforkResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetOpenOrders(context.Context, *connect.Request[v1.GetOpenOrdersRequest]) (*connect.Response[v1.GetOpenOrdersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetOpenOrders is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetOpsInBlock(context.Context, *connect.Request[v1.GetOpsInBlockRequest]) (*connect.Response[v1.GetOpsInBlockResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetOpsInBlock is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetOrderBook is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetOwnerHistory(context.Context, *connect.Request[v1.GetOwnerHistoryRequest]) (*connect.Response[v1.GetOwnerHistoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetOwnerHistory is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRebloggedBy is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetRecentTrades(context.Context, *connect.Request[v1.GetRecentTradesRequest]) (*connect.Response[v1.GetRecentTradesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRecentTrades is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetRecoveryRequest(context.Context, *connect.Request[v1.GetRecoveryRequestRequest]) (*connect.Response[v1.GetRecoveryRequestResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetRewardFund(context.Context, *connect.Request[v1.GetRewardFundRequest]) (*connect.Response[v1.GetRewardFundResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRewardFund is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetSavingsWithdrawFrom(context.Context, *connect.Request[v1.GetSavingsWithdrawFromRequest]) (*connect.Response[v1.GetSavingsWithdrawFromResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetSavingsWithdrawTo(context.Context, *connect.Request[v1.GetSavingsWithdrawToRequest]) (*connect.Response[v1.GetSavingsWithdrawToResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetTicker(context.Context, *connect.Request[v1.GetTickerRequest]) (*connect.Response[v1.GetTickerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetTicker is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetTradeHistory(context.Context, *connect.Request[v1.GetTradeHistoryRequest]) (*connect.Response[v1.GetTradeHistoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetTradeHistory is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetTransaction(context.Context, *connect.Request[v1.GetTransactionRequest]) (*connect.Response[v1.GetTransactionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetTransaction is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetTransactionHex is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetVersion is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetVolume(context.Context, *connect.Request[v1.GetVolumeRequest]) (*connect.Response[v1.GetVolumeResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetVolume is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWithdrawRoutes(context.Context, *connect.Request[v1.GetWithdrawRoutesRequest]) (*connect.Response[v1.GetWithdrawRoutesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWitnessByAccount(context.Context, *connect.Request[v1.GetWitnessByAccountRequest]) (*connect.Response[v1.GetWitnessByAccountResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWitnessCount(context.Context, *connect.Request[v1.GetWitnessCountRequest]) (*connect.Response[v1.GetWitnessCountResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWitnessCount is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWitnesses(context.Context, *connect.Request[v1.GetWitnessesRequest]) (*connect.Response[v1.GetWitnessesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWitnesses is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetWitnessesByVote(context.Context, *connect.Request[v1.GetWitnessesByVoteRequest]) (*connect.Response[v1.GetWitnessesByVoteResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.IsKnownTransaction is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) ListProposalVotes(context.Context, *connect.Request[v1.ListProposalVotesRequest]) (*connect.Response[v1.ListProposalVotesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.ListProposalVotes is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) ListProposals(context.Context, *connect.Request[v1.ListProposalsRequest]) (*connect.Response[v1.ListProposalsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.ListProposals is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) ListRcAccounts(context.Context, *connect.Request[v1.ListRcAccountsRequest]) (*connect.Response[v1.ListRcAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.ListRcAccounts is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) ListRcDirectDelegations(context.Context, *connect.Request[v1.ListRcDirectDelegationsRequest]) (*connect.Response[v1.ListRcDirectDelegationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) LookupAccountNames(context.Context, *connect.Request[v1.LookupAccountNamesRequest]) (*connect.Response[v1.LookupAccountNamesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.LookupAccountNames is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) LookupAccounts(context.Context, *connect.Request[v1.LookupAccountsRequest]) (*connect.Response[v1.LookupAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.LookupAccounts is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) LookupWitnessAccounts(context.Context, *connect.Request[v1.LookupWitnessAccountsRequest]) (*connect.Response[v1.LookupWitnessAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.VerifyAuthority is not implemented"))
 }

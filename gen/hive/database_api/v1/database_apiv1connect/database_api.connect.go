@@ -102,6 +102,111 @@ const (
 	// DatabaseApiServiceGetDynamicGlobalPropertiesProcedure is the fully-qualified name of the
 	// DatabaseApiService's GetDynamicGlobalProperties RPC.
 	DatabaseApiServiceGetDynamicGlobalPropertiesProcedure = "/hive.database_api.v1.DatabaseApiService/GetDynamicGlobalProperties"
+	// DatabaseApiServiceFindAccountRecoveryRequestsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindAccountRecoveryRequests RPC.
+	DatabaseApiServiceFindAccountRecoveryRequestsProcedure = "/hive.database_api.v1.DatabaseApiService/FindAccountRecoveryRequests"
+	// DatabaseApiServiceFindAccountsProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindAccounts RPC.
+	DatabaseApiServiceFindAccountsProcedure = "/hive.database_api.v1.DatabaseApiService/FindAccounts"
+	// DatabaseApiServiceFindChangeRecoveryAccountRequestsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindChangeRecoveryAccountRequests RPC.
+	DatabaseApiServiceFindChangeRecoveryAccountRequestsProcedure = "/hive.database_api.v1.DatabaseApiService/FindChangeRecoveryAccountRequests"
+	// DatabaseApiServiceFindCollateralizedConversionRequestsProcedure is the fully-qualified name of
+	// the DatabaseApiService's FindCollateralizedConversionRequests RPC.
+	DatabaseApiServiceFindCollateralizedConversionRequestsProcedure = "/hive.database_api.v1.DatabaseApiService/FindCollateralizedConversionRequests"
+	// DatabaseApiServiceFindCommentsProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindComments RPC.
+	DatabaseApiServiceFindCommentsProcedure = "/hive.database_api.v1.DatabaseApiService/FindComments"
+	// DatabaseApiServiceFindDeclineVotingRightsRequestsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindDeclineVotingRightsRequests RPC.
+	DatabaseApiServiceFindDeclineVotingRightsRequestsProcedure = "/hive.database_api.v1.DatabaseApiService/FindDeclineVotingRightsRequests"
+	// DatabaseApiServiceFindEscrowsProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindEscrows RPC.
+	DatabaseApiServiceFindEscrowsProcedure = "/hive.database_api.v1.DatabaseApiService/FindEscrows"
+	// DatabaseApiServiceFindHbdConversionRequestsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindHbdConversionRequests RPC.
+	DatabaseApiServiceFindHbdConversionRequestsProcedure = "/hive.database_api.v1.DatabaseApiService/FindHbdConversionRequests"
+	// DatabaseApiServiceFindLimitOrdersProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindLimitOrders RPC.
+	DatabaseApiServiceFindLimitOrdersProcedure = "/hive.database_api.v1.DatabaseApiService/FindLimitOrders"
+	// DatabaseApiServiceFindOwnerHistoriesProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindOwnerHistories RPC.
+	DatabaseApiServiceFindOwnerHistoriesProcedure = "/hive.database_api.v1.DatabaseApiService/FindOwnerHistories"
+	// DatabaseApiServiceFindProposalsProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindProposals RPC.
+	DatabaseApiServiceFindProposalsProcedure = "/hive.database_api.v1.DatabaseApiService/FindProposals"
+	// DatabaseApiServiceFindRecurrentTransfersProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindRecurrentTransfers RPC.
+	DatabaseApiServiceFindRecurrentTransfersProcedure = "/hive.database_api.v1.DatabaseApiService/FindRecurrentTransfers"
+	// DatabaseApiServiceFindSavingsWithdrawalsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindSavingsWithdrawals RPC.
+	DatabaseApiServiceFindSavingsWithdrawalsProcedure = "/hive.database_api.v1.DatabaseApiService/FindSavingsWithdrawals"
+	// DatabaseApiServiceFindVestingDelegationExpirationsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindVestingDelegationExpirations RPC.
+	DatabaseApiServiceFindVestingDelegationExpirationsProcedure = "/hive.database_api.v1.DatabaseApiService/FindVestingDelegationExpirations"
+	// DatabaseApiServiceFindVestingDelegationsProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindVestingDelegations RPC.
+	DatabaseApiServiceFindVestingDelegationsProcedure = "/hive.database_api.v1.DatabaseApiService/FindVestingDelegations"
+	// DatabaseApiServiceFindVotesProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindVotes RPC.
+	DatabaseApiServiceFindVotesProcedure = "/hive.database_api.v1.DatabaseApiService/FindVotes"
+	// DatabaseApiServiceFindWithdrawVestingRoutesProcedure is the fully-qualified name of the
+	// DatabaseApiService's FindWithdrawVestingRoutes RPC.
+	DatabaseApiServiceFindWithdrawVestingRoutesProcedure = "/hive.database_api.v1.DatabaseApiService/FindWithdrawVestingRoutes"
+	// DatabaseApiServiceFindWitnessesProcedure is the fully-qualified name of the DatabaseApiService's
+	// FindWitnesses RPC.
+	DatabaseApiServiceFindWitnessesProcedure = "/hive.database_api.v1.DatabaseApiService/FindWitnesses"
+	// DatabaseApiServiceGetActiveWitnessesProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetActiveWitnesses RPC.
+	DatabaseApiServiceGetActiveWitnessesProcedure = "/hive.database_api.v1.DatabaseApiService/GetActiveWitnesses"
+	// DatabaseApiServiceGetCommentPendingPayoutsProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetCommentPendingPayouts RPC.
+	DatabaseApiServiceGetCommentPendingPayoutsProcedure = "/hive.database_api.v1.DatabaseApiService/GetCommentPendingPayouts"
+	// DatabaseApiServiceGetConfigProcedure is the fully-qualified name of the DatabaseApiService's
+	// GetConfig RPC.
+	DatabaseApiServiceGetConfigProcedure = "/hive.database_api.v1.DatabaseApiService/GetConfig"
+	// DatabaseApiServiceGetCurrentPriceFeedProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetCurrentPriceFeed RPC.
+	DatabaseApiServiceGetCurrentPriceFeedProcedure = "/hive.database_api.v1.DatabaseApiService/GetCurrentPriceFeed"
+	// DatabaseApiServiceGetFeedHistoryProcedure is the fully-qualified name of the DatabaseApiService's
+	// GetFeedHistory RPC.
+	DatabaseApiServiceGetFeedHistoryProcedure = "/hive.database_api.v1.DatabaseApiService/GetFeedHistory"
+	// DatabaseApiServiceGetHardforkPropertiesProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetHardforkProperties RPC.
+	DatabaseApiServiceGetHardforkPropertiesProcedure = "/hive.database_api.v1.DatabaseApiService/GetHardforkProperties"
+	// DatabaseApiServiceGetOrderBookProcedure is the fully-qualified name of the DatabaseApiService's
+	// GetOrderBook RPC.
+	DatabaseApiServiceGetOrderBookProcedure = "/hive.database_api.v1.DatabaseApiService/GetOrderBook"
+	// DatabaseApiServiceGetPotentialSignaturesProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetPotentialSignatures RPC.
+	DatabaseApiServiceGetPotentialSignaturesProcedure = "/hive.database_api.v1.DatabaseApiService/GetPotentialSignatures"
+	// DatabaseApiServiceGetRequiredSignaturesProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetRequiredSignatures RPC.
+	DatabaseApiServiceGetRequiredSignaturesProcedure = "/hive.database_api.v1.DatabaseApiService/GetRequiredSignatures"
+	// DatabaseApiServiceGetRewardFundsProcedure is the fully-qualified name of the DatabaseApiService's
+	// GetRewardFunds RPC.
+	DatabaseApiServiceGetRewardFundsProcedure = "/hive.database_api.v1.DatabaseApiService/GetRewardFunds"
+	// DatabaseApiServiceGetTransactionHexProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetTransactionHex RPC.
+	DatabaseApiServiceGetTransactionHexProcedure = "/hive.database_api.v1.DatabaseApiService/GetTransactionHex"
+	// DatabaseApiServiceGetVersionProcedure is the fully-qualified name of the DatabaseApiService's
+	// GetVersion RPC.
+	DatabaseApiServiceGetVersionProcedure = "/hive.database_api.v1.DatabaseApiService/GetVersion"
+	// DatabaseApiServiceGetWitnessScheduleProcedure is the fully-qualified name of the
+	// DatabaseApiService's GetWitnessSchedule RPC.
+	DatabaseApiServiceGetWitnessScheduleProcedure = "/hive.database_api.v1.DatabaseApiService/GetWitnessSchedule"
+	// DatabaseApiServiceIsKnownTransactionProcedure is the fully-qualified name of the
+	// DatabaseApiService's IsKnownTransaction RPC.
+	DatabaseApiServiceIsKnownTransactionProcedure = "/hive.database_api.v1.DatabaseApiService/IsKnownTransaction"
+	// DatabaseApiServiceVerifyAccountAuthorityProcedure is the fully-qualified name of the
+	// DatabaseApiService's VerifyAccountAuthority RPC.
+	DatabaseApiServiceVerifyAccountAuthorityProcedure = "/hive.database_api.v1.DatabaseApiService/VerifyAccountAuthority"
+	// DatabaseApiServiceVerifyAuthorityProcedure is the fully-qualified name of the
+	// DatabaseApiService's VerifyAuthority RPC.
+	DatabaseApiServiceVerifyAuthorityProcedure = "/hive.database_api.v1.DatabaseApiService/VerifyAuthority"
+	// DatabaseApiServiceVerifySignaturesProcedure is the fully-qualified name of the
+	// DatabaseApiService's VerifySignatures RPC.
+	DatabaseApiServiceVerifySignaturesProcedure = "/hive.database_api.v1.DatabaseApiService/VerifySignatures"
 )
 
 // DatabaseApiServiceClient is a client for the hive.database_api.v1.DatabaseApiService service.
@@ -163,11 +268,9 @@ type DatabaseApiServiceClient interface {
 	ListVestingDelegationExpirations(context.Context, *connect.Request[v1.ListVestingDelegationExpirationsRequest]) (*connect.Response[v1.ListVestingDelegationExpirationsResponse], error)
 	// ListVestingDelegations lists Hive Power delegations. Served by hived.
 	ListVestingDelegations(context.Context, *connect.Request[v1.ListVestingDelegationsRequest]) (*connect.Response[v1.ListVestingDelegationsResponse], error)
-	// ListVotes lists votes on posts and comments. hived dropped it (1.24 ..
-	// 1.28.5 answer "Supported by Hivemind"; removed in 1.28.7); on API nodes
-	// hivemind serves it, with the by_comment_voter and by_voter_comment orders.
-	//
-	// Deprecated: do not use.
+	// ListVotes lists votes on posts and comments. Served by hivemind, with
+	// the by_comment_voter and by_voter_comment orders (hived 1.24 .. 1.28.5
+	// answer "Supported by Hivemind" and 1.28.7 removed it).
 	ListVotes(context.Context, *connect.Request[v1.ListVotesRequest]) (*connect.Response[v1.ListVotesResponse], error)
 	// ListWithdrawVestingRoutes lists power-down routes. Served by hived.
 	ListWithdrawVestingRoutes(context.Context, *connect.Request[v1.ListWithdrawVestingRoutesRequest]) (*connect.Response[v1.ListWithdrawVestingRoutesResponse], error)
@@ -178,6 +281,97 @@ type DatabaseApiServiceClient interface {
 	// GetDynamicGlobalProperties returns the chain-wide state at the head
 	// block. Served by hived.
 	GetDynamicGlobalProperties(context.Context, *connect.Request[v1.GetDynamicGlobalPropertiesRequest]) (*connect.Response[v1.GetDynamicGlobalPropertiesResponse], error)
+	// FindAccountRecoveryRequests returns the pending recoveries of the given
+	// accounts. Served by hived.
+	FindAccountRecoveryRequests(context.Context, *connect.Request[v1.FindAccountRecoveryRequestsRequest]) (*connect.Response[v1.FindAccountRecoveryRequestsResponse], error)
+	// FindAccounts returns accounts by name. Served by hived.
+	FindAccounts(context.Context, *connect.Request[v1.FindAccountsRequest]) (*connect.Response[v1.FindAccountsResponse], error)
+	// FindChangeRecoveryAccountRequests returns the pending changes of
+	// recovery account of the given accounts. Served by hived.
+	FindChangeRecoveryAccountRequests(context.Context, *connect.Request[v1.FindChangeRecoveryAccountRequestsRequest]) (*connect.Response[v1.FindChangeRecoveryAccountRequestsResponse], error)
+	// FindCollateralizedConversionRequests returns an account's pending HIVE
+	// to HBD conversions. Served by hived.
+	FindCollateralizedConversionRequests(context.Context, *connect.Request[v1.FindCollateralizedConversionRequestsRequest]) (*connect.Response[v1.FindCollateralizedConversionRequestsResponse], error)
+	// FindComments returns posts by author and permlink. Served by hivemind
+	// (hived removed it in 1.28.7).
+	FindComments(context.Context, *connect.Request[v1.FindCommentsRequest]) (*connect.Response[v1.FindCommentsResponse], error)
+	// FindDeclineVotingRightsRequests returns the pending declines of voting
+	// rights of the given accounts. Served by hived.
+	FindDeclineVotingRightsRequests(context.Context, *connect.Request[v1.FindDeclineVotingRightsRequestsRequest]) (*connect.Response[v1.FindDeclineVotingRightsRequestsResponse], error)
+	// FindEscrows returns the escrows an account sent. Served by hived.
+	FindEscrows(context.Context, *connect.Request[v1.FindEscrowsRequest]) (*connect.Response[v1.FindEscrowsResponse], error)
+	// FindHbdConversionRequests returns an account's pending HBD to HIVE
+	// conversions. Served by hived.
+	FindHbdConversionRequests(context.Context, *connect.Request[v1.FindHbdConversionRequestsRequest]) (*connect.Response[v1.FindHbdConversionRequestsResponse], error)
+	// FindLimitOrders returns an account's open orders. Served by hived.
+	FindLimitOrders(context.Context, *connect.Request[v1.FindLimitOrdersRequest]) (*connect.Response[v1.FindLimitOrdersResponse], error)
+	// FindOwnerHistories returns an account's previous owner authorities.
+	// Served by hived.
+	FindOwnerHistories(context.Context, *connect.Request[v1.FindOwnerHistoriesRequest]) (*connect.Response[v1.FindOwnerHistoriesResponse], error)
+	// FindProposals returns DHF proposals by chain object id. Served by hived.
+	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
+	// FindRecurrentTransfers returns the recurrent transfers an account sends.
+	// Served by hived.
+	FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error)
+	// FindSavingsWithdrawals returns an account's pending withdrawals from
+	// savings. Served by hived.
+	FindSavingsWithdrawals(context.Context, *connect.Request[v1.FindSavingsWithdrawalsRequest]) (*connect.Response[v1.FindSavingsWithdrawalsResponse], error)
+	// FindVestingDelegationExpirations returns the delegations returning to
+	// an account. Served by hived.
+	FindVestingDelegationExpirations(context.Context, *connect.Request[v1.FindVestingDelegationExpirationsRequest]) (*connect.Response[v1.FindVestingDelegationExpirationsResponse], error)
+	// FindVestingDelegations returns an account's Hive Power delegations.
+	// Served by hived.
+	FindVestingDelegations(context.Context, *connect.Request[v1.FindVestingDelegationsRequest]) (*connect.Response[v1.FindVestingDelegationsResponse], error)
+	// FindVotes returns the votes on a post. Served by hivemind (hived removed
+	// it in 1.28.7).
+	FindVotes(context.Context, *connect.Request[v1.FindVotesRequest]) (*connect.Response[v1.FindVotesResponse], error)
+	// FindWithdrawVestingRoutes returns an account's outgoing or incoming
+	// power-down routes. Served by hived.
+	FindWithdrawVestingRoutes(context.Context, *connect.Request[v1.FindWithdrawVestingRoutesRequest]) (*connect.Response[v1.FindWithdrawVestingRoutesResponse], error)
+	// FindWitnesses returns witnesses by account name. Served by hived.
+	FindWitnesses(context.Context, *connect.Request[v1.FindWitnessesRequest]) (*connect.Response[v1.FindWitnessesResponse], error)
+	// GetActiveWitnesses returns the witnesses of the current round. Served
+	// by hived.
+	GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error)
+	// GetCommentPendingPayouts returns the reward state of posts before
+	// payout. Served by hived.
+	GetCommentPendingPayouts(context.Context, *connect.Request[v1.GetCommentPendingPayoutsRequest]) (*connect.Response[v1.GetCommentPendingPayoutsResponse], error)
+	// GetConfig returns the node's compile-time constants. Served by hived.
+	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// GetCurrentPriceFeed returns the median HBD/HIVE price feed. Served by hived.
+	GetCurrentPriceFeed(context.Context, *connect.Request[v1.GetCurrentPriceFeedRequest]) (*connect.Response[v1.GetCurrentPriceFeedResponse], error)
+	// GetFeedHistory returns the price feed history. Served by hived.
+	GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error)
+	// GetHardforkProperties returns the hardfork state. Served by hived.
+	GetHardforkProperties(context.Context, *connect.Request[v1.GetHardforkPropertiesRequest]) (*connect.Response[v1.GetHardforkPropertiesResponse], error)
+	// GetOrderBook returns the internal market's best orders. Served by hived.
+	GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error)
+	// GetPotentialSignatures returns every key that could sign a
+	// transaction. Served by hived.
+	GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error)
+	// GetRequiredSignatures returns the keys (of those available) needed to
+	// sign a transaction. Served by hived.
+	GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error)
+	// GetRewardFunds returns the reward funds. Served by hived.
+	GetRewardFunds(context.Context, *connect.Request[v1.GetRewardFundsRequest]) (*connect.Response[v1.GetRewardFundsResponse], error)
+	// GetTransactionHex returns a transaction's binary serialization. Served
+	// by hived.
+	GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error)
+	// GetVersion returns the node's version and chain id. Served by hived.
+	GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error)
+	// GetWitnessSchedule returns the witness schedule. Served by hived.
+	GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error)
+	// IsKnownTransaction tells whether a recent transaction is in a block.
+	// Served by hived.
+	IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error)
+	// VerifyAccountAuthority checks that keys satisfy an account's authority.
+	// Served by hived.
+	VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error)
+	// VerifyAuthority checks a transaction's signatures. Served by hived.
+	VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error)
+	// VerifySignatures checks signatures of a digest against authorities.
+	// Served by hived.
+	VerifySignatures(context.Context, *connect.Request[v1.VerifySignaturesRequest]) (*connect.Response[v1.VerifySignaturesResponse], error)
 }
 
 // NewDatabaseApiServiceClient constructs a client for the hive.database_api.v1.DatabaseApiService
@@ -352,6 +546,251 @@ func NewDatabaseApiServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		findAccountRecoveryRequests: connect.NewClient[v1.FindAccountRecoveryRequestsRequest, v1.FindAccountRecoveryRequestsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindAccountRecoveryRequestsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindAccountRecoveryRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findAccounts: connect.NewClient[v1.FindAccountsRequest, v1.FindAccountsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindAccountsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindAccounts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findChangeRecoveryAccountRequests: connect.NewClient[v1.FindChangeRecoveryAccountRequestsRequest, v1.FindChangeRecoveryAccountRequestsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindChangeRecoveryAccountRequestsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindChangeRecoveryAccountRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findCollateralizedConversionRequests: connect.NewClient[v1.FindCollateralizedConversionRequestsRequest, v1.FindCollateralizedConversionRequestsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindCollateralizedConversionRequestsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindCollateralizedConversionRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findComments: connect.NewClient[v1.FindCommentsRequest, v1.FindCommentsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindCommentsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindComments")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findDeclineVotingRightsRequests: connect.NewClient[v1.FindDeclineVotingRightsRequestsRequest, v1.FindDeclineVotingRightsRequestsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindDeclineVotingRightsRequestsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindDeclineVotingRightsRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findEscrows: connect.NewClient[v1.FindEscrowsRequest, v1.FindEscrowsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindEscrowsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindEscrows")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findHbdConversionRequests: connect.NewClient[v1.FindHbdConversionRequestsRequest, v1.FindHbdConversionRequestsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindHbdConversionRequestsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindHbdConversionRequests")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findLimitOrders: connect.NewClient[v1.FindLimitOrdersRequest, v1.FindLimitOrdersResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindLimitOrdersProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindLimitOrders")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findOwnerHistories: connect.NewClient[v1.FindOwnerHistoriesRequest, v1.FindOwnerHistoriesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindOwnerHistoriesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindOwnerHistories")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findProposals: connect.NewClient[v1.FindProposalsRequest, v1.FindProposalsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindProposalsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindProposals")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findRecurrentTransfers: connect.NewClient[v1.FindRecurrentTransfersRequest, v1.FindRecurrentTransfersResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindRecurrentTransfersProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindRecurrentTransfers")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findSavingsWithdrawals: connect.NewClient[v1.FindSavingsWithdrawalsRequest, v1.FindSavingsWithdrawalsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindSavingsWithdrawalsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindSavingsWithdrawals")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findVestingDelegationExpirations: connect.NewClient[v1.FindVestingDelegationExpirationsRequest, v1.FindVestingDelegationExpirationsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindVestingDelegationExpirationsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindVestingDelegationExpirations")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findVestingDelegations: connect.NewClient[v1.FindVestingDelegationsRequest, v1.FindVestingDelegationsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindVestingDelegationsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindVestingDelegations")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findVotes: connect.NewClient[v1.FindVotesRequest, v1.FindVotesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindVotesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindVotes")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findWithdrawVestingRoutes: connect.NewClient[v1.FindWithdrawVestingRoutesRequest, v1.FindWithdrawVestingRoutesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindWithdrawVestingRoutesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindWithdrawVestingRoutes")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		findWitnesses: connect.NewClient[v1.FindWitnessesRequest, v1.FindWitnessesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceFindWitnessesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("FindWitnesses")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getActiveWitnesses: connect.NewClient[v1.GetActiveWitnessesRequest, v1.GetActiveWitnessesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetActiveWitnessesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetActiveWitnesses")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getCommentPendingPayouts: connect.NewClient[v1.GetCommentPendingPayoutsRequest, v1.GetCommentPendingPayoutsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetCommentPendingPayoutsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetCommentPendingPayouts")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getConfig: connect.NewClient[v1.GetConfigRequest, v1.GetConfigResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetConfigProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetConfig")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getCurrentPriceFeed: connect.NewClient[v1.GetCurrentPriceFeedRequest, v1.GetCurrentPriceFeedResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetCurrentPriceFeedProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetCurrentPriceFeed")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getFeedHistory: connect.NewClient[v1.GetFeedHistoryRequest, v1.GetFeedHistoryResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetFeedHistoryProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetFeedHistory")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getHardforkProperties: connect.NewClient[v1.GetHardforkPropertiesRequest, v1.GetHardforkPropertiesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetHardforkPropertiesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetHardforkProperties")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getOrderBook: connect.NewClient[v1.GetOrderBookRequest, v1.GetOrderBookResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetOrderBookProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetOrderBook")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getPotentialSignatures: connect.NewClient[v1.GetPotentialSignaturesRequest, v1.GetPotentialSignaturesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetPotentialSignaturesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetPotentialSignatures")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRequiredSignatures: connect.NewClient[v1.GetRequiredSignaturesRequest, v1.GetRequiredSignaturesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetRequiredSignaturesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetRequiredSignatures")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRewardFunds: connect.NewClient[v1.GetRewardFundsRequest, v1.GetRewardFundsResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetRewardFundsProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetRewardFunds")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getTransactionHex: connect.NewClient[v1.GetTransactionHexRequest, v1.GetTransactionHexResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetTransactionHexProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetTransactionHex")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getVersion: connect.NewClient[v1.GetVersionRequest, v1.GetVersionResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetVersionProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetVersion")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getWitnessSchedule: connect.NewClient[v1.GetWitnessScheduleRequest, v1.GetWitnessScheduleResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceGetWitnessScheduleProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("GetWitnessSchedule")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		isKnownTransaction: connect.NewClient[v1.IsKnownTransactionRequest, v1.IsKnownTransactionResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceIsKnownTransactionProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("IsKnownTransaction")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		verifyAccountAuthority: connect.NewClient[v1.VerifyAccountAuthorityRequest, v1.VerifyAccountAuthorityResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceVerifyAccountAuthorityProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("VerifyAccountAuthority")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		verifyAuthority: connect.NewClient[v1.VerifyAuthorityRequest, v1.VerifyAuthorityResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceVerifyAuthorityProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("VerifyAuthority")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		verifySignatures: connect.NewClient[v1.VerifySignaturesRequest, v1.VerifySignaturesResponse](
+			httpClient,
+			baseURL+DatabaseApiServiceVerifySignaturesProcedure,
+			connect.WithSchema(databaseApiServiceMethods.ByName("VerifySignatures")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -380,6 +819,41 @@ type databaseApiServiceClient struct {
 	listWitnessVotes                     *connect.Client[v1.ListWitnessVotesRequest, v1.ListWitnessVotesResponse]
 	listWitnesses                        *connect.Client[v1.ListWitnessesRequest, v1.ListWitnessesResponse]
 	getDynamicGlobalProperties           *connect.Client[v1.GetDynamicGlobalPropertiesRequest, v1.GetDynamicGlobalPropertiesResponse]
+	findAccountRecoveryRequests          *connect.Client[v1.FindAccountRecoveryRequestsRequest, v1.FindAccountRecoveryRequestsResponse]
+	findAccounts                         *connect.Client[v1.FindAccountsRequest, v1.FindAccountsResponse]
+	findChangeRecoveryAccountRequests    *connect.Client[v1.FindChangeRecoveryAccountRequestsRequest, v1.FindChangeRecoveryAccountRequestsResponse]
+	findCollateralizedConversionRequests *connect.Client[v1.FindCollateralizedConversionRequestsRequest, v1.FindCollateralizedConversionRequestsResponse]
+	findComments                         *connect.Client[v1.FindCommentsRequest, v1.FindCommentsResponse]
+	findDeclineVotingRightsRequests      *connect.Client[v1.FindDeclineVotingRightsRequestsRequest, v1.FindDeclineVotingRightsRequestsResponse]
+	findEscrows                          *connect.Client[v1.FindEscrowsRequest, v1.FindEscrowsResponse]
+	findHbdConversionRequests            *connect.Client[v1.FindHbdConversionRequestsRequest, v1.FindHbdConversionRequestsResponse]
+	findLimitOrders                      *connect.Client[v1.FindLimitOrdersRequest, v1.FindLimitOrdersResponse]
+	findOwnerHistories                   *connect.Client[v1.FindOwnerHistoriesRequest, v1.FindOwnerHistoriesResponse]
+	findProposals                        *connect.Client[v1.FindProposalsRequest, v1.FindProposalsResponse]
+	findRecurrentTransfers               *connect.Client[v1.FindRecurrentTransfersRequest, v1.FindRecurrentTransfersResponse]
+	findSavingsWithdrawals               *connect.Client[v1.FindSavingsWithdrawalsRequest, v1.FindSavingsWithdrawalsResponse]
+	findVestingDelegationExpirations     *connect.Client[v1.FindVestingDelegationExpirationsRequest, v1.FindVestingDelegationExpirationsResponse]
+	findVestingDelegations               *connect.Client[v1.FindVestingDelegationsRequest, v1.FindVestingDelegationsResponse]
+	findVotes                            *connect.Client[v1.FindVotesRequest, v1.FindVotesResponse]
+	findWithdrawVestingRoutes            *connect.Client[v1.FindWithdrawVestingRoutesRequest, v1.FindWithdrawVestingRoutesResponse]
+	findWitnesses                        *connect.Client[v1.FindWitnessesRequest, v1.FindWitnessesResponse]
+	getActiveWitnesses                   *connect.Client[v1.GetActiveWitnessesRequest, v1.GetActiveWitnessesResponse]
+	getCommentPendingPayouts             *connect.Client[v1.GetCommentPendingPayoutsRequest, v1.GetCommentPendingPayoutsResponse]
+	getConfig                            *connect.Client[v1.GetConfigRequest, v1.GetConfigResponse]
+	getCurrentPriceFeed                  *connect.Client[v1.GetCurrentPriceFeedRequest, v1.GetCurrentPriceFeedResponse]
+	getFeedHistory                       *connect.Client[v1.GetFeedHistoryRequest, v1.GetFeedHistoryResponse]
+	getHardforkProperties                *connect.Client[v1.GetHardforkPropertiesRequest, v1.GetHardforkPropertiesResponse]
+	getOrderBook                         *connect.Client[v1.GetOrderBookRequest, v1.GetOrderBookResponse]
+	getPotentialSignatures               *connect.Client[v1.GetPotentialSignaturesRequest, v1.GetPotentialSignaturesResponse]
+	getRequiredSignatures                *connect.Client[v1.GetRequiredSignaturesRequest, v1.GetRequiredSignaturesResponse]
+	getRewardFunds                       *connect.Client[v1.GetRewardFundsRequest, v1.GetRewardFundsResponse]
+	getTransactionHex                    *connect.Client[v1.GetTransactionHexRequest, v1.GetTransactionHexResponse]
+	getVersion                           *connect.Client[v1.GetVersionRequest, v1.GetVersionResponse]
+	getWitnessSchedule                   *connect.Client[v1.GetWitnessScheduleRequest, v1.GetWitnessScheduleResponse]
+	isKnownTransaction                   *connect.Client[v1.IsKnownTransactionRequest, v1.IsKnownTransactionResponse]
+	verifyAccountAuthority               *connect.Client[v1.VerifyAccountAuthorityRequest, v1.VerifyAccountAuthorityResponse]
+	verifyAuthority                      *connect.Client[v1.VerifyAuthorityRequest, v1.VerifyAuthorityResponse]
+	verifySignatures                     *connect.Client[v1.VerifySignaturesRequest, v1.VerifySignaturesResponse]
 }
 
 // ListAccounts calls hive.database_api.v1.DatabaseApiService.ListAccounts.
@@ -487,8 +961,6 @@ func (c *databaseApiServiceClient) ListVestingDelegations(ctx context.Context, r
 }
 
 // ListVotes calls hive.database_api.v1.DatabaseApiService.ListVotes.
-//
-// Deprecated: do not use.
 func (c *databaseApiServiceClient) ListVotes(ctx context.Context, req *connect.Request[v1.ListVotesRequest]) (*connect.Response[v1.ListVotesResponse], error) {
 	return c.listVotes.CallUnary(ctx, req)
 }
@@ -513,6 +985,188 @@ func (c *databaseApiServiceClient) ListWitnesses(ctx context.Context, req *conne
 // hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties.
 func (c *databaseApiServiceClient) GetDynamicGlobalProperties(ctx context.Context, req *connect.Request[v1.GetDynamicGlobalPropertiesRequest]) (*connect.Response[v1.GetDynamicGlobalPropertiesResponse], error) {
 	return c.getDynamicGlobalProperties.CallUnary(ctx, req)
+}
+
+// FindAccountRecoveryRequests calls
+// hive.database_api.v1.DatabaseApiService.FindAccountRecoveryRequests.
+func (c *databaseApiServiceClient) FindAccountRecoveryRequests(ctx context.Context, req *connect.Request[v1.FindAccountRecoveryRequestsRequest]) (*connect.Response[v1.FindAccountRecoveryRequestsResponse], error) {
+	return c.findAccountRecoveryRequests.CallUnary(ctx, req)
+}
+
+// FindAccounts calls hive.database_api.v1.DatabaseApiService.FindAccounts.
+func (c *databaseApiServiceClient) FindAccounts(ctx context.Context, req *connect.Request[v1.FindAccountsRequest]) (*connect.Response[v1.FindAccountsResponse], error) {
+	return c.findAccounts.CallUnary(ctx, req)
+}
+
+// FindChangeRecoveryAccountRequests calls
+// hive.database_api.v1.DatabaseApiService.FindChangeRecoveryAccountRequests.
+func (c *databaseApiServiceClient) FindChangeRecoveryAccountRequests(ctx context.Context, req *connect.Request[v1.FindChangeRecoveryAccountRequestsRequest]) (*connect.Response[v1.FindChangeRecoveryAccountRequestsResponse], error) {
+	return c.findChangeRecoveryAccountRequests.CallUnary(ctx, req)
+}
+
+// FindCollateralizedConversionRequests calls
+// hive.database_api.v1.DatabaseApiService.FindCollateralizedConversionRequests.
+func (c *databaseApiServiceClient) FindCollateralizedConversionRequests(ctx context.Context, req *connect.Request[v1.FindCollateralizedConversionRequestsRequest]) (*connect.Response[v1.FindCollateralizedConversionRequestsResponse], error) {
+	return c.findCollateralizedConversionRequests.CallUnary(ctx, req)
+}
+
+// FindComments calls hive.database_api.v1.DatabaseApiService.FindComments.
+func (c *databaseApiServiceClient) FindComments(ctx context.Context, req *connect.Request[v1.FindCommentsRequest]) (*connect.Response[v1.FindCommentsResponse], error) {
+	return c.findComments.CallUnary(ctx, req)
+}
+
+// FindDeclineVotingRightsRequests calls
+// hive.database_api.v1.DatabaseApiService.FindDeclineVotingRightsRequests.
+func (c *databaseApiServiceClient) FindDeclineVotingRightsRequests(ctx context.Context, req *connect.Request[v1.FindDeclineVotingRightsRequestsRequest]) (*connect.Response[v1.FindDeclineVotingRightsRequestsResponse], error) {
+	return c.findDeclineVotingRightsRequests.CallUnary(ctx, req)
+}
+
+// FindEscrows calls hive.database_api.v1.DatabaseApiService.FindEscrows.
+func (c *databaseApiServiceClient) FindEscrows(ctx context.Context, req *connect.Request[v1.FindEscrowsRequest]) (*connect.Response[v1.FindEscrowsResponse], error) {
+	return c.findEscrows.CallUnary(ctx, req)
+}
+
+// FindHbdConversionRequests calls
+// hive.database_api.v1.DatabaseApiService.FindHbdConversionRequests.
+func (c *databaseApiServiceClient) FindHbdConversionRequests(ctx context.Context, req *connect.Request[v1.FindHbdConversionRequestsRequest]) (*connect.Response[v1.FindHbdConversionRequestsResponse], error) {
+	return c.findHbdConversionRequests.CallUnary(ctx, req)
+}
+
+// FindLimitOrders calls hive.database_api.v1.DatabaseApiService.FindLimitOrders.
+func (c *databaseApiServiceClient) FindLimitOrders(ctx context.Context, req *connect.Request[v1.FindLimitOrdersRequest]) (*connect.Response[v1.FindLimitOrdersResponse], error) {
+	return c.findLimitOrders.CallUnary(ctx, req)
+}
+
+// FindOwnerHistories calls hive.database_api.v1.DatabaseApiService.FindOwnerHistories.
+func (c *databaseApiServiceClient) FindOwnerHistories(ctx context.Context, req *connect.Request[v1.FindOwnerHistoriesRequest]) (*connect.Response[v1.FindOwnerHistoriesResponse], error) {
+	return c.findOwnerHistories.CallUnary(ctx, req)
+}
+
+// FindProposals calls hive.database_api.v1.DatabaseApiService.FindProposals.
+func (c *databaseApiServiceClient) FindProposals(ctx context.Context, req *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
+	return c.findProposals.CallUnary(ctx, req)
+}
+
+// FindRecurrentTransfers calls hive.database_api.v1.DatabaseApiService.FindRecurrentTransfers.
+func (c *databaseApiServiceClient) FindRecurrentTransfers(ctx context.Context, req *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error) {
+	return c.findRecurrentTransfers.CallUnary(ctx, req)
+}
+
+// FindSavingsWithdrawals calls hive.database_api.v1.DatabaseApiService.FindSavingsWithdrawals.
+func (c *databaseApiServiceClient) FindSavingsWithdrawals(ctx context.Context, req *connect.Request[v1.FindSavingsWithdrawalsRequest]) (*connect.Response[v1.FindSavingsWithdrawalsResponse], error) {
+	return c.findSavingsWithdrawals.CallUnary(ctx, req)
+}
+
+// FindVestingDelegationExpirations calls
+// hive.database_api.v1.DatabaseApiService.FindVestingDelegationExpirations.
+func (c *databaseApiServiceClient) FindVestingDelegationExpirations(ctx context.Context, req *connect.Request[v1.FindVestingDelegationExpirationsRequest]) (*connect.Response[v1.FindVestingDelegationExpirationsResponse], error) {
+	return c.findVestingDelegationExpirations.CallUnary(ctx, req)
+}
+
+// FindVestingDelegations calls hive.database_api.v1.DatabaseApiService.FindVestingDelegations.
+func (c *databaseApiServiceClient) FindVestingDelegations(ctx context.Context, req *connect.Request[v1.FindVestingDelegationsRequest]) (*connect.Response[v1.FindVestingDelegationsResponse], error) {
+	return c.findVestingDelegations.CallUnary(ctx, req)
+}
+
+// FindVotes calls hive.database_api.v1.DatabaseApiService.FindVotes.
+func (c *databaseApiServiceClient) FindVotes(ctx context.Context, req *connect.Request[v1.FindVotesRequest]) (*connect.Response[v1.FindVotesResponse], error) {
+	return c.findVotes.CallUnary(ctx, req)
+}
+
+// FindWithdrawVestingRoutes calls
+// hive.database_api.v1.DatabaseApiService.FindWithdrawVestingRoutes.
+func (c *databaseApiServiceClient) FindWithdrawVestingRoutes(ctx context.Context, req *connect.Request[v1.FindWithdrawVestingRoutesRequest]) (*connect.Response[v1.FindWithdrawVestingRoutesResponse], error) {
+	return c.findWithdrawVestingRoutes.CallUnary(ctx, req)
+}
+
+// FindWitnesses calls hive.database_api.v1.DatabaseApiService.FindWitnesses.
+func (c *databaseApiServiceClient) FindWitnesses(ctx context.Context, req *connect.Request[v1.FindWitnessesRequest]) (*connect.Response[v1.FindWitnessesResponse], error) {
+	return c.findWitnesses.CallUnary(ctx, req)
+}
+
+// GetActiveWitnesses calls hive.database_api.v1.DatabaseApiService.GetActiveWitnesses.
+func (c *databaseApiServiceClient) GetActiveWitnesses(ctx context.Context, req *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error) {
+	return c.getActiveWitnesses.CallUnary(ctx, req)
+}
+
+// GetCommentPendingPayouts calls hive.database_api.v1.DatabaseApiService.GetCommentPendingPayouts.
+func (c *databaseApiServiceClient) GetCommentPendingPayouts(ctx context.Context, req *connect.Request[v1.GetCommentPendingPayoutsRequest]) (*connect.Response[v1.GetCommentPendingPayoutsResponse], error) {
+	return c.getCommentPendingPayouts.CallUnary(ctx, req)
+}
+
+// GetConfig calls hive.database_api.v1.DatabaseApiService.GetConfig.
+func (c *databaseApiServiceClient) GetConfig(ctx context.Context, req *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error) {
+	return c.getConfig.CallUnary(ctx, req)
+}
+
+// GetCurrentPriceFeed calls hive.database_api.v1.DatabaseApiService.GetCurrentPriceFeed.
+func (c *databaseApiServiceClient) GetCurrentPriceFeed(ctx context.Context, req *connect.Request[v1.GetCurrentPriceFeedRequest]) (*connect.Response[v1.GetCurrentPriceFeedResponse], error) {
+	return c.getCurrentPriceFeed.CallUnary(ctx, req)
+}
+
+// GetFeedHistory calls hive.database_api.v1.DatabaseApiService.GetFeedHistory.
+func (c *databaseApiServiceClient) GetFeedHistory(ctx context.Context, req *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error) {
+	return c.getFeedHistory.CallUnary(ctx, req)
+}
+
+// GetHardforkProperties calls hive.database_api.v1.DatabaseApiService.GetHardforkProperties.
+func (c *databaseApiServiceClient) GetHardforkProperties(ctx context.Context, req *connect.Request[v1.GetHardforkPropertiesRequest]) (*connect.Response[v1.GetHardforkPropertiesResponse], error) {
+	return c.getHardforkProperties.CallUnary(ctx, req)
+}
+
+// GetOrderBook calls hive.database_api.v1.DatabaseApiService.GetOrderBook.
+func (c *databaseApiServiceClient) GetOrderBook(ctx context.Context, req *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error) {
+	return c.getOrderBook.CallUnary(ctx, req)
+}
+
+// GetPotentialSignatures calls hive.database_api.v1.DatabaseApiService.GetPotentialSignatures.
+func (c *databaseApiServiceClient) GetPotentialSignatures(ctx context.Context, req *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error) {
+	return c.getPotentialSignatures.CallUnary(ctx, req)
+}
+
+// GetRequiredSignatures calls hive.database_api.v1.DatabaseApiService.GetRequiredSignatures.
+func (c *databaseApiServiceClient) GetRequiredSignatures(ctx context.Context, req *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error) {
+	return c.getRequiredSignatures.CallUnary(ctx, req)
+}
+
+// GetRewardFunds calls hive.database_api.v1.DatabaseApiService.GetRewardFunds.
+func (c *databaseApiServiceClient) GetRewardFunds(ctx context.Context, req *connect.Request[v1.GetRewardFundsRequest]) (*connect.Response[v1.GetRewardFundsResponse], error) {
+	return c.getRewardFunds.CallUnary(ctx, req)
+}
+
+// GetTransactionHex calls hive.database_api.v1.DatabaseApiService.GetTransactionHex.
+func (c *databaseApiServiceClient) GetTransactionHex(ctx context.Context, req *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error) {
+	return c.getTransactionHex.CallUnary(ctx, req)
+}
+
+// GetVersion calls hive.database_api.v1.DatabaseApiService.GetVersion.
+func (c *databaseApiServiceClient) GetVersion(ctx context.Context, req *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error) {
+	return c.getVersion.CallUnary(ctx, req)
+}
+
+// GetWitnessSchedule calls hive.database_api.v1.DatabaseApiService.GetWitnessSchedule.
+func (c *databaseApiServiceClient) GetWitnessSchedule(ctx context.Context, req *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error) {
+	return c.getWitnessSchedule.CallUnary(ctx, req)
+}
+
+// IsKnownTransaction calls hive.database_api.v1.DatabaseApiService.IsKnownTransaction.
+func (c *databaseApiServiceClient) IsKnownTransaction(ctx context.Context, req *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error) {
+	return c.isKnownTransaction.CallUnary(ctx, req)
+}
+
+// VerifyAccountAuthority calls hive.database_api.v1.DatabaseApiService.VerifyAccountAuthority.
+func (c *databaseApiServiceClient) VerifyAccountAuthority(ctx context.Context, req *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error) {
+	return c.verifyAccountAuthority.CallUnary(ctx, req)
+}
+
+// VerifyAuthority calls hive.database_api.v1.DatabaseApiService.VerifyAuthority.
+func (c *databaseApiServiceClient) VerifyAuthority(ctx context.Context, req *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error) {
+	return c.verifyAuthority.CallUnary(ctx, req)
+}
+
+// VerifySignatures calls hive.database_api.v1.DatabaseApiService.VerifySignatures.
+func (c *databaseApiServiceClient) VerifySignatures(ctx context.Context, req *connect.Request[v1.VerifySignaturesRequest]) (*connect.Response[v1.VerifySignaturesResponse], error) {
+	return c.verifySignatures.CallUnary(ctx, req)
 }
 
 // DatabaseApiServiceHandler is an implementation of the hive.database_api.v1.DatabaseApiService
@@ -575,11 +1229,9 @@ type DatabaseApiServiceHandler interface {
 	ListVestingDelegationExpirations(context.Context, *connect.Request[v1.ListVestingDelegationExpirationsRequest]) (*connect.Response[v1.ListVestingDelegationExpirationsResponse], error)
 	// ListVestingDelegations lists Hive Power delegations. Served by hived.
 	ListVestingDelegations(context.Context, *connect.Request[v1.ListVestingDelegationsRequest]) (*connect.Response[v1.ListVestingDelegationsResponse], error)
-	// ListVotes lists votes on posts and comments. hived dropped it (1.24 ..
-	// 1.28.5 answer "Supported by Hivemind"; removed in 1.28.7); on API nodes
-	// hivemind serves it, with the by_comment_voter and by_voter_comment orders.
-	//
-	// Deprecated: do not use.
+	// ListVotes lists votes on posts and comments. Served by hivemind, with
+	// the by_comment_voter and by_voter_comment orders (hived 1.24 .. 1.28.5
+	// answer "Supported by Hivemind" and 1.28.7 removed it).
 	ListVotes(context.Context, *connect.Request[v1.ListVotesRequest]) (*connect.Response[v1.ListVotesResponse], error)
 	// ListWithdrawVestingRoutes lists power-down routes. Served by hived.
 	ListWithdrawVestingRoutes(context.Context, *connect.Request[v1.ListWithdrawVestingRoutesRequest]) (*connect.Response[v1.ListWithdrawVestingRoutesResponse], error)
@@ -590,6 +1242,97 @@ type DatabaseApiServiceHandler interface {
 	// GetDynamicGlobalProperties returns the chain-wide state at the head
 	// block. Served by hived.
 	GetDynamicGlobalProperties(context.Context, *connect.Request[v1.GetDynamicGlobalPropertiesRequest]) (*connect.Response[v1.GetDynamicGlobalPropertiesResponse], error)
+	// FindAccountRecoveryRequests returns the pending recoveries of the given
+	// accounts. Served by hived.
+	FindAccountRecoveryRequests(context.Context, *connect.Request[v1.FindAccountRecoveryRequestsRequest]) (*connect.Response[v1.FindAccountRecoveryRequestsResponse], error)
+	// FindAccounts returns accounts by name. Served by hived.
+	FindAccounts(context.Context, *connect.Request[v1.FindAccountsRequest]) (*connect.Response[v1.FindAccountsResponse], error)
+	// FindChangeRecoveryAccountRequests returns the pending changes of
+	// recovery account of the given accounts. Served by hived.
+	FindChangeRecoveryAccountRequests(context.Context, *connect.Request[v1.FindChangeRecoveryAccountRequestsRequest]) (*connect.Response[v1.FindChangeRecoveryAccountRequestsResponse], error)
+	// FindCollateralizedConversionRequests returns an account's pending HIVE
+	// to HBD conversions. Served by hived.
+	FindCollateralizedConversionRequests(context.Context, *connect.Request[v1.FindCollateralizedConversionRequestsRequest]) (*connect.Response[v1.FindCollateralizedConversionRequestsResponse], error)
+	// FindComments returns posts by author and permlink. Served by hivemind
+	// (hived removed it in 1.28.7).
+	FindComments(context.Context, *connect.Request[v1.FindCommentsRequest]) (*connect.Response[v1.FindCommentsResponse], error)
+	// FindDeclineVotingRightsRequests returns the pending declines of voting
+	// rights of the given accounts. Served by hived.
+	FindDeclineVotingRightsRequests(context.Context, *connect.Request[v1.FindDeclineVotingRightsRequestsRequest]) (*connect.Response[v1.FindDeclineVotingRightsRequestsResponse], error)
+	// FindEscrows returns the escrows an account sent. Served by hived.
+	FindEscrows(context.Context, *connect.Request[v1.FindEscrowsRequest]) (*connect.Response[v1.FindEscrowsResponse], error)
+	// FindHbdConversionRequests returns an account's pending HBD to HIVE
+	// conversions. Served by hived.
+	FindHbdConversionRequests(context.Context, *connect.Request[v1.FindHbdConversionRequestsRequest]) (*connect.Response[v1.FindHbdConversionRequestsResponse], error)
+	// FindLimitOrders returns an account's open orders. Served by hived.
+	FindLimitOrders(context.Context, *connect.Request[v1.FindLimitOrdersRequest]) (*connect.Response[v1.FindLimitOrdersResponse], error)
+	// FindOwnerHistories returns an account's previous owner authorities.
+	// Served by hived.
+	FindOwnerHistories(context.Context, *connect.Request[v1.FindOwnerHistoriesRequest]) (*connect.Response[v1.FindOwnerHistoriesResponse], error)
+	// FindProposals returns DHF proposals by chain object id. Served by hived.
+	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
+	// FindRecurrentTransfers returns the recurrent transfers an account sends.
+	// Served by hived.
+	FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error)
+	// FindSavingsWithdrawals returns an account's pending withdrawals from
+	// savings. Served by hived.
+	FindSavingsWithdrawals(context.Context, *connect.Request[v1.FindSavingsWithdrawalsRequest]) (*connect.Response[v1.FindSavingsWithdrawalsResponse], error)
+	// FindVestingDelegationExpirations returns the delegations returning to
+	// an account. Served by hived.
+	FindVestingDelegationExpirations(context.Context, *connect.Request[v1.FindVestingDelegationExpirationsRequest]) (*connect.Response[v1.FindVestingDelegationExpirationsResponse], error)
+	// FindVestingDelegations returns an account's Hive Power delegations.
+	// Served by hived.
+	FindVestingDelegations(context.Context, *connect.Request[v1.FindVestingDelegationsRequest]) (*connect.Response[v1.FindVestingDelegationsResponse], error)
+	// FindVotes returns the votes on a post. Served by hivemind (hived removed
+	// it in 1.28.7).
+	FindVotes(context.Context, *connect.Request[v1.FindVotesRequest]) (*connect.Response[v1.FindVotesResponse], error)
+	// FindWithdrawVestingRoutes returns an account's outgoing or incoming
+	// power-down routes. Served by hived.
+	FindWithdrawVestingRoutes(context.Context, *connect.Request[v1.FindWithdrawVestingRoutesRequest]) (*connect.Response[v1.FindWithdrawVestingRoutesResponse], error)
+	// FindWitnesses returns witnesses by account name. Served by hived.
+	FindWitnesses(context.Context, *connect.Request[v1.FindWitnessesRequest]) (*connect.Response[v1.FindWitnessesResponse], error)
+	// GetActiveWitnesses returns the witnesses of the current round. Served
+	// by hived.
+	GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error)
+	// GetCommentPendingPayouts returns the reward state of posts before
+	// payout. Served by hived.
+	GetCommentPendingPayouts(context.Context, *connect.Request[v1.GetCommentPendingPayoutsRequest]) (*connect.Response[v1.GetCommentPendingPayoutsResponse], error)
+	// GetConfig returns the node's compile-time constants. Served by hived.
+	GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error)
+	// GetCurrentPriceFeed returns the median HBD/HIVE price feed. Served by hived.
+	GetCurrentPriceFeed(context.Context, *connect.Request[v1.GetCurrentPriceFeedRequest]) (*connect.Response[v1.GetCurrentPriceFeedResponse], error)
+	// GetFeedHistory returns the price feed history. Served by hived.
+	GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error)
+	// GetHardforkProperties returns the hardfork state. Served by hived.
+	GetHardforkProperties(context.Context, *connect.Request[v1.GetHardforkPropertiesRequest]) (*connect.Response[v1.GetHardforkPropertiesResponse], error)
+	// GetOrderBook returns the internal market's best orders. Served by hived.
+	GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error)
+	// GetPotentialSignatures returns every key that could sign a
+	// transaction. Served by hived.
+	GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error)
+	// GetRequiredSignatures returns the keys (of those available) needed to
+	// sign a transaction. Served by hived.
+	GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error)
+	// GetRewardFunds returns the reward funds. Served by hived.
+	GetRewardFunds(context.Context, *connect.Request[v1.GetRewardFundsRequest]) (*connect.Response[v1.GetRewardFundsResponse], error)
+	// GetTransactionHex returns a transaction's binary serialization. Served
+	// by hived.
+	GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error)
+	// GetVersion returns the node's version and chain id. Served by hived.
+	GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error)
+	// GetWitnessSchedule returns the witness schedule. Served by hived.
+	GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error)
+	// IsKnownTransaction tells whether a recent transaction is in a block.
+	// Served by hived.
+	IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error)
+	// VerifyAccountAuthority checks that keys satisfy an account's authority.
+	// Served by hived.
+	VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error)
+	// VerifyAuthority checks a transaction's signatures. Served by hived.
+	VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error)
+	// VerifySignatures checks signatures of a digest against authorities.
+	// Served by hived.
+	VerifySignatures(context.Context, *connect.Request[v1.VerifySignaturesRequest]) (*connect.Response[v1.VerifySignaturesResponse], error)
 }
 
 // NewDatabaseApiServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -760,6 +1503,251 @@ func NewDatabaseApiServiceHandler(svc DatabaseApiServiceHandler, opts ...connect
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	databaseApiServiceFindAccountRecoveryRequestsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindAccountRecoveryRequestsProcedure,
+		svc.FindAccountRecoveryRequests,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindAccountRecoveryRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindAccountsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindAccountsProcedure,
+		svc.FindAccounts,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindAccounts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindChangeRecoveryAccountRequestsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindChangeRecoveryAccountRequestsProcedure,
+		svc.FindChangeRecoveryAccountRequests,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindChangeRecoveryAccountRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindCollateralizedConversionRequestsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindCollateralizedConversionRequestsProcedure,
+		svc.FindCollateralizedConversionRequests,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindCollateralizedConversionRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindCommentsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindCommentsProcedure,
+		svc.FindComments,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindComments")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindDeclineVotingRightsRequestsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindDeclineVotingRightsRequestsProcedure,
+		svc.FindDeclineVotingRightsRequests,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindDeclineVotingRightsRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindEscrowsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindEscrowsProcedure,
+		svc.FindEscrows,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindEscrows")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindHbdConversionRequestsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindHbdConversionRequestsProcedure,
+		svc.FindHbdConversionRequests,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindHbdConversionRequests")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindLimitOrdersHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindLimitOrdersProcedure,
+		svc.FindLimitOrders,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindLimitOrders")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindOwnerHistoriesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindOwnerHistoriesProcedure,
+		svc.FindOwnerHistories,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindOwnerHistories")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindProposalsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindProposalsProcedure,
+		svc.FindProposals,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindProposals")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindRecurrentTransfersHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindRecurrentTransfersProcedure,
+		svc.FindRecurrentTransfers,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindRecurrentTransfers")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindSavingsWithdrawalsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindSavingsWithdrawalsProcedure,
+		svc.FindSavingsWithdrawals,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindSavingsWithdrawals")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindVestingDelegationExpirationsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindVestingDelegationExpirationsProcedure,
+		svc.FindVestingDelegationExpirations,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindVestingDelegationExpirations")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindVestingDelegationsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindVestingDelegationsProcedure,
+		svc.FindVestingDelegations,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindVestingDelegations")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindVotesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindVotesProcedure,
+		svc.FindVotes,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindVotes")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindWithdrawVestingRoutesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindWithdrawVestingRoutesProcedure,
+		svc.FindWithdrawVestingRoutes,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindWithdrawVestingRoutes")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceFindWitnessesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceFindWitnessesProcedure,
+		svc.FindWitnesses,
+		connect.WithSchema(databaseApiServiceMethods.ByName("FindWitnesses")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetActiveWitnessesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetActiveWitnessesProcedure,
+		svc.GetActiveWitnesses,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetActiveWitnesses")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetCommentPendingPayoutsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetCommentPendingPayoutsProcedure,
+		svc.GetCommentPendingPayouts,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetCommentPendingPayouts")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetConfigHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetConfigProcedure,
+		svc.GetConfig,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetConfig")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetCurrentPriceFeedHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetCurrentPriceFeedProcedure,
+		svc.GetCurrentPriceFeed,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetCurrentPriceFeed")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetFeedHistoryHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetFeedHistoryProcedure,
+		svc.GetFeedHistory,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetFeedHistory")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetHardforkPropertiesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetHardforkPropertiesProcedure,
+		svc.GetHardforkProperties,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetHardforkProperties")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetOrderBookHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetOrderBookProcedure,
+		svc.GetOrderBook,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetOrderBook")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetPotentialSignaturesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetPotentialSignaturesProcedure,
+		svc.GetPotentialSignatures,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetPotentialSignatures")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetRequiredSignaturesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetRequiredSignaturesProcedure,
+		svc.GetRequiredSignatures,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetRequiredSignatures")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetRewardFundsHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetRewardFundsProcedure,
+		svc.GetRewardFunds,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetRewardFunds")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetTransactionHexHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetTransactionHexProcedure,
+		svc.GetTransactionHex,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetTransactionHex")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetVersionHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetVersionProcedure,
+		svc.GetVersion,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetVersion")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceGetWitnessScheduleHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceGetWitnessScheduleProcedure,
+		svc.GetWitnessSchedule,
+		connect.WithSchema(databaseApiServiceMethods.ByName("GetWitnessSchedule")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceIsKnownTransactionHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceIsKnownTransactionProcedure,
+		svc.IsKnownTransaction,
+		connect.WithSchema(databaseApiServiceMethods.ByName("IsKnownTransaction")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceVerifyAccountAuthorityHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceVerifyAccountAuthorityProcedure,
+		svc.VerifyAccountAuthority,
+		connect.WithSchema(databaseApiServiceMethods.ByName("VerifyAccountAuthority")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceVerifyAuthorityHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceVerifyAuthorityProcedure,
+		svc.VerifyAuthority,
+		connect.WithSchema(databaseApiServiceMethods.ByName("VerifyAuthority")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	databaseApiServiceVerifySignaturesHandler := connect.NewUnaryHandler(
+		DatabaseApiServiceVerifySignaturesProcedure,
+		svc.VerifySignatures,
+		connect.WithSchema(databaseApiServiceMethods.ByName("VerifySignatures")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.database_api.v1.DatabaseApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case DatabaseApiServiceListAccountsProcedure:
@@ -808,6 +1796,76 @@ func NewDatabaseApiServiceHandler(svc DatabaseApiServiceHandler, opts ...connect
 			databaseApiServiceListWitnessesHandler.ServeHTTP(w, r)
 		case DatabaseApiServiceGetDynamicGlobalPropertiesProcedure:
 			databaseApiServiceGetDynamicGlobalPropertiesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindAccountRecoveryRequestsProcedure:
+			databaseApiServiceFindAccountRecoveryRequestsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindAccountsProcedure:
+			databaseApiServiceFindAccountsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindChangeRecoveryAccountRequestsProcedure:
+			databaseApiServiceFindChangeRecoveryAccountRequestsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindCollateralizedConversionRequestsProcedure:
+			databaseApiServiceFindCollateralizedConversionRequestsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindCommentsProcedure:
+			databaseApiServiceFindCommentsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindDeclineVotingRightsRequestsProcedure:
+			databaseApiServiceFindDeclineVotingRightsRequestsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindEscrowsProcedure:
+			databaseApiServiceFindEscrowsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindHbdConversionRequestsProcedure:
+			databaseApiServiceFindHbdConversionRequestsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindLimitOrdersProcedure:
+			databaseApiServiceFindLimitOrdersHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindOwnerHistoriesProcedure:
+			databaseApiServiceFindOwnerHistoriesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindProposalsProcedure:
+			databaseApiServiceFindProposalsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindRecurrentTransfersProcedure:
+			databaseApiServiceFindRecurrentTransfersHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindSavingsWithdrawalsProcedure:
+			databaseApiServiceFindSavingsWithdrawalsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindVestingDelegationExpirationsProcedure:
+			databaseApiServiceFindVestingDelegationExpirationsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindVestingDelegationsProcedure:
+			databaseApiServiceFindVestingDelegationsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindVotesProcedure:
+			databaseApiServiceFindVotesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindWithdrawVestingRoutesProcedure:
+			databaseApiServiceFindWithdrawVestingRoutesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceFindWitnessesProcedure:
+			databaseApiServiceFindWitnessesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetActiveWitnessesProcedure:
+			databaseApiServiceGetActiveWitnessesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetCommentPendingPayoutsProcedure:
+			databaseApiServiceGetCommentPendingPayoutsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetConfigProcedure:
+			databaseApiServiceGetConfigHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetCurrentPriceFeedProcedure:
+			databaseApiServiceGetCurrentPriceFeedHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetFeedHistoryProcedure:
+			databaseApiServiceGetFeedHistoryHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetHardforkPropertiesProcedure:
+			databaseApiServiceGetHardforkPropertiesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetOrderBookProcedure:
+			databaseApiServiceGetOrderBookHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetPotentialSignaturesProcedure:
+			databaseApiServiceGetPotentialSignaturesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetRequiredSignaturesProcedure:
+			databaseApiServiceGetRequiredSignaturesHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetRewardFundsProcedure:
+			databaseApiServiceGetRewardFundsHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetTransactionHexProcedure:
+			databaseApiServiceGetTransactionHexHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetVersionProcedure:
+			databaseApiServiceGetVersionHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceGetWitnessScheduleProcedure:
+			databaseApiServiceGetWitnessScheduleHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceIsKnownTransactionProcedure:
+			databaseApiServiceIsKnownTransactionHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceVerifyAccountAuthorityProcedure:
+			databaseApiServiceVerifyAccountAuthorityHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceVerifyAuthorityProcedure:
+			databaseApiServiceVerifyAuthorityHandler.ServeHTTP(w, r)
+		case DatabaseApiServiceVerifySignaturesProcedure:
+			databaseApiServiceVerifySignaturesHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -907,4 +1965,144 @@ func (UnimplementedDatabaseApiServiceHandler) ListWitnesses(context.Context, *co
 
 func (UnimplementedDatabaseApiServiceHandler) GetDynamicGlobalProperties(context.Context, *connect.Request[v1.GetDynamicGlobalPropertiesRequest]) (*connect.Response[v1.GetDynamicGlobalPropertiesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetDynamicGlobalProperties is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindAccountRecoveryRequests(context.Context, *connect.Request[v1.FindAccountRecoveryRequestsRequest]) (*connect.Response[v1.FindAccountRecoveryRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindAccountRecoveryRequests is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindAccounts(context.Context, *connect.Request[v1.FindAccountsRequest]) (*connect.Response[v1.FindAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindAccounts is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindChangeRecoveryAccountRequests(context.Context, *connect.Request[v1.FindChangeRecoveryAccountRequestsRequest]) (*connect.Response[v1.FindChangeRecoveryAccountRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindChangeRecoveryAccountRequests is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindCollateralizedConversionRequests(context.Context, *connect.Request[v1.FindCollateralizedConversionRequestsRequest]) (*connect.Response[v1.FindCollateralizedConversionRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindCollateralizedConversionRequests is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindComments(context.Context, *connect.Request[v1.FindCommentsRequest]) (*connect.Response[v1.FindCommentsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindComments is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindDeclineVotingRightsRequests(context.Context, *connect.Request[v1.FindDeclineVotingRightsRequestsRequest]) (*connect.Response[v1.FindDeclineVotingRightsRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindDeclineVotingRightsRequests is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindEscrows(context.Context, *connect.Request[v1.FindEscrowsRequest]) (*connect.Response[v1.FindEscrowsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindEscrows is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindHbdConversionRequests(context.Context, *connect.Request[v1.FindHbdConversionRequestsRequest]) (*connect.Response[v1.FindHbdConversionRequestsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindHbdConversionRequests is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindLimitOrders(context.Context, *connect.Request[v1.FindLimitOrdersRequest]) (*connect.Response[v1.FindLimitOrdersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindLimitOrders is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindOwnerHistories(context.Context, *connect.Request[v1.FindOwnerHistoriesRequest]) (*connect.Response[v1.FindOwnerHistoriesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindOwnerHistories is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindProposals is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindRecurrentTransfers(context.Context, *connect.Request[v1.FindRecurrentTransfersRequest]) (*connect.Response[v1.FindRecurrentTransfersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindRecurrentTransfers is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindSavingsWithdrawals(context.Context, *connect.Request[v1.FindSavingsWithdrawalsRequest]) (*connect.Response[v1.FindSavingsWithdrawalsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindSavingsWithdrawals is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindVestingDelegationExpirations(context.Context, *connect.Request[v1.FindVestingDelegationExpirationsRequest]) (*connect.Response[v1.FindVestingDelegationExpirationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindVestingDelegationExpirations is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindVestingDelegations(context.Context, *connect.Request[v1.FindVestingDelegationsRequest]) (*connect.Response[v1.FindVestingDelegationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindVestingDelegations is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindVotes(context.Context, *connect.Request[v1.FindVotesRequest]) (*connect.Response[v1.FindVotesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindVotes is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindWithdrawVestingRoutes(context.Context, *connect.Request[v1.FindWithdrawVestingRoutesRequest]) (*connect.Response[v1.FindWithdrawVestingRoutesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindWithdrawVestingRoutes is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) FindWitnesses(context.Context, *connect.Request[v1.FindWitnessesRequest]) (*connect.Response[v1.FindWitnessesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.FindWitnesses is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetActiveWitnesses(context.Context, *connect.Request[v1.GetActiveWitnessesRequest]) (*connect.Response[v1.GetActiveWitnessesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetActiveWitnesses is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetCommentPendingPayouts(context.Context, *connect.Request[v1.GetCommentPendingPayoutsRequest]) (*connect.Response[v1.GetCommentPendingPayoutsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetCommentPendingPayouts is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetConfig(context.Context, *connect.Request[v1.GetConfigRequest]) (*connect.Response[v1.GetConfigResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetConfig is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetCurrentPriceFeed(context.Context, *connect.Request[v1.GetCurrentPriceFeedRequest]) (*connect.Response[v1.GetCurrentPriceFeedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetCurrentPriceFeed is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetFeedHistory(context.Context, *connect.Request[v1.GetFeedHistoryRequest]) (*connect.Response[v1.GetFeedHistoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetFeedHistory is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetHardforkProperties(context.Context, *connect.Request[v1.GetHardforkPropertiesRequest]) (*connect.Response[v1.GetHardforkPropertiesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetHardforkProperties is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetOrderBook(context.Context, *connect.Request[v1.GetOrderBookRequest]) (*connect.Response[v1.GetOrderBookResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetOrderBook is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetPotentialSignatures(context.Context, *connect.Request[v1.GetPotentialSignaturesRequest]) (*connect.Response[v1.GetPotentialSignaturesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetPotentialSignatures is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetRequiredSignatures(context.Context, *connect.Request[v1.GetRequiredSignaturesRequest]) (*connect.Response[v1.GetRequiredSignaturesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetRequiredSignatures is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetRewardFunds(context.Context, *connect.Request[v1.GetRewardFundsRequest]) (*connect.Response[v1.GetRewardFundsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetRewardFunds is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetTransactionHex(context.Context, *connect.Request[v1.GetTransactionHexRequest]) (*connect.Response[v1.GetTransactionHexResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetTransactionHex is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetVersion(context.Context, *connect.Request[v1.GetVersionRequest]) (*connect.Response[v1.GetVersionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetVersion is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) GetWitnessSchedule(context.Context, *connect.Request[v1.GetWitnessScheduleRequest]) (*connect.Response[v1.GetWitnessScheduleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.GetWitnessSchedule is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) IsKnownTransaction(context.Context, *connect.Request[v1.IsKnownTransactionRequest]) (*connect.Response[v1.IsKnownTransactionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.IsKnownTransaction is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) VerifyAccountAuthority(context.Context, *connect.Request[v1.VerifyAccountAuthorityRequest]) (*connect.Response[v1.VerifyAccountAuthorityResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.VerifyAccountAuthority is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) VerifyAuthority(context.Context, *connect.Request[v1.VerifyAuthorityRequest]) (*connect.Response[v1.VerifyAuthorityResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.VerifyAuthority is not implemented"))
+}
+
+func (UnimplementedDatabaseApiServiceHandler) VerifySignatures(context.Context, *connect.Request[v1.VerifySignaturesRequest]) (*connect.Response[v1.VerifySignaturesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.database_api.v1.DatabaseApiService.VerifySignatures is not implemented"))
 }

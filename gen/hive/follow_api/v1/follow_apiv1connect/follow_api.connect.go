@@ -48,6 +48,12 @@ const (
 	// FollowApiServiceGetFollowingProcedure is the fully-qualified name of the FollowApiService's
 	// GetFollowing RPC.
 	FollowApiServiceGetFollowingProcedure = "/hive.follow_api.v1.FollowApiService/GetFollowing"
+	// FollowApiServiceGetFollowCountProcedure is the fully-qualified name of the FollowApiService's
+	// GetFollowCount RPC.
+	FollowApiServiceGetFollowCountProcedure = "/hive.follow_api.v1.FollowApiService/GetFollowCount"
+	// FollowApiServiceGetRebloggedByProcedure is the fully-qualified name of the FollowApiService's
+	// GetRebloggedBy RPC.
+	FollowApiServiceGetRebloggedByProcedure = "/hive.follow_api.v1.FollowApiService/GetRebloggedBy"
 )
 
 // FollowApiServiceClient is a client for the hive.follow_api.v1.FollowApiService service.
@@ -65,6 +71,12 @@ type FollowApiServiceClient interface {
 	GetFollowers(context.Context, *connect.Request[v1.GetFollowersRequest]) (*connect.Response[v1.GetFollowersResponse], error)
 	// GetFollowing lists the accounts an account follows (or mutes). Served by hivemind.
 	GetFollowing(context.Context, *connect.Request[v1.GetFollowingRequest]) (*connect.Response[v1.GetFollowingResponse], error)
+	// GetFollowCount returns an account's follower and following counts.
+	// Served by hivemind.
+	GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error)
+	// GetRebloggedBy returns the accounts that reblogged a post. Served by
+	// hivemind.
+	GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error)
 }
 
 // NewFollowApiServiceClient constructs a client for the hive.follow_api.v1.FollowApiService
@@ -113,6 +125,20 @@ func NewFollowApiServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		getFollowCount: connect.NewClient[v1.GetFollowCountRequest, v1.GetFollowCountResponse](
+			httpClient,
+			baseURL+FollowApiServiceGetFollowCountProcedure,
+			connect.WithSchema(followApiServiceMethods.ByName("GetFollowCount")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getRebloggedBy: connect.NewClient[v1.GetRebloggedByRequest, v1.GetRebloggedByResponse](
+			httpClient,
+			baseURL+FollowApiServiceGetRebloggedByProcedure,
+			connect.WithSchema(followApiServiceMethods.ByName("GetRebloggedBy")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -123,6 +149,8 @@ type followApiServiceClient struct {
 	getBlogEntries        *connect.Client[v1.GetBlogEntriesRequest, v1.GetBlogEntriesResponse]
 	getFollowers          *connect.Client[v1.GetFollowersRequest, v1.GetFollowersResponse]
 	getFollowing          *connect.Client[v1.GetFollowingRequest, v1.GetFollowingResponse]
+	getFollowCount        *connect.Client[v1.GetFollowCountRequest, v1.GetFollowCountResponse]
+	getRebloggedBy        *connect.Client[v1.GetRebloggedByRequest, v1.GetRebloggedByResponse]
 }
 
 // GetAccountReputations calls hive.follow_api.v1.FollowApiService.GetAccountReputations.
@@ -150,6 +178,16 @@ func (c *followApiServiceClient) GetFollowing(ctx context.Context, req *connect.
 	return c.getFollowing.CallUnary(ctx, req)
 }
 
+// GetFollowCount calls hive.follow_api.v1.FollowApiService.GetFollowCount.
+func (c *followApiServiceClient) GetFollowCount(ctx context.Context, req *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error) {
+	return c.getFollowCount.CallUnary(ctx, req)
+}
+
+// GetRebloggedBy calls hive.follow_api.v1.FollowApiService.GetRebloggedBy.
+func (c *followApiServiceClient) GetRebloggedBy(ctx context.Context, req *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error) {
+	return c.getRebloggedBy.CallUnary(ctx, req)
+}
+
 // FollowApiServiceHandler is an implementation of the hive.follow_api.v1.FollowApiService service.
 type FollowApiServiceHandler interface {
 	// GetAccountReputations lists accounts from a lower bound with their raw
@@ -165,6 +203,12 @@ type FollowApiServiceHandler interface {
 	GetFollowers(context.Context, *connect.Request[v1.GetFollowersRequest]) (*connect.Response[v1.GetFollowersResponse], error)
 	// GetFollowing lists the accounts an account follows (or mutes). Served by hivemind.
 	GetFollowing(context.Context, *connect.Request[v1.GetFollowingRequest]) (*connect.Response[v1.GetFollowingResponse], error)
+	// GetFollowCount returns an account's follower and following counts.
+	// Served by hivemind.
+	GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error)
+	// GetRebloggedBy returns the accounts that reblogged a post. Served by
+	// hivemind.
+	GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error)
 }
 
 // NewFollowApiServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -209,6 +253,20 @@ func NewFollowApiServiceHandler(svc FollowApiServiceHandler, opts ...connect.Han
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	followApiServiceGetFollowCountHandler := connect.NewUnaryHandler(
+		FollowApiServiceGetFollowCountProcedure,
+		svc.GetFollowCount,
+		connect.WithSchema(followApiServiceMethods.ByName("GetFollowCount")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	followApiServiceGetRebloggedByHandler := connect.NewUnaryHandler(
+		FollowApiServiceGetRebloggedByProcedure,
+		svc.GetRebloggedBy,
+		connect.WithSchema(followApiServiceMethods.ByName("GetRebloggedBy")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.follow_api.v1.FollowApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case FollowApiServiceGetAccountReputationsProcedure:
@@ -221,6 +279,10 @@ func NewFollowApiServiceHandler(svc FollowApiServiceHandler, opts ...connect.Han
 			followApiServiceGetFollowersHandler.ServeHTTP(w, r)
 		case FollowApiServiceGetFollowingProcedure:
 			followApiServiceGetFollowingHandler.ServeHTTP(w, r)
+		case FollowApiServiceGetFollowCountProcedure:
+			followApiServiceGetFollowCountHandler.ServeHTTP(w, r)
+		case FollowApiServiceGetRebloggedByProcedure:
+			followApiServiceGetRebloggedByHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -248,4 +310,12 @@ func (UnimplementedFollowApiServiceHandler) GetFollowers(context.Context, *conne
 
 func (UnimplementedFollowApiServiceHandler) GetFollowing(context.Context, *connect.Request[v1.GetFollowingRequest]) (*connect.Response[v1.GetFollowingResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.follow_api.v1.FollowApiService.GetFollowing is not implemented"))
+}
+
+func (UnimplementedFollowApiServiceHandler) GetFollowCount(context.Context, *connect.Request[v1.GetFollowCountRequest]) (*connect.Response[v1.GetFollowCountResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.follow_api.v1.FollowApiService.GetFollowCount is not implemented"))
+}
+
+func (UnimplementedFollowApiServiceHandler) GetRebloggedBy(context.Context, *connect.Request[v1.GetRebloggedByRequest]) (*connect.Response[v1.GetRebloggedByResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.follow_api.v1.FollowApiService.GetRebloggedBy is not implemented"))
 }

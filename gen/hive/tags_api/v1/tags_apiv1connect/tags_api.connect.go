@@ -36,6 +36,33 @@ const (
 	// TagsApiServiceGetDiscussionsByAuthorBeforeDateProcedure is the fully-qualified name of the
 	// TagsApiService's GetDiscussionsByAuthorBeforeDate RPC.
 	TagsApiServiceGetDiscussionsByAuthorBeforeDateProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByAuthorBeforeDate"
+	// TagsApiServiceGetCommentDiscussionsByPayoutProcedure is the fully-qualified name of the
+	// TagsApiService's GetCommentDiscussionsByPayout RPC.
+	TagsApiServiceGetCommentDiscussionsByPayoutProcedure = "/hive.tags_api.v1.TagsApiService/GetCommentDiscussionsByPayout"
+	// TagsApiServiceGetContentRepliesProcedure is the fully-qualified name of the TagsApiService's
+	// GetContentReplies RPC.
+	TagsApiServiceGetContentRepliesProcedure = "/hive.tags_api.v1.TagsApiService/GetContentReplies"
+	// TagsApiServiceGetDiscussionProcedure is the fully-qualified name of the TagsApiService's
+	// GetDiscussion RPC.
+	TagsApiServiceGetDiscussionProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussion"
+	// TagsApiServiceGetDiscussionsByBlogProcedure is the fully-qualified name of the TagsApiService's
+	// GetDiscussionsByBlog RPC.
+	TagsApiServiceGetDiscussionsByBlogProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByBlog"
+	// TagsApiServiceGetDiscussionsByCommentsProcedure is the fully-qualified name of the
+	// TagsApiService's GetDiscussionsByComments RPC.
+	TagsApiServiceGetDiscussionsByCommentsProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByComments"
+	// TagsApiServiceGetDiscussionsByCreatedProcedure is the fully-qualified name of the
+	// TagsApiService's GetDiscussionsByCreated RPC.
+	TagsApiServiceGetDiscussionsByCreatedProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByCreated"
+	// TagsApiServiceGetDiscussionsByHotProcedure is the fully-qualified name of the TagsApiService's
+	// GetDiscussionsByHot RPC.
+	TagsApiServiceGetDiscussionsByHotProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByHot"
+	// TagsApiServiceGetDiscussionsByTrendingProcedure is the fully-qualified name of the
+	// TagsApiService's GetDiscussionsByTrending RPC.
+	TagsApiServiceGetDiscussionsByTrendingProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByTrending"
+	// TagsApiServiceGetPostDiscussionsByPayoutProcedure is the fully-qualified name of the
+	// TagsApiService's GetPostDiscussionsByPayout RPC.
+	TagsApiServiceGetPostDiscussionsByPayoutProcedure = "/hive.tags_api.v1.TagsApiService/GetPostDiscussionsByPayout"
 )
 
 // TagsApiServiceClient is a client for the hive.tags_api.v1.TagsApiService service.
@@ -43,6 +70,29 @@ type TagsApiServiceClient interface {
 	// GetDiscussionsByAuthorBeforeDate lists an author's top-level posts (no
 	// reblogs), newest first. Served by hivemind.
 	GetDiscussionsByAuthorBeforeDate(context.Context, *connect.Request[v1.GetDiscussionsByAuthorBeforeDateRequest]) (*connect.Response[v1.GetDiscussionsByAuthorBeforeDateResponse], error)
+	// GetCommentDiscussionsByPayout lists comments by pending payout. Served
+	// by hivemind.
+	GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error)
+	// GetContentReplies returns the direct replies to a post. Served by
+	// hivemind.
+	GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error)
+	// GetDiscussion returns a post. Served by hivemind.
+	GetDiscussion(context.Context, *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error)
+	// GetDiscussionsByBlog lists an account's blog. Served by hivemind.
+	GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error)
+	// GetDiscussionsByComments lists an account's comments. Served by
+	// hivemind.
+	GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error)
+	// GetDiscussionsByCreated lists posts newest first. Served by hivemind.
+	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
+	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
+	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByTrending lists posts by trending score. Served by
+	// hivemind.
+	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
+	// GetPostDiscussionsByPayout lists posts by pending payout. Served by
+	// hivemind.
+	GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error)
 }
 
 // NewTagsApiServiceClient constructs a client for the hive.tags_api.v1.TagsApiService service. By
@@ -63,12 +113,84 @@ func NewTagsApiServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		getCommentDiscussionsByPayout: connect.NewClient[v1.GetCommentDiscussionsByPayoutRequest, v1.GetCommentDiscussionsByPayoutResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetCommentDiscussionsByPayoutProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetCommentDiscussionsByPayout")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getContentReplies: connect.NewClient[v1.GetContentRepliesRequest, v1.GetContentRepliesResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetContentRepliesProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetContentReplies")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussion: connect.NewClient[v1.GetDiscussionRequest, v1.GetDiscussionResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussion")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByBlog: connect.NewClient[v1.GetDiscussionsByBlogRequest, v1.GetDiscussionsByBlogResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByBlogProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByBlog")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByComments: connect.NewClient[v1.GetDiscussionsByCommentsRequest, v1.GetDiscussionsByCommentsResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByCommentsProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByComments")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByCreated: connect.NewClient[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByCreatedProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByCreated")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByHot: connect.NewClient[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByHotProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByHot")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByTrending: connect.NewClient[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByTrendingProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByTrending")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getPostDiscussionsByPayout: connect.NewClient[v1.GetPostDiscussionsByPayoutRequest, v1.GetPostDiscussionsByPayoutResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetPostDiscussionsByPayoutProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetPostDiscussionsByPayout")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // tagsApiServiceClient implements TagsApiServiceClient.
 type tagsApiServiceClient struct {
 	getDiscussionsByAuthorBeforeDate *connect.Client[v1.GetDiscussionsByAuthorBeforeDateRequest, v1.GetDiscussionsByAuthorBeforeDateResponse]
+	getCommentDiscussionsByPayout    *connect.Client[v1.GetCommentDiscussionsByPayoutRequest, v1.GetCommentDiscussionsByPayoutResponse]
+	getContentReplies                *connect.Client[v1.GetContentRepliesRequest, v1.GetContentRepliesResponse]
+	getDiscussion                    *connect.Client[v1.GetDiscussionRequest, v1.GetDiscussionResponse]
+	getDiscussionsByBlog             *connect.Client[v1.GetDiscussionsByBlogRequest, v1.GetDiscussionsByBlogResponse]
+	getDiscussionsByComments         *connect.Client[v1.GetDiscussionsByCommentsRequest, v1.GetDiscussionsByCommentsResponse]
+	getDiscussionsByCreated          *connect.Client[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse]
+	getDiscussionsByHot              *connect.Client[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse]
+	getDiscussionsByTrending         *connect.Client[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse]
+	getPostDiscussionsByPayout       *connect.Client[v1.GetPostDiscussionsByPayoutRequest, v1.GetPostDiscussionsByPayoutResponse]
 }
 
 // GetDiscussionsByAuthorBeforeDate calls
@@ -77,11 +199,80 @@ func (c *tagsApiServiceClient) GetDiscussionsByAuthorBeforeDate(ctx context.Cont
 	return c.getDiscussionsByAuthorBeforeDate.CallUnary(ctx, req)
 }
 
+// GetCommentDiscussionsByPayout calls
+// hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout.
+func (c *tagsApiServiceClient) GetCommentDiscussionsByPayout(ctx context.Context, req *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error) {
+	return c.getCommentDiscussionsByPayout.CallUnary(ctx, req)
+}
+
+// GetContentReplies calls hive.tags_api.v1.TagsApiService.GetContentReplies.
+func (c *tagsApiServiceClient) GetContentReplies(ctx context.Context, req *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error) {
+	return c.getContentReplies.CallUnary(ctx, req)
+}
+
+// GetDiscussion calls hive.tags_api.v1.TagsApiService.GetDiscussion.
+func (c *tagsApiServiceClient) GetDiscussion(ctx context.Context, req *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
+	return c.getDiscussion.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByBlog calls hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog.
+func (c *tagsApiServiceClient) GetDiscussionsByBlog(ctx context.Context, req *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error) {
+	return c.getDiscussionsByBlog.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByComments calls hive.tags_api.v1.TagsApiService.GetDiscussionsByComments.
+func (c *tagsApiServiceClient) GetDiscussionsByComments(ctx context.Context, req *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error) {
+	return c.getDiscussionsByComments.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByCreated calls hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated.
+func (c *tagsApiServiceClient) GetDiscussionsByCreated(ctx context.Context, req *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error) {
+	return c.getDiscussionsByCreated.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByHot calls hive.tags_api.v1.TagsApiService.GetDiscussionsByHot.
+func (c *tagsApiServiceClient) GetDiscussionsByHot(ctx context.Context, req *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
+	return c.getDiscussionsByHot.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByTrending calls hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending.
+func (c *tagsApiServiceClient) GetDiscussionsByTrending(ctx context.Context, req *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {
+	return c.getDiscussionsByTrending.CallUnary(ctx, req)
+}
+
+// GetPostDiscussionsByPayout calls hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout.
+func (c *tagsApiServiceClient) GetPostDiscussionsByPayout(ctx context.Context, req *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error) {
+	return c.getPostDiscussionsByPayout.CallUnary(ctx, req)
+}
+
 // TagsApiServiceHandler is an implementation of the hive.tags_api.v1.TagsApiService service.
 type TagsApiServiceHandler interface {
 	// GetDiscussionsByAuthorBeforeDate lists an author's top-level posts (no
 	// reblogs), newest first. Served by hivemind.
 	GetDiscussionsByAuthorBeforeDate(context.Context, *connect.Request[v1.GetDiscussionsByAuthorBeforeDateRequest]) (*connect.Response[v1.GetDiscussionsByAuthorBeforeDateResponse], error)
+	// GetCommentDiscussionsByPayout lists comments by pending payout. Served
+	// by hivemind.
+	GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error)
+	// GetContentReplies returns the direct replies to a post. Served by
+	// hivemind.
+	GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error)
+	// GetDiscussion returns a post. Served by hivemind.
+	GetDiscussion(context.Context, *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error)
+	// GetDiscussionsByBlog lists an account's blog. Served by hivemind.
+	GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error)
+	// GetDiscussionsByComments lists an account's comments. Served by
+	// hivemind.
+	GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error)
+	// GetDiscussionsByCreated lists posts newest first. Served by hivemind.
+	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
+	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
+	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByTrending lists posts by trending score. Served by
+	// hivemind.
+	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
+	// GetPostDiscussionsByPayout lists posts by pending payout. Served by
+	// hivemind.
+	GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error)
 }
 
 // NewTagsApiServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -98,10 +289,91 @@ func NewTagsApiServiceHandler(svc TagsApiServiceHandler, opts ...connect.Handler
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	tagsApiServiceGetCommentDiscussionsByPayoutHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetCommentDiscussionsByPayoutProcedure,
+		svc.GetCommentDiscussionsByPayout,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetCommentDiscussionsByPayout")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetContentRepliesHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetContentRepliesProcedure,
+		svc.GetContentReplies,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetContentReplies")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionProcedure,
+		svc.GetDiscussion,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussion")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionsByBlogHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByBlogProcedure,
+		svc.GetDiscussionsByBlog,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByBlog")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionsByCommentsHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByCommentsProcedure,
+		svc.GetDiscussionsByComments,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByComments")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionsByCreatedHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByCreatedProcedure,
+		svc.GetDiscussionsByCreated,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByCreated")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionsByHotHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByHotProcedure,
+		svc.GetDiscussionsByHot,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByHot")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetDiscussionsByTrendingHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByTrendingProcedure,
+		svc.GetDiscussionsByTrending,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByTrending")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	tagsApiServiceGetPostDiscussionsByPayoutHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetPostDiscussionsByPayoutProcedure,
+		svc.GetPostDiscussionsByPayout,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetPostDiscussionsByPayout")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.tags_api.v1.TagsApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TagsApiServiceGetDiscussionsByAuthorBeforeDateProcedure:
 			tagsApiServiceGetDiscussionsByAuthorBeforeDateHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetCommentDiscussionsByPayoutProcedure:
+			tagsApiServiceGetCommentDiscussionsByPayoutHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetContentRepliesProcedure:
+			tagsApiServiceGetContentRepliesHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionProcedure:
+			tagsApiServiceGetDiscussionHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByBlogProcedure:
+			tagsApiServiceGetDiscussionsByBlogHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByCommentsProcedure:
+			tagsApiServiceGetDiscussionsByCommentsHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByCreatedProcedure:
+			tagsApiServiceGetDiscussionsByCreatedHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByHotProcedure:
+			tagsApiServiceGetDiscussionsByHotHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByTrendingProcedure:
+			tagsApiServiceGetDiscussionsByTrendingHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetPostDiscussionsByPayoutProcedure:
+			tagsApiServiceGetPostDiscussionsByPayoutHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -113,4 +385,40 @@ type UnimplementedTagsApiServiceHandler struct{}
 
 func (UnimplementedTagsApiServiceHandler) GetDiscussionsByAuthorBeforeDate(context.Context, *connect.Request[v1.GetDiscussionsByAuthorBeforeDateRequest]) (*connect.Response[v1.GetDiscussionsByAuthorBeforeDateResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetCommentDiscussionsByPayout(context.Context, *connect.Request[v1.GetCommentDiscussionsByPayoutRequest]) (*connect.Response[v1.GetCommentDiscussionsByPayoutResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetContentReplies(context.Context, *connect.Request[v1.GetContentRepliesRequest]) (*connect.Response[v1.GetContentRepliesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetContentReplies is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussion(context.Context, *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussion is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByBlog(context.Context, *connect.Request[v1.GetDiscussionsByBlogRequest]) (*connect.Response[v1.GetDiscussionsByBlogResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByComments(context.Context, *connect.Request[v1.GetDiscussionsByCommentsRequest]) (*connect.Response[v1.GetDiscussionsByCommentsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByComments is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByHot is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetPostDiscussionsByPayout(context.Context, *connect.Request[v1.GetPostDiscussionsByPayoutRequest]) (*connect.Response[v1.GetPostDiscussionsByPayoutResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout is not implemented"))
 }

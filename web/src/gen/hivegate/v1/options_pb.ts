@@ -11,7 +11,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hivegate/v1/options.proto.
  */
 export const file_hivegate_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpSCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAjpYCgpqc29uX3NoYXBlEh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGLmOAyABKA4yFi5oaXZlZ2F0ZS52MS5Kc29uU2hhcGVSCWpzb25TaGFwZTo6Cghqc29uX2tleRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuo4DIAEoCVIHanNvbktleTpHCg5qc29ucnBjX21ldGhvZBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAlSDWpzb25ycGNNZXRob2Q6QgoKaGl2ZWRfbmFtZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGLyOAyABKAlSCWhpdmVkTmFtZTo9CglsaW1pdF9tYXgSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi9jgMgASgNUghsaW1pdE1heDpBCgtsaW1pdF9maWVsZBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL6OAyABKAlSCmxpbWl0RmllbGQ6PgoKaXRlbV9maWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYv44DIAEoCVIJaXRlbUZpZWxkOj4KCml0ZW1fZmlyc3QSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMCOAyABKAhSCWl0ZW1GaXJzdDpACgtpdGVtX29mZnNldBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwY4DIAEoA1IKaXRlbU9mZnNldDo9CghpdGVtX2VuZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwo4DIAEoA1IHaXRlbUVuZIgBATo+CgpmaXJzdF9wYWdlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjDjgMgASgJUglmaXJzdFBhZ2U6QgoManNvbl9kZWZhdWx0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjEjgMgASgJUgtqc29uRGVmYXVsdDpACgtjb3VudHNfZG93bhIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYxY4DIAEoCFIKY291bnRzRG93bmIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpvCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAhIbChdKU09OX1NIQVBFX0xFR0FDWV9BU1NFVBADOlgKCmpzb25fc2hhcGUSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuY4DIAEoDjIWLmhpdmVnYXRlLnYxLkpzb25TaGFwZVIJanNvblNoYXBlOjoKCGpzb25fa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgJUgdqc29uS2V5OkYKDnRpbWVfc2VwYXJhdG9yEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjGjgMgASgJUg10aW1lU2VwYXJhdG9yOkcKDmpzb25ycGNfbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCVINanNvbnJwY01ldGhvZDpCCgpoaXZlZF9uYW1lEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCVIJaGl2ZWROYW1lOj0KCWxpbWl0X21heBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL2OAyABKA1SCGxpbWl0TWF4OkEKC2xpbWl0X2ZpZWxkEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvo4DIAEoCVIKbGltaXRGaWVsZDo+CgppdGVtX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi/jgMgASgJUglpdGVtRmllbGQ6PgoKaXRlbV9maXJzdBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwI4DIAEoCFIJaXRlbUZpcnN0OkAKC2l0ZW1fb2Zmc2V0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjBjgMgASgDUgppdGVtT2Zmc2V0Oj0KCGl0ZW1fZW5kEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjCjgMgASgDUgdpdGVtRW5kiAEBOj4KCmZpcnN0X3BhZ2USHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMOOAyABKAlSCWZpcnN0UGFnZTpCCgxqc29uX2RlZmF1bHQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMSOAyABKAlSC2pzb25EZWZhdWx0OkAKC2NvdW50c19kb3duEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjFjgMgASgIUgpjb3VudHNEb3duOkYKDnJlc3BvbnNlX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjHjgMgASgJUg1yZXNwb25zZUZpZWxkOkMKDXN0b3BfYXRfZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMiOAyABKAlSC3N0b3BBdEZpZWxkQloKD2NvbS5oaXZlZ2F0ZS52MVABWjdnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlZ2F0ZS92MTtoaXZlZ2F0ZXYxqgILSGl2ZWdhdGUuVjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * JsonShape says how a message is laid out in hived JSON.
@@ -46,6 +46,18 @@ export enum JsonShape {
    * @generated from enum value: JSON_SHAPE_BARE = 2;
    */
   BARE = 2,
+
+  /**
+   * A legacy asset string as condenser_api and hivemind write assets
+   * ("1.000 HIVE", "-0.500 HBD", "448144916705.468383 VESTS"), held as a
+   * message {int64 amount = 1; uint32 precision = 2; string symbol = 3}:
+   * amount is the number without its decimal point (in the token's smallest
+   * unit), precision the number of digits after the point, symbol the text
+   * after the space. It is written back exactly as it was read.
+   *
+   * @generated from enum value: JSON_SHAPE_LEGACY_ASSET = 3;
+   */
+  LEGACY_ASSET = 3,
 }
 
 /**
@@ -63,12 +75,26 @@ export const json_shape: GenExtension<MessageOptions, JsonShape> = /*@__PURE__*/
   extDesc(file_hivegate_v1_options, 0);
 
 /**
- * The hived JSON key of this field when it is not the field's name.
+ * The hived JSON key of this field when it is not the field's name. Fields
+ * whose JSON key is a reserved word of a common language ("from") take
+ * another name and keep the key with this option.
  *
  * @generated from extension: string json_key = 51002;
  */
 export const json_key: GenExtension<FieldOptions, string> = /*@__PURE__*/
   extDesc(file_hivegate_v1_options, 1);
+
+/**
+ * On a google.protobuf.Timestamp field: the character between the date and
+ * the time when it is not hived's "T". hivemind writes some times with a
+ * space ("2019-10-27 08:28:51": community creation, notifications' last
+ * read time, its head block time); those fields set " ". Reading accepts
+ * either separator on every time field.
+ *
+ * @generated from extension: string time_separator = 51014;
+ */
+export const time_separator: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 2);
 
 /**
  * The JSON-RPC method this RPC is translated to, for example
@@ -77,7 +103,7 @@ export const json_key: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string jsonrpc_method = 51003;
  */
 export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 2);
+  extDesc(file_hivegate_v1_options, 3);
 
 /**
  * The name hived uses for this enum value when it is not the value's name
@@ -86,7 +112,7 @@ export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: string hived_name = 51004;
  */
 export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 3);
+  extDesc(file_hivegate_v1_options, 4);
 
 /**
  * The largest page size the backend accepts for this method. hivegate
@@ -97,7 +123,7 @@ export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
  * @generated from extension: uint32 limit_max = 51005;
  */
 export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 4);
+  extDesc(file_hivegate_v1_options, 5);
 
 /**
  * The request field holding the page size when it is not `limit`
@@ -106,7 +132,7 @@ export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
  * @generated from extension: string limit_field = 51006;
  */
 export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 5);
+  extDesc(file_hivegate_v1_options, 6);
 
 /**
  * On a field of a cursor message that a response's next_start holds: where
@@ -123,7 +149,7 @@ export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: string item_field = 51007;
  */
 export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 6);
+  extDesc(file_hivegate_v1_options, 7);
 
 /**
  * On a field with item_field: take the value from the page's first item
@@ -133,7 +159,7 @@ export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool item_first = 51008;
  */
 export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 7);
+  extDesc(file_hivegate_v1_options, 8);
 
 /**
  * On an integer field with item_field: added to the item's value (account
@@ -143,7 +169,7 @@ export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: int64 item_offset = 51009;
  */
 export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 8);
+  extDesc(file_hivegate_v1_options, 9);
 
 /**
  * On an integer field with item_field: when the item's value equals this,
@@ -153,7 +179,7 @@ export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: optional int64 item_end = 51010;
  */
 export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 9);
+  extDesc(file_hivegate_v1_options, 10);
 
 /**
  * On a oneof case of a `Start` message: the hived JSON hivegate sends as
@@ -167,7 +193,7 @@ export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: string first_page = 51011;
  */
 export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 10);
+  extDesc(file_hivegate_v1_options, 11);
 
 /**
  * On a request field: the hived JSON value hivegate sends when the field is
@@ -178,7 +204,7 @@ export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string json_default = 51012;
  */
 export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 11);
+  extDesc(file_hivegate_v1_options, 12);
 
 /**
  * On an integer request field: the field is the sequence number of the
@@ -189,5 +215,28 @@ export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool counts_down = 51013;
  */
 export const counts_down: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 12);
+  extDesc(file_hivegate_v1_options, 13);
+
+/**
+ * On a field of a cursor message that a response's next_start holds,
+ * instead of item_field: the response field (a dot path) the value is
+ * copied from, for backends that compute the next cursor themselves
+ * (account_history_api.enum_virtual_ops' next_block_range_begin and
+ * next_operation_begin). item_end applies to the value as well.
+ *
+ * @generated from extension: string response_field = 51015;
+ */
+export const response_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 14);
+
+/**
+ * On an integer cursor field: the request field (a dot path) the value is
+ * compared with; when the value is at least the request's, the page is the
+ * last one and next_start is unset (enum_virtual_ops: the next block
+ * reached block_range_end).
+ *
+ * @generated from extension: string stop_at_field = 51016;
+ */
+export const stop_at_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 15);
 

@@ -4,7 +4,9 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { AccountHistoryEntry } from "../../types/v1/block_pb";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { AccountHistoryEntry, AnnotatedTransaction, AppliedOperation } from "../../types/v1/block_pb";
 import { file_hive_types_v1_block } from "../../types/v1/block_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/account_history_api/v1/account_history_api.proto.
  */
 export const file_hive_account_history_api_v1_account_history_api: GenFile = /*@__PURE__*/
-  fileDesc("CjVoaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjEvYWNjb3VudF9oaXN0b3J5X2FwaS5wcm90bxIbaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxIoECChhHZXRBY2NvdW50SGlzdG9yeVJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRITCgVzdGFydBgCIAEoA0IEqPQYARINCgVsaW1pdBgDIAEoDRIfChJpbmNsdWRlX3JldmVyc2libGUYBCABKAhIAIgBARIhChRvcGVyYXRpb25fZmlsdGVyX2xvdxgFIAEoBEgBiAEBEiIKFW9wZXJhdGlvbl9maWx0ZXJfaGlnaBgGIAEoBEgCiAEBQhUKE19pbmNsdWRlX3JldmVyc2libGVCFwoVX29wZXJhdGlvbl9maWx0ZXJfbG93QhgKFl9vcGVyYXRpb25fZmlsdGVyX2hpZ2gimQEKGUdldEFjY291bnRIaXN0b3J5UmVzcG9uc2USMwoHaGlzdG9yeRgBIAMoCzIiLmhpdmUudHlwZXMudjEuQWNjb3VudEhpc3RvcnlFbnRyeRJHCgpuZXh0X3N0YXJ0GA8gASgLMjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5U3RhcnQiSgoWR2V0QWNjb3VudEhpc3RvcnlTdGFydBIwCgVzdGFydBgBIAEoA0Ih+vMYCHNlcXVlbmNlgPQYAYj0GP///////////wGQ9BgAMtQBChhBY2NvdW50SGlzdG9yeUFwaVNlcnZpY2UStwEKEUdldEFjY291bnRIaXN0b3J5EjUuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5UmVxdWVzdBo2LmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5HZXRBY2NvdW50SGlzdG9yeVJlc3BvbnNlIjOQAgHa8xgnYWNjb3VudF9oaXN0b3J5X2FwaS5nZXRfYWNjb3VudF9oaXN0b3J56PMY6AdiBnByb3RvMw", [file_hive_types_v1_block, file_hivegate_v1_options]);
+  fileDesc("CjVoaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjEvYWNjb3VudF9oaXN0b3J5X2FwaS5wcm90bxIbaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxIoECChhHZXRBY2NvdW50SGlzdG9yeVJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRITCgVzdGFydBgCIAEoA0IEqPQYARINCgVsaW1pdBgDIAEoDRIfChJpbmNsdWRlX3JldmVyc2libGUYBCABKAhIAIgBARIhChRvcGVyYXRpb25fZmlsdGVyX2xvdxgFIAEoBEgBiAEBEiIKFW9wZXJhdGlvbl9maWx0ZXJfaGlnaBgGIAEoBEgCiAEBQhUKE19pbmNsdWRlX3JldmVyc2libGVCFwoVX29wZXJhdGlvbl9maWx0ZXJfbG93QhgKFl9vcGVyYXRpb25fZmlsdGVyX2hpZ2gimQEKGUdldEFjY291bnRIaXN0b3J5UmVzcG9uc2USMwoHaGlzdG9yeRgBIAMoCzIiLmhpdmUudHlwZXMudjEuQWNjb3VudEhpc3RvcnlFbnRyeRJHCgpuZXh0X3N0YXJ0GA8gASgLMjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5U3RhcnQiSgoWR2V0QWNjb3VudEhpc3RvcnlTdGFydBIwCgVzdGFydBgBIAEoA0Ih+vMYCHNlcXVlbmNlgPQYAYj0GP///////////wGQ9BgAIpQCChVFbnVtVmlydHVhbE9wc1JlcXVlc3QSGQoRYmxvY2tfcmFuZ2VfYmVnaW4YASABKA0SFwoPYmxvY2tfcmFuZ2VfZW5kGAIgASgNEh8KEmluY2x1ZGVfcmV2ZXJzaWJsZRgDIAEoCEgAiAEBEhsKDmdyb3VwX2J5X2Jsb2NrGAQgASgISAGIAQESHAoPb3BlcmF0aW9uX2JlZ2luGAUgASgESAKIAQESDQoFbGltaXQYBiABKA0SEwoGZmlsdGVyGAcgASgESAOIAQFCFQoTX2luY2x1ZGVfcmV2ZXJzaWJsZUIRCg9fZ3JvdXBfYnlfYmxvY2tCEgoQX29wZXJhdGlvbl9iZWdpbkIJCgdfZmlsdGVyIo4CChZFbnVtVmlydHVhbE9wc1Jlc3BvbnNlEiwKA29wcxgBIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhJCCgxvcHNfYnlfYmxvY2sYAiADKAsyLC5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuVmlydHVhbE9wc0Jsb2NrEh4KFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW4YAyABKA0SHAoUbmV4dF9vcGVyYXRpb25fYmVnaW4YBCABKAQSRAoKbmV4dF9zdGFydBgPIAEoCzIwLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1N0YXJ0IpYBChNFbnVtVmlydHVhbE9wc1N0YXJ0EkwKEWJsb2NrX3JhbmdlX2JlZ2luGAEgASgNQjGQ9BgAuvQYFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW7C9BgPYmxvY2tfcmFuZ2VfZW5kEjEKD29wZXJhdGlvbl9iZWdpbhgCIAEoBEIYuvQYFG5leHRfb3BlcmF0aW9uX2JlZ2luIpMBCg9WaXJ0dWFsT3BzQmxvY2sSDQoFYmxvY2sYASABKA0SFAoMaXJyZXZlcnNpYmxlGAIgASgIEiwKA29wcxgDIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhItCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIncKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIUCgxvbmx5X3ZpcnR1YWwYAiABKAgSHwoSaW5jbHVkZV9yZXZlcnNpYmxlGAMgASgISACIAQFCFQoTX2luY2x1ZGVfcmV2ZXJzaWJsZSJFChVHZXRPcHNJbkJsb2NrUmVzcG9uc2USLAoDb3BzGAEgAygLMh8uaGl2ZS50eXBlcy52MS5BcHBsaWVkT3BlcmF0aW9uIlsKFUdldFRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCRIfChJpbmNsdWRlX3JldmVyc2libGUYAiABKAhIAIgBAUIVChNfaW5jbHVkZV9yZXZlcnNpYmxlIlgKFkdldFRyYW5zYWN0aW9uUmVzcG9uc2USOAoLdHJhbnNhY3Rpb24YASABKAsyIy5oaXZlLnR5cGVzLnYxLkFubm90YXRlZFRyYW5zYWN0aW9uOgTI8xgCMtEFChhBY2NvdW50SGlzdG9yeUFwaVNlcnZpY2UStwEKEUdldEFjY291bnRIaXN0b3J5EjUuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5UmVxdWVzdBo2LmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5HZXRBY2NvdW50SGlzdG9yeVJlc3BvbnNlIjOQAgHa8xgnYWNjb3VudF9oaXN0b3J5X2FwaS5nZXRfYWNjb3VudF9oaXN0b3J56PMY6AcSrAEKDkVudW1WaXJ0dWFsT3BzEjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkVudW1WaXJ0dWFsT3BzUmVxdWVzdBozLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1Jlc3BvbnNlIjGQAgHa8xgkYWNjb3VudF9oaXN0b3J5X2FwaS5lbnVtX3ZpcnR1YWxfb3Bz6PMY8JMJEqMBCg1HZXRPcHNJbkJsb2NrEjEuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXF1ZXN0GjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXNwb25zZSIrkAIB2vMYJGFjY291bnRfaGlzdG9yeV9hcGkuZ2V0X29wc19pbl9ibG9jaxKlAQoOR2V0VHJhbnNhY3Rpb24SMi5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuR2V0VHJhbnNhY3Rpb25SZXF1ZXN0GjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2UiKpACAdrzGCNhY2NvdW50X2hpc3RvcnlfYXBpLmdldF90cmFuc2FjdGlvbkKTAQofY29tLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MVABWlJnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjE7YWNjb3VudF9oaXN0b3J5X2FwaXYxqgIZSGl2ZS5BY2NvdW50SGlzdG9yeUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_block, file_hivegate_v1_options]);
 
 /**
  * GetAccountHistoryRequest asks for up to `limit` history entries of one
@@ -133,6 +135,302 @@ export const GetAccountHistoryStartSchema: GenMessage<GetAccountHistoryStart> = 
   messageDesc(file_hive_account_history_api_v1_account_history_api, 2);
 
 /**
+ * EnumVirtualOpsRequest asks for the virtual operations of a block range,
+ * one page at a time.
+ *
+ * @generated from message hive.account_history_api.v1.EnumVirtualOpsRequest
+ */
+export type EnumVirtualOpsRequest = Message<"hive.account_history_api.v1.EnumVirtualOpsRequest"> & {
+  /**
+   * The first block of the range (inclusive; required).
+   *
+   * @generated from field: uint32 block_range_begin = 1;
+   */
+  blockRangeBegin: number;
+
+  /**
+   * The end of the range (exclusive; required).
+   *
+   * @generated from field: uint32 block_range_end = 2;
+   */
+  blockRangeEnd: number;
+
+  /**
+   * Whether to include reversible blocks; unset means false.
+   *
+   * @generated from field: optional bool include_reversible = 3;
+   */
+  includeReversible?: boolean | undefined;
+
+  /**
+   * Whether to answer ops_by_block (grouped) instead of ops; unset means
+   * false.
+   *
+   * @generated from field: optional bool group_by_block = 4;
+   */
+  groupByBlock?: boolean | undefined;
+
+  /**
+   * The operation id to start at within block_range_begin (inclusive);
+   * unset means 0, the block's first.
+   *
+   * @generated from field: optional uint64 operation_begin = 5;
+   */
+  operationBegin?: bigint | undefined;
+
+  /**
+   * The page size, 1..150000 (required; HAfAH's default is 150000).
+   *
+   * @generated from field: uint32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Operation filter: bit i selects virtual operation type i (see
+   * openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
+   *
+   * @generated from field: optional uint64 filter = 7;
+   */
+  filter?: bigint | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.EnumVirtualOpsRequest.
+ * Use `create(EnumVirtualOpsRequestSchema)` to create a new message.
+ */
+export const EnumVirtualOpsRequestSchema: GenMessage<EnumVirtualOpsRequest> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 3);
+
+/**
+ * EnumVirtualOpsResponse is one page of virtual operations. HAfAH computes
+ * where the next page starts (next_block_range_begin, next_operation_begin).
+ *
+ * @generated from message hive.account_history_api.v1.EnumVirtualOpsResponse
+ */
+export type EnumVirtualOpsResponse = Message<"hive.account_history_api.v1.EnumVirtualOpsResponse"> & {
+  /**
+   * The operations, by block and id (empty with group_by_block).
+   *
+   * @generated from field: repeated hive.types.v1.AppliedOperation ops = 1;
+   */
+  ops: AppliedOperation[];
+
+  /**
+   * The operations grouped by block (group_by_block only).
+   *
+   * @generated from field: repeated hive.account_history_api.v1.VirtualOpsBlock ops_by_block = 2;
+   */
+  opsByBlock: VirtualOpsBlock[];
+
+  /**
+   * The block where the next page starts; block_range_end (or beyond) when
+   * the range is exhausted, 0 when the range reaches past the head block.
+   *
+   * @generated from field: uint32 next_block_range_begin = 3;
+   */
+  nextBlockRangeBegin: number;
+
+  /**
+   * The operation id where the next page starts within that block.
+   *
+   * @generated from field: uint64 next_operation_begin = 4;
+   */
+  nextOperationBegin: bigint;
+
+  /**
+   * The request fields for the next page, from next_block_range_begin and
+   * next_operation_begin (pages do not overlap). Unset when the range is done:
+   * next_block_range_begin reached block_range_end, or is 0. Computed by
+   * hivegate; not part of HAfAH's JSON.
+   *
+   * @generated from field: hive.account_history_api.v1.EnumVirtualOpsStart next_start = 15;
+   */
+  nextStart?: EnumVirtualOpsStart | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.EnumVirtualOpsResponse.
+ * Use `create(EnumVirtualOpsResponseSchema)` to create a new message.
+ */
+export const EnumVirtualOpsResponseSchema: GenMessage<EnumVirtualOpsResponse> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 4);
+
+/**
+ * EnumVirtualOpsStart is the cursor fields of EnumVirtualOpsRequest.
+ *
+ * @generated from message hive.account_history_api.v1.EnumVirtualOpsStart
+ */
+export type EnumVirtualOpsStart = Message<"hive.account_history_api.v1.EnumVirtualOpsStart"> & {
+  /**
+   * The value for EnumVirtualOpsRequest.block_range_begin.
+   *
+   * @generated from field: uint32 block_range_begin = 1;
+   */
+  blockRangeBegin: number;
+
+  /**
+   * The value for EnumVirtualOpsRequest.operation_begin.
+   *
+   * @generated from field: uint64 operation_begin = 2;
+   */
+  operationBegin: bigint;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.EnumVirtualOpsStart.
+ * Use `create(EnumVirtualOpsStartSchema)` to create a new message.
+ */
+export const EnumVirtualOpsStartSchema: GenMessage<EnumVirtualOpsStart> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 5);
+
+/**
+ * VirtualOpsBlock is one block of EnumVirtualOpsResponse.ops_by_block.
+ *
+ * @generated from message hive.account_history_api.v1.VirtualOpsBlock
+ */
+export type VirtualOpsBlock = Message<"hive.account_history_api.v1.VirtualOpsBlock"> & {
+  /**
+   * The block number.
+   *
+   * @generated from field: uint32 block = 1;
+   */
+  block: number;
+
+  /**
+   * Whether the block is irreversible.
+   *
+   * @generated from field: bool irreversible = 2;
+   */
+  irreversible: boolean;
+
+  /**
+   * The block's virtual operations in the range.
+   *
+   * @generated from field: repeated hive.types.v1.AppliedOperation ops = 3;
+   */
+  ops: AppliedOperation[];
+
+  /**
+   * The block's time.
+   *
+   * @generated from field: google.protobuf.Timestamp timestamp = 4;
+   */
+  timestamp?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.VirtualOpsBlock.
+ * Use `create(VirtualOpsBlockSchema)` to create a new message.
+ */
+export const VirtualOpsBlockSchema: GenMessage<VirtualOpsBlock> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 6);
+
+/**
+ * GetOpsInBlockRequest is account_history_api.get_ops_in_block's params.
+ *
+ * @generated from message hive.account_history_api.v1.GetOpsInBlockRequest
+ */
+export type GetOpsInBlockRequest = Message<"hive.account_history_api.v1.GetOpsInBlockRequest"> & {
+  /**
+   * The block number.
+   *
+   * @generated from field: uint32 block_num = 1;
+   */
+  blockNum: number;
+
+  /**
+   * Whether to list virtual operations only (required by HAfAH).
+   *
+   * @generated from field: bool only_virtual = 2;
+   */
+  onlyVirtual: boolean;
+
+  /**
+   * Whether a reversible block may be read; unset means false.
+   *
+   * @generated from field: optional bool include_reversible = 3;
+   */
+  includeReversible?: boolean | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.GetOpsInBlockRequest.
+ * Use `create(GetOpsInBlockRequestSchema)` to create a new message.
+ */
+export const GetOpsInBlockRequestSchema: GenMessage<GetOpsInBlockRequest> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 7);
+
+/**
+ * GetOpsInBlockResponse is {"ops": [...]}.
+ *
+ * @generated from message hive.account_history_api.v1.GetOpsInBlockResponse
+ */
+export type GetOpsInBlockResponse = Message<"hive.account_history_api.v1.GetOpsInBlockResponse"> & {
+  /**
+   * The operations, in block order.
+   *
+   * @generated from field: repeated hive.types.v1.AppliedOperation ops = 1;
+   */
+  ops: AppliedOperation[];
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.GetOpsInBlockResponse.
+ * Use `create(GetOpsInBlockResponseSchema)` to create a new message.
+ */
+export const GetOpsInBlockResponseSchema: GenMessage<GetOpsInBlockResponse> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 8);
+
+/**
+ * GetTransactionRequest is account_history_api.get_transaction's params.
+ *
+ * @generated from message hive.account_history_api.v1.GetTransactionRequest
+ */
+export type GetTransactionRequest = Message<"hive.account_history_api.v1.GetTransactionRequest"> & {
+  /**
+   * The transaction id (40 hex digits).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Whether a reversible block may be read; unset means false.
+   *
+   * @generated from field: optional bool include_reversible = 2;
+   */
+  includeReversible?: boolean | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.GetTransactionRequest.
+ * Use `create(GetTransactionRequestSchema)` to create a new message.
+ */
+export const GetTransactionRequestSchema: GenMessage<GetTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 9);
+
+/**
+ * GetTransactionResponse is the transaction itself, with its position.
+ *
+ * @generated from message hive.account_history_api.v1.GetTransactionResponse
+ */
+export type GetTransactionResponse = Message<"hive.account_history_api.v1.GetTransactionResponse"> & {
+  /**
+   * The transaction.
+   *
+   * @generated from field: hive.types.v1.AnnotatedTransaction transaction = 1;
+   */
+  transaction?: AnnotatedTransaction | undefined;
+};
+
+/**
+ * Describes the message hive.account_history_api.v1.GetTransactionResponse.
+ * Use `create(GetTransactionResponseSchema)` to create a new message.
+ */
+export const GetTransactionResponseSchema: GenMessage<GetTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_hive_account_history_api_v1_account_history_api, 10);
+
+/**
  * AccountHistoryApiService is account_history_api: the operations that
  * touched an account. On a current API node HAfAH serves it (older nodes:
  * hived's account_history_rocksdb plugin; the messages are the same).
@@ -150,6 +448,37 @@ export const AccountHistoryApiService: GenService<{
     methodKind: "unary";
     input: typeof GetAccountHistoryRequestSchema;
     output: typeof GetAccountHistoryResponseSchema;
+  },
+  /**
+   * EnumVirtualOps lists the virtual operations of a block range, one page at
+   * a time. Served by HAfAH.
+   *
+   * @generated from rpc hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps
+   */
+  enumVirtualOps: {
+    methodKind: "unary";
+    input: typeof EnumVirtualOpsRequestSchema;
+    output: typeof EnumVirtualOpsResponseSchema;
+  },
+  /**
+   * GetOpsInBlock returns a block's operations. Served by HAfAH.
+   *
+   * @generated from rpc hive.account_history_api.v1.AccountHistoryApiService.GetOpsInBlock
+   */
+  getOpsInBlock: {
+    methodKind: "unary";
+    input: typeof GetOpsInBlockRequestSchema;
+    output: typeof GetOpsInBlockResponseSchema;
+  },
+  /**
+   * GetTransaction returns a transaction by id. Served by HAfAH.
+   *
+   * @generated from rpc hive.account_history_api.v1.AccountHistoryApiService.GetTransaction
+   */
+  getTransaction: {
+    methodKind: "unary";
+    input: typeof GetTransactionRequestSchema;
+    output: typeof GetTransactionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hive_account_history_api_v1_account_history_api, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { LegacyAccountHistoryEntry, LegacyDynamicGlobalProperties, LegacySignedBlock, LegacyVestingDelegation } from "../../types/v1/legacy_pb";
+import type { LegacyAccountHistoryEntry, LegacyAppliedOperation, LegacyDynamicGlobalProperties, LegacySignedBlock, LegacyVestingDelegation } from "../../types/v1/legacy_pb";
 import { file_hive_types_v1_legacy } from "../../types/v1/legacy_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/chain.proto.
  */
 export const file_hive_condenser_api_v1_chain: GenFile = /*@__PURE__*/
-  fileDesc("CiFoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY2hhaW4ucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSLPAQoYR2V0QWNjb3VudEhpc3RvcnlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSEwoFc3RhcnQYAiABKANCBKj0GAESDQoFbGltaXQYAyABKA0SIQoUb3BlcmF0aW9uX2ZpbHRlcl9sb3cYBCABKARIAIgBARIiChVvcGVyYXRpb25fZmlsdGVyX2hpZ2gYBSABKARIAYgBAToEyPMYAUIXChVfb3BlcmF0aW9uX2ZpbHRlcl9sb3dCGAoWX29wZXJhdGlvbl9maWx0ZXJfaGlnaCKfAQoZR2V0QWNjb3VudEhpc3RvcnlSZXNwb25zZRI5CgdoaXN0b3J5GAEgAygLMiguaGl2ZS50eXBlcy52MS5MZWdhY3lBY2NvdW50SGlzdG9yeUVudHJ5EkEKCm5leHRfc3RhcnQYDyABKAsyLS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QWNjb3VudEhpc3RvcnlTdGFydDoEyPMYAiJKChZHZXRBY2NvdW50SGlzdG9yeVN0YXJ0EjAKBXN0YXJ0GAEgASgDQiH68xgIc2VxdWVuY2WA9BgBiPQY////////////AZD0GAAiKgoPR2V0QmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDToEyPMYASJJChBHZXRCbG9ja1Jlc3BvbnNlEi8KBWJsb2NrGAEgASgLMiAuaGl2ZS50eXBlcy52MS5MZWdhY3lTaWduZWRCbG9jazoEyPMYAiIpCiFHZXREeW5hbWljR2xvYmFsUHJvcGVydGllc1JlcXVlc3Q6BMjzGAEibAoiR2V0RHluYW1pY0dsb2JhbFByb3BlcnRpZXNSZXNwb25zZRJACgpwcm9wZXJ0aWVzGAEgASgLMiwuaGl2ZS50eXBlcy52MS5MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllczoEyPMYAiJdChxHZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0EhEKCWRlbGVnYXRvchgBIAEoCRIVCg1zdGFydF9hY2NvdW50GAIgASgJEg0KBWxpbWl0GAMgASgNOgTI8xgBIqkBCh1HZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXNwb25zZRI7CgtkZWxlZ2F0aW9ucxgBIAMoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5VmVzdGluZ0RlbGVnYXRpb24SRQoKbmV4dF9zdGFydBgPIAEoCzIxLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydDoEyPMYAiJCChpHZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydBIkCg1zdGFydF9hY2NvdW50GAEgASgJQg368xgJZGVsZWdhdGVlYgZwcm90bzM", [file_hive_types_v1_legacy, file_hivegate_v1_options]);
+  fileDesc("CiFoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY2hhaW4ucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSLPAQoYR2V0QWNjb3VudEhpc3RvcnlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSEwoFc3RhcnQYAiABKANCBKj0GAESDQoFbGltaXQYAyABKA0SIQoUb3BlcmF0aW9uX2ZpbHRlcl9sb3cYBCABKARIAIgBARIiChVvcGVyYXRpb25fZmlsdGVyX2hpZ2gYBSABKARIAYgBAToEyPMYAUIXChVfb3BlcmF0aW9uX2ZpbHRlcl9sb3dCGAoWX29wZXJhdGlvbl9maWx0ZXJfaGlnaCKfAQoZR2V0QWNjb3VudEhpc3RvcnlSZXNwb25zZRI5CgdoaXN0b3J5GAEgAygLMiguaGl2ZS50eXBlcy52MS5MZWdhY3lBY2NvdW50SGlzdG9yeUVudHJ5EkEKCm5leHRfc3RhcnQYDyABKAsyLS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QWNjb3VudEhpc3RvcnlTdGFydDoEyPMYAiJKChZHZXRBY2NvdW50SGlzdG9yeVN0YXJ0EjAKBXN0YXJ0GAEgASgDQiH68xgIc2VxdWVuY2WA9BgBiPQY////////////AZD0GAAiKgoPR2V0QmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDToEyPMYASJJChBHZXRCbG9ja1Jlc3BvbnNlEi8KBWJsb2NrGAEgASgLMiAuaGl2ZS50eXBlcy52MS5MZWdhY3lTaWduZWRCbG9jazoEyPMYAiIpCiFHZXREeW5hbWljR2xvYmFsUHJvcGVydGllc1JlcXVlc3Q6BMjzGAEibAoiR2V0RHluYW1pY0dsb2JhbFByb3BlcnRpZXNSZXNwb25zZRJACgpwcm9wZXJ0aWVzGAEgASgLMiwuaGl2ZS50eXBlcy52MS5MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllczoEyPMYAiJdChxHZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0EhEKCWRlbGVnYXRvchgBIAEoCRIVCg1zdGFydF9hY2NvdW50GAIgASgJEg0KBWxpbWl0GAMgASgNOgTI8xgBIqkBCh1HZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXNwb25zZRI7CgtkZWxlZ2F0aW9ucxgBIAMoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5VmVzdGluZ0RlbGVnYXRpb24SRQoKbmV4dF9zdGFydBgPIAEoCzIxLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydDoEyPMYAiJCChpHZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydBIkCg1zdGFydF9hY2NvdW50GAEgASgJQg368xgJZGVsZWdhdGVlIlsKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIZCgxvbmx5X3ZpcnR1YWwYAiABKAhIAIgBAToEyPMYAUIPCg1fb25seV92aXJ0dWFsIlEKFUdldE9wc0luQmxvY2tSZXNwb25zZRIyCgNvcHMYASADKAsyJS5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFwcGxpZWRPcGVyYXRpb246BMjzGAJCfAoZY29tLmhpdmUuY29uZGVuc2VyX2FwaS52MVABWkZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2NvbmRlbnNlcl9hcGkvdjE7Y29uZGVuc2VyX2FwaXYxqgIUSGl2ZS5Db25kZW5zZXJBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_legacy, file_hivegate_v1_options]);
 
 /**
  * GetAccountHistoryRequest is condenser_api.get_account_history's params:
@@ -286,4 +286,55 @@ export type GetVestingDelegationsStart = Message<"hive.condenser_api.v1.GetVesti
  */
 export const GetVestingDelegationsStartSchema: GenMessage<GetVestingDelegationsStart> = /*@__PURE__*/
   messageDesc(file_hive_condenser_api_v1_chain, 9);
+
+/**
+ * GetOpsInBlockRequest is condenser_api.get_ops_in_block's params:
+ * [block_num] or [block_num, only_virtual].
+ *
+ * @generated from message hive.condenser_api.v1.GetOpsInBlockRequest
+ */
+export type GetOpsInBlockRequest = Message<"hive.condenser_api.v1.GetOpsInBlockRequest"> & {
+  /**
+   * The block number.
+   *
+   * @generated from field: uint32 block_num = 1;
+   */
+  blockNum: number;
+
+  /**
+   * Only virtual operations; unset means false.
+   *
+   * @generated from field: optional bool only_virtual = 2;
+   */
+  onlyVirtual?: boolean | undefined;
+};
+
+/**
+ * Describes the message hive.condenser_api.v1.GetOpsInBlockRequest.
+ * Use `create(GetOpsInBlockRequestSchema)` to create a new message.
+ */
+export const GetOpsInBlockRequestSchema: GenMessage<GetOpsInBlockRequest> = /*@__PURE__*/
+  messageDesc(file_hive_condenser_api_v1_chain, 10);
+
+/**
+ * GetOpsInBlockResponse is the bare array of the block's operations in
+ * legacy form.
+ *
+ * @generated from message hive.condenser_api.v1.GetOpsInBlockResponse
+ */
+export type GetOpsInBlockResponse = Message<"hive.condenser_api.v1.GetOpsInBlockResponse"> & {
+  /**
+   * The operations, in block order.
+   *
+   * @generated from field: repeated hive.types.v1.LegacyAppliedOperation ops = 1;
+   */
+  ops: LegacyAppliedOperation[];
+};
+
+/**
+ * Describes the message hive.condenser_api.v1.GetOpsInBlockResponse.
+ * Use `create(GetOpsInBlockResponseSchema)` to create a new message.
+ */
+export const GetOpsInBlockResponseSchema: GenMessage<GetOpsInBlockResponse> = /*@__PURE__*/
+  messageDesc(file_hive_condenser_api_v1_chain, 11);
 

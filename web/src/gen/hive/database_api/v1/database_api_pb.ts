@@ -8,14 +8,18 @@ import type { ListAccountRecoveryRequestsRequestSchema, ListAccountRecoveryReque
 import { file_hive_database_api_v1_accounts } from "./accounts_pb";
 import type { ListCommentsRequestSchema, ListCommentsResponseSchema, ListVotesRequestSchema, ListVotesResponseSchema } from "./content_pb";
 import { file_hive_database_api_v1_content } from "./content_pb";
-import type { ListCollateralizedConversionRequestsRequestSchema, ListCollateralizedConversionRequestsResponseSchema, ListEscrowsRequestSchema, ListEscrowsResponseSchema, ListHbdConversionRequestsRequestSchema, ListHbdConversionRequestsResponseSchema, ListLimitOrdersRequestSchema, ListLimitOrdersResponseSchema, ListSavingsWithdrawalsRequestSchema, ListSavingsWithdrawalsResponseSchema, ListVestingDelegationExpirationsRequestSchema, ListVestingDelegationExpirationsResponseSchema, ListVestingDelegationsRequestSchema, ListVestingDelegationsResponseSchema, ListWithdrawVestingRoutesRequestSchema, ListWithdrawVestingRoutesResponseSchema } from "./finance_pb";
-import { file_hive_database_api_v1_finance } from "./finance_pb";
-import type { GetDynamicGlobalPropertiesRequestSchema, GetDynamicGlobalPropertiesResponseSchema } from "./global_properties_pb";
-import { file_hive_database_api_v1_global_properties } from "./global_properties_pb";
+import type { ListCollateralizedConversionRequestsRequestSchema, ListCollateralizedConversionRequestsResponseSchema, ListEscrowsRequestSchema, ListEscrowsResponseSchema, ListHbdConversionRequestsRequestSchema, ListHbdConversionRequestsResponseSchema, ListLimitOrdersRequestSchema, ListLimitOrdersResponseSchema, ListSavingsWithdrawalsRequestSchema, ListSavingsWithdrawalsResponseSchema, ListVestingDelegationExpirationsRequestSchema, ListVestingDelegationExpirationsResponseSchema, ListVestingDelegationsRequestSchema, ListVestingDelegationsResponseSchema, ListWithdrawVestingRoutesRequestSchema, ListWithdrawVestingRoutesResponseSchema } from "./database_finance_pb";
+import { file_hive_database_api_v1_database_finance } from "./database_finance_pb";
+import type { FindAccountRecoveryRequestsRequestSchema, FindAccountRecoveryRequestsResponseSchema, FindAccountsRequestSchema, FindAccountsResponseSchema, FindChangeRecoveryAccountRequestsRequestSchema, FindChangeRecoveryAccountRequestsResponseSchema, FindCollateralizedConversionRequestsRequestSchema, FindCollateralizedConversionRequestsResponseSchema, FindCommentsRequestSchema, FindCommentsResponseSchema, FindDeclineVotingRightsRequestsRequestSchema, FindDeclineVotingRightsRequestsResponseSchema, FindEscrowsRequestSchema, FindEscrowsResponseSchema, FindHbdConversionRequestsRequestSchema, FindHbdConversionRequestsResponseSchema, FindLimitOrdersRequestSchema, FindLimitOrdersResponseSchema, FindOwnerHistoriesRequestSchema, FindOwnerHistoriesResponseSchema, FindProposalsRequestSchema, FindProposalsResponseSchema, FindRecurrentTransfersRequestSchema, FindRecurrentTransfersResponseSchema, FindSavingsWithdrawalsRequestSchema, FindSavingsWithdrawalsResponseSchema, FindVestingDelegationExpirationsRequestSchema, FindVestingDelegationExpirationsResponseSchema, FindVestingDelegationsRequestSchema, FindVestingDelegationsResponseSchema, FindVotesRequestSchema, FindVotesResponseSchema, FindWithdrawVestingRoutesRequestSchema, FindWithdrawVestingRoutesResponseSchema, FindWitnessesRequestSchema, FindWitnessesResponseSchema } from "./database_find_pb";
+import { file_hive_database_api_v1_database_find } from "./database_find_pb";
+import type { GetDynamicGlobalPropertiesRequestSchema, GetDynamicGlobalPropertiesResponseSchema } from "./database_global_properties_pb";
+import { file_hive_database_api_v1_database_global_properties } from "./database_global_properties_pb";
+import type { ListSmtContributionsRequestSchema, ListSmtContributionsResponseSchema, ListSmtTokenEmissionsRequestSchema, ListSmtTokenEmissionsResponseSchema, ListSmtTokensRequestSchema, ListSmtTokensResponseSchema } from "./database_smt_pb";
+import { file_hive_database_api_v1_database_smt } from "./database_smt_pb";
+import type { GetActiveWitnessesRequestSchema, GetActiveWitnessesResponseSchema, GetCommentPendingPayoutsRequestSchema, GetCommentPendingPayoutsResponseSchema, GetConfigRequestSchema, GetConfigResponseSchema, GetCurrentPriceFeedRequestSchema, GetCurrentPriceFeedResponseSchema, GetFeedHistoryRequestSchema, GetFeedHistoryResponseSchema, GetHardforkPropertiesRequestSchema, GetHardforkPropertiesResponseSchema, GetOrderBookRequestSchema, GetOrderBookResponseSchema, GetPotentialSignaturesRequestSchema, GetPotentialSignaturesResponseSchema, GetRequiredSignaturesRequestSchema, GetRequiredSignaturesResponseSchema, GetRewardFundsRequestSchema, GetRewardFundsResponseSchema, GetTransactionHexRequestSchema, GetTransactionHexResponseSchema, GetVersionRequestSchema, GetVersionResponseSchema, GetWitnessScheduleRequestSchema, GetWitnessScheduleResponseSchema, IsKnownTransactionRequestSchema, IsKnownTransactionResponseSchema, VerifyAccountAuthorityRequestSchema, VerifyAccountAuthorityResponseSchema, VerifyAuthorityRequestSchema, VerifyAuthorityResponseSchema, VerifySignaturesRequestSchema, VerifySignaturesResponseSchema } from "./database_state_pb";
+import { file_hive_database_api_v1_database_state } from "./database_state_pb";
 import type { ListProposalsRequestSchema, ListProposalsResponseSchema, ListProposalVotesRequestSchema, ListProposalVotesResponseSchema } from "./proposals_pb";
 import { file_hive_database_api_v1_proposals } from "./proposals_pb";
-import type { ListSmtContributionsRequestSchema, ListSmtContributionsResponseSchema, ListSmtTokenEmissionsRequestSchema, ListSmtTokenEmissionsResponseSchema, ListSmtTokensRequestSchema, ListSmtTokensResponseSchema } from "./smt_pb";
-import { file_hive_database_api_v1_smt } from "./smt_pb";
 import type { ListWitnessesRequestSchema, ListWitnessesResponseSchema, ListWitnessVotesRequestSchema, ListWitnessVotesResponseSchema } from "./witnesses_pb";
 import { file_hive_database_api_v1_witnesses } from "./witnesses_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
@@ -24,14 +28,15 @@ import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
  * Describes the file hive/database_api/v1/database_api.proto.
  */
 export const file_hive_database_api_v1_database_api: GenFile = /*@__PURE__*/
-  fileDesc("CidoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9hcGkucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxMq4gChJEYXRhYmFzZUFwaVNlcnZpY2USjQEKDExpc3RBY2NvdW50cxIpLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNSZXNwb25zZSImkAIB2vMYGmRhdGFiYXNlX2FwaS5saXN0X2FjY291bnRz6PMY6AcSywEKG0xpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0cxI4LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1JlcXVlc3QaOS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNSZXNwb25zZSI3kAIB2vMYK2RhdGFiYXNlX2FwaS5saXN0X2FjY291bnRfcmVjb3ZlcnlfcmVxdWVzdHPo8xjoBxLkAQohTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzEj4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzUmVxdWVzdBo/LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1Jlc3BvbnNlIj6QAgHa8xgyZGF0YWJhc2VfYXBpLmxpc3RfY2hhbmdlX3JlY292ZXJ5X2FjY291bnRfcmVxdWVzdHPo8xjoBxLvAQokTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzEkEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzUmVxdWVzdBpCLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlIkCQAgHa8xg0ZGF0YWJhc2VfYXBpLmxpc3RfY29sbGF0ZXJhbGl6ZWRfY29udmVyc2lvbl9yZXF1ZXN0c+jzGOgHEpABCgxMaXN0Q29tbWVudHMSKS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29tbWVudHNSZXF1ZXN0GiouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbW1lbnRzUmVzcG9uc2UiKYgCAZACAdrzGBpkYXRhYmFzZV9hcGkubGlzdF9jb21tZW50c+jzGOgHEtwBCh9MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzEjwuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1JlcXVlc3QaPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzUmVzcG9uc2UiPJACAdrzGDBkYXRhYmFzZV9hcGkubGlzdF9kZWNsaW5lX3ZvdGluZ19yaWdodHNfcmVxdWVzdHPo8xjoBxKJAQoLTGlzdEVzY3Jvd3MSKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1JlcXVlc3QaKS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1Jlc3BvbnNlIiWQAgHa8xgZZGF0YWJhc2VfYXBpLmxpc3RfZXNjcm93c+jzGOgHEsMBChlMaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzEjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1JlcXVlc3QaNy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzUmVzcG9uc2UiNZACAdrzGClkYXRhYmFzZV9hcGkubGlzdF9oYmRfY29udmVyc2lvbl9yZXF1ZXN0c+jzGOgHEpoBCg9MaXN0TGltaXRPcmRlcnMSLC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0TGltaXRPcmRlcnNSZXF1ZXN0Gi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdExpbWl0T3JkZXJzUmVzcG9uc2UiKpACAdrzGB5kYXRhYmFzZV9hcGkubGlzdF9saW1pdF9vcmRlcnPo8xjoBxKmAQoSTGlzdE93bmVySGlzdG9yaWVzEi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdE93bmVySGlzdG9yaWVzUmVxdWVzdBowLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RPd25lckhpc3Rvcmllc1Jlc3BvbnNlIi2QAgHa8xghZGF0YWJhc2VfYXBpLmxpc3Rfb3duZXJfaGlzdG9yaWVz6PMY6AcSogEKEUxpc3RQcm9wb3NhbFZvdGVzEi4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFByb3Bvc2FsVm90ZXNSZXF1ZXN0Gi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFByb3Bvc2FsVm90ZXNSZXNwb25zZSIskAIB2vMYIGRhdGFiYXNlX2FwaS5saXN0X3Byb3Bvc2FsX3ZvdGVz6PMY6AcSkQEKDUxpc3RQcm9wb3NhbHMSKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0UHJvcG9zYWxzUmVxdWVzdBorLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RQcm9wb3NhbHNSZXNwb25zZSInkAIB2vMYG2RhdGFiYXNlX2FwaS5saXN0X3Byb3Bvc2Fsc+jzGOgHErYBChZMaXN0U2F2aW5nc1dpdGhkcmF3YWxzEjMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1JlcXVlc3QaNC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzUmVzcG9uc2UiMZACAdrzGCVkYXRhYmFzZV9hcGkubGlzdF9zYXZpbmdzX3dpdGhkcmF3YWxz6PMY6AcSsQEKFExpc3RTbXRDb250cmlidXRpb25zEjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNSZXF1ZXN0GjIuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNSZXNwb25zZSIyiAIBkAIB2vMYI2RhdGFiYXNlX2FwaS5saXN0X3NtdF9jb250cmlidXRpb25z6PMY6AcStgEKFUxpc3RTbXRUb2tlbkVtaXNzaW9ucxIyLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbkVtaXNzaW9uc1JlcXVlc3QaMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5FbWlzc2lvbnNSZXNwb25zZSI0iAIBkAIB2vMYJWRhdGFiYXNlX2FwaS5saXN0X3NtdF90b2tlbl9lbWlzc2lvbnPo8xjoBxKVAQoNTGlzdFNtdFRva2VucxIqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbnNSZXF1ZXN0GisuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2Vuc1Jlc3BvbnNlIiuIAgGQAgHa8xgcZGF0YWJhc2VfYXBpLmxpc3Rfc210X3Rva2Vuc+jzGOgHEt8BCiBMaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9ucxI9LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zUmVxdWVzdBo+LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zUmVzcG9uc2UiPJACAdrzGDBkYXRhYmFzZV9hcGkubGlzdF92ZXN0aW5nX2RlbGVnYXRpb25fZXhwaXJhdGlvbnPo8xjoBxK2AQoWTGlzdFZlc3RpbmdEZWxlZ2F0aW9ucxIzLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0GjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlIjGQAgHa8xglZGF0YWJhc2VfYXBpLmxpc3RfdmVzdGluZ19kZWxlZ2F0aW9uc+jzGOgHEoQBCglMaXN0Vm90ZXMSJi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Vm90ZXNSZXF1ZXN0GicuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZvdGVzUmVzcG9uc2UiJogCAZACAdrzGBdkYXRhYmFzZV9hcGkubGlzdF92b3Rlc+jzGOgHEsMBChlMaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzEjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1JlcXVlc3QaNy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzUmVzcG9uc2UiNZACAdrzGClkYXRhYmFzZV9hcGkubGlzdF93aXRoZHJhd192ZXN0aW5nX3JvdXRlc+jzGOgHEp4BChBMaXN0V2l0bmVzc1ZvdGVzEi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3NWb3Rlc1JlcXVlc3QaLi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc1ZvdGVzUmVzcG9uc2UiK5ACAdrzGB9kYXRhYmFzZV9hcGkubGlzdF93aXRuZXNzX3ZvdGVz6PMY6AcSkQEKDUxpc3RXaXRuZXNzZXMSKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc2VzUmVxdWVzdBorLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzZXNSZXNwb25zZSInkAIB2vMYG2RhdGFiYXNlX2FwaS5saXN0X3dpdG5lc3Nlc+jzGOgHEsIBChpHZXREeW5hbWljR2xvYmFsUHJvcGVydGllcxI3LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldER5bmFtaWNHbG9iYWxQcm9wZXJ0aWVzUmVxdWVzdBo4LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldER5bmFtaWNHbG9iYWxQcm9wZXJ0aWVzUmVzcG9uc2UiMZACAdrzGCpkYXRhYmFzZV9hcGkuZ2V0X2R5bmFtaWNfZ2xvYmFsX3Byb3BlcnRpZXNiBnByb3RvMw", [file_hive_database_api_v1_accounts, file_hive_database_api_v1_content, file_hive_database_api_v1_finance, file_hive_database_api_v1_global_properties, file_hive_database_api_v1_proposals, file_hive_database_api_v1_smt, file_hive_database_api_v1_witnesses, file_hivegate_v1_options]);
+  fileDesc("CidoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9hcGkucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxMrNOChJEYXRhYmFzZUFwaVNlcnZpY2USjQEKDExpc3RBY2NvdW50cxIpLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNSZXNwb25zZSImkAIB2vMYGmRhdGFiYXNlX2FwaS5saXN0X2FjY291bnRz6PMY6AcSywEKG0xpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0cxI4LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1JlcXVlc3QaOS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNSZXNwb25zZSI3kAIB2vMYK2RhdGFiYXNlX2FwaS5saXN0X2FjY291bnRfcmVjb3ZlcnlfcmVxdWVzdHPo8xjoBxLkAQohTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzEj4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzUmVxdWVzdBo/LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1Jlc3BvbnNlIj6QAgHa8xgyZGF0YWJhc2VfYXBpLmxpc3RfY2hhbmdlX3JlY292ZXJ5X2FjY291bnRfcmVxdWVzdHPo8xjoBxLvAQokTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzEkEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzUmVxdWVzdBpCLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlIkCQAgHa8xg0ZGF0YWJhc2VfYXBpLmxpc3RfY29sbGF0ZXJhbGl6ZWRfY29udmVyc2lvbl9yZXF1ZXN0c+jzGOgHEpABCgxMaXN0Q29tbWVudHMSKS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29tbWVudHNSZXF1ZXN0GiouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbW1lbnRzUmVzcG9uc2UiKYgCAZACAdrzGBpkYXRhYmFzZV9hcGkubGlzdF9jb21tZW50c+jzGOgHEtwBCh9MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzEjwuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1JlcXVlc3QaPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzUmVzcG9uc2UiPJACAdrzGDBkYXRhYmFzZV9hcGkubGlzdF9kZWNsaW5lX3ZvdGluZ19yaWdodHNfcmVxdWVzdHPo8xjoBxKJAQoLTGlzdEVzY3Jvd3MSKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1JlcXVlc3QaKS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1Jlc3BvbnNlIiWQAgHa8xgZZGF0YWJhc2VfYXBpLmxpc3RfZXNjcm93c+jzGOgHEsMBChlMaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzEjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1JlcXVlc3QaNy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzUmVzcG9uc2UiNZACAdrzGClkYXRhYmFzZV9hcGkubGlzdF9oYmRfY29udmVyc2lvbl9yZXF1ZXN0c+jzGOgHEpoBCg9MaXN0TGltaXRPcmRlcnMSLC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0TGltaXRPcmRlcnNSZXF1ZXN0Gi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdExpbWl0T3JkZXJzUmVzcG9uc2UiKpACAdrzGB5kYXRhYmFzZV9hcGkubGlzdF9saW1pdF9vcmRlcnPo8xjoBxKmAQoSTGlzdE93bmVySGlzdG9yaWVzEi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdE93bmVySGlzdG9yaWVzUmVxdWVzdBowLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RPd25lckhpc3Rvcmllc1Jlc3BvbnNlIi2QAgHa8xghZGF0YWJhc2VfYXBpLmxpc3Rfb3duZXJfaGlzdG9yaWVz6PMY6AcSogEKEUxpc3RQcm9wb3NhbFZvdGVzEi4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFByb3Bvc2FsVm90ZXNSZXF1ZXN0Gi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFByb3Bvc2FsVm90ZXNSZXNwb25zZSIskAIB2vMYIGRhdGFiYXNlX2FwaS5saXN0X3Byb3Bvc2FsX3ZvdGVz6PMY6AcSkQEKDUxpc3RQcm9wb3NhbHMSKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0UHJvcG9zYWxzUmVxdWVzdBorLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RQcm9wb3NhbHNSZXNwb25zZSInkAIB2vMYG2RhdGFiYXNlX2FwaS5saXN0X3Byb3Bvc2Fsc+jzGOgHErYBChZMaXN0U2F2aW5nc1dpdGhkcmF3YWxzEjMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1JlcXVlc3QaNC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzUmVzcG9uc2UiMZACAdrzGCVkYXRhYmFzZV9hcGkubGlzdF9zYXZpbmdzX3dpdGhkcmF3YWxz6PMY6AcSsQEKFExpc3RTbXRDb250cmlidXRpb25zEjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNSZXF1ZXN0GjIuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNSZXNwb25zZSIyiAIBkAIB2vMYI2RhdGFiYXNlX2FwaS5saXN0X3NtdF9jb250cmlidXRpb25z6PMY6AcStgEKFUxpc3RTbXRUb2tlbkVtaXNzaW9ucxIyLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbkVtaXNzaW9uc1JlcXVlc3QaMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5FbWlzc2lvbnNSZXNwb25zZSI0iAIBkAIB2vMYJWRhdGFiYXNlX2FwaS5saXN0X3NtdF90b2tlbl9lbWlzc2lvbnPo8xjoBxKVAQoNTGlzdFNtdFRva2VucxIqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbnNSZXF1ZXN0GisuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2Vuc1Jlc3BvbnNlIiuIAgGQAgHa8xgcZGF0YWJhc2VfYXBpLmxpc3Rfc210X3Rva2Vuc+jzGOgHEt8BCiBMaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9ucxI9LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zUmVxdWVzdBo+LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zUmVzcG9uc2UiPJACAdrzGDBkYXRhYmFzZV9hcGkubGlzdF92ZXN0aW5nX2RlbGVnYXRpb25fZXhwaXJhdGlvbnPo8xjoBxK2AQoWTGlzdFZlc3RpbmdEZWxlZ2F0aW9ucxIzLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0GjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlIjGQAgHa8xglZGF0YWJhc2VfYXBpLmxpc3RfdmVzdGluZ19kZWxlZ2F0aW9uc+jzGOgHEoEBCglMaXN0Vm90ZXMSJi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Vm90ZXNSZXF1ZXN0GicuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZvdGVzUmVzcG9uc2UiI5ACAdrzGBdkYXRhYmFzZV9hcGkubGlzdF92b3Rlc+jzGOgHEsMBChlMaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzEjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1JlcXVlc3QaNy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzUmVzcG9uc2UiNZACAdrzGClkYXRhYmFzZV9hcGkubGlzdF93aXRoZHJhd192ZXN0aW5nX3JvdXRlc+jzGOgHEp4BChBMaXN0V2l0bmVzc1ZvdGVzEi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3NWb3Rlc1JlcXVlc3QaLi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc1ZvdGVzUmVzcG9uc2UiK5ACAdrzGB9kYXRhYmFzZV9hcGkubGlzdF93aXRuZXNzX3ZvdGVz6PMY6AcSkQEKDUxpc3RXaXRuZXNzZXMSKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc2VzUmVxdWVzdBorLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzZXNSZXNwb25zZSInkAIB2vMYG2RhdGFiYXNlX2FwaS5saXN0X3dpdG5lc3Nlc+jzGOgHEsIBChpHZXREeW5hbWljR2xvYmFsUHJvcGVydGllcxI3LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldER5bmFtaWNHbG9iYWxQcm9wZXJ0aWVzUmVxdWVzdBo4LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldER5bmFtaWNHbG9iYWxQcm9wZXJ0aWVzUmVzcG9uc2UiMZACAdrzGCpkYXRhYmFzZV9hcGkuZ2V0X2R5bmFtaWNfZ2xvYmFsX3Byb3BlcnRpZXMSxgEKG0ZpbmRBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0cxI4LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1JlcXVlc3QaOS5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kQWNjb3VudFJlY292ZXJ5UmVxdWVzdHNSZXNwb25zZSIykAIB2vMYK2RhdGFiYXNlX2FwaS5maW5kX2FjY291bnRfcmVjb3ZlcnlfcmVxdWVzdHMSiAEKDEZpbmRBY2NvdW50cxIpLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRBY2NvdW50c1JlcXVlc3QaKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kQWNjb3VudHNSZXNwb25zZSIhkAIB2vMYGmRhdGFiYXNlX2FwaS5maW5kX2FjY291bnRzEt8BCiFGaW5kQ2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHMSPi5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kQ2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNSZXF1ZXN0Gj8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzUmVzcG9uc2UiOZACAdrzGDJkYXRhYmFzZV9hcGkuZmluZF9jaGFuZ2VfcmVjb3ZlcnlfYWNjb3VudF9yZXF1ZXN0cxLqAQokRmluZENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzEkEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzUmVxdWVzdBpCLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlIjuQAgHa8xg0ZGF0YWJhc2VfYXBpLmZpbmRfY29sbGF0ZXJhbGl6ZWRfY29udmVyc2lvbl9yZXF1ZXN0cxKIAQoMRmluZENvbW1lbnRzEikuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZENvbW1lbnRzUmVxdWVzdBoqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRDb21tZW50c1Jlc3BvbnNlIiGQAgHa8xgaZGF0YWJhc2VfYXBpLmZpbmRfY29tbWVudHMS1wEKH0ZpbmREZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHMSPC5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kRGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzUmVxdWVzdBo9LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmREZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNSZXNwb25zZSI3kAIB2vMYMGRhdGFiYXNlX2FwaS5maW5kX2RlY2xpbmVfdm90aW5nX3JpZ2h0c19yZXF1ZXN0cxKEAQoLRmluZEVzY3Jvd3MSKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kRXNjcm93c1JlcXVlc3QaKS5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kRXNjcm93c1Jlc3BvbnNlIiCQAgHa8xgZZGF0YWJhc2VfYXBpLmZpbmRfZXNjcm93cxK+AQoZRmluZEhiZENvbnZlcnNpb25SZXF1ZXN0cxI2LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRIYmRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0GjcuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZEhiZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlIjCQAgHa8xgpZGF0YWJhc2VfYXBpLmZpbmRfaGJkX2NvbnZlcnNpb25fcmVxdWVzdHMSlQEKD0ZpbmRMaW1pdE9yZGVycxIsLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRMaW1pdE9yZGVyc1JlcXVlc3QaLS5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kTGltaXRPcmRlcnNSZXNwb25zZSIlkAIB2vMYHmRhdGFiYXNlX2FwaS5maW5kX2xpbWl0X29yZGVycxKhAQoSRmluZE93bmVySGlzdG9yaWVzEi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZE93bmVySGlzdG9yaWVzUmVxdWVzdBowLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRPd25lckhpc3Rvcmllc1Jlc3BvbnNlIiiQAgHa8xghZGF0YWJhc2VfYXBpLmZpbmRfb3duZXJfaGlzdG9yaWVzEowBCg1GaW5kUHJvcG9zYWxzEiouaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFByb3Bvc2Fsc1JlcXVlc3QaKy5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kUHJvcG9zYWxzUmVzcG9uc2UiIpACAdrzGBtkYXRhYmFzZV9hcGkuZmluZF9wcm9wb3NhbHMSsQEKFkZpbmRSZWN1cnJlbnRUcmFuc2ZlcnMSMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kUmVjdXJyZW50VHJhbnNmZXJzUmVxdWVzdBo0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRSZWN1cnJlbnRUcmFuc2ZlcnNSZXNwb25zZSIskAIB2vMYJWRhdGFiYXNlX2FwaS5maW5kX3JlY3VycmVudF90cmFuc2ZlcnMSsQEKFkZpbmRTYXZpbmdzV2l0aGRyYXdhbHMSMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kU2F2aW5nc1dpdGhkcmF3YWxzUmVxdWVzdBo0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRTYXZpbmdzV2l0aGRyYXdhbHNSZXNwb25zZSIskAIB2vMYJWRhdGFiYXNlX2FwaS5maW5kX3NhdmluZ3Nfd2l0aGRyYXdhbHMS2gEKIEZpbmRWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zEj0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNSZXF1ZXN0Gj4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNSZXNwb25zZSI3kAIB2vMYMGRhdGFiYXNlX2FwaS5maW5kX3Zlc3RpbmdfZGVsZWdhdGlvbl9leHBpcmF0aW9ucxKxAQoWRmluZFZlc3RpbmdEZWxlZ2F0aW9ucxIzLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0GjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFZlc3RpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlIiyQAgHa8xglZGF0YWJhc2VfYXBpLmZpbmRfdmVzdGluZ19kZWxlZ2F0aW9ucxJ8CglGaW5kVm90ZXMSJi5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kVm90ZXNSZXF1ZXN0GicuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFZvdGVzUmVzcG9uc2UiHpACAdrzGBdkYXRhYmFzZV9hcGkuZmluZF92b3RlcxK+AQoZRmluZFdpdGhkcmF3VmVzdGluZ1JvdXRlcxI2LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNSZXF1ZXN0GjcuaGl2ZS5kYXRhYmFzZV9hcGkudjEuRmluZFdpdGhkcmF3VmVzdGluZ1JvdXRlc1Jlc3BvbnNlIjCQAgHa8xgpZGF0YWJhc2VfYXBpLmZpbmRfd2l0aGRyYXdfdmVzdGluZ19yb3V0ZXMSjAEKDUZpbmRXaXRuZXNzZXMSKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5GaW5kV2l0bmVzc2VzUmVxdWVzdBorLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkZpbmRXaXRuZXNzZXNSZXNwb25zZSIikAIB2vMYG2RhdGFiYXNlX2FwaS5maW5kX3dpdG5lc3NlcxKhAQoSR2V0QWN0aXZlV2l0bmVzc2VzEi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0QWN0aXZlV2l0bmVzc2VzUmVxdWVzdBowLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldEFjdGl2ZVdpdG5lc3Nlc1Jlc3BvbnNlIiiQAgHa8xghZGF0YWJhc2VfYXBpLmdldF9hY3RpdmVfd2l0bmVzc2VzEroBChhHZXRDb21tZW50UGVuZGluZ1BheW91dHMSNS5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRDb21tZW50UGVuZGluZ1BheW91dHNSZXF1ZXN0GjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0Q29tbWVudFBlbmRpbmdQYXlvdXRzUmVzcG9uc2UiL5ACAdrzGChkYXRhYmFzZV9hcGkuZ2V0X2NvbW1lbnRfcGVuZGluZ19wYXlvdXRzEnwKCUdldENvbmZpZxImLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldENvbmZpZ1JlcXVlc3QaJy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRDb25maWdSZXNwb25zZSIekAIB2vMYF2RhdGFiYXNlX2FwaS5nZXRfY29uZmlnEqYBChNHZXRDdXJyZW50UHJpY2VGZWVkEjAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0Q3VycmVudFByaWNlRmVlZFJlcXVlc3QaMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRDdXJyZW50UHJpY2VGZWVkUmVzcG9uc2UiKpACAdrzGCNkYXRhYmFzZV9hcGkuZ2V0X2N1cnJlbnRfcHJpY2VfZmVlZBKRAQoOR2V0RmVlZEhpc3RvcnkSKy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRGZWVkSGlzdG9yeVJlcXVlc3QaLC5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRGZWVkSGlzdG9yeVJlc3BvbnNlIiSQAgHa8xgdZGF0YWJhc2VfYXBpLmdldF9mZWVkX2hpc3RvcnkSrQEKFUdldEhhcmRmb3JrUHJvcGVydGllcxIyLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldEhhcmRmb3JrUHJvcGVydGllc1JlcXVlc3QaMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRIYXJkZm9ya1Byb3BlcnRpZXNSZXNwb25zZSIrkAIB2vMYJGRhdGFiYXNlX2FwaS5nZXRfaGFyZGZvcmtfcHJvcGVydGllcxKOAQoMR2V0T3JkZXJCb29rEikuaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0T3JkZXJCb29rUmVxdWVzdBoqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldE9yZGVyQm9va1Jlc3BvbnNlIieQAgHa8xgbZGF0YWJhc2VfYXBpLmdldF9vcmRlcl9ib29r6PMY6AcSsQEKFkdldFBvdGVudGlhbFNpZ25hdHVyZXMSMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRQb3RlbnRpYWxTaWduYXR1cmVzUmVxdWVzdBo0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldFBvdGVudGlhbFNpZ25hdHVyZXNSZXNwb25zZSIskAIB2vMYJWRhdGFiYXNlX2FwaS5nZXRfcG90ZW50aWFsX3NpZ25hdHVyZXMSrQEKFUdldFJlcXVpcmVkU2lnbmF0dXJlcxIyLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldFJlcXVpcmVkU2lnbmF0dXJlc1JlcXVlc3QaMy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRSZXF1aXJlZFNpZ25hdHVyZXNSZXNwb25zZSIrkAIB2vMYJGRhdGFiYXNlX2FwaS5nZXRfcmVxdWlyZWRfc2lnbmF0dXJlcxKRAQoOR2V0UmV3YXJkRnVuZHMSKy5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRSZXdhcmRGdW5kc1JlcXVlc3QaLC5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRSZXdhcmRGdW5kc1Jlc3BvbnNlIiSQAgHa8xgdZGF0YWJhc2VfYXBpLmdldF9yZXdhcmRfZnVuZHMSnQEKEUdldFRyYW5zYWN0aW9uSGV4Ei4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0VHJhbnNhY3Rpb25IZXhSZXF1ZXN0Gi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0VHJhbnNhY3Rpb25IZXhSZXNwb25zZSInkAIB2vMYIGRhdGFiYXNlX2FwaS5nZXRfdHJhbnNhY3Rpb25faGV4EoABCgpHZXRWZXJzaW9uEicuaGl2ZS5kYXRhYmFzZV9hcGkudjEuR2V0VmVyc2lvblJlcXVlc3QaKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRWZXJzaW9uUmVzcG9uc2UiH5ACAdrzGBhkYXRhYmFzZV9hcGkuZ2V0X3ZlcnNpb24SoQEKEkdldFdpdG5lc3NTY2hlZHVsZRIvLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkdldFdpdG5lc3NTY2hlZHVsZVJlcXVlc3QaMC5oaXZlLmRhdGFiYXNlX2FwaS52MS5HZXRXaXRuZXNzU2NoZWR1bGVSZXNwb25zZSIokAIB2vMYIWRhdGFiYXNlX2FwaS5nZXRfd2l0bmVzc19zY2hlZHVsZRKhAQoSSXNLbm93blRyYW5zYWN0aW9uEi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuSXNLbm93blRyYW5zYWN0aW9uUmVxdWVzdBowLmhpdmUuZGF0YWJhc2VfYXBpLnYxLklzS25vd25UcmFuc2FjdGlvblJlc3BvbnNlIiiQAgHa8xghZGF0YWJhc2VfYXBpLmlzX2tub3duX3RyYW5zYWN0aW9uErEBChZWZXJpZnlBY2NvdW50QXV0aG9yaXR5EjMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuVmVyaWZ5QWNjb3VudEF1dGhvcml0eVJlcXVlc3QaNC5oaXZlLmRhdGFiYXNlX2FwaS52MS5WZXJpZnlBY2NvdW50QXV0aG9yaXR5UmVzcG9uc2UiLJACAdrzGCVkYXRhYmFzZV9hcGkudmVyaWZ5X2FjY291bnRfYXV0aG9yaXR5EpQBCg9WZXJpZnlBdXRob3JpdHkSLC5oaXZlLmRhdGFiYXNlX2FwaS52MS5WZXJpZnlBdXRob3JpdHlSZXF1ZXN0Gi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuVmVyaWZ5QXV0aG9yaXR5UmVzcG9uc2UiJJACAdrzGB1kYXRhYmFzZV9hcGkudmVyaWZ5X2F1dGhvcml0eRKYAQoQVmVyaWZ5U2lnbmF0dXJlcxItLmhpdmUuZGF0YWJhc2VfYXBpLnYxLlZlcmlmeVNpZ25hdHVyZXNSZXF1ZXN0Gi4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuVmVyaWZ5U2lnbmF0dXJlc1Jlc3BvbnNlIiWQAgHa8xgeZGF0YWJhc2VfYXBpLnZlcmlmeV9zaWduYXR1cmVzQngKGGNvbS5oaXZlLmRhdGFiYXNlX2FwaS52MVABWkRnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2RhdGFiYXNlX2FwaS92MTtkYXRhYmFzZV9hcGl2MaoCE0hpdmUuRGF0YWJhc2VBcGkuVjFiBnByb3RvMw", [file_hive_database_api_v1_accounts, file_hive_database_api_v1_content, file_hive_database_api_v1_database_finance, file_hive_database_api_v1_database_find, file_hive_database_api_v1_database_global_properties, file_hive_database_api_v1_database_smt, file_hive_database_api_v1_database_state, file_hive_database_api_v1_proposals, file_hive_database_api_v1_witnesses, file_hivegate_v1_options]);
 
 /**
  * DatabaseApiService is hived's database_api: chain state (accounts,
  * witnesses, orders, proposals, ...) read from a node's state.
  *
  * Backends on a current API node: hived serves every method except
- * ListVotes (hivemind) and ListComments (no current backend).
+ * ListVotes, FindVotes and FindComments (hivemind) and ListComments (no
+ * current backend).
  *
  * Every List method follows one pattern. The request carries `limit`
  * (1..1000; hived rejects 0), an `order` enum and a `start` message with one
@@ -244,12 +249,11 @@ export const DatabaseApiService: GenService<{
     output: typeof ListVestingDelegationsResponseSchema;
   },
   /**
-   * ListVotes lists votes on posts and comments. hived dropped it (1.24 ..
-   * 1.28.5 answer "Supported by Hivemind"; removed in 1.28.7); on API nodes
-   * hivemind serves it, with the by_comment_voter and by_voter_comment orders.
+   * ListVotes lists votes on posts and comments. Served by hivemind, with
+   * the by_comment_voter and by_voter_comment orders (hived 1.24 .. 1.28.5
+   * answer "Supported by Hivemind" and 1.28.7 removed it).
    *
    * @generated from rpc hive.database_api.v1.DatabaseApiService.ListVotes
-   * @deprecated
    */
   listVotes: {
     methodKind: "unary";
@@ -296,6 +300,377 @@ export const DatabaseApiService: GenService<{
     methodKind: "unary";
     input: typeof GetDynamicGlobalPropertiesRequestSchema;
     output: typeof GetDynamicGlobalPropertiesResponseSchema;
+  },
+  /**
+   * FindAccountRecoveryRequests returns the pending recoveries of the given
+   * accounts. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindAccountRecoveryRequests
+   */
+  findAccountRecoveryRequests: {
+    methodKind: "unary";
+    input: typeof FindAccountRecoveryRequestsRequestSchema;
+    output: typeof FindAccountRecoveryRequestsResponseSchema;
+  },
+  /**
+   * FindAccounts returns accounts by name. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindAccounts
+   */
+  findAccounts: {
+    methodKind: "unary";
+    input: typeof FindAccountsRequestSchema;
+    output: typeof FindAccountsResponseSchema;
+  },
+  /**
+   * FindChangeRecoveryAccountRequests returns the pending changes of
+   * recovery account of the given accounts. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindChangeRecoveryAccountRequests
+   */
+  findChangeRecoveryAccountRequests: {
+    methodKind: "unary";
+    input: typeof FindChangeRecoveryAccountRequestsRequestSchema;
+    output: typeof FindChangeRecoveryAccountRequestsResponseSchema;
+  },
+  /**
+   * FindCollateralizedConversionRequests returns an account's pending HIVE
+   * to HBD conversions. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindCollateralizedConversionRequests
+   */
+  findCollateralizedConversionRequests: {
+    methodKind: "unary";
+    input: typeof FindCollateralizedConversionRequestsRequestSchema;
+    output: typeof FindCollateralizedConversionRequestsResponseSchema;
+  },
+  /**
+   * FindComments returns posts by author and permlink. Served by hivemind
+   * (hived removed it in 1.28.7).
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindComments
+   */
+  findComments: {
+    methodKind: "unary";
+    input: typeof FindCommentsRequestSchema;
+    output: typeof FindCommentsResponseSchema;
+  },
+  /**
+   * FindDeclineVotingRightsRequests returns the pending declines of voting
+   * rights of the given accounts. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindDeclineVotingRightsRequests
+   */
+  findDeclineVotingRightsRequests: {
+    methodKind: "unary";
+    input: typeof FindDeclineVotingRightsRequestsRequestSchema;
+    output: typeof FindDeclineVotingRightsRequestsResponseSchema;
+  },
+  /**
+   * FindEscrows returns the escrows an account sent. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindEscrows
+   */
+  findEscrows: {
+    methodKind: "unary";
+    input: typeof FindEscrowsRequestSchema;
+    output: typeof FindEscrowsResponseSchema;
+  },
+  /**
+   * FindHbdConversionRequests returns an account's pending HBD to HIVE
+   * conversions. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindHbdConversionRequests
+   */
+  findHbdConversionRequests: {
+    methodKind: "unary";
+    input: typeof FindHbdConversionRequestsRequestSchema;
+    output: typeof FindHbdConversionRequestsResponseSchema;
+  },
+  /**
+   * FindLimitOrders returns an account's open orders. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindLimitOrders
+   */
+  findLimitOrders: {
+    methodKind: "unary";
+    input: typeof FindLimitOrdersRequestSchema;
+    output: typeof FindLimitOrdersResponseSchema;
+  },
+  /**
+   * FindOwnerHistories returns an account's previous owner authorities.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindOwnerHistories
+   */
+  findOwnerHistories: {
+    methodKind: "unary";
+    input: typeof FindOwnerHistoriesRequestSchema;
+    output: typeof FindOwnerHistoriesResponseSchema;
+  },
+  /**
+   * FindProposals returns DHF proposals by chain object id. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindProposals
+   */
+  findProposals: {
+    methodKind: "unary";
+    input: typeof FindProposalsRequestSchema;
+    output: typeof FindProposalsResponseSchema;
+  },
+  /**
+   * FindRecurrentTransfers returns the recurrent transfers an account sends.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindRecurrentTransfers
+   */
+  findRecurrentTransfers: {
+    methodKind: "unary";
+    input: typeof FindRecurrentTransfersRequestSchema;
+    output: typeof FindRecurrentTransfersResponseSchema;
+  },
+  /**
+   * FindSavingsWithdrawals returns an account's pending withdrawals from
+   * savings. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindSavingsWithdrawals
+   */
+  findSavingsWithdrawals: {
+    methodKind: "unary";
+    input: typeof FindSavingsWithdrawalsRequestSchema;
+    output: typeof FindSavingsWithdrawalsResponseSchema;
+  },
+  /**
+   * FindVestingDelegationExpirations returns the delegations returning to
+   * an account. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindVestingDelegationExpirations
+   */
+  findVestingDelegationExpirations: {
+    methodKind: "unary";
+    input: typeof FindVestingDelegationExpirationsRequestSchema;
+    output: typeof FindVestingDelegationExpirationsResponseSchema;
+  },
+  /**
+   * FindVestingDelegations returns an account's Hive Power delegations.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindVestingDelegations
+   */
+  findVestingDelegations: {
+    methodKind: "unary";
+    input: typeof FindVestingDelegationsRequestSchema;
+    output: typeof FindVestingDelegationsResponseSchema;
+  },
+  /**
+   * FindVotes returns the votes on a post. Served by hivemind (hived removed
+   * it in 1.28.7).
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindVotes
+   */
+  findVotes: {
+    methodKind: "unary";
+    input: typeof FindVotesRequestSchema;
+    output: typeof FindVotesResponseSchema;
+  },
+  /**
+   * FindWithdrawVestingRoutes returns an account's outgoing or incoming
+   * power-down routes. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindWithdrawVestingRoutes
+   */
+  findWithdrawVestingRoutes: {
+    methodKind: "unary";
+    input: typeof FindWithdrawVestingRoutesRequestSchema;
+    output: typeof FindWithdrawVestingRoutesResponseSchema;
+  },
+  /**
+   * FindWitnesses returns witnesses by account name. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.FindWitnesses
+   */
+  findWitnesses: {
+    methodKind: "unary";
+    input: typeof FindWitnessesRequestSchema;
+    output: typeof FindWitnessesResponseSchema;
+  },
+  /**
+   * GetActiveWitnesses returns the witnesses of the current round. Served
+   * by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetActiveWitnesses
+   */
+  getActiveWitnesses: {
+    methodKind: "unary";
+    input: typeof GetActiveWitnessesRequestSchema;
+    output: typeof GetActiveWitnessesResponseSchema;
+  },
+  /**
+   * GetCommentPendingPayouts returns the reward state of posts before
+   * payout. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetCommentPendingPayouts
+   */
+  getCommentPendingPayouts: {
+    methodKind: "unary";
+    input: typeof GetCommentPendingPayoutsRequestSchema;
+    output: typeof GetCommentPendingPayoutsResponseSchema;
+  },
+  /**
+   * GetConfig returns the node's compile-time constants. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetConfig
+   */
+  getConfig: {
+    methodKind: "unary";
+    input: typeof GetConfigRequestSchema;
+    output: typeof GetConfigResponseSchema;
+  },
+  /**
+   * GetCurrentPriceFeed returns the median HBD/HIVE price feed. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetCurrentPriceFeed
+   */
+  getCurrentPriceFeed: {
+    methodKind: "unary";
+    input: typeof GetCurrentPriceFeedRequestSchema;
+    output: typeof GetCurrentPriceFeedResponseSchema;
+  },
+  /**
+   * GetFeedHistory returns the price feed history. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetFeedHistory
+   */
+  getFeedHistory: {
+    methodKind: "unary";
+    input: typeof GetFeedHistoryRequestSchema;
+    output: typeof GetFeedHistoryResponseSchema;
+  },
+  /**
+   * GetHardforkProperties returns the hardfork state. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetHardforkProperties
+   */
+  getHardforkProperties: {
+    methodKind: "unary";
+    input: typeof GetHardforkPropertiesRequestSchema;
+    output: typeof GetHardforkPropertiesResponseSchema;
+  },
+  /**
+   * GetOrderBook returns the internal market's best orders. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetOrderBook
+   */
+  getOrderBook: {
+    methodKind: "unary";
+    input: typeof GetOrderBookRequestSchema;
+    output: typeof GetOrderBookResponseSchema;
+  },
+  /**
+   * GetPotentialSignatures returns every key that could sign a
+   * transaction. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetPotentialSignatures
+   */
+  getPotentialSignatures: {
+    methodKind: "unary";
+    input: typeof GetPotentialSignaturesRequestSchema;
+    output: typeof GetPotentialSignaturesResponseSchema;
+  },
+  /**
+   * GetRequiredSignatures returns the keys (of those available) needed to
+   * sign a transaction. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetRequiredSignatures
+   */
+  getRequiredSignatures: {
+    methodKind: "unary";
+    input: typeof GetRequiredSignaturesRequestSchema;
+    output: typeof GetRequiredSignaturesResponseSchema;
+  },
+  /**
+   * GetRewardFunds returns the reward funds. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetRewardFunds
+   */
+  getRewardFunds: {
+    methodKind: "unary";
+    input: typeof GetRewardFundsRequestSchema;
+    output: typeof GetRewardFundsResponseSchema;
+  },
+  /**
+   * GetTransactionHex returns a transaction's binary serialization. Served
+   * by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetTransactionHex
+   */
+  getTransactionHex: {
+    methodKind: "unary";
+    input: typeof GetTransactionHexRequestSchema;
+    output: typeof GetTransactionHexResponseSchema;
+  },
+  /**
+   * GetVersion returns the node's version and chain id. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetVersion
+   */
+  getVersion: {
+    methodKind: "unary";
+    input: typeof GetVersionRequestSchema;
+    output: typeof GetVersionResponseSchema;
+  },
+  /**
+   * GetWitnessSchedule returns the witness schedule. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.GetWitnessSchedule
+   */
+  getWitnessSchedule: {
+    methodKind: "unary";
+    input: typeof GetWitnessScheduleRequestSchema;
+    output: typeof GetWitnessScheduleResponseSchema;
+  },
+  /**
+   * IsKnownTransaction tells whether a recent transaction is in a block.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.IsKnownTransaction
+   */
+  isKnownTransaction: {
+    methodKind: "unary";
+    input: typeof IsKnownTransactionRequestSchema;
+    output: typeof IsKnownTransactionResponseSchema;
+  },
+  /**
+   * VerifyAccountAuthority checks that keys satisfy an account's authority.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.VerifyAccountAuthority
+   */
+  verifyAccountAuthority: {
+    methodKind: "unary";
+    input: typeof VerifyAccountAuthorityRequestSchema;
+    output: typeof VerifyAccountAuthorityResponseSchema;
+  },
+  /**
+   * VerifyAuthority checks a transaction's signatures. Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.VerifyAuthority
+   */
+  verifyAuthority: {
+    methodKind: "unary";
+    input: typeof VerifyAuthorityRequestSchema;
+    output: typeof VerifyAuthorityResponseSchema;
+  },
+  /**
+   * VerifySignatures checks signatures of a digest against authorities.
+   * Served by hived.
+   *
+   * @generated from rpc hive.database_api.v1.DatabaseApiService.VerifySignatures
+   */
+  verifySignatures: {
+    methodKind: "unary";
+    input: typeof VerifySignaturesRequestSchema;
+    output: typeof VerifySignaturesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hive_database_api_v1_database_api, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { BlogEntry, CommentBlogEntry, Follow, FollowType } from "../../types/v1/social_pb";
+import type { BlogEntry, CommentBlogEntry, Follow, FollowCount, FollowType } from "../../types/v1/social_pb";
 import { file_hive_types_v1_social } from "../../types/v1/social_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/follow_api/v1/follow_api.proto.
  */
 export const file_hive_follow_api_v1_follow_api: GenFile = /*@__PURE__*/
-  fileDesc("CiNoaXZlL2ZvbGxvd19hcGkvdjEvZm9sbG93X2FwaS5wcm90bxISaGl2ZS5mb2xsb3dfYXBpLnYxIkoKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRINCgVsaW1pdBgCIAEoDSKfAQodR2V0QWNjb3VudFJlcHV0YXRpb25zUmVzcG9uc2USOgoLcmVwdXRhdGlvbnMYASADKAsyJS5oaXZlLmZvbGxvd19hcGkudjEuQWNjb3VudFJlcHV0YXRpb24SQgoKbmV4dF9zdGFydBgPIAEoCzIuLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydCJGChpHZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydBIoChNhY2NvdW50X2xvd2VyX2JvdW5kGAEgASgJQgv68xgHYWNjb3VudCJCChFBY2NvdW50UmVwdXRhdGlvbhIZCgdhY2NvdW50GAEgASgJQgjS8xgEbmFtZRISCgpyZXB1dGF0aW9uGAIgASgDIkgKDkdldEJsb2dSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSDQoFbGltaXQYAyABKA0ifwoPR2V0QmxvZ1Jlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRCbG9nRW50cnkSNAoKbmV4dF9zdGFydBgPIAEoCzIgLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nU3RhcnQ6BMjzGAIiOAoMR2V0QmxvZ1N0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAIk8KFUdldEJsb2dFbnRyaWVzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEhYKDnN0YXJ0X2VudHJ5X2lkGAIgASgDEg0KBWxpbWl0GAMgASgNIoYBChZHZXRCbG9nRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkJsb2dFbnRyeRI7CgpuZXh0X3N0YXJ0GA8gASgLMicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzU3RhcnQ6BMjzGAIiPwoTR2V0QmxvZ0VudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYACJ+ChNHZXRGb2xsb3dlcnNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSDQoFc3RhcnQYAiABKAkSOAoLZm9sbG93X3R5cGUYAyABKA4yGS5oaXZlLnR5cGVzLnYxLkZvbGxvd1R5cGVCCNLzGAR0eXBlEg0KBWxpbWl0GAQgASgNIn8KFEdldEZvbGxvd2Vyc1Jlc3BvbnNlEiYKB2ZvbGxvd3MYASADKAsyFS5oaXZlLnR5cGVzLnYxLkZvbGxvdxI5CgpuZXh0X3N0YXJ0GA8gASgLMiUuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1N0YXJ0OgTI8xgCIjAKEUdldEZvbGxvd2Vyc1N0YXJ0EhsKBXN0YXJ0GAEgASgJQgz68xgIZm9sbG93ZXIifgoTR2V0Rm9sbG93aW5nUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjgKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgjS8xgEdHlwZRINCgVsaW1pdBgEIAEoDSJ/ChRHZXRGb2xsb3dpbmdSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSOQoKbmV4dF9zdGFydBgPIAEoCzIlLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdTdGFydDoEyPMYAiIxChFHZXRGb2xsb3dpbmdTdGFydBIcCgVzdGFydBgBIAEoCUIN+vMYCWZvbGxvd2luZzLcBQoQRm9sbG93QXBpU2VydmljZRKsAQoVR2V0QWNjb3VudFJlcHV0YXRpb25zEjAuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QaMS5oaXZlLmZvbGxvd19hcGkudjEuR2V0QWNjb3VudFJlcHV0YXRpb25zUmVzcG9uc2UiLpACAdrzGCJmb2xsb3dfYXBpLmdldF9hY2NvdW50X3JlcHV0YXRpb25z6PMY6AcScgoHR2V0QmxvZxIiLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nUmVxdWVzdBojLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nUmVzcG9uc2UiHpACAdrzGBNmb2xsb3dfYXBpLmdldF9ibG9n6PMYFBKQAQoOR2V0QmxvZ0VudHJpZXMSKS5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ0VudHJpZXNSZXF1ZXN0GiouaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzUmVzcG9uc2UiJ5ACAdrzGBtmb2xsb3dfYXBpLmdldF9ibG9nX2VudHJpZXPo8xj0AxKHAQoMR2V0Rm9sbG93ZXJzEicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1JlcXVlc3QaKC5oaXZlLmZvbGxvd19hcGkudjEuR2V0Rm9sbG93ZXJzUmVzcG9uc2UiJJACAdrzGBhmb2xsb3dfYXBpLmdldF9mb2xsb3dlcnPo8xjoBxKHAQoMR2V0Rm9sbG93aW5nEicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2luZ1JlcXVlc3QaKC5oaXZlLmZvbGxvd19hcGkudjEuR2V0Rm9sbG93aW5nUmVzcG9uc2UiJJACAdrzGBhmb2xsb3dfYXBpLmdldF9mb2xsb3dpbmfo8xjoB2IGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("CiNoaXZlL2ZvbGxvd19hcGkvdjEvZm9sbG93X2FwaS5wcm90bxISaGl2ZS5mb2xsb3dfYXBpLnYxIkoKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRINCgVsaW1pdBgCIAEoDSKfAQodR2V0QWNjb3VudFJlcHV0YXRpb25zUmVzcG9uc2USOgoLcmVwdXRhdGlvbnMYASADKAsyJS5oaXZlLmZvbGxvd19hcGkudjEuQWNjb3VudFJlcHV0YXRpb24SQgoKbmV4dF9zdGFydBgPIAEoCzIuLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydCJGChpHZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydBIoChNhY2NvdW50X2xvd2VyX2JvdW5kGAEgASgJQgv68xgHYWNjb3VudCJCChFBY2NvdW50UmVwdXRhdGlvbhIZCgdhY2NvdW50GAEgASgJQgjS8xgEbmFtZRISCgpyZXB1dGF0aW9uGAIgASgDIkgKDkdldEJsb2dSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSDQoFbGltaXQYAyABKA0ifwoPR2V0QmxvZ1Jlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRCbG9nRW50cnkSNAoKbmV4dF9zdGFydBgPIAEoCzIgLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nU3RhcnQ6BMjzGAIiOAoMR2V0QmxvZ1N0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAIk8KFUdldEJsb2dFbnRyaWVzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEhYKDnN0YXJ0X2VudHJ5X2lkGAIgASgDEg0KBWxpbWl0GAMgASgNIoYBChZHZXRCbG9nRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkJsb2dFbnRyeRI7CgpuZXh0X3N0YXJ0GA8gASgLMicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzU3RhcnQ6BMjzGAIiPwoTR2V0QmxvZ0VudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYACJ+ChNHZXRGb2xsb3dlcnNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSDQoFc3RhcnQYAiABKAkSOAoLZm9sbG93X3R5cGUYAyABKA4yGS5oaXZlLnR5cGVzLnYxLkZvbGxvd1R5cGVCCNLzGAR0eXBlEg0KBWxpbWl0GAQgASgNIn8KFEdldEZvbGxvd2Vyc1Jlc3BvbnNlEiYKB2ZvbGxvd3MYASADKAsyFS5oaXZlLnR5cGVzLnYxLkZvbGxvdxI5CgpuZXh0X3N0YXJ0GA8gASgLMiUuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1N0YXJ0OgTI8xgCIjAKEUdldEZvbGxvd2Vyc1N0YXJ0EhsKBXN0YXJ0GAEgASgJQgz68xgIZm9sbG93ZXIifgoTR2V0Rm9sbG93aW5nUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjgKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgjS8xgEdHlwZRINCgVsaW1pdBgEIAEoDSJ/ChRHZXRGb2xsb3dpbmdSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSOQoKbmV4dF9zdGFydBgPIAEoCzIlLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdTdGFydDoEyPMYAiIxChFHZXRGb2xsb3dpbmdTdGFydBIcCgVzdGFydBgBIAEoCUIN+vMYCWZvbGxvd2luZyIoChVHZXRGb2xsb3dDb3VudFJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCSJJChZHZXRGb2xsb3dDb3VudFJlc3BvbnNlEikKBWNvdW50GAEgASgLMhouaGl2ZS50eXBlcy52MS5Gb2xsb3dDb3VudDoEyPMYAiI5ChVHZXRSZWJsb2dnZWRCeVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJIjAKFkdldFJlYmxvZ2dlZEJ5UmVzcG9uc2USEAoIYWNjb3VudHMYASADKAk6BMjzGAIy+AcKEEZvbGxvd0FwaVNlcnZpY2USrAEKFUdldEFjY291bnRSZXB1dGF0aW9ucxIwLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNSZXF1ZXN0GjEuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlIi6QAgHa8xgiZm9sbG93X2FwaS5nZXRfYWNjb3VudF9yZXB1dGF0aW9uc+jzGOgHEnIKB0dldEJsb2cSIi5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ1JlcXVlc3QaIy5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ1Jlc3BvbnNlIh6QAgHa8xgTZm9sbG93X2FwaS5nZXRfYmxvZ+jzGBQSkAEKDkdldEJsb2dFbnRyaWVzEikuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzUmVxdWVzdBoqLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nRW50cmllc1Jlc3BvbnNlIieQAgHa8xgbZm9sbG93X2FwaS5nZXRfYmxvZ19lbnRyaWVz6PMY9AMShwEKDEdldEZvbGxvd2VycxInLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dlcnNSZXF1ZXN0GiguaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1Jlc3BvbnNlIiSQAgHa8xgYZm9sbG93X2FwaS5nZXRfZm9sbG93ZXJz6PMY6AcShwEKDEdldEZvbGxvd2luZxInLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdSZXF1ZXN0GiguaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2luZ1Jlc3BvbnNlIiSQAgHa8xgYZm9sbG93X2FwaS5nZXRfZm9sbG93aW5n6PMY6AcSiwEKDkdldEZvbGxvd0NvdW50EikuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd0NvdW50UmVxdWVzdBoqLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dDb3VudFJlc3BvbnNlIiKQAgHa8xgbZm9sbG93X2FwaS5nZXRfZm9sbG93X2NvdW50EosBCg5HZXRSZWJsb2dnZWRCeRIpLmhpdmUuZm9sbG93X2FwaS52MS5HZXRSZWJsb2dnZWRCeVJlcXVlc3QaKi5oaXZlLmZvbGxvd19hcGkudjEuR2V0UmVibG9nZ2VkQnlSZXNwb25zZSIikAIB2vMYG2ZvbGxvd19hcGkuZ2V0X3JlYmxvZ2dlZF9ieUJwChZjb20uaGl2ZS5mb2xsb3dfYXBpLnYxUAFaQGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZm9sbG93X2FwaS92MTtmb2xsb3dfYXBpdjGqAhFIaXZlLkZvbGxvd0FwaS5WMWIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetAccountReputationsRequest is {account_lower_bound, limit}.
@@ -488,6 +488,97 @@ export const GetFollowingStartSchema: GenMessage<GetFollowingStart> = /*@__PURE_
   messageDesc(file_hive_follow_api_v1_follow_api, 15);
 
 /**
+ * GetFollowCountRequest is follow_api.get_follow_count's params.
+ *
+ * @generated from message hive.follow_api.v1.GetFollowCountRequest
+ */
+export type GetFollowCountRequest = Message<"hive.follow_api.v1.GetFollowCountRequest"> & {
+  /**
+   * The account.
+   *
+   * @generated from field: string account = 1;
+   */
+  account: string;
+};
+
+/**
+ * Describes the message hive.follow_api.v1.GetFollowCountRequest.
+ * Use `create(GetFollowCountRequestSchema)` to create a new message.
+ */
+export const GetFollowCountRequestSchema: GenMessage<GetFollowCountRequest> = /*@__PURE__*/
+  messageDesc(file_hive_follow_api_v1_follow_api, 16);
+
+/**
+ * GetFollowCountResponse is the counts object.
+ *
+ * @generated from message hive.follow_api.v1.GetFollowCountResponse
+ */
+export type GetFollowCountResponse = Message<"hive.follow_api.v1.GetFollowCountResponse"> & {
+  /**
+   * The counts.
+   *
+   * @generated from field: hive.types.v1.FollowCount count = 1;
+   */
+  count?: FollowCount | undefined;
+};
+
+/**
+ * Describes the message hive.follow_api.v1.GetFollowCountResponse.
+ * Use `create(GetFollowCountResponseSchema)` to create a new message.
+ */
+export const GetFollowCountResponseSchema: GenMessage<GetFollowCountResponse> = /*@__PURE__*/
+  messageDesc(file_hive_follow_api_v1_follow_api, 17);
+
+/**
+ * GetRebloggedByRequest is follow_api.get_reblogged_by's params.
+ *
+ * @generated from message hive.follow_api.v1.GetRebloggedByRequest
+ */
+export type GetRebloggedByRequest = Message<"hive.follow_api.v1.GetRebloggedByRequest"> & {
+  /**
+   * The post's author.
+   *
+   * @generated from field: string author = 1;
+   */
+  author: string;
+
+  /**
+   * The post's permlink.
+   *
+   * @generated from field: string permlink = 2;
+   */
+  permlink: string;
+};
+
+/**
+ * Describes the message hive.follow_api.v1.GetRebloggedByRequest.
+ * Use `create(GetRebloggedByRequestSchema)` to create a new message.
+ */
+export const GetRebloggedByRequestSchema: GenMessage<GetRebloggedByRequest> = /*@__PURE__*/
+  messageDesc(file_hive_follow_api_v1_follow_api, 18);
+
+/**
+ * GetRebloggedByResponse is the bare array of account names.
+ *
+ * @generated from message hive.follow_api.v1.GetRebloggedByResponse
+ */
+export type GetRebloggedByResponse = Message<"hive.follow_api.v1.GetRebloggedByResponse"> & {
+  /**
+   * The author first, then the accounts that reblogged the post.
+   *
+   * @generated from field: repeated string accounts = 1;
+   */
+  accounts: string[];
+};
+
+/**
+ * Describes the message hive.follow_api.v1.GetRebloggedByResponse.
+ * Use `create(GetRebloggedByResponseSchema)` to create a new message.
+ */
+export const GetRebloggedByResponseSchema: GenMessage<GetRebloggedByResponse> = /*@__PURE__*/
+  messageDesc(file_hive_follow_api_v1_follow_api, 19);
+
+/**
  * FollowApiService is follow_api, served by hivemind on current API nodes.
  * Params are named (JSON objects). Deviation from Steem-era hived, which
  * wrapped results in objects ({"followers": [...]}, {"blog": [...]}): hivemind
@@ -549,6 +640,28 @@ export const FollowApiService: GenService<{
     methodKind: "unary";
     input: typeof GetFollowingRequestSchema;
     output: typeof GetFollowingResponseSchema;
+  },
+  /**
+   * GetFollowCount returns an account's follower and following counts.
+   * Served by hivemind.
+   *
+   * @generated from rpc hive.follow_api.v1.FollowApiService.GetFollowCount
+   */
+  getFollowCount: {
+    methodKind: "unary";
+    input: typeof GetFollowCountRequestSchema;
+    output: typeof GetFollowCountResponseSchema;
+  },
+  /**
+   * GetRebloggedBy returns the accounts that reblogged a post. Served by
+   * hivemind.
+   *
+   * @generated from rpc hive.follow_api.v1.FollowApiService.GetRebloggedBy
+   */
+  getRebloggedBy: {
+    methodKind: "unary";
+    input: typeof GetRebloggedByRequestSchema;
+    output: typeof GetRebloggedByResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hive_follow_api_v1_follow_api, 0);

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Post } from "../../types/v1/social_pb";
+import type { DiscussionsStart, Post } from "../../types/v1/social_pb";
 import { file_hive_types_v1_social } from "../../types/v1/social_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/tags_api/v1/tags_api.proto.
  */
 export const file_hive_tags_api_v1_tags_api: GenFile = /*@__PURE__*/
-  fileDesc("Ch9oaXZlL3RhZ3NfYXBpL3YxL3RhZ3NfYXBpLnByb3RvEhBoaXZlLnRhZ3NfYXBpLnYxIscBCidHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhMKC2JlZm9yZV9kYXRlGAMgASgJEg0KBWxpbWl0GAQgASgNEhoKDXRydW5jYXRlX2JvZHkYBSABKA1IAIgBARIVCghvYnNlcnZlchgGIAEoCUgBiAEBQhAKDl90cnVuY2F0ZV9ib2R5QgsKCV9vYnNlcnZlciKnAQooR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXNwb25zZRIoCgtkaXNjdXNzaW9ucxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJLCgpuZXh0X3N0YXJ0GA8gASgLMjcuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVN0YXJ0OgTI8xgCIk0KJUdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlU3RhcnQSJAoOc3RhcnRfcGVybWxpbmsYASABKAlCDPrzGAhwZXJtbGluazLnAQoOVGFnc0FwaVNlcnZpY2US1AEKIEdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlEjkuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QaOi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlUmVzcG9uc2UiOZACAdrzGC50YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYXV0aG9yX2JlZm9yZV9kYXRl6PMYFGIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("Ch9oaXZlL3RhZ3NfYXBpL3YxL3RhZ3NfYXBpLnByb3RvEhBoaXZlLnRhZ3NfYXBpLnYxIscBCidHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhMKC2JlZm9yZV9kYXRlGAMgASgJEg0KBWxpbWl0GAQgASgNEhoKDXRydW5jYXRlX2JvZHkYBSABKA1IAIgBARIVCghvYnNlcnZlchgGIAEoCUgBiAEBQhAKDl90cnVuY2F0ZV9ib2R5QgsKCV9vYnNlcnZlciKnAQooR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXNwb25zZRIoCgtkaXNjdXNzaW9ucxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJLCgpuZXh0X3N0YXJ0GA8gASgLMjcuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVN0YXJ0OgTI8xgCIk0KJUdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlU3RhcnQSJAoOc3RhcnRfcGVybWxpbmsYASABKAlCDPrzGAhwZXJtbGluayJgChhHZXRDb250ZW50UmVwbGllc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQFCCwoJX29ic2VydmVyIkcKGUdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2USJAoHcmVwbGllcxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdDoEyPMYAiJcChRHZXREaXNjdXNzaW9uUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAUILCglfb2JzZXJ2ZXIiQAoVR2V0RGlzY3Vzc2lvblJlc3BvbnNlEiEKBHBvc3QYASABKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3Q6BMjzGAIimQEKJEdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkihgEKJUdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiKQAQobR2V0RGlzY3Vzc2lvbnNCeUJsb2dSZXF1ZXN0EgsKA3RhZxgBIAEoCRINCgVsaW1pdBgCIAEoDRIVCg10cnVuY2F0ZV9ib2R5GAMgASgNEhQKDHN0YXJ0X2F1dGhvchgEIAEoCRIWCg5zdGFydF9wZXJtbGluaxgFIAEoCRIQCghvYnNlcnZlchgGIAEoCSJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIilAEKH0dldERpc2N1c3Npb25zQnlDb21tZW50c1JlcXVlc3QSCwoDdGFnGAEgASgJEg0KBWxpbWl0GAIgASgNEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhAKCG9ic2VydmVyGAYgASgJIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIpMBCh5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlcXVlc3QSCwoDdGFnGAEgASgJEg0KBWxpbWl0GAIgASgNEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhAKCG9ic2VydmVyGAYgASgJIoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIijwEKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0EgsKA3RhZxgBIAEoCRINCgVsaW1pdBgCIAEoDRIVCg10cnVuY2F0ZV9ib2R5GAMgASgNEhQKDHN0YXJ0X2F1dGhvchgEIAEoCRIWCg5zdGFydF9wZXJtbGluaxgFIAEoCRIQCghvYnNlcnZlchgGIAEoCSJ8ChtHZXREaXNjdXNzaW9uc0J5SG90UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiKUAQofR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkigQEKIEdldERpc2N1c3Npb25zQnlUcmVuZGluZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIilgEKIUdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkigwEKIkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAjLnDQoOVGFnc0FwaVNlcnZpY2US1AEKIEdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlEjkuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QaOi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlUmVzcG9uc2UiOZACAdrzGC50YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYXV0aG9yX2JlZm9yZV9kYXRl6PMYFBLHAQodR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXQSNi5oaXZlLnRhZ3NfYXBpLnYxLkdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBo3LmhpdmUudGFnc19hcGkudjEuR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXRSZXNwb25zZSI1kAIB2vMYKnRhZ3NfYXBpLmdldF9jb21tZW50X2Rpc2N1c3Npb25zX2J5X3BheW91dOjzGBQSkQEKEUdldENvbnRlbnRSZXBsaWVzEiouaGl2ZS50YWdzX2FwaS52MS5HZXRDb250ZW50UmVwbGllc1JlcXVlc3QaKy5oaXZlLnRhZ3NfYXBpLnYxLkdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2UiI5ACAdrzGBx0YWdzX2FwaS5nZXRfY29udGVudF9yZXBsaWVzEoABCg1HZXREaXNjdXNzaW9uEiYuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uUmVxdWVzdBonLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvblJlc3BvbnNlIh6QAgHa8xgXdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb24SogEKFEdldERpc2N1c3Npb25zQnlCbG9nEi0uaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QaLi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlCbG9nUmVzcG9uc2UiK5ACAdrzGCB0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYmxvZ+jzGBQSsgEKGEdldERpc2N1c3Npb25zQnlDb21tZW50cxIxLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBoyLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVzcG9uc2UiL5ACAdrzGCR0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfY29tbWVudHPo8xgUEq4BChdHZXREaXNjdXNzaW9uc0J5Q3JlYXRlZBIwLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNyZWF0ZWRSZXF1ZXN0GjEuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlIi6QAgHa8xgjdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2NyZWF0ZWTo8xgUEp4BChNHZXREaXNjdXNzaW9uc0J5SG90EiwuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5SG90UmVxdWVzdBotLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlIiqQAgHa8xgfdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2hvdOjzGBQSsgEKGEdldERpc2N1c3Npb25zQnlUcmVuZGluZxIxLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBoyLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVzcG9uc2UiL5ACAdrzGCR0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfdHJlbmRpbmfo8xgUErsBChpHZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dBIzLmhpdmUudGFnc19hcGkudjEuR2V0UG9zdERpc2N1c3Npb25zQnlQYXlvdXRSZXF1ZXN0GjQuaGl2ZS50YWdzX2FwaS52MS5HZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlIjKQAgHa8xgndGFnc19hcGkuZ2V0X3Bvc3RfZGlzY3Vzc2lvbnNfYnlfcGF5b3V06PMYFEJoChRjb20uaGl2ZS50YWdzX2FwaS52MVABWjxnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3RhZ3NfYXBpL3YxO3RhZ3NfYXBpdjGqAg9IaXZlLlRhZ3NBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetDiscussionsByAuthorBeforeDateRequest is
@@ -129,6 +129,735 @@ export const GetDiscussionsByAuthorBeforeDateStartSchema: GenMessage<GetDiscussi
   messageDesc(file_hive_tags_api_v1_tags_api, 2);
 
 /**
+ * GetContentRepliesRequest is tags_api.get_content_replies' params.
+ *
+ * @generated from message hive.tags_api.v1.GetContentRepliesRequest
+ */
+export type GetContentRepliesRequest = Message<"hive.tags_api.v1.GetContentRepliesRequest"> & {
+  /**
+   * The parent's author.
+   *
+   * @generated from field: string author = 1;
+   */
+  author: string;
+
+  /**
+   * The parent's permlink.
+   *
+   * @generated from field: string permlink = 2;
+   */
+  permlink: string;
+
+  /**
+   * The account viewing the replies; unset for none.
+   *
+   * @generated from field: optional string observer = 3;
+   */
+  observer?: string | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetContentRepliesRequest.
+ * Use `create(GetContentRepliesRequestSchema)` to create a new message.
+ */
+export const GetContentRepliesRequestSchema: GenMessage<GetContentRepliesRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 3);
+
+/**
+ * GetContentRepliesResponse is the bare array of every direct reply (no
+ * paging).
+ *
+ * @generated from message hive.tags_api.v1.GetContentRepliesResponse
+ */
+export type GetContentRepliesResponse = Message<"hive.tags_api.v1.GetContentRepliesResponse"> & {
+  /**
+   * The replies.
+   *
+   * @generated from field: repeated hive.types.v1.Post replies = 1;
+   */
+  replies: Post[];
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetContentRepliesResponse.
+ * Use `create(GetContentRepliesResponseSchema)` to create a new message.
+ */
+export const GetContentRepliesResponseSchema: GenMessage<GetContentRepliesResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 4);
+
+/**
+ * GetDiscussionRequest is tags_api.get_discussion's params.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionRequest
+ */
+export type GetDiscussionRequest = Message<"hive.tags_api.v1.GetDiscussionRequest"> & {
+  /**
+   * The post's author.
+   *
+   * @generated from field: string author = 1;
+   */
+  author: string;
+
+  /**
+   * The post's permlink.
+   *
+   * @generated from field: string permlink = 2;
+   */
+  permlink: string;
+
+  /**
+   * The account viewing the post; unset for none.
+   *
+   * @generated from field: optional string observer = 3;
+   */
+  observer?: string | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionRequest.
+ * Use `create(GetDiscussionRequestSchema)` to create a new message.
+ */
+export const GetDiscussionRequestSchema: GenMessage<GetDiscussionRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 5);
+
+/**
+ * GetDiscussionResponse is the post itself.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionResponse
+ */
+export type GetDiscussionResponse = Message<"hive.tags_api.v1.GetDiscussionResponse"> & {
+  /**
+   * The post.
+   *
+   * @generated from field: hive.types.v1.Post post = 1;
+   */
+  post?: Post | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionResponse.
+ * Use `create(GetDiscussionResponseSchema)` to create a new message.
+ */
+export const GetDiscussionResponseSchema: GenMessage<GetDiscussionResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 6);
+
+/**
+ * GetCommentDiscussionsByPayoutRequest is tags_api.get_comment_discussions_by_payout's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest
+ */
+export type GetCommentDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest.
+ * Use `create(GetCommentDiscussionsByPayoutRequestSchema)` to create a new message.
+ */
+export const GetCommentDiscussionsByPayoutRequestSchema: GenMessage<GetCommentDiscussionsByPayoutRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 7);
+
+/**
+ * GetCommentDiscussionsByPayoutResponse is the bare array of posts: comments by pending payout.
+ *
+ * @generated from message hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse
+ */
+export type GetCommentDiscussionsByPayoutResponse = Message<"hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.
+ * Use `create(GetCommentDiscussionsByPayoutResponseSchema)` to create a new message.
+ */
+export const GetCommentDiscussionsByPayoutResponseSchema: GenMessage<GetCommentDiscussionsByPayoutResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 8);
+
+/**
+ * GetDiscussionsByBlogRequest is tags_api.get_discussions_by_blog's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByBlogRequest
+ */
+export type GetDiscussionsByBlogRequest = Message<"hive.tags_api.v1.GetDiscussionsByBlogRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByBlogRequest.
+ * Use `create(GetDiscussionsByBlogRequestSchema)` to create a new message.
+ */
+export const GetDiscussionsByBlogRequestSchema: GenMessage<GetDiscussionsByBlogRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 9);
+
+/**
+ * GetDiscussionsByBlogResponse is the bare array of posts: the blog of the account in `tag`, newest first.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByBlogResponse
+ */
+export type GetDiscussionsByBlogResponse = Message<"hive.tags_api.v1.GetDiscussionsByBlogResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByBlogResponse.
+ * Use `create(GetDiscussionsByBlogResponseSchema)` to create a new message.
+ */
+export const GetDiscussionsByBlogResponseSchema: GenMessage<GetDiscussionsByBlogResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 10);
+
+/**
+ * GetDiscussionsByCommentsRequest is tags_api.get_discussions_by_comments's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByCommentsRequest
+ */
+export type GetDiscussionsByCommentsRequest = Message<"hive.tags_api.v1.GetDiscussionsByCommentsRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByCommentsRequest.
+ * Use `create(GetDiscussionsByCommentsRequestSchema)` to create a new message.
+ */
+export const GetDiscussionsByCommentsRequestSchema: GenMessage<GetDiscussionsByCommentsRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 11);
+
+/**
+ * GetDiscussionsByCommentsResponse is the bare array of posts: the comments of start_author, newest first.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByCommentsResponse
+ */
+export type GetDiscussionsByCommentsResponse = Message<"hive.tags_api.v1.GetDiscussionsByCommentsResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByCommentsResponse.
+ * Use `create(GetDiscussionsByCommentsResponseSchema)` to create a new message.
+ */
+export const GetDiscussionsByCommentsResponseSchema: GenMessage<GetDiscussionsByCommentsResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 12);
+
+/**
+ * GetDiscussionsByCreatedRequest is tags_api.get_discussions_by_created's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByCreatedRequest
+ */
+export type GetDiscussionsByCreatedRequest = Message<"hive.tags_api.v1.GetDiscussionsByCreatedRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByCreatedRequest.
+ * Use `create(GetDiscussionsByCreatedRequestSchema)` to create a new message.
+ */
+export const GetDiscussionsByCreatedRequestSchema: GenMessage<GetDiscussionsByCreatedRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 13);
+
+/**
+ * GetDiscussionsByCreatedResponse is the bare array of posts: posts newest first.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByCreatedResponse
+ */
+export type GetDiscussionsByCreatedResponse = Message<"hive.tags_api.v1.GetDiscussionsByCreatedResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByCreatedResponse.
+ * Use `create(GetDiscussionsByCreatedResponseSchema)` to create a new message.
+ */
+export const GetDiscussionsByCreatedResponseSchema: GenMessage<GetDiscussionsByCreatedResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 14);
+
+/**
+ * GetDiscussionsByHotRequest is tags_api.get_discussions_by_hot's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByHotRequest
+ */
+export type GetDiscussionsByHotRequest = Message<"hive.tags_api.v1.GetDiscussionsByHotRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByHotRequest.
+ * Use `create(GetDiscussionsByHotRequestSchema)` to create a new message.
+ */
+export const GetDiscussionsByHotRequestSchema: GenMessage<GetDiscussionsByHotRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 15);
+
+/**
+ * GetDiscussionsByHotResponse is the bare array of posts: posts by hot score.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByHotResponse
+ */
+export type GetDiscussionsByHotResponse = Message<"hive.tags_api.v1.GetDiscussionsByHotResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByHotResponse.
+ * Use `create(GetDiscussionsByHotResponseSchema)` to create a new message.
+ */
+export const GetDiscussionsByHotResponseSchema: GenMessage<GetDiscussionsByHotResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 16);
+
+/**
+ * GetDiscussionsByTrendingRequest is tags_api.get_discussions_by_trending's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByTrendingRequest
+ */
+export type GetDiscussionsByTrendingRequest = Message<"hive.tags_api.v1.GetDiscussionsByTrendingRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByTrendingRequest.
+ * Use `create(GetDiscussionsByTrendingRequestSchema)` to create a new message.
+ */
+export const GetDiscussionsByTrendingRequestSchema: GenMessage<GetDiscussionsByTrendingRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 17);
+
+/**
+ * GetDiscussionsByTrendingResponse is the bare array of posts: posts by trending score.
+ *
+ * @generated from message hive.tags_api.v1.GetDiscussionsByTrendingResponse
+ */
+export type GetDiscussionsByTrendingResponse = Message<"hive.tags_api.v1.GetDiscussionsByTrendingResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetDiscussionsByTrendingResponse.
+ * Use `create(GetDiscussionsByTrendingResponseSchema)` to create a new message.
+ */
+export const GetDiscussionsByTrendingResponseSchema: GenMessage<GetDiscussionsByTrendingResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 18);
+
+/**
+ * GetPostDiscussionsByPayoutRequest is tags_api.get_post_discussions_by_payout's params (named; the fields of
+ * hive.types.v1.DiscussionQuery).
+ *
+ * @generated from message hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
+ */
+export type GetPostDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.GetPostDiscussionsByPayoutRequest"> & {
+  /**
+   * The tag or community ("" for all); for get_discussions_by_blog the
+   * account whose blog is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts; "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetPostDiscussionsByPayoutRequest.
+ * Use `create(GetPostDiscussionsByPayoutRequestSchema)` to create a new message.
+ */
+export const GetPostDiscussionsByPayoutRequestSchema: GenMessage<GetPostDiscussionsByPayoutRequest> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 19);
+
+/**
+ * GetPostDiscussionsByPayoutResponse is the bare array of posts: posts by pending payout.
+ *
+ * @generated from message hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
+ */
+export type GetPostDiscussionsByPayoutResponse = Message<"hive.tags_api.v1.GetPostDiscussionsByPayoutResponse"> & {
+  /**
+   * The posts.
+   *
+   * @generated from field: repeated hive.types.v1.Post posts = 1;
+   */
+  posts: Post[];
+
+  /**
+   * The request fields for the next page: start_author/start_permlink =
+   * the last post (exclusive, so pages do not overlap). Unset when the page is
+   * empty. Computed by hivegate; not part of the backend's JSON.
+   *
+   * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
+   */
+  nextStart?: DiscussionsStart | undefined;
+};
+
+/**
+ * Describes the message hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.
+ * Use `create(GetPostDiscussionsByPayoutResponseSchema)` to create a new message.
+ */
+export const GetPostDiscussionsByPayoutResponseSchema: GenMessage<GetPostDiscussionsByPayoutResponse> = /*@__PURE__*/
+  messageDesc(file_hive_tags_api_v1_tags_api, 20);
+
+/**
  * TagsApiService is tags_api, served by hivemind on current API nodes.
  *
  * @generated from service hive.tags_api.v1.TagsApiService
@@ -144,6 +873,101 @@ export const TagsApiService: GenService<{
     methodKind: "unary";
     input: typeof GetDiscussionsByAuthorBeforeDateRequestSchema;
     output: typeof GetDiscussionsByAuthorBeforeDateResponseSchema;
+  },
+  /**
+   * GetCommentDiscussionsByPayout lists comments by pending payout. Served
+   * by hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout
+   */
+  getCommentDiscussionsByPayout: {
+    methodKind: "unary";
+    input: typeof GetCommentDiscussionsByPayoutRequestSchema;
+    output: typeof GetCommentDiscussionsByPayoutResponseSchema;
+  },
+  /**
+   * GetContentReplies returns the direct replies to a post. Served by
+   * hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetContentReplies
+   */
+  getContentReplies: {
+    methodKind: "unary";
+    input: typeof GetContentRepliesRequestSchema;
+    output: typeof GetContentRepliesResponseSchema;
+  },
+  /**
+   * GetDiscussion returns a post. Served by hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussion
+   */
+  getDiscussion: {
+    methodKind: "unary";
+    input: typeof GetDiscussionRequestSchema;
+    output: typeof GetDiscussionResponseSchema;
+  },
+  /**
+   * GetDiscussionsByBlog lists an account's blog. Served by hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog
+   */
+  getDiscussionsByBlog: {
+    methodKind: "unary";
+    input: typeof GetDiscussionsByBlogRequestSchema;
+    output: typeof GetDiscussionsByBlogResponseSchema;
+  },
+  /**
+   * GetDiscussionsByComments lists an account's comments. Served by
+   * hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussionsByComments
+   */
+  getDiscussionsByComments: {
+    methodKind: "unary";
+    input: typeof GetDiscussionsByCommentsRequestSchema;
+    output: typeof GetDiscussionsByCommentsResponseSchema;
+  },
+  /**
+   * GetDiscussionsByCreated lists posts newest first. Served by hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated
+   */
+  getDiscussionsByCreated: {
+    methodKind: "unary";
+    input: typeof GetDiscussionsByCreatedRequestSchema;
+    output: typeof GetDiscussionsByCreatedResponseSchema;
+  },
+  /**
+   * GetDiscussionsByHot lists posts by hot score. Served by hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussionsByHot
+   */
+  getDiscussionsByHot: {
+    methodKind: "unary";
+    input: typeof GetDiscussionsByHotRequestSchema;
+    output: typeof GetDiscussionsByHotResponseSchema;
+  },
+  /**
+   * GetDiscussionsByTrending lists posts by trending score. Served by
+   * hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending
+   */
+  getDiscussionsByTrending: {
+    methodKind: "unary";
+    input: typeof GetDiscussionsByTrendingRequestSchema;
+    output: typeof GetDiscussionsByTrendingResponseSchema;
+  },
+  /**
+   * GetPostDiscussionsByPayout lists posts by pending payout. Served by
+   * hivemind.
+   *
+   * @generated from rpc hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout
+   */
+  getPostDiscussionsByPayout: {
+    methodKind: "unary";
+    input: typeof GetPostDiscussionsByPayoutRequestSchema;
+    output: typeof GetPostDiscussionsByPayoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hive_tags_api_v1_tags_api, 0);

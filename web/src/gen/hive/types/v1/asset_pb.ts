@@ -4,13 +4,14 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hive/types/v1/asset.proto.
  */
 export const file_hive_types_v1_asset: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlL3R5cGVzL3YxL2Fzc2V0LnByb3RvEg1oaXZlLnR5cGVzLnYxIjcKBUFzc2V0Eg4KBmFtb3VudBgBIAEoCRIRCglwcmVjaXNpb24YAiABKA0SCwoDbmFpGAMgASgJIlAKBVByaWNlEiIKBGJhc2UYASABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0EiMKBXF1b3RlGAIgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldCInCgZTeW1ib2wSCwoDbmFpGAEgASgJEhAKCGRlY2ltYWxzGAIgASgNYgZwcm90bzM");
+  fileDesc("ChloaXZlL3R5cGVzL3YxL2Fzc2V0LnByb3RvEg1oaXZlLnR5cGVzLnYxIjcKBUFzc2V0Eg4KBmFtb3VudBgBIAEoCRIRCglwcmVjaXNpb24YAiABKA0SCwoDbmFpGAMgASgJIlAKBVByaWNlEiIKBGJhc2UYASABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0EiMKBXF1b3RlGAIgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldCInCgZTeW1ib2wSCwoDbmFpGAEgASgJEhAKCGRlY2ltYWxzGAIgASgNIkYKC0xlZ2FjeUFzc2V0Eg4KBmFtb3VudBgBIAEoAxIRCglwcmVjaXNpb24YAiABKA0SDgoGc3ltYm9sGAMgASgJOgTI8xgDImIKC0xlZ2FjeVByaWNlEigKBGJhc2UYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EikKBXF1b3RlGAIgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldEJdChFjb20uaGl2ZS50eXBlcy52MVABWjZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3R5cGVzL3YxO3R5cGVzdjGqAg1IaXZlLlR5cGVzLlYxYgZwcm90bzM", [file_hivegate_v1_options]);
 
 /**
  * Asset is an amount of a Hive token as database_api, block_api and
@@ -21,8 +22,8 @@ export const file_hive_types_v1_asset: GenFile = /*@__PURE__*/
  * ("@@000000021", precision 3) and VESTS ("@@000000037", precision 6); Steem-era
  * data uses the same NAIs for SBD, STEEM and VESTS.
  *
- * condenser_api does not use this message: it writes assets as legacy strings
- * such as "1.000 HIVE", which hivegate keeps as `string` fields.
+ * condenser_api and hivemind do not use this message: they write assets as
+ * legacy strings such as "1.000 HIVE" (see LegacyAsset).
  *
  * @generated from message hive.types.v1.Asset
  */
@@ -117,4 +118,77 @@ export type Symbol = Message<"hive.types.v1.Symbol"> & {
  */
 export const SymbolSchema: GenMessage<Symbol> = /*@__PURE__*/
   messageDesc(file_hive_types_v1_asset, 2);
+
+/**
+ * LegacyAsset is an amount of a token as condenser_api, hivemind and the
+ * legacy operations write it: the string "1.000 HIVE". hivegate reads the
+ * string into its parts and writes it back exactly: "448144916705.468383
+ * VESTS" is {amount: 448144916705468383, precision: 6, symbol: "VESTS"}.
+ *
+ * The well-known symbols are HIVE and HBD (precision 3) and VESTS (precision
+ * 6); Steem-era data and testnets use STEEM / SBD / TESTS / TBD.
+ *
+ * @generated from message hive.types.v1.LegacyAsset
+ */
+export type LegacyAsset = Message<"hive.types.v1.LegacyAsset"> & {
+  /**
+   * The amount in the token's smallest unit (the digits without the decimal
+   * point; negative for a negative amount). The value in whole tokens is
+   * amount / 10^precision.
+   *
+   * @generated from field: int64 amount = 1;
+   */
+  amount: bigint;
+
+  /**
+   * The number of digits after the decimal point: 3 for HIVE and HBD, 6 for
+   * VESTS.
+   *
+   * @generated from field: uint32 precision = 2;
+   */
+  precision: number;
+
+  /**
+   * The token's symbol: "HIVE", "HBD", "VESTS".
+   *
+   * @generated from field: string symbol = 3;
+   */
+  symbol: string;
+};
+
+/**
+ * Describes the message hive.types.v1.LegacyAsset.
+ * Use `create(LegacyAssetSchema)` to create a new message.
+ */
+export const LegacyAssetSchema: GenMessage<LegacyAsset> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_asset, 3);
+
+/**
+ * LegacyPrice is an exchange rate in legacy form:
+ * {"base": "0.250 HBD", "quote": "1.000 HIVE"}.
+ *
+ * @generated from message hive.types.v1.LegacyPrice
+ */
+export type LegacyPrice = Message<"hive.types.v1.LegacyPrice"> & {
+  /**
+   * The amount given.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset base = 1;
+   */
+  base?: LegacyAsset | undefined;
+
+  /**
+   * The amount it is worth.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset quote = 2;
+   */
+  quote?: LegacyAsset | undefined;
+};
+
+/**
+ * Describes the message hive.types.v1.LegacyPrice.
+ * Use `create(LegacyPriceSchema)` to create a new message.
+ */
+export const LegacyPriceSchema: GenMessage<LegacyPrice> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_asset, 4);
 

@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hive/types/v1/block.proto.
  */
 export const file_hive_types_v1_block: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlL3R5cGVzL3YxL2Jsb2NrLnByb3RvEg1oaXZlLnR5cGVzLnYxIkEKCU9wZXJhdGlvbhIMCgR0eXBlGAEgASgJEiYKBXZhbHVlGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLcAQoLVHJhbnNhY3Rpb24SFQoNcmVmX2Jsb2NrX251bRgBIAEoDRIYChByZWZfYmxvY2tfcHJlZml4GAIgASgNEi4KCmV4cGlyYXRpb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCm9wZXJhdGlvbnMYBCADKAsyGC5oaXZlLnR5cGVzLnYxLk9wZXJhdGlvbhIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhIKCnNpZ25hdHVyZXMYBiADKAkirAEKC0Jsb2NrSGVhZGVyEhAKCHByZXZpb3VzGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHd2l0bmVzcxgDIAEoCRIfChd0cmFuc2FjdGlvbl9tZXJrbGVfcm9vdBgEIAEoCRIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIrkCCgtTaWduZWRCbG9jaxIQCghwcmV2aW91cxgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3dpdG5lc3MYAyABKAkSHwoXdHJhbnNhY3Rpb25fbWVya2xlX3Jvb3QYBCABKAkSKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIZChF3aXRuZXNzX3NpZ25hdHVyZRgGIAEoCRIwCgx0cmFuc2FjdGlvbnMYByADKAsyGi5oaXZlLnR5cGVzLnYxLlRyYW5zYWN0aW9uEhAKCGJsb2NrX2lkGAggASgJEhMKC3NpZ25pbmdfa2V5GAkgASgJEhcKD3RyYW5zYWN0aW9uX2lkcxgKIAMoCSLZAQoQQXBwbGllZE9wZXJhdGlvbhIOCgZ0cnhfaWQYASABKAkSDQoFYmxvY2sYAiABKA0SFAoMdHJ4X2luX2Jsb2NrGAMgASgNEhEKCW9wX2luX3RyeBgEIAEoDRISCgp2aXJ0dWFsX29wGAUgASgIEi0KCXRpbWVzdGFtcBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoCb3AYByABKAsyGC5oaXZlLnR5cGVzLnYxLk9wZXJhdGlvbhIUCgxvcGVyYXRpb25faWQYCCABKAQiYQoTQWNjb3VudEhpc3RvcnlFbnRyeRIQCghzZXF1ZW5jZRgBIAEoDRIyCglvcGVyYXRpb24YAiABKAsyHy5oaXZlLnR5cGVzLnYxLkFwcGxpZWRPcGVyYXRpb246BMjzGAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hivegate_v1_options]);
+  fileDesc("ChloaXZlL3R5cGVzL3YxL2Jsb2NrLnByb3RvEg1oaXZlLnR5cGVzLnYxIkEKCU9wZXJhdGlvbhIMCgR0eXBlGAEgASgJEiYKBXZhbHVlGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLcAQoLVHJhbnNhY3Rpb24SFQoNcmVmX2Jsb2NrX251bRgBIAEoDRIYChByZWZfYmxvY2tfcHJlZml4GAIgASgNEi4KCmV4cGlyYXRpb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCm9wZXJhdGlvbnMYBCADKAsyGC5oaXZlLnR5cGVzLnYxLk9wZXJhdGlvbhIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhIKCnNpZ25hdHVyZXMYBiADKAkirAEKC0Jsb2NrSGVhZGVyEhAKCHByZXZpb3VzGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHd2l0bmVzcxgDIAEoCRIfChd0cmFuc2FjdGlvbl9tZXJrbGVfcm9vdBgEIAEoCRIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIrkCCgtTaWduZWRCbG9jaxIQCghwcmV2aW91cxgBIAEoCRItCgl0aW1lc3RhbXAYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3dpdG5lc3MYAyABKAkSHwoXdHJhbnNhY3Rpb25fbWVya2xlX3Jvb3QYBCABKAkSKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIZChF3aXRuZXNzX3NpZ25hdHVyZRgGIAEoCRIwCgx0cmFuc2FjdGlvbnMYByADKAsyGi5oaXZlLnR5cGVzLnYxLlRyYW5zYWN0aW9uEhAKCGJsb2NrX2lkGAggASgJEhMKC3NpZ25pbmdfa2V5GAkgASgJEhcKD3RyYW5zYWN0aW9uX2lkcxgKIAMoCSLZAQoQQXBwbGllZE9wZXJhdGlvbhIOCgZ0cnhfaWQYASABKAkSDQoFYmxvY2sYAiABKA0SFAoMdHJ4X2luX2Jsb2NrGAMgASgNEhEKCW9wX2luX3RyeBgEIAEoDRISCgp2aXJ0dWFsX29wGAUgASgIEi0KCXRpbWVzdGFtcBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoCb3AYByABKAsyGC5oaXZlLnR5cGVzLnYxLk9wZXJhdGlvbhIUCgxvcGVyYXRpb25faWQYCCABKAQiYQoTQWNjb3VudEhpc3RvcnlFbnRyeRIQCghzZXF1ZW5jZRgBIAEoDRIyCglvcGVyYXRpb24YAiABKAsyHy5oaXZlLnR5cGVzLnYxLkFwcGxpZWRPcGVyYXRpb246BMjzGAEiqQIKFEFubm90YXRlZFRyYW5zYWN0aW9uEhUKDXJlZl9ibG9ja19udW0YASABKA0SGAoQcmVmX2Jsb2NrX3ByZWZpeBgCIAEoDRIuCgpleHBpcmF0aW9uGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgpvcGVyYXRpb25zGAQgAygLMhguaGl2ZS50eXBlcy52MS5PcGVyYXRpb24SKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgpzaWduYXR1cmVzGAYgAygJEhYKDnRyYW5zYWN0aW9uX2lkGAcgASgJEhEKCWJsb2NrX251bRgIIAEoDRIXCg90cmFuc2FjdGlvbl9udW0YCSABKA1CXQoRY29tLmhpdmUudHlwZXMudjFQAVo2Z2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS90eXBlcy92MTt0eXBlc3YxqgINSGl2ZS5UeXBlcy5WMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hivegate_v1_options]);
 
 /**
  * Operation is one blockchain operation in hived's non-legacy form (block_api,
@@ -345,4 +345,82 @@ export type AccountHistoryEntry = Message<"hive.types.v1.AccountHistoryEntry"> &
  */
 export const AccountHistoryEntrySchema: GenMessage<AccountHistoryEntry> = /*@__PURE__*/
   messageDesc(file_hive_types_v1_block, 5);
+
+/**
+ * AnnotatedTransaction is a transaction with its id and position, as
+ * account_history_api.get_transaction returns it (non-legacy operations).
+ *
+ * @generated from message hive.types.v1.AnnotatedTransaction
+ */
+export type AnnotatedTransaction = Message<"hive.types.v1.AnnotatedTransaction"> & {
+  /**
+   * The low 16 bits of a recent block number (TaPoS).
+   *
+   * @generated from field: uint32 ref_block_num = 1;
+   */
+  refBlockNum: number;
+
+  /**
+   * 32 bits of that block's id (TaPoS).
+   *
+   * @generated from field: uint32 ref_block_prefix = 2;
+   */
+  refBlockPrefix: number;
+
+  /**
+   * When the transaction expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expiration = 3;
+   */
+  expiration?: Timestamp | undefined;
+
+  /**
+   * The operations.
+   *
+   * @generated from field: repeated hive.types.v1.Operation operations = 4;
+   */
+  operations: Operation[];
+
+  /**
+   * Transaction extensions as hived writes them (usually empty).
+   *
+   * @generated from field: repeated google.protobuf.Value extensions = 5;
+   */
+  extensions: Value[];
+
+  /**
+   * The signatures (130 hex digits each).
+   *
+   * @generated from field: repeated string signatures = 6;
+   */
+  signatures: string[];
+
+  /**
+   * The transaction id (40 hex digits).
+   *
+   * @generated from field: string transaction_id = 7;
+   */
+  transactionId: string;
+
+  /**
+   * The block number.
+   *
+   * @generated from field: uint32 block_num = 8;
+   */
+  blockNum: number;
+
+  /**
+   * The transaction's position in the block.
+   *
+   * @generated from field: uint32 transaction_num = 9;
+   */
+  transactionNum: number;
+};
+
+/**
+ * Describes the message hive.types.v1.AnnotatedTransaction.
+ * Use `create(AnnotatedTransactionSchema)` to create a new message.
+ */
+export const AnnotatedTransactionSchema: GenMessage<AnnotatedTransaction> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_block, 6);
 

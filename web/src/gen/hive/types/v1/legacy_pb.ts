@@ -6,6 +6,8 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { LegacyAsset } from "./asset_pb";
+import { file_hive_types_v1_asset } from "./asset_pb";
 import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -13,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hive/types/v1/legacy.proto.
  */
 export const file_hive_types_v1_legacy: GenFile = /*@__PURE__*/
-  fileDesc("ChpoaXZlL3R5cGVzL3YxL2xlZ2FjeS5wcm90bxINaGl2ZS50eXBlcy52MSJNCg9MZWdhY3lPcGVyYXRpb24SDAoEdHlwZRgBIAEoCRImCgV2YWx1ZRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6BMjzGAEirAIKEUxlZ2FjeVRyYW5zYWN0aW9uEhUKDXJlZl9ibG9ja19udW0YASABKA0SGAoQcmVmX2Jsb2NrX3ByZWZpeBgCIAEoDRIuCgpleHBpcmF0aW9uGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCgpvcGVyYXRpb25zGAQgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lPcGVyYXRpb24SKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgpzaWduYXR1cmVzGAYgAygJEhYKDnRyYW5zYWN0aW9uX2lkGAcgASgJEhEKCWJsb2NrX251bRgIIAEoDRIXCg90cmFuc2FjdGlvbl9udW0YCSABKA0ixQIKEUxlZ2FjeVNpZ25lZEJsb2NrEhAKCHByZXZpb3VzGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHd2l0bmVzcxgDIAEoCRIfChd0cmFuc2FjdGlvbl9tZXJrbGVfcm9vdBgEIAEoCRIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKEXdpdG5lc3Nfc2lnbmF0dXJlGAYgASgJEjYKDHRyYW5zYWN0aW9ucxgHIAMoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5VHJhbnNhY3Rpb24SEAoIYmxvY2tfaWQYCCABKAkSEwoLc2lnbmluZ19rZXkYCSABKAkSFwoPdHJhbnNhY3Rpb25faWRzGAogAygJIs8BChZMZWdhY3lBcHBsaWVkT3BlcmF0aW9uEg4KBnRyeF9pZBgBIAEoCRINCgVibG9jaxgCIAEoDRIUCgx0cnhfaW5fYmxvY2sYAyABKA0SEQoJb3BfaW5fdHJ4GAQgASgNEhIKCnZpcnR1YWxfb3AYBSABKAgSLQoJdGltZXN0YW1wGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIqCgJvcBgHIAEoCzIeLmhpdmUudHlwZXMudjEuTGVnYWN5T3BlcmF0aW9uIm0KGUxlZ2FjeUFjY291bnRIaXN0b3J5RW50cnkSEAoIc2VxdWVuY2UYASABKA0SOAoJb3BlcmF0aW9uGAIgASgLMiUuaGl2ZS50eXBlcy52MS5MZWdhY3lBcHBsaWVkT3BlcmF0aW9uOgTI8xgBItoNCh1MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllcxIZChFoZWFkX2Jsb2NrX251bWJlchgCIAEoDRIVCg1oZWFkX2Jsb2NrX2lkGAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2N1cnJlbnRfd2l0bmVzcxgFIAEoCRIRCgl0b3RhbF9wb3cYBiABKAQSGQoRbnVtX3Bvd193aXRuZXNzZXMYByABKA0SFgoOdmlydHVhbF9zdXBwbHkYCCABKAkSFgoOY3VycmVudF9zdXBwbHkYCSABKAkSFwoPaW5pdF9oYmRfc3VwcGx5GAogASgJEhoKEmN1cnJlbnRfaGJkX3N1cHBseRgLIAEoCRIfChd0b3RhbF92ZXN0aW5nX2Z1bmRfaGl2ZRgMIAEoCRIcChR0b3RhbF92ZXN0aW5nX3NoYXJlcxgNIAEoCRIeChZ0b3RhbF9yZXdhcmRfZnVuZF9oaXZlGA4gASgJEhwKFHRvdGFsX3Jld2FyZF9zaGFyZXMyGA8gASgJEicKH3BlbmRpbmdfcmV3YXJkZWRfdmVzdGluZ19zaGFyZXMYECABKAkSJQodcGVuZGluZ19yZXdhcmRlZF92ZXN0aW5nX2hpdmUYESABKAkSGQoRaGJkX2ludGVyZXN0X3JhdGUYEiABKA0SFgoOaGJkX3ByaW50X3JhdGUYEyABKA0SGgoSbWF4aW11bV9ibG9ja19zaXplGBQgASgNEhUKDWN1cnJlbnRfYXNsb3QYFSABKAQSGwoTcmVjZW50X3Nsb3RzX2ZpbGxlZBgWIAEoCRIbChNwYXJ0aWNpcGF0aW9uX2NvdW50GBcgASgNEiMKG2xhc3RfaXJyZXZlcnNpYmxlX2Jsb2NrX251bRgYIAEoDRIfChd2b3RlX3Bvd2VyX3Jlc2VydmVfcmF0ZRgZIAEoDRIgChhkZWxlZ2F0aW9uX3JldHVybl9wZXJpb2QYGiABKA0SHwoXcmV2ZXJzZV9hdWN0aW9uX3NlY29uZHMYGyABKAQSIwobYXZhaWxhYmxlX2FjY291bnRfc3Vic2lkaWVzGBwgASgDEhgKEGhiZF9zdG9wX3BlcmNlbnQYHSABKA0SGQoRaGJkX3N0YXJ0X3BlcmNlbnQYHiABKA0SOQoVbmV4dF9tYWludGVuYW5jZV90aW1lGB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBsYXN0X2J1ZGdldF90aW1lGCAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI/ChtuZXh0X2RhaWx5X21haW50ZW5hbmNlX3RpbWUYISABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KFmNvbnRlbnRfcmV3YXJkX3BlcmNlbnQYIiABKA0SHgoWdmVzdGluZ19yZXdhcmRfcGVyY2VudBgjIAEoDRIdChVwcm9wb3NhbF9mdW5kX3BlcmNlbnQYJCABKA0SGwoTZGhmX2ludGVydmFsX2xlZGdlchglIAEoCRIdChVkb3dudm90ZV9wb29sX3BlcmNlbnQYJiABKA0SIAoYY3VycmVudF9yZW1vdmVfdGhyZXNob2xkGCcgASgFEhwKFGVhcmx5X3ZvdGluZ19zZWNvbmRzGCggASgEEhoKEm1pZF92b3Rpbmdfc2Vjb25kcxgpIAEoBBIzCittYXhfY29uc2VjdXRpdmVfcmVjdXJyZW50X3RyYW5zZmVyX2ZhaWx1cmVzGCogASgNEicKH21heF9yZWN1cnJlbnRfdHJhbnNmZXJfZW5kX2RhdGUYKyABKA0SKgoibWluX3JlY3VycmVudF90cmFuc2ZlcnNfcmVjdXJyZW5jZRgsIAEoDRIkChxtYXhfb3Blbl9yZWN1cnJlbnRfdHJhbnNmZXJzGC0gASgNEiEKEHNtdF9jcmVhdGlvbl9mZWUYLiABKAlCAhgBSACIAQESIQoQc3BzX2Z1bmRfcGVyY2VudBgvIAEoDUICGAFIAYgBARIkChNzcHNfaW50ZXJ2YWxfbGVkZ2VyGDAgASgJQgIYAUgCiAEBEjMKInJlcXVpcmVkX2FjdGlvbnNfcGFydGl0aW9uX3BlcmNlbnQYMSABKA1CAhgBSAOIAQFCEwoRX3NtdF9jcmVhdGlvbl9mZWVCEwoRX3Nwc19mdW5kX3BlcmNlbnRCFgoUX3Nwc19pbnRlcnZhbF9sZWRnZXJCJQojX3JlcXVpcmVkX2FjdGlvbnNfcGFydGl0aW9uX3BlcmNlbnQinAEKF0xlZ2FjeVZlc3RpbmdEZWxlZ2F0aW9uEgoKAmlkGAEgASgEEhEKCWRlbGVnYXRvchgCIAEoCRIRCglkZWxlZ2F0ZWUYAyABKAkSFgoOdmVzdGluZ19zaGFyZXMYBCABKAkSNwoTbWluX2RlbGVnYXRpb25fdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hivegate_v1_options]);
+  fileDesc("ChpoaXZlL3R5cGVzL3YxL2xlZ2FjeS5wcm90bxINaGl2ZS50eXBlcy52MSJNCg9MZWdhY3lPcGVyYXRpb24SDAoEdHlwZRgBIAEoCRImCgV2YWx1ZRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6BMjzGAEirAIKEUxlZ2FjeVRyYW5zYWN0aW9uEhUKDXJlZl9ibG9ja19udW0YASABKA0SGAoQcmVmX2Jsb2NrX3ByZWZpeBgCIAEoDRIuCgpleHBpcmF0aW9uGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCgpvcGVyYXRpb25zGAQgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lPcGVyYXRpb24SKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgpzaWduYXR1cmVzGAYgAygJEhYKDnRyYW5zYWN0aW9uX2lkGAcgASgJEhEKCWJsb2NrX251bRgIIAEoDRIXCg90cmFuc2FjdGlvbl9udW0YCSABKA0ixQIKEUxlZ2FjeVNpZ25lZEJsb2NrEhAKCHByZXZpb3VzGAEgASgJEi0KCXRpbWVzdGFtcBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHd2l0bmVzcxgDIAEoCRIfChd0cmFuc2FjdGlvbl9tZXJrbGVfcm9vdBgEIAEoCRIqCgpleHRlbnNpb25zGAUgAygLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKEXdpdG5lc3Nfc2lnbmF0dXJlGAYgASgJEjYKDHRyYW5zYWN0aW9ucxgHIAMoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5VHJhbnNhY3Rpb24SEAoIYmxvY2tfaWQYCCABKAkSEwoLc2lnbmluZ19rZXkYCSABKAkSFwoPdHJhbnNhY3Rpb25faWRzGAogAygJIs8BChZMZWdhY3lBcHBsaWVkT3BlcmF0aW9uEg4KBnRyeF9pZBgBIAEoCRINCgVibG9jaxgCIAEoDRIUCgx0cnhfaW5fYmxvY2sYAyABKA0SEQoJb3BfaW5fdHJ4GAQgASgNEhIKCnZpcnR1YWxfb3AYBSABKAgSLQoJdGltZXN0YW1wGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIqCgJvcBgHIAEoCzIeLmhpdmUudHlwZXMudjEuTGVnYWN5T3BlcmF0aW9uIm0KGUxlZ2FjeUFjY291bnRIaXN0b3J5RW50cnkSEAoIc2VxdWVuY2UYASABKA0SOAoJb3BlcmF0aW9uGAIgASgLMiUuaGl2ZS50eXBlcy52MS5MZWdhY3lBcHBsaWVkT3BlcmF0aW9uOgTI8xgBIvMPCh1MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllcxIZChFoZWFkX2Jsb2NrX251bWJlchgCIAEoDRIVCg1oZWFkX2Jsb2NrX2lkGAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2N1cnJlbnRfd2l0bmVzcxgFIAEoCRIRCgl0b3RhbF9wb3cYBiABKAQSGQoRbnVtX3Bvd193aXRuZXNzZXMYByABKA0SMgoOdmlydHVhbF9zdXBwbHkYCCABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EjIKDmN1cnJlbnRfc3VwcGx5GAkgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBIzCg9pbml0X2hiZF9zdXBwbHkYCiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EjYKEmN1cnJlbnRfaGJkX3N1cHBseRgLIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSOwoXdG90YWxfdmVzdGluZ19mdW5kX2hpdmUYDCABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EjgKFHRvdGFsX3Zlc3Rpbmdfc2hhcmVzGA0gASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBI6ChZ0b3RhbF9yZXdhcmRfZnVuZF9oaXZlGA4gASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBIcChR0b3RhbF9yZXdhcmRfc2hhcmVzMhgPIAEoCRJDCh9wZW5kaW5nX3Jld2FyZGVkX3Zlc3Rpbmdfc2hhcmVzGBAgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBJBCh1wZW5kaW5nX3Jld2FyZGVkX3Zlc3RpbmdfaGl2ZRgRIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSGQoRaGJkX2ludGVyZXN0X3JhdGUYEiABKA0SFgoOaGJkX3ByaW50X3JhdGUYEyABKA0SGgoSbWF4aW11bV9ibG9ja19zaXplGBQgASgNEhUKDWN1cnJlbnRfYXNsb3QYFSABKAQSGwoTcmVjZW50X3Nsb3RzX2ZpbGxlZBgWIAEoCRIbChNwYXJ0aWNpcGF0aW9uX2NvdW50GBcgASgNEiMKG2xhc3RfaXJyZXZlcnNpYmxlX2Jsb2NrX251bRgYIAEoDRIfChd2b3RlX3Bvd2VyX3Jlc2VydmVfcmF0ZRgZIAEoDRIgChhkZWxlZ2F0aW9uX3JldHVybl9wZXJpb2QYGiABKA0SHwoXcmV2ZXJzZV9hdWN0aW9uX3NlY29uZHMYGyABKAQSIwobYXZhaWxhYmxlX2FjY291bnRfc3Vic2lkaWVzGBwgASgDEhgKEGhiZF9zdG9wX3BlcmNlbnQYHSABKA0SGQoRaGJkX3N0YXJ0X3BlcmNlbnQYHiABKA0SOQoVbmV4dF9tYWludGVuYW5jZV90aW1lGB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBsYXN0X2J1ZGdldF90aW1lGCAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI/ChtuZXh0X2RhaWx5X21haW50ZW5hbmNlX3RpbWUYISABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KFmNvbnRlbnRfcmV3YXJkX3BlcmNlbnQYIiABKA0SHgoWdmVzdGluZ19yZXdhcmRfcGVyY2VudBgjIAEoDRIdChVwcm9wb3NhbF9mdW5kX3BlcmNlbnQYJCABKA0SNwoTZGhmX2ludGVydmFsX2xlZGdlchglIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSHQoVZG93bnZvdGVfcG9vbF9wZXJjZW50GCYgASgNEiAKGGN1cnJlbnRfcmVtb3ZlX3RocmVzaG9sZBgnIAEoBRIcChRlYXJseV92b3Rpbmdfc2Vjb25kcxgoIAEoBBIaChJtaWRfdm90aW5nX3NlY29uZHMYKSABKAQSMworbWF4X2NvbnNlY3V0aXZlX3JlY3VycmVudF90cmFuc2Zlcl9mYWlsdXJlcxgqIAEoDRInCh9tYXhfcmVjdXJyZW50X3RyYW5zZmVyX2VuZF9kYXRlGCsgASgNEioKIm1pbl9yZWN1cnJlbnRfdHJhbnNmZXJzX3JlY3VycmVuY2UYLCABKA0SJAocbWF4X29wZW5fcmVjdXJyZW50X3RyYW5zZmVycxgtIAEoDRI4ChBzbXRfY3JlYXRpb25fZmVlGC4gASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldEICGAESIQoQc3BzX2Z1bmRfcGVyY2VudBgvIAEoDUICGAFIAIgBARI7ChNzcHNfaW50ZXJ2YWxfbGVkZ2VyGDAgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldEICGAESMwoicmVxdWlyZWRfYWN0aW9uc19wYXJ0aXRpb25fcGVyY2VudBgxIAEoDUICGAFIAYgBAUITChFfc3BzX2Z1bmRfcGVyY2VudEIlCiNfcmVxdWlyZWRfYWN0aW9uc19wYXJ0aXRpb25fcGVyY2VudCK4AQoXTGVnYWN5VmVzdGluZ0RlbGVnYXRpb24SCgoCaWQYASABKAQSEQoJZGVsZWdhdG9yGAIgASgJEhEKCWRlbGVnYXRlZRgDIAEoCRIyCg52ZXN0aW5nX3NoYXJlcxgEIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSNwoTbWluX2RlbGVnYXRpb25fdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi7gEKF0xlZ2FjeVNpZ25lZFRyYW5zYWN0aW9uEhUKDXJlZl9ibG9ja19udW0YASABKA0SGAoQcmVmX2Jsb2NrX3ByZWZpeBgCIAEoDRIuCgpleHBpcmF0aW9uGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCgpvcGVyYXRpb25zGAQgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lPcGVyYXRpb24SKgoKZXh0ZW5zaW9ucxgFIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgpzaWduYXR1cmVzGAYgAygJQl0KEWNvbS5oaXZlLnR5cGVzLnYxUAFaNmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvdHlwZXMvdjE7dHlwZXN2MaoCDUhpdmUuVHlwZXMuVjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hivegate_v1_options]);
 
 /**
  * LegacyOperation is one operation in condenser_api's legacy form, written as
@@ -34,7 +36,7 @@ export type LegacyOperation = Message<"hive.types.v1.LegacyOperation"> & {
   type: string;
 
   /**
-   * The operation's fields as condenser_api writes them (legacy asset strings).
+   * The operation's fields as condenser_api writes them (legacy assets).
    *
    * @generated from field: google.protobuf.Struct value = 2;
    */
@@ -359,53 +361,53 @@ export type LegacyDynamicGlobalProperties = Message<"hive.types.v1.LegacyDynamic
   numPowWitnesses: number;
 
   /**
-   * Virtual HIVE supply, a legacy asset string.
+   * Virtual HIVE supply, a legacy asset.
    *
-   * @generated from field: string virtual_supply = 8;
+   * @generated from field: hive.types.v1.LegacyAsset virtual_supply = 8;
    */
-  virtualSupply: string;
+  virtualSupply?: LegacyAsset | undefined;
 
   /**
-   * HIVE supply, a legacy asset string.
+   * HIVE supply, a legacy asset.
    *
-   * @generated from field: string current_supply = 9;
+   * @generated from field: hive.types.v1.LegacyAsset current_supply = 9;
    */
-  currentSupply: string;
+  currentSupply?: LegacyAsset | undefined;
 
   /**
-   * HBD supply at genesis, a legacy asset string.
+   * HBD supply at genesis, a legacy asset.
    *
-   * @generated from field: string init_hbd_supply = 10;
+   * @generated from field: hive.types.v1.LegacyAsset init_hbd_supply = 10;
    */
-  initHbdSupply: string;
+  initHbdSupply?: LegacyAsset | undefined;
 
   /**
-   * HBD supply, a legacy asset string.
+   * HBD supply, a legacy asset.
    *
-   * @generated from field: string current_hbd_supply = 11;
+   * @generated from field: hive.types.v1.LegacyAsset current_hbd_supply = 11;
    */
-  currentHbdSupply: string;
+  currentHbdSupply?: LegacyAsset | undefined;
 
   /**
-   * HIVE backing all Hive Power, a legacy asset string.
+   * HIVE backing all Hive Power, a legacy asset.
    *
-   * @generated from field: string total_vesting_fund_hive = 12;
+   * @generated from field: hive.types.v1.LegacyAsset total_vesting_fund_hive = 12;
    */
-  totalVestingFundHive: string;
+  totalVestingFundHive?: LegacyAsset | undefined;
 
   /**
-   * Total VESTS, a legacy asset string.
+   * Total VESTS, a legacy asset.
    *
-   * @generated from field: string total_vesting_shares = 13;
+   * @generated from field: hive.types.v1.LegacyAsset total_vesting_shares = 13;
    */
-  totalVestingShares: string;
+  totalVestingShares?: LegacyAsset | undefined;
 
   /**
-   * HIVE in the reward pool, a legacy asset string.
+   * HIVE in the reward pool, a legacy asset.
    *
-   * @generated from field: string total_reward_fund_hive = 14;
+   * @generated from field: hive.types.v1.LegacyAsset total_reward_fund_hive = 14;
    */
-  totalRewardFundHive: string;
+  totalRewardFundHive?: LegacyAsset | undefined;
 
   /**
    * Sum of squared reward shares, a 128-bit decimal integer string.
@@ -415,18 +417,18 @@ export type LegacyDynamicGlobalProperties = Message<"hive.types.v1.LegacyDynamic
   totalRewardShares2: string;
 
   /**
-   * VESTS of pending vesting rewards, a legacy asset string.
+   * VESTS of pending vesting rewards, a legacy asset.
    *
-   * @generated from field: string pending_rewarded_vesting_shares = 16;
+   * @generated from field: hive.types.v1.LegacyAsset pending_rewarded_vesting_shares = 16;
    */
-  pendingRewardedVestingShares: string;
+  pendingRewardedVestingShares?: LegacyAsset | undefined;
 
   /**
-   * HIVE backing pending vesting rewards, a legacy asset string.
+   * HIVE backing pending vesting rewards, a legacy asset.
    *
-   * @generated from field: string pending_rewarded_vesting_hive = 17;
+   * @generated from field: hive.types.v1.LegacyAsset pending_rewarded_vesting_hive = 17;
    */
-  pendingRewardedVestingHive: string;
+  pendingRewardedVestingHive?: LegacyAsset | undefined;
 
   /**
    * HBD savings interest rate in basis points.
@@ -562,11 +564,11 @@ export type LegacyDynamicGlobalProperties = Message<"hive.types.v1.LegacyDynamic
   proposalFundPercent: number;
 
   /**
-   * HBD accumulated for the DHF since the last maintenance, a legacy asset string.
+   * HBD accumulated for the DHF since the last maintenance, a legacy asset.
    *
-   * @generated from field: string dhf_interval_ledger = 37;
+   * @generated from field: hive.types.v1.LegacyAsset dhf_interval_ledger = 37;
    */
-  dhfIntervalLedger: string;
+  dhfIntervalLedger?: LegacyAsset | undefined;
 
   /**
    * The downvote pool as a share of voting mana, in basis points.
@@ -625,12 +627,12 @@ export type LegacyDynamicGlobalProperties = Message<"hive.types.v1.LegacyDynamic
   maxOpenRecurrentTransfers: number;
 
   /**
-   * The SMT creation fee, a legacy asset string. SMT builds only (never mainnet).
+   * The SMT creation fee, a legacy asset. SMT builds only (never mainnet).
    *
-   * @generated from field: optional string smt_creation_fee = 46 [deprecated = true];
+   * @generated from field: hive.types.v1.LegacyAsset smt_creation_fee = 46 [deprecated = true];
    * @deprecated
    */
-  smtCreationFee?: string | undefined;
+  smtCreationFee?: LegacyAsset | undefined;
 
   /**
    * Old name of proposal_fund_percent, written by hived 1.24 / 1.25 only.
@@ -643,10 +645,10 @@ export type LegacyDynamicGlobalProperties = Message<"hive.types.v1.LegacyDynamic
   /**
    * Old name of dhf_interval_ledger, written by hived 1.24 / 1.25 only.
    *
-   * @generated from field: optional string sps_interval_ledger = 48 [deprecated = true];
+   * @generated from field: hive.types.v1.LegacyAsset sps_interval_ledger = 48 [deprecated = true];
    * @deprecated
    */
-  spsIntervalLedger?: string | undefined;
+  spsIntervalLedger?: LegacyAsset | undefined;
 
   /**
    * Written by hived 1.24 .. 1.26 only; removed in 1.27.
@@ -694,11 +696,11 @@ export type LegacyVestingDelegation = Message<"hive.types.v1.LegacyVestingDelega
   delegatee: string;
 
   /**
-   * The delegated amount, a legacy asset string ("314566.314850 VESTS").
+   * The delegated amount, a legacy asset ("314566.314850 VESTS").
    *
-   * @generated from field: string vesting_shares = 4;
+   * @generated from field: hive.types.v1.LegacyAsset vesting_shares = 4;
    */
-  vestingShares: string;
+  vestingShares?: LegacyAsset | undefined;
 
   /**
    * The earliest time the delegation may be removed.
@@ -714,4 +716,62 @@ export type LegacyVestingDelegation = Message<"hive.types.v1.LegacyVestingDelega
  */
 export const LegacyVestingDelegationSchema: GenMessage<LegacyVestingDelegation> = /*@__PURE__*/
   messageDesc(file_hive_types_v1_legacy, 6);
+
+/**
+ * LegacySignedTransaction is a signed transaction in legacy form, as
+ * condenser_api takes it as a parameter (get_transaction_hex,
+ * get_required_signatures, verify_authority, ...).
+ *
+ * @generated from message hive.types.v1.LegacySignedTransaction
+ */
+export type LegacySignedTransaction = Message<"hive.types.v1.LegacySignedTransaction"> & {
+  /**
+   * The low 16 bits of a recent block number (TaPoS).
+   *
+   * @generated from field: uint32 ref_block_num = 1;
+   */
+  refBlockNum: number;
+
+  /**
+   * 32 bits of that block's id (TaPoS).
+   *
+   * @generated from field: uint32 ref_block_prefix = 2;
+   */
+  refBlockPrefix: number;
+
+  /**
+   * When the transaction expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expiration = 3;
+   */
+  expiration?: Timestamp | undefined;
+
+  /**
+   * The operations in legacy form.
+   *
+   * @generated from field: repeated hive.types.v1.LegacyOperation operations = 4;
+   */
+  operations: LegacyOperation[];
+
+  /**
+   * Transaction extensions (usually empty).
+   *
+   * @generated from field: repeated google.protobuf.Value extensions = 5;
+   */
+  extensions: Value[];
+
+  /**
+   * The signatures (130 hex digits each); empty for an unsigned transaction.
+   *
+   * @generated from field: repeated string signatures = 6;
+   */
+  signatures: string[];
+};
+
+/**
+ * Describes the message hive.types.v1.LegacySignedTransaction.
+ * Use `create(LegacySignedTransactionSchema)` to create a new message.
+ */
+export const LegacySignedTransactionSchema: GenMessage<LegacySignedTransaction> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_legacy, 7);
 

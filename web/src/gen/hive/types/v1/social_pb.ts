@@ -6,27 +6,32 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { LegacyAsset } from "./asset_pb";
+import { file_hive_types_v1_asset } from "./asset_pb";
+import type { NameList } from "./chain_state_pb";
+import { file_hive_types_v1_chain_state } from "./chain_state_pb";
 import type { Beneficiary } from "./comment_pb";
 import { file_hive_types_v1_comment } from "./comment_pb";
+import { file_hivegate_v1_options } from "../../../hivegate/v1/options_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hive/types/v1/social.proto.
  */
 export const file_hive_types_v1_social: GenFile = /*@__PURE__*/
-  fileDesc("ChpoaXZlL3R5cGVzL3YxL3NvY2lhbC5wcm90bxINaGl2ZS50eXBlcy52MSL/CwoEUG9zdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSEAoIY2F0ZWdvcnkYAyABKAkSDQoFdGl0bGUYBCABKAkSDAoEYm9keRgFIAEoCRIVCg1qc29uX21ldGFkYXRhGAYgASgJEisKB2NyZWF0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfdXBkYXRlGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVkZXB0aBgJIAEoDRIQCghjaGlsZHJlbhgKIAEoDRITCgtuZXRfcnNoYXJlcxgLIAEoAxIvCgtsYXN0X3BheW91dBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY2FzaG91dF90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJ0b3RhbF9wYXlvdXRfdmFsdWUYDiABKAkSHAoUY3VyYXRvcl9wYXlvdXRfdmFsdWUYDyABKAkSHAoUcGVuZGluZ19wYXlvdXRfdmFsdWUYECABKAkSGQoIcHJvbW90ZWQYESABKAlCAhgBSACIAQESDwoHcmVwbGllcxgSIAMoCRITCgtib2R5X2xlbmd0aBgTIAEoDRIZChFhdXRob3JfcmVwdXRhdGlvbhgUIAEoAxIVCg1wYXJlbnRfYXV0aG9yGBUgASgJEhcKD3BhcmVudF9wZXJtbGluaxgWIAEoCRILCgN1cmwYFyABKAkSEgoKcm9vdF90aXRsZRgYIAEoCRIxCg1iZW5lZmljaWFyaWVzGBkgAygLMhouaGl2ZS50eXBlcy52MS5CZW5lZmljaWFyeRIbChNtYXhfYWNjZXB0ZWRfcGF5b3V0GBogASgJEhMKC3BlcmNlbnRfaGJkGBsgASgNEi0KDGFjdGl2ZV92b3RlcxgcIAMoCzIXLmhpdmUudHlwZXMudjEuUG9zdFZvdGUSFAoHcG9zdF9pZBgdIAEoA0gBiAEBEg8KAmlkGB4gASgDSAKIAQESGwoOYXV0aG9yX3Jld2FyZHMYHyABKANIA4gBARI0ChBtYXhfY2FzaG91dF90aW1lGCAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaCg1yZXdhcmRfd2VpZ2h0GCEgASgNSASIAQESGAoLcm9vdF9hdXRob3IYIiABKAlIBYgBARIaCg1yb290X3Blcm1saW5rGCMgASgJSAaIAQESGgoNYWxsb3dfcmVwbGllcxgkIAEoCEgHiAEBEhgKC2FsbG93X3ZvdGVzGCUgASgISAiIAQESIwoWYWxsb3dfY3VyYXRpb25fcmV3YXJkcxgmIAEoCEgJiAEBEhYKCW5ldF92b3RlcxgnIAEoBUgKiAEBEiEKFGNoaWxkcmVuX2Fic19yc2hhcmVzGCggASgDSAuIAQESJwoadG90YWxfcGVuZGluZ19wYXlvdXRfdmFsdWUYKSABKAlIDIgBARIeChF0b3RhbF92b3RlX3dlaWdodBgqIAEoBEgNiAEBEhkKDHZvdGVfcnNoYXJlcxgrIAEoA0gOiAEBEhgKC2Fic19yc2hhcmVzGCwgASgDSA+IAQFCCwoJX3Byb21vdGVkQgoKCF9wb3N0X2lkQgUKA19pZEIRCg9fYXV0aG9yX3Jld2FyZHNCEAoOX3Jld2FyZF93ZWlnaHRCDgoMX3Jvb3RfYXV0aG9yQhAKDl9yb290X3Blcm1saW5rQhAKDl9hbGxvd19yZXBsaWVzQg4KDF9hbGxvd192b3Rlc0IZChdfYWxsb3dfY3VyYXRpb25fcmV3YXJkc0IMCgpfbmV0X3ZvdGVzQhcKFV9jaGlsZHJlbl9hYnNfcnNoYXJlc0IdChtfdG90YWxfcGVuZGluZ19wYXlvdXRfdmFsdWVCFAoSX3RvdGFsX3ZvdGVfd2VpZ2h0Qg8KDV92b3RlX3JzaGFyZXNCDgoMX2Fic19yc2hhcmVzIk8KCFBvc3RWb3RlEg8KB3BlcmNlbnQYASABKAkSEgoKcmVwdXRhdGlvbhgCIAEoAxIPCgdyc2hhcmVzGAMgASgDEg0KBXZvdGVyGAQgASgJIooBChBDb21tZW50QmxvZ0VudHJ5EgwKBGJsb2cYASABKAkSEAoIZW50cnlfaWQYAiABKA0SJAoHY29tbWVudBgDIAEoCzITLmhpdmUudHlwZXMudjEuUG9zdBIwCgxyZWJsb2dnZWRfb24YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn8KCUJsb2dFbnRyeRIMCgRibG9nGAEgASgJEhAKCGVudHJ5X2lkGAIgASgNEg4KBmF1dGhvchgDIAEoCRIQCghwZXJtbGluaxgEIAEoCRIwCgxyZWJsb2dnZWRfb24YBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowBChBDb21tZW50RmVlZEVudHJ5EiQKB2NvbW1lbnQYASABKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSEQoJcmVibG9nX2J5GAIgAygJEi0KCXJlYmxvZ19vbhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIZW50cnlfaWQYBCABKA0igQEKCUZlZWRFbnRyeRIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSEQoJcmVibG9nX2J5GAMgAygJEi0KCXJlYmxvZ19vbhgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIZW50cnlfaWQYBSABKA0iVgoGRm9sbG93EhAKCGZvbGxvd2VyGAEgASgJEhEKCWZvbGxvd2luZxgCIAEoCRInCgR3aGF0GAMgAygOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlIjgKEUFjY291bnRSZXB1dGF0aW9uEg8KB2FjY291bnQYASABKAkSEgoKcmVwdXRhdGlvbhgCIAEoAyJXCgtUcmVuZGluZ1RhZxIMCgRuYW1lGAEgASgJEhAKCGNvbW1lbnRzGAIgASgNEhEKCXRvcF9wb3N0cxgDIAEoDRIVCg10b3RhbF9wYXlvdXRzGAQgASgJKlcKCkZvbGxvd1R5cGUSGwoXRk9MTE9XX1RZUEVfVU5TUEVDSUZJRUQQABIUChBGT0xMT1dfVFlQRV9CTE9HEAESFgoSRk9MTE9XX1RZUEVfSUdOT1JFEAJiBnByb3RvMw", [file_google_protobuf_timestamp, file_hive_types_v1_comment]);
+  fileDesc("ChpoaXZlL3R5cGVzL3YxL3NvY2lhbC5wcm90bxINaGl2ZS50eXBlcy52MSKgDQoEUG9zdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSEAoIY2F0ZWdvcnkYAyABKAkSDQoFdGl0bGUYBCABKAkSDAoEYm9keRgFIAEoCRIVCg1qc29uX21ldGFkYXRhGAYgASgJEisKB2NyZWF0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfdXBkYXRlGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVkZXB0aBgJIAEoDRIQCghjaGlsZHJlbhgKIAEoDRITCgtuZXRfcnNoYXJlcxgLIAEoAxIvCgtsYXN0X3BheW91dBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY2FzaG91dF90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJ0b3RhbF9wYXlvdXRfdmFsdWUYDiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EjgKFGN1cmF0b3JfcGF5b3V0X3ZhbHVlGA8gASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBI4ChRwZW5kaW5nX3BheW91dF92YWx1ZRgQIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSMAoIcHJvbW90ZWQYESABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0QgIYARIPCgdyZXBsaWVzGBIgAygJEhMKC2JvZHlfbGVuZ3RoGBMgASgNEhkKEWF1dGhvcl9yZXB1dGF0aW9uGBQgASgDEhUKDXBhcmVudF9hdXRob3IYFSABKAkSFwoPcGFyZW50X3Blcm1saW5rGBYgASgJEgsKA3VybBgXIAEoCRISCgpyb290X3RpdGxlGBggASgJEjEKDWJlbmVmaWNpYXJpZXMYGSADKAsyGi5oaXZlLnR5cGVzLnYxLkJlbmVmaWNpYXJ5EjcKE21heF9hY2NlcHRlZF9wYXlvdXQYGiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EhMKC3BlcmNlbnRfaGJkGBsgASgNEi0KDGFjdGl2ZV92b3RlcxgcIAMoCzIXLmhpdmUudHlwZXMudjEuUG9zdFZvdGUSFAoHcG9zdF9pZBgdIAEoA0gAiAEBEg8KAmlkGB4gASgDSAGIAQESGwoOYXV0aG9yX3Jld2FyZHMYHyABKANIAogBARI0ChBtYXhfY2FzaG91dF90aW1lGCAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaCg1yZXdhcmRfd2VpZ2h0GCEgASgNSAOIAQESGAoLcm9vdF9hdXRob3IYIiABKAlIBIgBARIaCg1yb290X3Blcm1saW5rGCMgASgJSAWIAQESGgoNYWxsb3dfcmVwbGllcxgkIAEoCEgGiAEBEhgKC2FsbG93X3ZvdGVzGCUgASgISAeIAQESIwoWYWxsb3dfY3VyYXRpb25fcmV3YXJkcxgmIAEoCEgIiAEBEhYKCW5ldF92b3RlcxgnIAEoBUgJiAEBEiEKFGNoaWxkcmVuX2Fic19yc2hhcmVzGCggASgDSAqIAQESPgoadG90YWxfcGVuZGluZ19wYXlvdXRfdmFsdWUYKSABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0Eh4KEXRvdGFsX3ZvdGVfd2VpZ2h0GCogASgESAuIAQESGQoMdm90ZV9yc2hhcmVzGCsgASgDSAyIAQESGAoLYWJzX3JzaGFyZXMYLCABKANIDYgBARItCgxyZWJsb2dnZWRfYnkYLSABKAsyFy5oaXZlLnR5cGVzLnYxLk5hbWVMaXN0QgoKCF9wb3N0X2lkQgUKA19pZEIRCg9fYXV0aG9yX3Jld2FyZHNCEAoOX3Jld2FyZF93ZWlnaHRCDgoMX3Jvb3RfYXV0aG9yQhAKDl9yb290X3Blcm1saW5rQhAKDl9hbGxvd19yZXBsaWVzQg4KDF9hbGxvd192b3Rlc0IZChdfYWxsb3dfY3VyYXRpb25fcmV3YXJkc0IMCgpfbmV0X3ZvdGVzQhcKFV9jaGlsZHJlbl9hYnNfcnNoYXJlc0IUChJfdG90YWxfdm90ZV93ZWlnaHRCDwoNX3ZvdGVfcnNoYXJlc0IOCgxfYWJzX3JzaGFyZXMiTwoIUG9zdFZvdGUSDwoHcGVyY2VudBgBIAEoCRISCgpyZXB1dGF0aW9uGAIgASgDEg8KB3JzaGFyZXMYAyABKAMSDQoFdm90ZXIYBCABKAkiigEKEENvbW1lbnRCbG9nRW50cnkSDAoEYmxvZxgBIAEoCRIQCghlbnRyeV9pZBgCIAEoDRIkCgdjb21tZW50GAMgASgLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjAKDHJlYmxvZ2dlZF9vbhgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifwoJQmxvZ0VudHJ5EgwKBGJsb2cYASABKAkSEAoIZW50cnlfaWQYAiABKA0SDgoGYXV0aG9yGAMgASgJEhAKCHBlcm1saW5rGAQgASgJEjAKDHJlYmxvZ2dlZF9vbhgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijAEKEENvbW1lbnRGZWVkRW50cnkSJAoHY29tbWVudBgBIAEoCzITLmhpdmUudHlwZXMudjEuUG9zdBIRCglyZWJsb2dfYnkYAiADKAkSLQoJcmVibG9nX29uGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghlbnRyeV9pZBgEIAEoDSKBAQoJRmVlZEVudHJ5Eg4KBmF1dGhvchgBIAEoCRIQCghwZXJtbGluaxgCIAEoCRIRCglyZWJsb2dfYnkYAyADKAkSLQoJcmVibG9nX29uGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghlbnRyeV9pZBgFIAEoDSJWCgZGb2xsb3cSEAoIZm9sbG93ZXIYASABKAkSEQoJZm9sbG93aW5nGAIgASgJEicKBHdoYXQYAyADKA4yGS5oaXZlLnR5cGVzLnYxLkZvbGxvd1R5cGUiOAoRQWNjb3VudFJlcHV0YXRpb24SDwoHYWNjb3VudBgBIAEoCRISCgpyZXB1dGF0aW9uGAIgASgDInMKC1RyZW5kaW5nVGFnEgwKBG5hbWUYASABKAkSEAoIY29tbWVudHMYAiABKA0SEQoJdG9wX3Bvc3RzGAMgASgNEjEKDXRvdGFsX3BheW91dHMYBCABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0IosBCgpBY3RpdmVWb3RlEg8KB3BlcmNlbnQYASABKAUSEgoKcmVwdXRhdGlvbhgCIAEoAxIPCgdyc2hhcmVzGAMgASgDEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXZvdGVyGAUgASgJEg4KBndlaWdodBgGIAEoBCK8CgoHQ29udGVudBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSEAoIY2F0ZWdvcnkYAyABKAkSDQoFdGl0bGUYBCABKAkSDAoEYm9keRgFIAEoCRIVCg1qc29uX21ldGFkYXRhGAYgASgJEisKB2NyZWF0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfdXBkYXRlGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVkZXB0aBgJIAEoDRIQCghjaGlsZHJlbhgKIAEoDRITCgtuZXRfcnNoYXJlcxgLIAEoAxIvCgtsYXN0X3BheW91dBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY2FzaG91dF90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJ0b3RhbF9wYXlvdXRfdmFsdWUYDiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EjgKFGN1cmF0b3JfcGF5b3V0X3ZhbHVlGA8gASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBI4ChRwZW5kaW5nX3BheW91dF92YWx1ZRgQIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSDwoHcmVwbGllcxgRIAMoCRITCgtib2R5X2xlbmd0aBgSIAEoDRIZChFhdXRob3JfcmVwdXRhdGlvbhgTIAEoAxIVCg1wYXJlbnRfYXV0aG9yGBQgASgJEhcKD3BhcmVudF9wZXJtbGluaxgVIAEoCRILCgN1cmwYFiABKAkSEgoKcm9vdF90aXRsZRgXIAEoCRIxCg1iZW5lZmljaWFyaWVzGBggAygLMhouaGl2ZS50eXBlcy52MS5CZW5lZmljaWFyeRI3ChNtYXhfYWNjZXB0ZWRfcGF5b3V0GBkgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBITCgtwZXJjZW50X2hiZBgaIAEoDRIvCgxhY3RpdmVfdm90ZXMYGyADKAsyGS5oaXZlLnR5cGVzLnYxLkFjdGl2ZVZvdGUSFAoMcmVibG9nZ2VkX2J5GBwgAygJEhYKDmF1dGhvcl9yZXdhcmRzGB0gASgDEjQKEG1heF9jYXNob3V0X3RpbWUYHiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJld2FyZF93ZWlnaHQYHyABKA0SEwoLcm9vdF9hdXRob3IYICABKAkSFQoNcm9vdF9wZXJtbGluaxghIAEoCRIVCg1hbGxvd19yZXBsaWVzGCIgASgIEhMKC2FsbG93X3ZvdGVzGCMgASgIEh4KFmFsbG93X2N1cmF0aW9uX3Jld2FyZHMYJCABKAgSEQoJbmV0X3ZvdGVzGCUgASgFEhwKFGNoaWxkcmVuX2Fic19yc2hhcmVzGCYgASgDEj4KGnRvdGFsX3BlbmRpbmdfcGF5b3V0X3ZhbHVlGCcgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldBIZChF0b3RhbF92b3RlX3dlaWdodBgoIAEoBBIUCgx2b3RlX3JzaGFyZXMYKSABKAMSEwoLYWJzX3JzaGFyZXMYKiABKAMSDwoCaWQYKyABKANIAIgBARIUCgdwb3N0X2lkGCwgASgDSAGIAQFCBQoDX2lkQgoKCF9wb3N0X2lkIoQBCg9EaXNjdXNzaW9uUXVlcnkSCwoDdGFnGAEgASgJEg0KBWxpbWl0GAIgASgNEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhAKCG9ic2VydmVyGAYgASgJIloKEERpc2N1c3Npb25zU3RhcnQSIAoMc3RhcnRfYXV0aG9yGAEgASgJQgr68xgGYXV0aG9yEiQKDnN0YXJ0X3Blcm1saW5rGAIgASgJQgz68xgIcGVybWxpbmsiTwoLRm9sbG93Q291bnQSDwoHYWNjb3VudBgBIAEoCRIWCg5mb2xsb3dlcl9jb3VudBgCIAEoDRIXCg9mb2xsb3dpbmdfY291bnQYAyABKA0qVwoKRm9sbG93VHlwZRIbChdGT0xMT1dfVFlQRV9VTlNQRUNJRklFRBAAEhQKEEZPTExPV19UWVBFX0JMT0cQARIWChJGT0xMT1dfVFlQRV9JR05PUkUQAkJdChFjb20uaGl2ZS50eXBlcy52MVABWjZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3R5cGVzL3YxO3R5cGVzdjGqAg1IaXZlLlR5cGVzLlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_chain_state, file_hive_types_v1_comment, file_hivegate_v1_options]);
 
 /**
  * Post is a post or comment as hivemind writes it for condenser_api,
  * follow_api and tags_api (hivemind's condenser post object): payouts as
- * legacy asset strings, with the author's reputation and the active votes.
+ * legacy assets, with the author's reputation and the active votes.
  * For the database_api shape (NAI assets) see Comment.
  *
  * The "content additions" (id, author_rewards, max_cashout_time, ...) appear
  * only in some methods (condenser_api.get_content and similar) and therefore
- * have presence; the methods hivegate models today do not write them, except
- * post_id in current hivemind. Not modelled: reblogged_by (written only by
- * get_content-style methods, not by any modelled method).
+ * have presence; most methods do not write them, except post_id in current
+ * hivemind. condenser_api.get_content and get_content_replies write every
+ * content addition and votes with more detail: see Content.
  *
  * @generated from message hive.types.v1.Post
  */
@@ -123,34 +128,34 @@ export type Post = Message<"hive.types.v1.Post"> & {
   cashoutTime?: Timestamp | undefined;
 
   /**
-   * The author payout received, a legacy asset string ("1.234 HBD").
+   * The author payout received, a legacy asset ("1.234 HBD").
    *
-   * @generated from field: string total_payout_value = 14;
+   * @generated from field: hive.types.v1.LegacyAsset total_payout_value = 14;
    */
-  totalPayoutValue: string;
+  totalPayoutValue?: LegacyAsset | undefined;
 
   /**
-   * The curator payout, a legacy asset string.
+   * The curator payout, a legacy asset.
    *
-   * @generated from field: string curator_payout_value = 15;
+   * @generated from field: hive.types.v1.LegacyAsset curator_payout_value = 15;
    */
-  curatorPayoutValue: string;
+  curatorPayoutValue?: LegacyAsset | undefined;
 
   /**
-   * The expected payout while pending, a legacy asset string.
+   * The expected payout while pending, a legacy asset.
    *
-   * @generated from field: string pending_payout_value = 16;
+   * @generated from field: hive.types.v1.LegacyAsset pending_payout_value = 16;
    */
-  pendingPayoutValue: string;
+  pendingPayoutValue?: LegacyAsset | undefined;
 
   /**
-   * The amount spent promoting the post, a legacy asset string. Written only
+   * The amount spent promoting the post, a legacy asset. Written only
    * by older hivemind versions.
    *
-   * @generated from field: optional string promoted = 17 [deprecated = true];
+   * @generated from field: hive.types.v1.LegacyAsset promoted = 17 [deprecated = true];
    * @deprecated
    */
-  promoted?: string | undefined;
+  promoted?: LegacyAsset | undefined;
 
   /**
    * Replies: always empty in these methods (get_state-style methods list
@@ -211,11 +216,11 @@ export type Post = Message<"hive.types.v1.Post"> & {
   beneficiaries: Beneficiary[];
 
   /**
-   * The highest payout the author accepts, a legacy asset string.
+   * The highest payout the author accepts, a legacy asset.
    *
-   * @generated from field: string max_accepted_payout = 26;
+   * @generated from field: hive.types.v1.LegacyAsset max_accepted_payout = 26;
    */
-  maxAcceptedPayout: string;
+  maxAcceptedPayout?: LegacyAsset | undefined;
 
   /**
    * The share of the HBD part of the payout paid in HBD, in basis points.
@@ -316,11 +321,11 @@ export type Post = Message<"hive.types.v1.Post"> & {
   childrenAbsRshares?: bigint | undefined;
 
   /**
-   * Content addition: pending payout of the whole subtree, a legacy asset string.
+   * Content addition: pending payout of the whole subtree, a legacy asset.
    *
-   * @generated from field: optional string total_pending_payout_value = 41;
+   * @generated from field: hive.types.v1.LegacyAsset total_pending_payout_value = 41;
    */
-  totalPendingPayoutValue?: string | undefined;
+  totalPendingPayoutValue?: LegacyAsset | undefined;
 
   /**
    * Content addition: total curation weight of the votes.
@@ -342,6 +347,14 @@ export type Post = Message<"hive.types.v1.Post"> & {
    * @generated from field: optional int64 abs_rshares = 44;
    */
   absRshares?: bigint | undefined;
+
+  /**
+   * The accounts whose reblog put the post in a blog or feed list; unset
+   * when none.
+   *
+   * @generated from field: hive.types.v1.NameList reblogged_by = 45;
+   */
+  rebloggedBy?: NameList | undefined;
 };
 
 /**
@@ -672,11 +685,11 @@ export type TrendingTag = Message<"hive.types.v1.TrendingTag"> & {
   topPosts: number;
 
   /**
-   * Total pending payouts under the tag, a legacy asset string ("31.090 HBD").
+   * Total pending payouts under the tag, a legacy asset ("31.090 HBD").
    *
-   * @generated from field: string total_payouts = 4;
+   * @generated from field: hive.types.v1.LegacyAsset total_payouts = 4;
    */
-  totalPayouts: string;
+  totalPayouts?: LegacyAsset | undefined;
 };
 
 /**
@@ -685,6 +698,512 @@ export type TrendingTag = Message<"hive.types.v1.TrendingTag"> & {
  */
 export const TrendingTagSchema: GenMessage<TrendingTag> = /*@__PURE__*/
   messageDesc(file_hive_types_v1_social, 8);
+
+/**
+ * ActiveVote is one vote with its weight and time, as condenser_api's
+ * get_active_votes and get_content write it (hived's vote_state).
+ *
+ * @generated from message hive.types.v1.ActiveVote
+ */
+export type ActiveVote = Message<"hive.types.v1.ActiveVote"> & {
+  /**
+   * The vote's strength in basis points (-10000..10000).
+   *
+   * @generated from field: int32 percent = 1;
+   */
+  percent: number;
+
+  /**
+   * The voter's raw reputation.
+   *
+   * @generated from field: int64 reputation = 2;
+   */
+  reputation: bigint;
+
+  /**
+   * Reward shares of the vote.
+   *
+   * @generated from field: int64 rshares = 3;
+   */
+  rshares: bigint;
+
+  /**
+   * When the vote was cast (or last changed).
+   *
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * The voter.
+   *
+   * @generated from field: string voter = 5;
+   */
+  voter: string;
+
+  /**
+   * The vote's curation weight.
+   *
+   * @generated from field: uint64 weight = 6;
+   */
+  weight: bigint;
+};
+
+/**
+ * Describes the message hive.types.v1.ActiveVote.
+ * Use `create(ActiveVoteSchema)` to create a new message.
+ */
+export const ActiveVoteSchema: GenMessage<ActiveVote> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_social, 9);
+
+/**
+ * Content is a post or comment as condenser_api's get_content and
+ * get_content_replies write it (hivemind's condenser post object with every
+ * content addition): Post's fields plus the curation state, and votes with
+ * time and weight.
+ *
+ * @generated from message hive.types.v1.Content
+ */
+export type Content = Message<"hive.types.v1.Content"> & {
+  /**
+   * The author.
+   *
+   * @generated from field: string author = 1;
+   */
+  author: string;
+
+  /**
+   * The permlink.
+   *
+   * @generated from field: string permlink = 2;
+   */
+  permlink: string;
+
+  /**
+   * The category.
+   *
+   * @generated from field: string category = 3;
+   */
+  category: string;
+
+  /**
+   * The title.
+   *
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * The body.
+   *
+   * @generated from field: string body = 5;
+   */
+  body: string;
+
+  /**
+   * JSON metadata, a JSON document in a string.
+   *
+   * @generated from field: string json_metadata = 6;
+   */
+  jsonMetadata: string;
+
+  /**
+   * When the post was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created = 7;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * When it was last edited.
+   *
+   * @generated from field: google.protobuf.Timestamp last_update = 8;
+   */
+  lastUpdate?: Timestamp | undefined;
+
+  /**
+   * Nesting depth: 0 for a post.
+   *
+   * @generated from field: uint32 depth = 9;
+   */
+  depth: number;
+
+  /**
+   * The number of replies in the subtree.
+   *
+   * @generated from field: uint32 children = 10;
+   */
+  children: number;
+
+  /**
+   * Net reward shares of the votes (0 once paid out).
+   *
+   * @generated from field: int64 net_rshares = 11;
+   */
+  netRshares: bigint;
+
+  /**
+   * When the post was paid out; 1970-01-01T00:00:00 before payout.
+   *
+   * @generated from field: google.protobuf.Timestamp last_payout = 12;
+   */
+  lastPayout?: Timestamp | undefined;
+
+  /**
+   * When the post pays out; 1969-12-31T23:59:59 after payout.
+   *
+   * @generated from field: google.protobuf.Timestamp cashout_time = 13;
+   */
+  cashoutTime?: Timestamp | undefined;
+
+  /**
+   * The author payout.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset total_payout_value = 14;
+   */
+  totalPayoutValue?: LegacyAsset | undefined;
+
+  /**
+   * The curator payout.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset curator_payout_value = 15;
+   */
+  curatorPayoutValue?: LegacyAsset | undefined;
+
+  /**
+   * The expected payout while pending.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset pending_payout_value = 16;
+   */
+  pendingPayoutValue?: LegacyAsset | undefined;
+
+  /**
+   * Always empty.
+   *
+   * @generated from field: repeated string replies = 17;
+   */
+  replies: string[];
+
+  /**
+   * The body's length in bytes.
+   *
+   * @generated from field: uint32 body_length = 18;
+   */
+  bodyLength: number;
+
+  /**
+   * The author's raw reputation.
+   *
+   * @generated from field: int64 author_reputation = 19;
+   */
+  authorReputation: bigint;
+
+  /**
+   * The parent's author; "" for a post.
+   *
+   * @generated from field: string parent_author = 20;
+   */
+  parentAuthor: string;
+
+  /**
+   * The parent's permlink; the category for a post.
+   *
+   * @generated from field: string parent_permlink = 21;
+   */
+  parentPermlink: string;
+
+  /**
+   * The path: "/category/@author/permlink".
+   *
+   * @generated from field: string url = 22;
+   */
+  url: string;
+
+  /**
+   * The root post's title.
+   *
+   * @generated from field: string root_title = 23;
+   */
+  rootTitle: string;
+
+  /**
+   * Accounts receiving a share of the author reward.
+   *
+   * @generated from field: repeated hive.types.v1.Beneficiary beneficiaries = 24;
+   */
+  beneficiaries: Beneficiary[];
+
+  /**
+   * The highest payout the author accepts.
+   *
+   * @generated from field: hive.types.v1.LegacyAsset max_accepted_payout = 25;
+   */
+  maxAcceptedPayout?: LegacyAsset | undefined;
+
+  /**
+   * The HBD share of the payout in basis points.
+   *
+   * @generated from field: uint32 percent_hbd = 26;
+   */
+  percentHbd: number;
+
+  /**
+   * The votes with time and weight.
+   *
+   * @generated from field: repeated hive.types.v1.ActiveVote active_votes = 27;
+   */
+  activeVotes: ActiveVote[];
+
+  /**
+   * The accounts that reblogged the post (hivemind writes []).
+   *
+   * @generated from field: repeated string reblogged_by = 28;
+   */
+  rebloggedBy: string[];
+
+  /**
+   * Author rewards paid, in HBD satoshis.
+   *
+   * @generated from field: int64 author_rewards = 29;
+   */
+  authorRewards: bigint;
+
+  /**
+   * Always 1969-12-31T23:59:59.
+   *
+   * @generated from field: google.protobuf.Timestamp max_cashout_time = 30;
+   */
+  maxCashoutTime?: Timestamp | undefined;
+
+  /**
+   * Always 10000.
+   *
+   * @generated from field: uint32 reward_weight = 31;
+   */
+  rewardWeight: number;
+
+  /**
+   * The root post's author.
+   *
+   * @generated from field: string root_author = 32;
+   */
+  rootAuthor: string;
+
+  /**
+   * The root post's permlink.
+   *
+   * @generated from field: string root_permlink = 33;
+   */
+  rootPermlink: string;
+
+  /**
+   * Whether replies are allowed.
+   *
+   * @generated from field: bool allow_replies = 34;
+   */
+  allowReplies: boolean;
+
+  /**
+   * Whether votes are allowed.
+   *
+   * @generated from field: bool allow_votes = 35;
+   */
+  allowVotes: boolean;
+
+  /**
+   * Whether curators are rewarded.
+   *
+   * @generated from field: bool allow_curation_rewards = 36;
+   */
+  allowCurationRewards: boolean;
+
+  /**
+   * Upvotes minus downvotes.
+   *
+   * @generated from field: int32 net_votes = 37;
+   */
+  netVotes: number;
+
+  /**
+   * Always 0.
+   *
+   * @generated from field: int64 children_abs_rshares = 38;
+   */
+  childrenAbsRshares: bigint;
+
+  /**
+   * Always "0.000 HBD".
+   *
+   * @generated from field: hive.types.v1.LegacyAsset total_pending_payout_value = 39;
+   */
+  totalPendingPayoutValue?: LegacyAsset | undefined;
+
+  /**
+   * Total curation weight of the votes (0 once paid out).
+   *
+   * @generated from field: uint64 total_vote_weight = 40;
+   */
+  totalVoteWeight: bigint;
+
+  /**
+   * Reward shares of the upvotes (0 once paid out).
+   *
+   * @generated from field: int64 vote_rshares = 41;
+   */
+  voteRshares: bigint;
+
+  /**
+   * Absolute reward shares of the votes (0 once paid out).
+   *
+   * @generated from field: int64 abs_rshares = 42;
+   */
+  absRshares: bigint;
+
+  /**
+   * The post id (hivemind writes it as "id").
+   *
+   * @generated from field: optional int64 id = 43;
+   */
+  id?: bigint | undefined;
+
+  /**
+   * hivemind's post id, in versions that write it under this name.
+   *
+   * @generated from field: optional int64 post_id = 44;
+   */
+  postId?: bigint | undefined;
+};
+
+/**
+ * Describes the message hive.types.v1.Content.
+ * Use `create(ContentSchema)` to create a new message.
+ */
+export const ContentSchema: GenMessage<Content> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_social, 10);
+
+/**
+ * DiscussionQuery is the query of the get_discussions_by_* methods (hived's
+ * discussion_query, as hivemind reads it). Every field may be left at its
+ * zero value, which hivemind reads as "not given". hivemind's start is
+ * exclusive: a page starts after start_author/start_permlink.
+ *
+ * @generated from message hive.types.v1.DiscussionQuery
+ */
+export type DiscussionQuery = Message<"hive.types.v1.DiscussionQuery"> & {
+  /**
+   * The tag or community to list ("" for all); for get_discussions_by_blog
+   * and _feed the account whose blog or feed is listed.
+   *
+   * @generated from field: string tag = 1;
+   */
+  tag: string;
+
+  /**
+   * The page size, 1..20 (hivemind's max_posts_per_call; required).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Truncate each body to this many characters; 0 keeps bodies whole.
+   *
+   * @generated from field: uint32 truncate_body = 3;
+   */
+  truncateBody: number;
+
+  /**
+   * The author of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_author = 4;
+   */
+  startAuthor: string;
+
+  /**
+   * The permlink of the post to start after; "" for the first page.
+   *
+   * @generated from field: string start_permlink = 5;
+   */
+  startPermlink: string;
+
+  /**
+   * The account viewing the posts (muted and blacklisted flags); "" for none.
+   *
+   * @generated from field: string observer = 6;
+   */
+  observer: string;
+};
+
+/**
+ * Describes the message hive.types.v1.DiscussionQuery.
+ * Use `create(DiscussionQuerySchema)` to create a new message.
+ */
+export const DiscussionQuerySchema: GenMessage<DiscussionQuery> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_social, 11);
+
+/**
+ * DiscussionsStart is the next_start of the get_discussions_by_* methods:
+ * the query fields to set for the next page.
+ *
+ * @generated from message hive.types.v1.DiscussionsStart
+ */
+export type DiscussionsStart = Message<"hive.types.v1.DiscussionsStart"> & {
+  /**
+   * The value for DiscussionQuery.start_author.
+   *
+   * @generated from field: string start_author = 1;
+   */
+  startAuthor: string;
+
+  /**
+   * The value for DiscussionQuery.start_permlink.
+   *
+   * @generated from field: string start_permlink = 2;
+   */
+  startPermlink: string;
+};
+
+/**
+ * Describes the message hive.types.v1.DiscussionsStart.
+ * Use `create(DiscussionsStartSchema)` to create a new message.
+ */
+export const DiscussionsStartSchema: GenMessage<DiscussionsStart> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_social, 12);
+
+/**
+ * FollowCount is an account's follower and following counts.
+ *
+ * @generated from message hive.types.v1.FollowCount
+ */
+export type FollowCount = Message<"hive.types.v1.FollowCount"> & {
+  /**
+   * The account.
+   *
+   * @generated from field: string account = 1;
+   */
+  account: string;
+
+  /**
+   * The number of accounts following it.
+   *
+   * @generated from field: uint32 follower_count = 2;
+   */
+  followerCount: number;
+
+  /**
+   * The number of accounts it follows.
+   *
+   * @generated from field: uint32 following_count = 3;
+   */
+  followingCount: number;
+};
+
+/**
+ * Describes the message hive.types.v1.FollowCount.
+ * Use `create(FollowCountSchema)` to create a new message.
+ */
+export const FollowCountSchema: GenMessage<FollowCount> = /*@__PURE__*/
+  messageDesc(file_hive_types_v1_social, 13);
 
 /**
  * FollowType is the kind of follow relation (hivemind's follow types). hived's

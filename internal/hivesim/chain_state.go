@@ -1,0 +1,295 @@
+package hivesim
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Chain-wide state shared by database_api and condenser_api (legacy selects
+// condenser's asset strings): witness schedule, feeds, reward fund,
+// hardforks, version, configuration and the order book.
+
+const (
+	blockchainVersion = "1.27.11"
+	hardforkVersion   = "1.27.0"
+	mainnetChainID    = "beeab0de00000000000000000000000000000000000000000000000000000000"
+	hiveRevision      = "db292750555320d8495fda8f86ac5f8715038184"
+)
+
+// medianFeed is the median of the witnesses' HBD price feeds.
+func (ch *chain) medianFeed() Price {
+	feeds := make([]Price, 0, len(ch.witnesses))
+	for _, x := range ch.witnesses {
+		feeds = append(feeds, x.HBDExchangeRate)
+	}
+	slices.SortFunc(feeds, func(a, b Price) int { return cmp.Compare(a.Base.Amount, b.Base.Amount) })
+	return feeds[len(feeds)/2]
+}
+
+// activeWitnesses are the witnesses of the round producing block head.
+func (ch *chain) activeWitnesses(head uint32) []string {
+	n := len(ch.schedule)
+	out := make([]string, 0, min(n, 21))
+	start := int(head) - int(head)%n
+	for i := 0; i < min(n, 21); i++ {
+		out = append(out, ch.schedule[(start+i)%n].Owner)
+	}
+	return out
+}
+
+func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) {
+	w.key(k)
+	w.objBegin()
+	w.knum("resource_unit", 10000)
+	w.knum("budget_per_time_unit", budget)
+	w.ki64("pool_eq", pool)
+	w.ki64("max_pool_size", pool)
+	w.key("decay_params")
+	w.objBegin()
+	w.knum("decay_per_time_unit", decay)
+	w.knum("decay_per_time_unit_denom_shift", shift)
+	w.objEnd()
+	w.ki64("min_decay", minDecay)
+	w.objEnd()
+}
+
+func writeChainProps(w *jw, k string, legacy bool) {
+	w.key(k)
+	w.objBegin()
+	w.kasset("account_creation_fee", Asset{3000, HIVE}, legacy)
+	w.knum("maximum_block_size", 65536)
+	w.knum("hbd_interest_rate", 2000)
+	w.knum("account_subsidy_budget", 797)
+	w.knum("account_subsidy_decay", 347321)
+	w.objEnd()
+}
+
+// writeWitnessSchedule writes api_witness_schedule_object.
+func writeWitnessSchedule(w *jw, c *callCtx, legacy, future bool) {
+	ch := c.n.ch
+	n := uint32(len(ch.schedule))
+	w.objBegin()
+	w.knum("id", 0)
+	w.kstr("current_virtual_time", U128{Lo: uint64(c.head) << 20}.String())
+	w.knum("next_shuffle_block_num", int64(c.head-c.head%n+n))
+	w.kstrs("current_shuffled_witnesses", ch.activeWitnesses(c.head))
+	if future {
+		w.kstrs("future_shuffled_witnesses", ch.activeWitnesses(c.head+n))
+	}
+	w.knum("num_scheduled_witnesses", int64(min(n, 21)))
+	w.knum("elected_weight", 1)
+	w.knum("timeshare_weight", 5)
+	w.knum("miner_weight", 1)
+	w.knum("witness_pay_normalization_factor", 25)
+	writeChainProps(w, "median_props", legacy)
+	w.kstr("majority_version", blockchainVersion)
+	w.knum("max_voted_witnesses", 20)
+	w.knum("max_miner_witnesses", 0)
+	w.knum("max_runner_witnesses", 1)
+	w.knum("hardfork_required_witnesses", 17)
+	writeRdParams(w, "account_subsidy_rd", 797, 347321, 36, 157691079, 0)
+	writeRdParams(w, "account_subsidy_witness_rd", 996, 7293741, 36, 9384019, 179)
+	w.ki64("min_witness_account_subsidy_decay", 0)
+	if future {
+		w.key("future_changes")
+		w.objBegin()
+		w.kstr("majority_version", blockchainVersion)
+		w.objEnd()
+	}
+	w.objEnd()
+}
+
+// feedHistory is the hourly median feed of the last 3.5 days, oldest first.
+func (ch *chain) feedHistory(head uint32) []Price {
+	median := ch.medianFeed()
+	out := make([]Price, 84)
+	hour := head / 1200
+	for i := range out {
+		h := uint64(hour) - uint64(len(out)-1-i)
+		out[i] = Price{Base: Asset{median.Base.Amount + int64(splitmix64(ch.seed^h)%21) - 10, HBD}, Quote: Asset{1000, HIVE}}
+	}
+	return out
+}
+
+func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
+	hist := c.n.ch.feedHistory(c.head)
+	sorted := slices.Clone(hist)
+	slices.SortFunc(sorted, func(a, b Price) int { return cmp.Compare(a.Base.Amount, b.Base.Amount) })
+	w.objBegin()
+	w.knum("id", 0)
+	w.key("current_median_history")
+	writePrice(w, sorted[len(sorted)/2], legacy)
+	w.key("market_median_history")
+	writePrice(w, sorted[len(sorted)/2], legacy)
+	w.key("current_min_history")
+	writePrice(w, sorted[0], legacy)
+	w.key("current_max_history")
+	writePrice(w, sorted[len(sorted)-1], legacy)
+	w.key("price_history")
+	w.arrBegin()
+	for _, p := range hist {
+		writePrice(w, p, legacy)
+	}
+	w.arrEnd()
+	w.objEnd()
+}
+
+func writeRewardFund(w *jw, c *callCtx, legacy bool) {
+	w.objBegin()
+	w.knum("id", 0)
+	w.kstr("name", "post")
+	w.kasset("reward_balance", c.n.ch.supply.totalRewardFund, legacy)
+	w.kstr("recent_claims", "709847774236745463")
+	w.ktime("last_update", blockTime(c.head))
+	w.kstr("content_constant", "2000000000000")
+	w.knum("percent_curation_rewards", 5000)
+	w.knum("percent_content_rewards", 10000)
+	w.kstr("author_reward_curve", "linear")
+	w.kstr("curation_reward_curve", "linear")
+	w.objEnd()
+}
+
+// hardforkTimes are the times of hardforks 0..27, spread over the chain's
+// first blocks (the simulated chain starts at hardfork 27).
+func hardforkTimes() []time.Time {
+	out := make([]time.Time, 28)
+	for i := range out {
+		out[i] = Genesis.Add(time.Duration(i) * time.Hour)
+	}
+	return out
+}
+
+func writeHardforkProps(w *jw) {
+	times := hardforkTimes()
+	w.objBegin()
+	w.knum("id", 0)
+	w.key("processed_hardforks")
+	w.arrBegin()
+	for _, t := range times {
+		w.time(t)
+	}
+	w.arrEnd()
+	w.knum("last_hardfork", int64(len(times)-1))
+	w.kstr("current_hardfork_version", hardforkVersion)
+	w.kstr("next_hardfork", hardforkVersion)
+	w.ktime("next_hardfork_time", times[len(times)-1])
+	w.objEnd()
+}
+
+func writeVersion(w *jw) {
+	w.objBegin()
+	w.kstr("blockchain_version", blockchainVersion)
+	w.kstr("hive_revision", hiveRevision)
+	w.kstr("fc_revision", hiveRevision)
+	w.kstr("chain_id", mainnetChainID)
+	w.kstr("node_type", "mainnet")
+	w.objEnd()
+}
+
+// writeConfig writes a subset of hived's compile-time constants (mainnet
+// values); legacy adds condenser_api's STEEM-era aliases of a few.
+func writeConfig(w *jw, legacy bool) {
+	w.objBegin()
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{
+		{"HIVE_100_PERCENT", 10000}, {"HIVE_1_PERCENT", 100}, {"HIVE_BLOCK_INTERVAL", 3},
+		{"HIVE_BLOCKS_PER_DAY", 28800}, {"HIVE_BLOCKS_PER_YEAR", 10512000},
+		{"HIVE_CASHOUT_WINDOW_SECONDS", 604800}, {"HIVE_MAX_ACCOUNT_NAME_LENGTH", 16},
+		{"HIVE_MIN_ACCOUNT_NAME_LENGTH", 3}, {"HIVE_MAX_WITNESSES", 21}, {"HIVE_MAX_VOTED_WITNESSES_HF17", 20},
+		{"HIVE_VOTING_MANA_REGENERATION_SECONDS", 432000}, {"HIVE_BLOCKCHAIN_PRECISION", 1000},
+		{"HIVE_BLOCKCHAIN_PRECISION_DIGITS", 3}, {"HIVE_IRREVERSIBLE_THRESHOLD", 7500},
+		{"HIVE_MAX_PROXY_RECURSION_DEPTH", 4}, {"HIVE_VESTING_WITHDRAW_INTERVALS", 13},
+		{"HIVE_SAVINGS_WITHDRAW_TIME", 259200000000}, {"HIVE_DELEGATION_RETURN_PERIOD_HF20", 432000},
+	} {
+		w.ki64(kv.k, kv.v)
+	}
+	w.kstr("HIVE_ADDRESS_PREFIX", "STM")
+	w.kstr("HIVE_BLOCKCHAIN_VERSION", blockchainVersion)
+	w.kstr("HIVE_BLOCKCHAIN_HARDFORK_VERSION", hardforkVersion)
+	w.kstr("HIVE_CHAIN_ID", mainnetChainID)
+	w.kstr("HIVE_GENESIS_TIME", "2016-03-24T16:00:00")
+	if legacy {
+		w.kstr("HBD_SYMBOL", "HBD")
+		w.kstr("HIVE_SYMBOL", "HIVE")
+		w.kstr("VESTS_SYMBOL", "VESTS")
+	} else {
+		for _, s := range []Symbol{HBD, HIVE, VESTS} {
+			w.key(s.String() + "_SYMBOL")
+			w.objBegin()
+			w.kstr("nai", s.NAI())
+			w.knum("decimals", int64(s.Precision()))
+			w.objEnd()
+		}
+	}
+	w.objEnd()
+}
+
+// orderBookSide lists the bids (orders selling HBD, highest price first) or
+// the asks (orders selling HIVE, cheapest first), at most limit of them.
+func (ch *chain) orderBookSide(bids bool, limit int) []*LimitOrder {
+	var rows []*LimitOrder
+	for _, o := range ch.orders {
+		if (o.SellPrice.Base.Symbol == HBD) == bids {
+			rows = append(rows, o)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b *LimitOrder) int {
+		return cmp.Or(-cmpPrice(a.SellPrice, b.SellPrice), cmp.Compare(a.ID, b.ID))
+	})
+	if len(rows) > limit {
+		rows = rows[:limit]
+	}
+	return rows
+}
+
+// cmpPrice compares base/quote prices of the same pair.
+func cmpPrice(a, b Price) int {
+	return cmp.Compare(a.Base.Amount*b.Quote.Amount, b.Base.Amount*a.Quote.Amount)
+}
+
+// realPrice is an order's price in HBD per HIVE, as hived writes doubles.
+func realPrice(p Price) string {
+	hive, hbd := p.Base, p.Quote
+	if p.Base.Symbol == HBD {
+		hive, hbd = p.Quote, p.Base
+	}
+	if hive.Amount == 0 {
+		return "0.00000000000000000"
+	}
+	return strconv.FormatFloat(float64(hbd.Amount)/float64(hive.Amount), 'f', 17, 64)
+}
+
+func writeOrder(w *jw, o *LimitOrder, legacy bool) {
+	hive, hbd := o.SellPrice.Base, o.SellPrice.Quote
+	if hive.Symbol == HBD {
+		hive, hbd = hbd, hive
+	}
+	w.objBegin()
+	w.key("order_price")
+	writePrice(w, o.SellPrice, legacy)
+	w.kstr("real_price", realPrice(o.SellPrice))
+	w.ki64("hive", hive.Amount)
+	w.ki64("hbd", hbd.Amount)
+	w.ktime("created", o.Created)
+	w.objEnd()
+}
+
+func writeOrderBook(w *jw, c *callCtx, limit int, legacy bool) {
+	w.objBegin()
+	for _, side := range []struct {
+		k    string
+		bids bool
+	}{{"bids", true}, {"asks", false}} {
+		w.key(side.k)
+		w.arrBegin()
+		for _, o := range c.n.ch.orderBookSide(side.bids, limit) {
+			writeOrder(w, o, legacy)
+		}
+		w.arrEnd()
+	}
+	w.objEnd()
+}

@@ -1,0 +1,280 @@
+package hivesim
+
+// database_api find_* methods: lookups by owner or key, not paged.
+
+const findLimitExpr = "args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT"
+
+// nameList reads a JSON array of account names (at most 1000).
+func (c *callCtx) nameList(v any, expr string) ([]string, *rpcError) {
+	arr, err := c.asArray(orEmptyArray(v))
+	if err != nil {
+		return nil, err
+	}
+	if len(arr) > 1000 {
+		return nil, c.assertFail(expr, "")
+	}
+	names := make([]string, len(arr))
+	for i, x := range arr {
+		if names[i], err = c.asName(x); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// objectArg reads params as an object and one member as an account name.
+func (c *callCtx) objectName(p any, key string) (string, *rpcError) {
+	o, err := c.asObject(p)
+	if err != nil {
+		return "", err
+	}
+	return c.asName(o[key])
+}
+
+// findByNames serves the finds that take a list of accounts.
+func findByNames[T any](key, expr string, index []*T, name func(*T) string, write func(*jw, *T)) methodFunc {
+	return func(c *callCtx, p any, w *jw) *rpcError {
+		o, err := c.asObject(p)
+		if err != nil {
+			return err
+		}
+		names, err := c.nameList(o["accounts"], expr)
+		if err != nil {
+			return err
+		}
+		var rows []*T
+		for _, n := range names {
+			for _, x := range index {
+				if name(x) == n {
+					rows = append(rows, x)
+				}
+			}
+		}
+		writeList(w, key, rows, write)
+		return nil
+	}
+}
+
+// findByOwner serves the finds that list one account's objects.
+func findByOwner[T any](param, key string, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) methodFunc {
+	return func(c *callCtx, p any, w *jw) *rpcError {
+		name, err := c.objectName(p, param)
+		if err != nil {
+			return err
+		}
+		var rows []*T
+		for _, x := range index(c.n.ch) {
+			if owner(x) == name {
+				rows = append(rows, x)
+			}
+		}
+		writeList(w, key, rows, write)
+		return nil
+	}
+}
+
+func findWitnesses(c *callCtx, p any, w *jw) *rpcError {
+	o, err := c.asObject(p)
+	if err != nil {
+		return err
+	}
+	names, err := c.nameList(o["owners"], "args.owners.size() <= DATABASE_API_SINGLE_QUERY_LIMIT")
+	if err != nil {
+		return err
+	}
+	var rows []*Witness
+	for _, n := range names {
+		if x := c.n.ch.witnessByName[n]; x != nil {
+			rows = append(rows, x)
+		}
+	}
+	writeList(w, "witnesses", rows, writeWitness)
+	return nil
+}
+
+func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
+	o, err := c.asObject(p)
+	if err != nil {
+		return err
+	}
+	account, err := c.asName(o["account"])
+	if err != nil {
+		return err
+	}
+	order, err := c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet)
+	if err != nil {
+		return err
+	}
+	var rows []*WithdrawRoute
+	switch order {
+	case byWithdrawRoute:
+		for _, r := range c.n.ch.routeByWithdraw {
+			if r.FromAccount == account {
+				rows = append(rows, r)
+			}
+		}
+	case byDestination:
+		for _, r := range c.n.ch.routeByDestination {
+			if r.ToAccount == account {
+				rows = append(rows, r)
+			}
+		}
+	default:
+		return c.unknownOrder(order)
+	}
+	writeList(w, "routes", rows, writeRoute)
+	return nil
+}
+
+func findProposals(c *callCtx, p any, w *jw) *rpcError {
+	o, err := c.asObject(p)
+	if err != nil {
+		return err
+	}
+	ids, err := c.asArray(orEmptyArray(o["proposal_ids"]))
+	if err != nil {
+		return err
+	}
+	if len(ids) > 1000 {
+		return c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
+	}
+	var rows []*Proposal
+	for _, v := range ids {
+		id, err := c.asI64(v)
+		if err != nil {
+			return err
+		}
+		if id >= 0 && id < int64(len(c.n.ch.proposals)) {
+			rows = append(rows, c.n.ch.proposals[id])
+		}
+	}
+	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())]) })
+	return nil
+}
+
+func findRecurrentTransfers(c *callCtx, p any, w *jw) *rpcError {
+	from, err := c.objectName(p, "from")
+	if err != nil {
+		return err
+	}
+	writeList(w, "recurrent_transfers", c.recurrentFrom(from), func(w *jw, x *RecurrentTransfer) { writeRecurrent(w, x, false) })
+	return nil
+}
+
+func (c *callCtx) recurrentFrom(from string) []*RecurrentTransfer {
+	var rows []*RecurrentTransfer
+	for _, r := range c.n.ch.extra.recurrent {
+		if r.From == from {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
+	w.objBegin()
+	w.knum("id", x.ID)
+	w.ktime("trigger_date", x.TriggerDate)
+	w.kstr("from", x.From)
+	w.kstr("to", x.To)
+	w.kasset("amount", x.Amount, legacy)
+	w.kstr("memo", x.Memo)
+	w.knum("recurrence", int64(x.Recurrence))
+	w.knum("consecutive_failures", int64(x.ConsecutiveFailures))
+	w.knum("remaining_executions", int64(x.RemainingExecutions))
+	w.knum("pair_id", 0)
+	w.objEnd()
+}
+
+// findComments is hivemind's database_api.find_comments.
+func findComments(c *callCtx, p any, w *jw) *rpcError {
+	m, err := c.hmParams(p, "comments")
+	if err != nil {
+		return err
+	}
+	arr, ok := m["comments"].([]any)
+	if !ok {
+		return c.hivemindError("Expected array of author+permlink pairs")
+	}
+	if len(arr) > 1000 {
+		return c.hivemindError("Parameters count is greather than max allowed (1000)")
+	}
+	var rows []*Comment
+	for _, v := range arr {
+		pair, ok := v.([]any)
+		if !ok || len(pair) != 2 {
+			return c.hivemindError("Expected array of author+permlink pairs")
+		}
+		author, err := c.hmAccount(pair[0], false)
+		if err != nil {
+			return err
+		}
+		permlink, err := c.hmPermlink(pair[1], false)
+		if err != nil {
+			return err
+		}
+		if cm := c.n.ch.social.byKey[author+"/"+permlink]; cm != nil {
+			rows = append(rows, cm)
+		}
+	}
+	writeList(w, "comments", rows, writeDBComment)
+	return nil
+}
+
+// findVotes is hivemind's database_api.find_votes.
+func findVotes(c *callCtx, p any, w *jw) *rpcError {
+	m, err := c.hmParams(p, "author", "permlink")
+	if err != nil {
+		return err
+	}
+	author, err := c.hmAccount(m["author"], false)
+	if err != nil {
+		return err
+	}
+	permlink, err := c.hmPermlink(m["permlink"], false)
+	if err != nil {
+		return err
+	}
+	post, err := c.hmPost(author, permlink)
+	if err != nil {
+		return err
+	}
+	writeList(w, "votes", c.n.ch.social.votesByComment[post.ID], writeCommentVote)
+	return nil
+}
+
+// registerFindMethods adds the find_* methods to the method table.
+func registerFindMethods(hived, mind func(string, methodFunc)) {
+	hived("database_api.find_witnesses", findWitnesses)
+	hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths",
+		func(ch *chain) []*OwnerHistory { return ch.ohByAccount }, func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
+	hived("database_api.find_account_recovery_requests", func(c *callCtx, p any, w *jw) *rpcError {
+		return findByNames("requests", findLimitExpr, c.n.ch.recByAccount, func(x *RecoveryRequest) string { return x.AccountToRecover }, writeRecoveryRequest)(c, p, w)
+	})
+	hived("database_api.find_change_recovery_account_requests", func(c *callCtx, p any, w *jw) *rpcError {
+		return findByNames("requests", findLimitExpr, c.n.ch.crByAccount, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, writeChangeRecovery)(c, p, w)
+	})
+	hived("database_api.find_decline_voting_rights_requests", func(c *callCtx, p any, w *jw) *rpcError {
+		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, writeDecline)(c, p, w)
+	})
+	hived("database_api.find_escrows", findByOwner("from", "escrows",
+		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, writeEscrow))
+	hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
+	hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals",
+		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, writeSavings))
+	hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
+		func(ch *chain) []*VestingDelegation { return ch.delByDelegation }, func(x *VestingDelegation) string { return x.Delegator },
+		func(w *jw, x *VestingDelegation) { writeDelegation(w, x, false) }))
+	hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
+		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, writeExpiration))
+	hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",
+		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, writeConvert))
+	hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests",
+		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, writeCollateral))
+	hived("database_api.find_limit_orders", findByOwner("account", "orders",
+		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, writeLimitOrder))
+	hived("database_api.find_proposals", findProposals)
+	hived("database_api.find_recurrent_transfers", findRecurrentTransfers)
+	mind("database_api.find_comments", findComments)
+	mind("database_api.find_votes", findVotes)
+}

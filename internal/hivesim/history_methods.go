@@ -1,0 +1,253 @@
+package hivesim
+
+import (
+	"strings"
+)
+
+// HAfAH's enum_virtual_ops and get_transaction (account_history_api and
+// condenser_api), and the small hived APIs: transaction_status_api and
+// account_by_key_api.
+
+// The simulated chain has one virtual operation per block, the producer
+// reward; its operation id is block*64 so ids increase with blocks.
+const producerRewardFilter = 0x004000
+
+func virtualOpID(block uint32) uint64 { return uint64(block) * 64 }
+
+func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
+	o, err := c.asObject(p)
+	if err != nil {
+		return err
+	}
+	begin, err := c.asU32(o["block_range_begin"])
+	if err != nil {
+		return err
+	}
+	end, err := c.asU32(o["block_range_end"])
+	if err != nil {
+		return err
+	}
+	opBegin, err := c.asU64(o["operation_begin"])
+	if err != nil {
+		return err
+	}
+	limit := int64(150000)
+	if v, ok := o["limit"]; ok && v != nil {
+		if limit, err = c.asI64(v); err != nil {
+			return err
+		}
+	}
+	var filter uint64
+	hasFilter := o["filter"] != nil
+	if hasFilter {
+		if filter, err = c.asU64(o["filter"]); err != nil {
+			return err
+		}
+	}
+	reversible, err := c.asBool(o["include_reversible"])
+	if err != nil {
+		return err
+	}
+	grouped, err := c.asBool(o["group_by_block"])
+	if err != nil {
+		return err
+	}
+	if limit <= 0 {
+		return c.fcError(codeServerError, 0, "", "Invalid limit", "limit is lower than 1", "")
+	}
+	if limit > 150000 {
+		return c.assertFail("args.limit <= 150000", "limit of "+itoa(limit)+" is greater than maxmimum allowed")
+	}
+	if end <= begin {
+		return c.assertFail("args.block_range_begin < args.block_range_end", "Block range must be upward")
+	}
+	last := lib(c.head, c.n.opts.IrreversibleLag)
+	if reversible {
+		last = c.head
+	}
+	var blocks []uint32
+	if !hasFilter || filter&producerRewardFilter != 0 {
+		for b := max(begin, 1); b < end && b <= last && int64(len(blocks)) < limit; b++ {
+			if virtualOpID(b) >= opBegin {
+				blocks = append(blocks, b)
+			}
+		}
+	}
+	nextBlock, nextOp := end, uint64(0)
+	switch {
+	case int64(len(blocks)) == limit && blocks[len(blocks)-1] < last:
+		nextBlock = blocks[len(blocks)-1] + 1
+		nextOp = virtualOpID(nextBlock)
+	case end > last:
+		nextBlock = 0
+	default:
+		if end <= last {
+			nextOp = virtualOpID(end)
+		}
+	}
+	ch := c.n.ch
+	object := func(b uint32) opObject {
+		return opObject{trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
+	}
+	w.objBegin()
+	w.key("ops")
+	w.arrBegin()
+	if !grouped {
+		for _, b := range blocks {
+			writeVirtualOp(w, object(b))
+		}
+	}
+	w.arrEnd()
+	w.key("ops_by_block")
+	w.arrBegin()
+	if grouped {
+		irreversible := lib(c.head, c.n.opts.IrreversibleLag)
+		for _, b := range blocks {
+			w.objBegin()
+			w.knum("block", int64(b))
+			w.kbool("irreversible", b <= irreversible)
+			w.key("ops")
+			w.arrBegin()
+			writeVirtualOp(w, object(b))
+			w.arrEnd()
+			w.ktime("timestamp", blockTime(b))
+			w.objEnd()
+		}
+	}
+	w.arrEnd()
+	w.knum("next_block_range_begin", int64(nextBlock))
+	w.ku64("next_operation_begin", nextOp)
+	w.objEnd()
+	return nil
+}
+
+// writeVirtualOp writes an enum_virtual_ops entry (with its operation id).
+func writeVirtualOp(w *jw, o opObject) {
+	w.objBegin()
+	w.kstr("trx_id", o.trxID)
+	w.knum("block", int64(o.block))
+	w.knum("trx_in_block", int64(o.trxInBlock))
+	w.knum("op_in_trx", int64(o.opInTrx))
+	w.kbool("virtual_op", true)
+	w.ktime("timestamp", blockTime(o.block))
+	w.key("op")
+	writeOp(w, o.op, false)
+	w.ku64("operation_id", virtualOpID(o.block))
+	w.objEnd()
+}
+
+// writeTransaction writes an annotated transaction (legacy: condenser's form).
+func writeTransaction(w *jw, tx *txn, legacy bool) {
+	w.objBegin()
+	w.knum("ref_block_num", int64(tx.RefBlockNum))
+	w.knum("ref_block_prefix", int64(tx.RefBlockPrefix))
+	w.ktime("expiration", tx.Expiration)
+	w.key("operations")
+	w.arrBegin()
+	for _, op := range tx.Ops {
+		writeOp(w, op, legacy)
+	}
+	w.arrEnd()
+	w.kemptyArr("extensions")
+	w.kstrs("signatures", []string{tx.Signature()})
+	w.kstr("transaction_id", tx.ID)
+	w.knum("block_num", int64(tx.Block))
+	w.knum("transaction_num", int64(tx.Index))
+	w.objEnd()
+}
+
+// lookupTransaction is HAfAH's get_transaction: a transaction of a block up
+// to the head (reversible ones only when asked).
+func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) {
+	id, err := c.asString(idV)
+	if err != nil {
+		return nil, err
+	}
+	if len(id) != 40 || strings.Trim(id, "0123456789abcdef") != "" {
+		return nil, c.fcError(codeServerError, 0, "", "Invalid transaction id", "Invalid transaction id '"+id+"'", "")
+	}
+	tx := c.n.ch.extra.txByID[id]
+	last := lib(c.head, c.n.opts.IrreversibleLag)
+	if reversible {
+		last = c.head
+	}
+	if tx == nil || tx.Block > last {
+		return nil, c.assertFail("false", "Unknown Transaction "+id)
+	}
+	return tx, nil
+}
+
+func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
+	hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
+	hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		o, err := c.asObject(p)
+		if err != nil {
+			return err
+		}
+		reversible, err := c.asBool(o["include_reversible"])
+		if err != nil {
+			return err
+		}
+		tx, err := c.lookupTransaction(o["id"], reversible)
+		if err != nil {
+			return err
+		}
+		writeTransaction(w, tx, false)
+		return nil
+	})
+	hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		args, err := c.condN(p, 1)
+		if err != nil {
+			return err
+		}
+		tx, err := c.lookupTransaction(args[0], false)
+		if err != nil {
+			return err
+		}
+		writeTransaction(w, tx, true)
+		return nil
+	})
+	hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		o, err := c.asObject(p)
+		if err != nil {
+			return err
+		}
+		id, err := c.asString(o["transaction_id"])
+		if err != nil {
+			return err
+		}
+		w.objBegin()
+		tx := c.n.ch.extra.txByID[id]
+		switch {
+		case tx == nil || tx.Block > c.head:
+			w.kstr("status", "unknown")
+		case tx.Block <= lib(c.head, c.n.opts.IrreversibleLag):
+			w.kstr("status", "within_irreversible_block")
+			w.knum("block_num", int64(tx.Block))
+		default:
+			w.kstr("status", "within_reversible_block")
+			w.knum("block_num", int64(tx.Block))
+		}
+		w.objEnd()
+		return nil
+	})
+	hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
+		o, err := c.asObject(p)
+		if err != nil {
+			return err
+		}
+		keys, err := c.stringList(o["keys"])
+		if err != nil {
+			return err
+		}
+		w.objBegin()
+		w.key("accounts")
+		w.arrBegin()
+		for _, k := range keys {
+			writeStrings(w, c.n.ch.extra.keyRefs[k])
+		}
+		w.arrEnd()
+		w.objEnd()
+		return nil
+	})
+}

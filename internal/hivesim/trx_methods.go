@@ -1,0 +1,407 @@
+package hivesim
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strings"
+)
+
+// Transaction helpers of database_api and condenser_api: the binary form of
+// a transaction, the keys that could or must sign it, and authority checks.
+// The simulated node recovers no key from a signature: a transaction that
+// needs an authority is never signed well enough (verify_authority fails
+// with hived's "Missing ... Authority" error), and key-only checks
+// (verify_account_authority, get_required_signatures) work as in hived.
+
+// simOp is an operation of a transaction given as a parameter.
+type simOp struct {
+	name  string // without "_operation"
+	value map[string]any
+}
+
+// simTrx is a transaction given as a parameter.
+type simTrx struct {
+	refBlockNum    uint32
+	refBlockPrefix uint32
+	expiration     uint32
+	ops            []simOp
+	signatures     []string
+}
+
+// parseTrx reads a signed transaction: operations as {"type","value"}
+// objects or legacy ["name", {...}] pairs.
+func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
+	o, err := c.asObject(v)
+	if err != nil {
+		return nil, err
+	}
+	t := &simTrx{}
+	if t.refBlockNum, err = c.asU32(o["ref_block_num"]); err != nil {
+		return nil, err
+	}
+	if t.refBlockPrefix, err = c.asU32(o["ref_block_prefix"]); err != nil {
+		return nil, err
+	}
+	exp, err := c.asTime(o["expiration"])
+	if err != nil {
+		return nil, err
+	}
+	t.expiration = uint32(exp.Unix())
+	ops, err := c.asArray(orEmptyArray(o["operations"]))
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range ops {
+		var so simOp
+		switch x := op.(type) {
+		case []any:
+			if len(x) != 2 {
+				return nil, c.assertFail("ar.size() == 2", "Incorrect operation format")
+			}
+			so.name, _ = x[0].(string)
+			so.value, _ = x[1].(map[string]any)
+		case map[string]any:
+			name, _ := x["type"].(string)
+			so.name = strings.TrimSuffix(name, "_operation")
+			so.value, _ = x["value"].(map[string]any)
+		default:
+			return nil, c.badCast("Invalid cast from " + variantType(op) + " to Object")
+		}
+		if so.value == nil {
+			return nil, c.badCast("Invalid cast from null_type to Object")
+		}
+		t.ops = append(t.ops, so)
+	}
+	sigs, err := c.asArray(orEmptyArray(o["signatures"]))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sigs {
+		str, err := c.asString(s)
+		if err != nil {
+			return nil, err
+		}
+		t.signatures = append(t.signatures, str)
+	}
+	return t, nil
+}
+
+// authLevel is an authority level a transaction needs.
+type authLevel uint8
+
+const (
+	levelPosting authLevel = iota
+	levelActive
+	levelOwner
+)
+
+var levelNames = []string{"Posting", "Active", "Owner"}
+
+// requirement is an account whose authority of a level must sign.
+type requirement struct {
+	account string
+	level   authLevel
+}
+
+// opSigners maps an operation to the (field, level) pairs naming the
+// accounts that must sign it.
+var opSigners = map[string][]struct {
+	field string
+	level authLevel
+}{
+	"vote":                    {{"voter", levelPosting}},
+	"comment":                 {{"author", levelPosting}},
+	"comment_options":         {{"author", levelPosting}},
+	"delete_comment":          {{"author", levelPosting}},
+	"claim_reward_balance":    {{"account", levelPosting}},
+	"transfer":                {{"from", levelActive}},
+	"transfer_to_vesting":     {{"from", levelActive}},
+	"transfer_to_savings":     {{"from", levelActive}},
+	"transfer_from_savings":   {{"from", levelActive}},
+	"withdraw_vesting":        {{"account", levelActive}},
+	"delegate_vesting_shares": {{"delegator", levelActive}},
+	"account_witness_vote":    {{"account", levelActive}},
+	"account_witness_proxy":   {{"account", levelActive}},
+	"limit_order_create":      {{"owner", levelActive}},
+	"limit_order_cancel":      {{"owner", levelActive}},
+	"convert":                 {{"owner", levelActive}},
+	"recurrent_transfer":      {{"from", levelActive}},
+	"update_proposal_votes":   {{"voter", levelActive}},
+	"account_update2":         {{"account", levelActive}},
+}
+
+// requirements lists what a transaction needs signed, in hived's order:
+// owner, active, posting; within a level by account name.
+func (c *callCtx) requirements(t *simTrx) ([]requirement, *rpcError) {
+	set := map[requirement]bool{}
+	add := func(v any, level authLevel) *rpcError {
+		name, err := c.asName(v)
+		if err != nil {
+			return err
+		}
+		set[requirement{name, level}] = true
+		return nil
+	}
+	for _, op := range t.ops {
+		if op.name == "custom_json" {
+			for _, k := range []struct {
+				field string
+				level authLevel
+			}{{"required_auths", levelActive}, {"required_posting_auths", levelPosting}} {
+				names, err := c.asArray(orEmptyArray(op.value[k.field]))
+				if err != nil {
+					return nil, err
+				}
+				for _, n := range names {
+					if err := add(n, k.level); err != nil {
+						return nil, err
+					}
+				}
+			}
+			continue
+		}
+		signers, ok := opSigners[op.name]
+		if !ok {
+			return nil, c.assertFail("false", "The simulated node does not know the authorities of "+op.name+"_operation")
+		}
+		for _, s := range signers {
+			if err := add(op.value[s.field], s.level); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]requirement, 0, len(set))
+	for r := range set {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b requirement) int {
+		if a.level != b.level {
+			return int(b.level) - int(a.level)
+		}
+		return strings.Compare(a.account, b.account)
+	})
+	return out, nil
+}
+
+// authority returns an account's authority of a level.
+func (c *callCtx) authority(account string, level authLevel) (*Authority, *rpcError) {
+	a := c.n.ch.byName[account]
+	if a == nil {
+		return nil, c.unknownKey()
+	}
+	switch level {
+	case levelOwner:
+		return &a.Owner, nil
+	case levelActive:
+		return &a.Active, nil
+	}
+	return &a.Posting, nil
+}
+
+// satisfied reports whether keys satisfy an account's authority of a level
+// or of a higher one (owner signs for active, active for posting), following
+// account authorities up to depth 2 as hived does.
+func (c *callCtx) satisfied(account string, level authLevel, keys map[string]bool, depth int) bool {
+	for l := level; l <= levelOwner; l++ {
+		auth, err := c.authority(account, l)
+		if err != nil {
+			return false
+		}
+		weight := uint32(0)
+		for _, k := range auth.KeyAuths {
+			if keys[k.Name] {
+				weight += uint32(k.Weight)
+			}
+		}
+		if depth < 2 {
+			for _, a := range auth.AccountAuths {
+				if c.satisfied(a.Name, max(l, levelActive), keys, depth+1) {
+					weight += uint32(a.Weight)
+				}
+			}
+		}
+		if weight >= auth.WeightThreshold {
+			return true
+		}
+	}
+	return false
+}
+
+// missingAuthority is hived's error for an authority no key satisfies.
+func (c *callCtx) missingAuthority(r requirement) *rpcError {
+	lower := strings.ToLower(levelNames[r.level])
+	return c.fcError(codeServerError, 3010000+int(r.level), "tx_missing_"+lower+"_auth",
+		"missing required "+lower+" authority", "Missing "+levelNames[r.level]+" Authority "+r.account, "")
+}
+
+// keysOf lists the keys of an account's authority of a level and above.
+func (c *callCtx) keysOf(account string, level authLevel) []string {
+	var out []string
+	for l := level; l <= levelOwner; l++ {
+		if auth, err := c.authority(account, l); err == nil {
+			for _, k := range auth.KeyAuths {
+				out = append(out, k.Name)
+			}
+		}
+	}
+	return out
+}
+
+// potentialKeys are every key that could sign for t's authorities, sorted.
+func (c *callCtx) potentialKeys(t *simTrx) ([]string, *rpcError) {
+	reqs, err := c.requirements(t)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, r := range reqs {
+		if c.n.ch.byName[r.account] == nil {
+			return nil, c.unknownKey()
+		}
+		for _, k := range c.keysOf(r.account, r.level) {
+			set[k] = true
+		}
+	}
+	return sortedKeys(set), nil
+}
+
+// requiredKeys is the smallest subset of available that satisfies t.
+func (c *callCtx) requiredKeys(t *simTrx, available []string) ([]string, *rpcError) {
+	reqs, err := c.requirements(t)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, k := range available {
+		have[k] = true
+	}
+	used := map[string]bool{}
+	for _, r := range reqs {
+		if c.n.ch.byName[r.account] == nil {
+			return nil, c.unknownKey()
+		}
+		found := false
+		for _, k := range c.keysOf(r.account, r.level) {
+			if have[k] && c.satisfied(r.account, r.level, map[string]bool{k: true}, 0) {
+				used[k], found = true, true
+				break
+			}
+		}
+		if !found {
+			return nil, c.missingAuthority(r)
+		}
+	}
+	return sortedKeys(used), nil
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// verifyTrx fails like hived for the first authority the signatures do not
+// satisfy (the simulated node recovers no key from a signature).
+func (c *callCtx) verifyTrx(t *simTrx) *rpcError {
+	reqs, err := c.requirements(t)
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		if c.n.ch.byName[r.account] == nil {
+			return c.unknownKey()
+		}
+		return c.missingAuthority(r)
+	}
+	return nil
+}
+
+// trxHex is the binary serialization of t in hex: the header, the
+// operations and the extensions and signatures. legacy writes assets in the
+// pre-HF26 form (amount, precision, 7-character symbol), otherwise as NAIs.
+func (c *callCtx) trxHex(t *simTrx, legacy bool) (string, *rpcError) {
+	b := binary.LittleEndian.AppendUint16(nil, uint16(t.refBlockNum))
+	b = binary.LittleEndian.AppendUint32(b, t.refBlockPrefix)
+	b = binary.LittleEndian.AppendUint32(b, t.expiration)
+	b = binary.AppendUvarint(b, uint64(len(t.ops)))
+	for _, op := range t.ops {
+		var err *rpcError
+		if b, err = c.packOp(b, op, legacy); err != nil {
+			return "", err
+		}
+	}
+	b = binary.AppendUvarint(b, 0) // extensions
+	b = binary.AppendUvarint(b, uint64(len(t.signatures)))
+	for _, s := range t.signatures {
+		sig, err := hex.DecodeString(s)
+		if err != nil || len(sig) != 65 {
+			return "", c.parseError("Couldn't parse signature " + s)
+		}
+		b = append(b, sig...)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// packOp serializes the operations the simulated node knows the layout of.
+func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
+	str := func(k string) []byte {
+		s, _ := op.value[k].(string)
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		return append(b, s...)
+	}
+	var err *rpcError
+	switch op.name {
+	case "vote":
+		b = append(b, 0)
+		b = str("voter")
+		b = str("author")
+		b = str("permlink")
+		var wgt int64
+		if wgt, err = c.asI64(op.value["weight"]); err == nil {
+			b = binary.LittleEndian.AppendUint16(b, uint16(int16(wgt)))
+		}
+	case "transfer":
+		b = append(b, 2)
+		b = str("from")
+		b = str("to")
+		var a Asset
+		if a, err = c.asAsset(op.value["amount"]); err == nil {
+			b = packAsset(b, a, legacy)
+			b = str("memo")
+		}
+	case "custom_json":
+		b = append(b, 18)
+		for _, k := range []string{"required_auths", "required_posting_auths"} {
+			names, _ := op.value[k].([]any)
+			b = binary.AppendUvarint(b, uint64(len(names)))
+			for _, n := range names {
+				s, _ := n.(string)
+				b = binary.AppendUvarint(b, uint64(len(s)))
+				b = append(b, s...)
+			}
+		}
+		b = str("id")
+		b = str("json")
+	default:
+		return nil, c.assertFail("false", "The simulated node does not serialize "+op.name+"_operation")
+	}
+	return b, err
+}
+
+// packAsset writes an asset: legacy (amount, precision, 7-byte symbol) or
+// HF26 (amount, NAI number with the precision in its low bits).
+func packAsset(b []byte, a Asset, legacy bool) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(a.Amount))
+	if legacy {
+		b = append(b, byte(a.Symbol.Precision()))
+		var sym [7]byte
+		copy(sym[:], a.Symbol.String())
+		return append(b, sym[:]...)
+	}
+	nai := map[Symbol]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]
+	return binary.LittleEndian.AppendUint32(b, nai<<5|uint32(16+a.Symbol.Precision()))
+}

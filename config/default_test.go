@@ -161,7 +161,7 @@ func TestDefaultNodeURL(t *testing.T) {
 		{"argument beats environment", "https://arg", "http://env:8091", "https://arg", false},
 		{"environment", "", "http://env:8091", "http://env:8091", false},
 		{"neither", "", "", "no config file and no node URL: pass --config FILE, --node-url URL or set HIVEGATE_NODE_URL", true},
-		{"bad argument", "ws://arg", "", "node URL argument: backends.hived: ws URLs are not supported yet", true},
+		{"bad argument", "ftp://arg", "", "node URL argument: backends.hived: bad URL \"ftp://arg\": want http://, https://, ws:// or wss://", true},
 		{"bad environment", "", "localhost:8091", "HIVEGATE_NODE_URL: backends.hived: bad URL", true},
 	}
 	for _, tc := range testCases {

@@ -32,13 +32,13 @@ func TestErrors(t *testing.T) {
 		{"unknown pair object key", "c.json", `{"upstreams": [{"name": "s", "urls": [{"prefix": "s", "url": "http://h"}]}]}`, 1, "upstreams[s].urls.url", "unknown key (want prefix and upstream_url)"},
 		// Backends and urls.
 		{"unknown backend in urls", "c.yaml", minimal + "  bridge: hivemind\n", 5, "urls.bridge", `unknown backend "hivemind" (backends: hived)`},
-		{"bad URL", "c.yaml", "backends:\n  hived: not a url\nurls:\n  hived: hived\n", 2, "backends.hived", `want http:// or https://`},
-		{"bad URL scheme", "c.yaml", "backends:\n  hived: ftp://node\nurls:\n  hived: hived\n", 2, "backends.hived", "want http:// or https://"},
+		{"bad URL", "c.yaml", "backends:\n  hived: not a url\nurls:\n  hived: hived\n", 2, "backends.hived", `want http://, https://, ws:// or wss://`},
+		{"bad URL scheme", "c.yaml", "backends:\n  hived: ftp://node\nurls:\n  hived: hived\n", 2, "backends.hived", "want http://, https://, ws:// or wss://"},
 		{"URL without host", "c.yaml", "backends:\n  hived: http://\nurls:\n  hived: hived\n", 2, "backends.hived", "no host"},
 		{"unparsable URL", "c.yaml", "backends:\n  hived: \"http://a b\"\nurls:\n  hived: hived\n", 2, "backends.hived", "bad URL"},
-		{"ws URL", "c.yaml", "backends:\n  hived: ws://node:8090\nurls:\n  hived: hived\n", 2, "backends.hived", "ws URLs are not supported yet"},
-		{"wss URL", "c.yaml", "backends:\n  hived: wss://node\nurls:\n  hived: hived\n", 2, "backends.hived", "wss URLs are not supported yet"},
-		{"legacy wss URL", "c.json", "{\"upstreams\": [{\"name\": \"steemd\",\n \"urls\": [[\"steemd\", \"wss://steemd.example.com\"]]}]}", 2, "upstreams[steemd].urls.steemd", "wss URLs are not supported yet"},
+		{"empty node list", "c.yaml", "backends:\n  hived: []\nurls:\n  hived: hived\n", 2, "backends.hived", "a backend needs at least one node URL"},
+		{"node listed twice", "c.yaml", "backends:\n  hived: [http://h, http://h]\nurls:\n  hived: hived\n", 2, "backends.hived", "node http://h is listed twice"},
+		{"bad second node", "c.yaml", "backends:\n  hived: [http://h, ftp://i]\nurls:\n  hived: hived\n", 2, "backends.hived", "want http://, https://, ws:// or wss://"},
 		{"no urls", "c.yaml", "backends:\n  hived: http://h\n", 0, "urls", "no urls"},
 		{"empty urls key", "c.yaml", "backends:\n  hived: http://h\nurls:\n  '': hived\n", 4, "urls", "empty key"},
 		// TTLs, timeouts, retries.
@@ -55,7 +55,7 @@ func TestErrors(t *testing.T) {
 		{"timeout over a day", "c.yaml", minimal + "timeouts:\n  hived: 86401\n", 6, "timeouts.hived", "over the limit"},
 		{"retries 4", "c.yaml", minimal + "retries:\n  hived: 4\n", 6, "retries.hived", "retries 4 out of range 0..3"},
 		{"retries word", "c.yaml", minimal + "retries:\n  hived: many\n", 6, "retries.hived", `want an integer, got "many"`},
-		{"backend URL number", "c.yaml", "backends:\n  hived: 8091\nurls:\n  hived: hived\n", 2, "backends.hived", "want a string, got 8091"},
+		{"backend URL number", "c.yaml", "backends:\n  hived: 8091\nurls:\n  hived: hived\n", 2, "backends.hived", "want a node URL or a list of them, got 8091"},
 		{"retries -1", "c.yaml", minimal + "retries:\n  hived: -1\n", 6, "retries.hived", "out of range"},
 		{"legacy retries 4", "c.json", "{\"upstreams\": [{\"name\": \"steemd\",\n \"urls\": [[\"steemd\", \"http://h\"]],\n \"retries\": [[\"steemd\", 4]]}]}", 3, "upstreams[steemd].retries.steemd", "out of range"},
 		// Duplicates.
@@ -64,7 +64,6 @@ func TestErrors(t *testing.T) {
 		{"settings section twice", "c.yaml", "hivegate:\n  port: 1\ndrone:\n  port: 2\n" + minimal, 3, "drone", `the settings section is given twice (also as "hivegate")`},
 		{"duplicate JSON key", "c.json", "{\"limits\": {},\n \"limits\": {}}", 2, "limits", "duplicate key: also given on line 1"},
 		{"duplicate legacy pair", "c.json", "{\"upstreams\": [{\"name\": \"steemd\",\n \"urls\": [[\"steemd\", \"http://h\"]],\n \"ttls\": [[\"steemd\", 3],\n [\"steemd\", 4]]}]}", 4, "ttls.steemd", "duplicate key: also given at c.json:3"},
-		{"duplicate legacy url", "c.json", "{\"upstreams\": [{\"name\": \"a\", \"urls\": [[\"a\", \"http://h\"]]},\n{\"name\": \"b\", \"urls\": [[\"a\", \"http://i\"]]}]}", 2, "urls.a", "duplicate key"},
 		{"duplicate upstream name", "c.json", "{\"upstreams\": [{\"name\": \"a\", \"urls\": [[\"a\", \"http://h\"]]},\n{\"name\": \"a\"}]}", 2, "upstreams[1].name", `upstream "a" is also defined at c.json:1`},
 		{"duplicate backend", "c.yaml", "backends:\n  a: http://h\n  a: http://i\nurls:\n  a: a\n", 3, "backends.a", "duplicate key"},
 		// Wrong types.

@@ -39,15 +39,15 @@ var ErrNoRoute = errors.New("no route")
 // Router resolves calls against one config. It is immutable and safe for
 // concurrent use; a config reload builds a new Router.
 type Router struct {
-	cfg       *config.Config
-	parser    parser
-	urls      trie[string]
-	ttls      trie[config.TTL]
-	timeouts  trie[time.Duration]
-	retries   trie[int]
-	routes    routeNode // the four tries merged (routetrie.go)
-	backends  map[string]string
-	nodes     map[string][]string
+	cfg      *config.Config
+	parser   parser
+	urls     trie[string]
+	ttls     trie[config.TTL]
+	timeouts trie[time.Duration]
+	retries  trie[int]
+	routes   routeNode // the four tries merged (routetrie.go)
+	backends map[string]string
+	nodes    map[string][]string
 }
 
 // New builds a Router. A malformed method key, or two keys of one section

@@ -102,7 +102,7 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	body = append(body, ']')
 
 	envs := make([]envelope, len(reqs))
-	sends, f := p.exchangeBatch(callCtx, be, body, first, reqs, envs)
+	sends, maxAge, f := p.exchangeBatch(callCtx, be, body, first, reqs, envs)
 	elapsed := time.Since(start)
 	if done != nil {
 		var derr error
@@ -115,7 +115,7 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	case f == nil:
 		be.health.success(p.logger, name)
 		for i := range reqs {
-			resps[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf}
+			resps[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge}
 			if envs[i].errObj != nil {
 				resps[i].Error = jsonrpc.BackendError(envs[i].errObj)
 			}
@@ -152,14 +152,16 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 }
 
 // exchangeBatch sends a batch body and checks the answer into envs. It
-// returns how many times the body was sent and the failure that refuses the
-// batch as a whole.
-func (p *Pool) exchangeBatch(ctx context.Context, be *backend, body []byte, first uint64, reqs []Request, envs []envelope) (int, *failure) {
+// returns how many times the body was sent, the answer's Cache-Control
+// lifetime (cacheMaxAge, for every call of the batch) and the failure that
+// refuses the batch as a whole.
+func (p *Pool) exchangeBatch(ctx context.Context, be *backend, body []byte, first uint64, reqs []Request, envs []envelope) (int, time.Duration, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)
 	t := be.transport
 	for {
 		var f *failure
+		var maxAge time.Duration
 		hresp, err := p.send(ctx, t, be, ex, body, false)
 		reused := ex.reused
 		if err != nil {
@@ -171,12 +173,13 @@ func (p *Pool) exchangeBatch(ctx context.Context, be *backend, body []byte, firs
 				return false, checkBatch(be, raw, first, reqs, envs)
 			})
 			ex.finish(reject)
+			maxAge = cacheMaxAge(hresp.Header)
 		}
 		if f != nil && f.stale && reused && t == be.transport && ctx.Err() == nil {
 			t = be.fresh
 			continue
 		}
-		return max(ex.sends, 1), f
+		return max(ex.sends, 1), maxAge, f
 	}
 }
 

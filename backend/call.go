@@ -70,6 +70,13 @@ type Response struct {
 	Backend string
 	// Elapsed is the time the call took, back-off included.
 	Elapsed time.Duration
+	// MaxAge is how long the answer's Cache-Control header lets a shared
+	// cache keep it (s-maxage, else max-age); 0 when it says nothing or
+	// forbids storing. Only HTTP nodes send one.
+	MaxAge time.Duration
+	// Node is the base URL of the node that answered (the last one tried
+	// when the call failed), for logs; never shown to clients.
+	Node string
 }
 
 // Call sends req to the named backend and returns its answer.
@@ -121,7 +128,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		resp.Attempts += sends
 		if f == nil {
 			be.health.success(p.logger, name)
-			resp.Result, resp.Buffer, resp.Lease = env.result, env.buf, env.lease
+			resp.Result, resp.Buffer, resp.Lease, resp.MaxAge = env.result, env.buf, env.lease, env.maxAge
 			if env.errObj != nil {
 				resp.Error = jsonrpc.BackendError(env.errObj)
 			}
@@ -193,6 +200,9 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body []byte, id uint64,
 				return keep, f
 			})
 			ex.finish(reject)
+			if f == nil {
+				env.maxAge = cacheMaxAge(hresp.Header)
+			}
 		}
 		if f != nil && f.stale && reused && t == be.transport && !req.Once && ctx.Err() == nil {
 			t = be.fresh

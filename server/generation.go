@@ -44,8 +44,11 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	popts := backend.DefaultOptions()
 	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
 	popts.MaxResponseBytes = limits.MaxResponseBytes
+	popts.FailThreshold = cfg.Settings.NodeFailThreshold
+	popts.MaxLagBlocks = cfg.Settings.NodeMaxLagBlocks
+	popts.WSConnsPerNode = cfg.Settings.WSConnsPerNode
 	popts.Observer = gen.upstream
-	if gen.pool, err = backend.New(cfg.BackendMap(), popts, g.log); err != nil {
+	if gen.pool, err = backend.NewNodes(cfg.BackendNodes(), popts, g.log); err != nil {
 		return nil, fmt.Errorf("backend pool: %w", err)
 	}
 	if call, err := r.Parse(libProbeMethod, nil); err == nil {

@@ -168,7 +168,9 @@ func TestWSAnswerChecks(t *testing.T) {
 		return wsResult(conn, req)
 	})
 	pool := newPool(t, backend.Options{WSConnsPerNode: 1, MaxResponseBytes: 1024}, map[string]string{"hived": node.url()})
-	req := func(m string) backend.Request { return backend.Request{Method: m, Timeout: 5 * time.Second, Retries: 2} }
+	req := func(m string) backend.Request {
+		return backend.Request{Method: m, Timeout: 5 * time.Second, Retries: 2}
+	}
 	_, err := pool.Call(callCtx, "hived", req("big"))
 	gatewayError(t, err, jsonrpc.KindUpstreamResponseTooLarge)
 	_, err = pool.Call(callCtx, "hived", req("bigIDFirst"))

@@ -39,7 +39,7 @@ type wsNode struct {
 	// refuse answers the opening handshake with HTTP 503 while set.
 	refuse atomic.Bool
 	mu     sync.Mutex
-	open  map[*websocket.Conn]bool
+	open   map[*websocket.Conn]bool
 }
 
 // newWSNode starts a WebSocket node; it stops when t ends.

@@ -63,6 +63,24 @@ type HandlerOptions struct {
 	// BatchStarted, when set, is told the number of elements of every valid
 	// batch before its calls are made (the access log's "batch(n)").
 	BatchStarted func(ctx context.Context, elements int)
+	// Nodes, when set, returns the state of every backend node for GET /.
+	Nodes func() []NodeHealth
+	// CompressMinBytes is the size from which an answer is gzip-encoded
+	// for a client that sends Accept-Encoding: gzip (compress.go); 0 turns
+	// compression off.
+	CompressMinBytes int
+}
+
+// NodeHealth is one backend node as GET / shows it: by backend name and
+// position, never by address.
+type NodeHealth struct {
+	Backend string `json:"backend"`
+	Node    int    `json:"node"`
+	Up      bool   `json:"up"`
+	// Lagging is set while the node is taken out of service for being
+	// too far behind its backend's best head block.
+	Lagging bool   `json:"lagging,omitempty"`
+	Head    uint64 `json:"head_block,omitempty"`
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -110,13 +128,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type health struct {
-	Status          string `json:"status"`
-	Version         string `json:"version"`
-	OperatorMessage string `json:"operator_message"`
+	Status          string       `json:"status"`
+	Version         string       `json:"version"`
+	OperatorMessage string       `json:"operator_message"`
+	Nodes           []NodeHealth `json:"nodes,omitempty"`
 }
 
 func (h *Handler) health(w http.ResponseWriter) {
 	st := health{Status: "OK", Version: h.opts.Version, OperatorMessage: h.opts.OperatorMessage}
+	if h.opts.Nodes != nil {
+		st.Nodes = h.opts.Nodes()
+	}
 	code := http.StatusOK
 	if !h.caller.Healthy() {
 		st.Status = "no backend reachable"

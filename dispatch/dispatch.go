@@ -452,6 +452,9 @@ func (r Result) Answer() jsonrpc.Answer {
 	if r.Lease != nil {
 		a.Lease = r.Lease
 	}
+	if r.Entry != nil {
+		a.Forms = r.Entry // a gzip-encoded answer keeps the compressed result there
+	}
 	return a
 }
 

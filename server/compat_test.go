@@ -270,6 +270,12 @@ func TestBackendNodesGateway(t *testing.T) {
 	}
 	a.srv.CloseClientConnections()
 	a.srv.Close()
+	o.post(rpc(0, "condenser_api.get_accounts", `[["x"]]`))
+	// node_fail_threshold: 1: one failed call took the node out (the
+	// default, 5, would still count it up).
+	if v := o.metric("hivegate_backend_node_up", `backend="hived",node="1"`); v != 0 {
+		t.Errorf("after one failed call hivegate_backend_node_up of the dead node = %v, want 0", v)
+	}
 	for i := range 5 {
 		if _, _, body := o.post(rpc(i, "condenser_api.get_accounts", `[["x"]]`)); !bytes.Contains(body, []byte(`"result":["ok"]`)) {
 			t.Errorf("call %d after the first node died: %s", i, body)
@@ -376,5 +382,45 @@ func TestGzipGateway(t *testing.T) {
 	}
 	if node.count("condenser_api.get_accounts") != 1 {
 		t.Errorf("%d upstream calls", node.count("condenser_api.get_accounts"))
+	}
+}
+
+// TestNodeMaxLagBlocks shows node_max_lag_blocks: a node whose head is
+// further behind its backend's best than that is shown lagging (out of
+// service) once probed; with the check off it is not.
+func TestNodeMaxLagBlocks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		setting string
+		lagging bool
+	}{{"node_max_lag_blocks: 5", true}, {"node_max_lag_blocks: 0", false}, {"node_max_lag_blocks: 50", false}} {
+		a, b := newFakeNode(t), newFakeNode(t)
+		a.lib.Store(1000)
+		b.lib.Store(990) // 10 blocks behind
+		o := startOps(t, "hivegate:\n  port: 0\n  "+tc.setting+"\nbackends:\n  hived: ["+a.srv.URL+", "+b.srv.URL+"]\nurls:\n  appbase: hived\n")
+		o.gw.Dispatcher().Pool().Probe(t.Context())
+		req, _ := http.NewRequest(http.MethodGet, o.srv.URL+"/", nil)
+		_, _, body := o.do(req)
+		if got := bytes.Contains(body, []byte(`"node":2,"up":true,"lagging":true`)); got != tc.lagging {
+			t.Errorf("%s: GET / %s; want the second node lagging %v", tc.setting, body, tc.lagging)
+		}
+	}
+}
+
+// TestCompressMinBytes shows compress_min_bytes: 0 turns gzip off; a
+// threshold above an answer's size leaves it plain.
+func TestCompressMinBytes(t *testing.T) {
+	t.Parallel()
+	node := newFakeNode(t)
+	node.result("condenser_api.get_accounts", `[`+strings.Repeat(`{"name":"alice"},`, 200)+`{}]`)
+	for _, tc := range []struct {
+		setting string
+		gzipped bool
+	}{{"compress_min_bytes: 0", false}, {"compress_min_bytes: 100000", false}, {"compress_min_bytes: 100", true}} {
+		o := startOps(t, opsYAML(node, "  "+tc.setting+"\n"))
+		_, hdr, _ := o.post(rpc(1, "condenser_api.get_accounts", `[["alice"]]`), "Accept-Encoding", "gzip")
+		if got := hdr.Get("Content-Encoding") == "gzip"; got != tc.gzipped {
+			t.Errorf("%s: Content-Encoding %q", tc.setting, hdr.Get("Content-Encoding"))
+		}
 	}
 }

@@ -221,3 +221,13 @@ func TestJussiNextKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestJussiListFile loads a jussi file of early 2018: the upstreams list
+// alone, without the enclosing object.
+func TestJussiListFile(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, "old.json", `[{"name": "steemd", "translate_to_appbase": true, "urls": [["steemd", "https://h"]], "ttls": [["steemd", 3]], "timeouts": [["steemd", 5]]}]`)
+	if len(cfg.URLs) != 1 || cfg.URLs[0].Key != "steemd" || cfg.DefaultNamespace != "steemd" || len(cfg.TranslateToAppbase) != 1 {
+		t.Errorf("loaded %+v", cfg)
+	}
+}

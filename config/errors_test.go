@@ -110,7 +110,7 @@ func TestErrors(t *testing.T) {
 		{"JSON syntax error", "c.json", "{\n\"upstreams\": [\n}\n", 3, "upstreams", "JSON syntax error"},
 		{"JSON truncated", "c.json", "{\n\"upstreams\": [\n", 2, "upstreams", "unexpected end of file"},
 		{"JSON trailing data", "c.json", "{\"upstreams\": []}\n{}", 2, "", "unexpected data after the top-level value"},
-		{"JSON top-level list", "c.json", "[]", 1, "", "want a mapping of keys to values, got a list"},
+		{"JSON top-level list of non-objects", "c.json", "[1]", 1, "upstreams[0]", "want an upstream object, got 1"},
 		{"two YAML documents", "c.yaml", minimal + "---\nurls: {}\n", 5, "", "a second YAML document"},
 		{"YAML merge key", "c.yaml", "base: &b {hived: hived}\nurls:\n  <<: *b\n", 3, "urls.<<", "merge keys are not supported"},
 		{"self-referencing anchor", "c.yaml", minimal + "limits:\n  blacklist_accounts: &a [*a]\n", 6, "limits.blacklist_accounts", "nested more than 64 levels"},

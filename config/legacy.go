@@ -10,7 +10,8 @@ import (
 // list whose urls/ttls/timeouts/retries are [key, value] pairs (or jussi's
 // older {"prefix": key, "upstream_url"|"upstream_ttl"|...: value} objects),
 // plus the settings sections of jussi's next branch (server, upstream,
-// cache, logging, telemetry, prometheus: jussi.go).
+// cache, logging, telemetry, prometheus: jussi.go). A file that is a list
+// is the upstreams list alone, as jussi read its files until April 2018.
 //
 // A key given several urls pairs is routed to a backend of several nodes,
 // one per URL, in file order. Each distinct list of URLs becomes a backend
@@ -29,6 +30,11 @@ func parseLegacy(file string, data []byte) (*Config, error) {
 	cfg.Limits.AccountHistoryLimit = DefaultJussiAccountHistoryLimit
 	upstreams := map[string]Pos{}
 	var urls []urlPair
+	if root.kind == kindSeq {
+		// jussi before April 2018 (steemit/jussi e5a86b4) read the file as
+		// the list of upstreams itself.
+		root = &node{kind: kindMap, line: root.line, keys: []*node{{kind: kindScalar, str: "upstreams", line: root.line}}, vals: []*node{root}}
+	}
 	err = d.fields(root, "", func(key string, k, v *node) (bool, error) {
 		switch key {
 		case "limits":

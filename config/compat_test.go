@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -229,5 +231,41 @@ func TestJussiListFile(t *testing.T) {
 	cfg := mustParse(t, "old.json", `[{"name": "steemd", "translate_to_appbase": true, "urls": [["steemd", "https://h"]], "ttls": [["steemd", 3]], "timeouts": [["steemd", 5]]}]`)
 	if len(cfg.URLs) != 1 || cfg.URLs[0].Key != "steemd" || cfg.DefaultNamespace != "steemd" || len(cfg.TranslateToAppbase) != 1 {
 		t.Errorf("loaded %+v", cfg)
+	}
+}
+
+// TestLocalOverride shows Drone's config.local.yaml: merged over
+// config.yaml key by key, its values winning, its errors naming it.
+func TestLocalOverride(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := write("config.yaml", "drone:\n  port: 9000\n  operator_message: base\n  metrics_enabled: false\n"+minimal+"ttls:\n  hived: 3\n")
+	write("config.local.yaml", "drone:\n  metrics_enabled: true\n  debug_endpoints_enabled: true\nttls:\n  hived.database_api: 5\n")
+	cfg, err := config.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, public := cfg.Ops.Metrics()
+	if cfg.Settings.Port != 9000 || cfg.Settings.OperatorMessage != "base" || !public || !cfg.Ops.DebugEndpoints || len(cfg.TTLs) != 2 {
+		t.Errorf("merged config: settings %+v ops %+v ttls %+v", cfg.Settings, cfg.Ops, cfg.TTLs)
+	}
+	if len(cfg.Warnings) == 0 || !strings.Contains(cfg.Warnings[0], "config.local.yaml: merged over") {
+		t.Errorf("warnings %q", cfg.Warnings)
+	}
+	write("config.local.yaml", "drone:\n  port: many\n")
+	if _, err := config.Load(base); err == nil || !strings.Contains(err.Error(), "config.local.yaml:2: drone.port") {
+		t.Errorf("error in the local file: %v", err)
+	}
+	// Without a local file the config loads on its own.
+	other := write("other.yaml", minimal)
+	if cfg, err := config.Load(other); err != nil || len(cfg.Warnings) != 0 {
+		t.Errorf("%v %q", err, cfg.Warnings)
 	}
 }

@@ -334,11 +334,16 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads a config file, choosing the format by extension: .yaml/.yml is
-// the modern format, .json the legacy one.
+// the modern format, .json the legacy one. Beside a NAME.yaml file, a
+// NAME.local.yaml file, when there is one, is merged over it, as Drone does
+// (local.go).
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if cfg, ok, err := loadWithLocal(path, data); ok {
+		return cfg, err
 	}
 	return Parse(path, data)
 }

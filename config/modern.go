@@ -11,6 +11,12 @@ func parseModern(file string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	return modernFrom(file, root)
+}
+
+// modernFrom loads a parsed modern YAML document.
+func modernFrom(file string, root *node) (*Config, error) {
+	var err error
 	d := &decoder{file: file}
 	cfg := defaults()
 	cfg.Source = file

@@ -20,7 +20,7 @@ type checkFunc func(raw []byte, lb *Lease, fresh bool) (keep bool, f *failure)
 // — and hands its body to check. It closes the body. reject says that the
 // answer was refused for what it holds, so its connection must carry
 // nothing more.
-func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response, check checkFunc) (f *failure, reject bool) {
+func (p *Pool) readAnswer(ctx context.Context, n *node, resp *http.Response, check checkFunc) (f *failure, reject bool) {
 	defer resp.Body.Close() // before ex.finish: an unread body closes the connection
 	switch status := resp.StatusCode; {
 	case status >= 500:
@@ -28,7 +28,7 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 		return &failure{
 			kind:   jsonrpc.KindUpstreamUnavailable,
 			detail: "answered HTTP " + strconv.Itoa(status),
-			cause:  httpStatusCause(be, status, "POST"),
+			cause:  httpStatusCause(n, status, "POST"),
 			retry:  true,
 			down:   true,
 		}, false
@@ -37,7 +37,7 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 		return &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered HTTP " + strconv.Itoa(status),
-			cause:  httpStatusCause(be, status, "POST"),
+			cause:  httpStatusCause(n, status, "POST"),
 			// A 408 on a kept-alive connection was most likely sent
 			// while it was idle, before this request.
 			stale: status == http.StatusRequestTimeout,
@@ -45,7 +45,7 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 	}
 	limit := p.opts.MaxResponseBytes
 	if resp.ContentLength > limit {
-		return p.tooLarge(be, fmt.Sprintf("Content-Length %d", resp.ContentLength)), true
+		return p.tooLarge(n, fmt.Sprintf("Content-Length %d", resp.ContentLength)), true
 	}
 	need := 0
 	if resp.ContentLength >= 0 {
@@ -56,7 +56,7 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 		return &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered a body hivegate cannot decode",
-			cause:  describeTransport(be, err, "POST"),
+			cause:  describeTransport(n, err, "POST"),
 		}, true
 	}
 	defer p.putGzip(gz)
@@ -65,17 +65,17 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 	keep := false
 	switch {
 	case err == errTooLarge:
-		f = p.tooLarge(be, "body")
+		f = p.tooLarge(n, "body")
 	case err != nil && !isNetError(err) && ctx.Err() == nil:
 		// Not the connection but the bytes: a gzip body that does not
 		// decode, or bytes after its end.
 		f = &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered a body hivegate cannot decode",
-			cause:  describeTransport(be, err, "POST"),
+			cause:  describeTransport(n, err, "POST"),
 		}
 	case err != nil:
-		f = ioFailure(ctx, be, err, true)
+		f = ioFailure(ctx, n, err, true)
 	default:
 		keep, f = check(raw, lb, fresh)
 	}
@@ -87,10 +87,10 @@ func (p *Pool) readAnswer(ctx context.Context, be *backend, resp *http.Response,
 
 // checkSingle checks the answer to one call numbered id. The envelope it
 // returns holds lb (lent: keep) or nothing of it.
-func (p *Pool) checkSingle(be *backend, raw []byte, lb *Lease, fresh bool, id uint64, req Request) (envelope, bool, *failure) {
+func (p *Pool) checkSingle(n *node, raw []byte, lb *Lease, fresh bool, id uint64, req Request) (envelope, bool, *failure) {
 	env, reason := parseEnvelope(raw, id)
 	if reason != "" {
-		return envelope{}, false, invalidAnswer(be, reason, raw)
+		return envelope{}, false, invalidAnswer(n, reason, raw)
 	}
 	pooled := !fresh && cap(lb.b) <= maxPooledBuf
 	switch {
@@ -105,11 +105,11 @@ func (p *Pool) checkSingle(be *backend, raw []byte, lb *Lease, fresh bool, id ui
 
 // invalidAnswer is the failure of an answer that is not the JSON-RPC
 // response expected; reason completes "backend X answered ...".
-func invalidAnswer(be *backend, reason string, raw []byte) *failure {
+func invalidAnswer(n *node, reason string, raw []byte) *failure {
 	return &failure{
 		kind:   jsonrpc.KindInvalidUpstreamResponse,
 		detail: "answered " + reason,
-		cause:  fmt.Errorf("POST %s: %s: body starts %q", be.url.Redacted(), reason, raw[:min(len(raw), 200)]),
+		cause:  fmt.Errorf("POST %s: %s: body starts %q", n.url.Redacted(), reason, raw[:min(len(raw), 200)]),
 		stale:  reason == reasonWrongID,
 	}
 }
@@ -118,7 +118,7 @@ func invalidAnswer(be *backend, reason string, raw []byte) *failure {
 // a passed deadline caused is only reported once ctx itself says so: the
 // connection's deadline, set from ctx's, may fire a moment before ctx's own
 // timer, and Call tells a timeout from a transport failure by ctx.Err().
-func ioFailure(ctx context.Context, be *backend, err error, midBody bool) *failure {
+func ioFailure(ctx context.Context, n *node, err error, midBody bool) *failure {
 	if dl, ok := ctx.Deadline(); ok && ctx.Err() == nil && !time.Now().Before(dl) {
 		t := time.NewTimer(100 * time.Millisecond) // Done is due now; bounded all the same
 		select {
@@ -127,7 +127,7 @@ func ioFailure(ctx context.Context, be *backend, err error, midBody bool) *failu
 		}
 		t.Stop()
 	}
-	return transportFailure(be, err, midBody)
+	return transportFailure(n, err, midBody)
 }
 
 // withPrefix copies result into a new buffer after prefix (Request.ResultPrefix).
@@ -139,11 +139,11 @@ func withPrefix(result []byte, prefix string) envelope {
 }
 
 // tooLarge is the failure of an answer over the size cap.
-func (p *Pool) tooLarge(be *backend, what string) *failure {
+func (p *Pool) tooLarge(n *node, what string) *failure {
 	return &failure{
 		kind:   jsonrpc.KindUpstreamResponseTooLarge,
 		detail: "answered more than " + formatBytes(p.opts.MaxResponseBytes),
-		cause:  fmt.Errorf("POST %s: %s over %d bytes", be.url.Redacted(), what, p.opts.MaxResponseBytes),
+		cause:  fmt.Errorf("POST %s: %s over %d bytes", n.url.Redacted(), what, p.opts.MaxResponseBytes),
 	}
 }
 

@@ -77,6 +77,17 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 		}
 		return resps, errs
 	}
+	n, _ := be.pick(0)
+	if n.ws != nil {
+		// WebSocket connections multiplex single calls by id; a batch
+		// gains nothing there.
+		var wg sync.WaitGroup
+		for i := range reqs {
+			wg.Go(func() { resps[i], errs[i] = p.Call(ctx, name, reqs[i]) })
+		}
+		wg.Wait()
+		return resps, errs
+	}
 	start := time.Now()
 	bctx := ctx
 	var done func(Response, error)
@@ -102,7 +113,9 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	body = append(body, ']')
 
 	envs := make([]envelope, len(reqs))
-	sends, f := p.exchangeBatch(callCtx, be, body, first, reqs, envs)
+	n.inFlight.Add(1)
+	sends, maxAge, f := p.exchangeBatch(callCtx, n, body, first, reqs, envs)
+	n.inFlight.Add(-1)
 	elapsed := time.Since(start)
 	if done != nil {
 		var derr error
@@ -113,30 +126,30 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	}
 	switch {
 	case f == nil:
-		be.health.success(p.logger, name)
+		n.health.success(p.logger, n)
 		for i := range reqs {
-			resps[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf}
+			resps[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge}
 			if envs[i].errObj != nil {
 				resps[i].Error = jsonrpc.BackendError(envs[i].errObj)
 			}
 		}
 		return resps, errs
 	case ctx.Err() != nil:
-		err := abandoned(be, ctx.Err())
+		err := abandoned(n, ctx.Err())
 		for i := range reqs {
 			resps[i], errs[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed}, err
 		}
 		return resps, errs
 	case callCtx.Err() != nil:
-		be.health.failure(p.logger, name, f.cause)
-		err := timeoutError(be, reqs[0].Timeout, sends, f.cause)
+		n.health.failure(p.logger, n, f.cause)
+		err := timeoutError(n, reqs[0].Timeout, sends, f.cause)
 		for i := range reqs {
 			resps[i], errs[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed}, err
 		}
 		return resps, errs
 	}
 	if f.down {
-		be.health.failure(p.logger, name, f.cause)
+		n.health.failure(p.logger, n, f.cause)
 	}
 	p.logger.LogAttrs(ctx, slog.LevelDebug, "backend refused a batch; its calls go one by one",
 		slog.String("backend", name), slog.Int("calls", len(reqs)), slog.Any("err", f.cause))
@@ -152,31 +165,34 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 }
 
 // exchangeBatch sends a batch body and checks the answer into envs. It
-// returns how many times the body was sent and the failure that refuses the
-// batch as a whole.
-func (p *Pool) exchangeBatch(ctx context.Context, be *backend, body []byte, first uint64, reqs []Request, envs []envelope) (int, *failure) {
+// returns how many times the body was sent, the answer's Cache-Control
+// lifetime (cacheMaxAge, for every call of the batch) and the failure that
+// refuses the batch as a whole.
+func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, first uint64, reqs []Request, envs []envelope) (int, time.Duration, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)
-	t := be.transport
+	t := n.transport
 	for {
 		var f *failure
-		hresp, err := p.send(ctx, t, be, ex, body, false)
+		var maxAge time.Duration
+		hresp, err := p.send(ctx, t, n, ex, body, false)
 		reused := ex.reused
 		if err != nil {
-			f = p.sendFailure(ctx, be, ex, err)
+			f = p.sendFailure(ctx, n, ex, err)
 			ex.finish(f.stale)
 		} else {
 			var reject bool
-			f, reject = p.readAnswer(ctx, be, hresp, func(raw []byte, _ *Lease, _ bool) (bool, *failure) {
-				return false, checkBatch(be, raw, first, reqs, envs)
+			f, reject = p.readAnswer(ctx, n, hresp, func(raw []byte, _ *Lease, _ bool) (bool, *failure) {
+				return false, checkBatch(n, raw, first, reqs, envs)
 			})
 			ex.finish(reject)
+			maxAge = cacheMaxAge(hresp.Header)
 		}
-		if f != nil && f.stale && reused && t == be.transport && ctx.Err() == nil {
-			t = be.fresh
+		if f != nil && f.stale && reused && t == n.transport && ctx.Err() == nil {
+			t = n.fresh
 			continue
 		}
-		return max(ex.sends, 1), f
+		return max(ex.sends, 1), maxAge, f
 	}
 }
 
@@ -184,32 +200,32 @@ func (p *Pool) exchangeBatch(ctx context.Context, be *backend, body []byte, firs
 // first+1, ...: a JSON array of exactly one valid response to each call, in
 // any order. Each call's member is copied out of raw (with its
 // ResultPrefix) into envs.
-func checkBatch(be *backend, raw []byte, first uint64, reqs []Request, envs []envelope) *failure {
+func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelope) *failure {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		if env, _, reason := parseResponse(raw); reason == "" && env.errObj != nil {
-			return invalidAnswer(be, "an error to the whole batch", raw)
+			return invalidAnswer(n, "an error to the whole batch", raw)
 		}
-		return invalidAnswer(be, "no array to a batch", raw)
+		return invalidAnswer(n, "no array to a batch", raw)
 	}
 	if end, err := skipValue(raw, i); err != nil || skipSpace(raw, end) != len(raw) {
-		return invalidAnswer(be, "invalid JSON", raw)
+		return invalidAnswer(n, "invalid JSON", raw)
 	}
 	seen := make([]bool, len(reqs))
-	n := 0
+	got := 0
 	i = skipSpace(raw, i+1)
 	for i < len(raw) && raw[i] != ']' {
 		end, _ := skipValue(raw, i) // valid: checked above
 		env, id, reason := parseResponse(raw[i:end])
 		if reason != "" {
-			return invalidAnswer(be, reason+" in a batch", raw)
+			return invalidAnswer(n, reason+" in a batch", raw)
 		}
 		k, ok := batchIndex(id, first, len(reqs))
 		if !ok || seen[k] {
-			return invalidAnswer(be, reasonWrongID+" in a batch", raw)
+			return invalidAnswer(n, reasonWrongID+" in a batch", raw)
 		}
 		seen[k] = true
-		n++
+		got++
 		if env.result != nil && reqs[k].ResultPrefix != "" {
 			envs[k] = withPrefix(env.result, reqs[k].ResultPrefix)
 		} else {
@@ -220,10 +236,10 @@ func checkBatch(be *backend, raw []byte, first uint64, reqs []Request, envs []en
 			i = skipSpace(raw, i+1)
 		}
 	}
-	if n != len(reqs) {
+	if got != len(reqs) {
 		return &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
-			detail: "answered " + strconv.Itoa(n) + " of " + strconv.Itoa(len(reqs)) + " calls of a batch",
+			detail: "answered " + strconv.Itoa(got) + " of " + strconv.Itoa(len(reqs)) + " calls of a batch",
 			cause:  errBatchRefused,
 		}
 	}

@@ -70,6 +70,13 @@ type Response struct {
 	Backend string
 	// Elapsed is the time the call took, back-off included.
 	Elapsed time.Duration
+	// MaxAge is how long the answer's Cache-Control header lets a shared
+	// cache keep it (s-maxage, else max-age); 0 when it says nothing or
+	// forbids storing. Only HTTP nodes send one.
+	MaxAge time.Duration
+	// Node is the base URL of the node that answered (the last one tried
+	// when the call failed), for logs; never shown to clients.
+	Node string
 }
 
 // Call sends req to the named backend and returns its answer.
@@ -82,6 +89,10 @@ type Response struct {
 // ctx ended first, an error wrapping ctx.Err() (errors.Is(err,
 // context.Canceled) holds); a gateway error never wraps a context error.
 // Attempts, Backend and Elapsed are filled in either case.
+//
+// A backend of several nodes sends each attempt to one of them (nodes.go):
+// a retry goes at once to a node the call has not tried, when one is in
+// service, and after the back-off to the same node otherwise.
 //
 // Retried, while attempts and the deadline remain: transport failures
 // (refused, reset, dial timeout, connection closed before or during the
@@ -102,7 +113,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		return resp, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
 	}
 	if err := ctx.Err(); err != nil {
-		return resp, abandoned(be, err)
+		return resp, abandoned(be.nodes[0], err)
 	}
 	retries := min(max(req.Retries, 0), MaxRetries)
 	callCtx := ctx
@@ -116,12 +127,18 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	id := p.nextID.Add(1)
 	body := newBody(id, req.Method, req.Params)
 
+	var done tried
 	for tries := 1; ; tries++ {
-		env, sends, f := p.attempt(callCtx, be, body, id, req)
+		n, at := be.pick(done)
+		done.add(at)
+		resp.Node = n.url.Redacted()
+		n.inFlight.Add(1)
+		env, sends, f := p.attemptNode(callCtx, n, body, id, req)
+		n.inFlight.Add(-1)
 		resp.Attempts += sends
 		if f == nil {
-			be.health.success(p.logger, name)
-			resp.Result, resp.Buffer, resp.Lease = env.result, env.buf, env.lease
+			n.health.success(p.logger, n)
+			resp.Result, resp.Buffer, resp.Lease, resp.MaxAge = env.result, env.buf, env.lease, env.maxAge
 			if env.errObj != nil {
 				resp.Error = jsonrpc.BackendError(env.errObj)
 			}
@@ -130,24 +147,27 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		}
 		if err := ctx.Err(); err != nil {
 			resp.Elapsed = time.Since(start)
-			return resp, abandoned(be, err)
+			return resp, abandoned(n, err)
 		}
 		if callCtx.Err() != nil {
-			be.health.failure(p.logger, name, f.cause)
+			n.health.failure(p.logger, n, f.cause)
 			resp.Elapsed = time.Since(start)
-			return resp, timeoutError(be, req.Timeout, resp.Attempts, f.cause)
+			return resp, timeoutError(n, req.Timeout, resp.Attempts, f.cause)
 		}
 		if f.down {
-			be.health.failure(p.logger, name, f.cause)
+			n.health.failure(p.logger, n, f.cause)
 		} else {
-			be.health.success(p.logger, name)
+			n.health.success(p.logger, n)
 		}
 		p.logger.LogAttrs(ctx, slog.LevelDebug, "backend attempt failed",
-			slog.String("backend", name), slog.String("method", req.Method),
+			slog.String("backend", name), slog.Int("node", n.index), slog.String("method", req.Method),
 			slog.Int("attempt", resp.Attempts), slog.Any("err", f.cause))
 		if !f.retry || tries > retries {
 			resp.Elapsed = time.Since(start)
 			return resp, f.toError(name, resp.Attempts)
+		}
+		if next, _ := be.pick(done); next != n {
+			continue // another node: at once
 		}
 		wait := backoff(tries - 1)
 		if !deadline.IsZero() && time.Until(deadline) <= wait {
@@ -157,11 +177,20 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		if !sleep(callCtx, wait) {
 			resp.Elapsed = time.Since(start)
 			if err := ctx.Err(); err != nil {
-				return resp, abandoned(be, err)
+				return resp, abandoned(n, err)
 			}
-			return resp, timeoutError(be, req.Timeout, resp.Attempts, f.cause)
+			return resp, timeoutError(n, req.Timeout, resp.Attempts, f.cause)
 		}
 	}
+}
+
+// attemptNode makes one attempt of a call on node n: over its WebSocket
+// connections (ws.go) or HTTP (attempt).
+func (p *Pool) attemptNode(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
+	if n.ws != nil {
+		return p.wsAttempt(ctx, n, body, id, req)
+	}
+	return p.attempt(ctx, n, body, id, req)
 }
 
 // attempt makes one exchange of body and returns how many times the
@@ -173,29 +202,32 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 // sent while the connection was idle): a request that may be sent twice
 // then goes again on a connection of its own. On success the envelope's member aliases no
 // pooled buffer, unless it holds one lent (Request.Lend).
-func (p *Pool) attempt(ctx context.Context, be *backend, body []byte, id uint64, req Request) (envelope, int, *failure) {
+func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)
-	t := be.transport
+	t := n.transport
 	for {
 		var env envelope
 		var f *failure
-		hresp, err := p.send(ctx, t, be, ex, body, req.Once)
+		hresp, err := p.send(ctx, t, n, ex, body, req.Once)
 		reused := ex.reused
 		if err != nil {
-			f = p.sendFailure(ctx, be, ex, err)
+			f = p.sendFailure(ctx, n, ex, err)
 			ex.finish(f.stale)
 		} else {
 			var reject bool
-			f, reject = p.readAnswer(ctx, be, hresp, func(raw []byte, lb *Lease, fresh bool) (bool, *failure) {
+			f, reject = p.readAnswer(ctx, n, hresp, func(raw []byte, lb *Lease, fresh bool) (bool, *failure) {
 				var keep bool
-				env, keep, f = p.checkSingle(be, raw, lb, fresh, id, req)
+				env, keep, f = p.checkSingle(n, raw, lb, fresh, id, req)
 				return keep, f
 			})
 			ex.finish(reject)
+			if f == nil {
+				env.maxAge = cacheMaxAge(hresp.Header)
+			}
 		}
-		if f != nil && f.stale && reused && t == be.transport && !req.Once && ctx.Err() == nil {
-			t = be.fresh
+		if f != nil && f.stale && reused && t == n.transport && !req.Once && ctx.Err() == nil {
+			t = n.fresh
 			continue
 		}
 		return env, max(ex.sends, 1), f
@@ -207,7 +239,7 @@ func (p *Pool) attempt(ctx context.Context, be *backend, body []byte, id uint64,
 // two different Content-Lengths) mean the backend is there and answered
 // something that is not HTTP: an invalid upstream response, not retried,
 // not counted against its health. Anything else is a transport failure.
-func (p *Pool) sendFailure(ctx context.Context, be *backend, ex *exchange, err error) *failure {
+func (p *Pool) sendFailure(ctx context.Context, n *node, ex *exchange, err error) *failure {
 	if ex.sends == 0 && ctx.Err() != nil {
 		// The Transport had not handed out a connection: all of them
 		// were busy with other calls, or the dial had not finished.
@@ -217,11 +249,11 @@ func (p *Pool) sendFailure(ctx context.Context, be *backend, ex *exchange, err e
 		return &failure{
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered something that is not an HTTP response",
-			cause:  describeTransport(be, err, "POST"),
+			cause:  describeTransport(n, err, "POST"),
 			stale:  true,
 		}
 	}
-	return ioFailure(ctx, be, err, false)
+	return ioFailure(ctx, n, err, false)
 }
 
 // backoff is the jittered pause before retry number attempt+1: about 25ms,

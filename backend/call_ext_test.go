@@ -172,7 +172,7 @@ func TestNewRejectsBadURLs(t *testing.T) {
 		urls map[string]string
 	}{
 		{"no scheme", map[string]string{"hived": "127.0.0.1:8090"}},
-		{"ws scheme", map[string]string{"hived": "ws://127.0.0.1:8090"}},
+		{"ftp scheme", map[string]string{"hived": "ftp://127.0.0.1:8090"}},
 		{"no host", map[string]string{"hived": "http:///x"}},
 		{"empty name", map[string]string{"": "http://127.0.0.1:8090"}},
 		{"unparsable", map[string]string{"hived": "http://[::1"}},

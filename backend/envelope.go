@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"time"
 )
 
 // envelope is a validated JSON-RPC answer: exactly one of result and errObj
@@ -13,6 +14,8 @@ type envelope struct {
 	errObj []byte
 	buf    []byte // a result's buffer when it has a prefix (withPrefix)
 	lease  *Lease // the pooled buffer result lives in, when lent (Request.Lend)
+	// maxAge is the answer's Cache-Control lifetime (cacheMaxAge).
+	maxAge time.Duration
 }
 
 // reasonWrongID is parseEnvelope's reason for a response to another

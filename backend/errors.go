@@ -44,27 +44,27 @@ func withAttempts(detail string, attempts int) string {
 // quotes, but does not wrap, the last attempt's error: a gateway error never
 // matches errors.Is(err, context.DeadlineExceeded), which callers keep for
 // their own context ending.
-func timeoutError(be *backend, timeout time.Duration, attempts int, cause error) *jsonrpc.Error {
-	detail := withAttempts("backend "+be.name+" did not answer within "+timeout.String(), attempts)
+func timeoutError(n *node, timeout time.Duration, attempts int, cause error) *jsonrpc.Error {
+	detail := withAttempts("backend "+n.name+" did not answer within "+timeout.String(), attempts)
 	return jsonrpc.NewError(jsonrpc.KindUpstreamTimeout, detail,
 		fmt.Errorf("no answer within %s: %v", timeout, cause))
 }
 
 // abandoned is the error of a call whose caller went away (its context
 // ended). It wraps ctx's error so errors.Is(err, context.Canceled) holds.
-func abandoned(be *backend, ctxErr error) error {
-	return fmt.Errorf("backend %s: call abandoned by the caller: %w", be.name, ctxErr)
+func abandoned(n *node, ctxErr error) error {
+	return fmt.Errorf("backend %s: call abandoned by the caller: %w", n.name, ctxErr)
 }
 
 // describeTransport adds the request line (with the redacted URL) to a
 // transport error, for logs.
-func describeTransport(be *backend, err error, what string) error {
-	return fmt.Errorf("%s %s: %w", what, be.url.Redacted(), err)
+func describeTransport(n *node, err error, what string) error {
+	return fmt.Errorf("%s %s: %w", what, n.url.Redacted(), err)
 }
 
 // httpStatusCause is the log cause of an unwanted HTTP status.
-func httpStatusCause(be *backend, status int, what string) error {
-	return fmt.Errorf("%s %s: HTTP %d", what, be.url.Redacted(), status)
+func httpStatusCause(n *node, status int, what string) error {
+	return fmt.Errorf("%s %s: HTTP %d", what, n.url.Redacted(), status)
 }
 
 // isNetError reports whether err is a failure of the connection itself (a
@@ -78,7 +78,7 @@ func isNetError(err error) bool {
 // transportFailure classifies a transport error: while sending the request
 // and waiting for headers, or (midBody) while reading the answer's body. All
 // of them are retried and count against the backend's health.
-func transportFailure(be *backend, err error, midBody bool) *failure {
+func transportFailure(n *node, err error, midBody bool) *failure {
 	var detail string
 	var dnsErr *net.DNSError
 	var netErr net.Error
@@ -107,7 +107,7 @@ func transportFailure(be *backend, err error, midBody bool) *failure {
 	return &failure{
 		kind:   jsonrpc.KindUpstreamUnavailable,
 		detail: detail,
-		cause:  describeTransport(be, err, "POST"),
+		cause:  describeTransport(n, err, "POST"),
 		retry:  true,
 		down:   true,
 	}

@@ -83,19 +83,19 @@ func (p *Pool) putExchange(ex *exchange) { p.exchanges.Put(ex) }
 // ex.finish. A request sent once (a broadcast) carries no idempotency mark:
 // the Transport then sends it again on another connection only when not a
 // byte of it was written.
-func (p *Pool) send(ctx context.Context, t *http.Transport, be *backend, ex *exchange, body []byte, once bool) (*http.Response, error) {
+func (p *Pool) send(ctx context.Context, t *http.Transport, n *node, ex *exchange, body []byte, once bool) (*http.Response, error) {
 	// A trace of its own for each send: the Transport may still be writing
 	// the request, and reading its trace, after an early answer came back.
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: ex.gotFn})
-	hdr := be.header
+	hdr := n.header
 	if once {
-		hdr = be.onceHeader
+		hdr = n.onceHeader
 	}
 	hdr = withContextHeaders(hdr, ctx)
 	r := http.Request{
 		Method:        http.MethodPost,
-		URL:           be.url,
-		Host:          be.url.Host,
+		URL:           n.url,
+		Host:          n.url.Host,
 		Header:        hdr,
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },

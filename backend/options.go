@@ -19,6 +19,10 @@ const (
 	// DefaultFailThreshold is the number of consecutive failures after which
 	// a backend is reported down.
 	DefaultFailThreshold = 5
+	// DefaultNodeProbeInterval is the period of the prober of a backend of
+	// several nodes: it reads each node's head block to find laggards, and
+	// brings a node that failed back into service.
+	DefaultNodeProbeInterval = 3 * time.Second
 	// DefaultUserAgent is sent to backends when Options.UserAgent is empty.
 	DefaultUserAgent = "hivegate"
 	// MaxRetries is the largest number of retries a Request may ask for.
@@ -48,6 +52,17 @@ type Options struct {
 	// FailThreshold is the number of consecutive failed attempts or probes
 	// after which a backend is reported down.
 	FailThreshold int
+	// MaxLagBlocks takes a node of a backend of several nodes out of
+	// service while its head block is more than this many blocks behind
+	// the best head of the backend's nodes; 0 turns the check off.
+	MaxLagBlocks int
+	// NodeProbeInterval is the period of the prober of a backend of
+	// several nodes (DefaultNodeProbeInterval when 0); the prober runs only
+	// when HealthInterval is positive.
+	NodeProbeInterval time.Duration
+	// WSConnsPerNode is the number of WebSocket connections kept per ws(s)
+	// node; 0 means MaxConnsPerBackend.
+	WSConnsPerNode int
 	// UserAgent is the User-Agent header sent to backends.
 	UserAgent string
 	// TLSConfig, when set, configures the TLS client of https:// backends,
@@ -91,6 +106,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
+	}
+	if o.NodeProbeInterval <= 0 {
+		o.NodeProbeInterval = DefaultNodeProbeInterval
+	}
+	if o.WSConnsPerNode <= 0 {
+		o.WSConnsPerNode = o.MaxConnsPerBackend
+	}
+	if o.MaxLagBlocks < 0 {
+		o.MaxLagBlocks = 0
 	}
 	return o
 }

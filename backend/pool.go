@@ -6,15 +6,17 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"golang.org/x/net/http/httpguts"
 )
 
-// Pool holds a pool of keep-alive HTTP/1.1 connections per backend
-// (net/http's Transport, transport.go) and makes JSON-RPC calls to them. It
-// is safe for concurrent use.
+// Pool holds the nodes of every configured backend and makes JSON-RPC calls
+// to them: a pool of keep-alive HTTP/1.1 connections per http(s) node
+// (net/http's Transport, transport.go), a pool of WebSocket connections per
+// ws(s) node (ws.go). It is safe for concurrent use.
 type Pool struct {
 	opts     Options
 	logger   *slog.Logger
@@ -32,24 +34,54 @@ type Pool struct {
 	gzips sync.Pool
 }
 
-// backend is one upstream: its configured name, URL, connections and
-// health.
+// backend is one configured upstream: its name and its nodes, the servers
+// that answer its calls (nodes.go says which one a call goes to).
 type backend struct {
-	name      string
-	url       *url.URL
-	transport *http.Transport
-	// fresh sends a request on a connection of its own (attempt).
-	fresh *http.Transport
+	name  string
+	nodes []*node
+}
+
+// node is one server of a backend: its URL, its connections and its
+// health. An http(s) node has a Transport, a ws(s) node a WebSocket pool.
+type node struct {
+	name  string // the backend's name, in errors and logs
+	index int    // 1-based position among the backend's nodes
+	url   *url.URL
+	// transport and fresh are an http(s) node's clients: fresh sends a
+	// request on a connection of its own (attempt). nil for ws(s) nodes.
+	transport, fresh *http.Transport
+	// ws is a ws(s) node's connections; nil for http(s) nodes.
+	ws *wsNode
 	// header is sent with every call, onceHeader with calls that must not
 	// reach the backend twice (baseHeaders); both are shared, read-only.
 	header, onceHeader http.Header
 	health             health
+	// inFlight counts the calls being made to the node (least loaded).
+	inFlight atomic.Int64
+	// head is the node's head block as its last probe saw it (0: unknown).
+	head atomic.Uint64
+	// lagging is set while head is more than Options.MaxLagBlocks behind
+	// the best head of the backend's nodes.
+	lagging atomic.Bool
 }
 
-// New returns a pool for the given backends (configured name -> base URL,
-// http or https). Unset options take their defaults (see Options). An empty
-// map is allowed; such a pool has no healthy backend.
+// label names the node in logs: "hived#2".
+func (n *node) label() string { return n.name + "#" + strconv.Itoa(n.index) }
+
+// New returns a pool of one node per backend (configured name -> base URL,
+// http, https, ws or wss). Unset options take their defaults (see Options).
+// An empty map is allowed; such a pool has no healthy backend.
 func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, error) {
+	nodes := make(map[string][]string, len(backends))
+	for name, u := range backends {
+		nodes[name] = []string{u}
+	}
+	return NewNodes(nodes, opts, logger)
+}
+
+// NewNodes returns a pool whose backends have the given nodes (configured
+// name -> base URLs, in order). Unset options take their defaults.
+func NewNodes(backends map[string][]string, opts Options, logger *slog.Logger) (*Pool, error) {
 	opts = opts.withDefaults()
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -65,29 +97,21 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 	p.exchanges.New = func() any { return newExchange() }
 	p.respBufs.New = func() any { return &Lease{pool: p, b: make([]byte, 0, 16<<10)} }
 	p.chunks.New = func() any { b := make([]byte, 0, chunkSize); return &b }
-	for name, raw := range backends {
+	for name, urls := range backends {
 		if name == "" {
-			return nil, fmt.Errorf("backend: empty backend name (url %q)", raw)
+			return nil, fmt.Errorf("backend: empty backend name (urls %q)", urls)
 		}
-		u, err := url.Parse(raw)
-		if err != nil {
-			return nil, fmt.Errorf("backend %s: invalid url: %w", name, err)
+		if len(urls) == 0 {
+			return nil, fmt.Errorf("backend %s: no node URL", name)
 		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("backend %s: url %q must be http:// or https:// with a host", name, raw)
+		be := &backend{name: name}
+		for i, raw := range urls {
+			n, err := p.newNode(name, i+1, raw)
+			if err != nil {
+				return nil, err
+			}
+			be.nodes = append(be.nodes, n)
 		}
-		if u.Path == "" {
-			u.Path = "/"
-		}
-		be := &backend{
-			name:       name,
-			url:        u,
-			transport:  newTransport(u, opts),
-			fresh:      newFreshTransport(u, opts),
-			header:     baseHeaders(opts.UserAgent, true),
-			onceHeader: baseHeaders(opts.UserAgent, false),
-		}
-		be.health.threshold = int64(opts.FailThreshold)
 		p.backends[name] = be
 		p.names = append(p.names, name)
 	}
@@ -95,14 +119,53 @@ func New(backends map[string]string, opts Options, logger *slog.Logger) (*Pool, 
 	return p, nil
 }
 
+// newNode returns node number index of backend name at raw.
+func (p *Pool) newNode(name string, index int, raw string) (*node, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("backend %s: invalid url: %w", name, err)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("backend %s: url %q has no host", name, u.Redacted())
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	n := &node{
+		name:       name,
+		index:      index,
+		url:        u,
+		header:     baseHeaders(p.opts.UserAgent, true),
+		onceHeader: baseHeaders(p.opts.UserAgent, false),
+	}
+	n.health.threshold = int64(p.opts.FailThreshold)
+	switch u.Scheme {
+	case "http", "https":
+		n.transport = newTransport(u, p.opts)
+		n.fresh = newFreshTransport(u, p.opts)
+	case "ws", "wss":
+		n.ws = newWSNode(n, p.opts)
+	default:
+		return nil, fmt.Errorf("backend %s: url %q must be http://, https://, ws:// or wss://", name, u.Redacted())
+	}
+	return n, nil
+}
+
 // Names returns the configured backend names, sorted.
 func (p *Pool) Names() []string { return slices.Clone(p.names) }
 
-// Close closes the idle connections of every backend. Calls in flight are
-// not interrupted; the pool stays usable.
+// Close closes the idle connections of every node. Calls in flight are not
+// interrupted (their WebSocket connections close when they are done); the
+// pool stays usable.
 func (p *Pool) Close() {
 	for _, be := range p.backends {
-		be.transport.CloseIdleConnections()
-		be.fresh.CloseIdleConnections()
+		for _, n := range be.nodes {
+			if n.ws != nil {
+				n.ws.closeIdle()
+				continue
+			}
+			n.transport.CloseIdleConnections()
+			n.fresh.CloseIdleConnections()
+		}
 	}
 }

@@ -50,8 +50,16 @@ type Entry struct {
 // (for a log line, say) has it without a copy.
 func (e *Entry) Key() string { return e.key }
 
-// auxBox holds an auxiliary value so that it can be swapped atomically.
-type auxBox struct{ v any }
+// auxBox holds the auxiliary values so that they can be swapped
+// atomically: the one of SetAux and the keyed ones of SetDerived. A box is
+// never modified once stored; a change stores a new one.
+type auxBox struct {
+	v     any
+	forms []keyedForm
+}
+
+// keyedForm is one value attached with SetDerived.
+type keyedForm struct{ k, v any }
 
 // Aux returns the value attached with SetAux, or nil if none was attached.
 // It is safe for concurrent use and does not allocate.
@@ -60,6 +68,45 @@ func (e *Entry) Aux() any {
 		return b.v
 	}
 	return nil
+}
+
+// Derived returns the value attached with SetDerived under key k, or nil.
+// It is safe for concurrent use and does not allocate.
+func (e *Entry) Derived(k any) any {
+	if b := e.aux.Load(); b != nil {
+		for _, f := range b.forms {
+			if f.k == k {
+				return f.v
+			}
+		}
+	}
+	return nil
+}
+
+// SetDerived attaches a value derived from Value under key k (a key of the
+// caller's own type, so that front ends do not collide), beside the one of
+// SetAux: for example the gzip-encoded form of the result the JSON-RPC front
+// end sends to clients that accept it, so that a hit is not compressed
+// again. The rules of SetAux apply: the value depends only on Value, is
+// read-only once attached, is of the order of Value's size at most, and is
+// not counted against the cache budget.
+func (e *Entry) SetDerived(k, v any) {
+	for {
+		old := e.aux.Load()
+		nb := &auxBox{forms: make([]keyedForm, 0, 1)}
+		if old != nil {
+			nb.v = old.v
+			for _, f := range old.forms {
+				if f.k != k {
+					nb.forms = append(nb.forms, f)
+				}
+			}
+		}
+		nb.forms = append(nb.forms, keyedForm{k, v})
+		if e.aux.CompareAndSwap(old, nb) {
+			return
+		}
+	}
 }
 
 // SetAux attaches a value derived from Value (for example the decoded
@@ -71,7 +118,16 @@ func (e *Entry) Aux() any {
 // forms whose size is of the order of Value's, and must treat the attached
 // value as read-only because it is shared by every reader of the entry.
 func (e *Entry) SetAux(v any) {
-	e.aux.Store(&auxBox{v: v})
+	for {
+		old := e.aux.Load()
+		nb := &auxBox{v: v}
+		if old != nil {
+			nb.forms = old.forms
+		}
+		if e.aux.CompareAndSwap(old, nb) {
+			return
+		}
+	}
 }
 
 // newEntry copies key and value into one allocation and returns the copied

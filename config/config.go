@@ -26,6 +26,10 @@ const (
 	TTLSeconds                           // cached for Seconds
 	TTLNoExpire                          // cached until evicted (legacy 0)
 	TTLExpireIfReversible                // forever when irreversible, 9 s otherwise (legacy -2)
+	// TTLUpstreamCacheControl caches an answer as long as the backend's
+	// Cache-Control max-age says (Drone's HONOR_UPSTREAM_CACHE_CONTROL); an
+	// answer without one is not cached.
+	TTLUpstreamCacheControl
 )
 
 // TTL is a cache lifetime as written in a config.
@@ -43,6 +47,8 @@ func (t TTL) String() string {
 		return "NO_EXPIRE"
 	case TTLExpireIfReversible:
 		return "EXPIRE_IF_REVERSIBLE"
+	case TTLUpstreamCacheControl:
+		return "HONOR_UPSTREAM_CACHE_CONTROL"
 	default:
 		return "NO_CACHE"
 	}
@@ -62,10 +68,12 @@ func parseTTL(s string) (TTL, error) {
 		return TTL{Kind: TTLNoExpire}, nil
 	case "EXPIRE_IF_REVERSIBLE":
 		return TTL{Kind: TTLExpireIfReversible}, nil
+	case "HONOR_UPSTREAM_CACHE_CONTROL":
+		return TTL{Kind: TTLUpstreamCacheControl}, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return TTL{}, fmt.Errorf("bad TTL %q: want seconds, NO_CACHE, NO_EXPIRE, EXPIRE_IF_REVERSIBLE, or legacy 0, -1, -2", s)
+		return TTL{}, fmt.Errorf("bad TTL %q: want seconds, NO_CACHE, NO_EXPIRE, EXPIRE_IF_REVERSIBLE, HONOR_UPSTREAM_CACHE_CONTROL, or legacy 0, -1, -2", s)
 	}
 	switch {
 	case n > MaxTTLSeconds:
@@ -105,11 +113,25 @@ type Entry[T any] struct {
 	Pos   Pos
 }
 
-// Backend is a named upstream base URL.
+// Backend is a named upstream: one node or several serving the same
+// calls (see the backend package for how calls are spread over them).
 type Backend struct {
 	Name string
-	URL  string
-	Pos  Pos
+	// URL is the first node's base URL (http, https, ws or wss).
+	URL string
+	// Nodes are every node's base URL in config order, URL first; nil
+	// means URL alone.
+	Nodes []string
+	Pos   Pos
+}
+
+// NodeURLs returns the base URL of every node of the backend, in config
+// order.
+func (b Backend) NodeURLs() []string {
+	if len(b.Nodes) == 0 {
+		return []string{b.URL}
+	}
+	return b.Nodes
 }
 
 // Settings are the proxy settings section (`hivegate:` or `drone:`).
@@ -124,6 +146,24 @@ type Settings struct {
 	// CORSAllowedOrigins are the browser origins allowed to call hivegate
 	// (Connect-Web, gRPC-Web, fetch); empty or "*" allows any origin.
 	CORSAllowedOrigins []string
+	// CORSOff turns the CORS headers off (Drone's add_cors_headers: false,
+	// for a gateway behind a proxy that adds its own).
+	CORSOff bool
+	// NodeFailThreshold is the number of calls in a row a node may fail
+	// before it is taken out of its backend (node_fail_threshold).
+	NodeFailThreshold int
+	// NodeMaxLagBlocks takes a node out of its backend while its head block
+	// is more than this many blocks behind the best head of the backend's
+	// nodes (node_max_lag_blocks); 0 turns the check off.
+	NodeMaxLagBlocks int
+	// CompressMinBytes is the size from which a JSON-RPC answer is
+	// gzip-encoded for a client that accepts it (compress_min_bytes); 0
+	// turns compression off.
+	CompressMinBytes int
+	// WSConnsPerNode is the number of WebSocket connections kept per ws://
+	// or wss:// node (jussi's upstream.websocket_pool.max_size); 0 means
+	// MiddlewareConnectionThreads.
+	WSConnsPerNode int
 }
 
 // Limits bound what one client may ask.
@@ -180,8 +220,20 @@ type Limits struct {
 	// NoUpstreamBatch names the backends that get every call on its own,
 	// for nodes that do not take JSON-RPC batches (limits.no_upstream_batch).
 	NoUpstreamBatch []string
+	// AccountHistoryLimit refuses a get_account_history call (any api)
+	// asking for more entries than this, before any upstream call, with
+	// jussi's error 1701 (limits.account_history_limit); 0 turns the check
+	// off. A jussi JSON config has jussi's default, 100.
+	AccountHistoryLimit int
 
-	noBatchPos Pos // where no_upstream_batch was given
+	noBatchPos Pos         // where no_upstream_batch was given
+	unread     []unreadKey // keys jussi documents but never reads (warned about)
+}
+
+// unreadKey is a key that jussi documents but never reads.
+type unreadKey struct {
+	path string
+	pos  Pos
 }
 
 // Config is the whole configuration, whichever format it came from.
@@ -194,8 +246,13 @@ type Config struct {
 	Timeouts           []Entry[time.Duration]
 	Retries            []Entry[int]
 	TranslateToAppbase []string
-	DefaultNamespace   string
-	Limits             Limits
+	// EquivalentMethods rename calls before routing (Drone's
+	// equivalent_methods): Key is a source method key without params
+	// ("appbase.search_api.find_text"), Value the method the call is
+	// renamed to, as a client would write it ("search-api.find_text").
+	EquivalentMethods []Entry[string]
+	DefaultNamespace  string
+	Limits            Limits
 	// Cache is the `cache:` section: the optional shared Redis tier
 	// (see cache.go).
 	Cache CacheSettings
@@ -208,6 +265,9 @@ type Config struct {
 
 	nsPos        Pos // where default_namespace was given
 	translatePos Pos // where translate_to_appbase was given
+	// droneMetrics and sectionMetrics record which spelling set the public
+	// metrics: Drone's metrics_enabled/metrics_path or the metrics section.
+	droneMetrics, sectionMetrics bool
 }
 
 // Defaults, in one place.
@@ -219,6 +279,16 @@ const (
 	DefaultLIBPollInterval   = 3 * time.Second
 	DefaultNamespace         = "hived"
 	MaxRetries               = 3
+	// DefaultNodeFailThreshold is node_fail_threshold's default.
+	DefaultNodeFailThreshold = 5
+	// DefaultNodeMaxLagBlocks is node_max_lag_blocks's default: one minute
+	// of blocks.
+	DefaultNodeMaxLagBlocks = 20
+	// DefaultCompressMinBytes is compress_min_bytes's default.
+	DefaultCompressMinBytes = 1024
+	// DefaultJussiAccountHistoryLimit is jussi's limits.account_history_limit
+	// when a jussi JSON config does not give it.
+	DefaultJussiAccountHistoryLimit = 100
 	// MaxTimeoutSeconds is the largest timeout a config may give (one day);
 	// 0 means no timeout at all.
 	MaxTimeoutSeconds = 86400
@@ -235,6 +305,9 @@ func defaults() Config {
 			CacheMaxCapacity:            DefaultCacheMaxCapacity,
 			MiddlewareConnectionThreads: DefaultConnectionThreads,
 			LIBPollInterval:             DefaultLIBPollInterval,
+			NodeFailThreshold:           DefaultNodeFailThreshold,
+			NodeMaxLagBlocks:            DefaultNodeMaxLagBlocks,
+			CompressMinBytes:            DefaultCompressMinBytes,
 		},
 		Limits:           Limits{}.WithDefaults(), // limits.go
 		DefaultNamespace: DefaultNamespace,
@@ -261,11 +334,16 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Load reads a config file, choosing the format by extension: .yaml/.yml is
-// the modern format, .json the legacy one.
+// the modern format, .json the legacy one. Beside a NAME.yaml file, a
+// NAME.local.yaml file, when there is one, is merged over it, as Drone does
+// (local.go).
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if cfg, ok, err := loadWithLocal(path, data); ok {
+		return cfg, err
 	}
 	return Parse(path, data)
 }
@@ -304,11 +382,20 @@ func (c *Config) BackendURL(name string) (string, bool) {
 	return "", false
 }
 
-// BackendMap returns backend name → URL.
+// BackendMap returns backend name → URL (the first node's).
 func (c *Config) BackendMap() map[string]string {
 	m := make(map[string]string, len(c.Backends))
 	for _, b := range c.Backends {
 		m[b.Name] = b.URL
+	}
+	return m
+}
+
+// BackendNodes returns backend name → every node's URL, in config order.
+func (c *Config) BackendNodes() map[string][]string {
+	m := make(map[string][]string, len(c.Backends))
+	for _, b := range c.Backends {
+		m[b.Name] = b.NodeURLs()
 	}
 	return m
 }
@@ -318,5 +405,3 @@ func (c *Config) BackendMap() map[string]string {
 func (c *Config) Listen() string {
 	return net.JoinHostPort(c.Settings.Hostname, strconv.Itoa(c.Settings.Port))
 }
-
-var errNotSupportedYet = errors.New("not supported yet")

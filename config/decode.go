@@ -14,14 +14,19 @@ type decoder struct {
 }
 
 func (d *decoder) errf(n *node, key, format string, args ...any) error {
-	line := 0
+	pos := Pos{File: d.file}
 	if n != nil {
-		line = n.line
+		pos = d.pos(n)
 	}
-	return &Error{Pos: Pos{File: d.file, Line: line}, Key: key, Err: fmt.Errorf(format, args...)}
+	return &Error{Pos: pos, Key: key, Err: fmt.Errorf(format, args...)}
 }
 
-func (d *decoder) pos(n *node) Pos { return Pos{File: d.file, Line: n.line} }
+func (d *decoder) pos(n *node) Pos {
+	if n.file != "" {
+		return Pos{File: n.file, Line: n.line}
+	}
+	return Pos{File: d.file, Line: n.line}
+}
 
 // fields walks a map node, calling set for each key; keys set does not know
 // are errors.

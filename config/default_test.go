@@ -32,43 +32,48 @@ func TestDefaultTTLTable(t *testing.T) {
 	testCases := []struct {
 		row            string // the table row under test
 		method, params string
+		upstream       string // the method the node receives
 		ttl            string // seconds or word
 		ttlKey         string
 		timeout        time.Duration
 		retries        int
 	}{
-		{"<node> default", "call", `["tags_api","get_trending_tags",["",10]]`, "3", "hived", 5 * time.Second, 3},
-		{"<node> login_api", "call", `[1,"login",["",""]]`, cache, "hived.login_api", 5 * time.Second, 3},
-		{"<node> login_api by name", "call", `["login_api","get_api_by_name",["database_api"]]`, cache, "hived.login_api", 5 * time.Second, 3},
-		{"<node> network_broadcast_api", "call", `["network_broadcast_api","broadcast_transaction",[{}]]`, cache, "hived.network_broadcast_api", 0, 0},
-		{"<node> follow_api", "call", `["follow_api","get_followers",["alice","","blog",10]]`, "10", "hived.follow_api", 5 * time.Second, 3},
-		{"<node> market_history_api", "call", `["market_history_api","get_ticker",[]]`, "1", "hived.market_history_api", 5 * time.Second, 3},
-		{"<node> database_api", "get_accounts", `[["alice"]]`, "3", "hived.database_api", 5 * time.Second, 3},
-		{"<node> database_api call form", "call", `["database_api","get_accounts",[["alice"]]]`, "3", "hived.database_api", 5 * time.Second, 3},
-		{"get_block", "get_block", `[1]`, reverse, "hived.database_api.get_block", 5 * time.Second, 3},
-		{"get_block_header", "get_block_header", `[1]`, reverse, "hived.database_api.get_block_header", 5 * time.Second, 3},
-		{"get_content", "get_content", `["alice","post"]`, "1", "hived.database_api.get_content", 5 * time.Second, 3},
-		{"get_state other", "get_state", `["/market"]`, "1", "hived.database_api.get_state", 5 * time.Second, 3},
-		{"get_state no params", "get_state", ``, "1", "hived.database_api.get_state", 5 * time.Second, 3},
-		{"get_state /trending", "get_state", `["/trending"]`, "30", "hived.database_api.get_state.params=['/trending']", 5 * time.Second, 3},
-		{"get_state trending", "get_state", `["trending"]`, "30", "hived.database_api.get_state.params=['trending']", 5 * time.Second, 3},
-		{"get_state /hot", "get_state", `[ "/hot" ]`, "30", "hived.database_api.get_state.params=['/hot']", 5 * time.Second, 3},
-		{"get_state /welcome", "get_state", `["/welcome"]`, "30", "hived.database_api.get_state.params=['/welcome']", 5 * time.Second, 3},
-		{"get_state /promoted", "get_state", `["\/promoted"]`, "30", "hived.database_api.get_state.params=['/promoted']", 5 * time.Second, 3},
-		{"get_state /created", "get_state", `["/created"]`, "10", "hived.database_api.get_state.params=['/created']", 5 * time.Second, 3},
-		{"get_state /created call form", "call", `["database_api","get_state",["/created"]]`, "10", "hived.database_api.get_state.params=['/created']", 5 * time.Second, 3},
-		{"get_dynamic_global_properties", "get_dynamic_global_properties", `[]`, "1", "hived.database_api.get_dynamic_global_properties", 5 * time.Second, 3},
-		{"<social> bridge", "bridge.get_discussion", `{"author":"a","permlink":"p"}`, "3", "bridge", 0, 0},
-		{"<social> hive", "hive.db_head_state", `{}`, "3", "hive", 0, 0},
-		{"appbase default", "condenser_api.get_accounts", `[["alice"]]`, reverse, "appbase", 3 * time.Second, 0},
-		{"appbase block_api", "block_api.get_block", `{"block_num":1}`, reverse, "appbase.block_api", 3 * time.Second, 0},
-		{"appbase database_api", "database_api.list_accounts", `{"start":"","limit":10,"order":"by_name"}`, "1", "appbase.database_api", 3 * time.Second, 0},
-		{"timeout chain_api.push_block", "chain_api.push_block", `{}`, cache, "appbase", 0, 0},
-		{"timeout chain_api.push_transaction", "chain_api.push_transaction", `{}`, cache, "appbase", 0, 0},
-		{"timeout appbase network_broadcast_api", "network_broadcast_api.broadcast_transaction", `{"trx":{}}`, cache, "appbase", 0, 0},
-		{"timeout condenser broadcast_block", "condenser_api.broadcast_block", `[{}]`, cache, "appbase", 0, 0},
-		{"timeout condenser broadcast_transaction", "condenser_api.broadcast_transaction", `[{}]`, cache, "appbase", 0, 0},
-		{"timeout condenser broadcast_transaction_synchronous", "condenser_api.broadcast_transaction_synchronous", `[{}]`, cache, "appbase", 0, 0},
+		// The <node> rows: calls of the node namespace are translated to
+		// condenser_api (bare methods and the call form alike).
+		{"<node> default", "call", `["tags_api","get_trending_tags",["",10]]`, "condenser_api.get_trending_tags", "3", "appbase.condenser_api", 5 * time.Second, 3},
+		{"<node> login_api", "login_api.login", `["",""]`, "login_api.login", cache, "appbase.login_api", 3 * time.Second, 0},
+		{"<node> network_broadcast_api", "network_broadcast_api.broadcast_transaction", `{"trx":{}}`, "network_broadcast_api.broadcast_transaction", cache, "appbase.network_broadcast_api", 0, 0},
+		{"<node> follow_api", "follow_api.get_followers", `{"account":"alice","start":"","type":"blog","limit":10}`, "follow_api.get_followers", "10", "appbase.follow_api", 3 * time.Second, 0},
+		{"<node> market_history_api", "market_history_api.get_ticker", `{}`, "market_history_api.get_ticker", "1", "appbase.market_history_api", 3 * time.Second, 0},
+		{"<node> database_api bare", "get_accounts", `[["alice"]]`, "condenser_api.get_accounts", "3", "appbase.condenser_api", 5 * time.Second, 3},
+		{"<node> database_api call form", "call", `["database_api","get_accounts",[["alice"]]]`, "condenser_api.get_accounts", "3", "appbase.condenser_api", 5 * time.Second, 3},
+		{"get_block bare", "get_block", `[1]`, "condenser_api.get_block", reverse, "appbase.condenser_api.get_block", 5 * time.Second, 3},
+		{"get_block call form", "call", `["database_api","get_block",[1]]`, "condenser_api.get_block", reverse, "appbase.condenser_api.get_block", 5 * time.Second, 3},
+		{"get_block condenser_api", "condenser_api.get_block", `[1]`, "condenser_api.get_block", reverse, "appbase.condenser_api.get_block", 5 * time.Second, 3},
+		{"get_block_header", "get_block_header", `[1]`, "condenser_api.get_block_header", reverse, "appbase.condenser_api.get_block_header", 5 * time.Second, 3},
+		{"get_content", "get_content", `["alice","post"]`, "condenser_api.get_content", "1", "appbase.condenser_api.get_content", 5 * time.Second, 3},
+		{"get_state other", "get_state", `["/market"]`, "condenser_api.get_state", "1", "appbase.condenser_api.get_state", 5 * time.Second, 3},
+		{"get_state no params", "get_state", ``, "condenser_api.get_state", "1", "appbase.condenser_api.get_state", 5 * time.Second, 3},
+		{"get_state /trending", "get_state", `["/trending"]`, "condenser_api.get_state", "30", "appbase.condenser_api.get_state.params=['/trending']", 5 * time.Second, 3},
+		{"get_state trending", "get_state", `["trending"]`, "condenser_api.get_state", "30", "appbase.condenser_api.get_state.params=['trending']", 5 * time.Second, 3},
+		{"get_state /hot", "get_state", `[ "/hot" ]`, "condenser_api.get_state", "30", "appbase.condenser_api.get_state.params=['/hot']", 5 * time.Second, 3},
+		{"get_state /welcome", "get_state", `["/welcome"]`, "condenser_api.get_state", "30", "appbase.condenser_api.get_state.params=['/welcome']", 5 * time.Second, 3},
+		{"get_state /promoted", "get_state", `["\/promoted"]`, "condenser_api.get_state", "30", "appbase.condenser_api.get_state.params=['/promoted']", 5 * time.Second, 3},
+		{"get_state /created", "get_state", `["/created"]`, "condenser_api.get_state", "10", "appbase.condenser_api.get_state.params=['/created']", 5 * time.Second, 3},
+		{"get_state /created call form", "call", `["database_api","get_state",["/created"]]`, "condenser_api.get_state", "10", "appbase.condenser_api.get_state.params=['/created']", 5 * time.Second, 3},
+		{"get_dynamic_global_properties", "get_dynamic_global_properties", `[]`, "condenser_api.get_dynamic_global_properties", "1", "appbase.condenser_api.get_dynamic_global_properties", 5 * time.Second, 3},
+		{"<social> bridge", "bridge.get_discussion", `{"author":"a","permlink":"p"}`, "bridge.get_discussion", "3", "bridge", 0, 0},
+		{"<social> hive", "hive.db_head_state", `{}`, "hive.db_head_state", "3", "hive", 0, 0},
+		{"appbase default", "rc_api.find_rc_accounts", `{"accounts":["alice"]}`, "rc_api.find_rc_accounts", reverse, "appbase", 3 * time.Second, 0},
+		{"appbase block_api", "block_api.get_block", `{"block_num":1}`, "block_api.get_block", reverse, "appbase.block_api", 3 * time.Second, 0},
+		{"appbase database_api", "database_api.list_accounts", `{"start":"","limit":10,"order":"by_name"}`, "database_api.list_accounts", "1", "appbase.database_api", 3 * time.Second, 0},
+		{"timeout chain_api.push_block", "chain_api.push_block", `{}`, "chain_api.push_block", cache, "appbase", 0, 0},
+		{"timeout chain_api.push_transaction", "chain_api.push_transaction", `{}`, "chain_api.push_transaction", cache, "appbase", 0, 0},
+		{"timeout appbase network_broadcast_api", "network_broadcast_api.broadcast_transaction", `{"trx":{}}`, "network_broadcast_api.broadcast_transaction", cache, "appbase.network_broadcast_api", 0, 0},
+		{"timeout condenser broadcast_block", "condenser_api.broadcast_block", `[{}]`, "condenser_api.broadcast_block", cache, "appbase.condenser_api", 0, 0},
+		{"timeout condenser broadcast_transaction", "condenser_api.broadcast_transaction", `[{}]`, "condenser_api.broadcast_transaction", cache, "appbase.condenser_api", 0, 0},
+		{"timeout condenser broadcast_transaction_synchronous", "condenser_api.broadcast_transaction_synchronous", `[{}]`, "condenser_api.broadcast_transaction_synchronous", cache, "appbase.condenser_api", 0, 0},
+		{"broadcast bare", "broadcast_transaction", `[{}]`, "condenser_api.broadcast_transaction", cache, "appbase.condenser_api", 0, 0},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.row, func(t *testing.T) {
@@ -84,6 +89,9 @@ func TestDefaultTTLTable(t *testing.T) {
 			rt, err := r.Resolve(call)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if call.UpstreamMethod != tc.upstream {
+				t.Errorf("upstream method %q, want %q", call.UpstreamMethod, tc.upstream)
 			}
 			if rt.Backend != "hived" || rt.URL != "http://127.0.0.1:8091" {
 				t.Errorf("backend %s %s, want hived at the node URL", rt.Backend, rt.URL)
@@ -110,14 +118,14 @@ func TestDefaultYAMLIsTheSpecTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTTLs := []string{
-		"hived=3", "hived.login_api=NO_CACHE", "hived.network_broadcast_api=NO_CACHE", "hived.follow_api=10",
-		"hived.market_history_api=1", "hived.database_api=3", "hived.database_api.get_block=EXPIRE_IF_REVERSIBLE",
-		"hived.database_api.get_block_header=EXPIRE_IF_REVERSIBLE", "hived.database_api.get_content=1",
-		"hived.database_api.get_state=1",
-		"hived.database_api.get_state.params=['/trending']=30", "hived.database_api.get_state.params=['trending']=30",
-		"hived.database_api.get_state.params=['/hot']=30", "hived.database_api.get_state.params=['/welcome']=30",
-		"hived.database_api.get_state.params=['/promoted']=30", "hived.database_api.get_state.params=['/created']=10",
-		"hived.database_api.get_dynamic_global_properties=1", "bridge=3", "hive=3",
+		"appbase.condenser_api=3", "appbase.login_api=NO_CACHE", "appbase.network_broadcast_api=NO_CACHE", "appbase.follow_api=10",
+		"appbase.market_history_api=1", "appbase.condenser_api.get_block=EXPIRE_IF_REVERSIBLE",
+		"appbase.condenser_api.get_block_header=EXPIRE_IF_REVERSIBLE", "appbase.condenser_api.get_content=1",
+		"appbase.condenser_api.get_state=1",
+		"appbase.condenser_api.get_state.params=['/trending']=30", "appbase.condenser_api.get_state.params=['trending']=30",
+		"appbase.condenser_api.get_state.params=['/hot']=30", "appbase.condenser_api.get_state.params=['/welcome']=30",
+		"appbase.condenser_api.get_state.params=['/promoted']=30", "appbase.condenser_api.get_state.params=['/created']=10",
+		"appbase.condenser_api.get_dynamic_global_properties=1", "bridge=3", "hive=3",
 		"appbase=EXPIRE_IF_REVERSIBLE", "appbase.block_api=EXPIRE_IF_REVERSIBLE", "appbase.database_api=1",
 	}
 	var got []string
@@ -128,7 +136,7 @@ func TestDefaultYAMLIsTheSpecTable(t *testing.T) {
 		t.Errorf("ttls:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantTTLs, "\n"))
 	}
 	wantTimeouts := []string{
-		"hived=5s", "hived.network_broadcast_api=0s", "appbase=3s", "appbase.chain_api.push_block=0s",
+		"appbase.condenser_api=5s", "appbase=3s", "appbase.chain_api.push_block=0s",
 		"appbase.chain_api.push_transaction=0s", "appbase.network_broadcast_api=0s",
 		"appbase.condenser_api.broadcast_block=0s", "appbase.condenser_api.broadcast_transaction=0s",
 		"appbase.condenser_api.broadcast_transaction_synchronous=0s",
@@ -140,11 +148,11 @@ func TestDefaultYAMLIsTheSpecTable(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(wantTimeouts, "\n") {
 		t.Errorf("timeouts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantTimeouts, "\n"))
 	}
-	if len(cfg.Retries) != 2 || cfg.Retries[0].Key != "hived" || cfg.Retries[0].Value != 3 ||
-		cfg.Retries[1].Key != "hived.network_broadcast_api" || cfg.Retries[1].Value != 0 {
+	if len(cfg.Retries) != 2 || cfg.Retries[0].Key != "appbase.condenser_api" || cfg.Retries[0].Value != 3 ||
+		cfg.Retries[1].Key != "appbase.network_broadcast_api" || cfg.Retries[1].Value != 0 {
 		t.Errorf("retries %+v", cfg.Retries)
 	}
-	if !strings.Contains(string(config.DefaultYAML()), "hived.database_api.get_state.params=['/created']: 10") {
+	if !strings.Contains(string(config.DefaultYAML()), "appbase.condenser_api.get_state.params=['/created']: 10") {
 		t.Error("DefaultYAML() does not hold the TTL table")
 	}
 }
@@ -161,7 +169,7 @@ func TestDefaultNodeURL(t *testing.T) {
 		{"argument beats environment", "https://arg", "http://env:8091", "https://arg", false},
 		{"environment", "", "http://env:8091", "http://env:8091", false},
 		{"neither", "", "", "no config file and no node URL: pass --config FILE, --node-url URL or set HIVEGATE_NODE_URL", true},
-		{"bad argument", "ws://arg", "", "node URL argument: backends.hived: ws URLs are not supported yet", true},
+		{"bad argument", "ftp://arg", "", "node URL argument: backends.hived: bad URL \"ftp://arg\": want http://, https://, ws:// or wss://", true},
 		{"bad environment", "", "localhost:8091", "HIVEGATE_NODE_URL: backends.hived: bad URL", true},
 	}
 	for _, tc := range testCases {

@@ -32,6 +32,26 @@ func TestSettingsKeys(t *testing.T) {
 		{"cors_allowed_origins: [https://app.example, https://wallet.example]", func(c *config.Config) bool {
 			return slices.Equal(c.Settings.CORSAllowedOrigins, []string{"https://app.example", "https://wallet.example"})
 		}},
+		{"node_fail_threshold: 2", func(c *config.Config) bool { return c.Settings.NodeFailThreshold == 2 }},
+		{"node_max_lag_blocks: 0", func(c *config.Config) bool { return c.Settings.NodeMaxLagBlocks == 0 }},
+		{"node_max_lag_blocks: 100", func(c *config.Config) bool { return c.Settings.NodeMaxLagBlocks == 100 }},
+		{"compress_min_bytes: 0", func(c *config.Config) bool { return c.Settings.CompressMinBytes == 0 }},
+		{"compress_min_bytes: 4096", func(c *config.Config) bool { return c.Settings.CompressMinBytes == 4096 }},
+		// Drone's settings hivegate implements.
+		{"add_cors_headers: false", func(c *config.Config) bool { return c.Settings.CORSOff }},
+		{"add_cors_headers: true", func(c *config.Config) bool { return !c.Settings.CORSOff }},
+		{"metrics_enabled: true", func(c *config.Config) bool { p, on := c.Ops.Metrics(); return on && p == "/metrics" }},
+		{"metrics_enabled: false", func(c *config.Config) bool { _, on := c.Ops.Metrics(); return !on }},
+		{"metrics_path: /prom", func(c *config.Config) bool { p, on := c.Ops.Metrics(); return !on && p == "/prom" }},
+		{"metrics_namespace: drone", func(c *config.Config) bool { return c.Ops.Namespace() == "drone" }},
+		{"debug_endpoints_enabled: true", func(c *config.Config) bool { return c.Ops.DebugEndpoints }},
+		{"debug_endpoints_enabled: false", func(c *config.Config) bool { return !c.Ops.DebugEndpoints }},
+		// Drone's settings whose value asks for what hivegate does anyway.
+		{"add_jussi_headers: false", func(c *config.Config) bool { return true }},
+		{"access_log_format: simple", func(c *config.Config) bool { return true }},
+		{"access_log_file: ''", func(c *config.Config) bool { return true }},
+		{"access_log_flush_every_line: true", func(c *config.Config) bool { return true }},
+		{"max_conn_lifetime_secs: 0", func(c *config.Config) bool { return true }},
 	}
 	for _, section := range []string{"hivegate", "drone"} {
 		for _, tc := range testCases {
@@ -62,6 +82,9 @@ func TestDefaults(t *testing.T) {
 			CacheMaxCapacity:            config.DefaultCacheMaxCapacity,
 			MiddlewareConnectionThreads: config.DefaultConnectionThreads,
 			LIBPollInterval:             config.DefaultLIBPollInterval,
+			NodeFailThreshold:           config.DefaultNodeFailThreshold,
+			NodeMaxLagBlocks:            config.DefaultNodeMaxLagBlocks,
+			CompressMinBytes:            config.DefaultCompressMinBytes,
 		}
 		if !reflect.DeepEqual(cfg.Settings, want) {
 			t.Errorf("%s: settings %+v, want %+v", cfg.Source, cfg.Settings, want)
@@ -194,16 +217,11 @@ func TestWarnings(t *testing.T) {
 		name, file, text string
 		want             []string // one substring per expected warning
 	}{
-		{"add_cors_headers", "w.yaml", "drone:\n  add_cors_headers: true\n" + minimal, []string{"w.yaml:2: drone.add_cors_headers is a Drone setting hivegate does not use"}},
-		{"access_log_format", "w.yaml", "drone:\n  port: 1\n  access_log_format: '%a'\n" + minimal, []string{"w.yaml:3: drone.access_log_format is a Drone setting"}},
-		{"access_log_file", "w.yaml", "hivegate:\n  access_log_file: /var/log/x\n" + minimal, []string{"w.yaml:2: hivegate.access_log_file is a Drone setting"}},
-		{"access_log_flush_every_line", "w.yaml", "drone:\n  access_log_flush_every_line: true\n" + minimal, []string{"w.yaml:2: drone.access_log_flush_every_line"}},
-		{"metrics_enabled", "w.yaml", "drone:\n  metrics_enabled: true\n" + minimal, []string{"w.yaml:2: drone.metrics_enabled"}},
-		{"metrics_path", "w.yaml", "drone:\n  metrics_path: /m\n" + minimal, []string{"w.yaml:2: drone.metrics_path"}},
-		{"metrics_namespace", "w.yaml", "drone:\n  metrics_namespace: drone\n" + minimal, []string{"w.yaml:2: drone.metrics_namespace"}},
-		{"add_jussi_headers", "w.yaml", "drone:\n  add_jussi_headers: true\n" + minimal, []string{"w.yaml:2: drone.add_jussi_headers is a Drone setting hivegate does not use: hivegate sets x-hivegate-cache"}},
+		{"add_jussi_headers", "w.yaml", "drone:\n  add_jussi_headers: true\n" + minimal, []string{"w.yaml:2: drone.add_jussi_headers: hivegate sends no X-Jussi-* headers"}},
+		{"access_log_format json", "w.yaml", "drone:\n  port: 1\n  access_log_format: json\n" + minimal, []string{"w.yaml:3: drone.access_log_format: hivegate writes its access log in the format of its other logs: run it with --log-format json"}},
+		{"access_log_file", "w.yaml", "hivegate:\n  access_log_file: /var/log/x\n" + minimal, []string{"w.yaml:2: hivegate.access_log_file: hivegate writes its access log to standard error"}},
+		{"max_conn_lifetime_secs", "w.yaml", "drone:\n  max_conn_lifetime_secs: 60\n" + minimal, []string{"w.yaml:2: drone.max_conn_lifetime_secs: hivegate does not cut busy client connections"}},
 		{"http1_fast_path", "w.yaml", "hivegate:\n  http1_fast_path: true\n" + minimal, []string{"w.yaml:2: hivegate.http1_fast_path has no effect: net/http serves every request"}},
-		{"equivalent_methods", "w.yaml", minimal + "equivalent_methods:\n  a: [b]\n", []string{"w.yaml:5: equivalent_methods is a Drone key hivegate does not use"}},
 		{"broadcast retries", "w.yaml", minimal + "retries:\n  hived.network_broadcast_api: 2\n  hived.database_api: 2\n", []string{"w.yaml:6: retries.hived.network_broadcast_api = 2: broadcast methods are never retried"}},
 		{"broadcast TTL", "w.yaml", minimal + "ttls:\n  appbase.condenser_api.broadcast_transaction: 3\n  appbase.network_broadcast_api: NO_CACHE\n", []string{"w.yaml:6: ttls.appbase.condenser_api.broadcast_transaction = 3: broadcast methods are never cached"}},
 		{"broadcast TTL legacy", "w.json", "{\"upstreams\": [{\"name\": \"appbase\", \"urls\": [[\"appbase\", \"http://h\"]],\n \"ttls\": [[\"appbase.chain_api.push_block\", -2]]}]}", []string{"w.json:2: ttls.appbase.chain_api.push_block = EXPIRE_IF_REVERSIBLE: broadcast methods are never cached"}},

@@ -1,16 +1,23 @@
 package config
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
 
 // parseLegacy loads jussi's JSON format: a `limits` object and an `upstreams`
 // list whose urls/ttls/timeouts/retries are [key, value] pairs (or jussi's
-// older {"prefix": key, "upstream_url"|"upstream_ttl"|...: value} objects).
-// Each distinct URL becomes a backend named after its host (host:port).
-// The default namespace is `steemd` when an upstream has that name (jussi's
-// own node namespace), otherwise `hived`.
+// older {"prefix": key, "upstream_url"|"upstream_ttl"|...: value} objects),
+// plus the settings sections of jussi's next branch (server, upstream,
+// cache, logging, telemetry, prometheus: jussi.go). A file that is a list
+// is the upstreams list alone, as jussi read its files until April 2018.
+//
+// A key given several urls pairs is routed to a backend of several nodes,
+// one per URL, in file order. Each distinct list of URLs becomes a backend
+// named after the first key routed to it. The default namespace is `steemd`
+// when an upstream has that name (jussi's own node namespace), otherwise
+// `hived`.
 func parseLegacy(file string, data []byte) (*Config, error) {
 	root, err := fromJSON(file, data)
 	if err != nil {
@@ -20,7 +27,14 @@ func parseLegacy(file string, data []byte) (*Config, error) {
 	cfg := defaults()
 	cfg.Source = file
 	cfg.nsPos = Pos{File: file}
+	cfg.Limits.AccountHistoryLimit = DefaultJussiAccountHistoryLimit
 	upstreams := map[string]Pos{}
+	var urls []urlPair
+	if root.kind == kindSeq {
+		// jussi before April 2018 (steemit/jussi e5a86b4) read the file as
+		// the list of upstreams itself.
+		root = &node{kind: kindMap, line: root.line, keys: []*node{{kind: kindScalar, str: "upstreams", line: root.line}}, vals: []*node{root}}
+	}
 	err = d.fields(root, "", func(key string, k, v *node) (bool, error) {
 		switch key {
 		case "limits":
@@ -30,24 +44,52 @@ func parseLegacy(file string, data []byte) (*Config, error) {
 				return true, d.errf(v, key, "want a list of upstream objects, got %s", describe(v))
 			}
 			for i, u := range v.vals {
-				if err := d.upstream(&cfg, u, i, upstreams); err != nil {
+				if err := d.upstream(&cfg, u, i, upstreams, &urls); err != nil {
 					return true, err
 				}
 			}
 			return true, nil
 		}
-		return false, nil
+		return d.jussiSection(&cfg, key, k, v) // jussi.go
 	})
 	if err != nil {
 		return nil, err
 	}
+	cfg.legacyRoutes(urls)
 	if _, ok := upstreams["steemd"]; ok {
 		cfg.DefaultNamespace = "steemd"
 	}
+	cfg.warnUnread()
 	return &cfg, nil
 }
 
-func (d *decoder) upstream(cfg *Config, n *node, i int, seen map[string]Pos) error {
+// urlPair is one [key, url] pair of a legacy urls list.
+type urlPair struct {
+	key, url   string
+	kpos, vpos Pos
+}
+
+// legacyRoutes turns the urls pairs into urls entries and backends: the
+// pairs of one key, in file order, are the nodes of its backend.
+func (c *Config) legacyRoutes(pairs []urlPair) {
+	byKey := map[string][]string{}
+	var order []urlPair
+	for _, p := range pairs {
+		list, seen := byKey[p.key]
+		if !seen {
+			order = append(order, p)
+		}
+		if !slices.Contains(list, p.url) {
+			byKey[p.key] = append(list, p.url)
+		}
+	}
+	for _, p := range order {
+		name := c.legacyBackend(p.key, byKey[p.key], p.vpos)
+		c.URLs = append(c.URLs, Entry[string]{Key: p.key, Value: name, Pos: p.kpos})
+	}
+}
+
+func (d *decoder) upstream(cfg *Config, n *node, i int, seen map[string]Pos, urls *[]urlPair) error {
 	at := "upstreams[" + strconv.Itoa(i) + "]"
 	if n.kind != kindMap {
 		return d.errf(n, at, "want an upstream object, got %s", describe(n))
@@ -89,7 +131,7 @@ func (d *decoder) upstream(cfg *Config, n *node, i int, seen map[string]Pos) err
 				if err := checkURL(u); err != nil {
 					return d.errf(vn, p+"."+e, "%w", err)
 				}
-				cfg.URLs = append(cfg.URLs, Entry[string]{Key: e, Value: cfg.legacyBackend(e, u, d.pos(vn)), Pos: d.pos(kn)})
+				*urls = append(*urls, urlPair{key: e, url: u, kpos: d.pos(kn), vpos: d.pos(vn)})
 				return nil
 			})
 		case "ttls":
@@ -159,14 +201,15 @@ func (d *decoder) pairs(n *node, path, valueKey string, f func(key string, k, v 
 	return nil
 }
 
-// legacyBackend returns the backend name for a legacy URL (already checked
-// by checkURL), creating the backend on first use. It is named after the
-// first method key routed to that URL (with a #2, #3... suffix on a clash).
-// Backend names can appear in client-visible error details, so they are
-// never derived from the URL: that would show clients an internal address.
-func (c *Config) legacyBackend(key, raw string, pos Pos) string {
+// legacyBackend returns the backend name for a key's node URLs (already
+// checked by checkURL), creating the backend on first use. It is named
+// after the first method key routed to that list of URLs (with a #2, #3...
+// suffix on a clash). Backend names can appear in client-visible error
+// details, so they are never derived from a URL: that would show clients
+// an internal address.
+func (c *Config) legacyBackend(key string, urls []string, pos Pos) string {
 	for _, b := range c.Backends {
-		if b.URL == raw {
+		if slices.Equal(b.NodeURLs(), urls) {
 			return b.Name
 		}
 	}
@@ -174,7 +217,11 @@ func (c *Config) legacyBackend(key, raw string, pos Pos) string {
 	for i := 2; c.hasBackend(name); i++ {
 		name = key + "#" + strconv.Itoa(i)
 	}
-	c.Backends = append(c.Backends, Backend{Name: name, URL: raw, Pos: pos})
+	b := Backend{Name: name, URL: urls[0], Pos: pos}
+	if len(urls) > 1 {
+		b.Nodes = urls
+	}
+	c.Backends = append(c.Backends, b)
 	return name
 }
 

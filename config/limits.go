@@ -117,6 +117,12 @@ func (d *decoder) limitsSection(l *Limits, n *node, section string) error {
 			var b int
 			b, err = d.intIn(v, path, 1024, maxResponseBytesLimit)
 			l.MaxResponseBytes = int64(b)
+		case "account_history_limit":
+			l.AccountHistoryLimit, err = d.intIn(v, path, 0, 1_000_000)
+		case "batch_size", "custom_json_op_length":
+			// Documented by jussi's next branch (docs/CONFIGURATION.md) but
+			// never read by it.
+			l.unread = append(l.unread, unreadKey{path: path, pos: d.pos(k)})
 		default:
 			return false, nil
 		}

@@ -5,26 +5,18 @@ import (
 	"time"
 )
 
-// droneOnlySettings are Drone settings keys hivegate accepts so that an
-// existing Drone config.yaml loads unchanged, but that have no effect here.
-// Each produces a warning naming what to use instead.
-var droneOnlySettings = map[string]string{
-	"add_cors_headers":            "hivegate always answers CORS preflight requests",
-	"access_log_format":           "hivegate logs with log/slog; choose text or JSON with --log-format",
-	"access_log_file":             "hivegate logs to standard error",
-	"access_log_flush_every_line": "hivegate logs to standard error",
-	"metrics_enabled":             "hivegate metrics are described in the README",
-	"metrics_path":                "hivegate metrics are described in the README",
-	"metrics_namespace":           "hivegate metrics are described in the README",
-	"add_jussi_headers":           "hivegate sets x-hivegate-cache and x-hivegate-route",
-}
-
 // parseModern loads the modern YAML format.
 func parseModern(file string, data []byte) (*Config, error) {
 	root, err := fromYAML(file, data)
 	if err != nil {
 		return nil, err
 	}
+	return modernFrom(file, root)
+}
+
+// modernFrom loads a parsed modern YAML document.
+func modernFrom(file string, root *node) (*Config, error) {
+	var err error
 	d := &decoder{file: file}
 	cfg := defaults()
 	cfg.Source = file
@@ -77,13 +69,15 @@ func parseModern(file string, data []byte) (*Config, error) {
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: equivalent_methods is a Drone key hivegate does not use: hivegate already gives calls that mean the same thing one cache key", d.pos(k)))
-			return true, nil
+			return true, d.equivalentMethods(&cfg, v)
 		}
 		return false, nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.droneMetrics && cfg.sectionMetrics {
+		return nil, &Error{Pos: Pos{File: file}, Key: settingsSeen + ".metrics", Err: fmt.Errorf("give the public metrics either as %s.metrics {enabled, path} or as Drone's metrics_enabled and metrics_path, not both", settingsSeen)}
 	}
 	return &cfg, nil
 }
@@ -135,27 +129,54 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 			}
 		case "access_log", "metrics", "admin_listen", "admin_token", "tracing": // ops.go
 			err = d.opsSetting(cfg, key, v, path)
+		case "node_fail_threshold":
+			s.NodeFailThreshold, err = d.intIn(v, path, 1, 1000)
+		case "node_max_lag_blocks":
+			s.NodeMaxLagBlocks, err = d.intIn(v, path, 0, 1_000_000)
+		case "compress_min_bytes":
+			s.CompressMinBytes, err = d.intIn(v, path, 0, 1<<30)
 		default:
-			why, ok := droneOnlySettings[key]
-			if !ok {
-				return false, nil
-			}
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s is a Drone setting hivegate does not use: %s", d.pos(k), path, why))
+			return d.droneSetting(cfg, key, k, v, path) // drone.go
 		}
 		return true, err
 	})
 }
 
+// backends reads the backends section: name → URL, or name → a list of
+// URLs for a backend of several nodes.
 func (d *decoder) backends(cfg *Config, n *node) error {
 	return eachEntry(d, n, "backends", func(name string, kn, vn *node) error {
-		u, err := d.str(vn, "backends."+name)
-		if err != nil {
-			return err
+		path := "backends." + name
+		var urls []string
+		if vn.kind == kindSeq {
+			if len(vn.vals) == 0 {
+				return d.errf(vn, path, "empty list: a backend needs at least one node URL")
+			}
+			for _, item := range vn.vals {
+				u, err := d.str(item, path)
+				if err != nil {
+					return err
+				}
+				if err := checkURL(u); err != nil {
+					return d.errf(item, path, "%w", err)
+				}
+				urls = append(urls, u)
+			}
+		} else {
+			u, err := d.str(vn, path)
+			if err != nil {
+				return d.errf(vn, path, "want a node URL or a list of them, got %s", describe(vn))
+			}
+			if err := checkURL(u); err != nil {
+				return d.errf(vn, path, "%w", err)
+			}
+			urls = []string{u}
 		}
-		if err := checkURL(u); err != nil {
-			return d.errf(vn, "backends."+name, "%w", err)
+		b := Backend{Name: name, URL: urls[0], Pos: d.pos(kn)}
+		if len(urls) > 1 {
+			b.Nodes = urls
 		}
-		cfg.Backends = append(cfg.Backends, Backend{Name: name, URL: u, Pos: d.pos(kn)})
+		cfg.Backends = append(cfg.Backends, b)
 		return nil
 	})
 }

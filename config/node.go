@@ -51,6 +51,9 @@ type node struct {
 	null   bool
 	keys   []*node // map keys, in file order
 	vals   []*node // map values / sequence items
+	// file, when set, is the file the value came from when it is not the
+	// one being loaded (a merged config.local.yaml: local.go).
+	file string
 }
 
 // get returns the value under key in a map node, or nil.

@@ -24,8 +24,18 @@ type Ops struct {
 	// admin listener always serves them.
 	PublicMetrics bool
 	// MetricsPath is where the main listener serves metrics
-	// (hivegate.metrics.path); empty means DefaultMetricsPath.
+	// (hivegate.metrics.path, Drone's metrics_path); empty means
+	// DefaultMetricsPath.
 	MetricsPath string
+	// MetricsNamespace prefixes hivegate's own metric names
+	// (hivegate.metrics.namespace, Drone's metrics_namespace); empty means
+	// DefaultMetricsNamespace. The Go runtime's go_* and process_* metrics
+	// keep their names.
+	MetricsNamespace string
+	// DebugEndpoints serves Drone's debug views on the admin listener
+	// (debug_endpoints_enabled): GET /cache-size, /cache-entries and
+	// /debug/heap_profile, /debug/memory_stats.
+	DebugEndpoints bool
 	// AdminListen is the HOST:PORT of the admin listener
 	// (hivegate.admin_listen, DefaultAdminListen unless set); empty: no
 	// admin listener.
@@ -57,6 +67,8 @@ type Tracing struct {
 // Defaults of the operations keys.
 const (
 	DefaultMetricsPath = "/metrics"
+	// DefaultMetricsNamespace prefixes hivegate's metric names.
+	DefaultMetricsNamespace = "hivegate"
 	// DefaultAdminListen is the admin listener's address: loopback only, so
 	// that metrics and the admin endpoints are not on the public port.
 	DefaultAdminListen = "127.0.0.1:9090"
@@ -68,6 +80,14 @@ const (
 
 // Enabled reports whether tracing is configured.
 func (t Tracing) Enabled() bool { return t.OTLPEndpoint != "" }
+
+// Namespace returns the prefix of hivegate's metric names.
+func (o Ops) Namespace() string {
+	if o.MetricsNamespace == "" {
+		return DefaultMetricsNamespace
+	}
+	return o.MetricsNamespace
+}
 
 // Metrics returns the path the main listener serves metrics at, and
 // whether it serves them at all.
@@ -88,6 +108,7 @@ func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) erro
 		o.AccessLogOff = !on
 		return err
 	case "metrics":
+		cfg.sectionMetrics = true
 		return d.metricsSection(o, v, path)
 	case "admin_listen":
 		s, err := d.str(v, path)
@@ -140,6 +161,10 @@ func (d *decoder) metricsSection(o *Ops, n *node, section string) error {
 			}
 			o.MetricsPath = s
 			return true, nil
+		case "namespace":
+			s, err := d.metricsNamespace(v, path)
+			o.MetricsNamespace = s
+			return true, err
 		}
 		return false, nil
 	})

@@ -84,7 +84,8 @@ func TestOpsErrors(t *testing.T) {
 	t.Parallel()
 	testCases := []struct{ name, yaml, key, want string }{
 		{"access_log not a bool", "  access_log: 'no'\n", "hivegate.access_log", "want true or false"},
-		{"metrics unknown key", "  metrics: {namespace: x}\n", "hivegate.metrics.namespace", "unknown key"},
+		{"metrics unknown key", "  metrics: {port: 9}\n", "hivegate.metrics.port", "unknown key"},
+		{"metrics namespace bad", "  metrics: {namespace: 1x}\n", "hivegate.metrics.namespace", "want a Prometheus name prefix"},
 		{"metrics path root", "  metrics: {path: /}\n", "hivegate.metrics.path", "other than /"},
 		{"metrics path relative", "  metrics: {path: metrics}\n", "hivegate.metrics.path", "absolute"},
 		{"metrics path dot segment", "  metrics: {path: /a/../b}\n", "hivegate.metrics.path", "absolute"},

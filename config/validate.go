@@ -15,8 +15,15 @@ func (c *Config) validate() error {
 			return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: fmt.Errorf("backend named twice")}
 		}
 		names[b.Name] = true
-		if err := checkURL(b.URL); err != nil {
-			return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: err}
+		seenURL := map[string]bool{}
+		for _, u := range b.NodeURLs() {
+			if err := checkURL(u); err != nil {
+				return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: err}
+			}
+			if seenURL[u] {
+				return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: fmt.Errorf("node %s is listed twice", redactURL(u))}
+			}
+			seenURL[u] = true
 		}
 	}
 	for _, name := range c.Limits.NoUpstreamBatch {
@@ -51,6 +58,9 @@ func (c *Config) validate() error {
 		if !validNamespace(ns) {
 			return &Error{Pos: c.translatePos, Key: "translate_to_appbase", Err: fmt.Errorf("want namespace names without dots, spaces or '=', got %q", ns)}
 		}
+	}
+	if err := c.checkEquivalents(); err != nil {
+		return err
 	}
 	c.warnTranslated(keysOf(c.URLs), "urls")
 	c.warnTranslated(keysOf(c.TTLs), "ttls")
@@ -146,11 +156,9 @@ func checkURL(raw string) error {
 		return fmt.Errorf("bad URL %q: %v", raw, err)
 	}
 	switch u.Scheme {
-	case "http", "https":
-	case "ws", "wss":
-		return fmt.Errorf("%s URLs are %w: use the node's http(s) address", u.Scheme, errNotSupportedYet)
+	case "http", "https", "ws", "wss":
 	default:
-		return fmt.Errorf("bad URL %q: want http:// or https://", raw)
+		return fmt.Errorf("bad URL %q: want http://, https://, ws:// or wss://", raw)
 	}
 	if u.Host == "" {
 		return fmt.Errorf("bad URL %q: no host", raw)
@@ -184,4 +192,12 @@ func IsBroadcastMethod(api, method string) bool {
 	return api == "network_broadcast_api" ||
 		strings.HasPrefix(method, "broadcast_") ||
 		api == "chain_api" && strings.HasPrefix(method, "push_")
+}
+
+// redactURL is a URL for messages, its password (if any) masked.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
 }

@@ -229,7 +229,7 @@ func (d *Dispatcher) sendChunk(g *upstreamGroup, chunk []*batchItem) {
 	for i, it := range chunk {
 		o := outs[i]
 		if it.p.cacheable && o.err == nil && o.resp.Error == nil {
-			o.entry = d.store(it.c, it.p.rt, o.result, o.resp.Buffer)
+			o.entry = d.store(it.c, it.p.rt, o.result, o.resp)
 		}
 		if it.fl != nil {
 			d.flights.finish(it.c.Key, it.fl, o)

@@ -188,6 +188,9 @@ func (d *Dispatcher) prepare(r *router.Router, c *router.Call, scratch []byte) (
 	if res, refused := d.screen(c, rt); refused { // limits.blacklist_accounts (blacklist.go)
 		return res, nil
 	}
+	if res, refused := d.accountHistoryLimit(c, rt); refused { // limits.account_history_limit (limits.go)
+		return res, nil
+	}
 	// Broadcasts change chain state: never cached, never coalesced (two
 	// clients sending one transaction each get the node's own answer).
 	// NO_CACHE routes are not coalesced either: an operator who turns the
@@ -233,7 +236,7 @@ func (p *Pending) Run(ctx context.Context) Result {
 		}
 		o := d.upstream(ctx, c, rt, cacheable, false)
 		if cacheable && o.err == nil && o.resp.Error == nil {
-			o.entry = d.store(c, rt, o.result, o.resp.Buffer)
+			o.entry = d.store(c, rt, o.result, o.resp)
 		}
 		return o
 	})
@@ -348,10 +351,12 @@ func (d *Dispatcher) outcomeOf(c *router.Call, rt router.Route, resp backend.Res
 	return outcome{resp: resp, result: resp.Result}
 }
 
-// store applies the route's TTL policy and caches the result. buf, when
-// not nil, is the backend's buffer holding the key then the result
-// (backend.Response.Buffer), handed over to the cache.
-func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessage, buf []byte) *cache.Entry {
+// store applies the route's TTL policy and caches the result. resp is the
+// backend's answer: its Buffer, when not nil, holds the key then the result
+// and is handed over to the cache; its MaxAge serves
+// HONOR_UPSTREAM_CACHE_CONTROL.
+func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessage, resp backend.Response) *cache.Entry {
+	buf := resp.Buffer
 	var ttl time.Duration
 	switch rt.TTL.Kind {
 	case config.TTLSeconds:
@@ -359,21 +364,28 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 	case config.TTLNoExpire:
 		ttl = cache.NoExpiry
 	case config.TTLExpireIfReversible:
+		// A call with no block number in its params (say
+		// get_dynamic_global_properties) is not cached: its answer changes
+		// with every block, and both Drone and jussi leave it uncached.
+		n, ok := cache.BlockNum(c.APIMethod(), c.Params)
+		if !ok {
+			return nil
+		}
 		var lib uint64
 		if d.lib != nil {
 			lib = d.lib.LastIrreversible()
 		}
 		var store bool
-		if n, ok := cache.BlockNum(c.APIMethod(), c.Params); ok {
-			ttl, store = cache.ReversibleTTL(n, lib, result)
-		} else {
-			// No block number in this call: it may change with the next
-			// block, so it lives as long as reversible data does.
-			ttl, store = cache.ReversibleTTLDuration, !cache.IsEmptyResult(result)
-		}
-		if !store {
+		if ttl, store = cache.ReversibleTTL(n, lib, result); !store {
 			return nil
 		}
+	case config.TTLUpstreamCacheControl:
+		// As long as the backend's Cache-Control max-age says; an answer
+		// without one (or with max-age=0, no-store, no-cache) is not cached.
+		if resp.MaxAge <= 0 {
+			return nil
+		}
+		ttl = resp.MaxAge
 	default:
 		return nil
 	}
@@ -439,6 +451,9 @@ func (r Result) Answer() jsonrpc.Answer {
 	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
 	if r.Lease != nil {
 		a.Lease = r.Lease
+	}
+	if r.Entry != nil {
+		a.Forms = r.Entry // a gzip-encoded answer keeps the compressed result there
 	}
 	return a
 }

@@ -37,6 +37,11 @@ const (
 	CodeUpstreamResponseTooLarge Code = -32019
 )
 
+// CodeAccountHistoryLimit is jussi's code for a get_account_history call
+// over limits.account_history_limit (jussi's JussiAccountHistoryLimitsError),
+// kept so that clients written against jussi see the same answer.
+const CodeAccountHistoryLimit Code = 1701
+
 // Kind names one row of the gateway's error table. It is the stable, machine
 // readable name sent in an error's data.name.
 type Kind string
@@ -58,6 +63,7 @@ const (
 	KindUnauthorized             Kind = "unauthorized"
 	KindRateLimited              Kind = "rate_limited"
 	KindOverloaded               Kind = "overloaded"
+	KindAccountHistoryLimit      Kind = "account_history_limit"
 )
 
 // ErrorSpec is one row of the error table: the code, the message prefix and
@@ -89,6 +95,7 @@ var Errors = []ErrorSpec{
 	{KindUnauthorized, CodeUnauthorized, "Unauthorized", http.StatusUnauthorized, "the request lacks the credentials an admin endpoint requires"},
 	{KindRateLimited, CodeRateLimited, "Rate limited", http.StatusTooManyRequests, "the client's IP exceeded the configured request rate"},
 	{KindOverloaded, CodeOverloaded, "Overloaded", http.StatusServiceUnavailable, "the gateway is at its concurrent request limit; retry later"},
+	{KindAccountHistoryLimit, CodeAccountHistoryLimit, "Account History request exceeded limit", http.StatusOK, "a get_account_history call asks for more entries than limits.account_history_limit (jussi's error); it was not forwarded"},
 }
 
 var specByKind = func() map[Kind]ErrorSpec {
@@ -131,6 +138,17 @@ func NewError(kind Kind, detail string, cause error) *Error {
 		Name string `json:"name"`
 	}{string(spec.Kind)})
 	return &Error{Code: spec.Code, Message: msg, Data: data, Kind: spec.Kind, cause: cause}
+}
+
+// NewAccountHistoryLimitError is jussi's error 1701 for a
+// get_account_history call asking for asked entries when the configured
+// limit is max: jussi's message, with the configured limit (jussi always
+// printed 100), and data naming both numbers.
+func NewAccountHistoryLimitError(max, asked int64) *Error {
+	e := NewError(KindAccountHistoryLimit, "", nil)
+	e.Message = fmt.Sprintf("Account History request exceeded limit. The max limit is %d. Your limit is %d", max, asked)
+	e.Data = fmt.Appendf(nil, `{"name":%q,"max_limit":%d,"requested_limit":%d}`, KindAccountHistoryLimit, max, asked)
+	return e
 }
 
 // BackendError wraps a backend's JSON-RPC error object so that it passes

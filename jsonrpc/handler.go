@@ -22,6 +22,10 @@ type Answer struct {
 	// Lease, when not nil, holds the buffer Result lives in: the handler
 	// releases it once the answer is written and reads Result no more.
 	Lease Releaser
+	// Forms, when not nil, keeps forms derived from Result (its cache
+	// entry): the gzip-encoded answers splice Result's compressed form
+	// from there instead of compressing it again (compress.go).
+	Forms Deriver
 }
 
 // Releaser gives back a buffer lent for the life of an Answer.
@@ -63,6 +67,24 @@ type HandlerOptions struct {
 	// BatchStarted, when set, is told the number of elements of every valid
 	// batch before its calls are made (the access log's "batch(n)").
 	BatchStarted func(ctx context.Context, elements int)
+	// Nodes, when set, returns the state of every backend node for GET /.
+	Nodes func() []NodeHealth
+	// CompressMinBytes is the size from which an answer is gzip-encoded
+	// for a client that sends Accept-Encoding: gzip (compress.go); 0 turns
+	// compression off.
+	CompressMinBytes int
+}
+
+// NodeHealth is one backend node as GET / shows it: by backend name and
+// position, never by address.
+type NodeHealth struct {
+	Backend string `json:"backend"`
+	Node    int    `json:"node"`
+	Up      bool   `json:"up"`
+	// Lagging is set while the node is taken out of service for being
+	// too far behind its backend's best head block.
+	Lagging bool   `json:"lagging,omitempty"`
+	Head    uint64 `json:"head_block,omitempty"`
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -75,6 +97,9 @@ type Handler struct {
 	exchanges sync.Pool // *exchange
 	values    headerValues
 	methods   interner[string] // method names, decoded once
+	// answerZ and formZ pool the deflate writers of gzip-encoded answers
+	// and of the forms kept with cache entries (compress.go).
+	answerZ, formZ compressors
 }
 
 // NewHandler returns the JSON-RPC HTTP handler.
@@ -89,6 +114,7 @@ func NewHandler(c Caller, opts HandlerOptions) *Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{caller: c, opts: opts}
+	h.answerZ.level, h.formZ.level = answerLevel, formLevel
 	h.values.init()
 	h.exchanges.New = func() any {
 		return &exchange{in: make([]byte, 0, 4096), out: response{buf: make([]byte, 0, 4096)}}
@@ -110,13 +136,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 type health struct {
-	Status          string `json:"status"`
-	Version         string `json:"version"`
-	OperatorMessage string `json:"operator_message"`
+	Status          string       `json:"status"`
+	Version         string       `json:"version"`
+	OperatorMessage string       `json:"operator_message"`
+	Nodes           []NodeHealth `json:"nodes,omitempty"`
 }
 
 func (h *Handler) health(w http.ResponseWriter) {
 	st := health{Status: "OK", Version: h.opts.Version, OperatorMessage: h.opts.OperatorMessage}
+	if h.opts.Nodes != nil {
+		st.Nodes = h.opts.Nodes()
+	}
 	code := http.StatusOK
 	if !h.caller.Healthy() {
 		st.Status = "no backend reachable"
@@ -185,6 +215,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := &x.out
+	if h.opts.CompressMinBytes > 0 {
+		w.Header()["Vary"] = h.values.vary
+		out.gz = acceptsGzip(r.Header)
+	}
 	if !parsed.Batch {
 		h.single(r.Context(), w, parsed.Elements[0], out)
 		return
@@ -208,7 +242,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		case x.answers[i].Err != nil:
 			out.buf = AppendError(out.buf, el.Req.ID, x.answers[i].Err)
 		default:
-			out.appendResult(el.Req.ID, x.answers[i].Result)
+			out.appendResultForms(el.Req.ID, x.answers[i].Result, x.answers[i].Forms)
 		}
 	}
 	out.buf = append(out.buf, ']')
@@ -241,7 +275,7 @@ func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element,
 		h.send(w, a.Err.HTTPStatus(), out)
 		return
 	}
-	out.appendResult(el.Req.ID, a.Result)
+	out.appendResultForms(el.Req.ID, a.Result, a.Forms)
 	h.send(w, http.StatusOK, out)
 	if a.Lease != nil {
 		a.Lease.Release() // out may refer to a large Result until sent
@@ -308,6 +342,10 @@ func (h *Handler) writeError(w http.ResponseWriter, e *Error) {
 // send writes the answer assembled in out with its Content-Type and, when
 // net/http would not work it out itself, its Content-Length.
 func (h *Handler) send(w http.ResponseWriter, status int, out *response) {
+	if out.gz && out.len() >= h.opts.CompressMinBytes {
+		h.sendGzip(w, status, out) // compress.go
+		return
+	}
 	hdr := w.Header()
 	hdr["Content-Type"] = h.values.contentType
 	if n := out.len(); n > autoContentLength {

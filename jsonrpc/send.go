@@ -27,12 +27,18 @@ const autoContentLength = 2048
 type response struct {
 	buf   []byte
 	large []largePart
+	// gz is set when the answer may go gzip-encoded (the client accepts
+	// it and compression is on): results with kept forms are then held
+	// apart like large ones, to be spliced in compressed (compress.go).
+	gz bool
 }
 
-// largePart is a result written as it is, before buf[at:].
+// largePart is a result written as it is, before buf[at:]. forms, when
+// not nil, keeps the result's compressed form.
 type largePart struct {
-	at   int
-	data []byte
+	at    int
+	data  []byte
+	forms Deriver
 }
 
 // appendResult appends the answer {"jsonrpc":"2.0","result":…,"id":…},
@@ -47,6 +53,24 @@ func (r *response) appendResult(id, result json.RawMessage) {
 	}
 	r.buf = append(r.buf, `{"jsonrpc":"2.0","result":`...)
 	r.large = append(r.large, largePart{at: len(r.buf), data: result})
+	r.buf = append(r.buf, `,"id":`...)
+	r.buf = append(r.buf, id...)
+	r.buf = append(r.buf, '}')
+}
+
+// appendResultForms is appendResult for a result whose forms are kept in
+// forms (nil: none): in an answer that may be compressed, such a result is
+// held apart so that its kept compressed form can be spliced in.
+func (r *response) appendResultForms(id, result json.RawMessage, forms Deriver) {
+	if !r.gz || forms == nil || len(result) < minFormBytes {
+		r.appendResult(id, result)
+		return
+	}
+	if len(id) == 0 {
+		id = nullID
+	}
+	r.buf = append(r.buf, `{"jsonrpc":"2.0","result":`...)
+	r.large = append(r.large, largePart{at: len(r.buf), data: result, forms: forms})
 	r.buf = append(r.buf, `,"id":`...)
 	r.buf = append(r.buf, id...)
 	r.buf = append(r.buf, '}')
@@ -86,6 +110,7 @@ func (r *response) reset() {
 	r.buf = r.buf[:0]
 	clear(r.large)
 	r.large = r.large[:0]
+	r.gz = false
 }
 
 // headerValues hands out the []string values of the response headers the
@@ -95,13 +120,15 @@ func (r *response) reset() {
 // and never modifies a value in place, and their capacity equals their
 // length, so an Add to the same header appends to a copy.
 type headerValues struct {
-	contentType []string
-	known       interner[[]string]
+	contentType, gzip, vary []string
+	known                   interner[[]string]
 }
 
 // init fills in the values every handler uses.
 func (v *headerValues) init() {
 	v.contentType = []string{"application/json"}
+	v.gzip = []string{"gzip"}
+	v.vary = []string{"Accept-Encoding"}
 	for _, s := range []string{"hit", "miss", "bypass", "coalesced"} {
 		v.of(s)
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Namespace prefixes every hivegate metric.
+// Namespace prefixes every hivegate metric unless the config names another
+// prefix (hivegate.metrics.namespace, Drone's metrics_namespace; NewIn).
 const Namespace = "hivegate"
 
 // The front end label values.
@@ -55,59 +56,63 @@ type Metrics struct {
 // New returns the instruments of one gateway, registered with a new
 // registry together with src (read at scrape time), the Go runtime and
 // process collectors and hivegate_build_info{version}.
-func New(version string, src Sources) *Metrics {
+func New(version string, src Sources) *Metrics { return NewIn(Namespace, version, src) }
+
+// NewIn is New with the metric names prefixed by ns instead of Namespace
+// (the Go runtime's go_* and process_* metrics keep their names).
+func NewIn(ns, version string, src Sources) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "requests_total",
+			Namespace: ns, Name: "requests_total",
 			Help: "Calls served, by front end, matched urls config key (route) and outcome; each element of a JSON-RPC batch counts as one.",
 		}, []string{"frontend", "route", "outcome"}),
 		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: Namespace, Name: "request_duration_seconds",
+			Namespace: ns, Name: "request_duration_seconds",
 			Help:    "Time to serve one call (cache, coalescing and upstream call included), by front end and route.",
 			Buckets: latencyBuckets,
 		}, []string{"frontend", "route"}),
 		httpInFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: Namespace, Name: "http_requests_in_flight",
+			Namespace: ns, Name: "http_requests_in_flight",
 			Help: "HTTP requests being served on the main listener, by front end.",
 		}, []string{"frontend"}),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: Namespace, Name: "http_request_duration_seconds",
+			Namespace: ns, Name: "http_request_duration_seconds",
 			Help:    "Time from an HTTP request's arrival to the end of its response, by front end.",
 			Buckets: latencyBuckets,
 		}, []string{"frontend"}),
 		httpResponses: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "http_responses_total",
+			Namespace: ns, Name: "http_responses_total",
 			Help: "HTTP responses of the main listener, by front end and status code (refusals before any call included: 413, 429, 503...).",
 		}, []string{"frontend", "status"}),
 		upstreamDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: Namespace, Name: "upstream_request_duration_seconds",
+			Namespace: ns, Name: "upstream_request_duration_seconds",
 			Help:    "Time of one upstream call (all attempts and back-off), by backend.",
 			Buckets: latencyBuckets,
 		}, []string{"backend"}),
 		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "upstream_errors_total",
+			Namespace: ns, Name: "upstream_errors_total",
 			Help: "Upstream calls that failed, by backend and error kind (backend_error: the backend answered a JSON-RPC error).",
 		}, []string{"backend", "kind"}),
 		upstreamRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "upstream_retries_total",
+			Namespace: ns, Name: "upstream_retries_total",
 			Help: "Extra attempts made after a retryable failure, by backend.",
 		}, []string{"backend"}),
 		upstreamInFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: Namespace, Name: "upstream_requests_in_flight",
+			Namespace: ns, Name: "upstream_requests_in_flight",
 			Help: "Upstream calls in progress, by backend.",
 		}, []string{"backend"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "config_reloads_total",
+			Namespace: ns, Name: "config_reloads_total",
 			Help: "Config reloads, by result (ok or error).",
 		}, []string{"result"}),
 		lastReload: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: Namespace, Name: "config_last_reload_success_timestamp_seconds",
+			Namespace: ns, Name: "config_last_reload_success_timestamp_seconds",
 			Help: "Unix time of the last successful config load (start or reload).",
 		}),
 	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: Namespace, Name: "build_info",
+		Namespace: ns, Name: "build_info",
 		Help:        "Always 1; the version label is hivegate's version.",
 		ConstLabels: prometheus.Labels{"version": version},
 	})
@@ -117,7 +122,7 @@ func New(version string, src Sources) *Metrics {
 		m.requests, m.requestDuration, m.httpInFlight, m.httpDuration, m.httpResponses,
 		m.upstreamDuration, m.upstreamErrors, m.upstreamRetries, m.upstreamInFlight,
 		m.reloads, m.lastReload, build,
-		newSourceCollector(src),
+		newSourceCollector(ns, src),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -22,12 +22,27 @@ type Sources struct {
 	Chain func() (lib, head uint64)
 	// Backends returns every configured backend and whether it is up.
 	Backends func() []BackendState
+	// Nodes returns every node of every backend.
+	Nodes func() []NodeState
 }
 
 // BackendState is one backend's health.
 type BackendState struct {
 	Name string
 	Up   bool
+}
+
+// NodeState is one backend node's state. Node is its 1-based position
+// among its backend's nodes (a label value, never its URL).
+type NodeState struct {
+	Backend, Node string
+	// Up is false after consecutive failures; InService also needs the
+	// node not to lag behind the others.
+	Up, InService bool
+	// Head is the node's head block as its probes see it (0: unknown).
+	Head uint64
+	// InFlight is the number of calls being made to it.
+	InFlight int64
 }
 
 // sourceCollector turns Sources into metrics at scrape time.
@@ -39,11 +54,12 @@ type sourceCollector struct {
 	flights, waiters                                     *prometheus.Desc
 	lib, head                                            *prometheus.Desc
 	backendUp                                            *prometheus.Desc
+	nodeUp, nodeInService, nodeHead, nodeInFlight        *prometheus.Desc
 }
 
-func newSourceCollector(src Sources) *sourceCollector {
+func newSourceCollector(ns string, src Sources) *sourceCollector {
 	desc := func(name, help string, labels ...string) *prometheus.Desc {
-		return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
+		return prometheus.NewDesc(prometheus.BuildFQName(ns, "", name), help, labels, nil)
 	}
 	return &sourceCollector{
 		src:            src,
@@ -59,6 +75,10 @@ func newSourceCollector(src Sources) *sourceCollector {
 		lib:            desc("last_irreversible_block", "The highest last irreversible block number seen (0: unknown)."),
 		head:           desc("head_block", "The highest head block number seen (0: unknown)."),
 		backendUp:      desc("backend_up", "1 when the backend is reachable, 0 after consecutive failures.", "backend"),
+		nodeUp:         desc("backend_node_up", "1 when the backend node is reachable, 0 after node_fail_threshold failures in a row.", "backend", "node"),
+		nodeInService:  desc("backend_node_in_service", "1 when the backend node takes calls: up and at most node_max_lag_blocks behind its backend's best head.", "backend", "node"),
+		nodeHead:       desc("backend_node_head_block", "The backend node's head block as its probes see it (0: unknown).", "backend", "node"),
+		nodeInFlight:   desc("backend_node_requests_in_flight", "Calls being made to the backend node.", "backend", "node"),
 	}
 }
 
@@ -68,6 +88,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.cacheHits, c.cacheMisses, c.cacheEvictions, c.cacheExpired,
 		c.cacheBytes, c.cacheEntries, c.cacheCapacity,
 		c.flights, c.waiters, c.lib, c.head, c.backendUp,
+		c.nodeUp, c.nodeInService, c.nodeHead, c.nodeInFlight,
 	} {
 		ch <- d
 	}
@@ -109,6 +130,20 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 				up = 1
 			}
 			gauge(c.backendUp, up, b.Name)
+		}
+	}
+	if c.src.Nodes != nil {
+		one := func(b bool) float64 {
+			if b {
+				return 1
+			}
+			return 0
+		}
+		for _, n := range c.src.Nodes() {
+			gauge(c.nodeUp, one(n.Up), n.Backend, n.Node)
+			gauge(c.nodeInService, one(n.InService), n.Backend, n.Node)
+			gauge(c.nodeHead, float64(n.Head), n.Backend, n.Node)
+			gauge(c.nodeInFlight, float64(n.InFlight), n.Backend, n.Node)
 		}
 	}
 }

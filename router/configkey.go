@@ -1,6 +1,7 @@
 package router
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,6 +49,25 @@ func parseConfigKey(key string) (configKey, error) {
 		return ck, fmt.Errorf("key %q: params= needs a method", key)
 	}
 	return ck, nil
+}
+
+// ConfigKeyParams returns the params of a config key that ends in
+// .params=<value> as JSON, jussi's Python spelling (params=['/trending'])
+// converted, and whether the key has such a value that parses.
+func ConfigKeyParams(key string) (json.RawMessage, bool) {
+	i := strings.Index(key, ".params=")
+	if i < 0 {
+		return nil, false
+	}
+	lit := key[i+len(".params="):]
+	if json.Valid([]byte(lit)) {
+		return json.RawMessage(lit), true
+	}
+	js, err := pythonToJSON(lit)
+	if err != nil || !json.Valid([]byte(js)) {
+		return nil, false
+	}
+	return json.RawMessage(js), true
 }
 
 // parseParamsLiteral parses a params value as JSON, or, failing that, as a

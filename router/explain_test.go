@@ -22,18 +22,18 @@ func TestExplainJSON(t *testing.T) {
 	}{
 		{"condenser_api.get_state", `["/trending"]`, map[string]any{
 			"key": `appbase.condenser_api.get_state.params=["/trending"]`, "backend": "method", "url": "http://method.example",
-			"ttl": 4.0, "timeout_s": 40.0, "retries": 3.0, "upstream_method": "condenser_api.get_state",
+			"ttl": 4.0, "timeout_s": 40.0, "retries": 3.0, "upstream_method": "condenser_api.get_state", "nodes": []any{"http://method.example"},
 			"matched": map[string]any{"url": "appbase.condenser_api.get_state", "ttl": `appbase.condenser_api.get_state.params=["/trending"]`,
 				"timeout": `appbase.condenser_api.get_state.params=["/trending"]`, "retries": "appbase.condenser_api.get_state"},
 		}},
 		{"condenser_api.get_block", `[1]`, map[string]any{
 			"key": "appbase.condenser_api.get_block.params=[1]", "backend": "api", "url": "http://api.example",
-			"ttl": "NO_EXPIRE", "timeout_s": 10.0, "retries": 1.0, "upstream_method": "condenser_api.get_block",
+			"ttl": "NO_EXPIRE", "timeout_s": 10.0, "retries": 1.0, "upstream_method": "condenser_api.get_block", "nodes": []any{"http://api.example"},
 			"matched": map[string]any{"url": "appbase.condenser_api", "ttl": "appbase.condenser_api.get_block", "timeout": "appbase", "retries": "appbase"},
 		}},
 		{"condenser_api.broadcast_transaction", `[{}]`, map[string]any{
 			"key": "appbase.condenser_api.broadcast_transaction.params=[{}]", "backend": "api", "url": "http://api.example",
-			"ttl": "NO_CACHE", "timeout_s": 10.0, "retries": 0.0, "upstream_method": "condenser_api.broadcast_transaction", "broadcast": true,
+			"ttl": "NO_CACHE", "timeout_s": 10.0, "retries": 0.0, "upstream_method": "condenser_api.broadcast_transaction", "broadcast": true, "nodes": []any{"http://api.example"},
 			"matched": map[string]any{"url": "appbase.condenser_api", "ttl": "appbase.condenser_api", "timeout": "appbase", "retries": "appbase"},
 		}},
 	}
@@ -90,18 +90,21 @@ func ExampleRouter_Explain() {
 	fmt.Println(string(out))
 	// Output:
 	// {
-	//   "key": "hived.database_api.get_state.params=[\"/trending\"]",
+	//   "key": "appbase.condenser_api.get_state.params=[\"/trending\"]",
 	//   "backend": "hived",
 	//   "url": "http://127.0.0.1:8091",
 	//   "ttl": 30,
 	//   "timeout_s": 5,
 	//   "retries": 3,
 	//   "matched": {
-	//     "url": "hived",
-	//     "ttl": "hived.database_api.get_state.params=['/trending']",
-	//     "timeout": "hived",
-	//     "retries": "hived"
+	//     "url": "appbase",
+	//     "ttl": "appbase.condenser_api.get_state.params=['/trending']",
+	//     "timeout": "appbase.condenser_api",
+	//     "retries": "appbase.condenser_api"
 	//   },
-	//   "upstream_method": "call"
+	//   "upstream_method": "condenser_api.get_state",
+	//   "nodes": [
+	//     "http://127.0.0.1:8091"
+	//   ]
 	// }
 }

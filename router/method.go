@@ -29,6 +29,9 @@ type Call struct {
 	// never re-encodes them.
 	UpstreamMethod string
 	UpstreamParams json.RawMessage
+	// RenamedFrom is the method key (without params) the client's call had
+	// before equivalent_methods renamed it; empty when it was not renamed.
+	RenamedFrom string
 }
 
 // APIMethod returns "api.method" (or the method alone for two-part calls).
@@ -54,12 +57,25 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidMethod, fmt.Sprintf(format, args...))
 }
 
+// parser holds what parsing a method depends on: the namespace of bare
+// methods, the namespaces whose calls are forwarded as condenser_api calls
+// (translate_to_appbase) and the renames of equivalent_methods (source
+// method key → destination method).
+type parser struct {
+	defaultNS string
+	translate map[string]bool
+	equiv     map[string]string
+}
+
+// maxRenames bounds the renames of one call; the router refuses configs
+// whose renames loop, so the bound is never reached.
+const maxRenames = 8
+
 // parse splits a method into namespace, api and method as the design's key
-// table says. defaultNS is the namespace of bare methods; translate lists the
-// namespaces whose calls are forwarded as condenser_api calls.
-func parse(method string, params json.RawMessage, defaultNS string, translate map[string]bool) (*Call, error) {
+// table says.
+func (p *parser) parse(method string, params json.RawMessage) (*Call, error) {
 	c := new(Call)
-	if err := parseCall(c, method, params, defaultNS, translate); err != nil {
+	if err := p.parseCall(c, method, params); err != nil {
 		return nil, err
 	}
 	var buf [3]string
@@ -71,24 +87,64 @@ func parse(method string, params json.RawMessage, defaultNS string, translate ma
 	return c, nil
 }
 
-// parseCall is parse into c, without the key.
-func parseCall(c *Call, method string, params json.RawMessage, defaultNS string, translate map[string]bool) error {
+// parseCall is parse into c, without the key. Like Drone's
+// map_method_name, it parses the method, applies translate_to_appbase,
+// then renames the call when equivalent_methods names its key as a source:
+// the destination is parsed in turn, with the same params, and decides the
+// key, the route and what is forwarded.
+func (p *parser) parseCall(c *Call, method string, params json.RawMessage) error {
 	*c = Call{Params: params, UpstreamMethod: method, UpstreamParams: params}
 	if method == "call" {
-		if err := parseCallForm(c, params, defaultNS); err != nil {
+		if err := parseCallForm(c, params, p.defaultNS); err != nil {
 			return err
 		}
-	} else if err := parseDotted(c, method, defaultNS); err != nil {
+	} else if err := parseDotted(c, method, p.defaultNS); err != nil {
 		return err
 	}
-	if translate[c.Namespace] && c.Namespace != "appbase" {
-		// translate_to_appbase: the call is forwarded to the node as the
-		// condenser_api method of the same name, and keyed as that call.
+	p.translateCall(c)
+	if len(p.equiv) == 0 {
+		return nil
+	}
+	from := ""
+	for range maxRenames {
+		var buf [128]byte
+		dest, ok := p.equiv[string(c.appendPath(buf[:0]))] // no allocation for the lookup
+		if !ok {
+			break
+		}
+		if from == "" {
+			from = string(c.appendPath(buf[:0]))
+		}
+		params := c.Params
+		*c = Call{Params: params, UpstreamMethod: dest, UpstreamParams: params}
+		if err := parseDotted(c, dest, p.defaultNS); err != nil {
+			return err
+		}
+		p.translateCall(c)
+	}
+	c.RenamedFrom = from
+	return nil
+}
+
+// translateCall applies translate_to_appbase: a call in a listed namespace
+// is forwarded to the node as the condenser_api method of the same name,
+// and keyed as that call.
+func (p *parser) translateCall(c *Call) {
+	if p.translate[c.Namespace] && c.Namespace != "appbase" {
 		c.Namespace, c.API = "appbase", "condenser_api"
 		c.UpstreamMethod = "condenser_api." + c.Method
 		c.UpstreamParams = c.Params
 	}
-	return nil
+}
+
+// appendPath appends the call's key without params
+// (namespace.api.method or namespace.method) to dst.
+func (c *Call) appendPath(dst []byte) []byte {
+	dst = append(dst, c.Namespace...)
+	if c.API != "" {
+		dst = append(append(dst, '.'), c.API...)
+	}
+	return append(append(dst, '.'), c.Method...)
 }
 
 // parseDotted handles method, api.method, namespace.method and

@@ -14,7 +14,7 @@ import (
 type Route struct {
 	Key     string // the call's canonical key
 	Backend string // backend name
-	URL     string // backend base URL (never shown to clients)
+	URL     string // the backend's first node's base URL (never shown to clients)
 	TTL     config.TTL
 	Timeout time.Duration // 0 = none
 	Retries int
@@ -39,15 +39,15 @@ var ErrNoRoute = errors.New("no route")
 // Router resolves calls against one config. It is immutable and safe for
 // concurrent use; a config reload builds a new Router.
 type Router struct {
-	cfg       *config.Config
-	defaultNS string
-	translate map[string]bool
-	urls      trie[string]
-	ttls      trie[config.TTL]
-	timeouts  trie[time.Duration]
-	retries   trie[int]
-	routes    routeNode // the four tries merged (routetrie.go)
-	backends  map[string]string
+	cfg      *config.Config
+	parser   parser
+	urls     trie[string]
+	ttls     trie[config.TTL]
+	timeouts trie[time.Duration]
+	retries  trie[int]
+	routes   routeNode // the four tries merged (routetrie.go)
+	backends map[string]string
+	nodes    map[string][]string
 }
 
 // New builds a Router. A malformed method key, or two keys of one section
@@ -56,13 +56,19 @@ type Router struct {
 // config.DefaultNamespace.
 func New(cfg *config.Config) (*Router, error) {
 	r := &Router{
-		cfg:       cfg,
-		defaultNS: cmp.Or(cfg.DefaultNamespace, config.DefaultNamespace),
-		translate: map[string]bool{},
-		backends:  cfg.BackendMap(),
+		cfg: cfg,
+		parser: parser{
+			defaultNS: cmp.Or(cfg.DefaultNamespace, config.DefaultNamespace),
+			translate: map[string]bool{},
+		},
+		backends: cfg.BackendMap(),
+		nodes:    cfg.BackendNodes(),
 	}
 	for _, ns := range cfg.TranslateToAppbase {
-		r.translate[ns] = true
+		r.parser.translate[ns] = true
+	}
+	if err := r.parser.setEquivalents(cfg.EquivalentMethods); err != nil {
+		return nil, err
 	}
 	if err := insertAll(&r.urls, cfg.URLs, "urls"); err != nil {
 		return nil, err
@@ -99,7 +105,7 @@ func (r *Router) Config() *config.Config { return r.cfg }
 // Parse turns a JSON-RPC method and params into a Call. Errors wrap
 // ErrInvalidMethod.
 func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
-	return parse(method, params, r.defaultNS, r.translate)
+	return r.parser.parse(method, params)
 }
 
 // ParseKey is Parse into c, a Call the caller reuses, with the canonical key
@@ -108,7 +114,7 @@ func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
 // and a caller that keeps the Call sets c.Key = string(key). It returns
 // dst with the key appended; on error c is not a valid Call.
 func (r *Router) ParseKey(c *Call, dst []byte, method string, params json.RawMessage) ([]byte, error) {
-	if err := parseCall(c, method, params, r.defaultNS, r.translate); err != nil {
+	if err := r.parser.parseCall(c, method, params); err != nil {
 		return dst, err
 	}
 	var buf [3]string
@@ -158,6 +164,11 @@ type Explanation struct {
 	Matched  Matched `json:"matched"`
 	// Upstream is the method name the backend receives.
 	Upstream string `json:"upstream_method"`
+	// RenamedFrom is the method key the call had before equivalent_methods
+	// renamed it (the key, backend, TTL and timeout are the destination's).
+	RenamedFrom string `json:"renamed_from,omitempty"`
+	// Nodes are the base URLs of every node of the backend, in config order.
+	Nodes []string `json:"nodes"`
 	// Broadcast tells that the method is never cached, retried or coalesced.
 	Broadcast bool `json:"broadcast,omitempty"`
 }
@@ -175,6 +186,7 @@ func (r *Router) Explain(c *Call) (Explanation, error) {
 	return Explanation{
 		Key: rt.Key, Backend: rt.Backend, URL: rt.URL, TTL: ttl,
 		TimeoutS: rt.Timeout.Seconds(), Retries: rt.Retries, Matched: rt.Matched,
-		Upstream: c.UpstreamMethod, Broadcast: rt.Broadcast,
+		Upstream: c.UpstreamMethod, RenamedFrom: c.RenamedFrom,
+		Nodes: r.nodes[rt.Backend], Broadcast: rt.Broadcast,
 	}, nil
 }

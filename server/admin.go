@@ -25,6 +25,7 @@ func (g *Gateway) adminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/routes", g.adminRoutes)
 	mux.HandleFunc("GET /admin/route", g.adminRoute)
 	mux.HandleFunc("GET /admin/health", g.adminHealth)
+	g.mountDebug(mux) // admin_debug.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.adminAuthorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hivegate admin"`)
@@ -62,9 +63,13 @@ func (g *Gateway) adminReload(w http.ResponseWriter, _ *http.Request) {
 // adminRoutes answers the effective route table of the config in use.
 func (g *Gateway) adminRoutes(w http.ResponseWriter, _ *http.Request) {
 	gen := g.gen.Load()
-	backends := make(map[string]string, len(gen.cfg.Backends))
+	backends := make(map[string]any, len(gen.cfg.Backends))
 	for _, b := range gen.cfg.Backends {
-		backends[b.Name] = b.URL
+		if len(b.Nodes) > 1 {
+			backends[b.Name] = b.Nodes // several nodes: the list
+		} else {
+			backends[b.Name] = b.URL
+		}
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Source           string       `json:"source"`
@@ -110,10 +115,19 @@ func (g *Gateway) adminRoute(w http.ResponseWriter, r *http.Request) {
 // backend can be reached.
 func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	gen := g.gen.Load()
+	type nodeHealth struct {
+		Node      int    `json:"node"`
+		URL       string `json:"url"`
+		Up        bool   `json:"up"`
+		InService bool   `json:"in_service"`
+		Head      uint64 `json:"head_block"`
+		InFlight  int64  `json:"in_flight"`
+	}
 	type backendHealth struct {
-		Name string `json:"name"`
-		URL  string `json:"url"`
-		Up   bool   `json:"up"`
+		Name  string       `json:"name"`
+		URL   string       `json:"url"`
+		Up    bool         `json:"up"`
+		Nodes []nodeHealth `json:"nodes"`
 	}
 	var h struct {
 		Status   string          `json:"status"`
@@ -130,8 +144,15 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 		} `json:"coalesced"`
 	}
 	h.Status, h.Version, h.Source, h.LoadedAt = "OK", g.opts.Version, gen.cfg.Source, gen.loaded.UTC()
+	nodes := gen.pool.Nodes()
 	for _, b := range gen.cfg.Backends {
-		h.Backends = append(h.Backends, backendHealth{Name: b.Name, URL: b.URL, Up: gen.pool.Healthy(b.Name)})
+		bh := backendHealth{Name: b.Name, URL: b.URL, Up: gen.pool.Healthy(b.Name)}
+		for _, n := range nodes {
+			if n.Backend == b.Name {
+				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, n.URL, n.Up, n.InService(), n.Head, n.InFlight})
+			}
+		}
+		h.Backends = append(h.Backends, bh)
 	}
 	if gen.lib != nil {
 		h.LIB, h.Head = gen.lib.LastIrreversible(), gen.lib.Head()

@@ -67,7 +67,7 @@ func connectCode(e *jsonrpc.Error) connect.Code {
 // kindCode maps one of hivegate's own error kinds to a Connect code.
 func kindCode(k jsonrpc.Kind) connect.Code {
 	switch k {
-	case jsonrpc.KindParseError, jsonrpc.KindInvalidRequest, jsonrpc.KindInvalidParams, jsonrpc.KindBatchTooLarge:
+	case jsonrpc.KindParseError, jsonrpc.KindInvalidRequest, jsonrpc.KindInvalidParams, jsonrpc.KindBatchTooLarge, jsonrpc.KindAccountHistoryLimit:
 		return connect.CodeInvalidArgument
 	case jsonrpc.KindMethodNotFound:
 		return connect.CodeUnimplemented

@@ -22,7 +22,7 @@ func TestErrorTableDocumented(t *testing.T) {
 	if !strings.Contains(doc, "| JSON-RPC error | Connect / gRPC code |") {
 		t.Fatal("README.md lacks the table \"| JSON-RPC error | Connect / gRPC code |\"")
 	}
-	kindRe := regexp.MustCompile("`([a-z_]+)` -3\\d{4}")
+	kindRe := regexp.MustCompile("`([a-z_]+)` -?\\d{4,5}")
 	codeRe := regexp.MustCompile("\\| `([a-z_]+)` \\|$")
 	documented := map[string]string{}
 	for _, line := range strings.Split(doc, "\n") {

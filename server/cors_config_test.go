@@ -19,6 +19,8 @@ func TestCORSAllowedOriginsConfig(t *testing.T) {
 		{"unset allows any origin", "", "https://evil.example", "*"},
 		{"listed origin allowed", "  cors_allowed_origins: [https://app.example]\n", "https://app.example", "https://app.example"},
 		{"unlisted origin refused", "  cors_allowed_origins: [https://app.example]\n", "https://evil.example", ""},
+		{"Drone's add_cors_headers: false", "  add_cors_headers: false\n", "https://app.example", ""},
+		{"Drone's add_cors_headers: true", "  add_cors_headers: true\n", "https://app.example", "*"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

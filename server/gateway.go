@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,7 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 		g.shutdownTracing()
 		return nil, err
 	}
-	g.metrics = metrics.New(opts.Version, g.metricSources())
+	g.metrics = metrics.NewIn(cfg.Ops.Namespace(), opts.Version, g.metricSources())
 	gen, err := g.newGeneration(cfg, nil)
 	if err != nil {
 		g.closeShared()
@@ -223,6 +224,17 @@ func (g *Gateway) metricSources() metrics.Sources {
 			out := make([]metrics.BackendState, len(names))
 			for i, n := range names {
 				out[i] = metrics.BackendState{Name: n, Up: p.Healthy(n)}
+			}
+			return out
+		},
+		Nodes: func() []metrics.NodeState {
+			nodes := g.gen.Load().pool.Nodes()
+			out := make([]metrics.NodeState, len(nodes))
+			for i, n := range nodes {
+				out[i] = metrics.NodeState{
+					Backend: n.Backend, Node: strconv.Itoa(n.Node), Up: n.Up, InService: n.InService(),
+					Head: n.Head, InFlight: n.InFlight,
+				}
 			}
 			return out
 		},

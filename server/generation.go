@@ -44,8 +44,11 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	popts := backend.DefaultOptions()
 	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
 	popts.MaxResponseBytes = limits.MaxResponseBytes
+	popts.FailThreshold = cfg.Settings.NodeFailThreshold
+	popts.MaxLagBlocks = cfg.Settings.NodeMaxLagBlocks
+	popts.WSConnsPerNode = cfg.Settings.WSConnsPerNode
 	popts.Observer = gen.upstream
-	if gen.pool, err = backend.New(cfg.BackendMap(), popts, g.log); err != nil {
+	if gen.pool, err = backend.NewNodes(cfg.BackendNodes(), popts, g.log); err != nil {
 		return nil, fmt.Errorf("backend pool: %w", err)
 	}
 	if call, err := r.Parse(libProbeMethod, nil); err == nil {
@@ -83,13 +86,15 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
 	mux := http.NewServeMux()
 	mux.Handle("/", jsonrpc.NewHandler(observedCaller{d: gen.dispatcher, obs: obs}, jsonrpc.HandlerOptions{
-		Version:         g.opts.Version,
-		OperatorMessage: cfg.Settings.OperatorMessage,
-		MaxBatch:        limits.MaxBatchSize,
-		MaxBodyBytes:    limits.MaxBodyBytes,
-		MaxDepth:        limits.MaxJSONDepth,
-		Logger:          g.log,
-		BatchStarted:    batchStarted,
+		Version:          g.opts.Version,
+		OperatorMessage:  cfg.Settings.OperatorMessage,
+		MaxBatch:         limits.MaxBatchSize,
+		MaxBodyBytes:     limits.MaxBodyBytes,
+		MaxDepth:         limits.MaxJSONDepth,
+		Logger:           g.log,
+		BatchStarted:     batchStarted,
+		Nodes:            nodeHealth(gen.pool),
+		CompressMinBytes: cfg.Settings.CompressMinBytes,
 	}))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
@@ -116,9 +121,26 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	})
 	origins := g.opts.CORSAllowedOrigins
 	if len(origins) == 0 {
+		if cfg.Settings.CORSOff {
+			// Drone's add_cors_headers: false: a proxy in front adds them.
+			return guard
+		}
 		origins = cfg.Settings.CORSAllowedOrigins
 	}
 	return withCORS(guard, origins)
+}
+
+// nodeHealth returns the node list GET / shows: every node of every
+// backend, by name and position (never by address).
+func nodeHealth(p *backend.Pool) func() []jsonrpc.NodeHealth {
+	return func() []jsonrpc.NodeHealth {
+		nodes := p.Nodes()
+		out := make([]jsonrpc.NodeHealth, len(nodes))
+		for i, n := range nodes {
+			out[i] = jsonrpc.NodeHealth{Backend: n.Backend, Node: n.Node, Up: n.Up, Lagging: n.Lagging, Head: n.Head}
+		}
+		return out
+	}
 }
 
 // start runs the generation's background work until ctx ends or the

@@ -150,6 +150,10 @@ func TestMainListenerMetricsConfig(t *testing.T) {
 		{"on", "  metrics: {enabled: true}\n", map[string]bool{"/metrics": true, "/prom": false}},
 		{"other path", "  metrics: {enabled: true, path: /prom}\n", map[string]bool{"/metrics": false, "/prom": true}},
 		{"off", "  metrics: {enabled: false}\n", map[string]bool{"/metrics": false, "/prom": false}},
+		// Drone's spelling of the same keys.
+		{"drone metrics_enabled", "  metrics_enabled: true\n", map[string]bool{"/metrics": true, "/prom": false}},
+		{"drone metrics_path", "  metrics_enabled: true\n  metrics_path: /prom\n", map[string]bool{"/metrics": false, "/prom": true}},
+		{"drone metrics_enabled false", "  metrics_enabled: false\n  metrics_path: /prom\n", map[string]bool{"/metrics": false, "/prom": false}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

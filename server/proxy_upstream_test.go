@@ -258,7 +258,8 @@ func TestProxyHealth(t *testing.T) {
 		if status != http.StatusOK {
 			t.Errorf("HTTP %d, want 200", status)
 		}
-		want := map[string]string{"status": "OK", "version": proxyVersion, "operator_message": "proxy test gateway"}
+		want := map[string]any{"status": "OK", "version": proxyVersion, "operator_message": "proxy test gateway",
+			"nodes": []any{map[string]any{"backend": "hived", "node": 1.0, "up": true}}}
 		if fmt.Sprint(h) != fmt.Sprint(want) {
 			t.Errorf("health %v, want %v", h, want)
 		}
@@ -290,7 +291,7 @@ func TestProxyHealth(t *testing.T) {
 }
 
 // getHealth fetches GET / and decodes it.
-func getHealth(t *testing.T, p *proxy) (int, map[string]string) {
+func getHealth(t *testing.T, p *proxy) (int, map[string]any) {
 	t.Helper()
 	resp, err := p.srv.Client().Get(p.srv.URL + "/")
 	if err != nil {
@@ -302,7 +303,7 @@ func getHealth(t *testing.T, p *proxy) (int, map[string]string) {
 		t.Fatal(err)
 	}
 	p.checkNoLeak(reply{status: resp.StatusCode, header: resp.Header, body: b})
-	var h map[string]string
+	var h map[string]any
 	if err := json.Unmarshal(b, &h); err != nil {
 		t.Fatalf("health %q: %v", b, err)
 	}

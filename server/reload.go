@@ -109,6 +109,7 @@ func restartRequired(running, next *config.Config) []string {
 	diff("hivegate.port", running.Settings.Port, next.Settings.Port)
 	diff("hivegate.cache_max_capacity", running.Settings.CacheMaxCapacity, next.Settings.CacheMaxCapacity)
 	diff("hivegate.admin_listen", running.Ops.AdminListen, next.Ops.AdminListen)
+	diff("hivegate.metrics.namespace", running.Ops.Namespace(), next.Ops.Namespace())
 	rt, nt := running.Ops.Tracing, next.Ops.Tracing
 	rt.Pos, nt.Pos = config.Pos{}, config.Pos{}
 	diff("hivegate.tracing", fmt.Sprintf("%+v", rt), fmt.Sprintf("%+v", nt))

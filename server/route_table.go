@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -58,19 +57,15 @@ func RouteTable(r *router.Router) []RouteEntry {
 
 // explainKey resolves a config key as if a call had exactly that key.
 func explainKey(r *router.Router, key string) (router.Explanation, bool) {
-	path, params, _ := strings.Cut(key, ".params=")
+	path, _, _ := strings.Cut(key, ".params=")
 	segs := strings.Split(path, ".")
 	method := path
 	if len(segs) == 1 {
 		method = segs[0] + ".x.x"
 	}
-	var raw json.RawMessage
-	if params != "" {
-		raw = json.RawMessage(params)
-		if !json.Valid(raw) {
-			raw = nil
-		}
-	}
+	// params= values in jussi's Python spelling are matched by the router,
+	// so they are explained with their params too.
+	raw, _ := router.ConfigKeyParams(key)
 	call, err := r.Parse(method, raw)
 	if err != nil {
 		return router.Explanation{}, false

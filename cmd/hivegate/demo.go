@@ -28,7 +28,6 @@ backends:
   hafah: %[1]s
 urls:
   appbase: hived
-  hived: hived
   bridge: hivemind
   hive: hivemind
   appbase.condenser_api.get_blog: hivemind
@@ -115,6 +114,7 @@ func demoCommands(addr, admin string) []string {
 		`curl -s ` + u + `/`,
 		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_dynamic_global_properties","params":[]}'`,
 		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":2,"method":"get_block","params":[1]}'`,
+		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":4,"method":"call","params":["database_api","get_accounts",[["alice"]]]}'`,
 		`curl -s ` + u + ` -d '{"jsonrpc":"2.0","id":3,"method":"database_api.list_accounts","params":{"start":"","limit":3,"order":"by_name"}}'`,
 		`curl -s ` + u + ` -d '[{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},{"jsonrpc":"2.0","id":2,"method":"condenser_api.get_accounts","params":[["alice"]]}]'`,
 		`curl -s ` + u + `/hive.database_api.v1.DatabaseApiService/ListAccounts -H 'Content-Type: application/json' -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}'`,

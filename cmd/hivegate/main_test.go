@@ -23,6 +23,7 @@ func TestRouteCommand(t *testing.T) {
 	t.Parallel()
 	testCases := []struct {
 		name    string
+		file    string // default testdata/drone.yaml
 		request string
 		want    map[string]any
 	}{
@@ -40,11 +41,25 @@ func TestRouteCommand(t *testing.T) {
 			request: `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_blog","params":["a",0,1]}`,
 			want:    map[string]any{"backend": "hivemind", "ttl": 3.0},
 		},
+		{
+			name:    "renamed by equivalent_methods, to a backend of two nodes",
+			file:    "testdata/nodes.yaml",
+			request: `{"jsonrpc":"2.0","id":1,"method":"search_api.find_text","params":{"pattern":"x"}}`,
+			want: map[string]any{
+				"key": `search-api.find_text.params={"pattern":"x"}`, "backend": "hivemind",
+				"upstream_method": "search-api.find_text", "renamed_from": "appbase.search_api.find_text",
+				"nodes": []any{"http://hivemind-a.invalid:8080", "ws://hivemind-b.invalid:8080"},
+			},
+		},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			stdout, stderr, code := runCmd(t, "route", "--config", "testdata/drone.yaml", tc.request)
+			file := "testdata/drone.yaml"
+			if tc.file != "" {
+				file = tc.file
+			}
+			stdout, stderr, code := runCmd(t, "route", "--config", file, tc.request)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}

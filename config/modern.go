@@ -74,6 +74,8 @@ func parseModern(file string, data []byte) (*Config, error) {
 			return true, err
 		case "cache":
 			return true, d.cacheSection(&cfg, k, v)
+		case "auth":
+			return true, d.authSection(&cfg, k, v)
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":

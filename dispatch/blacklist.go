@@ -36,14 +36,25 @@ var accountFields = map[string]bool{
 // params shape nor a repeated key hides an account. Params that are not
 // valid JSON (the front ends never pass such) report nothing.
 func BlacklistedAccount(params json.RawMessage, listed func(name string) bool) (string, bool) {
+	_, name, found := AccountField(params, func(_, name string) bool { return listed(name) })
+	return name, found
+}
+
+// AccountField is the extractor behind BlacklistedAccount, with the field
+// each account is named under: it calls visit for every string under an
+// account field of params (a transaction, an operation, a list of
+// operations; see accountFields), in document order, until visit returns
+// true, and returns that field and name. The auth service uses it to find
+// every signer an operation names.
+func AccountField(params json.RawMessage, visit func(field, name string) bool) (field, name string, found bool) {
 	if len(params) == 0 {
-		return "", false
+		return "", "", false
 	}
 	type frame struct {
 		obj       bool
-		expectKey bool // obj: the next string is a member name
-		field     bool // obj: the current member is an account field
-		names     bool // array: its strings (and nested arrays' strings) are names
+		expectKey bool   // obj: the next string is a member name
+		field     string // obj: the current member, when it is an account field
+		names     string // array: the account field its strings (and nested arrays' strings) are names of
 	}
 	stack := make([]frame, 0, 16)
 	dec := json.NewDecoder(bytes.NewReader(params))
@@ -57,7 +68,7 @@ func BlacklistedAccount(params json.RawMessage, listed func(name string) bool) (
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", false
+			return "", "", false
 		}
 		var top *frame
 		if n := len(stack); n > 0 {
@@ -69,31 +80,44 @@ func BlacklistedAccount(params json.RawMessage, listed func(name string) bool) (
 			case '{':
 				stack = append(stack, frame{obj: true, expectKey: true})
 			case '[':
-				names := top != nil && (top.obj && top.field || !top.obj && top.names)
+				names := ""
+				switch {
+				case top != nil && top.obj:
+					names = top.field
+				case top != nil:
+					names = top.names
+				}
 				stack = append(stack, frame{names: names})
 			default:
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {
-					return "", false
+					return "", "", false
 				}
 				valueDone()
 			}
 		case string:
 			switch {
 			case top == nil:
-				return "", false
+				return "", "", false
 			case top.obj && top.expectKey:
-				top.expectKey, top.field = false, accountFields[t]
+				top.expectKey, top.field = false, ""
+				if accountFields[t] {
+					top.field = t
+				}
 				continue
-			case top.obj && top.field, !top.obj && top.names:
-				if listed(t) {
-					return t, true
+			case top.obj && top.field != "":
+				if visit(top.field, t) {
+					return top.field, t, true
+				}
+			case !top.obj && top.names != "":
+				if visit(top.names, t) {
+					return top.names, t, true
 				}
 			}
 			valueDone()
 		default:
 			if top == nil {
-				return "", false
+				return "", "", false
 			}
 			valueDone()
 		}

@@ -162,7 +162,7 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 				s.Issuer = strings.TrimRight(s.Issuer, "/")
 			}
 		case "service_account":
-			if s.ServiceAccount, err = d.str(v, path); err == nil && !validAccountName(s.ServiceAccount) {
+			if s.ServiceAccount, err = d.str(v, path); err == nil && !ValidAccountName(s.ServiceAccount) {
 				err = d.errf(v, path, "%q is not a Hive account name", s.ServiceAccount)
 			}
 		case "service_key_file":
@@ -261,7 +261,7 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 			var err error
 			switch key {
 			case "client_id":
-				if app.ClientID, err = d.str(v, kp); err == nil && !validAccountName(app.ClientID) {
+				if app.ClientID, err = d.str(v, kp); err == nil && !ValidAccountName(app.ClientID) {
 					err = d.errf(v, kp, "%q is not a Hive account name (an app's client id is its account)", app.ClientID)
 				}
 			case "name":
@@ -391,7 +391,7 @@ func (d *decoder) perMinute(n *node, key string) (int, error) {
 // characters, dot-separated segments of lowercase letters, digits and
 // dashes, each starting with a letter, at least 3 long, not ending in a
 // dash (hived's is_valid_account_name).
-func validAccountName(s string) bool {
+func ValidAccountName(s string) bool {
 	if len(s) < 3 || len(s) > 16 {
 		return false
 	}

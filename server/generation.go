@@ -81,7 +81,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	limits := cfg.Limits.WithDefaults()
 	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
 	mux := http.NewServeMux()
-	mux.Handle("/", jsonrpc.NewHandler(observedCaller{d: gen.dispatcher, obs: obs}, jsonrpc.HandlerOptions{
+	mux.Handle("/", g.authHandler(jsonrpc.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpc.HandlerOptions{
 		Version:         g.opts.Version,
 		OperatorMessage: cfg.Settings.OperatorMessage,
 		MaxBatch:        limits.MaxBatchSize,
@@ -89,12 +89,14 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		MaxDepth:        limits.MaxJSONDepth,
 		Logger:          g.log,
 		BatchStarted:    batchStarted,
-	}))
+	})))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
+	interceptors, services := g.mountAuth(mux) // auth_wiring.go: nothing when auth is off
 	mountConnect(mux, gen.dispatcher, g.methods, connectOptions{
 		log: g.log, readMax: limits.MaxBodyBytes, obs: obs, tracing: g.tracing,
+		interceptors: interceptors, services: services,
 	})
 	// The guard refuses at once what is over max_in_flight or a client's
 	// rate, before any work; CORS stays outside it so that browsers can read

@@ -2,10 +2,15 @@ package auth_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,14 +48,19 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// authSection is the auth section of the tests' config; extra lines go
-// under it.
+// authSection is the auth section of the tests' config, with the service
+// key in a file; extra lines go under it.
 func authSection(t *testing.T, extra string) string {
 	keyFile := filepath.Join(t.TempDir(), "posting.wif")
 	if err := os.WriteFile(keyFile, []byte(hivesim.DemoKey(serviceAccount, "posting").WIF()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return "auth:\n  enabled: true\n  service_account: " + serviceAccount + "\n  service_key_file: " + keyFile + "\n" + extra +
+	return authSectionWith("  service_key_file: "+keyFile+"\n", extra)
+}
+
+// authSectionWith is the auth section with the service key's source line.
+func authSectionWith(keyLine, extra string) string {
+	return "auth:\n  enabled: true\n  service_account: " + serviceAccount + "\n" + keyLine + extra +
 		"  apps:\n" +
 		"    - client_id: demo.app\n      name: Demo App\n      secret_sha256: " + sha256Hex(appSecret) + "\n" +
 		"      redirect_uris: [" + appRedirect + "]\n" +
@@ -88,6 +98,17 @@ func newEnv(t *testing.T, authExtra, topExtra string) *env {
 	t.Helper()
 	node, nodeURL := startNode(t)
 	cfg, err := config.Parse("auth.yaml", []byte(nodeYAML(nodeURL, topExtra)+authSection(t, authExtra)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, node, cfg)
+}
+
+// newEnvWithAuth runs the gateway with an auth section of the test's own.
+func newEnvWithAuth(t *testing.T, section string) *env {
+	t.Helper()
+	node, nodeURL := startNode(t)
+	cfg, err := config.Parse("auth.yaml", []byte(nodeYAML(nodeURL, "")+section))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +351,7 @@ func (e *env) grantAuthority(user string) {
 	posting := acct["posting"].(map[string]any)
 	auths := append(posting["account_auths"].([]any), []any{serviceAccount, 1})
 	op, err := hivetx.NewOperation("account_update", map[string]any{"account": user,
-		"posting": map[string]any{"weight_threshold": json.Number("1"), "account_auths": numbers(auths), "key_auths": numbers(posting["key_auths"].([]any))},
+		"posting":  map[string]any{"weight_threshold": json.Number("1"), "account_auths": numbers(auths), "key_auths": numbers(posting["key_auths"].([]any))},
 		"memo_key": acct["memo_key"], "json_metadata": acct["json_metadata"]})
 	if err != nil {
 		e.t.Fatal(err)
@@ -409,4 +430,22 @@ func (e *env) post(author, permlink string) {
 		e.t.Fatal(err)
 	}
 	e.broadcastSigned(op, hivesim.DemoKey(author, "posting"))
+}
+
+// writeTokenKey writes a P-256 token signing key (ES256) in PKCS #8 PEM.
+func writeTokenKey(t *testing.T) string {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "token.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

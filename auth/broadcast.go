@@ -119,7 +119,7 @@ func (s *Service) broadcastOps(ctx context.Context, tok Token, ops []hivetx.Oper
 		return nil, e
 	}
 	chain := s.chain()
-	acct, _, err := readAccount(ctx, chain, tok.User)
+	acct, _, err := readAccount(ctx, chain, true, tok.User)
 	if err != nil {
 		return nil, chainAPIError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // authorizedUser returns a demo user whose posting authority does or does
@@ -97,10 +98,19 @@ func TestBroadcastRefusals(t *testing.T) {
 	if md := e.account(user)["posting_json_metadata"]; md != `{"profile":{"name":"Me","version":2}}` {
 		t.Errorf("posting_json_metadata %v", md)
 	}
-	// /api/me reads the profile HiveSigner's way.
-	me := e.do("GET", "/api/me", map[string]string{"Authorization": posting}, nil).json(t)
-	if me["user_metadata"].(map[string]any)["profile"].(map[string]any)["name"] != "Me" {
-		t.Errorf("user_metadata %v", me["user_metadata"])
+	// /api/me reads the profile HiveSigner's way, through the cache (up
+	// to the route's TTL, 3 s here, old).
+	profileName := func() any {
+		me := e.do("GET", "/api/me", map[string]string{"Authorization": posting}, nil).json(t)
+		p, _ := me["user_metadata"].(map[string]any)["profile"].(map[string]any)
+		return p["name"]
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for profileName() != "Me" {
+		if time.Now().After(deadline) {
+			t.Fatalf("/api/me never shows the new profile")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	// GET is not a broadcast.
 	if r := e.do("GET", "/api/broadcast", map[string]string{"Authorization": posting}, nil); r.status != http.StatusMethodNotAllowed {

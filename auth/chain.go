@@ -19,9 +19,12 @@ import (
 // route's TTL; the node's own check of every broadcast is what finally
 // counts.
 
-// Caller is the part of the dispatcher the service uses.
+// Caller is the part of the dispatcher the service uses: Call through the
+// cache, CallFresh past it (for the keys a login is checked against and
+// the authority a broadcast needs, which must be the chain's current ones).
 type Caller interface {
 	Call(ctx context.Context, method string, params json.RawMessage) dispatch.Result
+	CallFresh(ctx context.Context, method string, params json.RawMessage) dispatch.Result
 }
 
 // account is the part of an account the service reads.
@@ -119,13 +122,18 @@ func nodeMessage(e *jsonrpc.Error) string {
 	return e.Message
 }
 
-// call makes one call and decodes its result into out.
-func call(ctx context.Context, c Caller, method string, params any, out any) error {
+// call makes one call (fresh: past the cache) and decodes its result into out.
+func call(ctx context.Context, c Caller, fresh bool, method string, params any, out any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	res := c.Call(ctx, method, p)
+	var res dispatch.Result
+	if fresh {
+		res = c.CallFresh(ctx, method, p)
+	} else {
+		res = c.Call(ctx, method, p)
+	}
 	if res.Err != nil {
 		return newChainError(res.Err)
 	}
@@ -141,10 +149,11 @@ func call(ctx context.Context, c Caller, method string, params any, out any) err
 // errNoAccount is an account the chain does not know.
 var errNoAccount = errors.New("no such account")
 
-// readAccount reads one account with condenser_api.get_accounts.
-func readAccount(ctx context.Context, c Caller, name string) (*account, json.RawMessage, error) {
+// readAccount reads one account with condenser_api.get_accounts, through
+// the cache or (fresh) past it.
+func readAccount(ctx context.Context, c Caller, fresh bool, name string) (*account, json.RawMessage, error) {
 	var raw []json.RawMessage
-	if err := call(ctx, c, "condenser_api.get_accounts", []any{[]string{name}}, &raw); err != nil {
+	if err := call(ctx, c, fresh, "condenser_api.get_accounts", []any{[]string{name}}, &raw); err != nil {
 		return nil, nil, err
 	}
 	if len(raw) == 0 {
@@ -173,7 +182,7 @@ func readHead(ctx context.Context, c Caller) (head, error) {
 		HeadBlockID string `json:"head_block_id"`
 		Time        string `json:"time"`
 	}
-	if err := call(ctx, c, "database_api.get_dynamic_global_properties", map[string]any{}, &d); err != nil {
+	if err := call(ctx, c, false, "database_api.get_dynamic_global_properties", map[string]any{}, &d); err != nil {
 		return head{}, err
 	}
 	num, prefix, err := hivetx.RefBlock(d.HeadBlockID)

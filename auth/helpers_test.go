@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -80,7 +81,7 @@ type env struct {
 // nodeYAML is a config routing everything to the node.
 func nodeYAML(nodeURL, extra string) string {
 	return "backends:\n  hived: " + nodeURL + "\nurls:\n  appbase: hived\n  hived: hived\n" +
-		"ttls:\n  appbase: 3\n  appbase.condenser_api.get_accounts: NO_CACHE\n  appbase.database_api.get_dynamic_global_properties: 1\n" +
+		"ttls:\n  appbase: 3\n  appbase.database_api.get_dynamic_global_properties: 1\n" +
 		"retries:\n  appbase: 2\n" + extra
 }
 
@@ -321,15 +322,17 @@ func (e *env) rpc(method string, params any, header map[string]string) reply {
 	return e.do("POST", "/", h, b)
 }
 
-// account reads an account through the gateway.
+// account reads an account as the chain holds it now (past the
+// gateway's cache, as the service reads it).
 func (e *env) account(name string) map[string]any {
 	e.t.Helper()
-	r := e.rpc("condenser_api.get_accounts", []any{[]string{name}}, nil)
-	var out struct{ Result []map[string]any }
-	if err := json.Unmarshal(r.body, &out); err != nil || len(out.Result) != 1 {
-		e.t.Fatalf("get_accounts %s: %s", name, r.body)
+	params, _ := json.Marshal([]any{[]string{name}})
+	res := e.gw.Dispatcher().CallFresh(context.Background(), "condenser_api.get_accounts", params)
+	var out []map[string]any
+	if res.Err != nil || json.Unmarshal(res.Result, &out) != nil || len(out) != 1 {
+		e.t.Fatalf("get_accounts %s: %s %v", name, res.Result, res.Err)
 	}
-	return out.Result[0]
+	return out[0]
 }
 
 // authorizes reports whether user's posting authority lists the service.

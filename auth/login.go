@@ -102,7 +102,7 @@ func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[str
 		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
 		return
 	}
-	if _, _, err := readAccount(ctx, s.chain(), user); err != nil {
+	if _, _, err := readAccount(ctx, s.chain(), false, user); err != nil {
 		s.chainFailure(w, err, user)
 		return
 	}
@@ -148,7 +148,7 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		writeError(w, http.StatusUnauthorized, "access_denied", "the signature does not verify")
 		return
 	}
-	acct, _, err := readAccount(ctx, s.chain(), ch.User)
+	acct, _, err := readAccount(ctx, s.chain(), true, ch.User)
 	if err != nil {
 		s.chainFailure(w, err, ch.User)
 		return

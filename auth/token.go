@@ -280,7 +280,7 @@ func (s *Service) me(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, tokenError(err))
 		return
 	}
-	_, raw, err := readAccount(r.Context(), s.chain(), t.User)
+	_, raw, err := readAccount(r.Context(), s.chain(), false, t.User)
 	if err != nil {
 		s.chainFailure(w, err, t.User)
 		return

@@ -259,6 +259,9 @@ type Config struct {
 	// Ops are the operations keys of the settings section: access log,
 	// metrics, admin listener, tracing (see ops.go).
 	Ops Ops
+	// Auth is the `auth:` section: the OAuth 2 service for Hive apps
+	// (see auth.go); off unless auth.enabled.
+	Auth AuthSettings
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string
@@ -312,6 +315,7 @@ func defaults() Config {
 		Limits:           Limits{}.WithDefaults(), // limits.go
 		DefaultNamespace: DefaultNamespace,
 		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
+		Auth:             defaultAuthSettings(),                // auth.go
 	}
 }
 

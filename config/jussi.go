@@ -164,7 +164,7 @@ func (d *decoder) jussiCache(cfg *Config, k, n *node) error {
 				}
 			}
 		case "read_timeout":
-			s.RedisTimeout, err = d.seconds(v, path, MaxRedisTimeout)
+			s.RedisTimeout, err = d.jussiSeconds(v, path, MaxRedisTimeout)
 		case "test_before_add":
 			var on bool
 			if on, err = d.boolean(v, path); err == nil && on {
@@ -242,8 +242,9 @@ func (d *decoder) jussiCache(cfg *Config, k, n *node) error {
 	return nil
 }
 
-// seconds reads a positive number of seconds (fractions allowed), at most max.
-func (d *decoder) seconds(n *node, key string, max time.Duration) (time.Duration, error) {
+// jussiSeconds reads a positive number of seconds (fractions allowed), at
+// most max: jussi's redis timeout.
+func (d *decoder) jussiSeconds(n *node, key string, max time.Duration) (time.Duration, error) {
 	if n.kind != kindScalar || (n.tag != tagInt && n.tag != tagFloat) {
 		return 0, d.errf(n, key, "want a number of seconds, got %s", describe(n))
 	}

@@ -39,6 +39,8 @@ func parseLegacy(file string, data []byte) (*Config, error) {
 		switch key {
 		case "limits":
 			return true, d.limits(&cfg, v, key)
+		case "auth":
+			return true, d.authSection(&cfg, k, v)
 		case "upstreams":
 			if v.kind != kindSeq {
 				return true, d.errf(v, key, "want a list of upstream objects, got %s", describe(v))

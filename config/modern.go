@@ -66,6 +66,8 @@ func modernFrom(file string, root *node) (*Config, error) {
 			return true, err
 		case "cache":
 			return true, d.cacheSection(&cfg, k, v)
+		case "auth":
+			return true, d.authSection(&cfg, k, v)
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":

@@ -40,34 +40,46 @@ var accountFields = map[string]bool{
 // or where params stop being valid JSON (a name read before that point
 // still counts; the front ends never pass invalid params).
 func BlacklistedAccount(params json.RawMessage, listed func(name string) bool) (string, bool) {
-	if len(params) == 0 {
-		return "", false
-	}
-	w := accountWalk{data: params, listed: listed}
-	w.value(jsonwire.SkipSpace(params, 0), jsonwire.MaxDepth, false)
-	return w.name, w.found
+	_, name, found := AccountField(params, func(_, name string) bool { return listed(name) })
+	return name, found
 }
 
-// accountWalk is one BlacklistedAccount walk over data.
+// AccountField is the extractor behind BlacklistedAccount, with the field
+// each account is named under: it calls visit for every string under an
+// account field of params (a transaction, an operation, a list of
+// operations; see accountFields), in document order, until visit returns
+// true, and returns that field and name. The auth service uses it to find
+// every signer an operation names.
+func AccountField(params json.RawMessage, visit func(field, name string) bool) (field, name string, found bool) {
+	if len(params) == 0 {
+		return "", "", false
+	}
+	w := accountWalk{data: params, visit: visit}
+	w.value(jsonwire.SkipSpace(params, 0), jsonwire.MaxDepth, "")
+	return w.field, w.name, w.found
+}
+
+// accountWalk is one AccountField walk over data.
 type accountWalk struct {
-	data   []byte
-	listed func(string) bool
-	name   string
-	found  bool
+	data  []byte
+	visit func(field, name string) bool
+	field string
+	name  string
+	found bool
 }
 
 // value walks the value at data[i], nested at most depth levels, and
-// returns the index after it; ok is false when the walk must stop (a
-// listed name was found, or data is not valid JSON). names tells whether
-// the value's strings are account names: it sits under an account field,
-// directly or in nested arrays.
-func (w *accountWalk) value(i, depth int, names bool) (end int, ok bool) {
+// returns the index after it; ok is false when the walk must stop (visit
+// returned true, or data is not valid JSON). field is the account field
+// the value's strings are names under, directly or in nested arrays, or
+// "" when they are not names.
+func (w *accountWalk) value(i, depth int, field string) (end int, ok bool) {
 	data := w.data
 	switch {
 	case i < len(data) && data[i] == '{':
 		it := jsonwire.Members(data, i, depth)
 		for it.Next() {
-			if end, ok = w.value(it.Offset(), it.Depth(), isAccountField(it.Name())); !ok {
+			if end, ok = w.value(it.Offset(), it.Depth(), accountField(it.Name())); !ok {
 				return end, false
 			}
 			it.SetValueEnd(end)
@@ -76,19 +88,19 @@ func (w *accountWalk) value(i, depth int, names bool) (end int, ok bool) {
 	case i < len(data) && data[i] == '[':
 		it := jsonwire.Elements(data, i, depth)
 		for it.Next() {
-			if end, ok = w.value(it.Offset(), it.Depth(), names); !ok {
+			if end, ok = w.value(it.Offset(), it.Depth(), field); !ok {
 				return end, false
 			}
 			it.SetValueEnd(end)
 		}
 		return it.End(), it.Err() == nil
-	case names && i < len(data) && data[i] == '"':
+	case field != "" && i < len(data) && data[i] == '"':
 		end, _, err := jsonwire.ScanString(data, i)
 		if err != nil {
 			return end, false
 		}
-		if name := jsonwire.Unquote(data[i:end]); w.listed(name) {
-			w.name, w.found = name, true
+		if name := jsonwire.Unquote(data[i:end]); w.visit(field, name) {
+			w.field, w.name, w.found = field, name, true
 			return end, false
 		}
 		return end, true
@@ -97,14 +109,20 @@ func (w *accountWalk) value(i, depth int, names bool) (end int, ok bool) {
 	return end, err == nil
 }
 
-// isAccountField reports whether the member name lit (a raw literal) is
-// one of accountFields.
-func isAccountField(lit []byte) bool {
+// accountField returns the member name lit (a raw literal) when it is one
+// of accountFields, and "" otherwise.
+func accountField(lit []byte) string {
 	raw := lit[1 : len(lit)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return accountFields[string(raw)]
+		if accountFields[string(raw)] { // no allocation unless it is one
+			return string(raw)
+		}
+		return ""
 	}
-	return accountFields[jsonwire.Unquote(lit)]
+	if name := jsonwire.Unquote(lit); accountFields[name] {
+		return name
+	}
+	return ""
 }
 
 // screen refuses a broadcast call that involves an account of

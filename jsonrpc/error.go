@@ -21,7 +21,7 @@ const (
 	CodeInternal       Code = -32603
 )
 
-// hivegate's own codes. They sit in -32010…-32019 so they never collide with
+// hivegate's own codes. They sit in -32010…-32020 so they never collide with
 // hived's -32000 (server error), -32001 (no params), -32002 (params parse
 // error) or -32003 (assert during call), which clients already interpret.
 const (
@@ -35,6 +35,7 @@ const (
 	CodeRateLimited              Code = -32017
 	CodeOverloaded               Code = -32018
 	CodeUpstreamResponseTooLarge Code = -32019
+	CodeForbidden                Code = -32020
 )
 
 // CodeAccountHistoryLimit is jussi's code for a get_account_history call
@@ -64,6 +65,7 @@ const (
 	KindRateLimited              Kind = "rate_limited"
 	KindOverloaded               Kind = "overloaded"
 	KindAccountHistoryLimit      Kind = "account_history_limit"
+	KindForbidden                Kind = "forbidden"
 )
 
 // ErrorSpec is one row of the error table: the code, the message prefix and
@@ -92,7 +94,8 @@ var Errors = []ErrorSpec{
 	{KindBatchTooLarge, CodeBatchTooLarge, "Batch too large", http.StatusOK, "a batch has more elements than the configured maximum; nothing was forwarded"},
 	{KindRequestTooLarge, CodeRequestTooLarge, "Request too large", http.StatusRequestEntityTooLarge, "the request body or its JSON nesting exceeds the configured limit"},
 	{KindBlacklistedAccount, CodeBlacklistedAccount, "Blacklisted account", http.StatusOK, "a broadcast transaction involves an account in limits.blacklist_accounts; it was not forwarded"},
-	{KindUnauthorized, CodeUnauthorized, "Unauthorized", http.StatusUnauthorized, "the request lacks the credentials an admin endpoint requires"},
+	{KindUnauthorized, CodeUnauthorized, "Unauthorized", http.StatusUnauthorized, "the request lacks the credentials an admin endpoint requires, or the valid token auth.require_token asks for the method (then with WWW-Authenticate)"},
+	{KindForbidden, CodeForbidden, "Forbidden", http.StatusForbidden, "the token's scope is not the one auth.require_token asks for the method"},
 	{KindRateLimited, CodeRateLimited, "Rate limited", http.StatusTooManyRequests, "the client's IP exceeded the configured request rate"},
 	{KindOverloaded, CodeOverloaded, "Overloaded", http.StatusServiceUnavailable, "the gateway is at its concurrent request limit; retry later"},
 	{KindAccountHistoryLimit, CodeAccountHistoryLimit, "Account History request exceeded limit", http.StatusOK, "a get_account_history call asks for more entries than limits.account_history_limit (jussi's error); it was not forwarded"},

@@ -80,7 +80,7 @@ func kindCode(k jsonrpc.Kind) connect.Code {
 		return connect.CodeUnavailable
 	case jsonrpc.KindUpstreamResponseTooLarge, jsonrpc.KindRequestTooLarge, jsonrpc.KindRateLimited:
 		return connect.CodeResourceExhausted
-	case jsonrpc.KindBlacklistedAccount:
+	case jsonrpc.KindBlacklistedAccount, jsonrpc.KindForbidden:
 		return connect.CodePermissionDenied
 	case jsonrpc.KindUnauthorized:
 		return connect.CodeUnauthenticated

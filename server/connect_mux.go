@@ -43,6 +43,17 @@ type connectOptions struct {
 	obs *callObserver
 	// tracing, when not nil, adds a span per call (otelconnect).
 	tracing *tracing
+	// interceptors run around every call (the auth token policy).
+	interceptors []connect.Interceptor
+	// services are more services mounted with the same options and listed
+	// by reflection and health (hive.auth.v1.AuthService).
+	services []connectService
+}
+
+// connectService is a service mounted besides the typed API.
+type connectService struct {
+	name    string
+	handler func(...connect.HandlerOption) (string, http.Handler)
 }
 
 // mountConnect adds the Protobuf services to mux: one entry per typed
@@ -62,6 +73,9 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 	if co.tracing != nil {
 		opts = append(opts, co.tracing.handlerOption())
 	}
+	if len(co.interceptors) > 0 {
+		opts = append(opts, connect.WithInterceptors(co.interceptors...))
+	}
 	ts := &typedServer{d: d, log: co.log, obs: co.obs}
 	byService := map[string]map[string]http.Handler{}
 	for _, tm := range methods {
@@ -79,6 +93,10 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: co.log, obs: co.obs}, opts...)
 	mux.Handle(path, h)
 	services = append(services, hivegatev1connect.JsonRpcServiceName)
+	for _, cs := range co.services {
+		mux.Handle(cs.handler(opts...))
+		services = append(services, cs.name)
+	}
 	slices.Sort(services)
 
 	// The health service answers for itself too, but is not listed by
@@ -151,8 +169,8 @@ func withCORS(h http.Handler, origins []string) http.Handler {
 	c := cors.New(cors.Options{
 		AllowedOrigins: origins,
 		AllowedMethods: connectcors.AllowedMethods(),
-		AllowedHeaders: append(connectcors.AllowedHeaders(), "X-Request-Id", "Connect-Accept-Encoding", "Connect-Content-Encoding", "Grpc-Accept-Encoding"),
-		ExposedHeaders: append(connectcors.ExposedHeaders(), jsonrpc.HeaderCache, jsonrpc.HeaderRoute, "X-Request-Id"),
+		AllowedHeaders: append(connectcors.AllowedHeaders(), "X-Request-Id", "Connect-Accept-Encoding", "Connect-Content-Encoding", "Grpc-Accept-Encoding", "Authorization"),
+		ExposedHeaders: append(connectcors.ExposedHeaders(), jsonrpc.HeaderCache, jsonrpc.HeaderRoute, "X-Request-Id", "WWW-Authenticate"),
 		MaxAge:         7200,
 	})
 	return c.Handler(h)

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
@@ -47,8 +48,9 @@ type Options struct {
 type Gateway struct {
 	opts    Options
 	log     *slog.Logger
-	cache   *cache.Cache // nil when cache_max_capacity is 0
-	shared  *cache.Redis // the shared tier; nil without one
+	cache   *cache.Cache  // nil when cache_max_capacity is 0
+	shared  *cache.Redis  // the shared tier; nil without one
+	auth    *auth.Service // the app authorization service; nil when auth is off (auth_wiring.go)
 	metrics *metrics.Metrics
 	tracing *tracing // nil when tracing is off
 	// methods are the typed RPCs (the schema never changes on reload);
@@ -102,8 +104,14 @@ func NewGateway(cfg *config.Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.metrics = metrics.NewIn(cfg.Ops.Namespace(), opts.Version, g.metricSources())
+	if g.auth, err = g.newAuth(cfg); err != nil {
+		g.closeShared()
+		g.shutdownTracing()
+		return nil, err
+	}
 	gen, err := g.newGeneration(cfg, nil)
 	if err != nil {
+		g.closeAuth()
 		g.closeShared()
 		g.shutdownTracing()
 		return nil, err
@@ -176,6 +184,7 @@ func (g *Gateway) Close() {
 	g.mu.Unlock()
 	g.retired.Wait()
 	g.gen.Load().stop()
+	g.closeAuth()
 	g.closeShared()
 	g.shutdownTracing()
 }

@@ -85,7 +85,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	limits := cfg.Limits.WithDefaults()
 	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
 	mux := http.NewServeMux()
-	mux.Handle("/", jsonrpc.NewHandler(observedCaller{d: gen.dispatcher, obs: obs}, jsonrpc.HandlerOptions{
+	mux.Handle("/", g.authHandler(jsonrpc.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpc.HandlerOptions{
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
 		MaxBatch:         limits.MaxBatchSize,
@@ -95,7 +95,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-	}))
+	})))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
@@ -103,8 +103,10 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		// Asked for on the public port: behind the guard, like any call.
 		mux.Handle("GET "+path, g.metrics.Handler())
 	}
+	interceptors, services := g.mountAuth(mux) // auth_wiring.go: nothing when auth is off
 	mountConnect(mux, gen.dispatcher, g.methods, connectOptions{
 		log: g.log, readMax: limits.MaxBodyBytes, obs: obs, tracing: g.tracing,
+		interceptors: interceptors, services: services,
 	})
 	// The guard refuses at once what is over max_in_flight or a client's
 	// rate, before any work; CORS stays outside it so that browsers can read

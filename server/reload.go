@@ -118,6 +118,7 @@ func restartRequired(running, next *config.Config) []string {
 	if !reflect.DeepEqual(rc, nc) {
 		out = append(out, "cache (the shared Redis tier) changed: restart hivegate to apply it")
 	}
+	out = append(out, authRestartRequired(running, next)...) // auth_wiring.go
 	rl, nl := running.Limits.WithDefaults(), next.Limits.WithDefaults()
 	diff("limits.read_header_timeout", rl.ReadHeaderTimeout, nl.ReadHeaderTimeout)
 	diff("limits.read_timeout", rl.ReadTimeout, nl.ReadTimeout)

@@ -3,10 +3,15 @@
 #   browser/connect-web.test.mjs  the web/ page (Connect-Web) in Debian's Chromium,
 #                                 over Connect and gRPC-Web, cross-origin
 #   legacy/dhive.test.mjs         @hiveio/dhive over JSON-RPC, compared with the node
-# Steps: npm ci in web/ and tests/; check that web/src/gen matches the protos
-# and web/dist matches a fresh build; build hivegate once; run both test files
-# with node's test runner, whose TAP summary (# pass N, # fail N) is the last
-# thing printed. Needs go, node 20+, npm and /usr/bin/chromium (or CHROMIUM_BIN).
+#   browser/auth-page.test.mjs    the authorize page (auth/page) in Chromium, with a
+#                                 stub Hive Keychain and with a typed key: no key leaves it
+#   auth/hivesigner.test.mjs      the real hivesigner SDK (v3) against hivegate demo
+#   hivetx/crosscheck.test.mjs    hivetx/ against hive-tx and @hiveio/dhive
+# Steps: npm ci in web/, auth/page/ and tests/; check that web/src/gen matches
+# the protos and web/dist and auth/page/dist match fresh builds; build
+# hivegate once; run the test files with node's test runner, whose TAP
+# summary (# pass N, # fail N) is the last thing printed. Needs go, node
+# 20+, npm and /usr/bin/chromium (or CHROMIUM_BIN).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { echo; echo "=== $* ==="; }
@@ -20,8 +25,9 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-step "npm ci (web/, tests/)"
+step "npm ci (web/, auth/page/, tests/)"
 (cd web && npm ci --no-audit --no-fund)
+(cd auth/page && npm ci --no-audit --no-fund)
 (cd tests && npm ci --no-audit --no-fund)
 
 step "web/src/gen is what buf generate writes (buf.gen.ts.yaml)"
@@ -40,10 +46,18 @@ if ! diff -rq web/dist "$tmp/dist"; then
 fi
 echo "web/dist is up to date"
 
+step "auth/page: auth/page/dist is a fresh build"
+(cd auth/page && HIVEGATE_AUTH_PAGE_OUT="$tmp/auth-page" node build.mjs)
+if ! diff -rq auth/page/dist "$tmp/auth-page"; then
+  echo "auth/page/dist differs from a fresh build: run 'npm run build' in auth/page/ and commit auth/page/dist" >&2
+  exit 1
+fi
+echo "auth/page/dist is up to date"
+
 step "build hivegate"
 go build -o "$tmp/hivegate" ./cmd/hivegate
 export HIVEGATE_BIN="$tmp/hivegate" CHROMIUM_BIN="$chromium_bin"
 
 step "end-to-end tests (node --test)"
 cd tests
-node --test --test-reporter=tap --test-timeout=300000 browser/ legacy/
+node --test --test-reporter=tap --test-timeout=300000 browser/ legacy/ auth/ hivetx/

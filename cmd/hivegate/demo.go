@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -59,7 +61,27 @@ timeouts:
 retries:
   appbase: 1
 translate_to_appbase: [hived]
+auth:
+  enabled: true
+  service_account: %[3]s
+  service_key_file: %[2]s
+  apps:
+    - client_id: %[4]s
+      name: hivegate demo app
+      secret_sha256: cd577fe2561ebff23505db0bb006300c7cdecbd46bc0e03c449afafaca2c25bf  # sha256 of the demo secret, "demo-secret"
+      redirect_uris: ["%[5]s"]
 `
+
+// The demo's app authorization service: trent (a simulated account) is
+// the service account, with its posting key derived from the demo
+// password like every simulated key; demo.app is the registered app, its
+// secret demo-secret, redirected to a loopback callback on any port.
+const (
+	demoServiceAccount = "trent"
+	demoApp            = "demo.app"
+	demoAppSecret      = "demo-secret"
+	demoRedirect       = "http://127.0.0.1/callback"
+)
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -84,7 +106,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer nodeSrv.Close()
 	nodeURL := "http://" + nodeLn.Addr().String()
 
-	cfg, err := config.Parse("demo.yaml", fmt.Appendf(nil, demoConfig, nodeURL))
+	keyFile, err := writeDemoServiceKey()
+	if err != nil {
+		return err
+	}
+	defer os.Remove(keyFile)
+	cfg, err := config.Parse("demo.yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect))
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)
 	}
@@ -105,6 +132,22 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
+// writeDemoServiceKey writes the service account's posting key (a demo
+// key, derived from the documented demo password) to a private temporary
+// file for auth.service_key_file: the config names the file, never the
+// key.
+func writeDemoServiceKey() (string, error) {
+	f, err := os.CreateTemp("", "hivegate-demo-key-*.wif")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(hivesim.DemoKey(demoServiceAccount, "posting").WIF() + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
+}
+
 // demoCommands returns the commands the demo prints, for the addresses the
 // gateway and its admin listener listen on ("" when it has none). Tests run
 // each of them.
@@ -119,6 +162,7 @@ func demoCommands(addr, admin string) []string {
 		`curl -s ` + u + ` -d '[{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},{"jsonrpc":"2.0","id":2,"method":"condenser_api.get_accounts","params":[["alice"]]}]'`,
 		`curl -s ` + u + `/hive.database_api.v1.DatabaseApiService/ListAccounts -H 'Content-Type: application/json' -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}'`,
 		`grpcurl -plaintext -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}' ` + addr + ` hive.database_api.v1.DatabaseApiService/ListAccounts`,
+		`curl -s ` + u + `/.well-known/oauth-authorization-server`,
 	}
 	if admin != "" {
 		cmds = append(cmds, `curl -s http://`+admin+`/metrics`)
@@ -141,6 +185,11 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL string) {
 	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
+	fmt.Fprintf(&b, "\nApps (HiveSigner's API, apiURL http://%s): log a demo user in to %s (secret %q) at\n  http://%s/oauth2/authorize?client_id=%s&redirect_uri=%s&response_type=code&scope=login,posting&state=demo\n",
+		addr, demoApp, demoAppSecret, addr, demoApp, url.QueryEscape(demoRedirect))
+	fmt.Fprintf(&b, "Every simulated account's keys derive from the password %q (PrivateKey.fromLogin); alice's posting key is %s.\n"+
+		"@%s is the service account users add to their posting authority.\n",
+		hivesim.DemoPassword, hivesim.DemoKey("alice", "posting").WIF(), demoServiceAccount)
 	b.WriteString("\nStop with Ctrl-C.\n")
 	_, _ = io.WriteString(w, b.String())
 }

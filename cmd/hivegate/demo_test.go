@@ -110,6 +110,10 @@ func checkDemoOutput(t *testing.T, cmd string, out []byte) {
 		if !strings.Contains(s, `"accounts"`) || !strings.Contains(s, `"alice"`) {
 			t.Errorf("%s: no accounts in\n%s", cmd, s)
 		}
+	case strings.Contains(cmd, "oauth-authorization-server"):
+		if !strings.Contains(s, `"authorization_endpoint"`) || !strings.Contains(s, `"service_account":"trent"`) {
+			t.Errorf("%s: not the auth metadata:\n%s", cmd, s)
+		}
 	case strings.Contains(cmd, "jsonrpc"):
 		if strings.Contains(s, `"error"`) || !strings.Contains(s, `"result"`) {
 			t.Errorf("%s: want results, got\n%s", cmd, s)

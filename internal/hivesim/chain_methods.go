@@ -216,12 +216,6 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-func broadcastTransaction(c *callCtx, p any, w *jw) *rpcError {
-	w.objBegin()
-	w.objEnd()
-	return nil
-}
-
 func getMethods(c *callCtx, p any, w *jw) *rpcError {
 	w.arrBegin()
 	for _, m := range c.n.Methods() {

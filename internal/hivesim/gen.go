@@ -202,10 +202,10 @@ func (g *gen) genAccounts(n int) {
 		a := &Account{
 			ID:                       int64(i),
 			Name:                     name,
-			Owner:                    g.simpleAuth(1, int64(i)),
-			Active:                   g.simpleAuth(2, int64(i)),
-			Posting:                  g.simpleAuth(3, int64(i)),
-			MemoKey:                  g.key(4, int64(i)),
+			Owner:                    demoAuthority(name, "owner"), // keys.go: real keys from DemoPassword
+			Active:                   demoAuthority(name, "active"),
+			Posting:                  demoAuthority(name, "posting"),
+			MemoKey:                  demoPublicKey(name, "memo"),
 			LastOwnerUpdate:          Epoch,
 			LastAccountUpdate:        created,
 			Created:                  created,

@@ -55,7 +55,8 @@ func registerMethods() (map[string]method, map[string]bool) {
 	hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
 	hived("condenser_api.get_block", condGetBlock(false))
 	hived("condenser_api.get_block_header", condGetBlock(true))
-	hived("condenser_api.broadcast_transaction", broadcastTransaction)
+	hived("condenser_api.broadcast_transaction", broadcastTransaction(false))
+	hived("condenser_api.broadcast_transaction_synchronous", broadcastTransaction(true))
 	hafah("condenser_api.get_account_history", condGetAccountHistory)
 	hafah("condenser_api.get_ops_in_block", condGetOpsInBlock)
 	mind("condenser_api.get_blog", getBlog(false))
@@ -78,7 +79,7 @@ func registerMethods() (map[string]method, map[string]bool) {
 	mind("follow_api.get_account_reputations", getAccountReputations(true))
 	hived("reputation_api.get_account_reputations", reputationAPIGet)
 	mind("tags_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(true))
-	hived("network_broadcast_api.broadcast_transaction", broadcastTransaction)
+	hived("network_broadcast_api.broadcast_transaction", broadcastTransaction(false))
 	hived("jsonrpc.get_methods", getMethods)
 
 	// The rest of a node's read API (issue 21): one file per area.
@@ -214,11 +215,22 @@ func (n *Node) handleOne(raw []byte) []byte {
 	}
 	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
 	var w jw
-	if e := m.fn(c, params, &w); e != nil {
-		return envelope(id, nil, e)
-	}
-	if strings.HasSuffix(full, ".broadcast_transaction") {
+	// Broadcasts change the chain (broadcast.go): they run alone.
+	if isBroadcast(full) {
+		n.state.Lock()
+		e := m.fn(c, params, &w)
+		n.state.Unlock()
+		if e != nil {
+			return envelope(id, nil, e)
+		}
 		n.recordBroadcast(rawParams)
+		return envelope(id, w.b, nil)
+	}
+	n.state.RLock()
+	e := m.fn(c, params, &w)
+	n.state.RUnlock()
+	if e != nil {
+		return envelope(id, nil, e)
 	}
 	return envelope(id, w.b, nil)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hivegate/hivegate/internal/hivesim"
 )
 
 func TestEnvelope(t *testing.T) {
@@ -111,9 +113,11 @@ func TestBatchAndCallForm(t *testing.T) {
 func TestBroadcastAndMethods(t *testing.T) {
 	t.Parallel()
 	n, c, _ := testNode(t, 33)
-	trx := obj{"trx": obj{"ref_block_num": 1, "ref_block_prefix": 2, "expiration": "2030-01-01T00:00:00",
-		"operations": []any{obj{"type": "vote_operation", "value": obj{"voter": "alice", "author": "bob", "permlink": "x", "weight": 10000}}},
-		"extensions": []any{}, "signatures": []any{}}, "max_block_age": -1}
+	// A transaction signed by alice's posting key, on this chain's head.
+	tx := signed(t, newTx(t, c, post(t, "alice", "x")), hivesim.DemoKey("alice", "posting"))
+	var trxJSON any
+	_ = json.Unmarshal(tx.AppendJSON(nil), &trxJSON)
+	trx := obj{"trx": trxJSON, "max_block_age": -1}
 	if got := c.result(t, "network_broadcast_api.broadcast_transaction", trx); len(got.(obj)) != 0 {
 		t.Fatalf("broadcast result %v", got)
 	}
@@ -146,7 +150,8 @@ func TestBroadcastAndMethods(t *testing.T) {
 		condenser_api.get_ops_in_block condenser_api.get_content account_history_api.get_account_history block_api.get_block
 		block_api.get_block_header block_api.get_block_range follow_api.get_account_reputations
 		reputation_api.get_account_reputations tags_api.get_discussions_by_author_before_date
-		network_broadcast_api.broadcast_transaction jsonrpc.get_methods`) {
+		network_broadcast_api.broadcast_transaction condenser_api.broadcast_transaction
+		condenser_api.broadcast_transaction_synchronous jsonrpc.get_methods`) {
 		if !have[m] {
 			t.Errorf("jsonrpc.get_methods lacks %s", m)
 		}

@@ -83,6 +83,11 @@ type Node struct {
 	methods map[string]method
 	apis    map[string]bool
 
+	// state guards the chain against the broadcasts that change it
+	// (apply.go): reads share it, a broadcast holds it alone.
+	state  sync.RWMutex
+	ledger ledger
+
 	mu         sync.Mutex
 	calls      map[string]int
 	broadcasts []json.RawMessage
@@ -98,6 +103,7 @@ func New(opts Options) *Node {
 		start: opts.Now(),
 		calls: make(map[string]int),
 	}
+	n.ledger = ledger{applied: map[string]bool{}, inBlock: map[uint32]uint32{}}
 	n.methods, n.apis = registerMethods()
 	return n
 }

@@ -1,0 +1,271 @@
+package auth
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/hivetx"
+)
+
+// The login page's own API: POST /oauth2/challenge, /oauth2/login and
+// /oauth2/grant. They take JSON from the page's own origin only: a
+// cross-site form cannot send JSON, and a cross-site script's Origin is
+// refused (the gateway's CORS does not make these readable either way).
+
+// challengeRecord is a login challenge (kindChallenge, challenge_ttl).
+type challengeRecord struct {
+	Request string `json:"request"`
+	User    string `json:"user"`
+	Message string `json:"message"`
+}
+
+// sessionRecord is a verified login awaiting the user's decision
+// (kindSession, session_ttl).
+type sessionRecord struct {
+	Request string `json:"request"`
+	User    string `json:"user"`
+}
+
+// codeRecord is an authorization code (kindCode, code_ttl), kept under
+// the code's sha256: the store never holds a usable code.
+type codeRecord struct {
+	ClientID      string   `json:"client_id"`
+	User          string   `json:"user"`
+	Scopes        []string `json:"scopes"`
+	RedirectURI   string   `json:"redirect_uri"`
+	CodeChallenge string   `json:"code_challenge,omitempty"`
+	Grant         string   `json:"grant"`
+}
+
+// maxPageBody bounds a page API request.
+const maxPageBody = 16 << 10
+
+// pageAPI wraps one page endpoint: same origin, JSON, bounded body.
+func (s *Service) pageAPI(h func(w http.ResponseWriter, r *http.Request, body map[string]any)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin == "" || !sameOrigin(origin, s.issuer(r)) {
+			writeError(w, http.StatusForbidden, "access_denied", "this endpoint serves the login page of its own origin only")
+			return
+		}
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+			writeError(w, http.StatusUnsupportedMediaType, "invalid_request", "send application/json")
+			return
+		}
+		var body map[string]any
+		if err := json.NewDecoder(io.LimitReader(r.Body, maxPageBody)).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a JSON object")
+			return
+		}
+		h(w, r, body)
+	}
+}
+
+// sameOrigin compares an Origin header with a base URL's scheme and host.
+func sameOrigin(origin, base string) bool {
+	o, err1 := url.Parse(origin)
+	b, err2 := url.Parse(base)
+	return err1 == nil && err2 == nil && o.Scheme == b.Scheme && strings.EqualFold(o.Host, b.Host)
+}
+
+func str(body map[string]any, k string) string {
+	s, _ := body[k].(string)
+	return s
+}
+
+// challenge is POST /oauth2/challenge {request_id, username}: a one-time
+// message for the user to sign, naming the app, the account, the scope,
+// this service and a random nonce.
+func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[string]any) {
+	if s.loginRate.limited(w, r) {
+		return
+	}
+	ctx := r.Context()
+	var req authRequest
+	reqID := str(body, "request_id")
+	if err := s.getJSON(ctx, kindRequest, reqID, &req); err != nil {
+		s.storeFailure(w, err, "the login request has expired: start again from the app")
+		return
+	}
+	user := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(str(body, "username"), "@")))
+	if !validAccount(user) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
+		return
+	}
+	if _, _, err := readAccount(ctx, s.chain(), false, user); err != nil {
+		s.chainFailure(w, err, user)
+		return
+	}
+	app := s.apps[req.ClientID]
+	expires := s.now().Add(s.set.ChallengeTTL).UTC()
+	msg := strings.Join([]string{
+		"Log in to " + app.Name + " (@" + app.ClientID + ") through " + hostOf(s.issuer(r)),
+		"Account: @" + user,
+		"Scope: " + strings.Join(req.Scopes, ", "),
+		"Nonce: " + randomID(18),
+		"Expires: " + expires.Format(time.RFC3339),
+	}, "\n")
+	id := randomID(16)
+	if err := s.putJSON(ctx, kindChallenge, id, challengeRecord{Request: reqID, User: user, Message: msg}, s.set.ChallengeTTL); err != nil {
+		s.storeFailure(w, err, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"challenge_id": id, "message": msg, "username": user})
+}
+
+// login is POST /oauth2/login {challenge_id, signature}: the challenge is
+// used up whatever the outcome (it cannot be replayed, nor a signature
+// retried against it), and the signature must recover a key of the
+// account's owner, active or posting authority, read through the
+// dispatcher.
+func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]any) {
+	if s.loginRate.limited(w, r) {
+		return
+	}
+	ctx := r.Context()
+	var ch challengeRecord
+	if err := s.takeJSON(ctx, kindChallenge, str(body, "challenge_id"), &ch); err != nil {
+		s.storeFailure(w, err, "the challenge has expired or was already used: log in again")
+		return
+	}
+	sig, err := hivetx.ParseSignature(str(body, "signature"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the signature is not 65 bytes of hex")
+		return
+	}
+	key, err := sig.Recover(hivetx.MessageDigest(ch.Message))
+	if err != nil {
+		writeError(w, http.StatusUnauthorized, "access_denied", "the signature does not verify")
+		return
+	}
+	acct, _, err := readAccount(ctx, s.chain(), true, ch.User)
+	if err != nil {
+		s.chainFailure(w, err, ch.User)
+		return
+	}
+	if !acct.hasKey(key) {
+		s.log.Info("auth: login refused: signature by a key the account does not have", "user", ch.User)
+		writeError(w, http.StatusUnauthorized, "access_denied", "the signature is not by a key of @"+ch.User)
+		return
+	}
+	var req authRequest
+	if err := s.getJSON(ctx, kindRequest, ch.Request, &req); err != nil {
+		s.storeFailure(w, err, "the login request has expired: start again from the app")
+		return
+	}
+	id := randomID(16)
+	if err := s.putJSON(ctx, kindSession, id, sessionRecord{Request: ch.Request, User: ch.User}, s.set.SessionTTL); err != nil {
+		s.storeFailure(w, err, "")
+		return
+	}
+	posting := slices.Contains(req.Scopes, config.ScopePosting)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
+		"needs_authority": posting && !acct.authorizes(s.set.ServiceAccount),
+	})
+}
+
+// grant is POST /oauth2/grant {session_id, approve}: the user's decision.
+// It answers {"redirect": url}: the app's redirect URI with a code or a
+// token (or error=access_denied), the username, expires_in and the state.
+func (s *Service) grant(w http.ResponseWriter, r *http.Request, body map[string]any) {
+	ctx := r.Context()
+	var sess sessionRecord
+	if err := s.takeJSON(ctx, kindSession, str(body, "session_id"), &sess); err != nil {
+		s.storeFailure(w, err, "the login has expired: log in again")
+		return
+	}
+	var req authRequest
+	if err := s.takeJSON(ctx, kindRequest, sess.Request, &req); err != nil {
+		s.storeFailure(w, err, "the login request has expired: start again from the app")
+		return
+	}
+	p := url.Values{"state": {req.State}}
+	if approve, _ := body["approve"].(bool); !approve {
+		p.Set("error", "access_denied")
+		p.Set("error_description", "the user denied the request")
+		writeJSON(w, http.StatusOK, map[string]string{"redirect": redirectTo(req.RedirectURI, p)})
+		return
+	}
+	grant := randomID(12)
+	p.Set("username", sess.User)
+	switch req.ResponseType {
+	case "code":
+		code := randomID(32)
+		rec := codeRecord{ClientID: req.ClientID, User: sess.User, Scopes: req.Scopes, RedirectURI: req.RedirectURI,
+			CodeChallenge: req.CodeChallenge, Grant: grant}
+		if err := s.putJSON(ctx, kindCode, codeHash(code), rec, s.set.CodeTTL); err != nil {
+			s.storeFailure(w, err, "")
+			return
+		}
+		p.Set("code", code)
+		p.Set("expires_in", strconv.Itoa(int(s.set.CodeTTL/time.Second)))
+	default: // token: the implicit flow, never with a refresh token
+		ttl := s.accessTTL(req.ClientID)
+		tok, err := s.tokens.issue(Token{User: sess.User, ClientID: req.ClientID, Scopes: withoutOffline(req.Scopes),
+			Grant: grant, Use: useAccess, Expires: s.now().Add(ttl)})
+		if err != nil {
+			s.log.Error("auth: signing a token", "err", err)
+			writeError(w, http.StatusInternalServerError, "server_error", "could not sign the token")
+			return
+		}
+		p.Set("access_token", tok)
+		p.Set("expires_in", strconv.Itoa(int(ttl/time.Second)))
+	}
+	s.log.Info("auth: user authorized app", "user", sess.User, "app", req.ClientID, "scope", strings.Join(req.Scopes, " "), "response_type", req.ResponseType)
+	writeJSON(w, http.StatusOK, map[string]string{"redirect": redirectTo(req.RedirectURI, p)})
+}
+
+func withoutOffline(scopes []string) []string {
+	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == config.ScopeOffline })
+}
+
+// codeHash is the key a code is stored under.
+func codeHash(code string) string {
+	h := sha256.Sum256([]byte(code))
+	return hex.EncodeToString(h[:])
+}
+
+func hostOf(base string) string {
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return base
+}
+
+// storeFailure answers a failed store read or write: a record that is
+// gone (expired, used, never there, or not decodable) is the client's 400
+// with gone's text; a store that failed is 503. A write passes gone "".
+func (s *Service) storeFailure(w http.ResponseWriter, err error, gone string) {
+	var se *json.SyntaxError
+	var ue *json.UnmarshalTypeError
+	if gone != "" && (errors.Is(err, errNotFound) || errors.As(err, &se) || errors.As(err, &ue)) {
+		writeError(w, http.StatusBadRequest, "invalid_request", gone)
+		return
+	}
+	s.log.Error("auth: store", "err", err)
+	writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the service cannot keep login state right now; retry later")
+}
+
+// chainFailure answers an account that could not be read.
+func (s *Service) chainFailure(w http.ResponseWriter, err error, user string) {
+	if errors.Is(err, errNoAccount) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "there is no account @"+user)
+		return
+	}
+	s.log.Warn("auth: reading an account", "user", user, "err", err)
+	writeError(w, http.StatusBadGateway, "server_error", "could not read @"+user+" from the chain: "+err.Error())
+}
+
+// validAccount is hived's account name rule.
+func validAccount(s string) bool { return config.ValidAccountName(s) }

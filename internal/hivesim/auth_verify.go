@@ -1,0 +1,282 @@
+package hivesim
+
+import (
+	"time"
+
+	"github.com/hivegate/hivegate/hivetx"
+)
+
+// Transaction checks of a broadcast, as hived's database::_apply_transaction
+// and protocol::verify_authority make them, with hived's exception names,
+// codes and messages.
+
+// Limits hived applies to signatures and expiration.
+const (
+	maxSigCheckDepth       = 2          // HIVE_MAX_SIG_CHECK_DEPTH
+	maxTimeUntilExpiration = time.Hour  // HIVE_MAX_TIME_UNTIL_EXPIRATION
+	taposWindow            = 0xffff + 1 // block_summary_object ids are ref_block_num
+	assertExceptionCode    = 10         // fc::assert_exception
+	txExceptionCode        = 3000000    // transaction_exception
+	missingActiveAuthCode  = 3010000    // tx_missing_active_auth
+	missingOwnerAuthCode   = 3020000    // tx_missing_owner_auth
+	missingPostingAuthCode = 3030000    // tx_missing_posting_auth
+	irrelevantSigCode      = 3050000    // tx_irrelevant_sig
+	duplicateSigCode       = 3060000    // tx_duplicate_sig
+	expirationExcCode      = 4030100    // transaction_expiration_exception
+	taposExcCode           = 4030200    // transaction_tapos_exception
+)
+
+// txError builds hived's error for a refused transaction: code -32000,
+// message "<what>:<format with data>", data {code, name, message, stack}.
+func (c *callCtx) txError(fcCode int, name, what, format string, data func(w *jw)) *rpcError {
+	msg := what + ":" + format
+	var w jw
+	w.objBegin()
+	w.knum("code", int64(fcCode))
+	w.kstr("name", name)
+	w.kstr("message", what)
+	w.key("stack")
+	w.arrBegin()
+	w.objBegin()
+	w.key("context")
+	w.objBegin()
+	w.kstr("level", "warn")
+	w.kstr("file", "transaction_util.cpp")
+	w.knum("line", 1)
+	w.kstr("method", "verify_authority")
+	w.kstr("hostname", "")
+	w.kstr("thread_name", "th_0")
+	w.ktime("timestamp", c.now())
+	w.objEnd()
+	w.kstr("format", format)
+	w.key("data")
+	w.objBegin()
+	if data != nil {
+		data(&w)
+	}
+	w.objEnd()
+	w.objEnd()
+	w.arrEnd()
+	w.objEnd()
+	return &rpcError{code: codeServerError, message: msg, data: w.b}
+}
+
+// checkTransaction refuses a transaction hived would refuse before
+// applying its operations: a duplicate, bad signatures or authorities, a
+// TaPoS block that is not on this chain, an expiration out of range.
+func (c *callCtx) checkTransaction(tx *hivetx.Transaction) *rpcError {
+	n := c.n
+	if n.ledger.applied[tx.ID()] {
+		return c.txError(txExceptionCode, "transaction_exception", "transaction exception",
+			"Duplicate transaction check failed", func(w *jw) { w.kstr("trx_ix", tx.ID()) })
+	}
+	if e := c.verifyAuthority(tx); e != nil {
+		return e
+	}
+	if e := c.checkTaPoS(tx); e != nil {
+		return e
+	}
+	now := blockTime(c.head)
+	if tx.Expiration.After(now.Add(maxTimeUntilExpiration)) || !now.Before(tx.Expiration) {
+		return c.txError(expirationExcCode, "transaction_expiration_exception", "transaction expiration exception",
+			"", func(w *jw) {
+				w.ktime("trx.expiration", tx.Expiration)
+				w.ktime("now", now)
+				w.knum("max_til_exp", int64(maxTimeUntilExpiration/time.Second))
+			})
+	}
+	return nil
+}
+
+// checkTaPoS checks ref_block_num and ref_block_prefix against the most
+// recent block whose number has those low 16 bits.
+func (c *callCtx) checkTaPoS(tx *hivetx.Transaction) *rpcError {
+	head := c.head
+	num := head - (head-uint32(tx.RefBlockNum))&0xffff
+	var want uint32
+	if num <= head && num > 0 {
+		_, want, _ = hivetx.RefBlock(c.n.ch.blockID(num))
+	}
+	if num == 0 || num > head || want != tx.RefBlockPrefix {
+		return c.txError(taposExcCode, "transaction_tapos_exception", "transaction tapos exception", "", func(w *jw) {
+			w.knum("trx.ref_block_prefix", int64(tx.RefBlockPrefix))
+			w.knum("tapos_block_summary", int64(want))
+		})
+	}
+	return nil
+}
+
+// signState is hived's sign_state: the keys that signed, which of them an
+// authority has used, and the accounts already found to approve.
+type signState struct {
+	ch       *chain
+	get      func(*Account) *Authority // the role member accounts are checked in
+	used     map[hivetx.PublicKey]bool
+	approved map[string]bool
+}
+
+func (s *signState) signedBy(key string) bool {
+	k, err := hivetx.ParsePublicKey(key)
+	if err != nil {
+		return false
+	}
+	if _, ok := s.used[k]; ok {
+		s.used[k] = true
+		return true
+	}
+	return false
+}
+
+// check reports whether the signatures satisfy auth: keys first, then
+// accounts (checked in the state's role, at most maxSigCheckDepth deep).
+func (s *signState) check(auth *Authority, depth int) bool {
+	if auth == nil {
+		return false
+	}
+	var total uint32
+	for _, kw := range auth.KeyAuths {
+		if s.signedBy(kw.Name) {
+			total += uint32(kw.Weight)
+			if total >= auth.WeightThreshold {
+				return true
+			}
+		}
+	}
+	for _, aw := range auth.AccountAuths {
+		ok := s.approved[aw.Name]
+		if !ok && depth < maxSigCheckDepth {
+			if a := s.ch.byName[aw.Name]; a != nil && s.check(s.get(a), depth+1) {
+				s.approved[aw.Name], ok = true, true
+			}
+		}
+		if ok {
+			total += uint32(aw.Weight)
+			if total >= auth.WeightThreshold {
+				return true
+			}
+		}
+	}
+	return total >= auth.WeightThreshold && auth.WeightThreshold > 0
+}
+
+func (s *signState) unused() bool {
+	for _, u := range s.used {
+		if !u {
+			return true
+		}
+	}
+	return false
+}
+
+func posting(a *Account) *Authority { return &a.Posting }
+func active(a *Account) *Authority  { return &a.Active }
+func owner(a *Account) *Authority   { return &a.Owner }
+
+// verifyAuthority is hived's verify_authority: a transaction needing
+// posting authority may not need any other; each required account's
+// authority (posting, or a higher one) must be met by the signatures, and
+// no signature may go unused.
+func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
+	keys, e := c.signatureKeys(tx)
+	if e != nil {
+		return e
+	}
+	req := tx.Required()
+	ch := c.n.ch
+	authOf := func(name string, get func(*Account) *Authority) *Authority {
+		if a := ch.byName[name]; a != nil {
+			return get(a)
+		}
+		return nil
+	}
+	missing := func(code int, name, what, role, id string) *rpcError {
+		return c.txError(code, name, what, "Missing "+role+" Authority "+id, func(w *jw) {
+			w.kstr("id", id)
+			for _, r := range []struct {
+				k   string
+				get func(*Account) *Authority
+			}{{"posting", posting}, {"active", active}, {"owner", owner}} {
+				if a := authOf(id, r.get); a != nil {
+					w.key(r.k)
+					writeAuthority(w, a)
+				}
+			}
+		})
+	}
+	newState := func(get func(*Account) *Authority) *signState {
+		s := &signState{ch: ch, get: get, used: map[hivetx.PublicKey]bool{}, approved: map[string]bool{}}
+		for _, k := range keys {
+			s.used[k] = false
+		}
+		return s
+	}
+	if len(req.Posting) > 0 {
+		if len(req.Active) > 0 || len(req.Owner) > 0 {
+			return c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception",
+				"required_authorities.required_active.size() == 0: ", "required_authorities.required_active.size() == 0")
+		}
+		s := newState(posting)
+		for _, id := range uniq(req.Posting) {
+			if !s.check(authOf(id, posting), 0) && !s.check(authOf(id, active), 0) && !s.check(authOf(id, owner), 0) {
+				return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting", id)
+			}
+		}
+		if s.unused() {
+			return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
+		}
+		return nil
+	}
+	s := newState(active)
+	for _, id := range uniq(req.Active) {
+		if !s.check(authOf(id, active), 0) && !s.check(authOf(id, owner), 0) {
+			return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active", id)
+		}
+	}
+	for _, id := range uniq(req.Owner) {
+		if !s.check(authOf(id, owner), 0) {
+			return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner", id)
+		}
+	}
+	if s.unused() {
+		return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
+	}
+	return nil
+}
+
+// signatureKeys recovers each signature's key for Hive mainnet's chain id:
+// a signature that is not canonical (low S) or recovers no key is an
+// assertion failure, a key recovered twice a duplicate signature.
+func (c *callCtx) signatureKeys(tx *hivetx.Transaction) ([]hivetx.PublicKey, *rpcError) {
+	digest := tx.Digest(hivetx.MainnetChainID)
+	seen := map[hivetx.PublicKey]bool{}
+	var keys []hivetx.PublicKey
+	for _, sig := range tx.Signatures {
+		if !sig.IsCanonical() {
+			return nil, c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception",
+				"is_canonical( c, check_canonical ): signature is not canonical", "is_canonical( c, check_canonical )")
+		}
+		k, err := sig.Recover(digest)
+		if err != nil {
+			return nil, c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception",
+				"pk: Unable to reconstruct public key from signature", "pk")
+		}
+		if seen[k] {
+			return nil, c.txError(duplicateSigCode, "tx_duplicate_sig", "duplicate signature included", "Duplicate Signature detected", nil)
+		}
+		seen[k] = true
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+func uniq(names []string) []string {
+	seen := map[string]bool{}
+	out := names[:0:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hivegate/hivegate/internal/fixtures"
+
 	"github.com/hivegate/hivegate/hivetx"
 )
 
@@ -26,10 +28,7 @@ type recordedCase struct {
 
 func fixtureDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set: set it to the fixtures/hive directory to check real signed transactions")
-	}
+	dir := fixtures.Dir(t)
 	if _, err := os.Stat(filepath.Join(dir, "hived")); err != nil {
 		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
 	}

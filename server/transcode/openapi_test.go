@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivegate/hivegate/internal/fixtures"
+
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
@@ -97,10 +99,7 @@ var openAPIDocErrors = map[string]docError{
 // read method without a typed RPC fails the test.
 func TestOpenAPIExamples(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("HIVEGATE_FIXTURES")
-	if dir == "" {
-		t.Skip("HIVEGATE_FIXTURES is not set: set it to the fixtures/hive directory to check every openapi.json example")
-	}
+	dir := fixtures.Dir(t)
 	raw, err := os.ReadFile(filepath.Join(dir, "openapi.json"))
 	if err != nil {
 		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)

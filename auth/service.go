@@ -28,7 +28,7 @@ import (
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -45,7 +45,7 @@ type Options struct {
 	Router func() *router.Router
 	// ClientIP says how to find a request's client address (for rate
 	// limits), as the gateway's guard does.
-	ClientIP jsonrpc.ClientIPOptions
+	ClientIP jsonrpchttp.ClientIPOptions
 	Logger   *slog.Logger
 	// Now is the clock (default time.Now); LookupEnv reads the environment
 	// (default os.LookupEnv). Tests replace them.

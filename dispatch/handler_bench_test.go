@@ -15,7 +15,7 @@ import (
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -85,7 +85,7 @@ func newHandlerBench(b *testing.B, dgpoTTL string) *handlerBench {
 	c := cache.New(256 << 20)
 	lib := backend.NewLIBTracker(pool, "hived", 0, nil)
 	d := dispatch.New(r, c, pool, lib, slog.New(slog.DiscardHandler))
-	return &handlerBench{h: jsonrpc.NewHandler(d, jsonrpc.HandlerOptions{}), cache: c}
+	return &handlerBench{h: jsonrpchttp.NewHandler(d, jsonrpchttp.HandlerOptions{}), cache: c}
 }
 
 // discardWriter is an http.ResponseWriter that keeps the status and the

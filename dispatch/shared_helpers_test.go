@@ -20,6 +20,7 @@ import (
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -177,7 +178,7 @@ func newReplica(t testing.TB, name string, cfg *config.Config, opts ...dispatch.
 		t.Logf("%s: reading the shared LIB: %v", name, err)
 	}
 	d := dispatch.New(r, cache.New(cfg.Settings.CacheMaxCapacity), pool, lib, nil, append([]dispatch.Option{dispatch.WithSharedCache(shared)}, opts...)...)
-	srv := httptest.NewServer(jsonrpc.NewHandler(d, jsonrpc.HandlerOptions{}))
+	srv := httptest.NewServer(jsonrpchttp.NewHandler(d, jsonrpchttp.HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	return &replica{name: name, d: d, shared: shared, lib: lib, url: srv.URL}
 }

@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/hivegate/hivegate/jsonwire"
@@ -68,6 +67,20 @@ const (
 	KindForbidden                Kind = "forbidden"
 )
 
+// The HTTP statuses of the error table. jsonrpc is the wire vocabulary and
+// does not import net/http; the values are net/http's Status constants.
+const (
+	statusOK              = 200
+	statusUnauthorized    = 401
+	statusForbidden       = 403
+	statusTooLarge        = 413
+	statusTooManyRequests = 429
+	statusInternal        = 500
+	statusBadGateway      = 502
+	statusUnavailable     = 503
+	statusGatewayTimeout  = 504
+)
+
 // ErrorSpec is one row of the error table: the code, the message prefix and
 // the HTTP status used when the error is the whole answer to an HTTP request.
 type ErrorSpec struct {
@@ -82,23 +95,23 @@ type ErrorSpec struct {
 // hivegate itself (backend errors pass through unchanged and are not listed).
 // The README table is generated from, and tested against, this list.
 var Errors = []ErrorSpec{
-	{KindParseError, CodeParseError, "Parse error", http.StatusOK, "the body is not valid JSON"},
-	{KindInvalidRequest, CodeInvalidRequest, "Invalid request", http.StatusOK, "not a JSON-RPC 2.0 request: bad jsonrpc, method, params or id, an empty batch, or a method name hivegate cannot parse"},
-	{KindMethodNotFound, CodeMethodNotFound, "Method not found", http.StatusOK, "no backend is configured for the method's key"},
-	{KindInvalidParams, CodeInvalidParams, "Invalid params", http.StatusOK, "the gateway rejected the params before any upstream call"},
-	{KindInternal, CodeInternal, "Internal error", http.StatusInternalServerError, "a bug in hivegate; the log has the detail"},
-	{KindUpstreamTimeout, CodeUpstreamTimeout, "Upstream timeout", http.StatusGatewayTimeout, "the backend did not answer within the route's timeout (after retries)"},
-	{KindUpstreamUnavailable, CodeUpstreamUnavailable, "Upstream unavailable", http.StatusBadGateway, "the backend could not be reached, refused, reset the connection or answered HTTP 5xx"},
-	{KindInvalidUpstreamResponse, CodeInvalidUpstreamResponse, "Invalid upstream response", http.StatusBadGateway, "the backend answered something that is not a JSON-RPC response to this request (not JSON, truncated, another id, neither result nor error)"},
-	{KindUpstreamResponseTooLarge, CodeUpstreamResponseTooLarge, "Upstream response too large", http.StatusBadGateway, "the backend's answer exceeded the configured response size cap"},
-	{KindBatchTooLarge, CodeBatchTooLarge, "Batch too large", http.StatusOK, "a batch has more elements than the configured maximum; nothing was forwarded"},
-	{KindRequestTooLarge, CodeRequestTooLarge, "Request too large", http.StatusRequestEntityTooLarge, "the request body or its JSON nesting exceeds the configured limit"},
-	{KindBlacklistedAccount, CodeBlacklistedAccount, "Blacklisted account", http.StatusOK, "a broadcast transaction involves an account in limits.blacklist_accounts; it was not forwarded"},
-	{KindUnauthorized, CodeUnauthorized, "Unauthorized", http.StatusUnauthorized, "the request lacks the credentials an admin endpoint requires, or the valid token auth.require_token asks for the method (then with WWW-Authenticate)"},
-	{KindForbidden, CodeForbidden, "Forbidden", http.StatusForbidden, "the token's scope is not the one auth.require_token asks for the method"},
-	{KindRateLimited, CodeRateLimited, "Rate limited", http.StatusTooManyRequests, "the client's IP exceeded the configured request rate"},
-	{KindOverloaded, CodeOverloaded, "Overloaded", http.StatusServiceUnavailable, "the gateway is at its concurrent request limit; retry later"},
-	{KindAccountHistoryLimit, CodeAccountHistoryLimit, "Account History request exceeded limit", http.StatusOK, "a get_account_history call asks for more entries than limits.account_history_limit (jussi's error); it was not forwarded"},
+	{KindParseError, CodeParseError, "Parse error", statusOK, "the body is not valid JSON"},
+	{KindInvalidRequest, CodeInvalidRequest, "Invalid request", statusOK, "not a JSON-RPC 2.0 request: bad jsonrpc, method, params or id, an empty batch, or a method name hivegate cannot parse"},
+	{KindMethodNotFound, CodeMethodNotFound, "Method not found", statusOK, "no backend is configured for the method's key"},
+	{KindInvalidParams, CodeInvalidParams, "Invalid params", statusOK, "the gateway rejected the params before any upstream call"},
+	{KindInternal, CodeInternal, "Internal error", statusInternal, "a bug in hivegate; the log has the detail"},
+	{KindUpstreamTimeout, CodeUpstreamTimeout, "Upstream timeout", statusGatewayTimeout, "the backend did not answer within the route's timeout (after retries)"},
+	{KindUpstreamUnavailable, CodeUpstreamUnavailable, "Upstream unavailable", statusBadGateway, "the backend could not be reached, refused, reset the connection or answered HTTP 5xx"},
+	{KindInvalidUpstreamResponse, CodeInvalidUpstreamResponse, "Invalid upstream response", statusBadGateway, "the backend answered something that is not a JSON-RPC response to this request (not JSON, truncated, another id, neither result nor error)"},
+	{KindUpstreamResponseTooLarge, CodeUpstreamResponseTooLarge, "Upstream response too large", statusBadGateway, "the backend's answer exceeded the configured response size cap"},
+	{KindBatchTooLarge, CodeBatchTooLarge, "Batch too large", statusOK, "a batch has more elements than the configured maximum; nothing was forwarded"},
+	{KindRequestTooLarge, CodeRequestTooLarge, "Request too large", statusTooLarge, "the request body or its JSON nesting exceeds the configured limit"},
+	{KindBlacklistedAccount, CodeBlacklistedAccount, "Blacklisted account", statusOK, "a broadcast transaction involves an account in limits.blacklist_accounts; it was not forwarded"},
+	{KindUnauthorized, CodeUnauthorized, "Unauthorized", statusUnauthorized, "the request lacks the credentials an admin endpoint requires, or the valid token auth.require_token asks for the method (then with WWW-Authenticate)"},
+	{KindForbidden, CodeForbidden, "Forbidden", statusForbidden, "the token's scope is not the one auth.require_token asks for the method"},
+	{KindRateLimited, CodeRateLimited, "Rate limited", statusTooManyRequests, "the client's IP exceeded the configured request rate"},
+	{KindOverloaded, CodeOverloaded, "Overloaded", statusUnavailable, "the gateway is at its concurrent request limit; retry later"},
+	{KindAccountHistoryLimit, CodeAccountHistoryLimit, "Account History request exceeded limit", statusOK, "a get_account_history call asks for more entries than limits.account_history_limit (jussi's error); it was not forwarded"},
 }
 
 var specByKind = func() map[Kind]ErrorSpec {
@@ -181,7 +194,7 @@ func (e *Error) Unwrap() error { return e.cause }
 // error. Backend errors are answered with 200, as hived does.
 func (e *Error) HTTPStatus() int {
 	if e.Kind == "" {
-		return http.StatusOK
+		return statusOK
 	}
 	return specByKind[e.Kind].Status
 }

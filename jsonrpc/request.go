@@ -52,12 +52,25 @@ func ParseBody(data []byte, maxBatch, maxDepth int) (*Body, *Error) {
 	return b, nil
 }
 
+// Parser parses bodies as ParseBody does, for a server that parses many:
+// Parse reuses the capacity of the Body it is given, and method names the
+// Parser has decoded before cost no allocation. The zero value is ready;
+// it is safe for concurrent use.
+type Parser struct {
+	methods Interner[string] // method names, decoded once
+}
+
+// Parse is ParseBody into b, whose slices' capacity is reused.
+func (p *Parser) Parse(b *Body, data []byte, maxBatch, maxDepth int) *Error {
+	return parseBody(b, data, maxBatch, maxDepth, &p.methods)
+}
+
 // parseBody is ParseBody into b, whose slices' capacity is reused (the
 // handler keeps one Body per pooled exchange). Method names are taken from
 // names when it has them (nil: none). The body is read once: each element
 // is checked as it is parsed, and the elements past maxBatch are checked
 // and counted.
-func parseBody(b *Body, data []byte, maxBatch, maxDepth int, names *interner[string]) *Error {
+func parseBody(b *Body, data []byte, maxBatch, maxDepth int, names *Interner[string]) *Error {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
@@ -128,7 +141,7 @@ func bodyError(err error, maxDepth int) *Error {
 // levels, and returns it with the index after it. An error is about the
 // body's syntax or depth; a request that is valid JSON but not a valid
 // request is an Element with Err set.
-func parseElement(data []byte, i, maxDepth int, names *interner[string]) (Element, int, error) {
+func parseElement(data []byte, i, maxDepth int, names *Interner[string]) (Element, int, error) {
 	var e Element
 	e.Req.ID = nullID
 	if i >= len(data) || data[i] != '{' {
@@ -173,7 +186,7 @@ func parseElement(data []byte, i, maxDepth int, names *interner[string]) (Elemen
 
 // checkRequest fills req from a request object's members and returns why
 // it is not a valid request, or nil.
-func checkRequest(req *Request, version, method, params, id []byte, hasID bool, names *interner[string]) *Error {
+func checkRequest(req *Request, version, method, params, id []byte, hasID bool, names *Interner[string]) *Error {
 	if hasID {
 		if !validID(id) {
 			return NewError(KindInvalidRequest, "id must be an integer, a string or null", nil)
@@ -226,18 +239,18 @@ func validID(id []byte) bool {
 // methodName decodes a method name (jsonwire.Unquote), taken from names
 // when it is there (and added to it when it is not): the usual methods are
 // then decoded without allocating.
-func methodName(s []byte, names *interner[string]) string {
+func methodName(s []byte, names *Interner[string]) string {
 	if names == nil || len(s) < 2 || s[0] != '"' {
 		return jsonwire.Unquote(s)
 	}
 	raw := s[1 : len(s)-1]
-	if name, ok := names.lookupBytes(raw); ok {
+	if name, ok := names.LookupBytes(raw); ok {
 		return name
 	}
 	name := jsonwire.Unquote(s)
 	if name != "" && len(name) == len(raw) && name == string(raw) {
 		// Only names spelled without escapes are looked up by their bytes.
-		name = names.add(name, name)
+		name = names.Add(name, name)
 	}
 	return name
 }

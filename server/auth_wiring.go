@@ -14,6 +14,7 @@ import (
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server/transcode"
 )
@@ -37,7 +38,7 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 		Cache:    cfg.Cache,
 		Chain:    func() auth.Caller { return g.Dispatcher() },
 		Router:   func() *router.Router { return g.Dispatcher().Router() },
-		ClientIP: jsonrpc.ClientIPOptions{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
+		ClientIP: jsonrpchttp.ClientIPOptions{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
 		Logger:   g.log,
 	})
 	if err != nil {

@@ -3,14 +3,15 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/hivegate/hivegate/web"
 	"net/http"
 	"time"
+
+	"github.com/hivegate/hivegate/web"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -85,7 +86,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	limits := cfg.Limits.WithDefaults()
 	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
 	mux := http.NewServeMux()
-	mux.Handle("/", g.authHandler(jsonrpc.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpc.HandlerOptions{
+	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpchttp.HandlerOptions{
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
 		MaxBatch:         limits.MaxBatchSize,
@@ -111,11 +112,11 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	// The guard refuses at once what is over max_in_flight or a client's
 	// rate, before any work; CORS stays outside it so that browsers can read
 	// the refusals.
-	guard := jsonrpc.NewGuard(mux, jsonrpc.GuardOptions{
+	guard := jsonrpchttp.NewGuard(mux, jsonrpchttp.GuardOptions{
 		MaxInFlight:   limits.MaxInFlight,
 		RatePerSecond: limits.RateLimitPerSecond,
 		Burst:         limits.RateLimitBurst,
-		ClientIP: jsonrpc.ClientIPOptions{
+		ClientIP: jsonrpchttp.ClientIPOptions{
 			TrustedProxyHeader: limits.TrustedProxyHeader,
 			TrustedProxies:     limits.TrustedProxies,
 		},
@@ -134,12 +135,12 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 
 // nodeHealth returns the node list GET / shows: every node of every
 // backend, by name and position (never by address).
-func nodeHealth(p *backend.Pool) func() []jsonrpc.NodeHealth {
-	return func() []jsonrpc.NodeHealth {
+func nodeHealth(p *backend.Pool) func() []jsonrpchttp.NodeHealth {
+	return func() []jsonrpchttp.NodeHealth {
 		nodes := p.Nodes()
-		out := make([]jsonrpc.NodeHealth, len(nodes))
+		out := make([]jsonrpchttp.NodeHealth, len(nodes))
 		for i, n := range nodes {
-			out[i] = jsonrpc.NodeHealth{Backend: n.Backend, Node: n.Node, Up: n.Up, Lagging: n.Lagging, Head: n.Head}
+			out[i] = jsonrpchttp.NodeHealth{Backend: n.Backend, Node: n.Node, Up: n.Up, Lagging: n.Lagging, Head: n.Head}
 		}
 		return out
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server"
 )
@@ -36,7 +36,7 @@ type Gateway struct {
 	Pool       *backend.Pool
 	Cache      *cache.Cache // nil when cache_max_capacity is 0
 	Dispatcher *dispatch.Dispatcher
-	Guard      *jsonrpc.Guard
+	Guard      *jsonrpchttp.Guard
 	// Handler serves POST / and GET /: the Guard around the JSON-RPC handler.
 	Handler http.Handler
 }
@@ -67,8 +67,8 @@ func NewGateway(cfg *config.Config, opts GatewayOptions) (*Gateway, error) {
 		c = cache.New(cfg.Settings.CacheMaxCapacity)
 	}
 	d := dispatch.New(r, c, pool, nil, logger, dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
-	h := jsonrpc.NewHandler(d, HandlerOptions(cfg, "faults", logger))
-	g := jsonrpc.NewGuard(h, GuardOptions(limits, logger))
+	h := jsonrpchttp.NewHandler(d, HandlerOptions(cfg, "faults", logger))
+	g := jsonrpchttp.NewGuard(h, GuardOptions(limits, logger))
 	return &Gateway{Config: cfg, Pool: pool, Cache: c, Dispatcher: d, Guard: g, Handler: g}, nil
 }
 
@@ -80,9 +80,9 @@ func (g *Gateway) Close() { g.Pool.Close() }
 
 // HandlerOptions maps a config to the JSON-RPC handler's options (the
 // lines server.Gateway needs).
-func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jsonrpc.HandlerOptions {
+func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jsonrpchttp.HandlerOptions {
 	l := cfg.Limits.WithDefaults()
-	return jsonrpc.HandlerOptions{
+	return jsonrpchttp.HandlerOptions{
 		Version:         version,
 		OperatorMessage: cfg.Settings.OperatorMessage,
 		MaxBatch:        l.MaxBatchSize,
@@ -93,13 +93,13 @@ func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jso
 }
 
 // GuardOptions maps limits to the Guard's options.
-func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpc.GuardOptions {
+func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpchttp.GuardOptions {
 	l = l.WithDefaults()
-	return jsonrpc.GuardOptions{
+	return jsonrpchttp.GuardOptions{
 		MaxInFlight:   l.MaxInFlight,
 		RatePerSecond: l.RateLimitPerSecond,
 		Burst:         l.RateLimitBurst,
-		ClientIP: jsonrpc.ClientIPOptions{
+		ClientIP: jsonrpchttp.ClientIPOptions{
 			TrustedProxyHeader: l.TrustedProxyHeader,
 			TrustedProxies:     l.TrustedProxies,
 		},

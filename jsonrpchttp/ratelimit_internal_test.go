@@ -1,4 +1,4 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
 	"net/netip"

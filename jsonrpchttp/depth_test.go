@@ -1,4 +1,4 @@
-package jsonrpc_test
+package jsonrpchttp_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // TestHandlerDepthLimit checks limits.max_json_depth through the handler:
@@ -45,7 +45,7 @@ func TestHandlerDepthLimit(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := jsonrpc.NewHandler(&echoCaller{}, jsonrpc.HandlerOptions{MaxDepth: tc.maxDepth})
+			h := jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{MaxDepth: tc.maxDepth})
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body)))
 			var answer struct {

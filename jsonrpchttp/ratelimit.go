@@ -1,6 +1,7 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
+	"github.com/hivegate/hivegate/jsonrpc"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -61,7 +62,7 @@ func (l *limiter) clients() int {
 }
 
 // refusal is the error of a client over its rate.
-func (l *limiter) refusal() *Error {
-	return Errorf(KindRateLimited, "more than %s calls per second (burst %d) from your address",
+func (l *limiter) refusal() *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.KindRateLimited, "more than %s calls per second (burst %d) from your address",
 		strconv.FormatFloat(l.rate, 'f', -1, 64), l.burst)
 }

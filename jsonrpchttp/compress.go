@@ -1,8 +1,9 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"hash/crc32"
 	"net/http"
 	"strconv"
@@ -27,13 +28,6 @@ import (
 // block), so it is valid wherever it is placed; the compressor of the rest
 // starts afresh after each one. Only the CRC-32 of the whole answer is
 // computed per answer, which costs a small fraction of compressing it.
-
-// Deriver keeps forms derived from an answer's result: a cache entry does
-// (cache.Entry.Derived and SetDerived).
-type Deriver interface {
-	Derived(k any) any
-	SetDerived(k, v any)
-}
 
 // deflateFormKey is the key of a result's deflate form in a Deriver.
 type deflateFormKey struct{}
@@ -108,7 +102,7 @@ func acceptsGzip(h http.Header) bool {
 
 // form returns the kept deflate form of a result, making and keeping it on
 // first use.
-func (h *Handler) form(result []byte, forms Deriver) []byte {
+func (h *Handler) form(result []byte, forms jsonrpc.Deriver) []byte {
 	if f, ok := forms.Derived(deflateFormKey{}).(*deflateForm); ok {
 		return f.seg
 	}

@@ -1,9 +1,10 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,56 +14,13 @@ import (
 	"time"
 )
 
-// Answer is the outcome of one call, as the front end needs it.
-type Answer struct {
-	Result json.RawMessage
-	Err    *Error
-	Cache  string // hit, miss, bypass, coalesced
-	Route  string // the urls config key that routed the call
-	// Lease, when not nil, holds the buffer Result lives in: the handler
-	// releases it once the answer is written and reads Result no more.
-	Lease Releaser
-	// Forms, when not nil, keeps forms derived from Result (its cache
-	// entry): the gzip-encoded answers splice Result's compressed form
-	// from there instead of compressing it again (compress.go).
-	Forms Deriver
-}
-
-// Releaser gives back a buffer lent for the life of an Answer.
-type Releaser interface {
-	Release()
-}
-
-// Caller serves one call. The dispatcher implements it.
-type Caller interface {
-	CallJSONRPC(ctx context.Context, method string, params json.RawMessage) Answer
-	Healthy() bool
-}
-
-// BatchCaller is implemented by a Caller that serves the calls of a batch
-// together. The dispatcher does: it answers cache hits in place, without a
-// goroutine each, and sends the calls that go upstream to one backend in
-// one JSON-RPC batch.
-type BatchCaller interface {
-	// CallJSONRPCBatch serves the valid elements of a batch (Err nil) and
-	// fills answers[i] for element i; it returns when every one is
-	// answered. The elements' requests stay valid until then only.
-	CallJSONRPCBatch(ctx context.Context, els []Element, answers []Answer)
-}
-
-// Response headers that tell a client what happened to a single request.
-const (
-	HeaderCache = "X-Hivegate-Cache"
-	HeaderRoute = "X-Hivegate-Route"
-)
-
 // HandlerOptions configure the JSON-RPC handler.
 type HandlerOptions struct {
 	Version         string // semver, for GET /
 	OperatorMessage string
 	MaxBatch        int   // default 50 (limits.max_batch_size)
 	MaxBodyBytes    int64 // default 1 MiB (limits.max_body_bytes)
-	MaxDepth        int   // default DefaultMaxDepth (limits.max_json_depth)
+	MaxDepth        int   // default jsonrpc.DefaultMaxDepth (limits.max_json_depth)
 	Logger          *slog.Logger
 	// BatchStarted, when set, is told the number of elements of every valid
 	// batch before its calls are made (the access log's "batch(n)").
@@ -92,18 +50,18 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // Handler serves POST / (JSON-RPC, single or batch) and GET / (health).
 type Handler struct {
-	caller    Caller
+	caller    jsonrpc.Caller
 	opts      HandlerOptions
 	exchanges sync.Pool // *exchange
 	values    headerValues
-	methods   interner[string] // method names, decoded once
+	parser    jsonrpc.Parser
 	// answerZ and formZ pool the deflate writers of gzip-encoded answers
 	// and of the forms kept with cache entries (compress.go).
 	answerZ, formZ compressors
 }
 
 // NewHandler returns the JSON-RPC HTTP handler.
-func NewHandler(c Caller, opts HandlerOptions) *Handler {
+func NewHandler(c jsonrpc.Caller, opts HandlerOptions) *Handler {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 50
 	}
@@ -167,8 +125,8 @@ const maxPooledBuf = 1 << 20
 // so a cache hit allocates none of it.
 type exchange struct {
 	in      []byte
-	body    Body
-	answers []Answer
+	body    jsonrpc.Body
+	answers []jsonrpc.Answer
 	out     response
 }
 
@@ -203,14 +161,14 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			h.refuseTooLarge(w, r)
 			return
 		}
-		h.writeError(w, NewError(KindParseError, "could not read the body", err))
+		h.writeError(w, jsonrpc.NewError(jsonrpc.KindParseError, "could not read the body", err))
 		return
 	}
 	// The parsed requests alias body, which goes back to the pool when post
 	// returns: every call below finishes before that (the dispatcher copies
 	// what an upstream call that outlives its client needs).
 	parsed := &x.body
-	if perr := parseBody(parsed, body, h.opts.MaxBatch, h.opts.MaxDepth, &h.methods); perr != nil {
+	if perr := h.parser.Parse(parsed, body, h.opts.MaxBatch, h.opts.MaxDepth); perr != nil {
 		h.writeError(w, perr)
 		return
 	}
@@ -238,9 +196,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case el.Err != nil:
-			out.buf = AppendError(out.buf, el.Req.ID, el.Err)
+			out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, el.Err)
 		case x.answers[i].Err != nil:
-			out.buf = AppendError(out.buf, el.Req.ID, x.answers[i].Err)
+			out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, x.answers[i].Err)
 		default:
 			out.appendResultForms(el.Req.ID, x.answers[i].Result, x.answers[i].Forms)
 		}
@@ -256,22 +214,22 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 
 // single answers a request that is not a batch. Only single requests get
 // the cache and route headers: in a batch they would describe one element.
-func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element, out *response) {
+func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el jsonrpc.Element, out *response) {
 	if el.Err != nil {
-		out.buf = AppendError(out.buf, el.Req.ID, el.Err)
+		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, el.Err)
 		h.send(w, el.Err.HTTPStatus(), out)
 		return
 	}
 	a := h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
 	hdr := w.Header()
 	if a.Cache != "" {
-		hdr[HeaderCache] = h.values.of(a.Cache)
+		hdr[jsonrpc.HeaderCache] = h.values.of(a.Cache)
 	}
 	if a.Route != "" {
-		hdr[HeaderRoute] = h.values.of(a.Route)
+		hdr[jsonrpc.HeaderRoute] = h.values.of(a.Route)
 	}
 	if a.Err != nil {
-		out.buf = AppendError(out.buf, el.Req.ID, a.Err)
+		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, a.Err)
 		h.send(w, a.Err.HTTPStatus(), out)
 		return
 	}
@@ -285,9 +243,9 @@ func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el Element,
 // callBatch serves the valid elements of a batch and returns their answers
 // by position, in answers' reused capacity: through the Caller's
 // CallJSONRPCBatch when it has one, else concurrently, a goroutine each.
-func (h *Handler) callBatch(ctx context.Context, els []Element, answers []Answer) []Answer {
-	answers = append(answers[:0], make([]Answer, len(els))...)
-	if bc, ok := h.caller.(BatchCaller); ok {
+func (h *Handler) callBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) []jsonrpc.Answer {
+	answers = append(answers[:0], make([]jsonrpc.Answer, len(els))...)
+	if bc, ok := h.caller.(jsonrpc.BatchCaller); ok {
 		bc.CallJSONRPCBatch(ctx, els, answers)
 		return answers
 	}
@@ -329,14 +287,14 @@ func (h *Handler) refuseTooLarge(w http.ResponseWriter, r *http.Request) {
 		var one [1]byte
 		_, _ = http.MaxBytesReader(base, r.Body, 0).Read(one[:])
 	}
-	h.writeError(w, Errorf(KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
+	h.writeError(w, jsonrpc.Errorf(jsonrpc.KindRequestTooLarge, "the body exceeds %d bytes", h.opts.MaxBodyBytes))
 }
 
 // tooLargeReadWait bounds refuseTooLarge's read of one byte.
 const tooLargeReadWait = 100 * time.Millisecond
 
-func (h *Handler) writeError(w http.ResponseWriter, e *Error) {
-	h.send(w, e.HTTPStatus(), &response{buf: AppendError(nil, nullID, e)})
+func (h *Handler) writeError(w http.ResponseWriter, e *jsonrpc.Error) {
+	h.send(w, e.HTTPStatus(), &response{buf: jsonrpc.AppendError(nil, nullID, e)})
 }
 
 // send writes the answer assembled in out with its Content-Type and, when

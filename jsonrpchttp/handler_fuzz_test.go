@@ -1,4 +1,4 @@
-package jsonrpc_test
+package jsonrpchttp_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // startCaller is echoCaller serving batches itself (jsonrpc.BatchCaller),
@@ -51,7 +52,7 @@ func FuzzHandlerBatch(f *testing.F) {
 		if starter {
 			caller = &startCaller{}
 		}
-		h := jsonrpc.NewHandler(caller, jsonrpc.HandlerOptions{MaxBatch: fuzzMaxBatch})
+		h := jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{MaxBatch: fuzzMaxBatch})
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
 		out := w.Body.Bytes()
@@ -175,6 +176,27 @@ func tooDeepFirst(body []byte, maxDepth int) bool {
 			}
 			open = open[:len(open)-1]
 		}
+	}
+	return false
+}
+
+// validID is the JSON-RPC id rule, written independently of the parser
+// (jsonrpc's FuzzParseBody checks the parser against the same rule).
+func validID(id []byte) bool {
+	if !json.Valid(id) {
+		return false
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(id))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string:
+		return true
+	case json.Number:
+		return !bytes.ContainsAny([]byte(x), ".eE")
 	}
 	return false
 }

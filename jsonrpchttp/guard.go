@@ -1,7 +1,8 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
 	"context"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"log/slog"
 	"math"
 	"net/http"
@@ -108,7 +109,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.max > 0 {
 		if n := g.inFlight.Add(1); n > g.max {
 			g.inFlight.Add(-1)
-			g.refuse(w, r, Errorf(KindOverloaded, "%d requests in flight; retry later", g.max), time.Second)
+			g.refuse(w, r, jsonrpc.Errorf(jsonrpc.KindOverloaded, "%d requests in flight; retry later", g.max), time.Second)
 			return
 		}
 		defer g.inFlight.Add(-1)
@@ -136,7 +137,7 @@ func exempt(r *http.Request) bool {
 // (POST /) get a JSON-RPC error with a null id; every other path is a
 // Connect, gRPC or gRPC-Web service and gets a Connect error body (gRPC
 // clients read the HTTP status: 429 and 503 both mean "unavailable").
-func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *Error, retryAfter time.Duration) {
+func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *jsonrpc.Error, retryAfter time.Duration) {
 	g.log.LogAttrs(r.Context(), slog.LevelDebug, "request refused",
 		slog.String("kind", string(e.Kind)), slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path))
 	h := w.Header()
@@ -144,11 +145,11 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *Error, retryAf
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(e.HTTPStatus())
 	if r.URL.Path == "/" {
-		_, _ = w.Write(AppendError(nil, nullID, e))
+		_, _ = w.Write(jsonrpc.AppendError(nil, nullID, e))
 		return
 	}
 	code := "unavailable"
-	if e.Kind == KindRateLimited {
+	if e.Kind == jsonrpc.KindRateLimited {
 		code = "resource_exhausted"
 	}
 	b := append([]byte(`{"code":"`), code...)
@@ -161,7 +162,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *Error, retryAf
 // batch of n (the request itself was charged one by the Guard): min(n,
 // burst)-1 more tokens. It returns the error to answer when the client has
 // not got them, nil otherwise or when no rate limit applies.
-func chargeBatch(ctx context.Context, n int) *Error {
+func chargeBatch(ctx context.Context, n int) *jsonrpc.Error {
 	a, ok := ctx.Value(rateKey{}).(account)
 	if !ok || n <= 1 {
 		return nil

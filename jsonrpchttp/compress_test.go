@@ -1,4 +1,4 @@
-package jsonrpc_test
+package jsonrpchttp_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // formStore is a cache entry's derived-form slot as the handler sees it,
@@ -134,10 +135,10 @@ func gunzip(t *testing.T, raw []byte) []byte {
 // and a handler with compression off get plain JSON.
 func TestGzipAnswers(t *testing.T) {
 	t.Parallel()
-	h := jsonrpc.NewHandler(&gzipCaller{}, jsonrpc.HandlerOptions{CompressMinBytes: 1024})
+	h := jsonrpchttp.NewHandler(&gzipCaller{}, jsonrpchttp.HandlerOptions{CompressMinBytes: 1024})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	off := httptest.NewServer(jsonrpc.NewHandler(&gzipCaller{}, jsonrpc.HandlerOptions{}))
+	off := httptest.NewServer(jsonrpchttp.NewHandler(&gzipCaller{}, jsonrpchttp.HandlerOptions{}))
 	t.Cleanup(off.Close)
 	big := func(id, method string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":[]}`
@@ -196,7 +197,7 @@ func TestGzipAnswers(t *testing.T) {
 func TestGzipCachedResultCompressedOnce(t *testing.T) {
 	t.Parallel()
 	caller := &gzipCaller{}
-	srv := httptest.NewServer(jsonrpc.NewHandler(caller, jsonrpc.HandlerOptions{CompressMinBytes: 1024}))
+	srv := httptest.NewServer(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{CompressMinBytes: 1024}))
 	t.Cleanup(srv.Close)
 	for i, id := range []string{"1", `"two"`, "null", "4"} {
 		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"cached:8000"}`

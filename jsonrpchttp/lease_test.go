@@ -1,4 +1,4 @@
-package jsonrpc_test
+package jsonrpchttp_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // poisonLease is a lent result buffer that, once released, is overwritten
@@ -79,7 +80,7 @@ func TestLeasesReleasedAfterWriting(t *testing.T) {
 		{"single small", `{"jsonrpc":"2.0","id":1,"method":"size100"}`, false, []int{100}},
 		{"single large", `{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"}`, false, []int{large}},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"size100"},{"jsonrpc":"2.0","id":2,"method":"fail"},{"jsonrpc":"2.0","id":3,"method":"size` + strconv.Itoa(large) + `"}]`, false, []int{100, large}},
-		{"batch served by a BatchCaller", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, true, []int{large, 200}},
+		{"batch served by a jsonrpc.BatchCaller", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, true, []int{large, 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -92,7 +93,7 @@ func TestLeasesReleasedAfterWriting(t *testing.T) {
 				c = &leaseCaller{}
 				caller = c
 			}
-			h := jsonrpc.NewHandler(caller, jsonrpc.HandlerOptions{})
+			h := jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{})
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body)))
 			out := w.Body.Bytes()

@@ -1,10 +1,9 @@
-package jsonrpc
+package jsonrpchttp
 
 import (
 	"encoding/json"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"net/http"
-	"sync"
-	"sync/atomic"
 )
 
 // directWriteMin is the size from which a result is not copied into the
@@ -38,14 +37,14 @@ type response struct {
 type largePart struct {
 	at    int
 	data  []byte
-	forms Deriver
+	forms jsonrpc.Deriver
 }
 
 // appendResult appends the answer {"jsonrpc":"2.0","result":…,"id":…},
 // exactly as AppendResult writes it.
 func (r *response) appendResult(id, result json.RawMessage) {
 	if len(result) < directWriteMin {
-		r.buf = AppendResult(r.buf, id, result)
+		r.buf = jsonrpc.AppendResult(r.buf, id, result)
 		return
 	}
 	if len(id) == 0 {
@@ -61,7 +60,7 @@ func (r *response) appendResult(id, result json.RawMessage) {
 // appendResultForms is appendResult for a result whose forms are kept in
 // forms (nil: none): in an answer that may be compressed, such a result is
 // held apart so that its kept compressed form can be spliced in.
-func (r *response) appendResultForms(id, result json.RawMessage, forms Deriver) {
+func (r *response) appendResultForms(id, result json.RawMessage, forms jsonrpc.Deriver) {
 	if !r.gz || forms == nil || len(result) < minFormBytes {
 		r.appendResult(id, result)
 		return
@@ -121,7 +120,7 @@ func (r *response) reset() {
 // length, so an Add to the same header appends to a copy.
 type headerValues struct {
 	contentType, gzip, vary []string
-	known                   interner[[]string]
+	known                   jsonrpc.Interner[[]string]
 }
 
 // init fills in the values every handler uses.
@@ -136,71 +135,11 @@ func (v *headerValues) init() {
 
 // of returns the one-element header value s.
 func (v *headerValues) of(s string) []string {
-	if vs, ok := v.known.lookup(s); ok {
+	if vs, ok := v.known.Lookup(s); ok {
 		return vs
 	}
-	return v.known.add(s, []string{s})
+	return v.known.Add(s, []string{s})
 }
 
-// maxInterned bounds the entries of an interner. Routes and method names
-// are small sets; the bound only matters when clients send made-up names,
-// which then cost an allocation each, as they did before interning.
-const maxInterned = 1024
-
-// maxInternedLen is the longest string an interner keeps.
-const maxInternedLen = 128
-
-// interner maps strings to values built once: header values, method
-// names. Lookups are lock-free (the map is replaced, never modified, when
-// a string is added) and do not allocate.
-type interner[V any] struct {
-	m  atomic.Pointer[map[string]V]
-	mu sync.Mutex // serialises add
-}
-
-// lookup returns the value of s.
-func (t *interner[V]) lookup(s string) (V, bool) {
-	if m := t.m.Load(); m != nil {
-		v, ok := (*m)[s]
-		return v, ok
-	}
-	var zero V
-	return zero, false
-}
-
-// lookupBytes is lookup for a key held in a byte slice.
-func (t *interner[V]) lookupBytes(b []byte) (V, bool) {
-	if m := t.m.Load(); m != nil {
-		v, ok := (*m)[string(b)] // no allocation: the compiler looks up the bytes
-		return v, ok
-	}
-	var zero V
-	return zero, false
-}
-
-// add records v for s, unless the interner is full or s too long, and
-// returns the value of s (an earlier one when s was added meanwhile).
-func (t *interner[V]) add(s string, v V) V {
-	if len(s) > maxInternedLen {
-		return v
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var old map[string]V
-	if p := t.m.Load(); p != nil {
-		old = *p
-	}
-	if have, ok := old[s]; ok {
-		return have
-	}
-	if len(old) >= maxInterned {
-		return v
-	}
-	m := make(map[string]V, len(old)+1)
-	for k, x := range old {
-		m[k] = x
-	}
-	m[s] = v
-	t.m.Store(&m)
-	return v
-}
+// nullID is the id of answers to bodies whose id could not be read.
+var nullID = json.RawMessage("null")

@@ -1,4 +1,4 @@
-package jsonrpc_test
+package jsonrpchttp_test
 
 import (
 	"bytes"
@@ -12,19 +12,20 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 func TestClientAddr(t *testing.T) {
 	t.Parallel()
-	loopbackProxy := jsonrpc.ClientIPOptions{TrustedProxyHeader: "X-Forwarded-For"}
+	loopbackProxy := jsonrpchttp.ClientIPOptions{TrustedProxyHeader: "X-Forwarded-For"}
 	cases := []struct {
 		name   string
 		remote string
 		header []string // lines of the configured header (X-Forwarded-For when none)
-		opts   jsonrpc.ClientIPOptions
+		opts   jsonrpchttp.ClientIPOptions
 		want   string
 	}{
-		{"peer, no header configured", "198.51.100.7:5555", []string{"203.0.113.1"}, jsonrpc.ClientIPOptions{}, "198.51.100.7"},
+		{"peer, no header configured", "198.51.100.7:5555", []string{"203.0.113.1"}, jsonrpchttp.ClientIPOptions{}, "198.51.100.7"},
 		{"trusted peer, one hop", "127.0.0.1:5555", []string{"203.0.113.1"}, loopbackProxy, "203.0.113.1"},
 		{"right-most untrusted hop", "127.0.0.1:5555", []string{"6.6.6.6, 203.0.113.1, 10.0.0.2"}, loopbackProxy, "203.0.113.1"},
 		{"forged left part ignored", "10.1.1.1:80", []string{"1.2.3.4", "203.0.113.5"}, loopbackProxy, "203.0.113.5"},
@@ -33,11 +34,11 @@ func TestClientAddr(t *testing.T) {
 		{"garbage hop ends the walk", "127.0.0.1:1", []string{"203.0.113.1, unknown"}, loopbackProxy, "127.0.0.1"},
 		{"hop with a port", "127.0.0.1:1", []string{"203.0.113.1:4444"}, loopbackProxy, "203.0.113.1"},
 		{"IPv6 hop with a port, by /64", "[::1]:1", []string{"[2001:db8:1:2:3:4:5:6]:4444"}, loopbackProxy, "2001:db8:1:2::"},
-		{"IPv6 peer by /64", "[2001:db8:aa:bb:1::2]:80", nil, jsonrpc.ClientIPOptions{}, "2001:db8:aa:bb::"},
-		{"IPv4-mapped peer", "[::ffff:198.51.100.7]:80", nil, jsonrpc.ClientIPOptions{}, "198.51.100.7"},
+		{"IPv6 peer by /64", "[2001:db8:aa:bb:1::2]:80", nil, jsonrpchttp.ClientIPOptions{}, "2001:db8:aa:bb::"},
+		{"IPv4-mapped peer", "[::ffff:198.51.100.7]:80", nil, jsonrpchttp.ClientIPOptions{}, "198.51.100.7"},
 		{"custom trusted list", "127.0.0.1:1", []string{"203.0.113.1"},
-			jsonrpc.ClientIPOptions{TrustedProxyHeader: "X-Forwarded-For", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}, "127.0.0.1"},
-		{"X-Real-IP, any spelling", "127.0.0.1:1", []string{"203.0.113.8"}, jsonrpc.ClientIPOptions{TrustedProxyHeader: "x-real-ip"}, "203.0.113.8"},
+			jsonrpchttp.ClientIPOptions{TrustedProxyHeader: "X-Forwarded-For", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}, "127.0.0.1"},
+		{"X-Real-IP, any spelling", "127.0.0.1:1", []string{"203.0.113.8"}, jsonrpchttp.ClientIPOptions{TrustedProxyHeader: "x-real-ip"}, "203.0.113.8"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestClientAddr(t *testing.T) {
 			for _, h := range tc.header {
 				r.Header.Add(name, h)
 			}
-			if got := jsonrpc.ClientAddr(r, tc.opts); got.String() != tc.want {
+			if got := jsonrpchttp.ClientAddr(r, tc.opts); got.String() != tc.want {
 				t.Errorf("client %s, want %s", got, tc.want)
 			}
 		})
@@ -93,7 +94,7 @@ func TestGuardRefusals(t *testing.T) {
 	t.Parallel()
 	caller := &echoCaller{hold: make(chan struct{})}
 	caller.entered.Add(1)
-	g := jsonrpc.NewGuard(jsonrpc.NewHandler(caller, jsonrpc.HandlerOptions{}), jsonrpc.GuardOptions{MaxInFlight: 1})
+	g := jsonrpchttp.NewGuard(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{}), jsonrpchttp.GuardOptions{MaxInFlight: 1})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	done := make(chan struct{})
@@ -141,7 +142,7 @@ func TestGuardRefusals(t *testing.T) {
 // over its rate.
 func TestGuardRateLimitConnectPath(t *testing.T) {
 	t.Parallel()
-	g := jsonrpc.NewGuard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}), jsonrpc.GuardOptions{RatePerSecond: 0.001, Burst: 1})
+	g := jsonrpchttp.NewGuard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}), jsonrpchttp.GuardOptions{RatePerSecond: 0.001, Burst: 1})
 	for i, want := range []int{200, 429} {
 		w := httptest.NewRecorder()
 		g.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/hivegate.v1.JsonRpcService/Call", strings.NewReader("{}")))
@@ -158,7 +159,7 @@ func TestGuardRateLimitConnectPath(t *testing.T) {
 // Content-Length: both are refused with -32014 and HTTP 413.
 func TestHandlerBodyLimit(t *testing.T) {
 	t.Parallel()
-	h := jsonrpc.NewHandler(&echoCaller{}, jsonrpc.HandlerOptions{MaxBodyBytes: 1024})
+	h := jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{MaxBodyBytes: 1024})
 	big := `{"jsonrpc":"2.0","id":1,"method":"m","params":["` + strings.Repeat("x", 2000) + `"]}`
 	small := `{"jsonrpc":"2.0","id":1,"method":"m","params":["x"]}`
 	for _, tc := range []struct {
@@ -187,13 +188,13 @@ func BenchmarkGuard(b *testing.B) {
 	next := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	for _, tc := range []struct {
 		name string
-		opts jsonrpc.GuardOptions
+		opts jsonrpchttp.GuardOptions
 	}{
-		{"in-flight only", jsonrpc.GuardOptions{}},
-		{"rate limited", jsonrpc.GuardOptions{RatePerSecond: 1e9, Burst: 1 << 30}},
+		{"in-flight only", jsonrpchttp.GuardOptions{}},
+		{"rate limited", jsonrpchttp.GuardOptions{RatePerSecond: 1e9, Burst: 1 << 30}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			g := jsonrpc.NewGuard(next, tc.opts)
+			g := jsonrpchttp.NewGuard(next, tc.opts)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				r := httptest.NewRequest(http.MethodPost, "/", nil)

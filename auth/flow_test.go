@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // TestCodeFlowVoteAndComment is the "done when": an app sends a

@@ -27,10 +27,10 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/router"
-	"github.com/hivegate/hivegate/server"
 )
 
 // The test world: a simulated node with real demo keys, a gateway in
@@ -72,7 +72,7 @@ func authSectionWith(keyLine, extra string) string {
 type env struct {
 	t    *testing.T
 	node *hivesim.Node
-	gw   *server.Gateway
+	gw   *gateway.Gateway
 	url  string
 	// svc is the auth service (the gateway's, or one of the test's own).
 	svc *auth.Service
@@ -118,7 +118,7 @@ func newEnvWithAuth(t *testing.T, section string) *env {
 
 func serve(t *testing.T, node *hivesim.Node, cfg *config.Config) *env {
 	t.Helper()
-	gw, err := server.NewGateway(cfg, server.Options{})
+	gw, err := gateway.New(cfg, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func newClockEnv(t *testing.T, authExtra string) (*env, *clock) {
 	}
 	plain := *cfg
 	plain.Auth.Enabled = false
-	gw, err := server.NewGateway(&plain, server.Options{})
+	gw, err := gateway.New(&plain, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

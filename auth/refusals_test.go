@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 var digestOf = hivetx.MessageDigest

@@ -16,8 +16,8 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/internal/hivesim"
-	"github.com/hivegate/hivegate/server"
+	"github.com/hivegate/hivegate/gateway"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // settings parses an auth section (with extra lines) into settings.
@@ -98,7 +98,7 @@ func TestNoSecretsInLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := server.NewGateway(cfg, server.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	gw, err := gateway.New(cfg, gateway.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,23 +6,20 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"time"
 
 	"connectrpc.com/connect"
-	connectcors "connectrpc.com/cors"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
-	"github.com/rs/cors"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 	"github.com/hivegate/hivegate/jsonrpc"
-	"github.com/hivegate/hivegate/server/transcode"
 
 	// Every generated package registers its descriptors, so that the
 	// transcode registry built from protoregistry.GlobalFiles holds every
 	// typed RPC and its generated message types.
-	_ "github.com/hivegate/hivegate/internal/schema" // every generated API package
+	_ "github.com/hivegate/hivegate/server/schema" // every generated API package
 )
 
 // defaultConnectReadMaxBytes bounds a Connect request message when the
@@ -33,52 +30,74 @@ const defaultConnectReadMaxBytes = 1 << 20
 // client accepts gzip); smaller ones are not worth the CPU.
 const compressMinBytes = 1 << 10
 
-// connectOptions configure the Protobuf services of one generation.
-type connectOptions struct {
-	log *slog.Logger
-	// readMax bounds a request message; <= 0 means
-	// defaultConnectReadMaxBytes.
-	readMax int64
-	// obs records every typed and JsonRpcService call.
-	obs *callObserver
-	// tracing, when not nil, adds a span per call (otelconnect).
-	tracing *tracing
-	// interceptors run around every call (the auth token policy).
-	interceptors []connect.Interceptor
-	// services are more services mounted with the same options and listed
+// Options configure the Protobuf services Mount adds.
+type Options struct {
+	// Logger receives the services' logs; nil discards them.
+	Logger *slog.Logger
+	// ReadMaxBytes bounds a request message; <= 0 means
+	// defaultConnectReadMaxBytes (1 MiB).
+	ReadMaxBytes int64
+	// Observer records every typed and JsonRpcService call; nil records
+	// nothing.
+	Observer Observer
+	// HandlerOptions are added to every service's handler: the tracing
+	// interceptor (otelconnect) and the auth token policy, for instance.
+	HandlerOptions []connect.HandlerOption
+	// Services are more services mounted with the same options and listed
 	// by reflection and health (hive.auth.v1.AuthService).
-	services []connectService
+	Services []Service
 }
 
-// connectService is a service mounted besides the typed API.
-type connectService struct {
-	name    string
-	handler func(...connect.HandlerOption) (string, http.Handler)
+// Service is a Connect service mounted beside the typed API: Handler is
+// the generated New...Handler of its connect package, bound to an
+// implementation.
+type Service struct {
+	Name    string
+	Handler func(...connect.HandlerOption) (string, http.Handler)
 }
 
-// mountConnect adds the Protobuf services to mux: one entry per typed
-// service (every RPC of transcode's registry, served generically), the
-// generic JsonRpcService, gRPC health checking and server reflection (v1
-// and v1alpha). Each speaks Connect (JSON and binary), gRPC and gRPC-Web.
-// It returns the names of the services it mounted.
-func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMethod, co connectOptions) []string {
-	readMax := co.readMax
+// Observer records the calls the services serve, for metrics and the
+// access log. frontend is connect, grpc or grpcweb.
+type Observer interface {
+	// Served records a dispatched call; method is the JSON-RPC method.
+	Served(ctx context.Context, frontend, method string, res dispatch.Result, d time.Duration)
+	// Refused records a call refused before dispatch (an invalid request
+	// message).
+	Refused(ctx context.Context, frontend string, kind jsonrpc.Kind, d time.Duration)
+}
+
+// nopObserver records nothing.
+type nopObserver struct{}
+
+func (nopObserver) Served(context.Context, string, string, dispatch.Result, time.Duration) {}
+func (nopObserver) Refused(context.Context, string, jsonrpc.Kind, time.Duration)           {}
+
+// Mount adds the Protobuf services to mux, calling d: one entry per typed
+// service (every RPC of the API, served generically), the generic
+// JsonRpcService, opts.Services, gRPC health checking and server
+// reflection (v1 and v1alpha). Each speaks Connect (JSON and binary), gRPC
+// and gRPC-Web. It returns the names of the services it mounted.
+func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []string {
+	readMax := co.ReadMaxBytes
 	if readMax <= 0 {
 		readMax = defaultConnectReadMaxBytes
+	}
+	log := co.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	obs := co.Observer
+	if obs == nil {
+		obs = nopObserver{}
 	}
 	opts := append([]connect.HandlerOption{
 		connect.WithReadMaxBytes(int(readMax)),
 		connect.WithCompressMinBytes(compressMinBytes),
 	}, cachingCodecs()...)
-	if co.tracing != nil {
-		opts = append(opts, co.tracing.handlerOption())
-	}
-	if len(co.interceptors) > 0 {
-		opts = append(opts, connect.WithInterceptors(co.interceptors...))
-	}
-	ts := &typedServer{d: d, log: co.log, obs: co.obs}
+	opts = append(opts, co.HandlerOptions...)
+	ts := &typedServer{d: d, log: log, obs: obs}
 	byService := map[string]map[string]http.Handler{}
-	for _, tm := range methods {
+	for _, tm := range a.methods {
 		svc := string(tm.Desc.Parent().FullName())
 		if byService[svc] == nil {
 			byService[svc] = map[string]http.Handler{}
@@ -90,12 +109,12 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 		mux.Handle("/"+svc+"/", serviceHandler(handlers))
 		services = append(services, svc)
 	}
-	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: co.log, obs: co.obs}, opts...)
+	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: log, obs: obs}, opts...)
 	mux.Handle(path, h)
 	services = append(services, hivegatev1connect.JsonRpcServiceName)
-	for _, cs := range co.services {
-		mux.Handle(cs.handler(opts...))
-		services = append(services, cs.name)
+	for _, cs := range co.Services {
+		mux.Handle(cs.Handler(opts...))
+		services = append(services, cs.Name)
 	}
 	slices.Sort(services)
 
@@ -110,20 +129,6 @@ func mountConnect(mux *http.ServeMux, d *dispatch.Dispatcher, methods []*typedMe
 	mux.Handle(grpcreflect.NewHandlerV1(reflector, opts...))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, opts...))
 	return services
-}
-
-// planTypedAPI builds the registry of typed RPCs from the linked generated
-// packages and plans every one of them.
-func planTypedAPI() ([]*typedMethod, error) {
-	reg, err := transcode.NewRegistry(protoregistry.GlobalFiles, protoregistry.GlobalTypes)
-	if err != nil {
-		return nil, err
-	}
-	methods, err := planMethods(reg)
-	if err != nil {
-		return nil, fmt.Errorf("typed API schema: %w", err)
-	}
-	return methods, nil
 }
 
 // serviceHandler routes one service's procedures by exact path.
@@ -156,22 +161,4 @@ func (c *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (
 		return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 	}
 	return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
-}
-
-// withCORS lets browsers on the allowed origins call every endpoint
-// (JSON-RPC, Connect, gRPC-Web). origins defaults to any ("*"). The
-// preflight allows connect's and gRPC-Web's request headers, and responses
-// expose their status headers plus x-hivegate-cache and x-hivegate-route.
-func withCORS(h http.Handler, origins []string) http.Handler {
-	if len(origins) == 0 {
-		origins = []string{"*"}
-	}
-	c := cors.New(cors.Options{
-		AllowedOrigins: origins,
-		AllowedMethods: connectcors.AllowedMethods(),
-		AllowedHeaders: append(connectcors.AllowedHeaders(), "X-Request-Id", "Connect-Accept-Encoding", "Connect-Content-Encoding", "Grpc-Accept-Encoding", "Authorization"),
-		ExposedHeaders: append(connectcors.ExposedHeaders(), jsonrpc.HeaderCache, jsonrpc.HeaderRoute, "X-Request-Id", "WWW-Authenticate"),
-		MaxAge:         7200,
-	})
-	return c.Handler(h)
 }

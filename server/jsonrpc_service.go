@@ -22,7 +22,7 @@ import (
 type jsonRPCService struct {
 	d   *dispatch.Dispatcher
 	log *slog.Logger
-	obs *callObserver
+	obs Observer
 }
 
 // Call implements hivegatev1connect.JsonRpcServiceHandler.
@@ -33,17 +33,17 @@ func (s *jsonRPCService) Call(ctx context.Context, req *connect.Request[hivegate
 	if p := req.Msg.GetParams(); p != nil {
 		b, err := transcode.Marshal(p)
 		if err != nil {
-			s.obs.refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
+			s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
 			return nil, invalidArgument("params: %v", err)
 		}
 		params = b
 	}
 	if req.Msg.GetMethod() == "" {
-		s.obs.refused(ctx, frontend, jsonrpc.KindInvalidRequest, time.Since(start))
+		s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidRequest, time.Since(start))
 		return nil, invalidArgument("method: must be set")
 	}
 	res := s.d.Call(ctx, req.Msg.GetMethod(), params)
-	s.obs.served(ctx, frontend, req.Msg.GetMethod(), res, time.Since(start))
+	s.obs.Served(ctx, frontend, req.Msg.GetMethod(), res, time.Since(start))
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}

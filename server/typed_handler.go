@@ -51,7 +51,7 @@ type auxMessage struct {
 type typedServer struct {
 	d   *dispatch.Dispatcher
 	log *slog.Logger
-	obs *callObserver
+	obs Observer
 }
 
 // handler returns the connect handler of one typed RPC: Connect (JSON and
@@ -84,7 +84,7 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 	frontend := r.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	params, order, err := tm.prepare(r.Msg.ProtoReflect())
 	if err != nil {
-		s.obs.refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
+		s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
 		return nil, err
 	}
 	call, err := s.d.Router().Parse(tm.JSONRPC, params)
@@ -95,7 +95,7 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 		return nil, connect.NewError(connect.CodeInternal, errors.New("hivegate could not route "+tm.JSONRPC))
 	}
 	res := s.d.Do(ctx, call)
-	s.obs.served(ctx, frontend, tm.JSONRPC, res, time.Since(start))
+	s.obs.Served(ctx, frontend, tm.JSONRPC, res, time.Since(start))
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}

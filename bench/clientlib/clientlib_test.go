@@ -22,7 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/hivegate/hivegate/bench/fakenode"
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 const call = `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_dynamic_global_properties","params":[]}`

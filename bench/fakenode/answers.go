@@ -4,7 +4,7 @@
 // call with a fixed result, honouring the request id.
 //
 // The fixed results are produced once, at startup, by the project's
-// simulated node (internal/hivesim), so their JSON has hived's shape and a
+// simulated node (hivesim), so their JSON has hived's shape and a
 // realistic size; serving them afterwards costs no more than decoding the
 // request envelope.
 package fakenode
@@ -17,7 +17,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // Answers are the fixed "result" values the fake node serves, as raw JSON.

@@ -191,7 +191,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 		"  backend has in 3b (a real node runs on cores of its own); 3c keeps both on one CPU for reference.\n",
 		orNone(c.ServerCPUs), orNone(c.BackendCPUs), orNone(c.ClientCPUs), orNone(c.NodeCPUs))
 	b.WriteString("  Go sizes GOMAXPROCS to the affinity mask, so a server pinned to one CPU runs with GOMAXPROCS=1.\n")
-	fmt.Fprintf(&b, "- Gateway: the production handler tree and server (`server.NewGateway` on `server.NewHTTPServer`, as `hivegate serve` runs it), one process per scenario,\n"+
+	fmt.Fprintf(&b, "- Gateway: the production handler tree and server (`gateway.New` on `gateway.NewHTTPServer`, as `hivegate serve` runs it), one process per scenario,\n"+
 		"  middleware_connection_threads %d. Scenario 1 serves the same get_dynamic_global_properties answer (%s) that the\n"+
 		"  fake backend gives hivegate, so 1, 2a, 3a and 3b send and receive the same bytes.\n", c.UpstreamConns, "condenser shape, hivesim seed 1")
 	if c.Repeat > 1 {

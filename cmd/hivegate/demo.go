@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/internal/hivesim"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // demoConfig routes like a production API node (hived, hivemind, HAfAH),

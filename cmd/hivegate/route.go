@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/router"
-	"github.com/hivegate/hivegate/server"
 )
 
 // loadConfig loads FILE, or the embedded default with the node URL from the
@@ -89,7 +89,7 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // printRouteTable prints every configured key with its effective backend,
-// ttl, timeout and retries (server.RouteTable, also served at GET
+// ttl, timeout and retries (gateway.RouteTable, also served at GET
 // /admin/routes).
 func printRouteTable(w io.Writer, cfg *config.Config) {
 	r, err := router.New(cfg)
@@ -97,7 +97,7 @@ func printRouteTable(w io.Writer, cfg *config.Config) {
 		fmt.Fprintln(w, "no route table:", err)
 		return
 	}
-	table := server.RouteTable(r)
+	table := gateway.RouteTable(r)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tBACKEND\tTTL\tTIMEOUT\tRETRIES")
 	for _, e := range table {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/server"
+	"github.com/hivegate/hivegate/gateway"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish after SIGTERM.
@@ -144,7 +144,7 @@ func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready f
 // config reloads until ctx ends, then drains in-flight requests.
 func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o serveOptions) error {
 	warnOldToolchain(logger, runtimeVersion())
-	gw, err := server.NewGateway(cfg, server.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui})
+	gw, err := gateway.New(cfg, gateway.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui})
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 	gw.Start(runCtx)
 
 	limits := cfg.Limits.WithDefaults()
-	timeouts := server.Timeouts{
+	timeouts := gateway.Timeouts{
 		ReadHeader: limits.ReadHeaderTimeout, Read: limits.ReadTimeout, Write: limits.WriteTimeout,
 		Idle: limits.IdleTimeout, MaxHeaderBytes: limits.MaxHeaderBytes,
 	}
@@ -165,13 +165,13 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		srv := server.NewHTTPServer(addr, h, timeouts, logger.With("listener", what))
+		srv := gateway.NewHTTPServer(addr, h, timeouts, logger.With("listener", what))
 		servers = append(servers, srv)
 		logger.Info("hivegate listening", "listener", what, "addr", ln.Addr().String(), "config", cfg.Source, "version", version)
 		if ready != nil {
 			ready(ln.Addr().String())
 		}
-		go func() { errc <- srv.Serve(server.KeepAccepting(ln, logger)) }()
+		go func() { errc <- srv.Serve(gateway.KeepAccepting(ln, logger)) }()
 		return nil
 	}
 	if cfg.Ops.AdminListen != "" {

@@ -11,10 +11,10 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/gateway"
 	database_apiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	"github.com/hivegate/hivegate/gen/hive/database_api/v1/database_apiv1connect"
-	"github.com/hivegate/hivegate/internal/hivesim"
-	"github.com/hivegate/hivegate/server"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // Example lists the first accounts by name with a typed client over the
@@ -98,7 +98,7 @@ func startGateway() (url string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	gw, err := server.NewGateway(cfg, server.Options{Version: "example"})
+	gw, err := gateway.New(cfg, gateway.Options{Version: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func startGateway() (url string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := server.NewHTTPServer(ln.Addr().String(), gw.Handler(), server.Timeouts{}, nil)
+	srv := gateway.NewHTTPServer(ln.Addr().String(), gw.Handler(), gateway.Timeouts{}, nil)
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() {
 		_ = srv.Close()

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/internal/faults"
-	"github.com/hivegate/hivegate/server"
 )
 
 // rawPost sends a JSON-RPC request on a fresh TCP connection and returns
@@ -81,7 +81,7 @@ func TestClientDisconnectCancelsUpstreamBatch(t *testing.T) {
 }
 
 // mainServer is the gateway served as cmd/hivegate serves it: the
-// production http.Server (server.NewHTTPServer) with the connection limits
+// production http.Server (gateway.NewHTTPServer) with the connection limits
 // of the gateway's config, on 127.0.0.1.
 type mainServer struct {
 	*http.Server
@@ -97,7 +97,7 @@ func serveMain(t testing.TB, g *faults.Gateway) *mainServer {
 		t.Fatal(err)
 	}
 	hs := faults.MainServer(g.Handler, g.Config.Limits)
-	go func() { _ = hs.Serve(server.KeepAccepting(ln, nil)) }()
+	go func() { _ = hs.Serve(gateway.KeepAccepting(ln, nil)) }()
 	t.Cleanup(func() { _ = hs.Close() })
 	return &mainServer{Server: hs, Listener: ln, URL: "http://" + ln.Addr().String()}
 }

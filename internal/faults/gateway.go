@@ -11,9 +11,9 @@ import (
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
-	"github.com/hivegate/hivegate/server"
 )
 
 // GatewayOptions tune a Gateway beyond its config.
@@ -79,7 +79,7 @@ func (g *Gateway) Start(ctx context.Context) { g.Pool.Start(ctx) }
 func (g *Gateway) Close() { g.Pool.Close() }
 
 // HandlerOptions maps a config to the JSON-RPC handler's options (the
-// lines server.Gateway needs).
+// lines gateway.Gateway needs).
 func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jsonrpchttp.HandlerOptions {
 	l := cfg.Limits.WithDefaults()
 	return jsonrpchttp.HandlerOptions{
@@ -110,5 +110,5 @@ func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpchttp.GuardOptions
 // MainServer returns the http.Server cmd/hivegate runs on its main
 // listener for h, with the connection limits of l.
 func MainServer(h http.Handler, l config.Limits) *http.Server {
-	return server.NewHTTPServer("", h, server.TimeoutsFromLimits(l), nil)
+	return gateway.NewHTTPServer("", h, gateway.TimeoutsFromLimits(l), nil)
 }

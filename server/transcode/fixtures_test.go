@@ -19,8 +19,8 @@ import (
 
 	// The generated packages register the typed methods' descriptors.
 	hivetypesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
-	"github.com/hivegate/hivegate/internal/hivesim"
-	_ "github.com/hivegate/hivegate/internal/schema" // every generated API package
+	"github.com/hivegate/hivegate/hivesim"
+	_ "github.com/hivegate/hivegate/server/schema" // every generated API package
 
 	"github.com/hivegate/hivegate/internal/fixtures"
 )

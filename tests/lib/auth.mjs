@@ -7,7 +7,7 @@ import { rpc } from "./gateway.mjs";
 
 /** The demo's app and service account (cmd/hivegate/demo.go). */
 export const demoApp = { clientId: "demo.app", secret: "demo-secret", serviceAccount: "trent" };
-/** Every simulated account's keys derive from this password (internal/hivesim/keys.go). */
+/** Every simulated account's keys derive from this password (hivesim/keys.go). */
 export const demoPassword = "hivegate-demo";
 
 /** A demo account's key of one role. */

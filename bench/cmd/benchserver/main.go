@@ -70,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.dgpoTTL, "dgpo-ttl", "3600", "gateway: TTL of condenser_api.get_dynamic_global_properties (seconds, NO_CACHE, NO_EXPIRE)")
 	fs.IntVar(&f.upstreamConns, "upstream-conns", 64, "gateway: middleware_connection_threads")
 	fs.IntVar(&f.accounts, "accounts", 1000, "minimal, backend: accounts in the list_accounts answer")
-	fs.BoolVar(&f.gatewayServer, "gateway-server", false, "minimal: serve on hivegate's http.Server (server.NewHTTPServer) with its response headers")
+	fs.BoolVar(&f.gatewayServer, "gateway-server", false, "minimal: serve on hivegate's http.Server (gateway.NewHTTPServer) with its response headers")
 	fs.IntVar(&f.batch, "batch", 50, "minimal: elements of the batch body served on "+fakenode.BatchPath)
 	fs.BoolVar(&f.memoryLimit, "memory-limit", true, "gateway: apply the memory limit and collector percentage hivegate sets for the cache capacity (cache.ApplyMemoryLimit), unless GOMEMLIMIT or GOGC is set")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")

@@ -15,8 +15,8 @@ import (
 	"github.com/hivegate/hivegate/bench/fakenode"
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/internal/hivesim"
-	"github.com/hivegate/hivegate/server"
+	"github.com/hivegate/hivegate/gateway"
+	"github.com/hivegate/hivegate/hivesim"
 )
 
 // gatewayConfig routes every appbase and hived call to one backend.
@@ -83,7 +83,7 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 		if f.gatewayServer {
 			// hivegate's own http.Server, configured as cmd/hivegate
 			// configures it.
-			return server.NewHTTPServer("", fakenode.WithGatewayHeaders(h), server.Timeouts{}, logger),
+			return gateway.NewHTTPServer("", fakenode.WithGatewayHeaders(h), gateway.Timeouts{}, logger),
 				func() map[string]any { return nil }, nop, nil
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
@@ -102,13 +102,13 @@ func newServer(ctx context.Context, f flags, logger *slog.Logger) (benchServer, 
 			// GOMEMLIMIT or GOGC.
 			_, gcPercent = cache.ApplyMemoryLimit(cfg.Settings.CacheMaxCapacity)
 		}
-		gw, err := server.NewGateway(cfg, server.Options{Version: "bench", Logger: logger})
+		gw, err := gateway.New(cfg, gateway.Options{Version: "bench", Logger: logger})
 		if err != nil {
 			return nil, nil, nop, err
 		}
 		gctx, cancel := context.WithCancel(ctx)
 		gw.Start(gctx)
-		srv := server.NewHTTPServer(cfg.Listen(), gw.Handler(), server.Timeouts{}, logger)
+		srv := gateway.NewHTTPServer(cfg.Listen(), gw.Handler(), gateway.Timeouts{}, logger)
 		stats := func() map[string]any {
 			var cs cache.Stats
 			if c := gw.Dispatcher().Cache(); c != nil {

@@ -1,0 +1,113 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+
+	"connectrpc.com/connect"
+
+	"github.com/hivegate/hivegate/auth"
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/server"
+)
+
+// The app authorization service (auth.enabled) is wired into the gateway
+// here, and only here: the service is built once with the gateway (its
+// codes, revocations and rate limits outlive config reloads), and each
+// generation's handler tree mounts its endpoints, wraps the JSON-RPC
+// caller and handler with its token policy, and hands the typed services
+// its interceptor and its own hive.auth.v1 service. Everything is a no-op
+// when auth is off.
+
+// newAuth builds the auth service of cfg, or nil when auth is off.
+func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
+	if !cfg.Auth.Enabled {
+		return nil, nil
+	}
+	limits := cfg.Limits.WithDefaults()
+	s, err := auth.New(auth.Options{
+		Settings: cfg.Auth,
+		Cache:    cfg.Cache,
+		Chain:    func() auth.Caller { return g.Dispatcher() },
+		Router:   func() *router.Router { return g.Dispatcher().Router() },
+		ClientIP: jsonrpchttp.ClientIPOptions{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
+		Logger:   g.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return s, nil
+}
+
+// authCaller wraps the JSON-RPC caller with the token policy.
+func (g *Gateway) authCaller(c jsonrpc.Caller) jsonrpc.Caller {
+	if g.auth == nil {
+		return c
+	}
+	return g.auth.PolicyCaller(c)
+}
+
+// authHandler wraps the JSON-RPC handler with the token policy's token
+// check and WWW-Authenticate header.
+func (g *Gateway) authHandler(h http.Handler) http.Handler {
+	if g.auth == nil {
+		return h
+	}
+	return g.auth.PolicyHTTP(h)
+}
+
+// mountAuth adds the service's HTTP endpoints to mux and returns what the
+// typed services need: the policy's interceptor and the hive.auth.v1
+// service.
+func (g *Gateway) mountAuth(mux *http.ServeMux) (interceptors []connect.Interceptor, services []server.Service) {
+	if g.auth == nil {
+		return nil, nil
+	}
+	g.auth.Mount(mux)
+	if i := g.auth.PolicyInterceptor(g.api.Resolve); i != nil {
+		interceptors = append(interceptors, i)
+	}
+	return interceptors, []server.Service{{Name: auth.ServiceName, Handler: g.auth.ConnectHandler}}
+}
+
+// closeAuth releases the service's store.
+func (g *Gateway) closeAuth() {
+	if g.auth != nil {
+		_ = g.auth.Close()
+	}
+}
+
+// Auth is the app authorization service, nil when auth is off.
+func (g *Gateway) Auth() *auth.Service { return g.auth }
+
+// authRestartRequired reports an auth section that a reload cannot apply:
+// the service's keys, apps and store are built when hivegate starts.
+func authRestartRequired(running, next *config.Config) []string {
+	if reflect.DeepEqual(stripPos(running.Auth), stripPos(next.Auth)) {
+		return nil
+	}
+	return []string{"auth changed: restart hivegate to apply it"}
+}
+
+// stripPos drops the positions of an auth section, which move with any
+// edit of the file.
+func stripPos(a config.AuthSettings) config.AuthSettings {
+	a.Pos = config.Pos{}
+	apps := make([]config.AuthApp, len(a.Apps))
+	for i, app := range a.Apps {
+		app.Pos = config.Pos{}
+		apps[i] = app
+	}
+	a.Apps = apps
+	req := make([]config.Entry[string], len(a.RequireToken))
+	for i, e := range a.RequireToken {
+		e.Pos = config.Pos{}
+		req[i] = e
+	}
+	a.RequireToken = req
+	return a
+}

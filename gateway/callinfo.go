@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/metrics"
+)
+
+// callInfo gathers what the access log and the JSON-RPC span say about one
+// HTTP request: what was called, how it was served and which backends
+// answered. The front ends and the upstream observer fill it in through
+// the request's context; upstream calls may outlive the request (a
+// coalesced call another client still waits on), hence the lock.
+type callInfo struct {
+	frontend  string
+	requestID string // sent to the backends and in the response
+
+	mu            sync.Mutex
+	method        string // method key (no params), or the Connect procedure
+	route         string
+	cache         string
+	outcome       string
+	batch         int // elements of a JSON-RPC batch; -1 when not a batch
+	backends      []string
+	upstream      time.Duration
+	upstreamCalls int
+}
+
+type callInfoKey struct{}
+
+// withCallInfo returns a context carrying info.
+func withCallInfo(ctx context.Context, info *callInfo) context.Context {
+	info.batch = -1
+	return context.WithValue(ctx, callInfoKey{}, info)
+}
+
+// callInfoFrom returns the callInfo of ctx, nil when there is none.
+func callInfoFrom(ctx context.Context) *callInfo {
+	info, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	return info
+}
+
+// setCall records the one call of a single request.
+func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if res.Key != "" {
+		method, _, _ = strings.Cut(res.Key, ".params=")
+	} else if len(method) > 100 {
+		method = method[:100] + "…"
+	}
+	if i.method == "" || i.frontend == metrics.FrontendJSONRPC {
+		i.method = method
+	}
+	i.route, i.cache, i.outcome = res.Route, string(res.Cache), outcome
+}
+
+// setOutcome records the outcome of a call that failed before dispatch.
+func (i *callInfo) setOutcome(outcome string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.outcome = outcome
+}
+
+// setBatch records the number of elements of a batch.
+func (i *callInfo) setBatch(n int) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.batch = n
+}
+
+// addUpstream records one upstream call made for the request.
+func (i *callInfo) addUpstream(backend string, d time.Duration) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.upstreamCalls++
+	i.upstream += d
+	if !slices.Contains(i.backends, backend) {
+		i.backends = append(i.backends, backend)
+	}
+}
+
+// callSnapshot is a copy of a callInfo's fields.
+type callSnapshot struct {
+	method, route, cache, outcome string
+	batch                         int
+	backends                      []string
+	upstream                      time.Duration
+	upstreamCalls                 int
+}
+
+// snapshot copies the fields under the lock.
+func (i *callInfo) snapshot() callSnapshot {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return callSnapshot{
+		method: i.method, route: i.route, cache: i.cache, outcome: i.outcome,
+		batch: i.batch, backends: slices.Clone(i.backends),
+		upstream: i.upstream, upstreamCalls: i.upstreamCalls,
+	}
+}

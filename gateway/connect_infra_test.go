@@ -1,0 +1,312 @@
+package gateway_test
+
+// The handler tree around the typed services: gRPC health checking,
+// server reflection, CORS for browsers, and the `buf curl` command the
+// README shows.
+
+import (
+	"context"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/hivegate/hivegate/gateway"
+)
+
+// healthFile is grpc/health/v1/health.proto's Check, built here: grpchealth
+// registers its copy under a private package name.
+func healthFile(t *testing.T) protoreflect.FileDescriptor {
+	t.Helper()
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("grpc/health/v1/health.proto"),
+		Package: proto.String("grpc.health.v1"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{
+			{Name: proto.String("HealthCheckRequest"), Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("service"), Number: proto.Int32(1), JsonName: proto.String("service"),
+				Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(),
+			}}},
+			{Name: proto.String("HealthCheckResponse"), Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("status"), Number: proto.Int32(1), JsonName: proto.String("status"),
+				Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_ENUM.Enum(),
+				TypeName: proto.String(".grpc.health.v1.HealthCheckResponse.ServingStatus"),
+			}}, EnumType: []*descriptorpb.EnumDescriptorProto{{
+				Name: proto.String("ServingStatus"),
+				Value: []*descriptorpb.EnumValueDescriptorProto{
+					{Name: proto.String("UNKNOWN"), Number: proto.Int32(0)},
+					{Name: proto.String("SERVING"), Number: proto.Int32(1)},
+					{Name: proto.String("NOT_SERVING"), Number: proto.Int32(2)},
+					{Name: proto.String("SERVICE_UNKNOWN"), Number: proto.Int32(3)},
+				},
+			}}},
+		},
+		Service: []*descriptorpb.ServiceDescriptorProto{{
+			Name: proto.String("Health"),
+			Method: []*descriptorpb.MethodDescriptorProto{{
+				Name: proto.String("Check"), InputType: proto.String(".grpc.health.v1.HealthCheckRequest"),
+				OutputType: proto.String(".grpc.health.v1.HealthCheckResponse"),
+			}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd
+}
+
+// healthCheck asks the gRPC health service about service over gRPC.
+func healthCheck(t *testing.T, g *typedGateway, service string) (string, error) {
+	t.Helper()
+	md := healthFile(t).Services().Get(0).Methods().Get(0)
+	req := dynamicpb.NewMessage(md.Input())
+	req.Set(md.Input().Fields().ByName("service"), protoreflect.ValueOfString(service))
+	resp := dynamicpb.NewMessage(md.Output())
+	if _, err := g.call(context.Background(), protocols()[2], md, req, resp); err != nil {
+		return "", err
+	}
+	status := md.Output().Fields().ByName("status")
+	return string(status.Enum().Values().ByNumber(resp.Get(status).Enum()).Name()), nil
+}
+
+// TestGRPCHealth checks SERVING while a backend is reachable, NOT_SERVING
+// once none is, for the server and for every service, and NOT_FOUND for an
+// unknown service.
+func TestGRPCHealth(t *testing.T) {
+	t.Parallel()
+	g := simGateway(t, gateway.Options{})
+	for _, svc := range []string{"", "hive.database_api.v1.DatabaseApiService", "hivegate.v1.JsonRpcService", "grpc.health.v1.Health"} {
+		got, err := healthCheck(t, g, svc)
+		if err != nil || got != "SERVING" {
+			t.Errorf("health %q = %s, %v; want SERVING", svc, got, err)
+		}
+	}
+	if _, err := healthCheck(t, g, "no.such.Service"); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Errorf("unknown service: %v, want not_found", err)
+	}
+
+	down := startTypedGateway(t, http.NotFoundHandler(), gateway.Options{})
+	down.backend.srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
+	defer cancel()
+	for range 10 { // more than the pool's failure threshold
+		down.gw.Dispatcher().Pool().Probe(ctx)
+	}
+	for _, svc := range []string{"", "hive.condenser_api.v1.CondenserApiService"} {
+		got, err := healthCheck(t, down, svc)
+		if err != nil || got != "NOT_SERVING" {
+			t.Errorf("health %q with the backend down = %s, %v; want NOT_SERVING", svc, got, err)
+		}
+	}
+}
+
+// TestReflection lists the services through gRPC server reflection, v1 and
+// v1alpha, and resolves a typed service's file.
+func TestReflection(t *testing.T) {
+	t.Parallel()
+	g := simGateway(t, gateway.Options{})
+	want := []string{
+		"hive.account_by_key_api.v1.AccountByKeyApiService",
+		"hive.account_history_api.v1.AccountHistoryApiService",
+		"hive.block_api.v1.BlockApiService",
+		"hive.bridge.v1.BridgeService",
+		"hive.condenser_api.v1.CondenserApiService",
+		"hive.database_api.v1.DatabaseApiService",
+		"hive.follow_api.v1.FollowApiService",
+		"hive.hive.v1.HiveService",
+		"hive.market_history_api.v1.MarketHistoryApiService",
+		"hive.rc_api.v1.RcApiService",
+		"hive.reputation_api.v1.ReputationApiService",
+		"hive.search_api.v1.SearchApiService",
+		"hive.tags_api.v1.TagsApiService",
+		"hive.transaction_status_api.v1.TransactionStatusApiService",
+		"hivegate.v1.JsonRpcService",
+	}
+	for _, alpha := range []bool{false, true} {
+		client := g.h2c
+		if alpha {
+			// grpcreflect's client tries v1 first; send its v1 calls to
+			// the v1alpha path (the messages are the same on the wire).
+			client = &http.Client{Transport: pathRewriter{
+				rt:   g.h2c.Transport,
+				from: "/grpc.reflection.v1.ServerReflection/",
+				to:   "/grpc.reflection.v1alpha.ServerReflection/",
+			}}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
+		stream := grpcreflect.NewClient(client, g.srv.URL, connect.WithGRPC()).NewStream(ctx)
+		names, err := stream.ListServices()
+		if err != nil {
+			cancel()
+			t.Fatalf("ListServices (v1alpha %v): %v", alpha, err)
+		}
+		var got []string
+		for _, n := range names {
+			got = append(got, string(n))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("services (v1alpha %v) = %v, want %v", alpha, got, want)
+		}
+		files, err := stream.FileContainingSymbol("hive.database_api.v1.DatabaseApiService")
+		if err != nil || len(files) == 0 {
+			t.Errorf("FileContainingSymbol (v1alpha %v): %d files, %v", alpha, len(files), err)
+		}
+		_, _ = stream.Close()
+		cancel()
+	}
+}
+
+// pathRewriter replaces a URL path prefix before sending a request.
+type pathRewriter struct {
+	rt       http.RoundTripper
+	from, to string
+}
+
+// RoundTrip implements http.RoundTripper.
+func (p pathRewriter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasPrefix(r.URL.Path, p.from) {
+		r = r.Clone(r.Context())
+		r.URL.Path = p.to + strings.TrimPrefix(r.URL.Path, p.from)
+	}
+	return p.rt.RoundTrip(r)
+}
+
+// TestCORS checks a browser preflight from another origin and the headers
+// an actual cross-origin response exposes, with the default (any origin)
+// and with a configured list.
+func TestCORS(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		allowed   []string
+		origin    string
+		wantAllow string // Access-Control-Allow-Origin; "" for refused
+	}{
+		{"any origin by default", nil, "https://wallet.example", "*"},
+		{"listed origin", []string{"https://app.example"}, "https://app.example", "https://app.example"},
+		{"unlisted origin", []string{"https://app.example"}, "https://evil.example", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			g := simGateway(t, gateway.Options{CORSAllowedOrigins: tt.allowed})
+			for _, path := range []string{"/hive.database_api.v1.DatabaseApiService/ListAccounts", "/"} {
+				req, err := http.NewRequest(http.MethodOptions, g.srv.URL+path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Origin", tt.origin)
+				req.Header.Set("Access-Control-Request-Method", "POST")
+				req.Header.Set("Access-Control-Request-Headers", "connect-protocol-version,content-type,x-grpc-web,x-user-agent")
+				resp, err := g.h1.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tt.wantAllow {
+					t.Errorf("%s: preflight Access-Control-Allow-Origin = %q, want %q", path, got, tt.wantAllow)
+				}
+				if tt.wantAllow != "" {
+					if resp.StatusCode/100 != 2 {
+						t.Errorf("%s: preflight status %d", path, resp.StatusCode)
+					}
+					if h := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")); !strings.Contains(h, "connect-protocol-version") || !strings.Contains(h, "x-grpc-web") {
+						t.Errorf("%s: preflight allows headers %q", path, h)
+					}
+				}
+			}
+			// An actual Connect call from the browser's origin.
+			req, err := http.NewRequest(http.MethodPost, g.srv.URL+"/hive.database_api.v1.DatabaseApiService/ListAccounts",
+				strings.NewReader(`{"limit":2,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", tt.origin)
+			resp, err := g.h1.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("Connect JSON call: status %d", resp.StatusCode)
+			}
+			if tt.wantAllow != "" {
+				exposed := strings.ToLower(resp.Header.Get("Access-Control-Expose-Headers"))
+				for _, h := range []string{"x-hivegate-cache", "grpc-status", "grpc-message"} {
+					if !strings.Contains(exposed, h) {
+						t.Errorf("response does not expose %s: %q", h, exposed)
+					}
+				}
+			}
+		})
+	}
+}
+
+// bufCurlArgs are the arguments of the README's `buf curl` example, after
+// the buf command, for a gateway at addr.
+func bufCurlArgs(addr string) []string {
+	return []string{"curl",
+		"--protocol", "grpc", "--http2-prior-knowledge",
+		"--data", `{"limit": 2, "order": "LIST_ACCOUNTS_ORDER_BY_NAME"}`,
+		"http://" + addr + "/hive.database_api.v1.DatabaseApiService/ListAccounts"}
+}
+
+// bufBuildBound bounds building buf from source (tools/buf/go.mod): on a
+// machine with empty Go caches it downloads and compiles buf's modules,
+// which took about three minutes on the development machine; afterwards
+// the build cache makes it a moment.
+const bufBuildBound = 8 * time.Minute
+
+// TestBufCurl runs the README's `buf curl` command (gRPC over h2c, schema
+// from server reflection) against a test gateway. buf is built first, from
+// the version pinned in tools/buf/go.mod (as `go tool -modfile=...` would),
+// under a bound of its own, so that a cold build cache is not mistaken for
+// a gateway that does not answer.
+func TestBufCurl(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: skipping the buf curl run (it builds buf)")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Dir(filepath.Dir(file))
+	buf := filepath.Join(t.TempDir(), "buf")
+	bctx, bcancel := context.WithTimeout(context.Background(), bufBuildBound)
+	defer bcancel()
+	build := exec.CommandContext(bctx, goBin, "build", "-modfile=tools/buf/go.mod", "-o", buf, "github.com/bufbuild/buf/cmd/buf")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building buf (tools/buf/go.mod): %v\n%s", err, out)
+	}
+	g := simGateway(t, gateway.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*typedHangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, buf, bufCurlArgs(g.addr())...)
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("buf curl: %v\n%s", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, `"accounts"`) || !strings.Contains(s, `"nextStart"`) {
+		t.Errorf("buf curl output has no accounts and nextStart:\n%s", s)
+	}
+}

@@ -1,0 +1,53 @@
+package gateway_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/gateway"
+)
+
+// TestCORSAllowedOriginsConfig shows hivegate.cors_allowed_origins changes
+// which browser origins may call the gateway.
+func TestCORSAllowedOriginsConfig(t *testing.T) {
+	t.Parallel()
+	testCases := []struct {
+		name, settings, origin, wantAllow string
+	}{
+		{"unset allows any origin", "", "https://evil.example", "*"},
+		{"listed origin allowed", "  cors_allowed_origins: [https://app.example]\n", "https://app.example", "https://app.example"},
+		{"unlisted origin refused", "  cors_allowed_origins: [https://app.example]\n", "https://evil.example", ""},
+		{"Drone's add_cors_headers: false", "  add_cors_headers: false\n", "https://app.example", ""},
+		{"Drone's add_cors_headers: true", "  add_cors_headers: true\n", "https://app.example", "*"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := config.Parse("cors.yaml", []byte("hivegate:\n  port: 0\n"+tc.settings+
+				"backends:\n  hived: http://127.0.0.1:1\nurls:\n  appbase: hived\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gw, err := gateway.New(cfg, gateway.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(gw.Close)
+			srv := httptest.NewServer(gw.Handler())
+			t.Cleanup(srv.Close)
+			req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/hive.database_api.v1.DatabaseApiService/ListAccounts", nil)
+			req.Header.Set("Origin", tc.origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.wantAllow {
+				t.Errorf("Access-Control-Allow-Origin = %q, want %q", got, tc.wantAllow)
+			}
+		})
+	}
+}

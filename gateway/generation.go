@@ -1,0 +1,196 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/hivegate/hivegate/server"
+	"github.com/hivegate/hivegate/web"
+
+	"github.com/hivegate/hivegate/backend"
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/router"
+)
+
+// generation is everything one config builds: a config reload builds a new
+// generation and swaps it in atomically. A request runs entirely on the
+// generation it started on (its handler tree holds that generation's
+// dispatcher), so a reload never fails or mixes configs mid-request. The
+// cache, the shared Redis tier, metrics and tracing belong to the Gateway
+// and are shared by every generation.
+type generation struct {
+	cfg        *config.Config
+	router     *router.Router
+	pool       *backend.Pool
+	lib        *backend.LIBTracker // nil when no route polls the LIB
+	dispatcher *dispatch.Dispatcher
+	handler    http.Handler // JSON-RPC and Connect behind CORS
+	upstream   *upstreamObserver
+	loaded     time.Time
+	cancel     context.CancelFunc // stops the prober and LIB polling; nil until started
+}
+
+// newGeneration builds the generation of cfg. prev, when not nil, is the
+// generation it replaces: the new LIB tracker starts from what prev knew.
+func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generation, error) {
+	r, err := router.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	gen := &generation{cfg: cfg, router: r, loaded: time.Now(), upstream: g.newUpstreamObserver()}
+	limits := cfg.Limits.WithDefaults()
+	popts := backend.DefaultOptions()
+	popts.MaxConnsPerBackend = cfg.Settings.MiddlewareConnectionThreads
+	popts.MaxResponseBytes = limits.MaxResponseBytes
+	popts.FailThreshold = cfg.Settings.NodeFailThreshold
+	popts.MaxLagBlocks = cfg.Settings.NodeMaxLagBlocks
+	popts.WSConnsPerNode = cfg.Settings.WSConnsPerNode
+	popts.Observer = gen.upstream
+	if gen.pool, err = backend.NewNodes(cfg.BackendNodes(), popts, g.log); err != nil {
+		return nil, fmt.Errorf("backend pool: %w", err)
+	}
+	if call, err := r.Parse(libProbeMethod, nil); err == nil {
+		if rt, err := r.Resolve(call); err == nil {
+			gen.lib = backend.NewLIBTracker(gen.pool, rt.Backend, cfg.Settings.LIBPollInterval, g.log)
+		}
+	}
+	if gen.lib == nil {
+		g.log.Warn("no route for " + libProbeMethod + ": every block counts as reversible")
+	} else if prev != nil && prev.lib != nil {
+		carryLIB(prev.lib, gen.lib)
+	}
+	if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
+		g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
+	}
+	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
+		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
+	gen.handler = g.buildHandler(gen)
+	return gen, nil
+}
+
+// carryLIB starts a new tracker from the block numbers an old one knew, so
+// that a reload never makes a final block reversible again.
+func carryLIB(from, to *backend.LIBTracker) {
+	to.Observe(fmt.Appendf(nil, `{"last_irreversible_block_num":%d,"head_block_number":%d}`, from.LastIrreversible(), from.Head()))
+}
+
+// buildHandler assembles the handler tree of one generation: JSON-RPC at
+// POST / and health at GET /, the Protobuf services (Connect, gRPC and
+// gRPC-Web, with gRPC health and reflection) under their service paths, all
+// behind CORS for browsers.
+func (g *Gateway) buildHandler(gen *generation) http.Handler {
+	cfg := gen.cfg
+	limits := cfg.Limits.WithDefaults()
+	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
+	mux := http.NewServeMux()
+	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpchttp.HandlerOptions{
+		Version:          g.opts.Version,
+		OperatorMessage:  cfg.Settings.OperatorMessage,
+		MaxBatch:         limits.MaxBatchSize,
+		MaxBodyBytes:     limits.MaxBodyBytes,
+		MaxDepth:         limits.MaxJSONDepth,
+		Logger:           g.log,
+		BatchStarted:     batchStarted,
+		Nodes:            nodeHealth(gen.pool),
+		CompressMinBytes: cfg.Settings.CompressMinBytes,
+	})))
+	if g.opts.UI {
+		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
+	}
+	if path, on := cfg.Ops.Metrics(); on {
+		// Asked for on the public port: behind the guard, like any call.
+		mux.Handle("GET "+path, g.metrics.Handler())
+	}
+	interceptors, services := g.mountAuth(mux) // auth_wiring.go: nothing when auth is off
+	connectOpts := []connect.HandlerOption{}
+	if g.tracing != nil {
+		connectOpts = append(connectOpts, g.tracing.handlerOption())
+	}
+	if len(interceptors) > 0 {
+		connectOpts = append(connectOpts, connect.WithInterceptors(interceptors...))
+	}
+	g.api.Mount(mux, gen.dispatcher, server.Options{
+		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Observer: obs,
+		HandlerOptions: connectOpts, Services: services,
+	})
+	// The guard refuses at once what is over max_in_flight or a client's
+	// rate, before any work; CORS stays outside it so that browsers can read
+	// the refusals.
+	guard := jsonrpchttp.NewGuard(mux, jsonrpchttp.GuardOptions{
+		MaxInFlight:   limits.MaxInFlight,
+		RatePerSecond: limits.RateLimitPerSecond,
+		Burst:         limits.RateLimitBurst,
+		ClientIP: jsonrpchttp.ClientIPOptions{
+			TrustedProxyHeader: limits.TrustedProxyHeader,
+			TrustedProxies:     limits.TrustedProxies,
+		},
+		Logger: g.log,
+	})
+	origins := g.opts.CORSAllowedOrigins
+	if len(origins) == 0 {
+		if cfg.Settings.CORSOff {
+			// Drone's add_cors_headers: false: a proxy in front adds them.
+			return guard
+		}
+		origins = cfg.Settings.CORSAllowedOrigins
+	}
+	return withCORS(guard, origins)
+}
+
+// nodeHealth returns the node list GET / shows: every node of every
+// backend, by name and position (never by address).
+func nodeHealth(p *backend.Pool) func() []jsonrpchttp.NodeHealth {
+	return func() []jsonrpchttp.NodeHealth {
+		nodes := p.Nodes()
+		out := make([]jsonrpchttp.NodeHealth, len(nodes))
+		for i, n := range nodes {
+			out[i] = jsonrpchttp.NodeHealth{Backend: n.Backend, Node: n.Node, Up: n.Up, Lagging: n.Lagging, Head: n.Head}
+		}
+		return out
+	}
+}
+
+// start runs the generation's background work until ctx ends or the
+// generation is stopped.
+func (gen *generation) start(ctx context.Context) {
+	ctx, gen.cancel = context.WithCancel(ctx)
+	gen.pool.Start(ctx)
+	if gen.lib != nil {
+		go gen.lib.Run(ctx)
+	}
+}
+
+// stop ends the background work and closes idle upstream connections.
+// Calls in flight finish.
+func (gen *generation) stop() {
+	if gen.cancel != nil {
+		gen.cancel()
+	}
+	gen.pool.Close()
+}
+
+// retire stops a generation that a reload replaced, and closes its
+// upstream connections once the calls in flight on them are done (or the
+// gateway closes).
+func (g *Gateway) retire(gen *generation) {
+	gen.stop()
+	g.retired.Go(func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for gen.upstream.inFlight.Load() > 0 {
+			select {
+			case <-g.closed:
+				gen.pool.Close()
+				return
+			case <-tick.C:
+			}
+		}
+		gen.pool.Close()
+	})
+}

@@ -30,7 +30,7 @@ import (
 const EntryOverhead = 216
 
 // Entry is one cached value. An Entry is immutable once stored, apart from
-// its auxiliary slot: Set never modifies an existing Entry, it replaces it, so
+// its derived forms (SetDecoded, SetDerived): Set never modifies an existing Entry, it replaces it, so
 // a caller holding an Entry from Get may keep using it after the key was
 // overwritten or evicted. An Entry must not be copied.
 type Entry struct {
@@ -40,9 +40,9 @@ type Entry struct {
 	// Expires is when the entry stops being served; the zero time means never.
 	Expires time.Time
 
-	key  string // the key the entry is stored under; shares its allocation with Value
-	cost int64  // bytes charged against the shard budget
-	aux  atomic.Pointer[auxBox]
+	key   string // the key the entry is stored under; shares its allocation with Value
+	cost  int64  // bytes charged against the shard budget
+	forms atomic.Pointer[derivedBox]
 }
 
 // Key returns the key the entry is stored under. The string shares the
@@ -50,10 +50,10 @@ type Entry struct {
 // (for a log line, say) has it without a copy.
 func (e *Entry) Key() string { return e.key }
 
-// auxBox holds the auxiliary values so that they can be swapped
-// atomically: the one of SetAux and the keyed ones of SetDerived. A box is
+// derivedBox holds the values derived from Value so that they can be swapped
+// atomically: the one of SetDecoded and the keyed ones of SetDerived. A box is
 // never modified once stored; a change stores a new one.
-type auxBox struct {
+type derivedBox struct {
 	v     any
 	forms []keyedForm
 }
@@ -61,10 +61,10 @@ type auxBox struct {
 // keyedForm is one value attached with SetDerived.
 type keyedForm struct{ k, v any }
 
-// Aux returns the value attached with SetAux, or nil if none was attached.
+// Decoded returns the value attached with SetDecoded, or nil if none was attached.
 // It is safe for concurrent use and does not allocate.
-func (e *Entry) Aux() any {
-	if b := e.aux.Load(); b != nil {
+func (e *Entry) Decoded() any {
+	if b := e.forms.Load(); b != nil {
 		return b.v
 	}
 	return nil
@@ -73,7 +73,7 @@ func (e *Entry) Aux() any {
 // Derived returns the value attached with SetDerived under key k, or nil.
 // It is safe for concurrent use and does not allocate.
 func (e *Entry) Derived(k any) any {
-	if b := e.aux.Load(); b != nil {
+	if b := e.forms.Load(); b != nil {
 		for _, f := range b.forms {
 			if f.k == k {
 				return f.v
@@ -85,15 +85,15 @@ func (e *Entry) Derived(k any) any {
 
 // SetDerived attaches a value derived from Value under key k (a key of the
 // caller's own type, so that front ends do not collide), beside the one of
-// SetAux: for example the gzip-encoded form of the result the JSON-RPC front
+// SetDecoded: for example the gzip-encoded form of the result the JSON-RPC front
 // end sends to clients that accept it, so that a hit is not compressed
-// again. The rules of SetAux apply: the value depends only on Value, is
+// again. The rules of SetDecoded apply: the value depends only on Value, is
 // read-only once attached, is of the order of Value's size at most, and is
 // not counted against the cache budget.
 func (e *Entry) SetDerived(k, v any) {
 	for {
-		old := e.aux.Load()
-		nb := &auxBox{forms: make([]keyedForm, 0, 1)}
+		old := e.forms.Load()
+		nb := &derivedBox{forms: make([]keyedForm, 0, 1)}
 		if old != nil {
 			nb.v = old.v
 			for _, f := range old.forms {
@@ -103,28 +103,28 @@ func (e *Entry) SetDerived(k, v any) {
 			}
 		}
 		nb.forms = append(nb.forms, keyedForm{k, v})
-		if e.aux.CompareAndSwap(old, nb) {
+		if e.forms.CompareAndSwap(old, nb) {
 			return
 		}
 	}
 }
 
-// SetAux attaches a value derived from Value (for example the decoded
+// SetDecoded attaches a value derived from Value (for example the decoded
 // protobuf message a Connect handler builds from the JSON result) so that it
 // is not recomputed on every hit. Concurrent callers may race to set it; the
 // last one wins, so the derived value must depend only on Value.
 //
-// Aux is not counted against the cache budget: front ends should attach only
+// Decoded is not counted against the cache budget: front ends should attach only
 // forms whose size is of the order of Value's, and must treat the attached
 // value as read-only because it is shared by every reader of the entry.
-func (e *Entry) SetAux(v any) {
+func (e *Entry) SetDecoded(v any) {
 	for {
-		old := e.aux.Load()
-		nb := &auxBox{v: v}
+		old := e.forms.Load()
+		nb := &derivedBox{v: v}
 		if old != nil {
 			nb.forms = old.forms
 		}
-		if e.aux.CompareAndSwap(old, nb) {
+		if e.forms.CompareAndSwap(old, nb) {
 			return
 		}
 	}

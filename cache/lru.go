@@ -109,7 +109,7 @@ func (c *Cache) Set(key string, value []byte, ttl time.Duration) {
 
 // Store is Set returning the stored entry, or false when the value was not
 // stored. A caller that serves the value it just cached can use the entry
-// (and attach its Aux) without a second lookup, which would also count as a
+// (and attach its decoded form) without a second lookup, which would also count as a
 // hit.
 func (c *Cache) Store(key string, value []byte, ttl time.Duration) (*Entry, bool) {
 	s := c.shardFor(key)

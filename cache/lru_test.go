@@ -253,23 +253,23 @@ func TestDelete(t *testing.T) {
 	}
 }
 
-func TestAux(t *testing.T) {
+func TestDecoded(t *testing.T) {
 	t.Parallel()
 	c := cache.New(1 << 20)
 	c.Set("k", []byte("v"), cache.NoExpiry)
 	e, _ := c.Get("k")
-	if e.Aux() != nil {
-		t.Fatalf("Aux of a new entry = %v", e.Aux())
+	if e.Decoded() != nil {
+		t.Fatalf("Decoded of a new entry = %v", e.Decoded())
 	}
 	type decoded struct{ n int }
-	e.SetAux(&decoded{n: 7})
+	e.SetDecoded(&decoded{n: 7})
 	e2, _ := c.Get("k")
-	if d, ok := e2.Aux().(*decoded); !ok || d.n != 7 {
-		t.Errorf("Aux seen by the next reader = %v", e2.Aux())
+	if d, ok := e2.Decoded().(*decoded); !ok || d.n != 7 {
+		t.Errorf("Decoded seen by the next reader = %v", e2.Decoded())
 	}
 	c.Set("k", []byte("w"), cache.NoExpiry)
-	if e3, _ := c.Get("k"); e3.Aux() != nil {
-		t.Errorf("Aux survived a new value: %v", e3.Aux())
+	if e3, _ := c.Get("k"); e3.Decoded() != nil {
+		t.Errorf("Decoded survived a new value: %v", e3.Decoded())
 	}
 }
 
@@ -318,8 +318,8 @@ func TestConcurrent(t *testing.T) {
 							t.Errorf("Get(%q) = %q", key, e.Value)
 							return
 						}
-						e.SetAux(len(e.Value))
-						_ = e.Aux()
+						e.SetDecoded(len(e.Value))
+						_ = e.Decoded()
 					}
 				}
 			}

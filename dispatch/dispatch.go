@@ -43,7 +43,7 @@ type Result struct {
 	// Key is the call's canonical key; empty when the method was invalid.
 	Key string
 	// Entry is the cache entry the result came from or was stored in, nil
-	// when none; front ends may attach a derived form to it (Entry.SetAux).
+	// when none; front ends may attach a derived form to it (Entry.SetDecoded).
 	Entry *cache.Entry
 	// Lease, when not nil, is the backend pool's buffer Result lives in: a
 	// result no one else holds (not cached, not shared by coalesced

@@ -17,7 +17,7 @@ const (
 	codecJSONCharsetUTF8 = "json; charset=utf-8"
 )
 
-// encodedSlot indexes auxMessage.encoded: one slot per wire encoding.
+// encodedSlot indexes cachedMessage.encoded: one slot per wire encoding.
 type encodedSlot int
 
 const (
@@ -28,7 +28,7 @@ const (
 
 // cachingCodec is connect's protobuf codec (binary or JSON, with connect's
 // own options) plus one thing: a typed response served from the cache
-// carries its auxMessage, and the encoded bytes are kept there per
+// carries its cachedMessage, and the encoded bytes are kept there per
 // encoding, so a cached 1000-account page is encoded once, not on every
 // hit (re-encoding was 93% of a cached Connect JSON call). The bytes are
 // handed to connect through MarshalAppend, which copies them into connect's
@@ -57,8 +57,8 @@ func (c cachingCodec) Marshal(msg any) ([]byte, error) { return c.MarshalAppend(
 // MarshalAppend appends msg's encoding to dst, from the cache entry's
 // encoded bytes when msg is a cached typed response.
 func (c cachingCodec) MarshalAppend(dst []byte, msg any) ([]byte, error) {
-	if b, ok := msg.(*box); ok && b.aux != nil {
-		enc, err := b.aux.encode(c.slot, func() ([]byte, error) { return c.encode(nil, b.Message) })
+	if b, ok := msg.(*anyMessage); ok && b.cached != nil {
+		enc, err := b.cached.encode(c.slot, func() ([]byte, error) { return c.encode(nil, b.Message) })
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (c cachingCodec) Unmarshal(data []byte, msg any) error {
 // encode returns the message's encoding in slot, computing and keeping it
 // on first use. Two concurrent first uses may both encode; the bytes are
 // the same and either is kept.
-func (a *auxMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]byte, error) {
+func (a *cachedMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]byte, error) {
 	if p := a.encoded[slot].Load(); p != nil {
 		return *p, nil
 	}
@@ -123,5 +123,5 @@ func (a *auxMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]byt
 	return b, nil
 }
 
-// encodedArray is the per-encoding cache of an auxMessage.
+// encodedArray is the per-encoding cache of an cachedMessage.
 type encodedArray = [numSlots]atomic.Pointer[[]byte]

@@ -63,7 +63,7 @@ func (s *jsonRPCService) Call(ctx context.Context, req *connect.Request[hivegate
 func (s *jsonRPCService) decode(res dispatch.Result) (*hivegatev1.CallResponse, error) {
 	desc := (&hivegatev1.CallResponse{}).ProtoReflect().Descriptor()
 	if res.Entry != nil {
-		if a, ok := res.Entry.Aux().(*auxMessage); ok && a.desc == desc {
+		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc {
 			if m, ok := a.msg.(*hivegatev1.CallResponse); ok {
 				return m, nil
 			}
@@ -76,7 +76,7 @@ func (s *jsonRPCService) decode(res dispatch.Result) (*hivegatev1.CallResponse, 
 	}
 	m := &hivegatev1.CallResponse{Result: v}
 	if res.Entry != nil {
-		res.Entry.SetAux(&auxMessage{desc: desc, msg: m})
+		res.Entry.SetDecoded(&cachedMessage{desc: desc, msg: m})
 	}
 	return m, nil
 }

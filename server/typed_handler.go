@@ -18,27 +18,27 @@ import (
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
-// box carries a generated message through connect's generic handler.
-// connect needs one static Go type per handler; box is that type for every
+// anyMessage carries a generated message through connect's generic handler.
+// connect needs one static Go type per handler; anyMessage is that type for every
 // typed RPC, and its ProtoReflect hands connect's codecs the generated
 // message inside, so binary and JSON (de)serialisation take the generated
 // fast paths. The request initializer puts the RPC's input type in it.
-type box struct {
+type anyMessage struct {
 	proto.Message
-	// aux is set when Message came from a cache entry: the codecs keep the
+	// cached is set when Message came from a cache entry: the codecs keep the
 	// encoded bytes there (codec.go).
-	aux *auxMessage
+	cached *cachedMessage
 }
 
-// ProtoReflect returns the boxed message's reflection, making *box a
+// ProtoReflect returns the boxed message's reflection, making *anyMessage a
 // proto.Message for connect's codecs.
-func (b *box) ProtoReflect() protoreflect.Message { return b.Message.ProtoReflect() }
+func (b *anyMessage) ProtoReflect() protoreflect.Message { return b.Message.ProtoReflect() }
 
-// auxMessage is the decoded form of a cache entry's JSON result, attached to
-// the entry (cache.Entry.SetAux) so that a hit is served without decoding.
+// cachedMessage is the decoded form of a cache entry's JSON result, attached to
+// the entry (cache.Entry.SetDecoded) so that a hit is served without decoding.
 // It is keyed by the message type: one JSON result can be wanted as a typed
 // response and as JsonRpcService's generic Value. msg is read-only.
-type auxMessage struct {
+type cachedMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
 	// encoded holds msg's wire encodings, made on first use (codec.go).
@@ -59,12 +59,12 @@ type typedServer struct {
 func (s *typedServer) handler(tm *typedMethod, opts ...connect.HandlerOption) *connect.Handler {
 	input := tm.Request
 	return connect.NewUnaryHandler(tm.Procedure,
-		func(ctx context.Context, r *connect.Request[box]) (*connect.Response[box], error) {
+		func(ctx context.Context, r *connect.Request[anyMessage]) (*connect.Response[anyMessage], error) {
 			return s.serve(ctx, tm, r)
 		},
 		connect.WithSchema(tm.Desc),
 		connect.WithRequestInitializer(func(_ connect.Spec, msg any) error {
-			b, ok := msg.(*box)
+			b, ok := msg.(*anyMessage)
 			if !ok {
 				return fmt.Errorf("request initializer: unexpected %T", msg)
 			}
@@ -79,7 +79,7 @@ func (s *typedServer) handler(tm *typedMethod, opts ...connect.HandlerOption) *c
 // serve validates the request, builds its JSON-RPC params, dispatches them
 // (cache, coalescing, backend pool: the path JSON-RPC clients take) and
 // answers the typed response.
-func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Request[box]) (*connect.Response[box], error) {
+func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Request[anyMessage]) (*connect.Response[anyMessage], error) {
 	start := time.Now()
 	frontend := r.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	params, order, err := tm.prepare(r.Msg.ProtoReflect())
@@ -99,13 +99,13 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}
-	aux, err := s.decode(tm, res, order, r.Msg.ProtoReflect())
+	cm, err := s.decode(tm, res, order, r.Msg.ProtoReflect())
 	if err != nil {
 		ce := connect.NewError(connect.CodeInternal, err)
 		setCallHeaders(ce.Meta(), res)
 		return nil, ce
 	}
-	out := connect.NewResponse(&box{Message: aux.msg, aux: aux})
+	out := connect.NewResponse(&anyMessage{Message: cm.msg, cached: cm})
 	setCallHeaders(out.Header(), res)
 	return out, nil
 }
@@ -114,11 +114,11 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 // an earlier call decoded it, otherwise decoded now (with next_start, which
 // may compare with the request req) and attached to the entry. The message
 // is shared and must not be modified: calls sharing an entry sent the same
-// params. Without a cache entry the auxMessage is this call's alone.
-func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*auxMessage, error) {
+// params. Without a cache entry the cachedMessage is this call's alone.
+func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*cachedMessage, error) {
 	desc := tm.Response.Descriptor()
 	if res.Entry != nil {
-		if a, ok := res.Entry.Aux().(*auxMessage); ok && a.desc == desc {
+		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc {
 			return a, nil
 		}
 	}
@@ -137,9 +137,9 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 			cp.build(m, tm.items, tm.next, req)
 		}
 	}
-	a := &auxMessage{desc: desc, msg: m.Interface()}
+	a := &cachedMessage{desc: desc, msg: m.Interface()}
 	if res.Entry != nil {
-		res.Entry.SetAux(a)
+		res.Entry.SetDecoded(a)
 	}
 	return a, nil
 }

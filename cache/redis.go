@@ -392,7 +392,7 @@ func (r *Redis) Close() error {
 	r.closeOnce.Do(func() {
 		close(r.done)
 		<-r.stopped
-		r.enc.Close()
+		_ = r.enc.Close() // compressors hold no resource that can fail to close
 		r.dec.Close()
 		r.closeClients()
 	})

@@ -387,7 +387,7 @@ func (d *decoder) perMinute(n *node, key string) (int, error) {
 	return int(v), err
 }
 
-// validAccountName reports whether s is a Hive account name: 3 to 16
+// ValidAccountName reports whether s is a Hive account name: 3 to 16
 // characters, dot-separated segments of lowercase letters, digits and
 // dashes, each starting with a letter, at least 3 long, not ending in a
 // dash (hived's is_valid_account_name).

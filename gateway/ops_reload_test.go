@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -39,7 +40,7 @@ func trafficPost(url, body string) error {
 	var r struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if resp.StatusCode != 200 || json.Unmarshal(b, &r) != nil || r.Result == nil {
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil || r.Result == nil {
 		return fmt.Errorf("status %d: %s", resp.StatusCode, b)
 	}
 	return nil
@@ -243,7 +244,7 @@ func TestReloadLoader(t *testing.T) {
 		t.Errorf("ReloadFromSource: %v, %d loader calls, source %q", err, calls, gw2.Config().Source)
 	}
 	gw2.Close()
-	if _, err := gw2.Reload(cfg); err != gateway.ErrClosed {
+	if _, err := gw2.Reload(cfg); !errors.Is(err, gateway.ErrClosed) {
 		t.Errorf("Reload after Close: %v, want ErrClosed", err)
 	}
 }

@@ -45,7 +45,6 @@ func decodeTree(data []byte) (node, error) {
 type treeReader struct {
 	dec  *json.Decoder
 	data []byte
-	off  int64 // the decoder's offset before the last token
 }
 
 // token returns the next token and, for a string, its raw literal.

@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"errors"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -143,7 +144,7 @@ func TestHandler(t *testing.T) {
 	m := metrics.New("2.0.0", metrics.Sources{})
 	m.ObserveCall(metrics.FrontendGRPC, "appbase.condenser_api", metrics.OutcomeOK, time.Millisecond)
 	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
 		`hivegate_requests_total{frontend="grpc",outcome="ok",route="appbase.condenser_api"} 1`,

@@ -168,7 +168,7 @@ func (f *cursorField) check() error {
 	}
 	for _, p := range f.paths {
 		src := p[len(p)-1]
-		ok := false
+		var ok bool
 		switch {
 		case len(f.paths) > 1:
 			ok = src.Kind() == protoreflect.BoolKind

@@ -32,7 +32,8 @@ func NewMinimal(result json.RawMessage, batchSize int) *Minimal {
 		}
 		b = Envelope(b, json.RawMessage(strconv.Itoa(i+1)), result)
 	}
-	m.batch = append(b, ']')
+	b = append(b, ']')
+	m.batch = b
 	return m
 }
 

@@ -103,14 +103,14 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	nodeSrv := &http.Server{Handler: node, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = nodeSrv.Serve(nodeLn) }()
-	defer nodeSrv.Close()
+	defer func() { _ = nodeSrv.Close() }()
 	nodeURL := "http://" + nodeLn.Addr().String()
 
 	keyFile, err := writeDemoServiceKey()
 	if err != nil {
 		return err
 	}
-	defer os.Remove(keyFile)
+	defer func() { _ = os.Remove(keyFile) }()
 	cfg, err := config.Parse("demo.yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect))
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)

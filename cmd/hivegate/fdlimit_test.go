@@ -30,8 +30,9 @@ const childEnv = "HIVEGATE_TEST_CHILD_ARGS"
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childEnv); args != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		os.Exit(run(ctx, strings.Split(args, "\n"), os.Stdout, os.Stderr))
+		code := run(ctx, strings.Split(args, "\n"), os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

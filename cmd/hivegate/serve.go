@@ -180,14 +180,12 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		}
 	}
 	if err := start(cfg.Listen(), gw.Handler(), "main", o.ready); err != nil {
-		shutdownAll(servers)
-		return err
+		return errors.Join(err, shutdownAll(servers))
 	}
 	for done := false; !done; {
 		select {
 		case err := <-errc:
-			shutdownAll(servers)
-			return err
+			return errors.Join(err, shutdownAll(servers))
 		case <-o.reload:
 			// The result is logged by the gateway; the running config stays
 			// in use when the new one is rejected.

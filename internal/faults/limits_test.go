@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -292,7 +293,8 @@ func TestConnectionLimits(t *testing.T) {
 }
 
 func isNetErr(err error, ne *net.Error) bool {
-	e, ok := err.(net.Error)
+	var e net.Error
+	ok := errors.As(err, &e)
 	if ok {
 		*ne = e
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -44,7 +45,7 @@ func TestSlowHeadCutFromConnectionStart(t *testing.T) {
 	}()
 	_ = conn.SetReadDeadline(time.Now().Add(hangGuard))
 	_, err = io.ReadAll(conn)
-	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 		t.Fatalf("the server kept the slow connection open for %s", hangGuard)
 	}
 	if n := sent.Load(); n >= int64(len(head))/2 {

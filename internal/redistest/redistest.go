@@ -65,7 +65,7 @@ func FreePort(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 
@@ -85,7 +85,7 @@ func (s *Server) start() error {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DialTimeout: time.Second})
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -43,7 +43,7 @@ func buildEnumPlan(ed protoreflect.EnumDescriptor) *enumPlan {
 	for i := range vals.Len() {
 		v := vals.Get(i)
 		name := string(v.Name())
-		hived := ""
+		var hived string
 		if o := readOption(v.Options(), optHivedName); o.ok && o.str != "" {
 			hived = o.str
 		} else if v.Number() == 0 && strings.HasSuffix(name, "_UNSPECIFIED") {

@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // Field numbers of a JSON_SHAPE_LEGACY_ASSET message (hive.types.v1.LegacyAsset).
@@ -128,6 +128,6 @@ func (e *encoder) legacyAsset(m protoreflect.Message) error {
 	}
 	b = append(b, ' ')
 	b = append(b, symbol...)
-	e.buf = jsonrpc.AppendString(e.buf, string(b))
+	e.buf = jsonwire.AppendString(e.buf, string(b))
 	return nil
 }

@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.keep {
 		fmt.Fprintln(stderr, "work directory:", c.WorkDir)
 	} else {
-		defer os.RemoveAll(c.WorkDir)
+		defer func() { _ = os.RemoveAll(c.WorkDir) }()
 	}
 	if c.ServerBin == "" {
 		c.ServerBin = filepath.Join(c.WorkDir, "benchserver")

@@ -137,7 +137,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		ctl := &http.Server{Handler: controlHandler(stats), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = ctl.Serve(cln) }()
-		defer ctl.Close()
+		defer func() { _ = ctl.Close() }()
 		r.Control = cln.Addr().String()
 	}
 	errc := make(chan error, 1)
@@ -164,7 +164,7 @@ func writeAllocProfile(path string, logger *slog.Logger) {
 		logger.Error("memprofile", "error", err)
 		return
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		logger.Error("memprofile", "error", err)
 	}

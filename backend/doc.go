@@ -1,7 +1,8 @@
 // Package backend is hivegate's upstream pool: a pool of keep-alive
 // HTTP/1.1 connections per configured backend (hived, hivemind, ...) on
 // net/http's Transport (transport.go), JSON-RPC calls with a per-call
-// deadline and bounded retries, validation of every answer (a connection
+// deadline and bounded retries, validation of every answer with jsonwire
+// (a connection
 // whose answer is rejected carries nothing more: conn.go), the backends'
 // health, and the last-irreversible-block tracker that the cache's
 // irreversibility policy reads.

@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // errBatchRefused is the cause logged when a backend's answer to a batch
@@ -201,22 +201,23 @@ func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, first ui
 // any order. Each call's member is copied out of raw (with its
 // ResultPrefix) into envs.
 func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelope) *failure {
-	i := skipSpace(raw, 0)
+	i := jsonwire.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		if env, _, reason := parseResponse(raw); reason == "" && env.errObj != nil {
 			return invalidAnswer(n, "an error to the whole batch", raw)
 		}
 		return invalidAnswer(n, "no array to a batch", raw)
 	}
-	if end, err := skipValue(raw, i); err != nil || skipSpace(raw, end) != len(raw) {
+	// The whole answer is checked first, so that a syntax error anywhere
+	// is reported as such rather than as a bad response before it.
+	if jsonwire.Valid(raw, answerDepth) != nil {
 		return invalidAnswer(n, "invalid JSON", raw)
 	}
 	seen := make([]bool, len(reqs))
 	got := 0
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] != ']' {
-		end, _ := skipValue(raw, i) // valid: checked above
-		env, id, reason := parseResponse(raw[i:end])
+	it := jsonwire.Elements(raw, i, answerDepth)
+	for it.Next() {
+		env, id, reason := parseResponse(it.Value())
 		if reason != "" {
 			return invalidAnswer(n, reason+" in a batch", raw)
 		}
@@ -230,10 +231,6 @@ func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelo
 			envs[k] = withPrefix(env.result, reqs[k].ResultPrefix)
 		} else {
 			envs[k] = detach(env, len(raw), false)
-		}
-		i = skipSpace(raw, end)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
 		}
 	}
 	if got != len(reqs) {
@@ -249,10 +246,7 @@ func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelo
 // batchIndex returns the position in a batch numbered from first of the
 // call a response's id names.
 func batchIndex(id []byte, first uint64, n int) (int, bool) {
-	if len(id) >= 2 && id[0] == '"' {
-		id = bytes.Trim(id, `"`)
-	}
-	v, err := strconv.ParseUint(string(id), 10, 64)
+	v, err := strconv.ParseUint(string(idText(id)), 10, 64)
 	if err != nil || v < first || v-first >= uint64(n) {
 		return 0, false
 	}

@@ -1,10 +1,10 @@
 // Package backend is hivegate's upstream pool: a pool of keep-alive
 // HTTP/1.1 connections per configured backend (hived, hivemind, ...) on
 // net/http's Transport (transport.go), JSON-RPC calls with a per-call
-// deadline and bounded retries, validation of every answer (a connection
-// whose answer is rejected carries nothing more: conn.go), the backends'
-// health, and the last-irreversible-block tracker that the cache's
-// irreversibility policy reads.
+// deadline and bounded retries, validation of every answer with jsonwire
+// (a connection whose answer is rejected carries nothing more: conn.go),
+// the backends' health, and the last-irreversible-block tracker that the
+// cache's irreversibility policy reads.
 //
 // A call forwards the caller's params bytes exactly as given and returns the
 // backend's result bytes exactly as received: Hive clients sign and compare

@@ -2,10 +2,20 @@ package backend
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
+	"math"
 	"strconv"
 	"time"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
+
+// answerDepth is the nesting limit the pool gives jsonwire for a node's
+// answer: none in practice. A node's answer is as deep as its data, and
+// jsonwire's stack of open containers costs one bit per level, so the
+// memory a deep answer takes stays bounded by its size, which
+// Options.MaxResponseBytes caps.
+const answerDepth = math.MaxInt32
 
 // envelope is a validated JSON-RPC answer: exactly one of result and errObj
 // is set, both slices of the body they were found in.
@@ -46,87 +56,54 @@ func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
 // backend's and is worth passing on). The "jsonrpc" member is not required.
 func parseResponse(body []byte) (envelope, []byte, string) {
 	var env envelope
-	i := skipSpace(body, 0)
+	i := jsonwire.SkipSpace(body, 0)
 	if i >= len(body) {
 		return env, nil, "an empty body"
 	}
 	switch body[i] {
 	case '{':
 	case '[':
-		if _, err := skipValue(body, i); err != nil {
-			return env, nil, describe(err)
+		if _, err := jsonwire.Skip(body, i, answerDepth); err != nil {
+			return env, nil, describe(body, err)
 		}
 		return env, nil, "a JSON array instead of a response object"
 	default:
-		if end, err := skipValue(body, i); err == nil && skipSpace(body, end) == len(body) {
+		if jsonwire.Valid(body, answerDepth) == nil {
 			return env, nil, "a JSON value that is not a response object"
 		}
 		return env, nil, "a body that is not JSON"
 	}
 	var id []byte
 	var haveID, haveResult, haveError bool
-	i = skipSpace(body, i+1)
-	if i >= len(body) {
-		return env, nil, describe(errTruncated)
-	}
-	if body[i] == '}' {
-		i++
-	} else {
-		for {
-			if body[i] != '"' {
-				return env, nil, describe(errSyntax)
-			}
-			keyStart := i + 1
-			end, err := skipKey(body, i)
-			if err != nil {
-				return env, nil, describe(err)
-			}
-			key := body[keyStart:bytes.LastIndexByte(body[:end], '"')]
-			valStart := skipSpace(body, end)
-			i, err = skipValue(body, valStart)
-			if err != nil {
-				return env, nil, describe(err)
-			}
-			val := body[valStart:i]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				key = []byte(unescape(key))
-			}
-			switch string(key) {
-			case "id":
-				if haveID {
-					return env, nil, `a response with two "id" members`
-				}
-				haveID, id = true, val
-			case "result":
-				if haveResult {
-					return env, nil, `a response with two "result" members`
-				}
-				haveResult, env.result = true, val
-			case "error":
-				if haveError {
-					return env, nil, `a response with two "error" members`
-				}
-				haveError, env.errObj = true, val
-			}
-			i = skipSpace(body, i)
-			if i >= len(body) {
-				return env, nil, describe(errTruncated)
-			}
-			if body[i] == '}' {
-				i++
-				break
-			}
-			if body[i] != ',' {
-				return env, nil, describe(errSyntax)
-			}
-			i = skipSpace(body, i+1)
-			if i >= len(body) {
-				return env, nil, describe(errTruncated)
-			}
+	it := jsonwire.Members(body, i, answerDepth)
+	for it.Next() {
+		var slot *[]byte
+		var seen *bool
+		var twice string
+		switch name := it.Name(); {
+		case jsonwire.EqualString(name, "id"):
+			slot, seen, twice = &id, &haveID, `a response with two "id" members`
+		case jsonwire.EqualString(name, "result"):
+			slot, seen, twice = &env.result, &haveResult, `a response with two "result" members`
+		case jsonwire.EqualString(name, "error"):
+			slot, seen, twice = &env.errObj, &haveError, `a response with two "error" members`
+		default:
+			continue // Next skips (and checks) the value
 		}
+		val := it.Value()
+		if val == nil {
+			break // invalid: it.Err says why
+		}
+		if *seen {
+			return envelope{}, nil, twice
+		}
+		*seen, *slot = true, val
 	}
-	if skipSpace(body, i) != len(body) {
-		return env, nil, "data after the response object"
+	if err := it.Err(); err != nil {
+		return envelope{}, nil, describe(body, err)
+	}
+	if jsonwire.SkipSpace(body, it.End()) != len(body) {
+		return envelope{}, nil, "data after the response object"
 	}
 	if haveError && string(env.errObj) == "null" {
 		haveError, env.errObj = false, nil
@@ -151,36 +128,69 @@ func parseResponse(body []byte) (envelope, []byte, string) {
 	return env, id, ""
 }
 
-// describe turns a scanner error into a client-safe reason.
-func describe(err error) string {
-	if err == errTruncated {
+// describe turns a jsonwire error about body into a client-safe reason:
+// "truncated JSON" when body is the beginning of a valid JSON text (it
+// ended inside a value), "invalid JSON" otherwise.
+func describe(body []byte, err error) string {
+	if truncated(body, err) {
 		return "truncated JSON"
 	}
 	return "invalid JSON"
 }
 
-// unescape decodes the contents of a JSON string (without its quotes).
-func unescape(raw []byte) string {
-	var s string
-	quoted := make([]byte, 0, len(raw)+2)
-	quoted = append(append(append(quoted, '"'), raw...), '"')
-	if json.Unmarshal(quoted, &s) != nil {
-		return ""
+// truncated reports whether err, which jsonwire returned for body, is there
+// only because body ends too early. jsonwire gives such errors the offset
+// len(body), except for a literal (tru) or a \u escape (\u00) cut short,
+// which it reports where they start.
+func truncated(body []byte, err error) bool {
+	var e *jsonwire.Error
+	if !errors.As(err, &e) {
+		return false
 	}
-	return s
+	tail := body[min(e.Offset, len(body)):]
+	if len(tail) == 0 {
+		return true
+	}
+	if tail[0] == '\\' {
+		if len(tail) >= 6 || len(tail) < 2 || tail[1] != 'u' {
+			return false
+		}
+		for _, c := range tail[2:] {
+			if !isHex(c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if len(tail) < len(lit) && string(tail) == lit[:len(tail)] {
+			return true
+		}
+	}
+	return false
+}
+
+// isHex reports whether c is a hexadecimal digit.
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
 
 // idMatches reports whether the raw id value equals want, as a JSON number
 // or as a string holding that number.
 func idMatches(raw []byte, want uint64) bool {
-	if len(raw) >= 2 && raw[0] == '"' {
-		s := raw[1 : len(raw)-1]
-		if bytes.IndexByte(s, '\\') >= 0 {
-			s = []byte(unescape(s))
-		}
-		return numberEquals(s, want)
+	return numberEquals(idText(raw), want)
+}
+
+// idText returns the text of a raw id value: a number as it is, a string
+// literal decoded (a string holding a number is accepted as that number).
+func idText(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return raw
 	}
-	return numberEquals(raw, want)
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return []byte(jsonwire.Unquote(raw))
+	}
+	return raw[1 : len(raw)-1]
 }
 
 // numberEquals reports whether the decimal text s denotes want.

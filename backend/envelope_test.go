@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -72,6 +73,68 @@ func TestParseEnvelope(t *testing.T) {
 			t.Errorf("%s: want exactly one of result and error", tc.name)
 		}
 	}
+}
+
+func TestParseEnvelopeTruncated(t *testing.T) {
+	t.Parallel()
+	// Every way an answer can be cut off: inside each kind of value, an
+	// escape, a literal, a number, between members and elements.
+	full := ` {"jsonrpc":"2.0","result":{"a":[1,-2.5e+3,"x\u00e9\n",true,false,null,{"b":{}},[]],"c":0.5E-7},"id":7} `
+	if _, reason := parseEnvelope([]byte(full), 7); reason != "" {
+		t.Fatalf("the whole answer is refused: %s", reason)
+	}
+	for n := 2; n < len(full)-1; n++ {
+		if _, reason := parseEnvelope([]byte(full[:n]), 7); reason != "truncated JSON" {
+			t.Errorf("prefix %q: reason %q, want truncated JSON", full[:n], reason)
+		}
+	}
+	// A byte that cannot continue the value is invalid, not truncated.
+	for _, body := range []string{`{"id":7,"result":tx`, `{"id":7,"result":"\u00x`, `{"id":7,"result":"\x`, `{"id":7,"result":1.x`, `{"id":7,"result":[}`} {
+		if _, reason := parseEnvelope([]byte(body), 7); reason != "invalid JSON" {
+			t.Errorf("%q: reason %q, want invalid JSON", body, reason)
+		}
+	}
+}
+
+func TestParseEnvelopeNoDepthLimit(t *testing.T) {
+	t.Parallel()
+	// A node's answer may nest as deep as its data: the pool sets no limit.
+	const depth = 100000
+	deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	env, reason := parseEnvelope([]byte(`{"id":7,"result":`+deep+`}`), 7)
+	if reason != "" || len(env.result) != len(deep) {
+		t.Fatalf("deep result: reason %q, %d bytes", reason, len(env.result))
+	}
+}
+
+// FuzzParseResponse checks parseResponse against encoding/json: what it
+// accepts is valid JSON, and what it calls invalid or truncated is not.
+func FuzzParseResponse(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":7,"result":{"a":[1,2]}}`, `{"id":7,"error":{"code":1}}`, `{"id":"\u0037","r\u0065sult":"\ud800"}`, `[{"id":7,"result":1}]`, `{"id":7,"result":tru`, `"x"`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		env, _, reason := parseResponse(body)
+		var wantValid bool
+		switch reason {
+		case "":
+			if (env.result == nil) == (env.errObj == nil) {
+				t.Fatalf("%q: want exactly one of result and error", body)
+			}
+			wantValid = true
+		case "a JSON value that is not a response object", "a response without an id", "a response with a null id",
+			"a response with both result and error", "a response with neither result nor error",
+			"an error member that is not an object":
+			wantValid = true // decided after the whole body was read
+		case "truncated JSON", "invalid JSON", "a body that is not JSON":
+			wantValid = false
+		default:
+			return // two members, data after the object, an array: decided before the end
+		}
+		if json.Valid(body) != wantValid {
+			t.Fatalf("%q: reason %q, but json.Valid is %v", body, reason, !wantValid)
+		}
+	})
 }
 
 func BenchmarkParseEnvelope(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // exchange is one attempt's use of a backend's Transport: the connections
@@ -133,7 +133,7 @@ func appendBody(b []byte, id uint64, method string, params []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"method":`...)
-	b = jsonrpc.AppendString(b, method)
+	b = jsonwire.AppendString(b, method)
 	if len(params) > 0 {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)

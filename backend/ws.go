@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // A ws:// or wss:// node is called over WebSocket connections
@@ -403,32 +404,13 @@ func answerID(raw []byte, over bool) (uint64, bool) {
 }
 
 // topLevelID reads the "id" member of the JSON object raw (or of its
-// beginning), scanning its members in order.
+// beginning), walking its members in order up to the id.
 func topLevelID(raw []byte) (uint64, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return 0, false
-	}
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] == '"' {
-		keyStart := i + 1
-		end, err := skipKey(raw, i)
-		if err != nil {
-			return 0, false
-		}
-		key := raw[keyStart:bytes.LastIndexByte(raw[:end], '"')]
-		valStart := skipSpace(raw, end)
-		i, err = skipValue(raw, valStart)
-		if err != nil {
-			return 0, false
-		}
-		if string(key) == "id" {
+	it := jsonwire.Members(raw, 0, answerDepth)
+	for it.Next() {
+		if jsonwire.EqualString(it.Name(), "id") {
 			// The call checks the rest of its answer (checkSingle).
-			return parseID(raw[valStart:i])
-		}
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			return parseID(it.Value())
 		}
 	}
 	return 0, false
@@ -455,9 +437,6 @@ func trailingID(tail []byte) (uint64, bool) {
 
 // parseID reads an id the pool sent: a number, or a string holding one.
 func parseID(v []byte) (uint64, bool) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		v = v[1 : len(v)-1]
-	}
-	id, err := strconv.ParseUint(string(v), 10, 64)
+	id, err := strconv.ParseUint(string(idText(v)), 10, 64)
 	return id, err == nil
 }

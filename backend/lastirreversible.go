@@ -64,7 +64,7 @@ func (t *LIBTracker) OnUpdate(fn func(lib, head uint64)) {
 // else is ignored: the members are read as json.Unmarshal into uint64
 // fields would read them, and a result Unmarshal would refuse changes
 // nothing. It runs on every such answer that passes through the gateway,
-// so it scans the result once instead of decoding it (lib_scan.go).
+// so it scans the result once instead of decoding it (lastirreversible_scan.go).
 func (t *LIBTracker) Observe(result json.RawMessage) {
 	props, ok := readProps(result)
 	if !ok {

@@ -3,6 +3,8 @@ package backend
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // dgpoProps are the two members of a get_dynamic_global_properties result
@@ -37,78 +39,59 @@ func unmarshalProps(result []byte) (dgpoProps, bool) {
 	return *p, err == nil
 }
 
+// unmarshalDepth is encoding/json's nesting limit (its scanner's
+// maxNestingDepth): Unmarshal fails on a value nested deeper, so scanProps
+// does too.
+const unmarshalDepth = 10000
+
 // scanProps is readProps' fast path; sure is false when the caller must
 // fall back to json.Unmarshal.
 func scanProps(b []byte) (p dgpoProps, ok, sure bool) {
-	i := skipSpace(b, 0)
+	i := jsonwire.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		// Not an object. Unmarshal accepts null (leaving zeros) and fails
 		// on anything else; let it decide, this is not the hot path.
 		return p, false, false
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return p, skipSpace(b, i+1) == len(b), true
-	}
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return p, false, true // invalid JSON: Unmarshal fails
-		}
-		nameStart := i + 1
-		end, err := skipKey(b, i)
-		if err != nil {
-			return p, false, true
-		}
-		vstart := skipSpace(b, end)
-		vend, err := skipValue(b, vstart)
-		if err != nil {
-			return p, false, true
-		}
-		// The name lies between nameStart and the closing quote before end.
-		nameEnd := nameStart
-		for b[nameEnd] != '"' {
-			if b[nameEnd] == '\\' || b[nameEnd] >= 0x80 {
+	it := jsonwire.Members(b, i, unmarshalDepth)
+	for it.Next() {
+		name := it.Name()
+		name = name[1 : len(name)-1] // the quotes
+		for _, c := range name {
+			if c == '\\' || c >= 0x80 {
 				return p, false, false // escaped or non-ASCII name: Unmarshal's folding decides
 			}
-			nameEnd++
 		}
 		var field *uint64
-		switch name := b[nameStart:nameEnd]; {
+		switch {
 		case asciiEqualFold(name, "last_irreversible_block_num"):
 			field = &p.LIB
 		case asciiEqualFold(name, "head_block_number"):
 			field = &p.Head
-		}
-		if field != nil {
-			switch v := b[vstart:vend]; {
-			case string(v) == "null":
-				// Unmarshal leaves the field as it is.
-			case v[0] >= '0' && v[0] <= '9' && allDigits(v):
-				n, fits := parseUint64(v)
-				if !fits {
-					return p, false, false // overflow: Unmarshal's error
-				}
-				*field = n
-			default:
-				// A negative, fractional or exponent number, a string, an
-				// object...: Unmarshal fails, but it validates the rest first.
-				return p, false, false
-			}
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return p, false, true
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return p, skipSpace(b, i+1) == len(b), true
 		default:
-			return p, false, true
+			continue // Next skips (and checks) the value
+		}
+		switch v := it.Value(); {
+		case v == nil:
+			// Invalid JSON: it.Err is set and ends the loop.
+		case string(v) == "null":
+			// Unmarshal leaves the field as it is.
+		case v[0] >= '0' && v[0] <= '9' && allDigits(v):
+			n, fits := parseUint64(v)
+			if !fits {
+				return p, false, false // overflow: Unmarshal's error
+			}
+			*field = n
+		default:
+			// A negative, fractional or exponent number, a string, an
+			// object...: Unmarshal fails, but it validates the rest first.
+			return p, false, false
 		}
 	}
+	if it.Err() != nil {
+		return p, false, true // invalid JSON, or deeper than Unmarshal goes: Unmarshal fails
+	}
+	return p, jsonwire.SkipSpace(b, it.End()) == len(b), true
 }
 
 // parseUint64 parses decimal digits; fits is false when the value
@@ -127,7 +110,7 @@ func parseUint64(v []byte) (n uint64, fits bool) {
 // allDigits reports whether v is all decimal digits.
 func allDigits(v []byte) bool {
 	for _, c := range v {
-		if !isDigit(c) {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -34,9 +35,15 @@ func unmarshalRef(b []byte) (dgpoProps, bool) {
 	return p, err == nil
 }
 
+// nested returns a result with a member nested depth levels deep (the
+// object itself included), around encoding/json's limit of 10000.
+func nested(depth int) string {
+	return `{"head_block_number":8,"x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+}
+
 func TestReadPropsAgreesWithUnmarshal(t *testing.T) {
 	t.Parallel()
-	for _, s := range propsSeeds {
+	for _, s := range append(propsSeeds, nested(10000), nested(10001)) {
 		got, gotOK := readProps([]byte(s))
 		want, wantOK := unmarshalRef([]byte(s))
 		if gotOK != wantOK || (wantOK && got != want) {

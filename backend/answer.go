@@ -96,7 +96,7 @@ func (p *Pool) checkSingle(n *node, raw []byte, lb *Lease, fresh bool, id uint64
 	switch {
 	case env.result != nil && req.ResultPrefix != "":
 		return withPrefix(env.result, req.ResultPrefix), false, nil
-	case env.result != nil && req.Lend && pooled:
+	case env.result != nil && req.PooledResult && pooled:
 		lb.lent = true
 		return envelope{result: env.result, lease: lb}, true, nil
 	}

@@ -17,7 +17,7 @@ const drainLimit = 64 << 10
 var errTooLarge = errors.New("backend: response body over the size cap")
 
 // Lease is a pooled response buffer. A Response's Lease, set when its
-// Request asked to Lend, holds the Response's Result: the caller gives it
+// Request asked to PooledResult, holds the Response's Result: the caller gives it
 // back with Release once it is done with Result, and must not read Result
 // afterwards. A caller that never calls Release only leaves the buffer to
 // the garbage collector.

@@ -36,11 +36,11 @@ type Request struct {
 	// kept-alive one failed, unless the request could not even be written
 	// (connPool.roundTrip). Retries still apply as the caller asks.
 	Once bool
-	// Lend asks for a result in the pooled buffer the answer was read into
+	// PooledResult asks for a result in the pooled buffer the answer was read into
 	// rather than in a copy of its own: Response.Lease then holds it, and the
 	// caller that is done with Result may give it back (Lease.Release).
 	// Without a ResultPrefix only; an error answer is always a copy.
-	Lend bool
+	PooledResult bool
 }
 
 // Response is a backend's answer to a Request. Exactly one of Result and
@@ -50,7 +50,7 @@ type Response struct {
 	// backend sent them. Unless Lease is set, it is not shared with any
 	// pool and may be kept.
 	Result json.RawMessage
-	// Lease, when not nil (Request.Lend), is the pooled buffer Result lives
+	// Lease, when not nil (Request.PooledResult), is the pooled buffer Result lives
 	// in: Result is valid until Lease.Release.
 	Lease *Lease
 	// Buffer is set when the Request had a ResultPrefix and the answer a
@@ -201,7 +201,7 @@ func (p *Pool) attemptNode(ctx context.Context, n *node, body []byte, id uint64,
 // to another request, bytes that are not an HTTP response, an HTTP 408
 // sent while the connection was idle): a request that may be sent twice
 // then goes again on a connection of its own. On success the envelope's member aliases no
-// pooled buffer, unless it holds one lent (Request.Lend).
+// pooled buffer, unless it holds one lent (Request.PooledResult).
 func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)

@@ -23,7 +23,7 @@ type envelope struct {
 	result []byte
 	errObj []byte
 	buf    []byte // a result's buffer when it has a prefix (withPrefix)
-	lease  *Lease // the pooled buffer result lives in, when lent (Request.Lend)
+	lease  *Lease // the pooled buffer result lives in, when lent (Request.PooledResult)
 	// maxAge is the answer's Cache-Control lifetime (cacheMaxAge).
 	maxAge time.Duration
 }

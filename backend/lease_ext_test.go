@@ -10,11 +10,11 @@ import (
 	"github.com/hivegate/hivegate/backend"
 )
 
-// TestLend: a result asked for with Request.Lend comes in the pooled buffer
+// TestPooledResult: a result asked for with Request.PooledResult comes in the pooled buffer
 // it was read into (Response.Lease), unless it must be a buffer of its own:
 // with a ResultPrefix (the cache takes it over), an error answer, or an
 // answer longer than the pooled buffer (read in chunks, then joined).
-func TestLend(t *testing.T) {
+func TestPooledResult(t *testing.T) {
 	t.Parallel()
 	long := `"` + strings.Repeat("y", 40<<10) + `"`
 	node := newFakeNode(t, func(_ *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
@@ -34,11 +34,11 @@ func TestLend(t *testing.T) {
 		lent   bool
 		result string
 	}{
-		{"lent", backend.Request{Method: "m", Params: []byte(`1`), Lend: true}, true, `[1]`},
+		{"lent", backend.Request{Method: "m", Params: []byte(`1`), PooledResult: true}, true, `[1]`},
 		{"not asked", backend.Request{Method: "m", Params: []byte(`2`)}, false, `[2]`},
-		{"with a prefix", backend.Request{Method: "m", Params: []byte(`3`), Lend: true, ResultPrefix: "key"}, false, `[3]`},
-		{"error answer", backend.Request{Method: "fail", Lend: true}, false, ``},
-		{"longer than the pooled buffer", backend.Request{Method: "long", Lend: true}, false, long},
+		{"with a prefix", backend.Request{Method: "m", Params: []byte(`3`), PooledResult: true, ResultPrefix: "key"}, false, `[3]`},
+		{"error answer", backend.Request{Method: "fail", PooledResult: true}, false, ``},
+		{"longer than the pooled buffer", backend.Request{Method: "long", PooledResult: true}, false, long},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := pool.Call(context.Background(), "n", tc.req)
@@ -70,7 +70,7 @@ func TestLentResultsStayPut(t *testing.T) {
 	pool := newPool(t, backend.Options{}, map[string]string{"n": node.srv.URL})
 	call := func(i int) backend.Response {
 		t.Helper()
-		resp, err := pool.Call(context.Background(), "n", backend.Request{Method: "m", Params: []byte(fmt.Sprint(i)), Lend: true})
+		resp, err := pool.Call(context.Background(), "n", backend.Request{Method: "m", Params: []byte(fmt.Sprint(i)), PooledResult: true})
 		if err != nil || resp.Lease == nil {
 			t.Fatalf("call %d: lease %v, err %v", i, resp.Lease, err)
 		}

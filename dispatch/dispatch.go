@@ -314,7 +314,7 @@ func (o outcome) rpcErr() *jsonrpc.Error {
 // buffer that starts with the key (backend.Request.ResultPrefix), which the
 // cache takes over as the entry's: the result is copied once, not twice.
 // A result that only one caller will read (lend) stays in the pooled
-// buffer it was read into (backend.Request.Lend).
+// buffer it was read into (backend.Request.PooledResult).
 func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable, lend bool) outcome {
 	resp, err := d.pool.Call(ctx, rt.Backend, upstreamRequest(c, rt, cacheable, lend))
 	return d.outcomeOf(c, rt, resp, err)
@@ -328,7 +328,7 @@ func upstreamRequest(c *router.Call, rt router.Route, cacheable, lend bool) back
 		Timeout: rt.Timeout,
 		Retries: rt.Retries,
 		Once:    rt.Broadcast, // a transaction must not reach the node twice
-		Lend:    lend && !cacheable,
+		PooledResult:    lend && !cacheable,
 	}
 	if cacheable {
 		req.ResultPrefix = c.Key

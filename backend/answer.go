@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -21,7 +22,7 @@ type checkFunc func(raw []byte, lb *Lease, fresh bool) (keep bool, f *failure)
 // answer was refused for what it holds, so its connection must carry
 // nothing more.
 func (p *Pool) readAnswer(ctx context.Context, n *node, resp *http.Response, check checkFunc) (f *failure, reject bool) {
-	defer resp.Body.Close() // before ex.finish: an unread body closes the connection
+	defer func() { _ = resp.Body.Close() }() // before ex.finish: an unread body closes the connection
 	switch status := resp.StatusCode; {
 	case status >= 500:
 		p.drain(resp.Body)
@@ -64,7 +65,7 @@ func (p *Pool) readAnswer(ctx context.Context, n *node, resp *http.Response, che
 	raw, fresh, err := p.readBody(body, &lb.b, limit)
 	keep := false
 	switch {
-	case err == errTooLarge:
+	case errors.Is(err, errTooLarge):
 		f = p.tooLarge(n, "body")
 	case err != nil && !isNetError(err) && ctx.Err() == nil:
 		// Not the connection but the bytes: a gzip body that does not

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestReadBodyCap(t *testing.T) {
 		src := &countingReader{r: iotest.HalfReader(strings.NewReader(want))}
 		buf := make([]byte, 0, tc.start)
 		body, fresh, err := p.readBody(src, &buf, tc.limit)
-		if err != tc.wantErr {
+		if !errors.Is(err, tc.wantErr) {
 			t.Errorf("%s: err %v, want %v", tc.name, err, tc.wantErr)
 			continue
 		}

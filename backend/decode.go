@@ -30,7 +30,7 @@ type gzipBody struct {
 // after the whole body was read.
 func (g *gzipBody) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		if _, rerr := g.br.ReadByte(); rerr != io.EOF {
 			if rerr == nil {
 				rerr = errTrailingData

@@ -3,6 +3,7 @@ package backend_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -105,7 +106,7 @@ func TestObserver(t *testing.T) {
 	if first.backend != "ok" || first.method != "a.b" || first.err != nil || string(first.resp.Result) != "true" || first.resp.Attempts != 1 {
 		t.Errorf("first call observed as %+v", first)
 	}
-	if second.backend != "failing" || second.err != ferr || second.resp.Attempts != 2 {
+	if second.backend != "failing" || !errors.Is(second.err, ferr) || second.resp.Attempts != 2 {
 		t.Errorf("second call observed as %+v (err %v), want the failure after 2 attempts", second, ferr)
 	}
 	if got := ok.last().Get("X-Observed"); got != "a.b" {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -64,9 +63,6 @@ type node struct {
 	// the best head of the backend's nodes.
 	lagging atomic.Bool
 }
-
-// label names the node in logs: "hived#2".
-func (n *node) label() string { return n.name + "#" + strconv.Itoa(n.index) }
 
 // New returns a pool of one node per backend (configured name -> base URL,
 // http, https, ws or wss). Unset options take their defaults (see Options).

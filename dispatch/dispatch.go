@@ -313,22 +313,22 @@ func (o outcome) rpcErr() *jsonrpc.Error {
 // upstream makes the call. The result of a call to be cached comes in a
 // buffer that starts with the key (backend.Request.ResultPrefix), which the
 // cache takes over as the entry's: the result is copied once, not twice.
-// A result that only one caller will read (lend) stays in the pooled
+// A result that only one caller will read (pooled) stays in the pooled
 // buffer it was read into (backend.Request.PooledResult).
-func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable, lend bool) outcome {
-	resp, err := d.pool.Call(ctx, rt.Backend, upstreamRequest(c, rt, cacheable, lend))
+func (d *Dispatcher) upstream(ctx context.Context, c *router.Call, rt router.Route, cacheable, pooled bool) outcome {
+	resp, err := d.pool.Call(ctx, rt.Backend, upstreamRequest(c, rt, cacheable, pooled))
 	return d.outcomeOf(c, rt, resp, err)
 }
 
 // upstreamRequest is the backend request of a call.
-func upstreamRequest(c *router.Call, rt router.Route, cacheable, lend bool) backend.Request {
+func upstreamRequest(c *router.Call, rt router.Route, cacheable, pooled bool) backend.Request {
 	req := backend.Request{
-		Method:  c.UpstreamMethod,
-		Params:  c.UpstreamParams,
-		Timeout: rt.Timeout,
-		Retries: rt.Retries,
-		Once:    rt.Broadcast, // a transaction must not reach the node twice
-		PooledResult:    lend && !cacheable,
+		Method:       c.UpstreamMethod,
+		Params:       c.UpstreamParams,
+		Timeout:      rt.Timeout,
+		Retries:      rt.Retries,
+		Once:         rt.Broadcast, // a transaction must not reach the node twice
+		PooledResult: pooled && !cacheable,
 	}
 	if cacheable {
 		req.ResultPrefix = c.Key

@@ -1,6 +1,7 @@
 # hivegate — developer tasks. Tool versions are pinned in go.mod (protoc-gen-go,
 # protoc-gen-connect-go) and tools/buf/go.mod (buf).
 BUF := go tool -modfile=tools/buf/go.mod buf
+GOLANGCI := go tool -modfile=tools/golangci-lint/go.mod golangci-lint
 FUZZTIME ?= 20s
 
 .PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-load soak ci
@@ -17,8 +18,9 @@ race:
 vet:
 	go vet ./...
 
-## lint: go vet, buf lint and the buf format check.
+## lint: go vet, golangci-lint (.golangci.yml), buf lint and the buf format check.
 lint: vet
+	$(GOLANGCI) run ./...
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
 

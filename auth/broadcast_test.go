@@ -36,7 +36,10 @@ func TestBroadcastRefusals(t *testing.T) {
 
 	// The service account is not in the user's posting authority yet.
 	e.broadcast(posting, vote(user, "bob")).oauthErr(t, http.StatusUnauthorized, "unauthorized_client", "has not given @trent posting authority")
-	e.grantAuthority(user)
+	if got := e.node.Calls("condenser_api.broadcast_transaction_synchronous"); got != before {
+		t.Fatalf("a broadcast without the posting authority reached the node (%d calls)", got-before)
+	}
+	e.grantAuthority(user) // broadcasts the authority update itself
 	before = e.node.Calls("condenser_api.broadcast_transaction_synchronous")
 
 	testCases := []struct {

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"connectrpc.com/connect"
@@ -46,7 +47,7 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 
 // tokenError is the apiError of a token verify refused.
 func tokenError(err error) *apiError {
-	if err == errStoreDown {
+	if errors.Is(err, errStoreDown) {
 		return &apiError{http.StatusServiceUnavailable, "temporarily_unavailable", err.Error(), connect.CodeUnavailable}
 	}
 	return &apiError{http.StatusUnauthorized, "invalid_token", err.Error(), connect.CodeUnauthenticated}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 // TestCodeFlowVoteAndComment is the "done when": an app sends a

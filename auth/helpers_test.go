@@ -28,8 +28,8 @@ import (
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/gateway"
-	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/router"
 )
 

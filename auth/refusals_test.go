@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 var digestOf = hivetx.MessageDigest
@@ -175,7 +175,7 @@ func TestTokenEndpointRefusals(t *testing.T) {
 }
 
 func basic(user, pw string) string {
-	r, _ := http.NewRequest("GET", "/", nil)
+	r, _ := http.NewRequest(http.MethodGet, "/", nil)
 	r.SetBasicAuth(user, pw)
 	return r.Header.Get("Authorization")
 }

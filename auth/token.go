@@ -187,7 +187,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 		err = s.checkRevoked(r.Context(), t.Grant)
 	}
 	if err != nil {
-		if err == errStoreDown {
+		if errors.Is(err, errStoreDown) {
 			writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", err.Error())
 			return
 		}

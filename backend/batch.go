@@ -175,7 +175,7 @@ func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, first ui
 	for {
 		var f *failure
 		var maxAge time.Duration
-		hresp, err := p.send(ctx, t, n, ex, body, false)
+		hresp, err := p.send(ctx, t, n, ex, body, false) //nolint:bodyclose // readAnswer closes it
 		reused := ex.reused
 		if err != nil {
 			f = p.sendFailure(ctx, n, ex, err)

@@ -209,7 +209,7 @@ func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req
 	for {
 		var env envelope
 		var f *failure
-		hresp, err := p.send(ctx, t, n, ex, body, req.Once)
+		hresp, err := p.send(ctx, t, n, ex, body, req.Once) //nolint:bodyclose // readAnswer closes it
 		reused := ex.reused
 		if err != nil {
 			f = p.sendFailure(ctx, n, ex, err)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 // newTx builds a transaction of ops on the node's head block, expiring a

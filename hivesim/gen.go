@@ -123,8 +123,6 @@ func (g *gen) blockWithin(span uint32, b uint32) uint32 {
 	return g.blockAfter(max(lo, b))
 }
 
-func (g *gen) acct(i int) *Account { return g.ch.accounts[i] }
-
 // randAcct picks a random account other than initminer (id 0).
 func (g *gen) randAcct() *Account { return g.ch.accounts[1+g.r.IntN(len(g.ch.accounts)-1)] }
 

@@ -104,7 +104,7 @@ func (g *gen) genFinance() {
 			sym = HBD
 		}
 		ch.savings = append(ch.savings, &SavingsWithdraw{
-			ID: int64(i), From: from.Name, To: to.Name, RequestID: uint32(g.r.Uint32()),
+			ID: int64(i), From: from.Name, To: to.Name, RequestID: g.r.Uint32(),
 			Amount: Asset{1 + g.r.Int64N(1_000_000), sym}, Complete: g.secondsAfter(ch.headTime0, 3*86400),
 		})
 		if g.r.IntN(3) == 0 {

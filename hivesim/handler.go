@@ -177,7 +177,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	if err != nil {
 		return envelope(id, nil, parseFailure(err, head))
 	}
-	api, meth := "", ""
+	var api, meth string
 	if name == "call" {
 		if !hasParams {
 			return envelope(id, nil, &rpcError{code: codeNoParams, message: `A member "params" does not exist`})

@@ -92,7 +92,7 @@ func (r *Replay) load(path string) error {
 	if err != nil {
 		return fmt.Errorf("hivesim: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivegate/hivegate/internal/fixtures"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/internal/fixtures"
 )
 
 // fixturesReplay loads $HIVEGATE_FIXTURES. It skips when the variable is unset and fails
@@ -35,7 +35,7 @@ func TestReplayFixtures(t *testing.T) {
 	// Known cases answer exactly their recorded member, with the caller's id.
 	known := map[string]bool{
 		"database_api_patterns/list_accounts/by_name":                    false,
-		"block_api_patterns/get_block/milion":                            false,
+		"block_api_patterns/get_block/milion":                            false, //nolint:misspell // the recorded case's name
 		"condenser_api_patterns/get_dynamic_global_properties/get":       false,
 		"account_history_api_negative/get_account_history/invalid_limit": false,
 		"condenser_api_patterns/get_followers/blog/steemit":              false,

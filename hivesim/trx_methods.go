@@ -311,13 +311,13 @@ func (c *callCtx) verifyTrx(t *simTrx) *rpcError {
 	if err != nil {
 		return err
 	}
-	for _, r := range reqs {
-		if c.n.ch.byName[r.account] == nil {
-			return c.unknownKey()
-		}
+	if len(reqs) == 0 {
+		return nil
+	}
+	if r := reqs[0]; c.n.ch.byName[r.account] != nil {
 		return c.missingAuthority(r)
 	}
-	return nil
+	return c.unknownKey()
 }
 
 // trxHex is the binary serialization of t in hex: the header, the

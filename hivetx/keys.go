@@ -73,8 +73,6 @@ func (k *PublicKey) UnmarshalText(b []byte) error {
 	return nil
 }
 
-func (k PublicKey) point() (*secp256k1.PublicKey, error) { return secp256k1.ParsePubKey(k[:]) }
-
 // PrivateKey is a secp256k1 private key. Its String method does not print
 // the key: formatting a PrivateKey by mistake (a log line, an error) shows
 // only its public key.

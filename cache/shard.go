@@ -72,6 +72,7 @@ func (s *shard) set(key string, e *Entry) {
 	// which shares its allocation with the old value, and would skip the
 	// eviction callback that keeps the byte total.
 	s.lru.Remove(key)
+	e.shard = s
 	s.lru.Add(key, e)
 	s.bytes += e.cost
 	for s.bytes > s.budget {
@@ -79,6 +80,24 @@ func (s *shard) set(key string, e *Entry) {
 			break
 		}
 		s.evictions++
+	}
+	s.mu.Unlock()
+}
+
+// charge adds n bytes to the cost of e, a derived form attached to it, and
+// evicts least recently used entries until the shard is within its budget
+// again. Nothing is charged once e has left the shard: its forms go with it.
+func (s *shard) charge(e *Entry, n int64) {
+	s.mu.Lock()
+	if cur, ok := s.lru.Peek(e.key); ok && cur == e {
+		e.cost += n
+		s.bytes += n
+		for s.bytes > s.budget {
+			if _, _, ok := s.lru.RemoveOldest(); !ok {
+				break
+			}
+			s.evictions++
+		}
 	}
 	s.mu.Unlock()
 }

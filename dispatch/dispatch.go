@@ -452,8 +452,11 @@ func (r Result) Answer() jsonrpc.Answer {
 	if r.Lease != nil {
 		a.Lease = r.Lease
 	}
-	if r.Entry != nil {
-		a.Forms = r.Entry // a gzip-encoded answer keeps the compressed result there
+	if r.Entry != nil && r.Cache == CacheHit {
+		// A gzip-encoded answer keeps the compressed result with the entry,
+		// once the entry is asked for again: a result read once (the miss
+		// that stored it) is compressed with the answer, not kept twice.
+		a.Forms = r.Entry
 	}
 	return a
 }

@@ -57,5 +57,5 @@ const (
 // (cache.Entry.Derived and SetDerived).
 type Deriver interface {
 	Derived(k any) any
-	SetDerived(k, v any)
+	SetDerived(k, v any, size int)
 }

@@ -29,6 +29,10 @@ import (
 // starts afresh after each one. Only the CRC-32 of the whole answer is
 // computed per answer, which costs a small fraction of compressing it.
 
+// formOverhead is what a kept form costs the heap beside its bytes: the
+// deflateForm, its interface value and its slot among the entry's forms.
+const formOverhead = 96
+
 // deflateFormKey is the key of a result's deflate form in a Deriver.
 type deflateFormKey struct{}
 
@@ -113,7 +117,7 @@ func (h *Handler) form(result []byte, forms jsonrpc.Deriver) []byte {
 	_ = w.Flush()
 	h.formZ.put(w)
 	seg := bytes.Clone(buf.Bytes())
-	forms.SetDerived(deflateFormKey{}, &deflateForm{seg: seg})
+	forms.SetDerived(deflateFormKey{}, &deflateForm{seg: seg}, cap(seg)+formOverhead)
 	return seg
 }
 

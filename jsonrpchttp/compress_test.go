@@ -31,7 +31,7 @@ func (f *formStore) Derived(k any) any {
 	return f.forms[k]
 }
 
-func (f *formStore) SetDerived(k, v any) {
+func (f *formStore) SetDerived(k, v any, _ int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.forms == nil {

@@ -74,7 +74,8 @@ export async function startDemo({ timeoutMs = 180_000, seed = 1 } = {}) {
         return; // go run's own messages, compiler output
       }
       if (rec.msg === "simulated Hive node ready") nodeUrl = rec.url;
-      if (rec.msg === "hivegate listening") url = `http://${rec.addr}`;
+      // The admin listener (loopback, metrics) logs the same line first.
+      if (rec.msg === "hivegate listening" && rec.listener === "main") url = `http://${rec.addr}`;
       check();
     });
     child.once("error", (err) => {

@@ -41,7 +41,7 @@ go build -o "$tmp/hivegate" ./cmd/hivegate
 pid=$!
 addr=""
 for _ in $(seq 1 120); do
-  addr=$(sed -n 's#.*is running on http://\([^ ]*\) .*#\1#p' "$tmp/demo.out" | head -1)
+  addr=$(sed -n 's#^ *gateway: *http://\([^ ]*\) .*#\1#p' "$tmp/demo.out" | head -1)
   if [ -n "$addr" ]; then break; fi
   if ! kill -0 "$pid" 2>/dev/null; then cat "$tmp/demo.err" >&2; exit 1; fi
   sleep 0.5

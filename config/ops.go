@@ -276,7 +276,7 @@ func validMetricsPath(s string) bool {
 func checkOTLPEndpoint(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("want the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318, got %q", s)
+		return fmt.Errorf("want the collector's OTLP/HTTP URL without credentials or query, such as http://127.0.0.1:4318, got %q", RedactURL(s))
 	}
 	return nil
 }

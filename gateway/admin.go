@@ -13,11 +13,13 @@ import (
 
 // AdminHandler serves the admin listener (hivegate.admin_listen): GET
 // /metrics, POST /admin/reload, GET /admin/routes, GET /admin/route and GET
-// /admin/health. With hivegate.admin_token set (read from the config in
-// use, so a reload can rotate it) every request must carry
-// "Authorization: Bearer <token>"; others get a JSON-RPC Unauthorized
-// error (-32016) with HTTP 401. Node URLs are shown redacted
-// (config.RedactURL).
+// /admin/health. Every request must name an allowed host (421 otherwise)
+// and a request that changes state must not come from another site's web
+// page (403) or carry a form body (415): admin_guard.go. With
+// hivegate.admin_token set (read from the config in use, so a reload can
+// rotate it) every request must carry "Authorization: Bearer <token>";
+// others get a JSON-RPC Unauthorized error (-32016) with HTTP 401. Node
+// URLs are shown redacted (config.RedactURL).
 func (g *Gateway) AdminHandler() http.Handler { return g.admin }
 
 func (g *Gateway) adminHandler() http.Handler {
@@ -28,7 +30,7 @@ func (g *Gateway) adminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/route", g.adminRoute)
 	mux.HandleFunc("GET /admin/health", g.adminHealth)
 	g.mountDebug(mux) // admin_debug.go
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return g.adminGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.adminAuthorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hivegate admin"`)
 			w.Header().Set("Content-Type", "application/json")
@@ -38,7 +40,7 @@ func (g *Gateway) adminHandler() http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // adminAuthorized checks the bearer token when one is configured.

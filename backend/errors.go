@@ -59,7 +59,7 @@ func abandoned(n *node, ctxErr error) error {
 // describeTransport adds the request line (with the redacted URL) to a
 // transport error, for logs.
 func describeTransport(n *node, err error, what string) error {
-	return fmt.Errorf("%s %s: %w", what, shownURL(n.url), err)
+	return fmt.Errorf("%s %s: %w", what, shownURL(n.url), redactedErr(err))
 }
 
 // httpStatusCause is the log cause of an unwanted HTTP status.

@@ -48,25 +48,36 @@ func TestAdminRedactsNodeURLs(t *testing.T) {
 }
 
 // TestLogsRedactNodeURLs shows that the logs name a failing node by its
-// redacted URL: an unreachable node whose URL carries a user, a password
-// and an API key fails calls and LIB polls, and no log line, nor the
-// client's answer, holds a secret.
+// redacted URL: unreachable nodes, over HTTP and WebSocket, whose URLs
+// carry a user, a password and an API key fail calls and LIB polls, and no
+// log line, nor the client's answer, holds a secret.
 func TestLogsRedactNodeURLs(t *testing.T) {
 	t.Parallel()
 	down := newFakeNode(t)
 	down.srv.Close() // its port now refuses connections
-	u, _ := url.Parse(down.srv.URL)
-	u.User = url.UserPassword("apiuser", "pa55word")
-	u.RawQuery = "api_key=k3ysecret"
-	o := startOps(t, strings.Replace(opsYAML(down, ""), "  hived: "+down.srv.URL+"\n", "  hived: "+u.String()+"\n", 1))
+	withCreds := func(scheme string) string {
+		u, _ := url.Parse(down.srv.URL)
+		u.Scheme = scheme
+		u.User = url.UserPassword("apiuser", "pa55word")
+		u.RawQuery = "api_key=k3ysecret"
+		return u.String()
+	}
+	yaml := strings.Replace(opsYAML(down, ""), "  hived: "+down.srv.URL+"\n", "  hived: "+withCreds("http")+"\n  wsnode: "+withCreds("ws")+"\n", 1)
+	yaml = strings.Replace(yaml, "urls:\n  appbase: hived\n", "urls:\n  appbase: hived\n  bridge: wsnode\n", 1)
+	o := startOps(t, yaml)
 	_, _, body := o.post(rpc(1, "condenser_api.get_block", "[1]"))
-	waitFor(t, "a log line about the node", func() bool { return strings.Contains(o.logs.String(), "xxxxx@"+u.Host) })
+	_, _, wsBody := o.post(rpc(2, "bridge.get_post", "{}"))
+	host := strings.TrimPrefix(down.srv.URL, "http://")
+	waitFor(t, "log lines about both nodes", func() bool {
+		l := o.logs.String()
+		return strings.Contains(l, "POST http://xxxxx@"+host) && strings.Contains(l, "WS ws://xxxxx@"+host)
+	})
 	for _, s := range []string{"apiuser", "pa55word", "k3ysecret"} {
 		if strings.Contains(o.logs.String(), s) {
 			t.Errorf("the logs show %q:\n%s", s, o.logs.String())
 		}
-		if strings.Contains(string(body), s) {
-			t.Errorf("the answer shows %q: %s", s, body)
+		if strings.Contains(string(body)+string(wsBody), s) {
+			t.Errorf("the answers show %q: %s %s", s, body, wsBody)
 		}
 	}
 }

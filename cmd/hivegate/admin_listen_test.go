@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,7 +132,9 @@ func runServe(t *testing.T, opts serveOptions, args ...string) (logs *syncbuf.Bu
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	return logs, -1, func() int { cancel(); return <-done }
+	stop = sync.OnceValue(func() int { cancel(); return <-done })
+	t.Cleanup(func() { stop() }) // also when the test fails first
+	return logs, -1, stop
 }
 
 // TestServeAdminListen runs `hivegate serve`: --admin-listen chooses the

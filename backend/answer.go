@@ -110,7 +110,7 @@ func invalidAnswer(n *node, reason string, raw []byte) *failure {
 	return &failure{
 		kind:   jsonrpc.KindInvalidUpstreamResponse,
 		detail: "answered " + reason,
-		cause:  fmt.Errorf("POST %s: %s: body starts %q", n.url.Redacted(), reason, raw[:min(len(raw), 200)]),
+		cause:  fmt.Errorf("POST %s: %s: body starts %q", shownURL(n.url), reason, raw[:min(len(raw), 200)]),
 		stale:  reason == reasonWrongID,
 	}
 }
@@ -144,7 +144,7 @@ func (p *Pool) tooLarge(n *node, what string) *failure {
 	return &failure{
 		kind:   jsonrpc.KindUpstreamResponseTooLarge,
 		detail: "answered more than " + formatBytes(p.opts.MaxResponseBytes),
-		cause:  fmt.Errorf("POST %s: %s over %d bytes", n.url.Redacted(), what, p.opts.MaxResponseBytes),
+		cause:  fmt.Errorf("POST %s: %s over %d bytes", shownURL(n.url), what, p.opts.MaxResponseBytes),
 	}
 }
 

@@ -131,7 +131,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	for tries := 1; ; tries++ {
 		n, at := be.pick(done)
 		done.add(at)
-		resp.Node = n.url.Redacted()
+		resp.Node = shownURL(n.url)
 		n.inFlight.Add(1)
 		env, sends, f := p.attemptNode(callCtx, n, body, id, req)
 		n.inFlight.Add(-1)

@@ -59,12 +59,12 @@ func abandoned(n *node, ctxErr error) error {
 // describeTransport adds the request line (with the redacted URL) to a
 // transport error, for logs.
 func describeTransport(n *node, err error, what string) error {
-	return fmt.Errorf("%s %s: %w", what, n.url.Redacted(), err)
+	return fmt.Errorf("%s %s: %w", what, shownURL(n.url), redactedErr(err))
 }
 
 // httpStatusCause is the log cause of an unwanted HTTP status.
 func httpStatusCause(n *node, status int, what string) error {
-	return fmt.Errorf("%s %s: HTTP %d", what, n.url.Redacted(), status)
+	return fmt.Errorf("%s %s: HTTP %d", what, shownURL(n.url), status)
 }
 
 // isNetError reports whether err is a failure of the connection itself (a

@@ -126,7 +126,7 @@ func (p *Pool) Nodes() []NodeState {
 	for _, name := range p.names {
 		for _, n := range p.backends[name].nodes {
 			out = append(out, NodeState{
-				Backend: name, Node: n.index, URL: n.url.Redacted(),
+				Backend: name, Node: n.index, URL: shownURL(n.url),
 				Up: !n.health.down.Load(), Lagging: n.lagging.Load(),
 				Head: n.head.Load(), InFlight: n.inFlight.Load(),
 			})

@@ -122,7 +122,7 @@ func (p *Pool) newNode(name string, index int, raw string) (*node, error) {
 		return nil, fmt.Errorf("backend %s: invalid url: %w", name, err)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("backend %s: url %q has no host", name, u.Redacted())
+		return nil, fmt.Errorf("backend %s: url %q has no host", name, shownURL(u))
 	}
 	if u.Path == "" {
 		u.Path = "/"
@@ -142,7 +142,7 @@ func (p *Pool) newNode(name string, index int, raw string) (*node, error) {
 	case "ws", "wss":
 		n.ws = newWSNode(n, p.opts)
 	default:
-		return nil, fmt.Errorf("backend %s: url %q must be http://, https://, ws:// or wss://", name, u.Redacted())
+		return nil, fmt.Errorf("backend %s: url %q must be http://, https://, ws:// or wss://", name, shownURL(u))
 	}
 	return n, nil
 }

@@ -193,7 +193,7 @@ func (w *wsNode) conn(ctx context.Context, p *Pool) (*wsConn, *failure) {
 			return nil, &failure{
 				kind:   jsonrpc.KindUpstreamUnavailable,
 				detail: "could not be reached",
-				cause:  fmt.Errorf("WS %s: reconnecting after %d failed attempts", w.n.url.Redacted(), w.fails),
+				cause:  fmt.Errorf("WS %s: reconnecting after %d failed attempts", shownURL(w.n.url), w.fails),
 				retry:  true,
 				down:   true,
 			}

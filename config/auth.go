@@ -166,9 +166,9 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 				err = d.errf(v, path, "%q is not a Hive account name", s.ServiceAccount)
 			}
 		case "service_key_file":
-			s.ServiceKeyFile, err = d.str(v, path)
+			s.ServiceKeyFile, err = d.keyFile(v, path)
 		case "service_key_env":
-			s.ServiceKeyEnv, err = d.str(v, path)
+			s.ServiceKeyEnv, err = d.keyEnv(v, path)
 		case "chain_id":
 			if s.ChainID, err = d.str(v, path); err == nil {
 				if b, e := hex.DecodeString(s.ChainID); e != nil || len(b) != 32 {
@@ -176,9 +176,9 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 				}
 			}
 		case "token_key_file":
-			s.TokenKeyFile, err = d.str(v, path)
+			s.TokenKeyFile, err = d.keyFile(v, path)
 		case "token_key_env":
-			s.TokenKeyEnv, err = d.str(v, path)
+			s.TokenKeyEnv, err = d.keyEnv(v, path)
 		case "access_token_ttl":
 			s.AccessTokenTTL, err = d.seconds(v, path, time.Minute, 365*24*time.Hour)
 		case "refresh_token_ttl":
@@ -223,6 +223,48 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 	}
 	cfg.Auth = s
 	return nil
+}
+
+// keyFile reads the path of a key file (auth.service_key_file,
+// auth.token_key_file). A key written in its place is refused with a
+// message that does not repeat it.
+func (d *decoder) keyFile(n *node, key string) (string, error) {
+	if n.kind == kindScalar && looksLikePrivateKey(n.str) {
+		return "", d.errf(n, key, "looks like a private key, not a path; put the key in a file readable only by hivegate and give its path (the value is not repeated here; if this file is shared, the key is no longer secret)")
+	}
+	return d.str(n, key)
+}
+
+// keyEnv reads the name of an environment variable holding a key
+// (auth.service_key_env, auth.token_key_env). A key written in its place,
+// or anything else that is not a variable name, is refused without
+// repeating the value.
+func (d *decoder) keyEnv(n *node, key string) (string, error) {
+	if n.kind == kindScalar && looksLikePrivateKey(n.str) {
+		return "", d.errf(n, key, "looks like a private key, not the name of an environment variable; put the key in a variable and give its name, such as HIVEGATE_SERVICE_KEY (the value is not repeated here; if this file is shared, the key is no longer secret)")
+	}
+	s, err := d.str(n, key)
+	if err != nil {
+		return "", err
+	}
+	if !validEnvName(s) {
+		return "", d.errf(n, key, "want the name of an environment variable (letters, digits and _, not starting with a digit), such as HIVEGATE_SERVICE_KEY; the value, %d characters, is not repeated here", len(s))
+	}
+	return s, nil
+}
+
+// validEnvName reports a portable environment variable name.
+func validEnvName(s string) bool {
+	if s == "" || len(s) > 256 || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // check validates what no single key can: an enabled service needs its

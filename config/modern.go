@@ -129,7 +129,7 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 			if _, err = d.boolean(v, path); err == nil {
 				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s has no effect: net/http serves every request", d.pos(k), path))
 			}
-		case "access_log", "metrics", "admin_listen", "admin_token", "tracing": // ops.go
+		case "access_log", "metrics", "admin_listen", "admin_allowed_hosts", "admin_token", "tracing": // ops.go
 			err = d.opsSetting(cfg, key, v, path)
 		case "node_fail_threshold":
 			s.NodeFailThreshold, err = d.intIn(v, path, 1, 1000)

@@ -40,6 +40,16 @@ type Ops struct {
 	// (hivegate.admin_listen, DefaultAdminListen unless set); empty: no
 	// admin listener.
 	AdminListen string
+	// AdminListenSet tells that AdminListen was given (the config key or
+	// serve --admin-listen) rather than defaulted: an explicit address
+	// that cannot be bound stops the start, a busy default only warns.
+	AdminListenSet bool
+	// AdminAllowedHosts are host names, besides the loopback names and IP
+	// addresses, that the admin listener accepts in a request's Host
+	// header (hivegate.admin_allowed_hosts), lower case, without port.
+	// Other names are refused: a web page that rebinds its own name to
+	// this machine (DNS rebinding) cannot read the admin endpoints.
+	AdminAllowedHosts []string
 	// AdminToken, when set, is the bearer token every admin request must
 	// carry (hivegate.admin_token).
 	AdminToken string
@@ -98,8 +108,51 @@ func (o Ops) Metrics() (path string, on bool) {
 	return o.MetricsPath, o.PublicMetrics
 }
 
+// SetAdminListen sets the admin listener's address as given explicitly
+// (serve --admin-listen): HOST:PORT, or "" for no admin listener.
+func (o *Ops) SetAdminListen(addr string) error {
+	if addr != "" {
+		if err := checkListen(addr); err != nil {
+			return err
+		}
+	}
+	o.AdminListen, o.AdminListenSet = addr, true
+	return nil
+}
+
+// AdminHostAllowed reports whether the admin listener serves a request
+// whose Host header is host (with or without port): "localhost", any IP
+// address (a browser sends an IP address as Host only when the page's own
+// origin is that address, so DNS rebinding cannot forge one), the host of
+// admin_listen, or a name of admin_allowed_hosts; case-insensitive.
+func (o Ops) AdminHostAllowed(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(name, "["), "]"), "."))
+	if name == "" {
+		return false
+	}
+	if name == "localhost" {
+		return true
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	if h, _, err := net.SplitHostPort(o.AdminListen); err == nil && strings.EqualFold(h, name) {
+		return true
+	}
+	for _, a := range o.AdminAllowedHosts {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
 // opsSetting reads one operations key of the settings section: access_log,
-// metrics, admin_listen, admin_token or tracing.
+// metrics, admin_listen, admin_allowed_hosts, admin_token or tracing.
 func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) error {
 	o := &cfg.Ops
 	switch key {
@@ -115,7 +168,7 @@ func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) erro
 		if err != nil {
 			return err
 		}
-		o.AdminListen = s
+		o.AdminListen, o.AdminListenSet = s, true
 		if s == "" {
 			return nil // no admin listener
 		}
@@ -126,6 +179,8 @@ func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) erro
 			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s %q is not a loopback address: anyone who can reach it can reload the config and read the route table; set admin_token or listen on 127.0.0.1", d.pos(v), path, s))
 		}
 		return nil
+	case "admin_allowed_hosts":
+		return d.adminAllowedHosts(o, v, path)
 	case "admin_token":
 		s, err := d.str(v, path)
 		if err != nil {
@@ -140,6 +195,53 @@ func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) erro
 		return d.tracingSection(&o.Tracing, v, path)
 	}
 	return d.errf(v, path, "unknown key")
+}
+
+// adminAllowedHosts reads hivegate.admin_allowed_hosts: a list of DNS
+// names (or IP addresses, which are allowed anyway), without scheme, port
+// or wildcard.
+func (d *decoder) adminAllowedHosts(o *Ops, v *node, path string) error {
+	hosts, err := d.strings(v, path)
+	if err != nil {
+		return err
+	}
+	o.AdminAllowedHosts = nil
+	for i, h := range hosts {
+		n := v
+		if i < len(v.vals) {
+			n = v.vals[i]
+		}
+		name := strings.ToLower(strings.TrimSuffix(h, "."))
+		if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
+			continue // IP addresses are always accepted
+		}
+		if !validHostName(name) {
+			return d.errf(n, path, "want a host name such as admin.example.internal (no scheme, port or wildcard), got %q", h)
+		}
+		o.AdminAllowedHosts = append(o.AdminAllowedHosts, name)
+	}
+	return nil
+}
+
+// validHostName accepts a DNS name: dot-separated labels of letters,
+// digits and inner hyphens (underscores too, as some internal names have
+// them), each 1 to 63 characters, 253 in all.
+func validHostName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // metricsSection reads hivegate.metrics: {enabled, path}.
@@ -276,7 +378,7 @@ func validMetricsPath(s string) bool {
 func checkOTLPEndpoint(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("want the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318, got %q", s)
+		return fmt.Errorf("want the collector's OTLP/HTTP URL without credentials or query, such as http://127.0.0.1:4318, got %q", RedactURL(s))
 	}
 	return nil
 }

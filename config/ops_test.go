@@ -48,9 +48,10 @@ func TestOpsKeys(t *testing.T) {
 		{"metrics on the public port", "  metrics:\n    enabled: true\n", config.Ops{PublicMetrics: true, AdminListen: def}},
 		{"metrics off the public port", "  metrics:\n    enabled: false\n", config.Ops{AdminListen: def}},
 		{"metrics path", "  metrics: {path: /internal/prom}\n", config.Ops{MetricsPath: "/internal/prom", AdminListen: def}},
-		{"admin listener", "  admin_listen: 127.0.0.1:9191\n", config.Ops{AdminListen: "127.0.0.1:9191"}},
-		{"no admin listener", "  admin_listen: ''\n", config.Ops{}},
-		{"admin token", "  admin_listen: '[::1]:0'\n  admin_token: s3cr3t-T0ken\n", config.Ops{AdminListen: "[::1]:0", AdminToken: "s3cr3t-T0ken"}},
+		{"admin listener", "  admin_listen: 127.0.0.1:9191\n", config.Ops{AdminListen: "127.0.0.1:9191", AdminListenSet: true}},
+		{"no admin listener", "  admin_listen: ''\n", config.Ops{AdminListenSet: true}},
+		{"admin allowed hosts", "  admin_allowed_hosts: [Admin.Example.internal., 10.0.0.5, '[fd00::1]', gw_1.lan]\n", config.Ops{AdminListen: def, AdminAllowedHosts: []string{"admin.example.internal", "gw_1.lan"}}},
+		{"admin token", "  admin_listen: '[::1]:0'\n  admin_token: s3cr3t-T0ken\n", config.Ops{AdminListen: "[::1]:0", AdminListenSet: true, AdminToken: "s3cr3t-T0ken"}},
 		{
 			"tracing with defaults", "  tracing:\n    otlp_endpoint: http://127.0.0.1:4318\n",
 			config.Ops{AdminListen: def, Tracing: config.Tracing{OTLPEndpoint: "http://127.0.0.1:4318", SampleRatio: 0.1, ServiceName: "hivegate", Pos: config.Pos{File: "o.yaml", Line: 7}}},
@@ -92,6 +93,10 @@ func TestOpsErrors(t *testing.T) {
 		{"metrics path query", "  metrics: {path: '/m?x=1'}\n", "hivegate.metrics.path", "absolute"},
 		{"admin_listen no port", "  admin_listen: 127.0.0.1\n", "hivegate.admin_listen", "HOST:PORT"},
 		{"admin_listen bad port", "  admin_listen: '127.0.0.1:99999'\n", "hivegate.admin_listen", "out of range"},
+		{"admin_allowed_hosts wildcard", "  admin_allowed_hosts: ['*.example.com']\n", "hivegate.admin_allowed_hosts", "want a host name"},
+		{"admin_allowed_hosts with port", "  admin_allowed_hosts: [admin.example:9090]\n", "hivegate.admin_allowed_hosts", "no scheme, port or wildcard"},
+		{"admin_allowed_hosts with scheme", "  admin_allowed_hosts: ['http://admin.example']\n", "hivegate.admin_allowed_hosts", "want a host name"},
+		{"admin_allowed_hosts not a list", "  admin_allowed_hosts: admin.example\n", "hivegate.admin_allowed_hosts", "want a list"},
 		{"admin_token empty", "  admin_token: ''\n", "hivegate.admin_token", "printable"},
 		{"admin_token space", "  admin_token: 'a b'\n", "hivegate.admin_token", "printable"},
 		{"tracing without endpoint", "  tracing: {sample_ratio: 0.5}\n", "hivegate.tracing.otlp_endpoint", "missing"},
@@ -148,5 +153,65 @@ func TestOpsWarnings(t *testing.T) {
 				t.Fatalf("warned = %v, want %v (warnings %q)", warned, tc.warned, cfg.Warnings)
 			}
 		})
+	}
+}
+
+// TestAdminHostAllowed shows which Host headers the admin listener
+// accepts: loopback names and IP addresses always, the admin_listen host,
+// and the names of admin_allowed_hosts; no other name (DNS rebinding).
+func TestAdminHostAllowed(t *testing.T) {
+	t.Parallel()
+	plain, err := parseOps(t, "  access_log: true\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, err := parseOps(t, "  admin_listen: admin.lan:9191\n  admin_allowed_hosts: [metrics.example.internal]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testCases := []struct {
+		host         string
+		plain, named bool
+	}{
+		{"localhost", true, true},
+		{"LOCALHOST:9090", true, true},
+		{"localhost.:9090", true, true},
+		{"127.0.0.1", true, true},
+		{"127.0.0.1:9090", true, true},
+		{"[::1]", true, true},
+		{"[::1]:9090", true, true},
+		{"10.0.0.5:9090", true, true},
+		{"metrics.example.internal:9090", false, true},
+		{"Metrics.Example.Internal", false, true},
+		{"admin.lan:9191", false, true},
+		{"evil.example", false, false},
+		{"evil.example:9090", false, false},
+		{"localhost.evil.example", false, false},
+		{"127.0.0.1.nip.io", false, false},
+		{"", false, false},
+	}
+	for _, tc := range testCases {
+		if got := plain.Ops.AdminHostAllowed(tc.host); got != tc.plain {
+			t.Errorf("default config: AdminHostAllowed(%q) = %v, want %v", tc.host, got, tc.plain)
+		}
+		if got := named.Ops.AdminHostAllowed(tc.host); got != tc.named {
+			t.Errorf("with admin_allowed_hosts: AdminHostAllowed(%q) = %v, want %v", tc.host, got, tc.named)
+		}
+	}
+}
+
+// TestSetAdminListen shows serve --admin-listen: an address (or "" for
+// none) that counts as given explicitly.
+func TestSetAdminListen(t *testing.T) {
+	t.Parallel()
+	var o config.Ops
+	if err := o.SetAdminListen("127.0.0.1:9191"); err != nil || o.AdminListen != "127.0.0.1:9191" || !o.AdminListenSet {
+		t.Errorf("SetAdminListen(127.0.0.1:9191): %v, %+v", err, o)
+	}
+	if err := o.SetAdminListen(""); err != nil || o.AdminListen != "" || !o.AdminListenSet {
+		t.Errorf(`SetAdminListen(""): %v, %+v`, err, o)
+	}
+	if err := o.SetAdminListen("9191"); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
+		t.Errorf("SetAdminListen(9191) = %v, want a HOST:PORT error", err)
 	}
 }

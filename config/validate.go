@@ -21,7 +21,7 @@ func (c *Config) validate() error {
 				return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: err}
 			}
 			if seenURL[u] {
-				return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: fmt.Errorf("node %s is listed twice", redactURL(u))}
+				return &Error{Pos: b.Pos, Key: "backends." + b.Name, Err: fmt.Errorf("node %s is listed twice", RedactURL(u))}
 			}
 			seenURL[u] = true
 		}
@@ -153,15 +153,16 @@ func (c *Config) backendNames() []string {
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("bad URL %q: %v", raw, err)
+		// url.Parse's message quotes the URL, password and all.
+		return fmt.Errorf("bad URL %q: does not parse", RedactURL(raw))
 	}
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	default:
-		return fmt.Errorf("bad URL %q: want http://, https://, ws:// or wss://", raw)
+		return fmt.Errorf("bad URL %q: want http://, https://, ws:// or wss://", RedactURL(raw))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("bad URL %q: no host", raw)
+		return fmt.Errorf("bad URL %q: no host", RedactURL(raw))
 	}
 	return nil
 }
@@ -192,12 +193,4 @@ func IsBroadcastMethod(api, method string) bool {
 	return api == "network_broadcast_api" ||
 		strings.HasPrefix(method, "broadcast_") ||
 		api == "chain_api" && strings.HasPrefix(method, "push_")
-}
-
-// redactURL is a URL for messages, its password (if any) masked.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
 }

@@ -7,15 +7,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
 // AdminHandler serves the admin listener (hivegate.admin_listen): GET
 // /metrics, POST /admin/reload, GET /admin/routes, GET /admin/route and GET
-// /admin/health. With hivegate.admin_token set (read from the config in
-// use, so a reload can rotate it) every request must carry
-// "Authorization: Bearer <token>"; others get a JSON-RPC Unauthorized
-// error (-32016) with HTTP 401.
+// /admin/health. Every request must name an allowed host (421 otherwise)
+// and a request that changes state must not come from another site's web
+// page (403) or carry a form body (415): admin_guard.go. With
+// hivegate.admin_token set (read from the config in use, so a reload can
+// rotate it) every request must carry "Authorization: Bearer <token>";
+// others get a JSON-RPC Unauthorized error (-32016) with HTTP 401. Node
+// URLs are shown redacted (config.RedactURL).
 func (g *Gateway) AdminHandler() http.Handler { return g.admin }
 
 func (g *Gateway) adminHandler() http.Handler {
@@ -26,7 +30,7 @@ func (g *Gateway) adminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/route", g.adminRoute)
 	mux.HandleFunc("GET /admin/health", g.adminHealth)
 	g.mountDebug(mux) // admin_debug.go
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return g.adminGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.adminAuthorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hivegate admin"`)
 			w.Header().Set("Content-Type", "application/json")
@@ -36,7 +40,7 @@ func (g *Gateway) adminHandler() http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // adminAuthorized checks the bearer token when one is configured.
@@ -66,9 +70,9 @@ func (g *Gateway) adminRoutes(w http.ResponseWriter, _ *http.Request) {
 	backends := make(map[string]any, len(gen.cfg.Backends))
 	for _, b := range gen.cfg.Backends {
 		if len(b.Nodes) > 1 {
-			backends[b.Name] = b.Nodes // several nodes: the list
+			backends[b.Name] = config.RedactURLs(b.Nodes) // several nodes: the list
 		} else {
-			backends[b.Name] = b.URL
+			backends[b.Name] = config.RedactURL(b.URL)
 		}
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -146,10 +150,11 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	h.Status, h.Version, h.Source, h.LoadedAt = "OK", g.opts.Version, gen.cfg.Source, gen.loaded.UTC()
 	nodes := gen.pool.Nodes()
 	for _, b := range gen.cfg.Backends {
-		bh := backendHealth{Name: b.Name, URL: b.URL, Up: gen.pool.Healthy(b.Name)}
+		bh := backendHealth{Name: b.Name, URL: config.RedactURL(b.URL), Up: gen.pool.Healthy(b.Name)}
 		for _, n := range nodes {
 			if n.Backend == b.Name {
-				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, n.URL, n.Up, n.InService(), n.Head, n.InFlight})
+				// n.URL is redacted by the pool; redacting twice changes nothing.
+				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, config.RedactURL(n.URL), n.Up, n.InService(), n.Head, n.InFlight})
 			}
 		}
 		h.Backends = append(h.Backends, bh)

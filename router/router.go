@@ -157,7 +157,7 @@ func (r *Router) Resolve(c *Call) (Route, error) {
 type Explanation struct {
 	Key      string  `json:"key"`
 	Backend  string  `json:"backend"`
-	URL      string  `json:"url"`
+	URL      string  `json:"url"` // redacted: config.RedactURL
 	TTL      any     `json:"ttl"` // seconds, or NO_CACHE / NO_EXPIRE / EXPIRE_IF_REVERSIBLE
 	TimeoutS float64 `json:"timeout_s"`
 	Retries  int     `json:"retries"`
@@ -167,13 +167,15 @@ type Explanation struct {
 	// RenamedFrom is the method key the call had before equivalent_methods
 	// renamed it (the key, backend, TTL and timeout are the destination's).
 	RenamedFrom string `json:"renamed_from,omitempty"`
-	// Nodes are the base URLs of every node of the backend, in config order.
+	// Nodes are the base URLs of every node of the backend, in config
+	// order, redacted as URL is.
 	Nodes []string `json:"nodes"`
 	// Broadcast tells that the method is never cached, retried or coalesced.
 	Broadcast bool `json:"broadcast,omitempty"`
 }
 
-// Explain resolves a call and describes the result for operators.
+// Explain resolves a call and describes the result for operators; node
+// URLs are shown with their credentials redacted (config.RedactURL).
 func (r *Router) Explain(c *Call) (Explanation, error) {
 	rt, err := r.Resolve(c)
 	if err != nil {
@@ -184,9 +186,9 @@ func (r *Router) Explain(c *Call) (Explanation, error) {
 		ttl = rt.TTL.Seconds
 	}
 	return Explanation{
-		Key: rt.Key, Backend: rt.Backend, URL: rt.URL, TTL: ttl,
+		Key: rt.Key, Backend: rt.Backend, URL: config.RedactURL(rt.URL), TTL: ttl,
 		TimeoutS: rt.Timeout.Seconds(), Retries: rt.Retries, Matched: rt.Matched,
 		Upstream: c.UpstreamMethod, RenamedFrom: c.RenamedFrom,
-		Nodes: r.nodes[rt.Backend], Broadcast: rt.Broadcast,
+		Nodes: config.RedactURLs(r.nodes[rt.Backend]), Broadcast: rt.Broadcast,
 	}, nil
 }

@@ -118,7 +118,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := applyListen(cfg, *listen); err != nil {
 		return err
 	}
-	cfg.Ops.AdminListen = *adminListen
+	if err := cfg.Ops.SetAdminListen(*adminListen); err != nil {
+		return fmt.Errorf("--admin-listen: %w", err)
+	}
 	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
 	var adminAddr string // the admin listener starts before the main one
 	err = serveWith(ctx, cfg, logger, serveOptions{

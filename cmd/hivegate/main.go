@@ -17,7 +17,7 @@ const version = "0.1.0"
 const usage = `hivegate — a caching JSON-RPC and Connect/gRPC gateway for Hive API nodes
 
 Usage:
-  hivegate serve [--config FILE] [--node-url URL] [--listen HOST:PORT]
+  hivegate serve [--config FILE] [--node-url URL] [--listen HOST:PORT] [--admin-listen HOST:PORT]
   hivegate demo [--listen HOST:PORT]
   hivegate route [--config FILE] '<json-rpc request>'
   hivegate config check FILE

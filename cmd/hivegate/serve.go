@@ -24,15 +24,24 @@ import (
 const shutdownGrace = 20 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
+	return serveCmdWith(ctx, args, stderr, serveOptions{})
+}
+
+// serveCmdWith is `hivegate serve` with options the command line does not
+// set (tests give defaultAdminListen).
+func serveCmdWith(ctx context.Context, args []string, stderr io.Writer, o serveOptions) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	file := fs.String("config", "", "config file (.yaml modern or .json legacy); default: the embedded default")
 	nodeURL := fs.String("node-url", "", "node backend URL for the embedded default (or "+config.NodeURLEnv+")")
 	listen := fs.String("listen", "", "HOST:PORT to listen on; overrides the config's hostname and port")
+	adminListen := fs.String("admin-listen", config.DefaultAdminListen, `HOST:PORT of the admin listener (metrics, /admin/*), "" for none; overrides hivegate.admin_listen. Unless given here or in the config, a busy default address only warns`)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	ui := fs.Bool("ui", false, "serve the browser page (accounts and witnesses over Connect-Web) at /ui/")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	adminSet := false
+	fs.Visit(func(f *flag.Flag) { adminSet = adminSet || f.Name == "admin-listen" })
 	logger, err := newLogger(stderr, *logFormat)
 	if err != nil {
 		return err
@@ -47,6 +56,11 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		if *listen != "" {
 			if err := applyListen(cfg, *listen); err != nil {
 				return nil, err
+			}
+		}
+		if adminSet {
+			if err := cfg.Ops.SetAdminListen(*adminListen); err != nil {
+				return nil, fmt.Errorf("--admin-listen: %w", err)
 			}
 		}
 		return cfg, nil
@@ -70,7 +84,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	defer signal.Stop(hup)
 	reload := make(chan struct{}, 1)
 	go forwardSignals(ctx, hup, reload)
-	return serveWith(ctx, cfg, logger, serveOptions{load: load, reload: reload, ui: *ui})
+	o.load, o.reload, o.ui = load, reload, *ui
+	return serveWith(ctx, cfg, logger, o)
 }
 
 // forwardSignals turns each signal into a reload request until ctx ends.
@@ -132,6 +147,10 @@ type serveOptions struct {
 	reload <-chan struct{}
 	// ui serves the browser page at /ui/ (--ui).
 	ui bool
+	// defaultAdminListen, when set, replaces config.DefaultAdminListen as
+	// the admin address of a config that gives none (tests: an address
+	// they hold, not 9090, which may or may not be free).
+	defaultAdminListen string
 }
 
 // serve runs the gateway until ctx ends, then drains in-flight requests.
@@ -174,10 +193,10 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		go func() { errc <- srv.Serve(gateway.KeepAccepting(ln, logger)) }()
 		return nil
 	}
-	if cfg.Ops.AdminListen != "" {
-		if err := start(cfg.Ops.AdminListen, gw.AdminHandler(), "admin", o.adminReady); err != nil {
-			return err
-		}
+	if err := startAdmin(cfg.Ops, o.defaultAdminListen, logger, func(addr string) error {
+		return start(addr, gw.AdminHandler(), "admin", o.adminReady)
+	}); err != nil {
+		return err
 	}
 	if err := start(cfg.Listen(), gw.Handler(), "main", o.ready); err != nil {
 		return errors.Join(err, shutdownAll(servers))
@@ -204,6 +223,33 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		}
 	}
 	logger.Info("stopped")
+	return nil
+}
+
+// startAdmin starts the admin listener with start, at ops.AdminListen (or
+// at defaultAddr when set and the config gave no address). An address
+// given explicitly (hivegate.admin_listen, --admin-listen) that cannot be
+// bound is an error; the default one (127.0.0.1:9090, Prometheus' own
+// port) only warns and leaves the admin listener off, so that a Drone or
+// jussi config starts wherever Drone or jussi would.
+func startAdmin(ops config.Ops, defaultAddr string, logger *slog.Logger, start func(addr string) error) error {
+	addr := ops.AdminListen
+	if !ops.AdminListenSet && defaultAddr != "" && addr != "" {
+		addr = defaultAddr
+	}
+	if addr == "" {
+		return nil
+	}
+	err := start(addr)
+	if err == nil {
+		return nil
+	}
+	if ops.AdminListenSet {
+		return fmt.Errorf("%w (the address of hivegate.admin_listen or --admin-listen)", err)
+	}
+	logger.Warn("admin listener off: its default address cannot be bound; metrics and /admin/* are not served. "+
+		`Choose another address with hivegate.admin_listen or serve --admin-listen HOST:PORT, or turn it off with --admin-listen ""`,
+		"addr", addr, "err", err)
 	return nil
 }
 

@@ -20,8 +20,9 @@ import (
 
 // TestTypedHitsWithinBudget fills a 16 MiB cache with typed ListAccounts
 // pages (100 keys, 43 MB of JSON in all), each asked over Connect binary
-// (a miss: the result is decoded and the message kept with the entry) and
-// then over Connect JSON (a hit: its JSON encoding kept too). The decoded
+// (a miss: the result is decoded, the message and its encoding kept with
+// the entry) and then again (a hit), one in five over Connect JSON (its
+// JSON encoding kept too). The decoded
 // messages and their encodings are charged to the budget: the cache's own
 // accounting stays within cache_max_capacity, and so does what the heap
 // grew by (plus a quarter for the collector's and allocator's slack). The
@@ -80,7 +81,11 @@ func TestTypedHitsWithinBudget(t *testing.T) {
 	var hits int
 	for limit := uint32(100); limit < 200; limit++ {
 		list(binary, limit)
-		if list(jsonc, limit) == "hit" {
+		again := binary
+		if limit%5 == 0 {
+			again = jsonc // the JSON encoding is kept too (protojson is slow: not every time)
+		}
+		if list(again, limit) == "hit" {
 			hits++
 		}
 		if got := cacheBytes(); got > budget {
@@ -92,7 +97,7 @@ func TestTypedHitsWithinBudget(t *testing.T) {
 	grew := int64(ms.HeapAlloc) - int64(before)
 	t.Logf("cache %.0f bytes (budget %d), %d hits of 100; the heap grew by %d bytes", cacheBytes(), budget, hits, grew)
 	if hits < 90 {
-		t.Errorf("%d of 100 Connect JSON calls were cache hits, want at least 90", hits)
+		t.Errorf("%d of 100 repeated calls were cache hits, want at least 90", hits)
 	}
 	if got := cacheBytes(); got < budget/2 {
 		t.Errorf("the cache counts %.0f bytes: it was not filled", got)

@@ -132,7 +132,8 @@ func (e *Entry) SetDerived(k, v any, size int) {
 // longer charged. A value that would take the entry past its shard's
 // budget, or an entry that has left the cache, gets nothing attached (false):
 // the caller serves what it decoded and lets it go. An entry that was never
-// stored in a cache attaches v and charges nothing.
+// stored in a cache attaches v and charges nothing. v must be comparable
+// (a pointer, say): GrowDecoded compares it.
 func (e *Entry) SetDecoded(v any, size int) bool {
 	s := e.shard
 	if s == nil {

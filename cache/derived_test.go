@@ -24,14 +24,14 @@ func TestEntryDerivedForms(t *testing.T) {
 	if e.Derived(formA{}) != nil || e.Decoded() != nil {
 		t.Fatal("a new entry has forms")
 	}
-	e.SetDecoded("decoded")
+	e.SetDecoded("decoded", 16)
 	e.SetDerived(formA{}, "a1", 2)
 	e.SetDerived(formB{}, "b1", 2)
 	e.SetDerived(formA{}, "a2", 2)
 	if e.Decoded() != "decoded" || e.Derived(formA{}) != "a2" || e.Derived(formB{}) != "b1" {
 		t.Errorf("Decoded %v, A %v, B %v", e.Decoded(), e.Derived(formA{}), e.Derived(formB{}))
 	}
-	e.SetDecoded("decoded again")
+	e.SetDecoded("decoded again", 16)
 	if e.Derived(formA{}) != "a2" || e.Derived(formB{}) != "b1" {
 		t.Error("SetDecoded dropped the keyed forms")
 	}
@@ -39,7 +39,7 @@ func TestEntryDerivedForms(t *testing.T) {
 	for i := range 50 {
 		wg.Go(func() {
 			if i%2 == 0 {
-				e.SetDecoded(i)
+				e.SetDecoded(i, 8)
 			} else {
 				e.SetDerived(formB{}, i, 8)
 			}
@@ -88,5 +88,80 @@ func TestDerivedFormsCharged(t *testing.T) {
 	entries[0].SetDerived(formA{}, "late", 4000)
 	if got := c.Stats().Bytes; got != st.Bytes {
 		t.Errorf("a form on an evicted entry was charged: %d bytes, want %d", got, st.Bytes)
+	}
+}
+
+// TestDecodedCharged shows the decoded value charged like a derived form:
+// its size and what GrowDecoded adds count in the budget, a replaced value
+// is no longer charged, a value that needs room evicts other entries (not
+// its own, though it is the oldest), and a value that cannot fit, or an
+// entry that has left the cache, keeps nothing and is charged nothing.
+func TestDecodedCharged(t *testing.T) {
+	t.Parallel()
+	const budget = 8 << 10
+	c := cache.New(budget, cache.WithShards(1))
+	value := []byte(`"` + strings.Repeat("x", 1000) + `"`)
+	var entries []*cache.Entry
+	for i := range 4 {
+		e, ok := c.Store(strconv.Itoa(i), value, cache.NoExpiry)
+		if !ok {
+			t.Fatalf("entry %d not stored", i)
+		}
+		entries = append(entries, e)
+	}
+	base := c.Stats().Bytes
+	e := entries[0] // the least recently used
+	bytesIs := func(what string, want int64) {
+		t.Helper()
+		if got := c.Stats().Bytes; got != want {
+			t.Fatalf("%s: %d bytes in use, want %d", what, got, want)
+		}
+	}
+	first, second := new(int), new(int)
+	if !e.SetDecoded(first, 500) || e.Decoded() != first {
+		t.Fatal("a 500-byte value that fits was not attached")
+	}
+	bytesIs("a 500-byte value", base+500)
+	if !e.GrowDecoded(first, 200) {
+		t.Fatal("200 more bytes for the attached value were refused")
+	}
+	bytesIs("grown by 200", base+700)
+	if !e.SetDecoded(second, 300) {
+		t.Fatal("a replacing value was not attached")
+	}
+	bytesIs("replaced by a 300-byte value", base+300)
+	if e.GrowDecoded(first, 100) {
+		t.Error("a value no longer attached was grown")
+	}
+	bytesIs("growing a replaced value", base+300)
+	if e.SetDecoded(first, budget) || e.Decoded() != second {
+		t.Error("a value larger than the shard's budget was attached")
+	}
+	bytesIs("a value that cannot fit", base+300)
+
+	// Room for the next value is made by evicting the least recently used
+	// other entries: 1, then 2.
+	free := budget - c.Stats().Bytes
+	if !e.SetDecoded(first, int(free)+300+1500) {
+		t.Fatal("a value that fits after evictions was not attached")
+	}
+	st := c.Stats()
+	if st.Bytes > budget || st.Entries != 2 || st.Evictions != 2 {
+		t.Fatalf("%d bytes (budget %d) in %d entries after %d evictions, want within budget, 2 entries, 2 evictions", st.Bytes, budget, st.Entries, st.Evictions)
+	}
+	for _, k := range []string{"0", "3"} {
+		if _, ok := c.Get(k); !ok {
+			t.Errorf("entry %s was evicted", k)
+		}
+	}
+	// Entry 1 has left the cache: nothing is attached to it or charged.
+	if entries[1].SetDecoded(second, 10) || entries[1].Decoded() != nil {
+		t.Error("a value was attached to an evicted entry")
+	}
+	bytesIs("a value for an evicted entry", st.Bytes)
+	// The entry's cost leaves with it.
+	c.Delete("0")
+	if got := c.Stats().Bytes; got >= st.Bytes-free {
+		t.Errorf("%d bytes in use after the entry with the large value left, want less than %d", got, st.Bytes-free)
 	}
 }

@@ -57,6 +57,7 @@ func (e *Entry) Key() string { return e.key }
 // never modified once stored; a change stores a new one.
 type derivedBox struct {
 	v     any
+	vSize int64 // what v is charged (SetDecoded, GrowDecoded); changed under the shard's lock only
 	forms []keyedForm
 }
 
@@ -103,7 +104,7 @@ func (e *Entry) SetDerived(k, v any, size int) {
 		old := e.forms.Load()
 		nb := &derivedBox{forms: make([]keyedForm, 0, 1)}
 		if old != nil {
-			nb.v = old.v
+			nb.v, nb.vSize = old.v, old.vSize
 			for _, f := range old.forms {
 				if f.k != k {
 					nb.forms = append(nb.forms, f)
@@ -119,16 +120,67 @@ func (e *Entry) SetDerived(k, v any, size int) {
 
 // SetDecoded attaches a value derived from Value (for example the decoded
 // protobuf message a Connect handler builds from the JSON result) so that it
-// is not recomputed on every hit. Concurrent callers may race to set it; the
-// last one wins, so the derived value must depend only on Value.
+// is not recomputed on every hit, and reports whether it did. The attached
+// value must depend only on Value and is read-only once attached: it is
+// shared by every reader of the entry.
 //
-// Decoded is not counted against the cache budget: front ends should attach only
-// forms whose size is of the order of Value's, and must treat the attached
-// value as read-only because it is shared by every reader of the entry.
-func (e *Entry) SetDecoded(v any) {
+// size is what v costs the heap, in bytes. Like a form of SetDerived, it is
+// charged against the cache budget (least recently used entries are evicted
+// to make room; the entry itself is marked used): a decoded message is
+// several times larger than its JSON and, uncharged, took the process far
+// past cache_max_capacity. A value replaced by a later SetDecoded is no
+// longer charged. A value that would take the entry past its shard's
+// budget, or an entry that has left the cache, gets nothing attached (false):
+// the caller serves what it decoded and lets it go. An entry that was never
+// stored in a cache attaches v and charges nothing. v must be comparable
+// (a pointer, say): GrowDecoded compares it.
+func (e *Entry) SetDecoded(v any, size int) bool {
+	s := e.shard
+	if s == nil {
+		e.swapDecoded(v, 0)
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var old int64
+	if b := e.forms.Load(); b != nil {
+		old = b.vSize
+	}
+	if !s.chargeLocked(e, int64(size)-old) {
+		return false
+	}
+	e.swapDecoded(v, int64(size))
+	return true
+}
+
+// GrowDecoded charges n more bytes to the value attached with SetDecoded,
+// when v is still that value, for what v keeps beside itself once attached
+// (a Connect handler keeps the message's wire encodings, made on first
+// use). It reports false, charging nothing, when v is no longer attached,
+// the entry has left the cache, or the bytes would not fit in the entry's
+// shard: the caller should then not keep them. The bytes are no longer
+// charged once v is replaced.
+func (e *Entry) GrowDecoded(v any, n int) bool {
+	s := e.shard
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := e.forms.Load()
+	if b == nil || b.v != v || !s.chargeLocked(e, int64(n)) {
+		return false
+	}
+	e.swapDecoded(v, b.vSize+int64(n))
+	return true
+}
+
+// swapDecoded stores a box with v (charged size) and the current keyed
+// forms; SetDerived may replace the box concurrently, hence the loop.
+func (e *Entry) swapDecoded(v any, size int64) {
 	for {
 		old := e.forms.Load()
-		nb := &derivedBox{v: v}
+		nb := &derivedBox{v: v, vSize: size}
 		if old != nil {
 			nb.forms = old.forms
 		}

@@ -262,7 +262,7 @@ func TestDecoded(t *testing.T) {
 		t.Fatalf("Decoded of a new entry = %v", e.Decoded())
 	}
 	type decoded struct{ n int }
-	e.SetDecoded(&decoded{n: 7})
+	e.SetDecoded(&decoded{n: 7}, 8)
 	e2, _ := c.Get("k")
 	if d, ok := e2.Decoded().(*decoded); !ok || d.n != 7 {
 		t.Errorf("Decoded seen by the next reader = %v", e2.Decoded())
@@ -318,7 +318,9 @@ func TestConcurrent(t *testing.T) {
 							t.Errorf("Get(%q) = %q", key, e.Value)
 							return
 						}
-						e.SetDecoded(len(e.Value))
+						if v := len(e.Value); e.SetDecoded(v, 8) {
+							e.GrowDecoded(v, 4)
+						}
 						_ = e.Decoded()
 					}
 				}

@@ -102,6 +102,27 @@ func (s *shard) charge(e *Entry, n int64) {
 	s.mu.Unlock()
 }
 
+// chargeLocked adds n bytes (n may be negative) to the cost of e, which
+// must still be the shard's entry for its key, and reports whether it did.
+// It refuses a charge that would take e alone past the shard's budget;
+// otherwise it marks e most recently used and evicts the least recently
+// used other entries until the shard is within its budget. s.mu is held.
+func (s *shard) chargeLocked(e *Entry, n int64) bool {
+	cur, ok := s.lru.Get(e.key) // marks e used: the eviction below keeps it
+	if !ok || cur != e || e.cost+n > s.budget {
+		return false
+	}
+	e.cost += n
+	s.bytes += n
+	for s.bytes > s.budget {
+		if _, _, ok := s.lru.RemoveOldest(); !ok {
+			break
+		}
+		s.evictions++
+	}
+	return true
+}
+
 // remove deletes key and reports whether it was present.
 func (s *shard) remove(key string) bool {
 	s.mu.Lock()

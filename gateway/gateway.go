@@ -17,6 +17,7 @@ import (
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/logval"
 	"github.com/hivegate/hivegate/metrics"
 	"github.com/hivegate/hivegate/server"
 )
@@ -75,10 +76,9 @@ const libProbeMethod = "database_api.get_dynamic_global_properties"
 
 // New builds a gateway from a config.
 func New(cfg *config.Config, opts Options) (*Gateway, error) {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	// Every value logged is bounded (logval): many come from clients and
+	// nodes. A nil Logger discards.
+	logger := logval.NewLogger(opts.Logger)
 	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{})}
 	if cfg.Settings.CacheMaxCapacity > 0 {
 		g.cache = cache.New(cfg.Settings.CacheMaxCapacity)

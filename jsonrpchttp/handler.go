@@ -152,16 +152,20 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.refuseTooLarge(w, r)
 		return
 	}
+	src, ok := h.requestBody(w, r, h.opts.MaxBodyBytes) // gzip-encoded or as is (encoding.go)
+	if !ok {
+		return
+	}
 	x := h.getExchange()
 	defer h.putExchange(x)
-	body, err := readBody(r.Body, h.opts.MaxBodyBytes, x.in[:0])
+	body, err := readBody(src, h.opts.MaxBodyBytes, x.in[:0])
 	x.in = body[:0]
 	if err != nil {
 		if errors.Is(err, errBodyTooLarge) {
 			h.refuseTooLarge(w, r)
 			return
 		}
-		h.writeError(w, jsonrpc.NewError(jsonrpc.KindParseError, "could not read the body", err))
+		h.writeError(w, jsonrpc.NewError(jsonrpc.KindParseError, readError(err), err))
 		return
 	}
 	// The parsed requests alias body, which goes back to the pool when post

@@ -110,7 +110,9 @@ func (c cachingCodec) Unmarshal(data []byte, msg any) error {
 
 // encode returns the message's encoding in slot, computing and keeping it
 // on first use. Two concurrent first uses may both encode; the bytes are
-// the same and either is kept.
+// the same and either is kept. Kept bytes are charged to the cache entry
+// the message is attached to; when the entry refuses them (it left the
+// cache, or has no room), they are served and not kept.
 func (a *cachedMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]byte, error) {
 	if p := a.encoded[slot].Load(); p != nil {
 		return *p, nil
@@ -119,9 +121,15 @@ func (a *cachedMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]
 	if err != nil {
 		return nil, err
 	}
-	a.encoded[slot].CompareAndSwap(nil, &b)
+	if a.encoded[slot].CompareAndSwap(nil, &b) && a.grow != nil && !a.grow(a, cap(b)+encodedOverhead) {
+		a.encoded[slot].CompareAndSwap(&b, nil)
+	}
 	return b, nil
 }
+
+// encodedOverhead is what a kept encoding costs beside its bytes: the
+// slice header allocated for the atomic pointer.
+const encodedOverhead = 32
 
 // encodedArray is the per-encoding cache of an cachedMessage.
 type encodedArray = [numSlots]atomic.Pointer[[]byte]

@@ -76,7 +76,7 @@ func (s *jsonRPCService) decode(res dispatch.Result) (*hivegatev1.CallResponse, 
 	}
 	m := &hivegatev1.CallResponse{Result: v}
 	if res.Entry != nil {
-		res.Entry.SetDecoded(&cachedMessage{desc: desc, msg: m})
+		attach(res.Entry, &cachedMessage{desc: desc, msg: m})
 	}
 	return m, nil
 }

@@ -42,9 +42,28 @@ type cachedMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
 	// encoded holds msg's wire encodings, made on first use (codec.go).
-	// Like the message, they live as long as the entry and are not counted
-	// in cache_max_capacity.
+	// Like the message, they live as long as the entry and are charged to
+	// cache_max_capacity with it (through grow).
 	encoded encodedArray
+	// grow charges n more bytes to the entry the message is attached to
+	// (cache.Entry.GrowDecoded); false: keep nothing more. nil when the
+	// message is no entry's (the call was not cached).
+	grow func(v any, n int) bool
+}
+
+// cachedMessageOverhead is what a cachedMessage costs beside its message:
+// the struct itself and the box the entry keeps it in.
+const cachedMessageOverhead = 96
+
+// attach keeps a, made from entry's result, with the entry, charged to
+// the cache budget with its message's estimated heap size (typed_size.go);
+// a message the budget has no room for is served and not kept.
+func attach(entry interface {
+	SetDecoded(v any, size int) bool
+	GrowDecoded(v any, n int) bool
+}, a *cachedMessage) {
+	a.grow = entry.GrowDecoded // set before a is shared; refuses a that is not attached
+	entry.SetDecoded(a, cachedMessageOverhead+heapSize(a.msg.ProtoReflect()))
 }
 
 // typedServer serves the typed RPCs through the dispatcher.
@@ -139,7 +158,7 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 	}
 	a := &cachedMessage{desc: desc, msg: m.Interface()}
 	if res.Entry != nil {
-		res.Entry.SetDecoded(a)
+		attach(res.Entry, a)
 	}
 	return a, nil
 }

@@ -25,8 +25,10 @@ type MemoryConfig struct {
 	// Timeout bounds the fill (default 60s).
 	Timeout time.Duration
 	// Method is "block" (condenser_api.get_block batches, ~1.6 KB values,
-	// many small entries) or "accounts" (list_accounts pages of 1000
-	// accounts, ~2.8 MB values).
+	// many small entries), "accounts" (list_accounts pages of 1000
+	// accounts, ~2.8 MB values) or "typed" (the same pages through Connect
+	// ListAccounts: each entry also keeps its decoded message and its
+	// encoding, charged to the budget).
 	Method string
 	// Workers is the number of concurrent fill clients (default 8).
 	Workers int
@@ -74,8 +76,20 @@ func (m *MemoryConfig) withDefaults() {
 	}
 }
 
+// fillPath is the path the fill requests of method go to.
+func fillPath(method string) string {
+	if method == "typed" {
+		return ConnectListAccountsPath
+	}
+	return "/"
+}
+
 // fillBody returns the request for fill step n and its number of calls.
 func fillBody(method string, n int64) (string, int64) {
+	if method == "typed" {
+		return `{"limit":1000,"order":"LIST_ACCOUNTS_ORDER_BY_NAME","start":{"byName":{"account":"fill-` +
+			strconv.FormatInt(n, 10) + `"}}}`, 1
+	}
 	if method == "accounts" {
 		return `{"jsonrpc":"2.0","id":1,"method":"database_api.list_accounts","params":{"start":"fill-` +
 			strconv.FormatInt(n, 10) + `","limit":1000,"order":"by_name"}}`, 1
@@ -119,7 +133,7 @@ func (r *runner) memory(ctx context.Context) (*MemoryResult, error) {
 		wg.Go(func() {
 			for fctx.Err() == nil && bytesIn.Load() < goal {
 				body, n := fillBody(mc.Method, next.Add(1)-1)
-				got, err := post(fctx, client, gw.URL(), body)
+				got, err := post(fctx, client, gw.URL()+fillPath(mc.Method), body)
 				reqs.Add(1)
 				calls.Add(n)
 				bytesIn.Add(int64(got))

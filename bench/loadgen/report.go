@@ -287,8 +287,11 @@ func writeMemory(b *strings.Builder, mr *MemoryResult) {
 		gogc = "GOGC " + mr.Stats.Mem.GOGC
 	}
 	what := "batches of 50 `condenser_api.get_block` calls with distinct block numbers"
-	if mr.Method == "accounts" {
+	switch mr.Method {
+	case "accounts":
 		what = "`database_api.list_accounts` pages (limit 1000) with distinct `start` values"
+	case "typed":
+		what = "Connect JSON `ListAccounts` pages (limit 1000) with distinct `start` values"
 	}
 	fmt.Fprintf(b, "A gateway with cache_max_capacity %s (%s, %s, GOMAXPROCS %d) received %s,\n",
 		mib(mr.Capacity), gogc, limit, mr.GOMAXPROCS, what)

@@ -243,7 +243,7 @@ func TestFillBody(t *testing.T) {
 	cases := []struct {
 		method    string
 		wantCalls int64
-	}{{"block", BatchSize}, {"accounts", 1}}
+	}{{"block", BatchSize}, {"accounts", 1}, {"typed", 1}}
 	for _, tc := range cases {
 		seen := map[string]bool{}
 		for n := range int64(3) {
@@ -265,9 +265,13 @@ func TestFillBody(t *testing.T) {
 			for _, e := range elems {
 				var c struct {
 					Params json.RawMessage `json:"params"`
+					Start  json.RawMessage `json:"start"` // Connect's ListAccountsRequest
 				}
 				if err := json.Unmarshal(e, &c); err != nil {
 					t.Fatal(err)
+				}
+				if tc.method == "typed" {
+					c.Params = c.Start
 				}
 				if seen[string(c.Params)] {
 					t.Errorf("%s: params %s repeat: keys must be distinct", tc.method, c.Params)

@@ -18,6 +18,7 @@ import (
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/gateway"
+	"github.com/hivegate/hivegate/logval"
 )
 
 // shutdownGrace bounds how long in-flight requests may finish after SIGTERM.
@@ -132,6 +133,7 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
+	logger = logval.NewLogger(logger) // net/http's and every library's lines are bounded too
 	slog.SetDefault(logger)
 	return logger, nil
 }

@@ -17,8 +17,8 @@ const module = "github.com/hivegate/hivegate/"
 // missing here fails the test, so that a new package is placed on purpose.
 var layer = map[string]int{
 	// Leaves: the config model, the one JSON package, Hive's transaction
-	// format, the static browser page.
-	"config": 0, "jsonwire": 0, "hivetx": 0, "web": 0,
+	// format, the static browser page, the bound on logged values.
+	"config": 0, "jsonwire": 0, "hivetx": 0, "web": 0, "logval": 0,
 	// Vocabulary and routing: JSON-RPC types and errors, method keys.
 	// The simulated node ships with demo but stands beside the gateway.
 	"router": 1, "jsonrpc": 1, "hivesim": 1,

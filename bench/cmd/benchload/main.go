@@ -71,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.only, "only", "", "comma-separated scenario IDs to run (1,1b,1c,2a,2b,3a,3b,3c,4a,4c,4b,mem); default all")
 	fs.Int64Var(&o.memMiB, "mem-capacity-mib", 256, "memory check: cache_max_capacity in MiB; 0: skip the check")
 	fs.Float64Var(&c.Memory.FillFactor, "mem-fill", 1.5, "memory check: answer bytes to send, as a multiple of the capacity")
-	fs.StringVar(&c.Memory.Method, "mem-method", "block", "memory check: block (get_block batches) or accounts (list_accounts pages)")
+	fs.StringVar(&c.Memory.Method, "mem-method", "block", "memory check: block (get_block batches), accounts (list_accounts pages) or typed (Connect ListAccounts pages)")
 	fs.DurationVar(&c.Memory.Timeout, "mem-timeout", 60*time.Second, "memory check: time limit of the fill")
 	fs.StringVar(&c.Memory.GOMEMLIMIT, "mem-gomemlimit", "", "memory check: GOMEMLIMIT for the gateway (e.g. 350MiB); default unset")
 	fs.StringVar(&c.ProfileDir, "profile-dir", "", "write CPU and allocation profiles of each gateway here")
@@ -97,8 +97,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.memMiB < 0 {
 		return o, errors.New("-mem-capacity-mib is negative")
 	}
-	if m := c.Memory.Method; m != "block" && m != "accounts" {
-		return o, fmt.Errorf("-mem-method %q: want block or accounts", m)
+	if m := c.Memory.Method; m != "block" && m != "accounts" && m != "typed" {
+		return o, fmt.Errorf("-mem-method %q: want block, accounts or typed", m)
 	}
 	c.Memory.Capacity = o.memMiB << 20
 	if c.UpstreamConns == 0 {

@@ -27,19 +27,41 @@ import (
 // connection (it does so for any request of which nothing was written).
 // Nothing here reads or writes HTTP: the Transport does.
 
+// A request is written on a kept-alive connection only while the backend
+// has not closed it: a node that closes an idle connection (its keep-alive
+// timeout, or a close after an answer without "Connection: close") would
+// otherwise get the request written into a closed connection, and the
+// call would fail or need a retry. Before the first write of a request on
+// a connection that carried an earlier one, conn.Write checks whether the
+// backend's end is closed (a read saw it, or the socket holds its FIN);
+// then nothing is written and the Transport sends the request on another
+// connection. A request that was written is never sent again by the
+// Transport (exchange.go): its resend is one of the call's retries.
+
 // errRejectedConn is the error of a write on a connection whose previous
 // answer was rejected.
 var errRejectedConn = errors.New("backend: connection closed after a rejected answer")
+
+// errPeerClosed is the error of a write on a kept-alive connection the
+// backend has closed.
+var errPeerClosed = errors.New("backend: kept-alive connection closed by the backend")
 
 // conn is a backend connection as dialed by hivegate (see above).
 type conn struct {
 	net.Conn
 	received atomic.Int64 // bytes read from the backend since the dial
 
+	// readFailed is set once a read returned an error (the backend's
+	// close, a reset).
+	readFailed atomic.Bool
+
 	mu       sync.Mutex
 	released *sync.Cond // signalled by release
 	users    int        // calls holding the connection (got, not released)
 	rejected bool
+	// idle is set by a release: the next write starts a new request on a
+	// connection that carried an earlier one.
+	idle bool
 }
 
 // dialer dials backend connections wrapped in conn.
@@ -62,17 +84,31 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.received.Add(int64(n))
+	if err != nil {
+		c.readFailed.Store(true)
+	}
 	return n, err
 }
 
 // Write waits until every earlier user of the connection has released it,
-// then writes; on a rejected connection it writes nothing and fails.
+// then writes; on a rejected connection, and at the start of a request on
+// a kept-alive connection the backend has closed, it writes nothing and
+// fails.
 func (c *conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	for c.users > 1 && !c.rejected {
 		c.released.Wait()
 	}
 	rejected := c.rejected
+	if !rejected && c.idle {
+		c.idle = false
+		if c.readFailed.Load() || peerClosed(c.Conn) {
+			c.rejected = true
+			_ = c.Conn.Close()
+			c.mu.Unlock()
+			return 0, errPeerClosed
+		}
+	}
 	c.mu.Unlock()
 	if rejected {
 		return 0, errRejectedConn
@@ -92,6 +128,7 @@ func (c *conn) got() {
 func (c *conn) release(reject bool) {
 	c.mu.Lock()
 	c.users--
+	c.idle = true
 	if reject && !c.rejected {
 		c.rejected = true
 		_ = c.Conn.Close()

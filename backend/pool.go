@@ -54,7 +54,7 @@ type node struct {
 	ws *wsNode
 	// header is sent with every call (baseHeaders); shared, read-only.
 	header http.Header
-	health             health
+	health health
 	// inFlight counts the calls being made to the node (least loaded).
 	inFlight atomic.Int64
 	// head is the node's head block as its last probe saw it (0: unknown).

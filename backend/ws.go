@@ -24,8 +24,10 @@ import (
 // (github.com/coder/websocket), as jussi called hived: up to
 // Options.WSConnsPerNode connections per node, opened when calls need them,
 // each carrying any number of calls at once. A call is one text message
-// {"jsonrpc":"2.0","id":N,...}; the pool's ids are unique, and each
-// connection's reader hands every answer to the call waiting on its id.
+// {"jsonrpc":"2.0","id":"N",...}; the pool's ids are random (ids.go), and
+// each connection's reader hands every answer to the call waiting on its
+// id on that connection, and to no other: an answer for an id nobody on
+// the connection waits for is refused and drops the connection (read).
 //
 // A call has the same deadline, retries, answer checks, size cap, health
 // accounting and metrics as on an HTTP node (Pool.Call makes both). When a

@@ -20,10 +20,10 @@ import (
 type wsAction int
 
 const (
-	wsAnswer wsAction = iota // write the reply
-	wsIgnore                 // never answer
-	wsDrop                   // close the connection without answering
-	wsAnswerLines            // write each line of the reply as a message of its own
+	wsAnswer      wsAction = iota // write the reply
+	wsIgnore                      // never answer
+	wsDrop                        // close the connection without answering
+	wsAnswerLines                 // write each line of the reply as a message of its own
 )
 
 // wsHandler answers one call: the message to write back and what to do.

@@ -272,12 +272,8 @@ func batchIndex(id []byte, ids []uint64) (int, bool) {
 	if id == nil {
 		return 0, false
 	}
-	text := idText(id)
-	if len(text) > 1 && text[0] == '0' {
-		return 0, false // "007" is not 7 (idMatches)
-	}
-	v, err := strconv.ParseUint(string(text), 10, 64)
-	if err != nil {
+	v, ok := parseID(id)
+	if !ok {
 		return 0, false
 	}
 	k := slices.Index(ids, v)

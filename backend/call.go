@@ -142,9 +142,12 @@ func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Re
 	var done tried
 	var fresh *node // the node whose next attempt goes on a connection of its own
 	for tries := 1; ; tries++ {
-		n, at := be.pick(done)
+		var n *node
+		var at int
 		if fresh != nil {
 			n, at = fresh, slices.Index(be.nodes, fresh)
+		} else {
+			n, at = be.pick(done)
 		}
 		done.add(at)
 		resp.Node = n.url.Redacted()

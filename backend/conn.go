@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -54,6 +55,14 @@ type conn struct {
 	// readFailed is set once a read returned an error (the backend's
 	// close, a reset).
 	readFailed atomic.Bool
+	// raw is the socket, for peerClosed (nil where it cannot be had);
+	// peekFn is the peek method as a value made once, peerGone its result
+	// and peekBuf its buffer (all under mu), so that a check allocates
+	// nothing.
+	raw      syscall.RawConn
+	peekFn   func(fd uintptr)
+	peerGone bool
+	peekBuf  [1]byte
 
 	mu       sync.Mutex
 	released *sync.Cond // signalled by release
@@ -77,6 +86,10 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	tc := &conn{Conn: c}
 	tc.released = sync.NewCond(&tc.mu)
+	if sc, ok := c.(syscall.Conn); ok {
+		tc.raw, _ = sc.SyscallConn()
+	}
+	tc.peekFn = tc.peek
 	return tc, nil
 }
 
@@ -102,7 +115,7 @@ func (c *conn) Write(p []byte) (int, error) {
 	rejected := c.rejected
 	if !rejected && c.idle {
 		c.idle = false
-		if c.readFailed.Load() || peerClosed(c.Conn) {
+		if c.readFailed.Load() || c.peerClosed() {
 			c.rejected = true
 			_ = c.Conn.Close()
 			c.mu.Unlock()

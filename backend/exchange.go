@@ -135,11 +135,15 @@ func appendBody(b []byte, id uint64, method string, params []byte) []byte {
 	return append(b, '}')
 }
 
+// bodyOverhead is the most appendBody adds to a method and its params:
+// {"jsonrpc":"2.0","id":"<20 digits>","method":"…","params":…}.
+const bodyOverhead = 72
+
 // newBody returns the body of one call in a buffer of its own (a request
 // may be sent again, by the Transport or a retry, after its caller is gone
 // from the buffer pool's point of view).
 func newBody(id uint64, method string, params []byte) []byte {
-	return appendBody(make([]byte, 0, len(method)+len(params)+48), id, method, params)
+	return appendBody(make([]byte, 0, len(method)+len(params)+bodyOverhead), id, method, params)
 }
 
 // reservedHeaders are the headers a context cannot add (WithHeader): the

@@ -97,7 +97,7 @@ func TestWriteChecksPeerClose(t *testing.T) {
 	defer closed.Close()
 	_ = closedSrv.Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for !peerClosed(closed.Conn) { // the FIN crosses loopback
+	for !peekClosed(closed) { // the FIN crosses loopback
 		if time.Now().After(deadline) {
 			t.Fatal("the backend's close never reached the socket")
 		}
@@ -107,4 +107,11 @@ func TestWriteChecksPeerClose(t *testing.T) {
 	if n, err := closed.Write([]byte("request 2")); n != 0 || !errors.Is(err, errPeerClosed) {
 		t.Errorf("write on a connection the backend closed: %d, %v; want 0 and errPeerClosed", n, err)
 	}
+}
+
+// peekClosed is peerClosed with the connection's lock held, as Write calls it.
+func peekClosed(c *conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.peerClosed()
 }

@@ -2,8 +2,10 @@
 
 package backend
 
-import "net"
+// peerClosed reports whether the backend has closed its end of the
+// connection; where the socket cannot be peeked at, only a failed read
+// tells (conn.Write).
+func (c *conn) peerClosed() bool { return false }
 
-// peerClosed reports whether the backend has closed its end of nc; where
-// the socket cannot be peeked at, only a failed read tells (conn.Write).
-func peerClosed(net.Conn) bool { return false }
+// peek is unused where peerClosed cannot look at the socket.
+func (c *conn) peek(uintptr) {}

@@ -2,30 +2,24 @@
 
 package backend
 
-import (
-	"errors"
-	"net"
-	"syscall"
-)
+import "syscall"
 
-// peerClosed reports whether the backend has closed its end of nc (its FIN
-// or a reset is waiting in the socket), without reading or blocking:
-// conn.Write checks it before a request goes on a kept-alive connection.
-// Bytes waiting (not a close) and anything it cannot tell say false.
-func peerClosed(nc net.Conn) bool {
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
+// peerClosed reports whether the backend has closed its end of the
+// connection (its FIN or a reset is waiting in the socket), without
+// reading or blocking: conn.Write checks it, with mu held, before a request
+// goes on a kept-alive connection. Bytes waiting (not a close) and anything
+// it cannot tell say false.
+func (c *conn) peerClosed() bool {
+	if c.raw == nil {
 		return false
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	closed := false
-	_ = rc.Control(func(fd uintptr) {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		closed = (n == 0 && err == nil) || errors.Is(err, syscall.ECONNRESET)
-	})
-	return closed
+	c.peerGone = false
+	_ = c.raw.Control(c.peekFn)
+	return c.peerGone
+}
+
+// peek is peerClosed's look at the socket fd.
+func (c *conn) peek(fd uintptr) {
+	n, _, err := syscall.Recvfrom(int(fd), c.peekBuf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	c.peerGone = (n == 0 && err == nil) || err == syscall.ECONNRESET
 }

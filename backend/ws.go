@@ -489,8 +489,13 @@ func trailingID(tail []byte) (uint64, bool) {
 	return parseID(bytes.TrimSpace(v[1:]))
 }
 
-// parseID reads an id the pool sent: a number, or a string holding one.
+// parseID reads an id the pool sent: a number, or a string holding one,
+// spelt as the pool spells it (no leading zero: idMatches).
 func parseID(v []byte) (uint64, bool) {
-	id, err := strconv.ParseUint(string(idText(v)), 10, 64)
+	text := idText(v)
+	if len(text) > 1 && text[0] == '0' {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(string(text), 10, 64)
 	return id, err == nil
 }

@@ -310,6 +310,13 @@ func checkAttempts(t *testing.T, scheme string, f fault, mode string, retries in
 	if mode == "batch" && f.refusedAsBatch && scheme == "http" {
 		limit++ // the batch, refused as such, then each call alone
 	}
+	least := 1
+	if mode == "batch" && scheme == "ws" {
+		// The calls go at once over shared connections: one dropped for
+		// another call's refused answer fails the calls waiting on it,
+		// some before their request was written.
+		least = 0
+	}
 	for i, r := range reqs {
 		tag := strings.Trim(string(r.Params), `["]`)
 		if (errs[i] == nil) != f.passes {
@@ -319,8 +326,8 @@ func checkAttempts(t *testing.T, scheme string, f fault, mode string, retries in
 		switch {
 		case (mode == "broadcast" || f.passes) && got != 1:
 			t.Errorf("%s %s reached the node %d times, want exactly 1", mode, tag, got)
-		case got < 1 || got > limit:
-			t.Errorf("call %s reached the node %d times, want 1 to %d", tag, got, limit)
+		case got < least || got > limit:
+			t.Errorf("call %s reached the node %d times, want %d to %d", tag, got, least, limit)
 		}
 		if resps[i].Attempts > limit {
 			t.Errorf("call %s: Attempts %d, want at most %d", tag, resps[i].Attempts, limit)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
@@ -145,7 +144,7 @@ func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Re
 		var n *node
 		var at int
 		if fresh != nil {
-			n, at = fresh, slices.Index(be.nodes, fresh)
+			n, at = fresh, fresh.index-1
 		} else {
 			n, at = be.pick(done)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hivegate/hivegate/jsonrpc"
@@ -41,7 +42,8 @@ func (p *Pool) readAnswer(ctx context.Context, n *node, resp *http.Response, che
 			cause:  httpStatusCause(n, status, "POST"),
 			// A 408 on a kept-alive connection was most likely sent
 			// while it was idle, before this request.
-			stale: status == http.StatusRequestTimeout,
+			stale:   status == http.StatusRequestTimeout,
+			refused: status >= 400 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests,
 		}, status == http.StatusRequestTimeout
 	}
 	limit := p.opts.MaxResponseBytes
@@ -105,13 +107,18 @@ func (p *Pool) checkSingle(n *node, raw []byte, lb *Lease, fresh bool, id uint64
 }
 
 // invalidAnswer is the failure of an answer that is not the JSON-RPC
-// response expected; reason completes "backend X answered ...".
+// response expected; reason completes "backend X answered ...". An answer
+// carrying an id the exchange did not send (reasonWrongID) is refused as a
+// lie: it counts against the node's health, and the call may be made again
+// on a connection of its own (Pool.Call), within its retries.
 func invalidAnswer(n *node, reason string, raw []byte) *failure {
+	wrongID := strings.HasPrefix(reason, reasonWrongID)
 	return &failure{
 		kind:   jsonrpc.KindInvalidUpstreamResponse,
 		detail: "answered " + reason,
 		cause:  fmt.Errorf("POST %s: %s: body starts %q", shownURL(n.url), reason, raw[:min(len(raw), 200)]),
-		stale:  reason == reasonWrongID,
+		stale:  wrongID,
+		down:   wrongID,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -18,17 +19,24 @@ var errBatchRefused = errors.New("backend: batch answer refused")
 
 // CallBatch makes the calls reqs to the named backend in one JSON-RPC batch
 // request ([{...},{...}], hived and hivemind accept it) and returns each
-// call's answer and error by position, as Call would. The ids of the batch
-// are the pool's own; answers are matched to calls by id, in any order.
+// call's answer and error by position, as Call would. Each call of the
+// batch carries a random id of its own (ids.go); answers are matched to
+// calls by id, in any order, and an answer is accepted only as an array
+// holding exactly one valid response to each call (an unknown, repeated or
+// missing id refuses the whole answer, and counts as a failure of the
+// node).
 //
 // The batch is one exchange under the first call's Timeout: callers batch
-// calls with the same route settings. It is not retried as a whole. When
-// the backend does not answer it with an array holding exactly one valid
-// response to each call — an HTTP error, a transport failure, an answer over
-// the size cap, anything else — every call is made on its own (Call, with
-// its own retries), so a node that does not take batches costs one refused
-// exchange, not a failed call. A batch that ran out of time is the
-// exception: its calls report the timeout.
+// calls with the same route settings. It is one attempt of each of its
+// calls. When it fails — a transport failure, HTTP 5xx, an answer that is
+// not one to each call, one over the size cap — each call with a retry
+// left is made on its own (Call) with the attempts it has left, and the
+// others report the batch's failure: no call reaches the backend more than
+// 1 + Retries times. A backend that refuses the batch as a whole without
+// acting on it (HTTP 4xx other than 408 and 429, or a JSON-RPC error to the
+// whole batch: a node that does not take batches) has its calls made one by
+// one with all their attempts. A batch that ran out of time reports the
+// timeout for each call.
 //
 // Calls that must not reach the backend twice (Once: broadcasts) are never
 // put in a batch: CallBatch makes them on their own. One call is made with
@@ -101,34 +109,38 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 		callCtx, cancel = context.WithTimeout(bctx, t)
 		defer cancel()
 	}
-	first := p.nextID.Add(uint64(len(reqs))) - uint64(len(reqs)) + 1
+	ids := make([]uint64, len(reqs))
 	body := make([]byte, 0, 64*len(reqs))
 	body = append(body, '[')
 	for i, r := range reqs {
+		ids[i] = p.newID()
+		for slices.Contains(ids[:i], ids[i]) { // odds 2^-64, but ids must differ
+			ids[i] = p.newID()
+		}
 		if i > 0 {
 			body = append(body, ',')
 		}
-		body = appendBody(body, first+uint64(i), r.Method, r.Params)
+		body = appendBody(body, ids[i], r.Method, r.Params)
 	}
 	body = append(body, ']')
 
 	envs := make([]envelope, len(reqs))
 	n.inFlight.Add(1)
-	sends, maxAge, f := p.exchangeBatch(callCtx, n, body, first, reqs, envs)
+	maxAge, f := p.exchangeBatch(callCtx, n, body, ids, reqs, envs)
 	n.inFlight.Add(-1)
 	elapsed := time.Since(start)
 	if done != nil {
 		var derr error
 		if f != nil {
-			derr = f.toError(name, sends)
+			derr = f.toError(name, 1)
 		}
-		done(Response{Backend: name, Attempts: sends, Elapsed: elapsed}, derr)
+		done(Response{Backend: name, Attempts: 1, Elapsed: elapsed}, derr)
 	}
 	switch {
 	case f == nil:
 		n.health.success(p.logger, n)
 		for i := range reqs {
-			resps[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge}
+			resps[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge, Node: shownURL(n.url)}
 			if envs[i].errObj != nil {
 				resps[i].Error = jsonrpc.BackendError(envs[i].errObj)
 			}
@@ -137,74 +149,71 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	case ctx.Err() != nil:
 		err := abandoned(n, ctx.Err())
 		for i := range reqs {
-			resps[i], errs[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed}, err
+			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: shownURL(n.url)}, err
 		}
 		return resps, errs
 	case callCtx.Err() != nil:
 		n.health.failure(p.logger, n, f.cause)
-		err := timeoutError(n, reqs[0].Timeout, sends, f.cause)
+		err := timeoutError(n, reqs[0].Timeout, 1, f.cause)
 		for i := range reqs {
-			resps[i], errs[i] = Response{Backend: name, Attempts: sends, Elapsed: elapsed}, err
+			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: shownURL(n.url)}, err
 		}
 		return resps, errs
 	}
 	if f.down {
 		n.health.failure(p.logger, n, f.cause)
 	}
+	// A batch refused as such cost its calls nothing; any other failed
+	// batch was one attempt of each.
+	used := 1
+	if f.refused {
+		used = 0
+	}
 	p.logger.LogAttrs(ctx, slog.LevelDebug, "backend refused a batch; its calls go one by one",
-		slog.String("backend", name), slog.Int("calls", len(reqs)), slog.Any("err", f.cause))
+		slog.String("backend", name), slog.Int("calls", len(reqs)), slog.Bool("refused_as_batch", f.refused), slog.Any("err", f.cause))
 	var wg sync.WaitGroup
-	for i := range reqs {
-		wg.Go(func() {
-			resps[i], errs[i] = p.Call(ctx, name, reqs[i])
-			resps[i].Attempts += sends
-		})
+	for i, r := range reqs {
+		if used > min(max(r.Retries, 0), MaxRetries) {
+			resps[i] = Response{Backend: name, Attempts: used, Elapsed: elapsed, Node: shownURL(n.url)}
+			errs[i] = f.toError(name, used)
+			continue
+		}
+		wg.Go(func() { resps[i], errs[i] = p.callAlone(ctx, be, r, used) })
 	}
 	wg.Wait()
 	return resps, errs
 }
 
-// exchangeBatch sends a batch body and checks the answer into envs. It
-// returns how many times the body was sent, the answer's Cache-Control
-// lifetime (cacheMaxAge, for every call of the batch) and the failure that
-// refuses the batch as a whole.
-func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, first uint64, reqs []Request, envs []envelope) (int, time.Duration, *failure) {
+// exchangeBatch sends a batch body, whose calls carry ids, once and checks
+// the answer into envs. It returns the answer's Cache-Control lifetime
+// (cacheMaxAge, for every call of the batch) and the failure that refuses
+// the batch as a whole.
+func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, ids []uint64, reqs []Request, envs []envelope) (time.Duration, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)
-	t := n.transport
-	for {
-		var f *failure
-		var maxAge time.Duration
-		hresp, err := p.send(ctx, t, n, ex, body, false) //nolint:bodyclose // readAnswer closes it
-		reused := ex.reused
-		if err != nil {
-			f = p.sendFailure(ctx, n, ex, err)
-			ex.finish(f.stale)
-		} else {
-			var reject bool
-			f, reject = p.readAnswer(ctx, n, hresp, func(raw []byte, _ *Lease, _ bool) (bool, *failure) {
-				return false, checkBatch(n, raw, first, reqs, envs)
-			})
-			ex.finish(reject)
-			maxAge = cacheMaxAge(hresp.Header)
-		}
-		if f != nil && f.stale && reused && t == n.transport && ctx.Err() == nil {
-			t = n.fresh
-			continue
-		}
-		return max(ex.sends, 1), maxAge, f
+	hresp, err := p.send(ctx, n.transport, n, ex, body) //nolint:bodyclose // readAnswer closes it
+	if err != nil {
+		f := p.sendFailure(ctx, n, ex, err)
+		ex.finish(f.stale)
+		return 0, f
 	}
+	f, reject := p.readAnswer(ctx, n, hresp, func(raw []byte, _ *Lease, _ bool) (bool, *failure) {
+		return false, checkBatch(n, raw, ids, reqs, envs)
+	})
+	ex.finish(reject)
+	return cacheMaxAge(hresp.Header), f
 }
 
-// checkBatch checks the answer to a batch whose calls are numbered first,
-// first+1, ...: a JSON array of exactly one valid response to each call, in
-// any order. Each call's member is copied out of raw (with its
-// ResultPrefix) into envs.
-func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelope) *failure {
+// checkBatch checks the answer to a batch whose calls carry ids: a JSON
+// array of exactly one valid response to each call, in any order. Each
+// call's member is copied out of raw (with its ResultPrefix) into envs.
+func checkBatch(n *node, raw []byte, ids []uint64, reqs []Request, envs []envelope) *failure {
 	i := jsonwire.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		if env, _, reason := parseResponse(raw); reason == "" && env.errObj != nil {
-			return invalidAnswer(n, "an error to the whole batch", raw)
+			f := invalidAnswer(n, "an error to the whole batch", raw)
+			f.refused = true
+			return f
 		}
 		return invalidAnswer(n, "no array to a batch", raw)
 	}
@@ -221,7 +230,7 @@ func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelo
 		if reason != "" {
 			return invalidAnswer(n, reason+" in a batch", raw)
 		}
-		k, ok := batchIndex(id, first, len(reqs))
+		k, ok := batchIndex(id, ids)
 		if !ok || seen[k] {
 			return invalidAnswer(n, reasonWrongID+" in a batch", raw)
 		}
@@ -238,17 +247,35 @@ func checkBatch(n *node, raw []byte, first uint64, reqs []Request, envs []envelo
 			kind:   jsonrpc.KindInvalidUpstreamResponse,
 			detail: "answered " + strconv.Itoa(got) + " of " + strconv.Itoa(len(reqs)) + " calls of a batch",
 			cause:  errBatchRefused,
+			down:   true, // a call the node was sent and did not answer
 		}
 	}
 	return nil
 }
 
-// batchIndex returns the position in a batch numbered from first of the
-// call a response's id names.
-func batchIndex(id []byte, first uint64, n int) (int, bool) {
-	v, err := strconv.ParseUint(string(idText(id)), 10, 64)
-	if err != nil || v < first || v-first >= uint64(n) {
+// callAlone makes one call of a failed batch on its own (Pool.call, after
+// used attempts), told to the Observer as Call's are.
+func (p *Pool) callAlone(ctx context.Context, be *backend, req Request, used int) (Response, error) {
+	o := p.opts.Observer
+	if o == nil || ctx.Value(observedKey{}) != nil {
+		return p.call(ctx, be, req, used)
+	}
+	ctx, done := o.CallStarted(ctx, be.name, req)
+	resp, err := p.call(context.WithValue(ctx, observedKey{}, true), be, req, used)
+	done(resp, err)
+	return resp, err
+}
+
+// batchIndex returns the position in a batch of the call whose id a
+// response names (nil for a null id: no call).
+func batchIndex(id []byte, ids []uint64) (int, bool) {
+	if id == nil {
 		return 0, false
 	}
-	return int(v - first), true
+	v, ok := parseID(id)
+	if !ok {
+		return 0, false
+	}
+	k := slices.Index(ids, v)
+	return k, k >= 0
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -134,51 +135,73 @@ func TestCallBatch(t *testing.T) {
 }
 
 // TestCallBatchFallsBack shows a node that does not answer a batch as a
-// whole getting its calls one by one: every call still gets its own answer.
+// whole getting its calls one by one. A batch the node refused as such
+// (HTTP 4xx, an error to the whole batch) cost its calls nothing: they go
+// one by one even without retries. Any other failed batch was one attempt
+// of each call: its calls go one by one only with a retry left, and
+// without one report the batch's failure, so that no call reaches the
+// node more than 1 + retries times.
 func TestCallBatchFallsBack(t *testing.T) {
 	t.Parallel()
 	testCases := []struct {
-		name   string
-		refuse refuseFunc
+		name    string
+		refused bool // refused as a batch
+		refuse  refuseFunc
 	}{
-		{"HTTP 400", func(w http.ResponseWriter, _ []rpcRequest) bool {
+		{"HTTP 400", true, func(w http.ResponseWriter, _ []rpcRequest) bool {
 			http.Error(w, "batches not supported", http.StatusBadRequest)
 			return true
 		}},
-		{"HTTP 500", func(w http.ResponseWriter, _ []rpcRequest) bool {
+		{"HTTP 500", false, func(w http.ResponseWriter, _ []rpcRequest) bool {
 			http.Error(w, "oops", http.StatusInternalServerError)
 			return true
 		}},
-		{"an error object, not an array", func(w http.ResponseWriter, _ []rpcRequest) bool {
+		{"an error object, not an array", true, func(w http.ResponseWriter, _ []rpcRequest) bool {
 			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
 			return true
 		}},
-		{"an answer missing", func(w http.ResponseWriter, calls []rpcRequest) bool {
+		{"an answer missing", false, func(w http.ResponseWriter, calls []rpcRequest) bool {
 			_, _ = io.WriteString(w, `[{"jsonrpc":"2.0","id":`+string(calls[0].ID)+`,"result":1}]`)
 			return true
 		}},
-		{"an id twice", func(w http.ResponseWriter, calls []rpcRequest) bool {
+		{"an id twice", false, func(w http.ResponseWriter, calls []rpcRequest) bool {
 			a := `{"jsonrpc":"2.0","id":` + string(calls[0].ID) + `,"result":1}`
 			_, _ = io.WriteString(w, "["+strings.Repeat(a+",", len(calls)-1)+a+"]")
 			return true
 		}},
-		{"over the size cap", func(w http.ResponseWriter, _ []rpcRequest) bool {
+		{"over the size cap", false, func(w http.ResponseWriter, _ []rpcRequest) bool {
 			_, _ = io.WriteString(w, `["`+strings.Repeat("x", 4096)+`"]`)
 			return true
 		}},
 	}
 	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			node := newBatchNode(t, tc.refuse)
-			pool := newPool(t, backend.Options{MaxResponseBytes: 2048}, map[string]string{"n": node.srv.URL})
-			reqs := calls(3, "m")
-			resps, errs := pool.CallBatch(context.Background(), "n", reqs)
-			checkEach(t, reqs, resps, errs)
-			if got := node.seen(); !slices.Equal(got, []int{3, 0, 0, 0}) {
-				t.Errorf("HTTP requests %v, want the batch of 3 then 3 single calls", got)
-			}
-		})
+		for _, retries := range []int{0, 1} {
+			t.Run(tc.name+"/retries "+strconv.Itoa(retries), func(t *testing.T) {
+				t.Parallel()
+				node := newBatchNode(t, tc.refuse)
+				pool := newPool(t, backend.Options{MaxResponseBytes: 2048}, map[string]string{"n": node.srv.URL})
+				reqs := calls(3, "m")
+				for i := range reqs {
+					reqs[i].Retries = retries
+				}
+				resps, errs := pool.CallBatch(context.Background(), "n", reqs)
+				if tc.refused || retries > 0 {
+					checkEach(t, reqs, resps, errs)
+					if got := node.seen(); !slices.Equal(got, []int{3, 0, 0, 0}) {
+						t.Errorf("HTTP requests %v, want the batch of 3 then 3 single calls", got)
+					}
+					return
+				}
+				for i, err := range errs {
+					if err == nil || resps[i].Attempts != 1 {
+						t.Errorf("call %d: %v after %d attempts, want the batch's failure after 1", i, err, resps[i].Attempts)
+					}
+				}
+				if got := node.seen(); !slices.Equal(got, []int{3}) {
+					t.Errorf("HTTP requests %v, want the batch of 3 only (no retry left)", got)
+				}
+			})
+		}
 	}
 }
 

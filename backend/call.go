@@ -32,9 +32,9 @@ type Request struct {
 	// second copy. Error answers are not affected.
 	ResultPrefix string
 	// Once marks a request that must not reach the backend twice
-	// (broadcasts): it is never resent on a fresh connection after a
-	// kept-alive one failed, unless the request could not even be written
-	// (connPool.roundTrip). Retries still apply as the caller asks.
+	// (broadcasts): it is never put in a batch (CallBatch), and an answer
+	// a kept-alive connection may have held from before is not a reason to
+	// send it again (Call). Retries still apply as the caller asks.
 	Once bool
 	// PooledResult asks for a result in the pooled buffer the answer was read into
 	// rather than in a copy of its own: Response.Lease then holds it, and the
@@ -61,10 +61,9 @@ type Response struct {
 	// Error is the backend's JSON-RPC error object, passed through raw
 	// (jsonrpc.BackendError).
 	Error *jsonrpc.Error
-	// Attempts is the number of HTTP exchanges made: 1 + retries used, plus
-	// any resend of a request on a fresh connection after a kept-alive one
-	// turned out closed by the backend (see connPool.roundTrip), which does
-	// not use up Request.Retries.
+	// Attempts is the number of attempts made: 1 + retries used (for a
+	// call CallBatch made alone after its batch failed, the batch counts as
+	// one). Each attempt sent the request to a node at most once.
 	Attempts int
 	// Backend is the configured name of the backend called.
 	Backend string
@@ -90,32 +89,46 @@ type Response struct {
 // context.Canceled) holds); a gateway error never wraps a context error.
 // Attempts, Backend and Elapsed are filled in either case.
 //
-// A backend of several nodes sends each attempt to one of them (nodes.go):
-// a retry goes at once to a node the call has not tried, when one is in
-// service, and after the back-off to the same node otherwise.
+// A call makes at most 1 + Retries attempts, and each attempt sends the
+// request at most once: nothing sends it again behind the call's back
+// (the HTTP Transport resends only a request of which not a byte was
+// written, exchange.go). A backend of several nodes sends each attempt to
+// one of them (nodes.go): a retry goes at once to a node the call has not
+// tried, when one is in service, and after the back-off to the same node
+// otherwise. Each attempt carries a new random id (ids.go).
 //
 // Retried, while attempts and the deadline remain: transport failures
 // (refused, reset, dial timeout, connection closed before or during the
-// answer) and HTTP 5xx. Never retried: a JSON-RPC error answer (it is the
-// answer), HTTP 4xx and other non-2xx statuses, an invalid or oversized
-// answer (a backend that answers garbage answers it again; retrying only
-// multiplies the load), and the call's own deadline, which is shared by all
-// attempts. Back-off is short (about 25ms, 50ms, 100ms, jittered) and a
-// retry whose back-off would end past the deadline is not made.
+// answer) and HTTP 5xx; and, except for a request sent once (Request.Once),
+// an answer on a kept-alive connection that an earlier exchange may have
+// left there (an answer to another id, an HTTP 408), on a connection of its
+// own. Never retried: a JSON-RPC error answer (it is the answer), HTTP 4xx
+// and other non-2xx statuses, an invalid or oversized answer (a backend
+// that answers garbage answers it again; retrying only multiplies the
+// load), and the call's own deadline, which is shared by all attempts.
+// Back-off is short (about 25ms, 50ms, 100ms, jittered) and a retry whose
+// back-off would end past the deadline is not made.
 func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, error) {
 	if o := p.opts.Observer; o != nil && ctx.Value(observedKey{}) == nil {
 		return p.callObserved(ctx, o, name, req) // observe.go
 	}
-	start := time.Now()
-	resp := Response{Backend: name}
 	be, ok := p.backends[name]
 	if !ok {
-		return resp, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
+		return Response{Backend: name}, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
 	}
+	return p.call(ctx, be, req, 0)
+}
+
+// call makes req on be as Call does, after used attempts already made for
+// it elsewhere (a batch, CallBatch): at most 1 + Retries - used attempts,
+// and at least one.
+func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Response, error) {
+	start := time.Now()
+	resp := Response{Backend: be.name, Attempts: used}
 	if err := ctx.Err(); err != nil {
 		return resp, abandoned(be.nodes[0], err)
 	}
-	retries := min(max(req.Retries, 0), MaxRetries)
+	attempts := max(1, 1+min(max(req.Retries, 0), MaxRetries)-used)
 	callCtx := ctx
 	var deadline time.Time
 	if req.Timeout > 0 {
@@ -124,18 +137,25 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		defer cancel()
 		deadline, _ = callCtx.Deadline()
 	}
-	id := p.nextID.Add(1)
-	body := newBody(id, req.Method, req.Params)
 
 	var done tried
+	var fresh *node // the node whose next attempt goes on a connection of its own
 	for tries := 1; ; tries++ {
-		n, at := be.pick(done)
+		var n *node
+		var at int
+		if fresh != nil {
+			n, at = fresh, fresh.index-1
+		} else {
+			n, at = be.pick(done)
+		}
 		done.add(at)
 		resp.Node = shownURL(n.url)
+		id := p.newID()
+		body := newBody(id, req.Method, req.Params)
 		n.inFlight.Add(1)
-		env, sends, f := p.attemptNode(callCtx, n, body, id, req)
+		env, f := p.attemptNode(callCtx, n, body, id, req, fresh == n)
 		n.inFlight.Add(-1)
-		resp.Attempts += sends
+		resp.Attempts++
 		if f == nil {
 			n.health.success(p.logger, n)
 			resp.Result, resp.Buffer, resp.Lease, resp.MaxAge = env.result, env.buf, env.lease, env.maxAge
@@ -160,11 +180,19 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 			n.health.success(p.logger, n)
 		}
 		p.logger.LogAttrs(ctx, slog.LevelDebug, "backend attempt failed",
-			slog.String("backend", name), slog.Int("node", n.index), slog.String("method", req.Method),
+			slog.String("backend", be.name), slog.Int("node", n.index), slog.String("method", req.Method),
 			slog.Int("attempt", resp.Attempts), slog.Any("err", f.cause))
-		if !f.retry || tries > retries {
+		// An answer a kept-alive connection may have held from before is
+		// worth a retry on a connection of its own, at once.
+		stale := f.stale && f.reused && !req.Once
+		if (!f.retry && !stale) || tries >= attempts {
 			resp.Elapsed = time.Since(start)
-			return resp, f.toError(name, resp.Attempts)
+			return resp, f.toError(be.name, resp.Attempts)
+		}
+		fresh = nil
+		if stale {
+			fresh = n
+			continue
 		}
 		if next, _ := be.pick(done); next != n {
 			continue // another node: at once
@@ -172,7 +200,7 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 		wait := backoff(tries - 1)
 		if !deadline.IsZero() && time.Until(deadline) <= wait {
 			resp.Elapsed = time.Since(start)
-			return resp, f.toError(name, resp.Attempts)
+			return resp, f.toError(be.name, resp.Attempts)
 		}
 		if !sleep(callCtx, wait) {
 			resp.Elapsed = time.Since(start)
@@ -185,53 +213,53 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 }
 
 // attemptNode makes one attempt of a call on node n: over its WebSocket
-// connections (ws.go) or HTTP (attempt).
-func (p *Pool) attemptNode(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
+// connections (ws.go) or HTTP (attempt), on a connection of its own when
+// fresh.
+func (p *Pool) attemptNode(ctx context.Context, n *node, body []byte, id uint64, req Request, fresh bool) (envelope, *failure) {
 	if n.ws != nil {
 		return p.wsAttempt(ctx, n, body, id, req)
 	}
-	return p.attempt(ctx, n, body, id, req)
+	return p.attempt(ctx, n, body, id, req, fresh)
 }
 
-// attempt makes one exchange of body and returns how many times the
-// request was sent. That is usually once. It is more when the Transport
-// resent it after a kept-alive connection turned out closed before a byte
-// of it was written, and once more when the answer on a kept-alive
-// connection is one an earlier exchange may have left there (a response
-// to another request, bytes that are not an HTTP response, an HTTP 408
-// sent while the connection was idle): a request that may be sent twice
-// then goes again on a connection of its own. On success the envelope's member aliases no
+// attempt makes one exchange of body, on one of the node's kept-alive
+// connections or, when fresh, on a connection of its own. The request
+// reaches the node at most once: the Transport sends it again only when
+// not a byte of it was written. A failure says whether the connection had
+// carried an earlier exchange (reused): an answer to another id or an HTTP
+// 408 there may have been left by that exchange (Call retries such a call
+// on a connection of its own). On success the envelope's member aliases no
 // pooled buffer, unless it holds one lent (Request.PooledResult).
-func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
+func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req Request, fresh bool) (envelope, *failure) {
 	ex := p.getExchange()
 	defer p.putExchange(ex)
 	t := n.transport
-	for {
-		var env envelope
-		var f *failure
-		hresp, err := p.send(ctx, t, n, ex, body, req.Once) //nolint:bodyclose // readAnswer closes it
-		reused := ex.reused
-		if err != nil {
-			f = p.sendFailure(ctx, n, ex, err)
-			ex.finish(f.stale)
-		} else {
-			var reject bool
-			f, reject = p.readAnswer(ctx, n, hresp, func(raw []byte, lb *Lease, fresh bool) (bool, *failure) {
-				var keep bool
-				env, keep, f = p.checkSingle(n, raw, lb, fresh, id, req)
-				return keep, f
-			})
-			ex.finish(reject)
-			if f == nil {
-				env.maxAge = cacheMaxAge(hresp.Header)
-			}
-		}
-		if f != nil && f.stale && reused && t == n.transport && !req.Once && ctx.Err() == nil {
-			t = n.fresh
-			continue
-		}
-		return env, max(ex.sends, 1), f
+	if fresh {
+		t = n.fresh
 	}
+	var env envelope
+	var f *failure
+	hresp, err := p.send(ctx, t, n, ex, body) //nolint:bodyclose // readAnswer closes it
+	reused := ex.reused
+	if err != nil {
+		f = p.sendFailure(ctx, n, ex, err)
+		ex.finish(f.stale)
+	} else {
+		var reject bool
+		f, reject = p.readAnswer(ctx, n, hresp, func(raw []byte, lb *Lease, freshBuf bool) (bool, *failure) {
+			var keep bool
+			env, keep, f = p.checkSingle(n, raw, lb, freshBuf, id, req)
+			return keep, f
+		})
+		ex.finish(reject)
+		if f == nil {
+			env.maxAge = cacheMaxAge(hresp.Header)
+		}
+	}
+	if f != nil {
+		f.reused = reused
+	}
+	return env, f
 }
 
 // sendFailure classifies an error of send. Bytes that arrived before the

@@ -38,13 +38,16 @@ func TestCallForwardsParamsByteForByte(t *testing.T) {
 		}
 		got := node.lastBody()
 		var sent struct {
-			ID uint64 `json:"id"`
+			ID string `json:"id"` // the pool's random id, as a string of digits
 		}
 		if err := json.Unmarshal(got, &sent); err != nil {
 			t.Fatalf("%s: body %q: %v", tc.name, got, err)
 		}
-		want := `{"jsonrpc":"2.0","id":` + strconv.FormatUint(sent.ID, 10) +
-			`,"method":"condenser_api.get_block","params":` + string(tc.params) + `}`
+		if _, err := strconv.ParseUint(sent.ID, 10, 64); err != nil {
+			t.Fatalf("%s: id %q is not a 64-bit number: %v", tc.name, sent.ID, err)
+		}
+		want := `{"jsonrpc":"2.0","id":"` + sent.ID +
+			`","method":"condenser_api.get_block","params":` + string(tc.params) + `}`
 		mustBytes(t, tc.name+": body received", got, want)
 		mustBytes(t, tc.name+": result", resp.Result, `true`)
 	}
@@ -102,10 +105,10 @@ func TestCallIDMatching(t *testing.T) {
 		id     func(sent json.RawMessage) string
 		wantOK bool
 	}{
-		{"same number", func(id json.RawMessage) string { return string(id) }, true},
-		{"number as string", func(id json.RawMessage) string { return `"` + string(id) + `"` }, true},
-		{"number with fraction", func(id json.RawMessage) string { return string(id) + ".0" }, true},
-		{"another number", func(id json.RawMessage) string { return string(id) + "1" }, false},
+		{"the string sent", func(id json.RawMessage) string { return string(id) }, true},
+		{"its number", func(id json.RawMessage) string { return strings.Trim(string(id), `"`) }, true},
+		{"its number with a fraction", func(id json.RawMessage) string { return strings.Trim(string(id), `"`) + ".0" }, false},
+		{"another number", func(id json.RawMessage) string { return strings.Trim(string(id), `"`) + "1" }, false},
 		{"another string", func(json.RawMessage) string { return `"abc"` }, false},
 		{"null with a result", func(json.RawMessage) string { return `null` }, false},
 	}

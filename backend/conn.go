@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -27,19 +28,49 @@ import (
 // connection (it does so for any request of which nothing was written).
 // Nothing here reads or writes HTTP: the Transport does.
 
+// A request is written on a kept-alive connection only while the backend
+// has not closed it: a node that closes an idle connection (its keep-alive
+// timeout, or a close after an answer without "Connection: close") would
+// otherwise get the request written into a closed connection, and the
+// call would fail or need a retry. Before the first write of a request on
+// a connection that carried an earlier one, conn.Write checks whether the
+// backend's end is closed (a read saw it, or the socket holds its FIN);
+// then nothing is written and the Transport sends the request on another
+// connection. A request that was written is never sent again by the
+// Transport (exchange.go): its resend is one of the call's retries.
+
 // errRejectedConn is the error of a write on a connection whose previous
 // answer was rejected.
 var errRejectedConn = errors.New("backend: connection closed after a rejected answer")
+
+// errPeerClosed is the error of a write on a kept-alive connection the
+// backend has closed.
+var errPeerClosed = errors.New("backend: kept-alive connection closed by the backend")
 
 // conn is a backend connection as dialed by hivegate (see above).
 type conn struct {
 	net.Conn
 	received atomic.Int64 // bytes read from the backend since the dial
 
+	// readFailed is set once a read returned an error (the backend's
+	// close, a reset).
+	readFailed atomic.Bool
+	// raw is the socket, for peerClosed (nil where it cannot be had);
+	// peekFn is the peek method as a value made once, peerGone its result
+	// and peekBuf its buffer (all under mu), so that a check allocates
+	// nothing.
+	raw      syscall.RawConn
+	peekFn   func(fd uintptr)
+	peerGone bool
+	peekBuf  [1]byte
+
 	mu       sync.Mutex
 	released *sync.Cond // signalled by release
 	users    int        // calls holding the connection (got, not released)
 	rejected bool
+	// idle is set by a release: the next write starts a new request on a
+	// connection that carried an earlier one.
+	idle bool
 }
 
 // dialer dials backend connections wrapped in conn.
@@ -55,6 +86,10 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	tc := &conn{Conn: c}
 	tc.released = sync.NewCond(&tc.mu)
+	if sc, ok := c.(syscall.Conn); ok {
+		tc.raw, _ = sc.SyscallConn()
+	}
+	tc.peekFn = tc.peek
 	return tc, nil
 }
 
@@ -62,17 +97,31 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.received.Add(int64(n))
+	if err != nil {
+		c.readFailed.Store(true)
+	}
 	return n, err
 }
 
 // Write waits until every earlier user of the connection has released it,
-// then writes; on a rejected connection it writes nothing and fails.
+// then writes; on a rejected connection, and at the start of a request on
+// a kept-alive connection the backend has closed, it writes nothing and
+// fails.
 func (c *conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	for c.users > 1 && !c.rejected {
 		c.released.Wait()
 	}
 	rejected := c.rejected
+	if !rejected && c.idle {
+		c.idle = false
+		if c.readFailed.Load() || c.peerClosed() {
+			c.rejected = true
+			_ = c.Conn.Close()
+			c.mu.Unlock()
+			return 0, errPeerClosed
+		}
+	}
 	c.mu.Unlock()
 	if rejected {
 		return 0, errRejectedConn
@@ -92,6 +141,7 @@ func (c *conn) got() {
 func (c *conn) release(reject bool) {
 	c.mu.Lock()
 	c.users--
+	c.idle = true
 	if reject && !c.rejected {
 		c.rejected = true
 		_ = c.Conn.Close()

@@ -36,10 +36,13 @@ const reasonWrongID = "a response to another request (wrong id)"
 // parseEnvelope checks that body is one JSON-RPC 2.0 response object to the
 // request numbered wantID and locates its result or error member without
 // decoding it. On failure it returns a short, client-safe reason that
-// completes "backend X answered ...".
+// completes "backend X answered ...". An answer with a null id is refused
+// like one with another id: the pool's requests always carry a valid id,
+// so such an answer is not to this request (it may be a stray one left on
+// a kept-alive connection).
 func parseEnvelope(body []byte, wantID uint64) (envelope, string) {
 	env, id, reason := parseResponse(body)
-	if reason == "" && id != nil && !idMatches(id, wantID) {
+	if reason == "" && (id == nil || !idMatches(id, wantID)) {
 		return envelope{}, reasonWrongID
 	}
 	return env, reason
@@ -175,14 +178,17 @@ func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
 
-// idMatches reports whether the raw id value equals want, as a JSON number
-// or as a string holding that number.
+// idMatches reports whether the raw id value equals want: the string of
+// its decimal digits, as the pool sends it (appendBody), or that number.
+// Other spellings of the number (7.0, 7e0, "007") are another id: a node
+// echoes the id it was sent.
 func idMatches(raw []byte, want uint64) bool {
-	return numberEquals(idText(raw), want)
+	var tmp [20]byte
+	return bytes.Equal(idText(raw), strconv.AppendUint(tmp[:0], want, 10))
 }
 
 // idText returns the text of a raw id value: a number as it is, a string
-// literal decoded (a string holding a number is accepted as that number).
+// literal decoded.
 func idText(raw []byte) []byte {
 	if len(raw) < 2 || raw[0] != '"' {
 		return raw
@@ -191,15 +197,4 @@ func idText(raw []byte) []byte {
 		return []byte(jsonwire.Unquote(raw))
 	}
 	return raw[1 : len(raw)-1]
-}
-
-// numberEquals reports whether the decimal text s denotes want.
-func numberEquals(s []byte, want uint64) bool {
-	var tmp [20]byte
-	if bytes.Equal(s, strconv.AppendUint(tmp[:0], want, 10)) {
-		return true
-	}
-	// Rare spellings: 7.0, 7e0, "007". Exact only within float64 precision.
-	f, err := strconv.ParseFloat(string(s), 64)
-	return err == nil && want <= 1<<53 && f == float64(want)
 }

@@ -24,6 +24,14 @@ type failure struct {
 	// stale marks an answer that may have been left on a kept-alive
 	// connection by an earlier exchange (Pool.attempt).
 	stale bool
+	// refused marks a request the backend refused as a whole, so that it
+	// acted on none of it: HTTP 4xx other than 408 and 429, or a
+	// JSON-RPC error to a whole batch (CallBatch then makes its calls one
+	// by one).
+	refused bool
+	// reused is set when the attempt went on a kept-alive connection that
+	// had carried an earlier exchange.
+	reused bool
 }
 
 // toError returns the gateway error reported to the caller after attempts

@@ -80,18 +80,15 @@ func (p *Pool) putExchange(ex *exchange) { p.exchanges.Put(ex) }
 
 // send posts body to be on one of t's connections and returns the
 // answer's head; the caller reads and closes the body, then calls
-// ex.finish. A request sent once (a broadcast) carries no idempotency mark:
-// the Transport then sends it again on another connection only when not a
-// byte of it was written.
-func (p *Pool) send(ctx context.Context, t *http.Transport, n *node, ex *exchange, body []byte, once bool) (*http.Response, error) {
+// ex.finish. The request carries no idempotency mark: the Transport sends
+// it again on another connection only when not a byte of it was written
+// (a kept-alive connection found closed before the write, conn.Write), so
+// that every send that may reach the node is one of the call's attempts.
+func (p *Pool) send(ctx context.Context, t *http.Transport, n *node, ex *exchange, body []byte) (*http.Response, error) {
 	// A trace of its own for each send: the Transport may still be writing
 	// the request, and reading its trace, after an early answer came back.
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: ex.gotFn})
-	hdr := n.header
-	if once {
-		hdr = n.onceHeader
-	}
-	hdr = withContextHeaders(hdr, ctx)
+	hdr := withContextHeaders(n.header, ctx)
 	r := http.Request{
 		Method:        http.MethodPost,
 		URL:           n.url,
@@ -108,31 +105,28 @@ func (p *Pool) send(ctx context.Context, t *http.Transport, n *node, ex *exchang
 	return t.RoundTrip(r.WithContext(ctx))
 }
 
-// baseHeaders returns the headers of every request to a backend. Requests
-// that may be sent again are marked idempotent without sending a header
-// (net/http's convention: X-Idempotency-Key with a nil value), so that the
-// Transport resends them on a fresh connection when a kept-alive one turns
-// out closed by the backend before it answered.
-func baseHeaders(userAgent string, idempotent bool) http.Header {
-	h := http.Header{
+// baseHeaders returns the headers of every request to a backend. None of
+// them marks the request idempotent (Idempotency-Key, X-Idempotency-Key):
+// with that mark net/http's Transport sends a request again, on as many
+// kept-alive connections as it holds, whenever the node closes one after
+// reading it, beyond the call's retries.
+func baseHeaders(userAgent string) http.Header {
+	return http.Header{
 		"User-Agent":      {userAgent},
 		"Content-Type":    {"application/json"},
 		"Accept":          {"application/json"},
 		"Accept-Encoding": {"gzip"},
 	}
-	if idempotent {
-		h["X-Idempotency-Key"] = nil
-	}
-	return h
 }
 
 // appendBody appends the JSON-RPC request object
-// {"jsonrpc":"2.0","id":id,"method":method,"params":params}; params is
-// copied byte for byte, and nil or empty params omit the member.
+// {"jsonrpc":"2.0","id":"id","method":method,"params":params}: the id as a
+// string (ids.go); params is copied byte for byte, and nil or empty params
+// omit the member.
 func appendBody(b []byte, id uint64, method string, params []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, `{"jsonrpc":"2.0","id":"`...)
 	b = strconv.AppendUint(b, id, 10)
-	b = append(b, `,"method":`...)
+	b = append(b, `","method":`...)
 	b = jsonwire.AppendString(b, method)
 	if len(params) > 0 {
 		b = append(b, `,"params":`...)
@@ -141,11 +135,15 @@ func appendBody(b []byte, id uint64, method string, params []byte) []byte {
 	return append(b, '}')
 }
 
+// bodyOverhead is the most appendBody adds to a method and its params:
+// {"jsonrpc":"2.0","id":"<20 digits>","method":"…","params":…}.
+const bodyOverhead = 72
+
 // newBody returns the body of one call in a buffer of its own (a request
 // may be sent again, by the Transport or a retry, after its caller is gone
 // from the buffer pool's point of view).
 func newBody(id uint64, method string, params []byte) []byte {
-	return appendBody(make([]byte, 0, len(method)+len(params)+48), id, method, params)
+	return appendBody(make([]byte, 0, len(method)+len(params)+bodyOverhead), id, method, params)
 }
 
 // reservedHeaders are the headers a context cannot add (WithHeader): the

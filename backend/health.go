@@ -148,7 +148,7 @@ func (p *Pool) probe(parent context.Context, be *backend, n *node) {
 		if len(be.nodes) > 1 {
 			method = "database_api.get_dynamic_global_properties"
 		}
-		id := p.nextID.Add(1)
+		id := p.newID()
 		raw, f := n.ws.roundTrip(ctx, p, newBody(id, method, []byte("{}")), id)
 		switch {
 		case parent.Err() != nil:
@@ -162,7 +162,7 @@ func (p *Pool) probe(parent context.Context, be *backend, n *node) {
 	}
 	ex := p.getExchange()
 	defer p.putExchange(ex)
-	resp, err := p.send(ctx, n.transport, n, ex, []byte(body), false)
+	resp, err := p.send(ctx, n.transport, n, ex, []byte(body))
 	if err != nil {
 		ex.finish(false)
 		if parent.Err() != nil {

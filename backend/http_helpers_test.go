@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // connStats counts the connections a server accepted and the most that
@@ -34,6 +35,25 @@ func (s *connStats) hook(_ net.Conn, state http.ConnState) {
 		s.maxOpen = max(s.maxOpen, s.open)
 	case http.StateClosed, http.StateHijacked:
 		s.open--
+	}
+}
+
+// openNow returns the connections open now.
+func (s *connStats) openNow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
+}
+
+// waitFor polls cond until it holds, failing the test after 5s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

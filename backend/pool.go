@@ -21,8 +21,9 @@ type Pool struct {
 	logger   *slog.Logger
 	backends map[string]*backend
 	names    []string
-	// nextID numbers outgoing requests; 0 is reserved for health probes.
-	nextID atomic.Uint64
+	// ids draws the ids of outgoing requests (ids.go); 0 is reserved for
+	// health probes.
+	ids *idSource
 	// exchanges holds the *exchange of calls (exchange.go).
 	exchanges sync.Pool
 	// respBufs holds the *Lease buffers of response bodies.
@@ -51,10 +52,9 @@ type node struct {
 	transport, fresh *http.Transport
 	// ws is a ws(s) node's connections; nil for http(s) nodes.
 	ws *wsNode
-	// header is sent with every call, onceHeader with calls that must not
-	// reach the backend twice (baseHeaders); both are shared, read-only.
-	header, onceHeader http.Header
-	health             health
+	// header is sent with every call (baseHeaders); shared, read-only.
+	header http.Header
+	health health
 	// inFlight counts the calls being made to the node (least loaded).
 	inFlight atomic.Int64
 	// head is the node's head block as its last probe saw it (0: unknown).
@@ -86,6 +86,7 @@ func NewNodes(backends map[string][]string, opts Options, logger *slog.Logger) (
 		opts:     opts,
 		logger:   logger,
 		backends: make(map[string]*backend, len(backends)),
+		ids:      newIDSource(),
 	}
 	if !httpguts.ValidHeaderFieldValue(opts.UserAgent) {
 		return nil, fmt.Errorf("backend: user agent %q has a control character", opts.UserAgent)
@@ -128,11 +129,10 @@ func (p *Pool) newNode(name string, index int, raw string) (*node, error) {
 		u.Path = "/"
 	}
 	n := &node{
-		name:       name,
-		index:      index,
-		url:        u,
-		header:     baseHeaders(p.opts.UserAgent, true),
-		onceHeader: baseHeaders(p.opts.UserAgent, false),
+		name:   name,
+		index:  index,
+		url:    u,
+		header: baseHeaders(p.opts.UserAgent),
 	}
 	n.health.threshold = int64(p.opts.FailThreshold)
 	switch u.Scheme {

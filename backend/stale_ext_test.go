@@ -85,10 +85,12 @@ func newEchoNode(t testing.TB, after afterFunc) *echoNode {
 }
 
 // callEcho makes a call whose params are [tag] and checks that its answer
-// is its own.
+// is its own. The call has one retry: a stray answer that arrived after the
+// request was written is refused, and the call made again on a connection
+// of its own.
 func callEcho(ctx context.Context, pool *backend.Pool, tag string) error {
 	params := `["` + tag + `"]`
-	resp, err := pool.Call(ctx, "n", backend.Request{Method: "m", Params: json.RawMessage(params), Timeout: 5 * time.Second})
+	resp, err := pool.Call(ctx, "n", backend.Request{Method: "m", Params: json.RawMessage(params), Timeout: 5 * time.Second, Retries: 1})
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func TestRequestWrittenOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the first read does not hold the whole body: %v", err)
 			}
-			wantBody := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_accounts","params":` + params + `}`
+			wantBody := `{"jsonrpc":"2.0","id":` + string(idOf(body)) + `,"method":"condenser_api.get_accounts","params":` + params + `}`
 			if string(body) != wantBody {
 				t.Errorf("body:\n got %s\nwant %s", body, wantBody)
 			}

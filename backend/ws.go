@@ -24,8 +24,10 @@ import (
 // (github.com/coder/websocket), as jussi called hived: up to
 // Options.WSConnsPerNode connections per node, opened when calls need them,
 // each carrying any number of calls at once. A call is one text message
-// {"jsonrpc":"2.0","id":N,...}; the pool's ids are unique, and each
-// connection's reader hands every answer to the call waiting on its id.
+// {"jsonrpc":"2.0","id":"N",...}; the pool's ids are random (ids.go), and
+// each connection's reader hands every answer to the call waiting on its
+// id on that connection, and to no other: an answer for an id nobody on
+// the connection waits for is refused and drops the connection (read).
 //
 // A call has the same deadline, retries, answer checks, size cap, health
 // accounting and metrics as on an HTTP node (Pool.Call makes both). When a
@@ -48,6 +50,17 @@ const wsTailLen = 64
 // errWSOutOfStep is the cause of a connection dropped because an answer on
 // it named no call.
 var errWSOutOfStep = errors.New("backend: an answer on the WebSocket connection names no call")
+
+// errWSStray is the cause of a connection dropped because an answer on it
+// carried an id no call on it was sent with, or one already answered: the
+// node answered what it was not asked (a forged answer for an id it
+// guessed) and its other answers on the connection are not trusted either.
+var errWSStray = errors.New("backend: an answer on the WebSocket connection carries an id not sent on it")
+
+// wsAbandonedIDs is how many ids of calls that stopped waiting (their
+// context ended) a connection remembers, so that their late answers are
+// dropped quietly rather than taken for stray ones.
+const wsAbandonedIDs = 256
 
 // wsNode is a ws(s) node's WebSocket connections.
 type wsNode struct {
@@ -72,6 +85,32 @@ type wsConn struct {
 	pending   map[uint64]chan wsReply // guarded by wsNode.mu
 	idleClose bool                    // close once no call waits (Pool.Close)
 	dead      bool
+	// abandoned holds the ids of the latest calls that stopped waiting
+	// (a ring: next is where the next one goes), guarded by wsNode.mu.
+	abandoned []uint64
+	next      int
+}
+
+// abandon records id as a call that stopped waiting (called with mu held).
+func (c *wsConn) abandon(id uint64) {
+	if len(c.abandoned) < wsAbandonedIDs {
+		c.abandoned = append(c.abandoned, id)
+		return
+	}
+	c.abandoned[c.next] = id
+	c.next = (c.next + 1) % wsAbandonedIDs
+}
+
+// late reports whether id is that of a call that stopped waiting, and
+// forgets it: a second answer to it is a stray one (called with mu held).
+func (c *wsConn) late(id uint64) bool {
+	for i, a := range c.abandoned {
+		if a == id {
+			c.abandoned[i] = 0 // ids are never 0
+			return true
+		}
+	}
+	return false
 }
 
 // wsReply is what a waiting call gets: its answer's bytes or a failure.
@@ -113,13 +152,13 @@ func newWSNode(n *node, opts Options) *wsNode {
 }
 
 // wsAttempt makes one attempt of a call on a ws(s) node.
-func (p *Pool) wsAttempt(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, int, *failure) {
+func (p *Pool) wsAttempt(ctx context.Context, n *node, body []byte, id uint64, req Request) (envelope, *failure) {
 	raw, f := n.ws.roundTrip(ctx, p, body, id)
 	if f != nil {
-		return envelope{}, 1, f
+		return envelope{}, f
 	}
 	env, _, f := p.checkSingle(n, raw, nil, true, id, req)
-	return env, 1, f
+	return env, f
 }
 
 // roundTrip sends body, the call numbered id, on one of the node's
@@ -131,7 +170,9 @@ func (w *wsNode) roundTrip(ctx context.Context, p *Pool, body []byte, id uint64)
 	}
 	ch := make(chan wsReply, 1)
 	w.mu.Lock()
-	if c.dead {
+	if _, dup := c.pending[id]; c.dead || dup {
+		// dup: two calls drew the same random id (odds 2^-64); the later
+		// one must not take the other's answer.
 		w.mu.Unlock()
 		return nil, transportFailure(w.n, io.ErrUnexpectedEOF, false)
 	}
@@ -159,7 +200,10 @@ func (w *wsNode) roundTrip(ctx context.Context, p *Pool, body []byte, id uint64)
 // forget stops waiting for the answer to id (a late answer is dropped).
 func (w *wsNode) forget(c *wsConn, id uint64) {
 	w.mu.Lock()
-	delete(c.pending, id)
+	if _, ok := c.pending[id]; ok {
+		delete(c.pending, id)
+		c.abandon(id)
+	}
 	closeNow := c.idleClose && len(c.pending) == 0 && !c.dead
 	w.mu.Unlock()
 	if closeNow {
@@ -269,7 +313,10 @@ func wsDialBackoff(fails int) time.Duration {
 }
 
 // read hands every answer on c to the call waiting on its id, until the
-// connection breaks.
+// connection breaks. An answer whose id no call on c is waiting for — one
+// never sent on c, or already answered — breaks it: it is refused, counts
+// as a failure of the node, and the connection is dropped (drop). The late
+// answer of a call that stopped waiting is only dropped.
 func (w *wsNode) read(c *wsConn, p *Pool) {
 	for {
 		_, r, err := c.c.Reader(context.Background())
@@ -288,10 +335,17 @@ func (w *wsNode) read(c *wsConn, p *Pool) {
 			return
 		}
 		w.mu.Lock()
-		ch := c.pending[id]
+		ch, waiting := c.pending[id]
 		delete(c.pending, id)
+		stray := !waiting && !c.late(id)
 		closeNow := c.idleClose && len(c.pending) == 0
 		w.mu.Unlock()
+		if stray {
+			err := fmt.Errorf("%w: starts %q", errWSStray, raw[:min(len(raw), 200)])
+			w.n.health.failure(p.logger, w.n, describeTransport(w.n, err, "WS"))
+			w.drop(c, p, err)
+			return
+		}
 		if ch != nil {
 			if over {
 				ch <- wsReply{f: p.tooLarge(w.n, "message")}
@@ -435,8 +489,13 @@ func trailingID(tail []byte) (uint64, bool) {
 	return parseID(bytes.TrimSpace(v[1:]))
 }
 
-// parseID reads an id the pool sent: a number, or a string holding one.
+// parseID reads an id the pool sent: a number, or a string holding one,
+// spelt as the pool spells it (no leading zero: idMatches).
 func parseID(v []byte) (uint64, bool) {
-	id, err := strconv.ParseUint(string(idText(v)), 10, 64)
+	text := idText(v)
+	if len(text) > 1 && text[0] == '0' {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(string(text), 10, 64)
 	return id, err == nil
 }

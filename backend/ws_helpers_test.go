@@ -20,9 +20,10 @@ import (
 type wsAction int
 
 const (
-	wsAnswer wsAction = iota // write the reply
-	wsIgnore                 // never answer
-	wsDrop                   // close the connection without answering
+	wsAnswer      wsAction = iota // write the reply
+	wsIgnore                      // never answer
+	wsDrop                        // close the connection without answering
+	wsAnswerLines                 // write each line of the reply as a message of its own
 )
 
 // wsHandler answers one call: the message to write back and what to do.
@@ -83,6 +84,12 @@ func newWSNode(t testing.TB, h wsHandler) *wsNode {
 				switch act {
 				case wsAnswer:
 					_ = c.Write(ctx, websocket.MessageText, []byte(reply))
+				case wsAnswerLines:
+					for line := range strings.SplitSeq(reply, "\n") {
+						if c.Write(ctx, websocket.MessageText, []byte(line)) != nil {
+							return
+						}
+					}
 				case wsDrop:
 					_ = c.CloseNow()
 				}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,8 +39,16 @@ const (
 type guardedGateway struct {
 	url  string // http://127.0.0.1:port/
 	addr string
+	node *faults.Server
 	stop func()
 }
+
+// bigResult is the node's result of a call whose params hold "big": 6 MiB,
+// more than the kernel buffers of a loopback connection whose client
+// does not read.
+var bigResult = sync.OnceValue(func() json.RawMessage {
+	return json.RawMessage(`"` + strings.Repeat("x", 6<<20) + `"`)
+})
 
 // startGuarded serves a gateway whose limits section is limits; each call
 // takes the node delay. wrap, when not nil, wraps the listener.
@@ -47,6 +56,9 @@ func startGuarded(t *testing.T, limits string, delay time.Duration, wrap func(ne
 	t.Helper()
 	node, err := faults.New(faults.Healthy, faults.Options{Result: func(method string, params json.RawMessage) json.RawMessage {
 		time.Sleep(delay)
+		if strings.Contains(string(params), "big") {
+			return bigResult()
+		}
 		return faults.Echo(method, params)
 	}})
 	if err != nil {
@@ -75,7 +87,7 @@ func startGuarded(t *testing.T, limits string, delay time.Duration, wrap func(ne
 	}
 	go func() { defer close(served); _ = srv.Serve(l) }()
 	var once sync.Once
-	g := &guardedGateway{url: "http://" + ln.Addr().String() + "/", addr: ln.Addr().String(), stop: func() {
+	g := &guardedGateway{url: "http://" + ln.Addr().String() + "/", addr: ln.Addr().String(), node: node, stop: func() {
 		once.Do(func() {
 			_ = srv.Close()
 			<-served
@@ -385,6 +397,54 @@ func TestGreedyClientDoesNotStarveOthers(t *testing.T) {
 	cancel()
 	wg.Wait()
 	greedy.CloseIdleConnections()
+	g.stop()
+	checkGood(t, lat, failed)
+	done()
+}
+
+// slowReaders sends, on n connections whose receive buffer is tiny, a call
+// whose answer is 6 MiB, and never reads it. The returned function closes
+// them.
+func slowReaders(t *testing.T, addr string, n int) func() {
+	t.Helper()
+	d := dialerFrom("")
+	d.Control = func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		return errors.Join(err, serr)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_config","params":["big"]}`
+	var conns []net.Conn
+	for range n {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if _, err := fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: hivegate\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}
+}
+
+// TestSlowReadersDoNotStarveOthers: clients that ask for a large answer
+// and do not read it (more of them than max_in_flight: 8) while good
+// clients call. A request gives its place back when its answer starts,
+// so every good call is answered. On f967f52 a request held its place
+// until its answer was sent, up to write_timeout (120 s): good calls got
+// 503 -32018.
+func TestSlowReadersDoNotStarveOthers(t *testing.T) {
+	done := leakCheck(t)
+	g := startGuarded(t, "  max_in_flight: 8\n", 0, nil)
+	stop := slowReaders(t, g.addr, 12)
+	time.Sleep(500 * time.Millisecond) // the answers are stuck in the connections
+	lat, failed := goodLoad(g.url, []*http.Client{h1Client(""), h2cClient("")})
+	stop()
 	g.stop()
 	checkGood(t, lat, failed)
 	done()

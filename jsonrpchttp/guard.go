@@ -150,7 +150,9 @@ type account struct {
 // ServeHTTP implements http.Handler. A request is checked in this order,
 // each step cheaper than the next: its client's concurrent requests, its
 // client's rate, its body (read in full, within BodyTimeout), and only
-// then the gateway's concurrent requests.
+// then the gateway's concurrent requests. A request holds its place among
+// those until its handler starts to answer (see placeWriter), and its
+// client's share until the answer is sent.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if exempt(r) {
 		g.next.ServeHTTP(w, r)
@@ -190,20 +192,24 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer g.bodies.put(b)
 	}
-	if g.max > 0 {
-		if n := g.inFlight.Add(1); n > g.max {
-			g.inFlight.Add(-1)
-			g.refuse(w, r, refusal{
-				err:        jsonrpc.Errorf(jsonrpc.KindOverloaded, "%d requests in flight; retry later", g.max),
-				status:     http.StatusServiceUnavailable,
-				code:       "unavailable",
-				retryAfter: time.Second,
-			})
-			return
-		}
-		defer g.inFlight.Add(-1)
+	if g.max <= 0 {
+		g.next.ServeHTTP(w, r)
+		return
 	}
-	g.next.ServeHTTP(w, r)
+	if n := g.inFlight.Add(1); n > g.max {
+		g.inFlight.Add(-1)
+		g.refuse(w, r, refusal{
+			err:        jsonrpc.Errorf(jsonrpc.KindOverloaded, "%d requests in flight; retry later", g.max),
+			status:     http.StatusServiceUnavailable,
+			code:       "unavailable",
+			retryAfter: time.Second,
+		})
+		return
+	}
+	pw := &placeWriter{ResponseWriter: w, g: g}
+	pw.held.Store(true)
+	defer pw.free()
+	g.next.ServeHTTP(pw, r)
 }
 
 // exempt reports the requests that are never refused: health checks

@@ -26,10 +26,11 @@ const (
 
 // GuardOptions configure a Guard.
 type GuardOptions struct {
-	// MaxInFlight is the number of requests served at once. One more is
-	// refused at once (no queue) with KindOverloaded and HTTP 503. A batch
-	// is one request: its elements share one slot. 0 means
-	// DefaultMaxInFlight; negative means no limit.
+	// MaxInFlight is the number of requests worked on at once: a request
+	// takes its place once its body is in and gives it back when its
+	// answer starts. One more is refused at once (no queue) with
+	// KindOverloaded and HTTP 503. A batch is one request: its elements
+	// share one place. 0 means DefaultMaxInFlight; negative means no limit.
 	MaxInFlight int
 	// RatePerSecond is the sustained number of JSON-RPC calls one client
 	// address may make per second (a token bucket). A batch of n elements

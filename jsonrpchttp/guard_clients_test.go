@@ -250,3 +250,59 @@ func TestGuardStreamPathsNotReadAhead(t *testing.T) {
 		t.Error("BodyTimeout does not bound a stream")
 	}
 }
+
+// TestGuardPlaceFreedWhenAnswerStarts shows that a request gives its
+// max_in_flight place back when its handler starts to answer, however
+// long the answer then takes to send, and keeps its client's share until
+// the handler returns.
+func TestGuardPlaceFreedWhenAnswerStarts(t *testing.T) {
+	t.Parallel()
+	for _, start := range []string{"WriteHeader", "Write", "Flush"} {
+		t.Run(start, func(t *testing.T) {
+			t.Parallel()
+			answering, release := make(chan struct{}), make(chan struct{})
+			next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Hold") == "" {
+					_, _ = io.WriteString(w, "ok")
+					return
+				}
+				switch start {
+				case "WriteHeader":
+					w.WriteHeader(http.StatusOK)
+				case "Write":
+					_, _ = io.WriteString(w, "part")
+				case "Flush":
+					http.NewResponseController(w).Flush()
+				}
+				close(answering)
+				<-release
+			})
+			g := jsonrpchttp.NewGuard(next, jsonrpchttp.GuardOptions{MaxInFlight: 1, MaxInFlightPerClient: 1})
+			held := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+			held.Header.Set("X-Hold", "1")
+			done := make(chan struct{})
+			go func() { defer close(done); g.ServeHTTP(httptest.NewRecorder(), held) }()
+			<-answering
+			if n := g.InFlight(); n != 0 {
+				t.Errorf("InFlight %d once the answer started, want 0", n)
+			}
+			other := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+			other.RemoteAddr = "198.51.100.9:1"
+			w := httptest.NewRecorder()
+			g.ServeHTTP(w, other)
+			same := httptest.NewRecorder()
+			g.ServeHTTP(same, httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}")))
+			close(release)
+			<-done
+			if w.Code != http.StatusOK {
+				t.Errorf("another client while an answer is sent: HTTP %d %s", w.Code, w.Body)
+			}
+			if same.Code != http.StatusTooManyRequests {
+				t.Errorf("the same client while its answer is sent: HTTP %d, want 429 (its share is held)", same.Code)
+			}
+			if n := g.InFlight(); n != 0 {
+				t.Errorf("InFlight %d at the end", n)
+			}
+		})
+	}
+}

@@ -81,7 +81,7 @@ func startGuarded(t *testing.T, limits string, delay time.Duration, wrap func(ne
 	}
 	srv := gateway.NewHTTPServer("", gw.Handler(), gateway.TimeoutsFromLimits(cfg.Limits), nil)
 	served := make(chan struct{})
-	var l net.Listener = ln
+	l := ln
 	if wrap != nil {
 		l = wrap(ln, cfg.Limits)
 	}

@@ -225,3 +225,43 @@ func TestBodyTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowBodiesFromACappedClient runs the slow-body attacks from an
+// address that is a client (not a trusted proxy), through the listener of
+// hivegate serve: the address's connections beyond max_conns_per_client
+// (default 256) are closed, its requests beyond its share of max_in_flight
+// refused at once, and good clients from other addresses are answered.
+func TestSlowBodiesFromACappedClient(t *testing.T) {
+	testCases := []struct {
+		name   string
+		attack func(t *testing.T, g *guardedGateway) func()
+	}{
+		{"HTTP/1.1", func(t *testing.T, g *guardedGateway) func() {
+			return slowBodiesH1(t, g.addr, "127.0.0.1", attackConns)
+		}},
+		{"h2c", func(t *testing.T, g *guardedGateway) func() {
+			return slowBodiesH2C(t, g.url, "127.0.0.1", attackH2Conns, attackStreams)
+		}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			done := leakCheck(t)
+			g := startGuarded(t, "  max_in_flight: 8\n  trusted_proxies: [192.0.2.1]\n", 0, limitConns)
+			stop := tc.attack(t, g)
+			time.Sleep(300 * time.Millisecond)
+			var good []*http.Client
+			for i := range goodWorkers {
+				if i%2 == 0 {
+					good = append(good, h1Client(fmt.Sprintf("127.0.0.%d", 2+i)))
+				} else {
+					good = append(good, h2cClient(fmt.Sprintf("127.0.0.%d", 2+i)))
+				}
+			}
+			lat, failed := goodLoad(g.url, good)
+			stop()
+			g.stop()
+			checkGood(t, lat, failed)
+			done()
+		})
+	}
+}

@@ -244,6 +244,11 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 		h.Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(f.retryAfter.Seconds())))))
 	}
 	h.Set("Content-Type", "application/json")
+	if _, read := r.Body.(*aheadBody); r.ProtoMajor == 1 && hasBody(r) && !read {
+		// net/http would otherwise wait for the body it was not asked to
+		// read (up to read_timeout) to keep the connection.
+		h.Set("Connection", "close")
+	}
 	w.WriteHeader(f.status)
 	if r.URL.Path == "/" {
 		_, _ = w.Write(jsonrpc.AppendError(nil, nullID, e))

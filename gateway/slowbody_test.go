@@ -403,8 +403,8 @@ func TestGreedyClientDoesNotStarveOthers(t *testing.T) {
 }
 
 // slowReaders sends, on n connections whose receive buffer is tiny, a call
-// whose answer is 6 MiB, and never reads it. The returned function closes
-// them.
+// whose answer is 6 MiB, waits for the answers to start, and reads no
+// more. The returned function closes them.
 func slowReaders(t *testing.T, addr string, n int) func() {
 	t.Helper()
 	d := dialerFrom("")
@@ -425,6 +425,13 @@ func slowReaders(t *testing.T, addr string, n int) func() {
 			t.Fatal(err)
 		}
 	}
+	// Each answer has started: its first byte is here, the rest waits.
+	for _, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != nil {
+			t.Fatalf("no answer started: %v", err)
+		}
+	}
 	return func() {
 		for _, c := range conns {
 			_ = c.Close()
@@ -442,7 +449,6 @@ func TestSlowReadersDoNotStarveOthers(t *testing.T) {
 	done := leakCheck(t)
 	g := startGuarded(t, "  max_in_flight: 8\n", 0, nil)
 	stop := slowReaders(t, g.addr, 12)
-	time.Sleep(500 * time.Millisecond) // the answers are stuck in the connections
 	lat, failed := goodLoad(g.url, []*http.Client{h1Client(""), h2cClient("")})
 	stop()
 	g.stop()

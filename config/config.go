@@ -198,6 +198,25 @@ type Limits struct {
 	// MaxInFlight is the number of requests served at once; more are
 	// refused at once (limits.max_in_flight).
 	MaxInFlight int
+	// MaxInFlightPerClient is the number of requests one client address
+	// may have at once, its bodies still arriving included; more are
+	// refused at once (limits.max_in_flight_per_client). Zero means
+	// MaxInFlight/8 (at least 1). Addresses in TrustedProxies are not
+	// capped.
+	MaxInFlightPerClient int
+	// MaxConnsPerClient is the number of connections one TCP peer may hold
+	// open on the main listener; more are closed as soon as they are
+	// accepted (limits.max_conns_per_client). Peers in TrustedProxies are
+	// not capped.
+	MaxConnsPerClient int
+	// MaxConcurrentStreams is the number of HTTP/2 streams (requests) one
+	// connection may have open at once (limits.max_concurrent_streams).
+	MaxConcurrentStreams int
+	// BodyTimeout bounds the time to receive a request's body once its
+	// headers are in; the body is read before the request takes one of
+	// the MaxInFlight places (limits.body_timeout). It is never longer
+	// than ReadTimeout.
+	BodyTimeout time.Duration
 	// RateLimitPerSecond is the sustained calls per second allowed per
 	// client address; 0 turns rate limiting off (limits.rate_limit_per_second).
 	RateLimitPerSecond float64
@@ -312,7 +331,7 @@ func defaults() Config {
 			NodeMaxLagBlocks:            DefaultNodeMaxLagBlocks,
 			CompressMinBytes:            DefaultCompressMinBytes,
 		},
-		Limits:           Limits{}.WithDefaults(), // limits.go
+		Limits:           startLimits(), // limits.go
 		DefaultNamespace: DefaultNamespace,
 		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
 		Auth:             defaultAuthSettings(),                // auth.go

@@ -22,6 +22,19 @@ const (
 	DefaultMaxInFlight             = 2048
 	DefaultMaxResponseBytes  int64 = 64 << 20 // 64 MiB
 	DefaultMaxUpstreamBatch        = 50
+	// DefaultMaxConnsPerClient is max_conns_per_client's default: room for
+	// a busy application server's connection pool, far from the file
+	// descriptors one address could otherwise hold.
+	DefaultMaxConnsPerClient = 256
+	// DefaultMaxConcurrentStreams is max_concurrent_streams's default, the
+	// smallest value RFC 9113 recommends.
+	DefaultMaxConcurrentStreams = 100
+	// DefaultBodyTimeout is body_timeout's default: 1 MiB (the default
+	// max_body_bytes) needs 100 KiB/s.
+	DefaultBodyTimeout = 10 * time.Second
+	// inFlightPerClientShare is the share of max_in_flight one client
+	// address may hold when max_in_flight_per_client is not set: 1/8.
+	inFlightPerClientShare = 8
 )
 
 // Ranges of the limits keys.
@@ -31,13 +44,16 @@ const (
 	maxInFlightLimit      = 1_000_000
 	maxRateLimit          = 1_000_000
 	maxResponseBytesLimit = 4 << 30
+	maxStreamsLimit       = 10_000
 )
 
 // WithDefaults returns l with every zero field set to its default. The
 // consumers of a Limits (the JSON-RPC handler, the Guard, the backend pool,
 // the http.Server) call it, so a Limits built by hand means the same as one
 // loaded from a file. Rate limiting stays off (0) unless set; the burst
-// defaults to the rate rounded up.
+// defaults to the rate rounded up; max_in_flight_per_client defaults to
+// an eighth of max_in_flight (at least 1); body_timeout is never longer
+// than read_timeout.
 func (l Limits) WithDefaults() Limits {
 	set := func(v *int, d int) {
 		if *v <= 0 {
@@ -54,6 +70,9 @@ func (l Limits) WithDefaults() Limits {
 	set(&l.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	set(&l.MaxInFlight, DefaultMaxInFlight)
 	set(&l.MaxUpstreamBatchSize, DefaultMaxUpstreamBatch)
+	set(&l.MaxInFlightPerClient, max(1, l.MaxInFlight/inFlightPerClientShare))
+	set(&l.MaxConnsPerClient, DefaultMaxConnsPerClient)
+	set(&l.MaxConcurrentStreams, DefaultMaxConcurrentStreams)
 	if l.MaxBodyBytes <= 0 {
 		l.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -64,9 +83,20 @@ func (l Limits) WithDefaults() Limits {
 	setDur(&l.ReadTimeout, DefaultReadTimeout)
 	setDur(&l.WriteTimeout, DefaultWriteTimeout)
 	setDur(&l.IdleTimeout, DefaultIdleTimeout)
+	setDur(&l.BodyTimeout, DefaultBodyTimeout)
+	l.BodyTimeout = min(l.BodyTimeout, l.ReadTimeout)
 	if l.RateLimitPerSecond > 0 && l.RateLimitBurst <= 0 {
 		l.RateLimitBurst = max(1, int(math.Ceil(l.RateLimitPerSecond)))
 	}
+	return l
+}
+
+// startLimits are the limits every config starts from: the defaults, but
+// for those that follow another key (max_in_flight_per_client follows
+// max_in_flight), which WithDefaults sets once the file is read.
+func startLimits() Limits {
+	l := Limits{}.WithDefaults()
+	l.MaxInFlightPerClient = 0
 	return l
 }
 
@@ -100,6 +130,14 @@ func (d *decoder) limitsSection(l *Limits, n *node, section string) error {
 			l.IdleTimeout, err = d.serverTimeout(v, path)
 		case "max_in_flight":
 			l.MaxInFlight, err = d.intIn(v, path, 1, maxInFlightLimit)
+		case "max_in_flight_per_client":
+			l.MaxInFlightPerClient, err = d.intIn(v, path, 1, maxInFlightLimit)
+		case "max_conns_per_client":
+			l.MaxConnsPerClient, err = d.intIn(v, path, 1, maxInFlightLimit)
+		case "max_concurrent_streams":
+			l.MaxConcurrentStreams, err = d.intIn(v, path, 1, maxStreamsLimit)
+		case "body_timeout":
+			l.BodyTimeout, err = d.serverTimeout(v, path)
 		case "rate_limit_per_second":
 			l.RateLimitPerSecond, err = d.rate(v, path)
 		case "rate_limit_burst":

@@ -55,6 +55,10 @@ func TestLimitsNewKeys(t *testing.T) {
 		{"max_response_bytes: 4096", `"max_response_bytes": 4096`, func(l config.Limits) bool { return l.MaxResponseBytes == 4096 }},
 		{"max_body_bytes: 2048", `"max_body_bytes": 2048`, func(l config.Limits) bool { return l.MaxBodyBytes == 2048 }},
 		{"max_json_depth: 8", `"max_json_depth": 8`, func(l config.Limits) bool { return l.MaxJSONDepth == 8 }},
+		{"max_in_flight_per_client: 9", `"max_in_flight_per_client": 9`, func(l config.Limits) bool { return l.MaxInFlightPerClient == 9 }},
+		{"max_conns_per_client: 11", `"max_conns_per_client": 11`, func(l config.Limits) bool { return l.MaxConnsPerClient == 11 }},
+		{"max_concurrent_streams: 13", `"max_concurrent_streams": 13`, func(l config.Limits) bool { return l.MaxConcurrentStreams == 13 }},
+		{"body_timeout: 6", `"body_timeout": 6`, func(l config.Limits) bool { return l.BodyTimeout == 6*time.Second }},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.yaml, func(t *testing.T) {
@@ -92,6 +96,11 @@ func TestLimitsErrors(t *testing.T) {
 		{"trusted_proxies: [proxy.local]", "limits.trusted_proxies", "neither an IP address nor a CIDR range"},
 		{"max_response_bytes: 1", "limits.max_response_bytes", "out of range 1024.."},
 		{"max_inflight: 3", "limits.max_inflight", "unknown key"},
+		{"max_in_flight_per_client: 0", "limits.max_in_flight_per_client", "out of range 1..1000000"},
+		{"max_conns_per_client: -2", "limits.max_conns_per_client", "out of range 1..1000000"},
+		{"max_concurrent_streams: 20000", "limits.max_concurrent_streams", "out of range 1..10000"},
+		{"body_timeout: 0", "limits.body_timeout", "at least 1 second"},
+		{"body_timeout: 1.5", "limits.body_timeout", "want a timeout"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.body, func(t *testing.T) {
@@ -118,6 +127,7 @@ func TestLimitsWithDefaults(t *testing.T) {
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second,
 		MaxInFlight: 2048, MaxResponseBytes: 64 << 20, MaxUpstreamBatchSize: 50,
+		MaxInFlightPerClient: 256, MaxConnsPerClient: 256, MaxConcurrentStreams: 100, BodyTimeout: 10 * time.Second,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v", got, want)
@@ -125,6 +135,25 @@ func TestLimitsWithDefaults(t *testing.T) {
 	set := config.Limits{MaxInFlight: 3, RateLimitPerSecond: 2.5}.WithDefaults()
 	if set.MaxInFlight != 3 || set.RateLimitBurst != 3 {
 		t.Errorf("set values: max_in_flight %d (want 3), burst %d (want 3 = ceil(2.5))", set.MaxInFlight, set.RateLimitBurst)
+	}
+	// max_in_flight_per_client follows max_in_flight, in a file too;
+	// body_timeout is never longer than read_timeout.
+	for _, tc := range []struct {
+		body        string
+		perClient   int
+		bodyTimeout time.Duration
+	}{
+		{"max_in_flight: 64", 8, 10 * time.Second},
+		{"max_in_flight: 3", 1, 10 * time.Second},
+		{"read_timeout: 4", 256, 4 * time.Second},
+	} {
+		l, err := parseLimits(t, "yaml", tc.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := l.WithDefaults(); d.MaxInFlightPerClient != tc.perClient || d.BodyTimeout != tc.bodyTimeout {
+			t.Errorf("%s: max_in_flight_per_client %d (want %d), body_timeout %v (want %v)", tc.body, d.MaxInFlightPerClient, tc.perClient, d.BodyTimeout, tc.bodyTimeout)
+		}
 	}
 	l, err := parseLimits(t, "yaml", "blacklist_accounts: []")
 	if err != nil {

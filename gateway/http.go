@@ -16,6 +16,9 @@ type Timeouts struct {
 	Idle       time.Duration // keep-alive idle, default 120s
 	// MaxHeaderBytes bounds request headers, default 64 KiB.
 	MaxHeaderBytes int
+	// MaxConcurrentStreams bounds the requests one HTTP/2 connection may
+	// have open at once, default 100 (limits.max_concurrent_streams).
+	MaxConcurrentStreams int
 }
 
 func (t Timeouts) withDefaults() Timeouts {
@@ -34,13 +37,18 @@ func (t Timeouts) withDefaults() Timeouts {
 	if t.MaxHeaderBytes <= 0 {
 		t.MaxHeaderBytes = 64 << 10
 	}
+	if t.MaxConcurrentStreams <= 0 {
+		t.MaxConcurrentStreams = config.DefaultMaxConcurrentStreams
+	}
 	return t
 }
 
 // NewHTTPServer returns an http.Server serving h over HTTP/1.1 and
-// unencrypted HTTP/2 (h2c) on one port, which gRPC clients need. Its own
-// errors (a failed TLS handshake, a handler's panic) go to logger at level
-// warn; nil discards them.
+// unencrypted HTTP/2 (h2c) on one port, which gRPC clients need. An HTTP/2
+// connection may open at most t.MaxConcurrentStreams streams at once (the
+// Guard then bounds what one client address and everybody may have in
+// flight). Its own errors (a failed TLS handshake, a handler's panic) go
+// to logger at level warn; nil discards them.
 func NewHTTPServer(addr string, h http.Handler, t Timeouts, logger *slog.Logger) *http.Server {
 	t = t.withDefaults()
 	if logger == nil {
@@ -58,20 +66,22 @@ func NewHTTPServer(addr string, h http.Handler, t Timeouts, logger *slog.Logger)
 		WriteTimeout:      t.Write,
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    t.MaxHeaderBytes,
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: t.MaxConcurrentStreams},
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 }
 
-// TimeoutsFromLimits returns the server timeouts and header limit a config's
-// limits section sets (limits.read_header_timeout, read_timeout,
-// write_timeout, idle_timeout, max_header_bytes).
+// TimeoutsFromLimits returns the server timeouts and connection limits a
+// config's limits section sets (limits.read_header_timeout, read_timeout,
+// write_timeout, idle_timeout, max_header_bytes, max_concurrent_streams).
 func TimeoutsFromLimits(l config.Limits) Timeouts {
 	l = l.WithDefaults()
 	return Timeouts{
-		ReadHeader:     l.ReadHeaderTimeout,
-		Read:           l.ReadTimeout,
-		Write:          l.WriteTimeout,
-		Idle:           l.IdleTimeout,
-		MaxHeaderBytes: l.MaxHeaderBytes,
+		ReadHeader:           l.ReadHeaderTimeout,
+		Read:                 l.ReadTimeout,
+		Write:                l.WriteTimeout,
+		Idle:                 l.IdleTimeout,
+		MaxHeaderBytes:       l.MaxHeaderBytes,
+		MaxConcurrentStreams: l.MaxConcurrentStreams,
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // Back-off bounds of KeepAccepting, as net/http's own accept loop uses.
@@ -113,4 +117,101 @@ func (l *keepAccepting) accepted() {
 // no file descriptor left.
 func outOfDescriptors(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// LimitClientConns returns ln with an Accept that closes, at once, a
+// connection from a TCP peer that already holds limits.max_conns_per_client
+// open connections: one address cannot take the file descriptors and
+// goroutines every client needs. Peers in limits.trusted_proxies (by
+// default loopback and private ranges) are not counted: a reverse proxy
+// brings every client through its own few addresses, and capping it would
+// lock them all out. IPv6 peers are counted by /64. A refused connection
+// gets no answer (it is closed before anything is read) and is logged at
+// level debug.
+func LimitClientConns(ln net.Listener, l config.Limits, logger *slog.Logger) net.Listener {
+	l = l.WithDefaults()
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	trusted := l.TrustedProxies
+	if trusted == nil {
+		trusted = jsonrpchttp.DefaultTrustedProxies
+	}
+	return &clientConns{Listener: ln, counts: jsonrpchttp.NewClientCounts(l.MaxConnsPerClient), max: l.MaxConnsPerClient, trusted: trusted, log: logger}
+}
+
+type clientConns struct {
+	net.Listener
+	counts  *jsonrpchttp.ClientCounts
+	max     int
+	trusted []netip.Prefix
+	log     *slog.Logger
+}
+
+// Accept waits for the next connection from a peer under its cap (see
+// LimitClientConns).
+func (l *clientConns) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		peer, ok := peerAddr(c)
+		if !ok || l.isTrusted(peer) {
+			return c, nil
+		}
+		k := jsonrpchttp.ClientKey(peer)
+		if !l.counts.Acquire(k) {
+			l.log.Debug("connection refused: too many from one client address", "remote", c.RemoteAddr().String(), "max_conns_per_client", l.max)
+			_ = c.Close()
+			continue
+		}
+		return &countedConn{Conn: c, release: func() { l.counts.Release(k) }}, nil
+	}
+}
+
+func (l *clientConns) isTrusted(a netip.Addr) bool {
+	for _, p := range l.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// peerAddr returns the IP address of c's peer.
+func peerAddr(c net.Conn) (netip.Addr, bool) {
+	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return ta.AddrPort().Addr().Unmap().WithZone(""), true
+	}
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ap.Addr().Unmap().WithZone(""), true
+}
+
+// countedConn is a connection counted against its peer's cap until it is
+// closed.
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+// Close closes the connection and gives its place back.
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// CloseWrite half-closes the connection when it can: net/http does so
+// before a lingering close, which lets a client read an answer sent before
+// its body was read (HTTP 413).
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
 
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/web"
@@ -119,13 +120,18 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Observer: obs,
 		HandlerOptions: connectOpts, Services: services,
 	})
-	// The guard refuses at once what is over max_in_flight or a client's
-	// rate, before any work; CORS stays outside it so that browsers can read
-	// the refusals.
+	// The guard refuses at once what is over max_in_flight, a client's
+	// share of it or a client's rate, before any work, and reads a body in
+	// full (within body_timeout) before it takes a place; CORS stays
+	// outside it so that browsers can read the refusals.
 	guard := jsonrpchttp.NewGuard(mux, jsonrpchttp.GuardOptions{
-		MaxInFlight:   limits.MaxInFlight,
-		RatePerSecond: limits.RateLimitPerSecond,
-		Burst:         limits.RateLimitBurst,
+		MaxInFlight:          limits.MaxInFlight,
+		MaxInFlightPerClient: limits.MaxInFlightPerClient,
+		MaxBodyBytes:         limits.MaxBodyBytes,
+		BodyTimeout:          limits.BodyTimeout,
+		StreamPaths:          streamPaths,
+		RatePerSecond:        limits.RateLimitPerSecond,
+		Burst:                limits.RateLimitBurst,
 		ClientIP: jsonrpchttp.ClientIPOptions{
 			TrustedProxyHeader: limits.TrustedProxyHeader,
 			TrustedProxies:     limits.TrustedProxies,
@@ -141,6 +147,15 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		origins = cfg.Settings.CORSAllowedOrigins
 	}
 	return withCORS(guard, origins)
+}
+
+// streamPaths are the streaming procedures of the main listener, whose
+// request bodies the Guard cannot read ahead: gRPC server reflection is a
+// bidirectional stream. Every other procedure is unary (health's Watch,
+// a server stream, sends its one request message before any answer).
+var streamPaths = []string{
+	"/" + grpcreflect.ReflectV1ServiceName + "/",
+	"/" + grpcreflect.ReflectV1AlphaServiceName + "/",
 }
 
 // nodeHealth returns the node list GET / shows: every node of every

@@ -124,6 +124,8 @@ func restartRequired(running, next *config.Config) []string {
 	diff("limits.read_timeout", rl.ReadTimeout, nl.ReadTimeout)
 	diff("limits.write_timeout", rl.WriteTimeout, nl.WriteTimeout)
 	diff("limits.idle_timeout", rl.IdleTimeout, nl.IdleTimeout)
+	diff("limits.max_conns_per_client", rl.MaxConnsPerClient, nl.MaxConnsPerClient)
+	diff("limits.max_concurrent_streams", rl.MaxConcurrentStreams, nl.MaxConcurrentStreams)
 	diff("limits.max_header_bytes", rl.MaxHeaderBytes, nl.MaxHeaderBytes)
 	return out
 }

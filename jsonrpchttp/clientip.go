@@ -53,10 +53,13 @@ func newClientIP(o ClientIPOptions) clientIP {
 // read gets the zero Addr (all such requests share one key).
 func ClientAddr(r *http.Request, o ClientIPOptions) netip.Addr { return newClientIP(o).of(r) }
 
-func (c clientIP) of(r *http.Request) netip.Addr {
+func (c clientIP) of(r *http.Request) netip.Addr { return key(c.client(r)) }
+
+// client returns the client address of r, whole (not reduced to its /64).
+func (c clientIP) client(r *http.Request) netip.Addr {
 	addr := parseHop(r.RemoteAddr)
 	if c.header == "" || !c.isTrusted(addr) {
-		return key(addr)
+		return addr
 	}
 	vals := r.Header[c.header]
 	for i := len(vals) - 1; i >= 0; i-- {
@@ -75,15 +78,15 @@ func (c clientIP) of(r *http.Request) netip.Addr {
 			a := parseHop(hop)
 			if !a.IsValid() {
 				// Not an address: the walk ends at the last trusted hop.
-				return key(addr)
+				return addr
 			}
 			if !c.isTrusted(a) {
-				return key(a)
+				return a
 			}
 			addr = a
 		}
 	}
-	return key(addr)
+	return addr
 }
 
 func (c clientIP) isTrusted(a netip.Addr) bool {

@@ -26,10 +26,11 @@ const (
 
 // GuardOptions configure a Guard.
 type GuardOptions struct {
-	// MaxInFlight is the number of requests served at once. One more is
-	// refused at once (no queue) with KindOverloaded and HTTP 503. A batch
-	// is one request: its elements share one slot. 0 means
-	// DefaultMaxInFlight; negative means no limit.
+	// MaxInFlight is the number of requests worked on at once: a request
+	// takes its place once its body is in and gives it back when its
+	// answer starts. One more is refused at once (no queue) with
+	// KindOverloaded and HTTP 503. A batch is one request: its elements
+	// share one place. 0 means DefaultMaxInFlight; negative means no limit.
 	MaxInFlight int
 	// RatePerSecond is the sustained number of JSON-RPC calls one client
 	// address may make per second (a token bucket). A batch of n elements
@@ -43,6 +44,31 @@ type GuardOptions struct {
 	// LRU); a client that is forgotten starts again with a full bucket.
 	// 0 means DefaultRateLimitClients.
 	MaxClients int
+	// MaxInFlightPerClient is the number of requests one client address
+	// may have at once, counting those whose body is still arriving. One
+	// more is refused at once with KindRateLimited and HTTP 429. Client
+	// addresses in ClientIP.TrustedProxies (by default loopback and
+	// private ranges) are not capped: a proxy whose header does not name
+	// the client stands for many clients. 0 means MaxInFlight/8 (at least
+	// 1); negative means no limit.
+	MaxInFlightPerClient int
+	// MaxBodyBytes bounds the body read ahead (see BodyTimeout): a larger
+	// one is refused with KindRequestTooLarge and HTTP 413, as Handler
+	// does. 0 means DefaultMaxBodyBytes. The Protobuf services' paths get
+	// 5 bytes more, their message envelope.
+	MaxBodyBytes int64
+	// BodyTimeout bounds the time to receive a request's body. The Guard
+	// reads the whole body before the request takes a MaxInFlight place,
+	// so that a slow client holds only its own connection; a body not in
+	// after BodyTimeout is answered with HTTP 408 and the connection
+	// closed. 0 means DefaultBodyTimeout; negative means none (the
+	// server's ReadTimeout still applies).
+	BodyTimeout time.Duration
+	// StreamPaths are path prefixes of streaming procedures (gRPC server
+	// reflection), whose body cannot be read ahead: a client may wait for
+	// an answer before sending more. They take their place at once, and
+	// BodyTimeout bounds how long their client may keep sending.
+	StreamPaths []string
 	// ClientIP tells how a request's client address is found.
 	ClientIP ClientIPOptions
 	// Logger receives a debug line per refused request; nil discards.
@@ -50,17 +76,24 @@ type GuardOptions struct {
 }
 
 // Guard is the http.Handler middleware that protects the gateway from
-// overload: a limit on concurrent requests and an optional per-client rate
-// limit. Its refusals are immediate and cheap: nothing is read from the
-// body. GET and HEAD on / and /metrics (health checks, scrapes) pass
-// unguarded. Safe for concurrent use.
+// overload and from clients that would starve the others: a limit on
+// concurrent requests, a limit on the concurrent requests of one client
+// address, an optional per-client rate limit, and a body read in full,
+// within a deadline, before a request takes its place among the
+// concurrent ones. Its refusals are immediate and cheap. GET and HEAD on /
+// (health checks) pass unguarded. Safe for concurrent use.
 type Guard struct {
-	next     http.Handler
-	max      int64
-	inFlight atomic.Int64
-	limiter  *limiter
-	ip       clientIP
-	log      *slog.Logger
+	next        http.Handler
+	max         int64
+	inFlight    atomic.Int64
+	perClient   *ClientCounts // nil: no per-client cap
+	limiter     *limiter
+	ip          clientIP
+	log         *slog.Logger
+	maxBody     int64
+	bodyTimeout time.Duration
+	streamPaths []string
+	bodies      bodyPool
 }
 
 // NewGuard wraps next in a Guard.
@@ -71,7 +104,22 @@ func NewGuard(next http.Handler, opts GuardOptions) *Guard {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Guard{next: next, max: int64(opts.MaxInFlight), ip: newClientIP(opts.ClientIP), log: opts.Logger}
+	if opts.MaxInFlightPerClient == 0 && opts.MaxInFlight > 0 {
+		opts.MaxInFlightPerClient = max(1, opts.MaxInFlight/8)
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyTimeout == 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	g := &Guard{
+		next: next, max: int64(opts.MaxInFlight), ip: newClientIP(opts.ClientIP), log: opts.Logger,
+		maxBody: opts.MaxBodyBytes, bodyTimeout: max(0, opts.BodyTimeout), streamPaths: opts.StreamPaths,
+	}
+	if opts.MaxInFlightPerClient > 0 {
+		g.perClient = NewClientCounts(opts.MaxInFlightPerClient)
+	}
 	if opts.RatePerSecond > 0 {
 		burst := opts.Burst
 		if burst <= 0 {
@@ -100,29 +148,69 @@ type account struct {
 	addr netip.Addr
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. A request is checked in this order,
+// each step cheaper than the next: its client's concurrent requests, its
+// client's rate, its body (read in full, within BodyTimeout), and only
+// then the gateway's concurrent requests. A request holds its place among
+// those until its handler starts to answer (see placeWriter), and its
+// client's share until the answer is sent.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if exempt(r) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	if g.max > 0 {
-		if n := g.inFlight.Add(1); n > g.max {
-			g.inFlight.Add(-1)
-			g.refuse(w, r, jsonrpc.Errorf(jsonrpc.KindOverloaded, "%d requests in flight; retry later", g.max), time.Second)
+	client := g.ip.client(r)
+	addr := key(client)
+	if g.perClient != nil && !g.ip.isTrusted(client) {
+		if !g.perClient.Acquire(addr) {
+			g.refuse(w, r, refusal{
+				err:        jsonrpc.Errorf(jsonrpc.KindRateLimited, "%d requests at once from one client address; retry later", g.perClient.max),
+				status:     http.StatusTooManyRequests,
+				code:       "resource_exhausted",
+				retryAfter: time.Second,
+			})
 			return
 		}
-		defer g.inFlight.Add(-1)
+		defer g.perClient.Release(addr)
 	}
 	if g.limiter != nil {
-		addr := g.ip.of(r)
 		if ok, wait := g.limiter.take(addr, 1, time.Now()); !ok {
-			g.refuse(w, r, g.limiter.refusal(), wait)
+			e := g.limiter.refusal()
+			g.refuse(w, r, refusal{err: e, status: e.HTTPStatus(), code: "resource_exhausted", retryAfter: wait})
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), rateKey{}, account{l: g.limiter, addr: addr}))
 	}
-	g.next.ServeHTTP(w, r)
+	switch {
+	case g.streaming(r):
+		if g.bodyTimeout > 0 {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.bodyTimeout))
+		}
+	case hasBody(r):
+		b := g.readAhead(w, r)
+		if b == nil {
+			return // answered
+		}
+		defer g.bodies.put(b)
+	}
+	if g.max <= 0 {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	if n := g.inFlight.Add(1); n > g.max {
+		g.inFlight.Add(-1)
+		g.refuse(w, r, refusal{
+			err:        jsonrpc.Errorf(jsonrpc.KindOverloaded, "%d requests in flight; retry later", g.max),
+			status:     http.StatusServiceUnavailable,
+			code:       "unavailable",
+			retryAfter: time.Second,
+		})
+		return
+	}
+	pw := &placeWriter{ResponseWriter: w, g: g}
+	pw.held.Store(true)
+	defer pw.free()
+	g.next.ServeHTTP(pw, r)
 }
 
 // exempt reports the requests that are never refused: health checks
@@ -133,26 +221,40 @@ func exempt(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/"
 }
 
+// refusal is an answer of the Guard's own.
+type refusal struct {
+	err    *jsonrpc.Error // what a JSON-RPC client reads
+	status int            // the HTTP status
+	code   string         // what a Connect client reads
+	// retryAfter, when set, is sent as Retry-After (whole seconds, at
+	// least 1).
+	retryAfter time.Duration
+}
+
 // refuse answers a request the Guard will not serve. JSON-RPC requests
 // (POST /) get a JSON-RPC error with a null id; every other path is a
 // Connect, gRPC or gRPC-Web service and gets a Connect error body (gRPC
 // clients read the HTTP status: 429 and 503 both mean "unavailable").
-func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, e *jsonrpc.Error, retryAfter time.Duration) {
+func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
+	e := f.err
 	g.log.LogAttrs(r.Context(), slog.LevelDebug, "request refused",
 		slog.String("kind", string(e.Kind)), slog.String("remote", r.RemoteAddr), slog.String("path", r.URL.Path))
 	h := w.Header()
-	h.Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retryAfter.Seconds())))))
+	if f.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(f.retryAfter.Seconds())))))
+	}
 	h.Set("Content-Type", "application/json")
-	w.WriteHeader(e.HTTPStatus())
+	if _, read := r.Body.(*aheadBody); r.ProtoMajor == 1 && hasBody(r) && !read {
+		// net/http would otherwise wait for the body it was not asked to
+		// read (up to read_timeout) to keep the connection.
+		h.Set("Connection", "close")
+	}
+	w.WriteHeader(f.status)
 	if r.URL.Path == "/" {
 		_, _ = w.Write(jsonrpc.AppendError(nil, nullID, e))
 		return
 	}
-	code := "unavailable"
-	if e.Kind == jsonrpc.KindRateLimited {
-		code = "resource_exhausted"
-	}
-	b := append([]byte(`{"code":"`), code...)
+	b := append([]byte(`{"code":"`), f.code...)
 	b = append(b, `","message":`...)
 	b = jsonwire.AppendString(b, e.Message)
 	_, _ = w.Write(append(b, '}'))

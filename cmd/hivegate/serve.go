@@ -174,11 +174,7 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 	defer cancel()
 	gw.Start(runCtx)
 
-	limits := cfg.Limits.WithDefaults()
-	timeouts := gateway.Timeouts{
-		ReadHeader: limits.ReadHeaderTimeout, Read: limits.ReadTimeout, Write: limits.WriteTimeout,
-		Idle: limits.IdleTimeout, MaxHeaderBytes: limits.MaxHeaderBytes,
-	}
+	timeouts := gateway.TimeoutsFromLimits(cfg.Limits)
 	var servers []*http.Server
 	errc := make(chan error, 2)
 	start := func(addr string, h http.Handler, what string, ready func(string)) error {
@@ -192,7 +188,9 @@ func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o s
 		if ready != nil {
 			ready(ln.Addr().String())
 		}
-		go func() { errc <- srv.Serve(gateway.KeepAccepting(ln, logger)) }()
+		go func() {
+			errc <- srv.Serve(gateway.LimitClientConns(gateway.KeepAccepting(ln, logger), cfg.Limits, logger))
+		}()
 		return nil
 	}
 	if err := startAdmin(cfg.Ops, o.defaultAdminListen, logger, func(addr string) error {

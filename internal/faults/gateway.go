@@ -96,9 +96,12 @@ func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jso
 func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpchttp.GuardOptions {
 	l = l.WithDefaults()
 	return jsonrpchttp.GuardOptions{
-		MaxInFlight:   l.MaxInFlight,
-		RatePerSecond: l.RateLimitPerSecond,
-		Burst:         l.RateLimitBurst,
+		MaxInFlight:          l.MaxInFlight,
+		MaxInFlightPerClient: l.MaxInFlightPerClient,
+		MaxBodyBytes:         l.MaxBodyBytes,
+		BodyTimeout:          l.BodyTimeout,
+		RatePerSecond:        l.RateLimitPerSecond,
+		Burst:                l.RateLimitBurst,
 		ClientIP: jsonrpchttp.ClientIPOptions{
 			TrustedProxyHeader: l.TrustedProxyHeader,
 			TrustedProxies:     l.TrustedProxies,

@@ -1,0 +1,57 @@
+package jsonrpchttp_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivegate/hivegate/jsonrpchttp"
+)
+
+// TestGuardSlowBodyHoldsNoPlace shows that a request whose body is still
+// arriving does not hold a max_in_flight place: with one place and a slow
+// body pending, another request is served. On f967f52 the slow body held
+// the place and the other request got 503 -32018.
+func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
+	t.Parallel()
+	g := jsonrpchttp.NewGuard(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), jsonrpchttp.GuardOptions{MaxInFlight: 1})
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	slow, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	body := `{"jsonrpc":"2.0","id":7,"method":"slow"}`
+	if _, err := io.WriteString(slow, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"+body[:10]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the slow request is in the Guard
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"fast"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"m":"fast"`) {
+		t.Fatalf("with a slow body pending: HTTP %d %s", resp.StatusCode, b)
+	}
+	// The slow body, once in, is served as usual.
+	if _, err := io.WriteString(slow, body[10:]); err != nil {
+		t.Fatal(err)
+	}
+	_ = slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	sresp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(sresp.Body)
+	if sresp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"m":"slow"`) || !strings.Contains(string(b), `"id":7`) {
+		t.Errorf("the slow request: HTTP %d %s", sresp.StatusCode, b)
+	}
+}

@@ -75,6 +75,9 @@ retries:
 limits:
   max_in_flight: 128
   read_timeout: 30
+  # The test's clients all come from 127/8: no trusted proxy there, so
+  # each of their addresses is capped as a client on the internet is.
+  trusted_proxies: [192.0.2.0/24]
 `, honest1.URL, honest2.URL, liar.URL, forger.URL))
 	if err != nil {
 		t.Fatal(err)

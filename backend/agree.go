@@ -223,7 +223,7 @@ func (p *Pool) agreeLocked(be *backend, claims []claim, verdicts map[*node]*verd
 		switch age := now.Sub(c.v.Time); {
 		case v.lagging:
 			v.out, v.reason = true, "lagging: "+strconv.FormatUint(behind, 10)+" blocks behind "+strconv.FormatUint(best, 10)+" (max "+strconv.FormatUint(maxLag, 10)+")"
-		case age > p.opts.MaxHeadAge:
+		case p.opts.MaxHeadAge > 0 && age > p.opts.MaxHeadAge:
 			v.out, v.reason = true, "head block "+strconv.FormatUint(c.v.Head, 10)+" is "+roundAge(age)+" old (max "+p.opts.MaxHeadAge.String()+")"
 		}
 	}

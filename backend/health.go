@@ -103,28 +103,53 @@ func (p *Pool) AnyHealthy() bool {
 	return false
 }
 
+// firstProbeWait bounds how long Start waits for the first probes, so
+// that a gateway that starts serving reports what its nodes are instead of
+// "not probed yet", without hanging on a node that does not answer.
+const firstProbeWait = 2 * time.Second
+
 // Start runs the background prober when Options.HealthInterval is positive:
 // every node of every backend is probed (probe.go) every
 // NodeProbeInterval, or every HealthInterval when that is shorter. It
-// returns at once; the probers stop when ctx ends. Call it at most once.
+// returns once every node had its first probe, or after firstProbeWait;
+// the probers stop when ctx ends. Call it at most once.
 func (p *Pool) Start(ctx context.Context) {
 	if p.opts.HealthInterval <= 0 {
 		return
 	}
 	every := min(p.opts.HealthInterval, p.opts.NodeProbeInterval)
+	var first sync.WaitGroup
 	for _, be := range p.backends {
 		for _, n := range be.nodes {
-			go p.probeLoop(ctx, be, n, every)
+			first.Add(1)
+			go p.probeLoop(ctx, be, n, every, first.Done)
 		}
+	}
+	done := make(chan struct{})
+	go func() {
+		first.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(firstProbeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 
-// probeLoop probes n now and then every interval until ctx ends.
-func (p *Pool) probeLoop(ctx context.Context, be *backend, n *node, every time.Duration) {
+// probeLoop probes n now and then every interval until ctx ends; probed
+// is called after the first probe.
+func (p *Pool) probeLoop(ctx context.Context, be *backend, n *node, every time.Duration, probed func()) {
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
 		p.probe(ctx, be, n)
+		if probed != nil {
+			probed()
+			probed = nil
+		}
 		select {
 		case <-ctx.Done():
 			return

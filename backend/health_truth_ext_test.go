@@ -61,6 +61,7 @@ func TestHealthMaxHeadAge(t *testing.T) {
 		{"default, 20 s old", 0, 20 * time.Second, false},
 		{"60 s allowed, 20 s old", time.Minute, 20 * time.Second, true},
 		{"60 s allowed, 61 s old", time.Minute, 61 * time.Second, false},
+		{"check off, a year old", -1, 365 * 24 * time.Hour, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -105,6 +106,7 @@ func TestHealthHivemind(t *testing.T) {
 		{"default, 50 s behind", 0, 50 * time.Second, true},
 		{"default, 2 min behind", 0, 2 * time.Minute, false},
 		{"5 min allowed, 2 min behind", 5 * time.Minute, 2 * time.Minute, true},
+		{"check off, a year behind", -1, 365 * 24 * time.Hour, true},
 		{"block time in the future", 0, -time.Minute, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -69,10 +69,12 @@ type Options struct {
 	// prober runs only when HealthInterval is positive.
 	NodeProbeInterval time.Duration
 	// MaxHeadAge takes a hived node out of service while its head block is
-	// older than this (DefaultMaxHeadAge when 0).
+	// older than this (DefaultMaxHeadAge when 0; negative turns the check
+	// off, for a chain replayed from the past).
 	MaxHeadAge time.Duration
 	// MaxSyncAge takes a hivemind or HAfAH node out of service while it is
-	// more than this behind the chain (DefaultMaxSyncAge when 0).
+	// more than this behind the chain (DefaultMaxSyncAge when 0; negative
+	// turns the check off).
 	MaxSyncAge time.Duration
 	// Now is the clock the prober judges block times by (time.Now when
 	// nil); tests inject their own.
@@ -130,10 +132,10 @@ func (o Options) withDefaults() Options {
 	if o.WSConnsPerNode <= 0 {
 		o.WSConnsPerNode = o.MaxConnsPerBackend
 	}
-	if o.MaxHeadAge <= 0 {
+	if o.MaxHeadAge == 0 {
 		o.MaxHeadAge = DefaultMaxHeadAge
 	}
-	if o.MaxSyncAge <= 0 {
+	if o.MaxSyncAge == 0 {
 		o.MaxSyncAge = DefaultMaxSyncAge
 	}
 	if o.Now == nil {

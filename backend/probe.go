@@ -138,7 +138,7 @@ func (p *Pool) probeKind(ctx context.Context, n *node, k Kind, known bool) (out 
 			Block *uint64 `json:"db_head_block"`
 			Time  string  `json:"db_head_time"`
 		}
-		if json.Unmarshal(a.result, &st) != nil || st.Block == nil {
+		if !decodes(a.result, &st) || st.Block == nil {
 			return out, false, nil
 		}
 		out.view = headView{Head: *st.Block, Time: parseBlockTime(st.Time), At: p.opts.Now()}
@@ -153,7 +153,7 @@ func (p *Pool) probeKind(ctx context.Context, n *node, k Kind, known bool) (out 
 			var v struct {
 				App string `json:"app_name"`
 			}
-			if json.Unmarshal(a.result, &v) != nil || !strings.Contains(strings.ToLower(v.App), "hafah") {
+			if !decodes(a.result, &v) || !strings.Contains(strings.ToLower(v.App), "hafah") {
 				return out, false, nil
 			}
 		}
@@ -214,7 +214,7 @@ func (p *Pool) syncProblem(what string, v headView) string {
 		return what + " head block " + strconv.FormatUint(v.Head, 10) + " has no time"
 	case v.Time.After(now.Add(maxClockSkew)):
 		return what + " head block time " + v.Time.Format(time.DateTime) + " is in the future"
-	case now.Sub(v.Time) > p.opts.MaxSyncAge:
+	case p.opts.MaxSyncAge > 0 && now.Sub(v.Time) > p.opts.MaxSyncAge:
 		return what + " head block " + strconv.FormatUint(v.Head, 10) + " is " + roundAge(now.Sub(v.Time)) + " old (max " + p.opts.MaxSyncAge.String() + ")"
 	}
 	return ""
@@ -223,11 +223,12 @@ func (p *Pool) syncProblem(what string, v headView) string {
 // hafahProblem judges a HAfAH node by whether it serves the block the
 // chain had MaxSyncAge ago: HAfAH answers an empty header for a block it
 // has not imported yet. Without a trusted chain head (no hived backend
-// agreed on one yet) it is judged by answering only.
+// agreed on one yet), or with the check off, it is judged by answering
+// only.
 func (p *Pool) hafahProblem(ctx context.Context, n *node) (string, error) {
 	head := p.chainHead()
 	behind := uint64(p.opts.MaxSyncAge / blockInterval)
-	if head <= behind+1 {
+	if p.opts.MaxSyncAge < 0 || head <= behind+1 {
 		return "", nil
 	}
 	want := head - behind
@@ -243,11 +244,14 @@ func (p *Pool) hafahProblem(ctx context.Context, n *node) (string, error) {
 			Timestamp string `json:"timestamp"`
 		} `json:"header"`
 	}
-	if json.Unmarshal(a.result, &h) != nil || h.Header == nil {
+	if !decodes(a.result, &h) || h.Header == nil {
 		return "HAfAH lacks block " + strconv.FormatUint(want, 10) + ": more than " + p.opts.MaxSyncAge.String() + " behind the chain head " + strconv.FormatUint(head, 10), nil
 	}
 	return "", nil
 }
+
+// decodes reports whether raw decodes into v.
+func decodes(raw json.RawMessage, v any) bool { return json.Unmarshal(raw, v) == nil }
 
 // roundAge renders an age to the second.
 func roundAge(d time.Duration) string { return d.Round(time.Second).String() }

@@ -51,8 +51,8 @@ cache:
 
 // countingNode is a Hive node stand-in that counts the calls it gets.
 type countingNode struct {
-	url   string
-	lib   atomic.Uint64 // what get_dynamic_global_properties reports
+	url string
+	lib atomic.Uint64 // what get_dynamic_global_properties reports
 	// lie, when set, is the node's get_dynamic_global_properties answer.
 	lie   atomic.Pointer[string]
 	mu    sync.Mutex

@@ -127,3 +127,38 @@ func TestTrustOneLiar(t *testing.T) {
 		}
 	}
 }
+
+// waitLIB polls the tracker until its LIB is want, failing after 10 s.
+func waitLIB(t *testing.T, tracker *backend.LIBTracker, want uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for tracker.LastIrreversible() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("LIB %d, want %d", tracker.LastIrreversible(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestTrustLIBComesDown: a LIB the nodes no longer agree on is
+// recomputed, not kept because it is higher.
+func TestTrustLIBComesDown(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	n := newChainNode(t, "a", chainClaim{Head: 1000, LIB: 999, Time: now.Truncate(time.Second)})
+	pool := trustPool(t, []string{n.url()})
+	tracker := backend.NewLIBTracker(pool, "hived", 10*time.Millisecond, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		tracker.Run(ctx)
+		close(done)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitLIB(t, tracker, 999)
+	n.set(honestAt(1000, 1000, now)) // the node's LIB was wrong: 980
+	waitLIB(t, tracker, 980)
+}

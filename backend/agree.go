@@ -135,6 +135,11 @@ func (p *Pool) judgeLocked(be *backend) {
 			if v.reason == "" {
 				v.reason = "not probed yet"
 			}
+			if prev := n.judged.verdict.Load(); prev != nil && prev.out {
+				// Out it stays until a probe answers: failing a probe must
+				// not bring a node judged unfit back.
+				v.out, v.lagging, v.reason = true, prev.lagging, prev.reason
+			}
 			if !n.health.down.Load() && (v.kind == KindUnknown || v.kind == KindHived) {
 				eligible++ // it may yet agree: its silence must not hand the vote to the others
 			}

@@ -3,7 +3,9 @@ package backend_test
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,4 +163,37 @@ func TestTrustLIBComesDown(t *testing.T) {
 	waitLIB(t, tracker, 999)
 	n.set(honestAt(1000, 1000, now)) // the node's LIB was wrong: 980
 	waitLIB(t, tracker, 980)
+}
+
+// TestTrustLiarStaysOutWhenProbeFails: a node judged implausible does not
+// come back into service by failing its next probe.
+func TestTrustLiarStaysOutWhenProbeFails(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	honest := newChainNode(t, "honest", honestAt(1000, 1000, now))
+	var failing atomic.Bool
+	liar := newChainNode(t, "liar", chainClaim{Head: 1000, LIB: 5000, Time: now.Truncate(time.Second)})
+	front := newFakeNode(t, func(_ *fakeNode, w http.ResponseWriter, r *http.Request, req rpcRequest) {
+		if failing.Load() && req.Method == "database_api.get_dynamic_global_properties" {
+			http.Error(w, "down", http.StatusBadGateway)
+			return
+		}
+		if req.Method == "database_api.get_dynamic_global_properties" {
+			answer(w, req.ID, "result", liar.dgpo())
+			return
+		}
+		answer(w, req.ID, "result", `"liar"`)
+	})
+	pool := trustPool(t, []string{front.srv.URL, honest.url()})
+	pool.Probe(callCtx)
+	failing.Store(true)
+	pool.Probe(callCtx)
+	if st := pool.Nodes()[0]; st.InService() || st.Serving {
+		t.Fatalf("the liar is back in service after a failed probe: %+v", st)
+	}
+	for range 3 {
+		if resp, err := pool.Call(callCtx, "hived", backend.Request{Method: "m"}); err != nil || string(resp.Result) != `"honest"` {
+			t.Fatalf("%s, %v; want the honest node's answer", resp.Result, err)
+		}
+	}
 }

@@ -205,3 +205,21 @@ func TestHealthOtherNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthWSNode: a ws:// node is probed over its WebSocket connections
+// like an http node: found a hived node, up and in service.
+func TestHealthWSNode(t *testing.T) {
+	t.Parallel()
+	cn := newChainNode(t, "unused", honestAt(1000, 1000, time.Now()))
+	ws := newWSNode(t, func(_ int64, req rpcRequest) (string, wsAction) {
+		if req.Method == "database_api.get_dynamic_global_properties" {
+			return `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + cn.dgpo() + `}`, wsAnswer
+		}
+		return wsResult(0, req)
+	})
+	pool := newNodesPool(t, backend.Options{}, map[string][]string{"hived": {ws.url()}})
+	pool.Probe(callCtx)
+	if st := pool.Nodes()[0]; st.Kind != backend.KindHived || st.Head != 1000 || !st.InService() {
+		t.Errorf("%+v; want a hived node at 1000 in service", st)
+	}
+}

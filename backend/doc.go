@@ -6,6 +6,13 @@
 // the backends' health, and the last-irreversible-block tracker that the
 // cache's irreversibility policy reads.
 //
+// Every node is probed for what it serves and judged by it (probe.go): a
+// hived node by its head block, a hivemind node by the last block it
+// imported, a HAfAH node by the blocks it has. The head and last
+// irreversible block the gateway trusts are what the hived nodes of a
+// backend agree on, claims that cannot be true set aside (agree.go): one
+// lying node neither takes the honest ones out nor makes a block final.
+//
 // A call forwards the caller's params bytes exactly as given and returns the
 // backend's result bytes exactly as received: Hive clients sign and compare
 // JSON, and hived's answers carry numbers (uint128, int64) that a decode and

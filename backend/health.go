@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -10,20 +9,11 @@ import (
 	"time"
 )
 
-// probeBody is the health probe's request. jsonrpc.get_methods is cheap on
-// hived; any HTTP answer to it below 500 (even an error or a 404 from a
-// server that does not know the method) proves the backend is reachable.
-const probeBody = `{"jsonrpc":"2.0","id":0,"method":"jsonrpc.get_methods","params":{}}`
-
-// headProbeBody is the probe of a node of a backend of several nodes: it
-// proves the node reachable as probeBody does and, on a node that serves
-// it (hived), tells its head block, from which laggards are found.
-const headProbeBody = `{"jsonrpc":"2.0","id":0,"method":"database_api.get_dynamic_global_properties","params":{}}`
-
-// health is one node's state: a count of consecutive failures and whether
-// the node is reported down. A node with no outcome yet counts as up
-// ("unknown = up"), so a fresh gateway reports OK until evidence says
-// otherwise and never refuses to try a node it has not talked to.
+// health is one node's state: a count of consecutive failures, whether
+// the node is down, and whether a probe has found it up since it last went
+// down (seen). A node is reported up only once a probe answered (unknown is
+// not up), but calls are still made to a node with no verdict yet, so that
+// a fresh gateway works before its first probe.
 //
 // A failure is a transport failure (refused, reset, dial timeout, EOF), an
 // HTTP 5xx or a call timeout. Any other answer — a result, a JSON-RPC
@@ -34,8 +24,19 @@ const headProbeBody = `{"jsonrpc":"2.0","id":0,"method":"database_api.get_dynami
 type health struct {
 	fails     atomic.Int64
 	down      atomic.Bool
+	seen      atomic.Bool
 	threshold int64
 }
+
+// probed records a probe that the node answered.
+func (h *health) probed(logger *slog.Logger, n *node) {
+	h.success(logger, n)
+	h.seen.Store(true)
+}
+
+// up reports whether the node is reported up: a probe answered and it has
+// not failed FailThreshold times in a row since.
+func (h *health) up() bool { return h.seen.Load() && !h.down.Load() }
 
 // success records a reachable node.
 func (h *health) success(logger *slog.Logger, n *node) {
@@ -51,19 +52,38 @@ func (h *health) success(logger *slog.Logger, n *node) {
 func (h *health) failure(logger *slog.Logger, n *node, cause error) {
 	f := h.fails.Add(1)
 	if f >= h.threshold && !h.down.Load() && h.down.CompareAndSwap(false, true) {
+		h.seen.Store(false)
 		logger.Warn("backend down", "backend", n.name, "node", n.index, "consecutive_failures", f, "err", cause)
 	}
 }
 
-// Healthy reports whether the named backend is up: at least one of its
-// nodes has had fewer than FailThreshold consecutive failures. Unknown
-// names are not healthy.
+// Healthy reports whether the named backend is not failing: at least one of
+// its nodes has had fewer than FailThreshold consecutive failures. A node
+// no call or probe has reached yet counts, so that calls are made to it.
+// What GET / reports is stricter (Serving, Nodes). Unknown names are not
+// healthy.
 func (p *Pool) Healthy(name string) bool {
 	be, ok := p.backends[name]
 	return ok && be.up()
 }
 
-// up reports whether any node of the backend is up.
+// Serving reports whether the named backend has a node in service: up (a
+// probe answered, fewer than FailThreshold failures in a row since) and
+// judged fit by the prober (agree.go). Unknown names are not serving.
+func (p *Pool) Serving(name string) bool {
+	be, ok := p.backends[name]
+	if !ok {
+		return false
+	}
+	for _, n := range be.nodes {
+		if n.reportedInService() {
+			return true
+		}
+	}
+	return false
+}
+
+// up reports whether any node of the backend is not down.
 func (be *backend) up() bool {
 	for _, n := range be.nodes {
 		if !n.health.down.Load() {
@@ -73,7 +93,7 @@ func (be *backend) up() bool {
 	return false
 }
 
-// AnyHealthy reports whether at least one backend is up.
+// AnyHealthy reports whether at least one backend is not failing (Healthy).
 func (p *Pool) AnyHealthy() bool {
 	for _, be := range p.backends {
 		if be.up() {
@@ -83,32 +103,53 @@ func (p *Pool) AnyHealthy() bool {
 	return false
 }
 
+// firstProbeWait bounds how long Start waits for the first probes, so
+// that a gateway that starts serving reports what its nodes are instead of
+// "not probed yet", without hanging on a node that does not answer.
+const firstProbeWait = 2 * time.Second
+
 // Start runs the background prober when Options.HealthInterval is positive:
-// every interval each node of a backend of one node is probed once; the
-// nodes of a backend of several nodes are probed every NodeProbeInterval,
-// with a call that also reads their head block. It returns at once; the
-// probers stop when ctx ends. Call it at most once.
+// every node of every backend is probed (probe.go) every
+// NodeProbeInterval, or every HealthInterval when that is shorter. It
+// returns once every node had its first probe, or after firstProbeWait;
+// the probers stop when ctx ends. Call it at most once.
 func (p *Pool) Start(ctx context.Context) {
 	if p.opts.HealthInterval <= 0 {
 		return
 	}
+	every := min(p.opts.HealthInterval, p.opts.NodeProbeInterval)
+	var first sync.WaitGroup
 	for _, be := range p.backends {
-		every := p.opts.HealthInterval
-		if len(be.nodes) > 1 {
-			every = p.opts.NodeProbeInterval
-		}
 		for _, n := range be.nodes {
-			go p.probeLoop(ctx, be, n, every)
+			first.Add(1)
+			go p.probeLoop(ctx, be, n, every, first.Done)
 		}
+	}
+	done := make(chan struct{})
+	go func() {
+		first.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(firstProbeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 
-// probeLoop probes n now and then every interval until ctx ends.
-func (p *Pool) probeLoop(ctx context.Context, be *backend, n *node, every time.Duration) {
+// probeLoop probes n now and then every interval until ctx ends; probed
+// is called after the first probe.
+func (p *Pool) probeLoop(ctx context.Context, be *backend, n *node, every time.Duration, probed func()) {
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
 		p.probe(ctx, be, n)
+		if probed != nil {
+			probed()
+			probed = nil
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -130,64 +171,42 @@ func (p *Pool) Probe(ctx context.Context) {
 	wg.Wait()
 }
 
-// probe sends one probe to n and records the outcome: a node of a backend
-// of several nodes is asked for its head block (headProbeBody), any other
-// for its methods (probeBody). A probe cut short because ctx ended records
+// probeBackend probes every node of the named backend once, concurrently.
+func (p *Pool) probeBackend(ctx context.Context, name string) {
+	be, ok := p.backends[name]
+	if !ok {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, n := range be.nodes {
+		wg.Go(func() { p.probe(ctx, be, n) })
+	}
+	wg.Wait()
+}
+
+// probe probes n (probe.go), records the outcome and judges the backend's
+// nodes again (agree.go). A probe cut short because ctx ended records
 // nothing.
 func (p *Pool) probe(parent context.Context, be *backend, n *node) {
 	ctx, cancel := context.WithTimeout(parent, probeTimeout)
 	defer cancel()
-	body := probeBody
-	if len(be.nodes) > 1 {
-		body = headProbeBody
-	}
-	if n.ws != nil {
-		// Probes share the node's connections with calls, so they take an
-		// id of their own.
-		method := "jsonrpc.get_methods"
-		if len(be.nodes) > 1 {
-			method = "database_api.get_dynamic_global_properties"
-		}
-		id := p.newID()
-		raw, f := n.ws.roundTrip(ctx, p, newBody(id, method, []byte("{}")), id)
-		switch {
-		case parent.Err() != nil:
-		case f != nil:
-			n.health.failure(p.logger, n, f.cause)
-		default:
-			n.health.success(p.logger, n)
-			p.observeHead(be, n, headOf(raw))
-		}
+	be.trust.mu.Lock()
+	had := n.judged.kind
+	be.trust.mu.Unlock()
+	out, err := p.detect(ctx, n, had)
+	switch {
+	case parent.Err() != nil:
 		return
+	case err != nil:
+		n.health.failure(p.logger, n, err)
+		p.record(be, n, nil, err)
+	default:
+		n.health.probed(p.logger, n)
+		p.record(be, n, &out, nil)
 	}
-	ex := p.getExchange()
-	defer p.putExchange(ex)
-	resp, err := p.send(ctx, n.transport, n, ex, []byte(body))
-	if err != nil {
-		ex.finish(false)
-		if parent.Err() != nil {
-			return
-		}
-		n.health.failure(p.logger, n, describeTransport(n, err, "probe"))
-		return
-	}
-	var raw []byte
-	if resp.StatusCode < 300 && len(be.nodes) > 1 {
-		raw = p.readProbe(resp)
-	} else {
-		p.drain(resp.Body)
-	}
-	_ = resp.Body.Close()
-	ex.finish(false)
-	if resp.StatusCode >= 500 {
-		n.health.failure(p.logger, n, httpStatusCause(n, resp.StatusCode, "probe"))
-		return
-	}
-	n.health.success(p.logger, n)
-	p.observeHead(be, n, headOf(raw))
 }
 
-// maxProbeAnswer bounds the probe answer read for a head block: a
+// maxProbeAnswer bounds the probe answer read: a
 // get_dynamic_global_properties result is about 2 KB.
 const maxProbeAnswer = 64 << 10
 
@@ -205,23 +224,4 @@ func (p *Pool) readProbe(resp *http.Response) []byte {
 		return nil
 	}
 	return raw
-}
-
-// headOf reads head_block_number from a get_dynamic_global_properties
-// answer; 0 when raw is not one.
-func headOf(raw []byte) uint64 {
-	if len(raw) == 0 {
-		return 0
-	}
-	var ans struct {
-		Result json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(raw, &ans) != nil || len(ans.Result) == 0 {
-		return 0
-	}
-	props, ok := readProps(ans.Result)
-	if !ok {
-		return 0
-	}
-	return props.Head
 }

@@ -21,13 +21,18 @@ func switchable(up *atomic.Bool) handlerFunc {
 	}
 }
 
-func TestHealthUnknownIsUp(t *testing.T) {
+// TestHealthUnknownIsNotUp: a node no probe has reached is not reported
+// up, but calls are still made to it (Healthy: nothing failed yet).
+func TestHealthUnknownIsNotUp(t *testing.T) {
 	t.Parallel()
 	pool := newPool(t, backend.Options{}, map[string]string{"hived": refusedURL(t)})
 	if !pool.Healthy("hived") || !pool.AnyHealthy() {
-		t.Error("a backend with no outcome yet is not reported up")
+		t.Error("a backend with no outcome yet is not tried")
 	}
-	if pool.Healthy("nope") {
+	if st := pool.Nodes()[0]; st.Up || st.InService() || pool.Serving("hived") {
+		t.Errorf("a node no probe reached is reported up: %+v", st)
+	}
+	if pool.Healthy("nope") || pool.Serving("nope") {
 		t.Error("an unknown backend name is reported healthy")
 	}
 	empty := newPool(t, backend.Options{}, map[string]string{})
@@ -72,13 +77,14 @@ func TestHealthProbe(t *testing.T) {
 	t.Parallel()
 	var up atomic.Bool
 	var probes atomic.Int64
+	cn := newChainNode(t, "a", honestAt(1000, 1000, time.Now()))
 	node := newFakeNode(t, func(n *fakeNode, w http.ResponseWriter, r *http.Request, req rpcRequest) {
-		if string(req.Body) == `{"jsonrpc":"2.0","id":0,"method":"jsonrpc.get_methods","params":{}}` {
+		if req.Method == "database_api.get_dynamic_global_properties" {
 			probes.Add(1)
 		}
 		if up.Load() {
-			// Any HTTP answer below 500 proves the backend reachable.
-			http.NotFound(w, r)
+			cn.set(honestAt(1000, 1000, time.Now()))
+			answer(w, req.ID, "result", cn.dgpo())
 			return
 		}
 		http.Error(w, "down", http.StatusBadGateway)
@@ -86,8 +92,8 @@ func TestHealthProbe(t *testing.T) {
 	pool := newPool(t, backend.Options{FailThreshold: 2}, map[string]string{"hived": node.srv.URL})
 	ctx := context.Background()
 	pool.Probe(ctx)
-	if !pool.Healthy("hived") {
-		t.Error("down after one failed probe with FailThreshold 2")
+	if !pool.Healthy("hived") || pool.Serving("hived") {
+		t.Error("after one failed probe with FailThreshold 2: want calls still tried, but not in service")
 	}
 	pool.Probe(ctx)
 	if pool.Healthy("hived") || pool.AnyHealthy() {
@@ -95,11 +101,11 @@ func TestHealthProbe(t *testing.T) {
 	}
 	up.Store(true)
 	pool.Probe(ctx)
-	if !pool.Healthy("hived") {
-		t.Error("a reachable probe did not mark the backend up")
+	if !pool.Healthy("hived") || !pool.Serving("hived") {
+		t.Errorf("a node that answered its probe is not in service: %+v", pool.Nodes())
 	}
 	if probes.Load() != 3 {
-		t.Errorf("node saw %d probe bodies, want 3", probes.Load())
+		t.Errorf("node saw %d probes, want 3", probes.Load())
 	}
 
 	refused := newPool(t, backend.Options{FailThreshold: 1}, map[string]string{"gone": refusedURL(t)})

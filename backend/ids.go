@@ -35,7 +35,7 @@ func newIDSource() *idSource {
 	return &idSource{r: rand.NewChaCha8(seed)}
 }
 
-// next returns a random id, never 0 (the id of HTTP health probes).
+// next returns a random id, never 0.
 func (s *idSource) next() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

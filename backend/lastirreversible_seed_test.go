@@ -1,38 +1,57 @@
 package backend_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hivegate/hivegate/backend"
 )
 
+// TestLIBTrackerSeed: a LIB learnt elsewhere (the one replicas share in
+// Redis) counts only once the tracker's own nodes agree on a head, never
+// above that head, and only for a minute; a later seed replaces it.
 func TestLIBTrackerSeed(t *testing.T) {
 	t.Parallel()
-	tr := backend.NewLIBTracker(nil, "hived", 0, nil)
+	blockTime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := &fixedClock{blockTime}
+	n := newChainNode(t, "a", chainClaim{Head: 1000, LIB: 980, Time: blockTime})
+	pool := newNodesPool(t, backend.Options{Now: clock.now}, map[string][]string{"hived": {n.url()}})
+	tr := backend.NewLIBTracker(pool, "hived", time.Hour, nil)
 	var hooked []uint64
 	tr.OnUpdate(func(lib, _ uint64) { hooked = append(hooked, lib) })
+	if tr.Seed(990) || tr.LastIrreversible() != 0 {
+		t.Fatalf("a seed counted before the nodes agreed: LIB %d", tr.LastIrreversible())
+	}
+	tr.Poll(context.Background())
 	steps := []struct {
 		seed  uint64
-		moved bool
+		after time.Duration // clock advance before the seed
+		rose  bool
 		lib   uint64
 	}{
-		{0, false, 0},
-		{500, true, 500},
-		{400, false, 500}, // never backwards
-		{500, false, 500},
-		{700, true, 700},
+		{995, 0, true, 995},                 // below the agreed head: counts
+		{5000, 0, false, 980},               // above the agreed head: ignored, and it replaces 995
+		{1000, 0, true, 1000},               // at most the head
+		{970, 0, false, 980},                // below the agreed LIB: the agreed LIB
+		{990, 0, true, 990},                 //
+		{990, 61 * time.Second, false, 980}, // older than a minute: gone
 	}
 	for i, s := range steps {
-		if moved := tr.Seed(s.seed); moved != s.moved || tr.LastIrreversible() != s.lib {
-			t.Errorf("step %d: Seed(%d) = %v, LIB %d; want %v, %d", i, s.seed, moved, tr.LastIrreversible(), s.moved, s.lib)
+		clock.t = clock.t.Add(s.after)
+		if s.after > 0 {
+			if got := tr.LastIrreversible(); got != s.lib {
+				t.Errorf("step %d: after %v the LIB is %d, want %d", i, s.after, got, s.lib)
+			}
+			continue
+		}
+		if rose := tr.Seed(s.seed); rose != s.rose || tr.LastIrreversible() != s.lib {
+			t.Errorf("step %d: Seed(%d) = %v, LIB %d; want %v, %d", i, s.seed, rose, tr.LastIrreversible(), s.rose, s.lib)
 		}
 	}
-	if len(hooked) != 2 || hooked[0] != 500 || hooked[1] != 700 {
-		t.Errorf("hooks saw %v, want [500 700]", hooked)
-	}
-	// An older answer observed afterwards does not undo the seed.
-	tr.Observe([]byte(`{"last_irreversible_block_num":600,"head_block_number":620}`))
-	if tr.LastIrreversible() != 700 || tr.Head() != 620 {
-		t.Errorf("after Observe: LIB %d head %d, want 700 and 620", tr.LastIrreversible(), tr.Head())
+	// The first seed waited for the agreement: the poll found LIB 990.
+	if want := []uint64{990, 995, 980, 1000, 980, 990}; fmt.Sprint(hooked) != fmt.Sprint(want) {
+		t.Errorf("hooks saw %v, want %v", hooked, want)
 	}
 }

@@ -1,9 +1,16 @@
 package backend
 
-// How a call picks its node. A backend's nodes are in service while they
-// are up (fewer than Options.FailThreshold failed calls or probes in a row)
-// and not lagging (their head block, as probes see it, at most
-// Options.MaxLagBlocks behind the best head of the backend's nodes). Each
+import (
+	"strconv"
+	"time"
+)
+
+// How a call picks its node. A backend's nodes take calls while they are
+// not down (fewer than Options.FailThreshold failed calls or probes in a
+// row) and the prober has not judged them out of service (agree.go: an
+// implausible or disagreeing head, lagging, a stale head, a hivemind or
+// HAfAH node behind the chain). A node the prober has not judged yet takes
+// calls, so that a fresh gateway works at once. Each
 // attempt of a call goes to the node in service with the fewest calls in
 // flight, the first in config order on a tie, so that an idle backend sends
 // everything to its first node and a busy one spreads the load. A retry
@@ -27,7 +34,17 @@ func (t *tried) add(i int) {
 }
 
 // inService reports whether the node takes calls while others can.
-func (n *node) inService() bool { return !n.health.down.Load() && !n.lagging.Load() }
+func (n *node) inService() bool { return !n.health.down.Load() && !n.judgedOut() }
+
+// judgedOut reports whether the prober took the node out of service.
+func (n *node) judgedOut() bool {
+	v := n.judged.verdict.Load()
+	return v != nil && v.out
+}
+
+// reportedInService reports whether the node is in service as GET / says:
+// up (a probe answered) and not judged out of service.
+func (n *node) reportedInService() bool { return n.health.up() && !n.judgedOut() }
 
 // pick returns the node for a call's next attempt and its position.
 func (be *backend) pick(t tried) (*node, int) {
@@ -64,36 +81,6 @@ func (be *backend) leastLoaded(ok func(*node, int) bool) (*node, int) {
 	return best, at
 }
 
-// observeHead records a node's head block (from a probe) and takes the
-// backend's nodes out of service, or back, by how far each is behind the
-// best head among them. maxLag 0 turns the check off.
-func (p *Pool) observeHead(be *backend, n *node, head uint64) {
-	if head == 0 {
-		return
-	}
-	n.head.Store(head)
-	maxLag := uint64(p.opts.MaxLagBlocks)
-	if maxLag == 0 || len(be.nodes) < 2 {
-		return
-	}
-	var best uint64
-	for _, o := range be.nodes {
-		best = max(best, o.head.Load())
-	}
-	for _, o := range be.nodes {
-		h := o.head.Load()
-		lag := h != 0 && best-h > maxLag
-		if o.lagging.Load() == lag || !o.lagging.CompareAndSwap(!lag, lag) {
-			continue
-		}
-		if lag {
-			p.logger.Warn("backend node lagging: out of service", "backend", be.name, "node", o.index, "head", h, "best_head", best, "max_lag_blocks", maxLag)
-		} else {
-			p.logger.Info("backend node caught up: in service", "backend", be.name, "node", o.index, "head", h, "best_head", best)
-		}
-	}
-}
-
 // NodeState is one node's state, for GET /, metrics and the admin
 // endpoints.
 type NodeState struct {
@@ -104,20 +91,31 @@ type NodeState struct {
 	// URL is the node's base URL, its password masked. It is for
 	// operators: never show it to clients.
 	URL string
-	// Up is false after FailThreshold failed calls or probes in a row.
+	// Up is true once a probe answered, until FailThreshold failed calls
+	// or probes in a row: a node no probe has reached is not up.
 	Up bool
+	// Serving is false while the prober judges the node unfit (Reason
+	// says why); true for a node it has not judged yet.
+	Serving bool
 	// Lagging is set while the node's head is more than MaxLagBlocks
-	// behind the best head of its backend's nodes.
+	// behind the head its backend's nodes agree on.
 	Lagging bool
-	// Head is the node's head block as its last probe saw it (0: unknown,
-	// or a node that does not serve database_api.get_dynamic_global_properties).
-	Head uint64
+	// Kind is what the node serves, as its probes found out.
+	Kind Kind
+	// Head is the head block (hived) or last imported block (hivemind)
+	// its last probe told, HeadTime that block's time (zero: unknown), LIB
+	// its last irreversible block (hived).
+	Head     uint64
+	HeadTime time.Time
+	LIB      uint64
+	// Reason says why the node is not in service ("" when it is).
+	Reason string
 	// InFlight is the number of calls being made to the node.
 	InFlight int64
 }
 
-// InService reports whether the node takes calls (up and not lagging).
-func (s NodeState) InService() bool { return s.Up && !s.Lagging }
+// InService reports whether the node is in service: up and judged fit.
+func (s NodeState) InService() bool { return s.Up && s.Serving }
 
 // Nodes returns the state of every node of every backend, by backend name
 // then position.
@@ -125,11 +123,25 @@ func (p *Pool) Nodes() []NodeState {
 	var out []NodeState
 	for _, name := range p.names {
 		for _, n := range p.backends[name].nodes {
-			out = append(out, NodeState{
+			st := NodeState{
 				Backend: name, Node: n.index, URL: shownURL(n.url),
-				Up: !n.health.down.Load(), Lagging: n.lagging.Load(),
-				Head: n.head.Load(), InFlight: n.inFlight.Load(),
-			})
+				Up: n.health.up(), Serving: true, InFlight: n.inFlight.Load(),
+			}
+			if v := n.judged.verdict.Load(); v != nil {
+				st.Serving, st.Lagging, st.Kind, st.Reason = !v.out, v.lagging, v.kind, v.reason
+				if v.hasView {
+					st.Head, st.HeadTime, st.LIB = v.view.Head, v.view.Time, v.view.LIB
+				}
+			}
+			switch {
+			case n.health.down.Load():
+				st.Reason = "down: " + strconv.FormatInt(n.health.fails.Load(), 10) + " failed calls or probes in a row"
+			case !st.Up && st.Reason == "":
+				st.Reason = "not probed yet"
+			case st.InService():
+				st.Reason = ""
+			}
+			out = append(out, st)
 		}
 	}
 	return out

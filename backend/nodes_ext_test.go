@@ -15,12 +15,14 @@ import (
 )
 
 // headNode answers get_dynamic_global_properties with its head block
-// (*head) and every other call with its own name, after delay.
+// (*head), whose time is that of a chain at block 1000 now, and every other
+// call with its own name, after delay.
 func headNode(name string, head *atomic.Uint64, delay time.Duration) handlerFunc {
 	return func(_ *fakeNode, w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 		if req.Method == "database_api.get_dynamic_global_properties" {
 			h := head.Load()
-			answer(w, req.ID, "result", `{"head_block_number":`+strconv.FormatUint(h, 10)+`,"last_irreversible_block_num":`+strconv.FormatUint(h-20, 10)+`}`)
+			at := time.Now().Add(time.Duration(int64(h)-1000) * 3 * time.Second).UTC().Format("2006-01-02T15:04:05")
+			answer(w, req.ID, "result", `{"head_block_number":`+strconv.FormatUint(h, 10)+`,"time":"`+at+`","last_irreversible_block_num":`+strconv.FormatUint(h-20, 10)+`}`)
 			return
 		}
 		time.Sleep(delay)
@@ -33,10 +35,12 @@ func headNode(name string, head *atomic.Uint64, delay time.Duration) handlerFunc
 func TestNodesFirstInOrderWhenIdle(t *testing.T) {
 	t.Parallel()
 	var head atomic.Uint64
-	head.Store(100)
+	head.Store(1000)
 	a := newFakeNode(t, headNode("a", &head, 0))
 	b := newFakeNode(t, headNode("b", &head, 0))
 	pool := newNodesPool(t, backend.Options{}, map[string][]string{"hived": {a.srv.URL, b.srv.URL}})
+	pool.Probe(callCtx) // a node is reported up once a probe reached it
+	probes := a.hits.Load()
 	for range 5 {
 		resp, err := pool.Call(callCtx, "hived", backend.Request{Method: "m"})
 		if err != nil || string(resp.Result) != `"a"` {
@@ -46,8 +50,8 @@ func TestNodesFirstInOrderWhenIdle(t *testing.T) {
 			t.Errorf("Response.Node = %q, want %q", resp.Node, a.srv.URL+"/")
 		}
 	}
-	if a.hits.Load() != 5 || b.hits.Load() != 0 {
-		t.Errorf("a got %d calls, b %d; want 5 and 0", a.hits.Load(), b.hits.Load())
+	if a.hits.Load()-probes != 5 || b.hits.Load() != probes {
+		t.Errorf("a got %d calls, b %d; want 5 and 0", a.hits.Load()-probes, b.hits.Load()-probes)
 	}
 	nodes := pool.Nodes()
 	if len(nodes) != 2 || nodes[0].Node != 1 || nodes[1].Node != 2 || !nodes[0].InService() || !nodes[1].InService() || pool.NodeCount("hived") != 2 {
@@ -60,7 +64,7 @@ func TestNodesFirstInOrderWhenIdle(t *testing.T) {
 func TestNodesLeastLoaded(t *testing.T) {
 	t.Parallel()
 	var head atomic.Uint64
-	head.Store(100)
+	head.Store(1000)
 	a := newFakeNode(t, headNode("a", &head, 100*time.Millisecond))
 	b := newFakeNode(t, headNode("b", &head, 100*time.Millisecond))
 	pool := newNodesPool(t, backend.Options{}, map[string][]string{"hived": {a.srv.URL, b.srv.URL}})
@@ -86,10 +90,11 @@ func TestNodesLeastLoaded(t *testing.T) {
 func TestNodesFailoverUnderLoad(t *testing.T) {
 	t.Parallel()
 	var head atomic.Uint64
-	head.Store(100)
+	head.Store(1000)
 	a := newFakeNode(t, headNode("a", &head, 2*time.Millisecond))
 	b := newFakeNode(t, headNode("b", &head, 2*time.Millisecond))
 	pool := newNodesPool(t, backend.Options{FailThreshold: 3}, map[string][]string{"hived": {a.srv.URL, b.srv.URL}})
+	pool.Probe(callCtx)
 	ctx, stop := context.WithCancel(callCtx)
 	var wg sync.WaitGroup
 	var calls, failed atomic.Int64
@@ -129,7 +134,7 @@ func TestNodesFailoverUnderLoad(t *testing.T) {
 func TestNodesBroadcastNotRetriedOnAnotherNode(t *testing.T) {
 	t.Parallel()
 	var head atomic.Uint64
-	head.Store(100)
+	head.Store(1000)
 	b := newFakeNode(t, headNode("b", &head, 0))
 	pool := newNodesPool(t, backend.Options{}, map[string][]string{"hived": {refusedURL(t), b.srv.URL}})
 	_, err := pool.Call(callCtx, "hived", backend.Request{Method: "condenser_api.broadcast_transaction", Once: true, Retries: 0})
@@ -188,7 +193,7 @@ func TestNodesDownThenBack(t *testing.T) {
 	t.Parallel()
 	var up atomic.Bool
 	var head atomic.Uint64
-	head.Store(100)
+	head.Store(1000)
 	a := newFakeNode(t, func(n *fakeNode, w http.ResponseWriter, r *http.Request, req rpcRequest) {
 		if !up.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)

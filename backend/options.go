@@ -19,10 +19,18 @@ const (
 	// DefaultFailThreshold is the number of consecutive failures after which
 	// a backend is reported down.
 	DefaultFailThreshold = 5
-	// DefaultNodeProbeInterval is the period of the prober of a backend of
-	// several nodes: it reads each node's head block to find laggards, and
-	// brings a node that failed back into service.
+	// DefaultNodeProbeInterval is the period of the prober: it reads each
+	// node's head block or sync state to judge it, and brings a node that
+	// failed back into service.
 	DefaultNodeProbeInterval = 3 * time.Second
+	// DefaultMaxHeadAge is the oldest a hived node's head block may be for
+	// the node to stay in service: haf_api_node takes hived down when its
+	// head block is older than 15 seconds (five missed blocks).
+	DefaultMaxHeadAge = 15 * time.Second
+	// DefaultMaxSyncAge is how far behind the chain a hivemind or HAfAH
+	// node may be for it to stay in service: haf_api_node takes them down
+	// when their last block is more than a minute old.
+	DefaultMaxSyncAge = time.Minute
 	// DefaultUserAgent is sent to backends when Options.UserAgent is empty.
 	DefaultUserAgent = "hivegate"
 	// MaxRetries is the largest number of retries a Request may ask for.
@@ -56,10 +64,21 @@ type Options struct {
 	// service while its head block is more than this many blocks behind
 	// the best head of the backend's nodes; 0 turns the check off.
 	MaxLagBlocks int
-	// NodeProbeInterval is the period of the prober of a backend of
-	// several nodes (DefaultNodeProbeInterval when 0); the prober runs only
-	// when HealthInterval is positive.
+	// NodeProbeInterval is the period at which the prober reads every
+	// node's head or sync state (DefaultNodeProbeInterval when 0); the
+	// prober runs only when HealthInterval is positive.
 	NodeProbeInterval time.Duration
+	// MaxHeadAge takes a hived node out of service while its head block is
+	// older than this (DefaultMaxHeadAge when 0; negative turns the check
+	// off, for a chain replayed from the past).
+	MaxHeadAge time.Duration
+	// MaxSyncAge takes a hivemind or HAfAH node out of service while it is
+	// more than this behind the chain (DefaultMaxSyncAge when 0; negative
+	// turns the check off).
+	MaxSyncAge time.Duration
+	// Now is the clock the prober judges block times by (time.Now when
+	// nil); tests inject their own.
+	Now func() time.Time
 	// WSConnsPerNode is the number of WebSocket connections kept per ws(s)
 	// node; 0 means MaxConnsPerBackend.
 	WSConnsPerNode int
@@ -112,6 +131,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.WSConnsPerNode <= 0 {
 		o.WSConnsPerNode = o.MaxConnsPerBackend
+	}
+	if o.MaxHeadAge == 0 {
+		o.MaxHeadAge = DefaultMaxHeadAge
+	}
+	if o.MaxSyncAge == 0 {
+		o.MaxSyncAge = DefaultMaxSyncAge
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.MaxLagBlocks < 0 {
 		o.MaxLagBlocks = 0

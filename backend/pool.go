@@ -39,6 +39,7 @@ type Pool struct {
 type backend struct {
 	name  string
 	nodes []*node
+	trust trust // what its nodes agree on (agree.go)
 }
 
 // node is one server of a backend: its URL, its connections and its
@@ -57,11 +58,8 @@ type node struct {
 	health health
 	// inFlight counts the calls being made to the node (least loaded).
 	inFlight atomic.Int64
-	// head is the node's head block as its last probe saw it (0: unknown).
-	head atomic.Uint64
-	// lagging is set while head is more than Options.MaxLagBlocks behind
-	// the best head of the backend's nodes.
-	lagging atomic.Bool
+	// judged is the prober's judgement of the node (agree.go).
+	judged judgement
 }
 
 // New returns a pool of one node per backend (configured name -> base URL,

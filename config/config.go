@@ -156,6 +156,14 @@ type Settings struct {
 	// is more than this many blocks behind the best head of the backend's
 	// nodes (node_max_lag_blocks); 0 turns the check off.
 	NodeMaxLagBlocks int
+	// NodeMaxHeadAge takes a hived node out of service while its head block
+	// is older than this (node_max_head_age, whole seconds); negative (0
+	// in the file) turns the check off.
+	NodeMaxHeadAge time.Duration
+	// NodeMaxSyncAge takes a hivemind or HAfAH node out of service while
+	// it is more than this behind the chain (node_max_sync_age); negative
+	// (0 in the file) turns the check off.
+	NodeMaxSyncAge time.Duration
 	// CompressMinBytes is the size from which a JSON-RPC answer is
 	// gzip-encoded for a client that accepts it (compress_min_bytes); 0
 	// turns compression off.
@@ -306,6 +314,12 @@ const (
 	// DefaultNodeMaxLagBlocks is node_max_lag_blocks's default: one minute
 	// of blocks.
 	DefaultNodeMaxLagBlocks = 20
+	// DefaultNodeMaxHeadAge is node_max_head_age's default: haf_api_node
+	// takes hived down when its head block is older than 15 seconds.
+	DefaultNodeMaxHeadAge = 15 * time.Second
+	// DefaultNodeMaxSyncAge is node_max_sync_age's default: haf_api_node
+	// takes hivemind and HAfAH down when they are a minute behind.
+	DefaultNodeMaxSyncAge = time.Minute
 	// DefaultCompressMinBytes is compress_min_bytes's default.
 	DefaultCompressMinBytes = 1024
 	// DefaultJussiAccountHistoryLimit is jussi's limits.account_history_limit
@@ -329,6 +343,8 @@ func defaults() Config {
 			LIBPollInterval:             DefaultLIBPollInterval,
 			NodeFailThreshold:           DefaultNodeFailThreshold,
 			NodeMaxLagBlocks:            DefaultNodeMaxLagBlocks,
+			NodeMaxHeadAge:              DefaultNodeMaxHeadAge,
+			NodeMaxSyncAge:              DefaultNodeMaxSyncAge,
 			CompressMinBytes:            DefaultCompressMinBytes,
 		},
 		Limits:           startLimits(), // limits.go

@@ -73,6 +73,8 @@ func TestErrors(t *testing.T) {
 		{"null operator message", "c.yaml", "hivegate:\n  operator_message:\n" + minimal, 2, "hivegate.operator_message", "want a string, got nothing (null)"},
 		{"settings not a mapping", "c.yaml", "hivegate: 5\n" + minimal, 1, "hivegate", "want a mapping of keys to values, got 5"},
 		{"negative cache capacity", "c.yaml", "hivegate:\n  cache_max_capacity: -1\n" + minimal, 2, "hivegate.cache_max_capacity", "negative"},
+		{"node_max_head_age 1", "c.yaml", "hivegate:\n  node_max_head_age: 1\n" + minimal, 2, "hivegate.node_max_head_age", "node_max_head_age 1 is shorter than a block (3 s): use 0 to turn the check off"},
+		{"node_max_sync_age -1", "c.yaml", "hivegate:\n  node_max_sync_age: -1\n" + minimal, 2, "hivegate.node_max_sync_age", "node_max_sync_age -1 out of range 0..86400"},
 		{"zero threads", "c.yaml", "hivegate:\n  middleware_connection_threads: 0\n" + minimal, 2, "hivegate.middleware_connection_threads", "out of range 1..10000"},
 		{"zero lib poll interval", "c.yaml", "hivegate:\n  lib_poll_interval: 0\n" + minimal, 2, "hivegate.lib_poll_interval", "at least 1 second"},
 		{"hex integer", "c.yaml", "hivegate:\n  port: 0x1f90\n" + minimal, 2, "hivegate.port", "want a decimal integer"},

@@ -35,6 +35,10 @@ func TestSettingsKeys(t *testing.T) {
 		{"node_fail_threshold: 2", func(c *config.Config) bool { return c.Settings.NodeFailThreshold == 2 }},
 		{"node_max_lag_blocks: 0", func(c *config.Config) bool { return c.Settings.NodeMaxLagBlocks == 0 }},
 		{"node_max_lag_blocks: 100", func(c *config.Config) bool { return c.Settings.NodeMaxLagBlocks == 100 }},
+		{"node_max_head_age: 30", func(c *config.Config) bool { return c.Settings.NodeMaxHeadAge == 30*time.Second }},
+		{"node_max_sync_age: 300", func(c *config.Config) bool { return c.Settings.NodeMaxSyncAge == 5*time.Minute }},
+		{"node_max_head_age: 0", func(c *config.Config) bool { return c.Settings.NodeMaxHeadAge < 0 }},
+		{"node_max_sync_age: 0", func(c *config.Config) bool { return c.Settings.NodeMaxSyncAge < 0 }},
 		{"compress_min_bytes: 0", func(c *config.Config) bool { return c.Settings.CompressMinBytes == 0 }},
 		{"compress_min_bytes: 4096", func(c *config.Config) bool { return c.Settings.CompressMinBytes == 4096 }},
 		// Drone's settings hivegate implements.
@@ -84,6 +88,8 @@ func TestDefaults(t *testing.T) {
 			LIBPollInterval:             config.DefaultLIBPollInterval,
 			NodeFailThreshold:           config.DefaultNodeFailThreshold,
 			NodeMaxLagBlocks:            config.DefaultNodeMaxLagBlocks,
+			NodeMaxHeadAge:              config.DefaultNodeMaxHeadAge,
+			NodeMaxSyncAge:              config.DefaultNodeMaxSyncAge,
 			CompressMinBytes:            config.DefaultCompressMinBytes,
 		}
 		if !reflect.DeepEqual(cfg.Settings, want) {

@@ -81,6 +81,7 @@ func TestTestdataDrone(t *testing.T) {
 		OperatorMessage:             "Drone test node, operated by the hivegate tests",
 		MiddlewareConnectionThreads: 16, LIBPollInterval: config.DefaultLIBPollInterval,
 		NodeFailThreshold: config.DefaultNodeFailThreshold, NodeMaxLagBlocks: config.DefaultNodeMaxLagBlocks,
+		NodeMaxHeadAge: config.DefaultNodeMaxHeadAge, NodeMaxSyncAge: config.DefaultNodeMaxSyncAge,
 		CompressMinBytes: config.DefaultCompressMinBytes,
 	}
 	if !reflect.DeepEqual(cfg.Settings, wantSettings) {

@@ -135,6 +135,20 @@ func (d *decoder) settings(cfg *Config, n *node, section string) error {
 			s.NodeFailThreshold, err = d.intIn(v, path, 1, 1000)
 		case "node_max_lag_blocks":
 			s.NodeMaxLagBlocks, err = d.intIn(v, path, 0, 1_000_000)
+		case "node_max_head_age", "node_max_sync_age":
+			var secs int
+			if secs, err = d.intIn(v, path, 0, 86400); err == nil && secs > 0 && secs < 3 {
+				err = d.errf(v, path, "%s %d is shorter than a block (3 s): use 0 to turn the check off", key, secs)
+			}
+			age := time.Duration(secs) * time.Second
+			if secs == 0 {
+				age = -1 // off
+			}
+			if key == "node_max_head_age" {
+				s.NodeMaxHeadAge = age
+			} else {
+				s.NodeMaxSyncAge = age
+			}
 		case "compress_min_bytes":
 			s.CompressMinBytes, err = d.intIn(v, path, 0, 1<<30)
 		default:

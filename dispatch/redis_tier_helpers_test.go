@@ -51,8 +51,10 @@ cache:
 
 // countingNode is a Hive node stand-in that counts the calls it gets.
 type countingNode struct {
-	url   string
-	lib   atomic.Uint64 // what get_dynamic_global_properties reports
+	url string
+	lib atomic.Uint64 // what get_dynamic_global_properties reports
+	// lie, when set, is the node's get_dynamic_global_properties answer.
+	lie   atomic.Pointer[string]
 	mu    sync.Mutex
 	calls map[string]int // method + params → calls
 	total atomic.Int64
@@ -81,7 +83,11 @@ func newCountingNode(t testing.TB) *countingNode {
 		n.mu.Unlock()
 		n.total.Add(1)
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, nodeResult(req.Method, req.Params, n.lib.Load()))
+		result := nodeResult(req.Method, req.Params, n.lib.Load())
+		if lie := n.lie.Load(); lie != nil && strings.HasSuffix(req.Method, ".get_dynamic_global_properties") {
+			result = *lie
+		}
+		_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
 	}))
 	t.Cleanup(srv.Close)
 	n.url = srv.URL
@@ -91,8 +97,8 @@ func newCountingNode(t testing.TB) *countingNode {
 // nodeResult is the node's answer to method with params.
 func nodeResult(method string, params json.RawMessage, lib uint64) string {
 	switch method {
-	case "condenser_api.get_dynamic_global_properties":
-		return fmt.Sprintf(`{"head_block_number":%d,"last_irreversible_block_num":%d}`, lib+20, lib)
+	case "condenser_api.get_dynamic_global_properties", "database_api.get_dynamic_global_properties":
+		return fmt.Sprintf(`{"head_block_number":%d,"time":%q,"last_irreversible_block_num":%d}`, lib+20, blockTime(lib+20), lib)
 	case "condenser_api.get_block":
 		var p []uint64
 		if json.Unmarshal(params, &p) != nil || len(p) != 1 || p[0] == 0 {
@@ -115,6 +121,12 @@ func nodeResult(method string, params json.RawMessage, lib uint64) string {
 		params = json.RawMessage("null")
 	}
 	return fmt.Sprintf(`{"method":%q,"params":%s}`, method, params)
+}
+
+// blockTime is the time of block h on the nodes' chain: 3 s per block,
+// block 10,000,000 now, so that a node whose LIB moves on is plausible.
+func blockTime(h uint64) string {
+	return time.Now().Add(-time.Duration(10_000_000-int64(h)) * 3 * time.Second).UTC().Format("2006-01-02T15:04:05")
 }
 
 // count is how many times the node was called with method and params.
@@ -145,6 +157,7 @@ func parseShared(t testing.TB, node *countingNode, cacheKeys ...string) *config.
 // wires them, behind the JSON-RPC handler.
 type replica struct {
 	name   string
+	pool   *backend.Pool
 	d      *dispatch.Dispatcher
 	shared *cache.Redis
 	lib    *backend.LIBTracker
@@ -161,7 +174,7 @@ func newReplica(t testing.TB, name string, cfg *config.Config, opts ...dispatch.
 	}
 	bopts := backend.DefaultOptions()
 	bopts.HealthInterval = 0
-	pool, err := backend.New(cfg.BackendMap(), bopts, slog.New(slog.DiscardHandler))
+	pool, err := backend.NewNodes(cfg.BackendNodes(), bopts, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +193,22 @@ func newReplica(t testing.TB, name string, cfg *config.Config, opts ...dispatch.
 	d := dispatch.New(r, cache.New(cfg.Settings.CacheMaxCapacity), pool, lib, nil, append([]dispatch.Option{dispatch.WithSharedCache(shared)}, opts...)...)
 	srv := httptest.NewServer(jsonrpchttp.NewHandler(d, jsonrpchttp.HandlerOptions{}))
 	t.Cleanup(srv.Close)
-	return &replica{name: name, d: d, shared: shared, lib: lib, url: srv.URL}
+	return &replica{name: name, pool: pool, d: d, shared: shared, lib: lib, url: srv.URL}
+}
+
+// learn makes the replica learn the chain's LIB as it can: a
+// get_dynamic_global_properties call through it, a probe of its nodes and
+// a poll of its tracker.
+func (r *replica) learn(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := r.post(ctx, "condenser_api.get_dynamic_global_properties", `["learn"]`); err != nil {
+		t.Fatal(err)
+	}
+	r.pool.Probe(ctx)
+	if p, ok := any(r.lib).(interface{ Poll(context.Context) }); ok {
+		p.Poll(ctx)
+	}
 }
 
 // answer is a JSON-RPC answer as the client sees it.

@@ -26,7 +26,7 @@ func TestSharedCacheAcrossReplicas(t *testing.T) {
 	cfg := parseShared(t, node, "redis_url: "+srv.URL(), "redis_timeout: 5s")
 	a, b := newReplica(t, "A", cfg), newReplica(t, "B", cfg)
 	// A learns the LIB, so that block 500 is irreversible for it.
-	a.call(t, "condenser_api.get_dynamic_global_properties", "[]")
+	a.learn(t)
 	if got := a.lib.LastIrreversible(); got != 1000 {
 		t.Fatalf("A's LIB %d, want 1000", got)
 	}
@@ -82,6 +82,8 @@ func TestSharedNoCacheNeverReachesRedis(t *testing.T) {
 	node := newCountingNode(t)
 	cfg := parseShared(t, node, "redis_url: "+srv.URL(), "redis_timeout: 5s")
 	a, b := newReplica(t, "A", cfg), newReplica(t, "B", cfg)
+	// Each replica read the shared LIB once when it started (a miss).
+	before := map[*replica]cache.RedisStats{a: a.shared.Stats(), b: b.shared.Stats()}
 	for i := range 3 {
 		for _, r := range []*replica{a, b} {
 			if got := r.call(t, "cache_api.no_cache", fmt.Sprintf("[%d]", i)); got.cache != "bypass" {
@@ -95,8 +97,8 @@ func TestSharedNoCacheNeverReachesRedis(t *testing.T) {
 		t.Errorf("Redis holds %d keys, want none", n)
 	}
 	for _, r := range []*replica{a, b} {
-		if st := r.shared.Stats(); st.Hits+st.Misses+st.Skipped+st.Writes != 0 {
-			t.Errorf("%s asked Redis: %+v", r.name, st)
+		if st, b := r.shared.Stats(), before[r]; st.Hits+st.Misses+st.Skipped+st.Writes != b.Hits+b.Misses+b.Skipped+b.Writes {
+			t.Errorf("%s asked Redis: %+v (at start %+v)", r.name, st, b)
 		}
 	}
 }
@@ -152,8 +154,9 @@ func TestSharedCompression(t *testing.T) {
 	}
 }
 
-// TestSharedLIB: A learns the LIB; B, built afterwards, knows it at once
-// and caches an irreversible block without expiry before ever polling.
+// TestSharedLIB: A learns the LIB and shares it, with an expiry; B, built
+// afterwards, uses it once its own nodes agree on a head at least as high.
+// The value shared is what the nodes agree on now: lower too.
 func TestSharedLIB(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
@@ -161,30 +164,48 @@ func TestSharedLIB(t *testing.T) {
 	node.lib.Store(5000)
 	cfg := parseShared(t, node, "redis_url: "+srv.URL(), "redis_timeout: 5s")
 	a := newReplica(t, "A", cfg)
-	a.call(t, "condenser_api.get_dynamic_global_properties", "[]")
+	a.learn(t)
 	a.flush(t)
-	if got := srv.Client().Get(context.Background(), a.shared.LIB().Key()).Val(); got != "5000" {
-		t.Fatalf("shared LIB in Redis %q, want 5000", got)
+	if got, ttl := sharedLIB(t, a); got != "5000" || ttl <= 0 || ttl > dispatch.SharedLIBTTL {
+		t.Fatalf("shared LIB in Redis %q with TTL %v, want 5000 expiring within %v", got, ttl, dispatch.SharedLIBTTL)
 	}
 	b := newReplica(t, "B", cfg)
+	if got := b.lib.LastIrreversible(); got != 0 {
+		t.Fatalf("B's LIB right after start %d, want 0 until its own nodes agree", got)
+	}
+	node.lib.Store(4990) // B's node is a little behind what A shared
+	b.learn(t)
 	if got := b.lib.LastIrreversible(); got != 5000 {
-		t.Fatalf("B's LIB right after start %d, want 5000", got)
+		t.Fatalf("B's LIB %d, want the shared 5000 (below its nodes' head 5010)", got)
 	}
 	b.call(t, "condenser_api.get_block", "[4000]")
 	e, ok := b.d.Cache().Get(b.key(t, "condenser_api.get_block", "[4000]"))
 	if !ok || !e.Expires.IsZero() {
 		t.Errorf("B's entry for irreversible block 4000: %v, %v; want stored without expiry", e, ok)
 	}
-	// B moves it on; A, a long-running replica, publishes nothing lower.
 	node.lib.Store(6000)
-	b.call(t, "condenser_api.get_dynamic_global_properties", "[1]")
+	b.learn(t)
 	b.flush(t)
-	node.lib.Store(5500)
-	a.call(t, "condenser_api.get_dynamic_global_properties", "[2]")
-	a.flush(t)
-	if n, err := a.shared.LIB().Load(context.Background()); n != 6000 || err != nil {
-		t.Errorf("shared LIB %d, %v; want 6000", n, err)
+	if got, _ := sharedLIB(t, a); got != "6000" {
+		t.Errorf("shared LIB %q, want 6000", got)
 	}
+	// The nodes now say less: that is what is shared.
+	node.lib.Store(5500)
+	a.learn(t)
+	a.flush(t)
+	if got, _ := sharedLIB(t, a); got != "5500" {
+		t.Errorf("shared LIB %q, want 5500", got)
+	}
+}
+
+// sharedLIB reads the shared LIB from Redis and its expiry.
+func sharedLIB(t testing.TB, r *replica) (string, time.Duration) {
+	t.Helper()
+	v, ttl, ok := r.shared.Get(context.Background(), dispatch.SharedLIBKey)
+	if !ok {
+		return "", 0
+	}
+	return string(v), ttl
 }
 
 // TestSharedRedisKilledMidTraffic: with requests in flight from several

@@ -196,7 +196,9 @@ func TestAdminTokenRotates(t *testing.T) {
 // checks are never refused.
 func TestPublicMetricsRateLimited(t *testing.T) {
 	t.Parallel()
-	yaml := opsYAML(newFakeNode(t), "  metrics: {enabled: true}\n") + "limits:\n  rate_limit_per_second: 0.01\n  rate_limit_burst: 2\n"
+	node := newFakeNode(t)
+	node.nowHead.Store(20) // a fresh head block: GET / answers 200
+	yaml := opsYAML(node, "  metrics: {enabled: true}\n") + "limits:\n  rate_limit_per_second: 0.01\n  rate_limit_burst: 2\n"
 	o := startOps(t, yaml)
 	statuses := func(path string, n int) []int {
 		var out []int

@@ -57,7 +57,8 @@ func TestReloadUnderTraffic(t *testing.T) {
 	for _, n := range []*fakeNode{oldNode, newNode} {
 		n.result("condenser_api.get_accounts", `[{"name":"x"}]`)
 	}
-	oldNode.lib.Store(9000) // newNode knows no LIB: it must not move back
+	oldNode.lib.Store(9000)
+	newNode.lib.Store(8990) // newNode is a little behind: the LIB must not move back
 	o := startOps(t, opsYAML(oldNode, "  access_log: false\n"))
 	waitFor(t, "the LIB poll", func() bool { return o.metric("hivegate_last_irreversible_block", "") == 9000 })
 	shared := rpc(1, "condenser_api.get_accounts", `[["shared"]]`)

@@ -51,6 +51,8 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	popts.MaxResponseBytes = limits.MaxResponseBytes
 	popts.FailThreshold = cfg.Settings.NodeFailThreshold
 	popts.MaxLagBlocks = cfg.Settings.NodeMaxLagBlocks
+	popts.MaxHeadAge = cfg.Settings.NodeMaxHeadAge
+	popts.MaxSyncAge = cfg.Settings.NodeMaxSyncAge
 	popts.WSConnsPerNode = cfg.Settings.WSConnsPerNode
 	popts.Observer = gen.upstream
 	if gen.pool, err = backend.NewNodes(cfg.BackendNodes(), popts, g.log); err != nil {
@@ -75,10 +77,10 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	return gen, nil
 }
 
-// carryLIB starts a new tracker from the block numbers an old one knew, so
-// that a reload never makes a final block reversible again.
+// carryLIB offers a new tracker the LIB an old one knew; it counts once the
+// new generation's nodes agree on a head at least as high (Seed).
 func carryLIB(from, to *backend.LIBTracker) {
-	to.Observe(fmt.Appendf(nil, `{"last_irreversible_block_num":%d,"head_block_number":%d}`, from.LastIrreversible(), from.Head()))
+	to.Seed(from.LastIrreversible())
 }
 
 // buildHandler assembles the handler tree of one generation: JSON-RPC at
@@ -163,9 +165,17 @@ var streamPaths = []string{
 func nodeHealth(p *backend.Pool) func() []jsonrpchttp.NodeHealth {
 	return func() []jsonrpchttp.NodeHealth {
 		nodes := p.Nodes()
+		now := time.Now()
 		out := make([]jsonrpchttp.NodeHealth, len(nodes))
 		for i, n := range nodes {
-			out[i] = jsonrpchttp.NodeHealth{Backend: n.Backend, Node: n.Node, Up: n.Up, Lagging: n.Lagging, Head: n.Head}
+			out[i] = jsonrpchttp.NodeHealth{
+				Backend: n.Backend, Node: n.Node, Up: n.Up, InService: n.InService(), Kind: string(n.Kind),
+				Lagging: n.Lagging, Head: n.Head, LIB: n.LIB, Reason: n.Reason,
+			}
+			if !n.HeadTime.IsZero() {
+				t, age := n.HeadTime, now.Sub(n.HeadTime).Round(time.Second).Seconds()
+				out[i].HeadTime, out[i].HeadAge = &t, &age
+			}
 		}
 		return out
 	}

@@ -85,8 +85,12 @@ type nodeHandler func(w http.ResponseWriter, r *http.Request, req nodeRequest)
 // its lib and jsonrpc.get_methods with [], and every other method with the
 // handler registered for it, or hived's "Could not find API" error.
 type fakeNode struct {
-	srv      *httptest.Server
-	lib      atomic.Uint64
+	srv *httptest.Server
+	lib atomic.Uint64
+	// nowHead is the block whose time is now (10,000,000 when 0): block h
+	// has the time 3 s per block before or after it. Set it to lib+20 for
+	// a node whose head block is fresh.
+	nowHead  atomic.Uint64
 	mu       sync.Mutex
 	calls    map[string]int
 	reqs     map[string][]nodeRequest
@@ -163,7 +167,12 @@ func (n *fakeNode) serveOne(w http.ResponseWriter, r *http.Request, raw []byte) 
 		h(w, r, req)
 	case req.Method == "database_api.get_dynamic_global_properties" || req.Method == "condenser_api.get_dynamic_global_properties":
 		lib := n.lib.Load()
-		replyResult(w, req, fmt.Sprintf(`{"head_block_number":%d,"last_irreversible_block_num":%d}`, lib+20, lib))
+		nowHead := int64(n.nowHead.Load())
+		if nowHead == 0 {
+			nowHead = 10_000_000
+		}
+		at := time.Now().Add(-time.Duration(nowHead-int64(lib+20)) * 3 * time.Second).UTC().Format("2006-01-02T15:04:05")
+		replyResult(w, req, fmt.Sprintf(`{"head_block_number":%d,"time":%q,"last_irreversible_block_num":%d}`, lib+20, at, lib))
 	case req.Method == "jsonrpc.get_methods":
 		replyResult(w, req, `[]`)
 	default:

@@ -253,15 +253,26 @@ func TestProxyHealth(t *testing.T) {
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
 		node := newFakeNode(t)
+		node.lib.Store(1000)
+		node.nowHead.Store(1020) // a fresh head block
 		p := startProxy(t, proxyConfig, map[string]*fakeNode{"hived": node}, false)
+		p.gw.Dispatcher().Pool().Probe(t.Context())
 		status, h := getHealth(t, p)
 		if status != http.StatusOK {
 			t.Errorf("HTTP %d, want 200", status)
 		}
-		want := map[string]any{"status": "OK", "version": proxyVersion, "operator_message": "proxy test gateway",
-			"nodes": []any{map[string]any{"backend": "hived", "node": 1.0, "up": true}}}
-		if fmt.Sprint(h) != fmt.Sprint(want) {
-			t.Errorf("health %v, want %v", h, want)
+		nodes, _ := h["nodes"].([]any)
+		if len(nodes) != 1 {
+			t.Fatalf("health %v, want one node", h)
+		}
+		n, _ := nodes[0].(map[string]any)
+		delete(n, "head_block_time")
+		delete(n, "head_block_age_seconds")
+		delete(h, "nodes")
+		want := map[string]any{"status": "OK", "version": proxyVersion, "operator_message": "proxy test gateway"}
+		wantNode := map[string]any{"backend": "hived", "node": 1.0, "up": true, "in_service": true, "kind": "hived", "head_block": 1020.0, "last_irreversible_block": 1000.0}
+		if fmt.Sprint(h) != fmt.Sprint(want) || fmt.Sprint(n) != fmt.Sprint(wantNode) {
+			t.Errorf("health %v %v, want %v %v", h, n, want, wantNode)
 		}
 	})
 	t.Run("no backend reachable", func(t *testing.T) {

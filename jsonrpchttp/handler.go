@@ -34,15 +34,34 @@ type HandlerOptions struct {
 }
 
 // NodeHealth is one backend node as GET / shows it: by backend name and
-// position, never by address.
+// position, never by address. The README documents every field.
 type NodeHealth struct {
+	// Backend is the backend's configured name, Node the node's 1-based
+	// position among its nodes.
 	Backend string `json:"backend"`
 	Node    int    `json:"node"`
-	Up      bool   `json:"up"`
+	// Up is true once a health probe reached the node, until
+	// node_fail_threshold calls or probes in a row fail.
+	Up bool `json:"up"`
+	// InService is true while the node is up and the prober judges it fit
+	// to answer (fresh, plausible, in step with its backend's other nodes).
+	InService bool `json:"in_service"`
+	// Kind is what the node serves, as the prober found out: "hived",
+	// "hivemind", "hafah", "jsonrpc" (answers, nothing more known), or
+	// empty before its first answer.
+	Kind string `json:"kind,omitempty"`
 	// Lagging is set while the node is taken out of service for being
-	// too far behind its backend's best head block.
-	Lagging bool   `json:"lagging,omitempty"`
-	Head    uint64 `json:"head_block,omitempty"`
+	// too far behind its backend's trusted head block.
+	Lagging bool `json:"lagging,omitempty"`
+	// Head is the node's head block (hived) or last imported block
+	// (hivemind); HeadTime that block's time; HeadAge its age in seconds
+	// when GET / answered; LIB its last irreversible block (hived).
+	Head     uint64     `json:"head_block,omitempty"`
+	HeadTime *time.Time `json:"head_block_time,omitempty"`
+	HeadAge  *float64   `json:"head_block_age_seconds,omitempty"`
+	LIB      uint64     `json:"last_irreversible_block,omitempty"`
+	// Reason says why the node is not in service.
+	Reason string `json:"reason,omitempty"`
 }
 
 // DefaultMaxBodyBytes is the default request body limit.
@@ -97,22 +116,55 @@ type health struct {
 	Status          string       `json:"status"`
 	Version         string       `json:"version"`
 	OperatorMessage string       `json:"operator_message"`
+	Problems        []string     `json:"problems,omitempty"`
 	Nodes           []NodeHealth `json:"nodes,omitempty"`
 }
 
+// health answers GET /: 200 with status "OK" while every backend has a node
+// in service, else 503 with status "unavailable" and the problems (which
+// backend has no node in service, and why each of its nodes is out).
 func (h *Handler) health(w http.ResponseWriter) {
 	st := health{Status: "OK", Version: h.opts.Version, OperatorMessage: h.opts.OperatorMessage}
 	if h.opts.Nodes != nil {
 		st.Nodes = h.opts.Nodes()
+		st.Problems = healthProblems(st.Nodes)
+	}
+	if len(st.Problems) == 0 && !h.caller.Healthy() {
+		st.Problems = []string{"no backend reachable"}
 	}
 	code := http.StatusOK
-	if !h.caller.Healthy() {
-		st.Status = "no backend reachable"
+	if len(st.Problems) > 0 {
+		st.Status = "unavailable"
 		code = http.StatusServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(st)
+}
+
+// healthProblems lists the backends none of whose nodes is in service,
+// each with the reasons of its nodes.
+func healthProblems(nodes []NodeHealth) []string {
+	var out []string
+	for i := 0; i < len(nodes); {
+		j, serving := i, false
+		var why []string
+		for ; j < len(nodes) && nodes[j].Backend == nodes[i].Backend; j++ {
+			n := nodes[j]
+			serving = serving || n.InService
+			reason := n.Reason
+			if reason == "" {
+				reason = "not in service"
+			}
+			why = append(why, "node "+strconv.Itoa(n.Node)+": "+reason)
+		}
+		if !serving {
+			out = append(out, "backend "+nodes[i].Backend+": no node in service ("+strings.Join(why, "; ")+")")
+		}
+		i = j
+	}
+	return out
 }
 
 // maxPooledBuf is the largest buffer kept in the handler's pool; bigger

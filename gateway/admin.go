@@ -124,17 +124,23 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 		URL       string `json:"url"`
 		Up        bool   `json:"up"`
 		InService bool   `json:"in_service"`
+		Kind      string `json:"kind,omitempty"`
+		Reason    string `json:"reason,omitempty"`
 		Head      uint64 `json:"head_block"`
 		InFlight  int64  `json:"in_flight"`
 	}
 	type backendHealth struct {
-		Name  string       `json:"name"`
-		URL   string       `json:"url"`
-		Up    bool         `json:"up"`
-		Nodes []nodeHealth `json:"nodes"`
+		Name string `json:"name"`
+		URL  string `json:"url"`
+		// Up: a node is not failing (calls are made to it); InService: a
+		// node is in service, the rule of GET / and of this answer's status.
+		Up        bool         `json:"up"`
+		InService bool         `json:"in_service"`
+		Nodes     []nodeHealth `json:"nodes"`
 	}
 	var h struct {
 		Status   string          `json:"status"`
+		Problems []string        `json:"problems,omitempty"`
 		Version  string          `json:"version"`
 		Source   string          `json:"config_source"`
 		LoadedAt time.Time       `json:"config_loaded_at"`
@@ -150,12 +156,15 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	h.Status, h.Version, h.Source, h.LoadedAt = "OK", g.opts.Version, gen.cfg.Source, gen.loaded.UTC()
 	nodes := gen.pool.Nodes()
 	for _, b := range gen.cfg.Backends {
-		bh := backendHealth{Name: b.Name, URL: config.RedactURL(b.URL), Up: gen.pool.Healthy(b.Name)}
+		bh := backendHealth{Name: b.Name, URL: config.RedactURL(b.URL), Up: gen.pool.Healthy(b.Name), InService: gen.pool.Serving(b.Name)}
 		for _, n := range nodes {
 			if n.Backend == b.Name {
 				// n.URL is redacted by the pool; redacting twice changes nothing.
-				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, config.RedactURL(n.URL), n.Up, n.InService(), n.Head, n.InFlight})
+				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, config.RedactURL(n.URL), n.Up, n.InService(), string(n.Kind), n.Reason, n.Head, n.InFlight})
 			}
+		}
+		if !bh.InService {
+			h.Problems = append(h.Problems, "backend "+b.Name+": no node in service")
 		}
 		h.Backends = append(h.Backends, bh)
 	}
@@ -169,6 +178,10 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	fl := gen.dispatcher.Flights()
 	h.Flights.Calls, h.Flights.Waiters = fl.Calls, fl.Waiters
 	code := http.StatusOK
+	// The admin view answers 200 while any backend can be called, so that
+	// an operator's tooling can read it; GET / is the load balancers' check
+	// and answers 503 as soon as a backend has no node in service. Both
+	// list the same problems.
 	if !gen.pool.AnyHealthy() {
 		h.Status, code = "no backend reachable", http.StatusServiceUnavailable
 	}

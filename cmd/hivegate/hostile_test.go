@@ -133,7 +133,7 @@ limits:
 				status, answer, err := post(client, url, body)
 				took := time.Since(began)
 				calls.Add(1)
-				problem := ""
+				var problem string
 				switch {
 				case err != nil:
 					problem = "transport: " + err.Error()

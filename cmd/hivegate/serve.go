@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,8 +23,8 @@ import (
 const shutdownGrace = 20 * time.Second
 
 func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	file := fs.String("config", "", "config file (.yaml modern or .json legacy); default: the embedded default")
+	fs := newFlagSet("serve", "serve [flags]", stderr)
+	file := fs.String("config", "", "config file (.yaml modern or .json legacy); default: the file "+configEnv+" names if it exists (the container image: /config.yaml), else the embedded default")
 	nodeURL := fs.String("node-url", "", "node backend URL for the embedded default (or "+config.NodeURLEnv+")")
 	listen := fs.String("listen", "", "HOST:PORT to listen on; overrides the config's hostname and port")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -108,16 +107,18 @@ func applyListen(cfg *config.Config, listen string) error {
 // "Unsolicited response received on idle HTTP channel" about a backend
 // that wrote more than it was asked) comes out in the same format.
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	levels := rustLogLevels(os.Getenv(rustLogEnv)) // Drone's RUST_LOG: loglevel.go
 	var logger *slog.Logger
 	switch format {
 	case "text":
-		logger = slog.New(slog.NewTextHandler(w, nil))
+		logger = slog.New(levels.wrap(slog.NewTextHandler(w, levels.options())))
 	case "json":
-		logger = slog.New(slog.NewJSONHandler(w, nil))
+		logger = slog.New(levels.wrap(slog.NewJSONHandler(w, levels.options())))
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
 	slog.SetDefault(logger)
+	levels.warnIgnored(logger)
 	return logger, nil
 }
 

@@ -233,8 +233,9 @@ func TestWarnings(t *testing.T) {
 		{"broadcast TTL legacy", "w.json", "{\"upstreams\": [{\"name\": \"appbase\", \"urls\": [[\"appbase\", \"http://h\"]],\n \"ttls\": [[\"appbase.chain_api.push_block\", -2]]}]}", []string{"w.json:2: ttls.appbase.chain_api.push_block = EXPIRE_IF_REVERSIBLE: broadcast methods are never cached"}},
 		{"broadcast retries legacy", "w.json", "{\"upstreams\": [{\"name\": \"appbase\", \"urls\": [[\"appbase\", \"http://h\"]],\n \"retries\": [[\"appbase.network_broadcast_api\", 3]]}]}", []string{"w.json:2: retries.appbase.network_broadcast_api = 3"}},
 		{"translated keys", "w.yaml", minimal + "ttls:\n  hived: 3\n  hived.login_api: NO_CACHE\ntranslate_to_appbase: [hived]\n", []string{
-			"w.yaml:4: urls: 1 key(s) under hived never match: hived is in translate_to_appbase",
-			"w.yaml:6: ttls: 2 key(s) under hived never match",
+			"w.yaml:4: urls.hived never matches: hived is in translate_to_appbase",
+			"w.yaml:6: ttls.hived never matches: hived is in translate_to_appbase",
+			"w.yaml:7: ttls.hived.login_api never matches: hived is in translate_to_appbase",
 		}},
 	}
 	for _, tc := range testCases {

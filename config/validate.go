@@ -94,24 +94,17 @@ func keysOf[T any](entries []Entry[T]) []keyPos {
 
 // warnTranslated warns about keys under a translate_to_appbase namespace:
 // such calls are keyed appbase.condenser_api.<method>, so these keys never
-// match. One warning per namespace and section, at its first key.
+// match. One warning per key, at its line and naming it, so that an
+// operator can find and fix each one.
 func (c *Config) warnTranslated(keys []keyPos, section string) {
 	for _, ns := range c.TranslateToAppbase {
 		if ns == "appbase" {
 			continue
 		}
-		var first Pos
-		n := 0
 		for _, k := range keys {
 			if k.key == ns || strings.HasPrefix(k.key, ns+".") {
-				if n == 0 {
-					first = k.pos
-				}
-				n++
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s.%s never matches: %s is in translate_to_appbase, so its calls are keyed appbase.condenser_api.<method>", k.pos, section, k.key, ns))
 			}
-		}
-		if n > 0 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: %d key(s) under %s never match: %s is in translate_to_appbase, so its calls are keyed appbase.condenser_api.<method>", first, section, n, ns, ns))
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -75,6 +74,11 @@ auth:
       redirect_uris: ["%[5]s"]
 `
 
+// demoConfigSource names the demo's config in the logs (config=…): it is
+// built in, no file (so a reload has nothing to read); its errors name
+// demoConfigSource.yaml, as the embedded default's do.
+const demoConfigSource = "(built-in demo config)"
+
 // The demo's app authorization service: trent (a simulated account) is
 // the service account, with its posting key derived from the demo
 // password like every simulated key; demo.app is the registered app, its
@@ -87,7 +91,7 @@ const (
 )
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs := newFlagSet("demo", "demo [flags]", stderr)
 	listen := fs.String("listen", "127.0.0.1:8090", "HOST:PORT for the gateway")
 	adminListen := fs.String("admin-listen", "127.0.0.1:0", "HOST:PORT for the admin listener (metrics, /admin/*); port 0 picks a free one")
 	seed := fs.Int64("seed", 1, "seed of the simulated chain")
@@ -114,10 +118,11 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer func() { _ = os.Remove(keyFile) }()
-	cfg, err := config.Parse("demo.yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect))
+	cfg, err := config.Parse(demoConfigSource+".yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect))
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)
 	}
+	cfg.Source = demoConfigSource
 	if err := applyListen(cfg, *listen); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +24,9 @@ Usage:
   hivegate route [--config FILE] '<json-rpc request>'
   hivegate config check FILE
   hivegate config default
-  hivegate version
+  hivegate version [--short]
+
+Every command lists its flags with --help.
 `
 
 func main() {
@@ -45,16 +49,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "demo":
 		err = demoCmd(ctx, args[1:], stdout, stderr)
 	case "route":
-		err = routeCmd(args[1:], stdout)
+		err = routeCmd(args[1:], stdout, stderr)
 	case "config":
 		err = configCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "hivegate", version)
+		err = versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
 		fmt.Fprintf(stderr, "hivegate: unknown command %q\n\n%s", args[0], usage)
 		return 2
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0 // the command printed its usage and flags
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hivegate:", err)

@@ -15,18 +15,20 @@ import (
 	"github.com/hivegate/hivegate/router"
 )
 
-// loadConfig loads FILE, or the embedded default with the node URL from the
-// flag or HIVEGATE_NODE_URL when FILE is empty.
+// loadConfig loads FILE; when FILE is empty, the file HIVEGATE_CONFIG
+// names if it exists (the container image sets /config.yaml), else the
+// embedded default with the node URL from the flag or HIVEGATE_NODE_URL
+// (configfile.go).
 func loadConfig(file, nodeURL string) (*config.Config, error) {
 	if file == "" {
-		return config.Default(nodeURL)
+		return loadDefaultConfig(nodeURL, os.Getenv(configEnv))
 	}
 	return config.Load(file)
 }
 
-func routeCmd(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("route", flag.ContinueOnError)
-	file := fs.String("config", "", "config file (.yaml or .json); default: the embedded default")
+func routeCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("route", "route [--config FILE] [--node-url URL] '<json-rpc request>'", stderr)
+	file := fs.String("config", "", "config file (.yaml or .json); default: the file "+configEnv+" names if it exists, else the embedded default")
 	nodeURL := fs.String("node-url", "", "node URL for the embedded default (or "+config.NodeURLEnv+")")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -67,14 +69,38 @@ func routeCmd(args []string, stdout io.Writer) error {
 }
 
 func configCmd(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 1 && args[0] == "default" {
+	sub := ""
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	var fs *flag.FlagSet
+	switch sub {
+	case "check":
+		fs = newFlagSet("config check", "config check FILE", stderr)
+	case "default":
+		fs = newFlagSet("config default", "config default", stderr)
+	case "-h", "-help", "--help":
+		fmt.Fprint(stderr, "Usage: hivegate config check FILE | hivegate config default\n\n"+
+			"  check FILE  load FILE, print its warnings and route table\n"+
+			"  default     print the embedded default config\n")
+		return flag.ErrHelp
+	default:
+		return errors.New("usage: hivegate config check FILE | hivegate config default")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if sub == "default" {
+		if fs.NArg() != 0 {
+			return errors.New("usage: hivegate config default")
+		}
 		_, err := stdout.Write(config.DefaultYAML())
 		return err
 	}
-	if len(args) != 2 || args[0] != "check" {
-		return errors.New("usage: hivegate config check FILE | hivegate config default")
+	if fs.NArg() != 1 {
+		return errors.New("usage: hivegate config check FILE")
 	}
-	cfg, err := config.Load(args[1])
+	cfg, err := config.Load(fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,8 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 // serveCmdWith is `hivegate serve` with options the command line does not
 // set (tests give defaultAdminListen).
 func serveCmdWith(ctx context.Context, args []string, stderr io.Writer, o serveOptions) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	file := fs.String("config", "", "config file (.yaml modern or .json legacy); default: the embedded default")
+	fs := newFlagSet("serve", "serve [flags]", stderr)
+	file := fs.String("config", "", "config file (.yaml modern or .json legacy); default: the file "+configEnv+" names if it exists (the container image: /config.yaml), else the embedded default")
 	nodeURL := fs.String("node-url", "", "node backend URL for the embedded default (or "+config.NodeURLEnv+")")
 	listen := fs.String("listen", "", "HOST:PORT to listen on; overrides the config's hostname and port")
 	adminListen := fs.String("admin-listen", config.DefaultAdminListen, `HOST:PORT of the admin listener (metrics, /admin/*), "" for none; overrides hivegate.admin_listen. Unless given here or in the config, a busy default address only warns`)
@@ -124,17 +124,19 @@ func applyListen(cfg *config.Config, listen string) error {
 // "Unsolicited response received on idle HTTP channel" about a backend
 // that wrote more than it was asked) comes out in the same format.
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	levels := rustLogLevels(os.Getenv(rustLogEnv)) // Drone's RUST_LOG: loglevel.go
 	var logger *slog.Logger
 	switch format {
 	case "text":
-		logger = slog.New(slog.NewTextHandler(w, nil))
+		logger = slog.New(levels.wrap(slog.NewTextHandler(w, levels.options())))
 	case "json":
-		logger = slog.New(slog.NewJSONHandler(w, nil))
+		logger = slog.New(levels.wrap(slog.NewJSONHandler(w, levels.options())))
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
 	logger = logval.NewLogger(logger) // net/http's and every library's lines are bounded too
 	slog.SetDefault(logger)
+	levels.warnIgnored(logger)
 	return logger, nil
 }
 

@@ -134,9 +134,9 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
+	levels.warnIgnored(logger) // before logval wraps the level filter it looks through
 	logger = logval.NewLogger(logger) // net/http's and every library's lines are bounded too
 	slog.SetDefault(logger)
-	levels.warnIgnored(logger)
 	return logger, nil
 }
 

@@ -119,17 +119,14 @@ func TestComposeReplicasShareCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		addrc, served := make(chan string, 1), make(chan error, 1)
-		go func() {
-			served <- serveWith(ctx, cfg, slog.New(slog.DiscardHandler), serveOptions{ready: func(a string) { addrc <- a }})
-		}()
+		addr, served := startServe(t, ctx, cfg, slog.New(slog.DiscardHandler), serveOptions{})
 		t.Cleanup(func() {
 			cancel()
 			if err := <-served; err != nil {
 				t.Error(err)
 			}
 		})
-		addrs = append(addrs, <-addrc)
+		addrs = append(addrs, addr)
 	}
 	call := func(addr string) (string, string) {
 		resp, err := http.Post("http://"+addr, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_accounts","params":[["alice"]]}`))

@@ -280,18 +280,14 @@ func TestHafAPINodeConfigServes(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
-			addrc := make(chan string, 1)
-			served := make(chan error, 1)
-			go func() {
-				served <- serveWith(ctx, cfg, logger, serveOptions{ready: func(a string) { addrc <- a }})
-			}()
+			addr, served := startServe(t, ctx, cfg, logger, serveOptions{})
 			defer func() {
 				cancel()
 				if err := <-served; err != nil {
 					t.Error(err)
 				}
 			}()
-			base := "http://" + <-addrc
+			base := "http://" + addr
 			for _, path := range []string{"/", "/health"} {
 				code, body := httpGet(t, base+path)
 				var h struct {

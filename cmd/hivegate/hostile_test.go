@@ -85,19 +85,7 @@ limits:
 
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	addrc := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() {
-		served <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(addr string) { addrc <- addr })
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-served:
-		t.Fatalf("serve ended before listening: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not listen within 10s")
-	}
+	addr, served := startServe(t, ctx, cfg, slog.New(slog.DiscardHandler), serveOptions{})
 	url := "http://" + addr + "/"
 	waitFor(t, "the gateway to see its nodes and the liar out of service", func() bool {
 		return liarOutOfService(url)

@@ -134,7 +134,7 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", format)
 	}
-	levels.warnIgnored(logger) // before logval wraps the level filter it looks through
+	levels.warnIgnored(logger)        // before logval wraps the level filter it looks through
 	logger = logval.NewLogger(logger) // net/http's and every library's lines are bounded too
 	slog.SetDefault(logger)
 	return logger, nil
@@ -155,12 +155,6 @@ type serveOptions struct {
 	// the admin address of a config that gives none (tests: an address
 	// they hold, not 9090, which may or may not be free).
 	defaultAdminListen string
-}
-
-// serve runs the gateway until ctx ends, then drains in-flight requests.
-// ready, when not nil, receives the bound address once the server accepts.
-func serve(ctx context.Context, cfg *config.Config, logger *slog.Logger, ready func(addr string)) error {
-	return serveWith(ctx, cfg, logger, serveOptions{ready: ready})
 }
 
 // serveWith runs the gateway, its admin listener when configured and its

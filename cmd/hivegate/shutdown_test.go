@@ -45,19 +45,7 @@ timeouts:
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	addrc := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() {
-		served <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(addr string) { addrc <- addr })
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-served:
-		t.Fatalf("serve ended before listening: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not listen within 10s")
-	}
+	addr, served := startServe(t, ctx, cfg, slog.New(slog.DiscardHandler), serveOptions{})
 
 	type answer struct {
 		status int

@@ -153,7 +153,7 @@ func TestRemovedAppTokensRefused(t *testing.T) {
 	t.Parallel()
 	node, nodeURL := startNode(t)
 	keyFile := writeTokenKey(t)
-	text := nodeYAML(nodeURL, "") + authSection(t, "  token_key_file: "+keyFile+"\n  single_replica: true\n")
+	text := nodeYAML(nodeURL, "") + authSection(t, "  token_key_file: "+keyFile+"\n")
 	cfg, err := config.Parse("a.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -324,11 +324,10 @@ func TestLoginByAuthorityThreshold(t *testing.T) {
 	e.signInKeys(reqID, user, "owner", active).oauthErr(t, http.StatusBadRequest, "invalid_request", "role")
 }
 
-// TestTokenEndpointHardening (issue 29 item 6): the token endpoint takes
+// TestTokenEndpointPostOnly (issue 29 item 6): the token endpoint takes
 // POST only; client_secret, code and refresh_token are never read from the
-// query string; redirect_uri is required when the authorization request
-// carried it, and must be the same.
-func TestTokenEndpointHardening(t *testing.T) {
+// query string.
+func TestTokenEndpointPostOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "", "")
 	code := func(q url.Values) string { return e.flow(q, "alice").Get("code") }
@@ -353,8 +352,15 @@ func TestTokenEndpointHardening(t *testing.T) {
 	if r := e.form("/api/oauth2/token", body, nil); r.status != http.StatusOK {
 		t.Fatalf("the code in the body: HTTP %d %s", r.status, r.body)
 	}
+}
 
-	// redirect_uri: required when the authorization request had it.
+// TestTokenEndpointRedirectURI (issue 29 item 6): redirect_uri is
+// required at the token endpoint when the authorization request carried
+// it, and must be the same (RFC 6749 4.1.3).
+func TestTokenEndpointRedirectURI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "", "")
+	code := func(q url.Values) string { return e.flow(q, "alice").Get("code") }
 	e.form("/api/oauth2/token", url.Values{"code": {code(codeQuery("login", "s"))}, "client_secret": {appSecret}}, nil).
 		oauthErr(t, http.StatusBadRequest, "invalid_request", "redirect_uri is required")
 	e.form("/api/oauth2/token", url.Values{"code": {code(codeQuery("login", "s"))}, "client_secret": {appSecret}, "redirect_uri": {appRedirect + "/"}}, nil).

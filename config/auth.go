@@ -45,8 +45,10 @@ type AuthSettings struct {
 	// AccessTokenTTL is how long an access token lives
 	// (auth.access_token_ttl, default 7 days as HiveSigner's).
 	AccessTokenTTL time.Duration
-	// RefreshTokenTTL is how long a refresh token (scope offline) lives
-	// (auth.refresh_token_ttl, default 30 days).
+	// RefreshTokenTTL is how long a grant with scope offline lives from
+	// its code exchange (auth.refresh_token_ttl, default 30 days): each
+	// refresh answers a new refresh token with the same expiry, so
+	// refreshing never extends it, and no access token outlives it.
 	RefreshTokenTTL time.Duration
 	// CodeTTL is how long an authorization code may wait to be exchanged
 	// (auth.code_ttl, default 60 s, at most 10 minutes).

@@ -19,6 +19,7 @@ import (
 type authRequest struct {
 	ClientID      string   `json:"client_id"`
 	RedirectURI   string   `json:"redirect_uri"`
+	RedirectGiven bool     `json:"redirect_given,omitempty"` // the request carried redirect_uri (RFC 6749 4.1.3)
 	ResponseType  string   `json:"response_type"`
 	Scopes        []string `json:"scopes"`
 	State         string   `json:"state"`
@@ -84,7 +85,7 @@ func redirectTo(uri string, params url.Values) string {
 // error goes back to the app with OAuth 2's error codes and the state.
 func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	app, ok := s.apps[q.Get("client_id")]
+	app, ok := s.app(q.Get("client_id"))
 	if !ok {
 		s.errorPage(w, r, http.StatusBadRequest, "Unknown app", "The app "+quoteAccount(q.Get("client_id"))+" is not registered with this service.")
 		return
@@ -112,6 +113,16 @@ func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	if responseType != "code" && responseType != "token" {
 		fail("unsupported_response_type", "response_type must be code or token")
+		return
+	}
+	if responseType == "token" && !implicitAllowed(app) {
+		// RFC 6749 4.2.2.1; RFC 9700 2.1.2: the implicit flow hands the
+		// token to whatever listens at the redirect URI.
+		why := app.Name + " has a client secret: it must use response_type=code and exchange the code"
+		if app.SecretSHA256 == "" {
+			why = app.Name + " may not use the implicit flow (response_type=token): use response_type=code with PKCE"
+		}
+		fail("unauthorized_client", why)
 		return
 	}
 	if state == "" {
@@ -153,8 +164,8 @@ func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 		fail("invalid_request", app.Name+" has no client secret: it must use PKCE (code_challenge with S256)")
 		return
 	}
-	req := authRequest{ClientID: app.ClientID, RedirectURI: redirect, ResponseType: responseType, Scopes: scopes,
-		State: state, CodeChallenge: challenge}
+	req := authRequest{ClientID: app.ClientID, RedirectURI: redirect, RedirectGiven: q.Get("redirect_uri") != "",
+		ResponseType: responseType, Scopes: scopes, State: state, CodeChallenge: challenge}
 	id := randomID(16)
 	if err := s.putJSON(r.Context(), kindRequest, id, req, s.set.SessionTTL); err != nil {
 		s.log.Error("auth: storing an authorization request", "err", err)
@@ -170,6 +181,10 @@ func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 		ServiceAccount: s.set.ServiceAccount, Account: q.Get("account"), Operations: postingOperationNames(scopes),
 	})
 }
+
+// implicitAllowed reports whether an app may use the implicit flow: a
+// public app whose config turns it on (auth.apps[].implicit).
+func implicitAllowed(app config.AuthApp) bool { return app.Implicit && app.SecretSHA256 == "" }
 
 // validVerifierChars reports whether s is lo..hi characters of PKCE's
 // unreserved alphabet (RFC 7636 4.1).

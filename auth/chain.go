@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,35 @@ type account struct {
 // authority is an account's authority as the APIs print it: [name, weight]
 // pairs.
 type authority struct {
-	AccountAuths [][2]json.RawMessage `json:"account_auths"`
-	KeyAuths     [][2]json.RawMessage `json:"key_auths"`
+	WeightThreshold uint32               `json:"weight_threshold"`
+	AccountAuths    [][2]json.RawMessage `json:"account_auths"`
+	KeyAuths        [][2]json.RawMessage `json:"key_auths"`
+}
+
+// keyWeight is the summed weight of the keys among an authority's
+// key_auths.
+func (au authority) keyWeight(keys []hivetx.PublicKey) uint64 {
+	var total uint64
+	for _, p := range au.KeyAuths {
+		var name string
+		var w uint32
+		if json.Unmarshal(p[0], &name) != nil || json.Unmarshal(p[1], &w) != nil {
+			continue
+		}
+		for _, k := range keys {
+			if k.String() == name {
+				total += uint64(w)
+				break
+			}
+		}
+	}
+	return total
+}
+
+// metBy reports whether keys meet the authority's weight threshold by
+// its key_auths alone. A threshold of 0 is met by nothing.
+func (au authority) metBy(keys []hivetx.PublicKey) bool {
+	return au.WeightThreshold > 0 && au.keyWeight(keys) >= uint64(au.WeightThreshold)
 }
 
 // names returns the first element of each pair.
@@ -68,6 +96,18 @@ func (a *account) hasKey(k hivetx.PublicKey) bool {
 		}
 	}
 	return false
+}
+
+// satisfies reports whether keys meet the account's authority of role
+// ("posting" or "active") or of a higher one, each authority on its own,
+// as hived's verify_authority does (active stands in for posting, owner
+// for either). Only key_auths count.
+func (a *account) satisfies(role string, keys []hivetx.PublicKey) bool {
+	auths := []authority{a.Posting, a.Active, a.Owner}
+	if role == "active" {
+		auths = auths[1:]
+	}
+	return slices.ContainsFunc(auths, func(au authority) bool { return au.metBy(keys) })
 }
 
 // authorizes reports whether the account's posting authority lists name in

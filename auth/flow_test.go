@@ -43,7 +43,7 @@ func TestCodeFlowVoteAndComment(t *testing.T) {
 		t.Fatalf("redirect %s", redirect)
 	}
 
-	tok := e.form("/api/oauth2/token", url.Values{"code": {q.Get("code")}, "client_id": {"demo.app"}, "client_secret": {appSecret}}, nil)
+	tok := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {q.Get("code")}, "client_id": {"demo.app"}, "client_secret": {appSecret}}, nil)
 	if tok.status != http.StatusOK {
 		t.Fatalf("token: HTTP %d %s", tok.status, tok.body)
 	}
@@ -123,11 +123,12 @@ func firstParam(t *testing.T, params json.RawMessage) []byte {
 }
 
 // TestTokenFlowAndPKCE: the implicit flow HiveSigner's SDK uses by default
-// (no response_type), and a public app's code flow with PKCE.
+// (no response_type), for a public app whose config allows it, and a
+// public app's code flow with PKCE.
 func TestTokenFlowAndPKCE(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "", "")
-	q := e.flow(url.Values{"client_id": {"demo.app"}, "redirect_uri": {appRedirect}, "scope": {"login"}, "state": {"st"}}, "carol")
+	e := newEnvWithAuth(t, implicitSPA(authSection(t, "")))
+	q := e.flow(url.Values{"client_id": {"spa.app"}, "redirect_uri": {spaRedirect}, "scope": {"login"}, "state": {"st"}}, "carol")
 	if q.Get("access_token") == "" || q.Get("username") != "carol" || q.Get("expires_in") != "604800" || q.Get("state") != "st" || q.Get("code") != "" {
 		t.Fatalf("token flow redirect %v", q)
 	}
@@ -141,13 +142,13 @@ func TestTokenFlowAndPKCE(t *testing.T) {
 	pq := url.Values{"client_id": {"spa.app"}, "redirect_uri": {"http://127.0.0.1:49152/callback"}, "response_type": {"code"},
 		"scope": {"posting"}, "state": {"p"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}}
 	code := e.flow(pq, "dave").Get("code")
-	r := e.form("/api/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"spa.app"}, "code_verifier": {verifier}}, nil)
+	r := e.form("/api/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"spa.app"}, "code_verifier": {verifier}, "redirect_uri": {pq.Get("redirect_uri")}}, nil)
 	if r.status != http.StatusOK || r.json(t)["refresh_token"] != nil {
 		t.Fatalf("PKCE exchange: HTTP %d %s", r.status, r.body)
 	}
 	// A JSON body works too (HiveSigner reads body or query).
 	code = e.flow(pq, "dave").Get("code")
-	body, _ := json.Marshal(map[string]string{"code": code, "code_verifier": verifier})
+	body, _ := json.Marshal(map[string]string{"code": code, "code_verifier": verifier, "redirect_uri": pq.Get("redirect_uri")})
 	if r := e.do("POST", "/api/oauth2/token", map[string]string{"Content-Type": "application/json"}, body); r.status != http.StatusOK {
 		t.Fatalf("JSON exchange: HTTP %d %s", r.status, r.body)
 	}
@@ -189,7 +190,7 @@ func TestRefreshRevokeAndReusedCode(t *testing.T) {
 
 	// A code is good once; the second try revokes the first one's tokens.
 	code := e.flow(codeQuery("login", "s"), "bob").Get("code")
-	first := e.form("/api/oauth2/token", url.Values{"code": {code}, "client_secret": {appSecret}}, nil)
+	first := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {code}, "client_secret": {appSecret}}, nil)
 	if first.status != http.StatusOK {
 		t.Fatalf("first exchange: %s", first.body)
 	}

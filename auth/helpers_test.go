@@ -304,7 +304,7 @@ func (e *env) form(path string, v url.Values, header map[string]string) reply {
 func (e *env) tokens(user, scope string) map[string]any {
 	e.t.Helper()
 	q := e.flow(codeQuery(scope, "s1"), user)
-	r := e.form("/api/oauth2/token", url.Values{"code": {q.Get("code")}, "client_id": {"demo.app"}, "client_secret": {appSecret}}, nil)
+	r := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {q.Get("code")}, "client_id": {"demo.app"}, "client_secret": {appSecret}}, nil)
 	if r.status != http.StatusOK {
 		e.t.Fatalf("token: HTTP %d %s", r.status, r.body)
 	}

@@ -44,6 +44,7 @@ type codeRecord struct {
 	User          string   `json:"user"`
 	Scopes        []string `json:"scopes"`
 	RedirectURI   string   `json:"redirect_uri"`
+	RedirectGiven bool     `json:"redirect_given,omitempty"`
 	CodeChallenge string   `json:"code_challenge,omitempty"`
 	Grant         string   `json:"grant"`
 }
@@ -106,7 +107,11 @@ func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[str
 		s.chainFailure(w, err, user)
 		return
 	}
-	app := s.apps[req.ClientID]
+	app, ok := s.app(req.ClientID)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
+		return
+	}
 	expires := s.now().Add(s.set.ChallengeTTL).UTC()
 	msg := strings.Join([]string{
 		"Log in to " + app.Name + " (@" + app.ClientID + ") through " + hostOf(s.issuer(r)),
@@ -123,11 +128,21 @@ func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[str
 	writeJSON(w, http.StatusOK, map[string]any{"challenge_id": id, "message": msg, "username": user})
 }
 
-// login is POST /oauth2/login {challenge_id, signature}: the challenge is
-// used up whatever the outcome (it cannot be replayed, nor a signature
-// retried against it), and the signature must recover a key of the
-// account's owner, active or posting authority, read through the
-// dispatcher.
+// maxLoginSignatures bounds the signatures of one login (a multisig
+// authority's keys).
+const maxLoginSignatures = 8
+
+// login is POST /oauth2/login {challenge_id, signature | signatures,
+// role}: the challenge is used up whatever the outcome (it cannot be
+// replayed, nor a signature retried against it), and the keys the
+// signatures recover must meet the weight threshold of the account's
+// authority of the claimed role — "posting" (the default) or "active" —
+// or of a higher one (active for posting, owner for both), as hived
+// checks a transaction's signatures. One key of a multisig authority
+// below its threshold gets no login. Only the account's own keys count:
+// an account listed in its account_auths may broadcast for it, but does
+// not log in as it. The account is read through the dispatcher, past the
+// cache.
 func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]any) {
 	if s.loginRate.limited(w, r) {
 		return
@@ -138,24 +153,49 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		s.storeFailure(w, err, "the challenge has expired or was already used: log in again")
 		return
 	}
-	sig, err := hivetx.ParseSignature(str(body, "signature"))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the signature is not 65 bytes of hex")
+	role := str(body, "role")
+	if role == "" {
+		role = "posting"
+	}
+	if role != "posting" && role != "active" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "role must be posting or active")
 		return
 	}
-	key, err := sig.Recover(hivetx.MessageDigest(ch.Message))
+	sigs, err := loginSignatures(body)
 	if err != nil {
-		writeError(w, http.StatusUnauthorized, "access_denied", "the signature does not verify")
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
+	}
+	digest := hivetx.MessageDigest(ch.Message)
+	keys := make([]hivetx.PublicKey, 0, len(sigs))
+	for _, sig := range sigs {
+		key, err := sig.Recover(digest)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, "access_denied", "the signature does not verify")
+			return
+		}
+		if slices.Contains(keys, key) {
+			writeError(w, http.StatusBadRequest, "invalid_request", "the same key signed twice")
+			return
+		}
+		keys = append(keys, key)
 	}
 	acct, _, err := readAccount(ctx, s.chain(), true, ch.User)
 	if err != nil {
 		s.chainFailure(w, err, ch.User)
 		return
 	}
-	if !acct.hasKey(key) {
-		s.log.Info("auth: login refused: signature by a key the account does not have", "user", ch.User)
-		writeError(w, http.StatusUnauthorized, "access_denied", "the signature is not by a key of @"+ch.User)
+	for _, k := range keys {
+		if !acct.hasKey(k) {
+			s.log.Info("auth: login refused: signature by a key the account does not have", "user", ch.User)
+			writeError(w, http.StatusUnauthorized, "access_denied", "the signature is not by a key of @"+ch.User)
+			return
+		}
+	}
+	if !acct.satisfies(role, keys) {
+		s.log.Info("auth: login refused: the keys do not meet the authority's threshold", "user", ch.User, "role", role, "keys", len(keys))
+		writeError(w, http.StatusUnauthorized, "access_denied",
+			"the signing keys do not meet the weight threshold of @"+ch.User+"'s "+role+" authority (nor of a higher one): a multisig account signs with enough of its keys")
 		return
 	}
 	var req authRequest
@@ -173,6 +213,27 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
 		"needs_authority": posting && !acct.authorizes(s.set.ServiceAccount),
 	})
+}
+
+// loginSignatures reads a login's signature, or its list of signatures.
+func loginSignatures(body map[string]any) ([]hivetx.Signature, error) {
+	raw := []any{body["signature"]}
+	if list, ok := body["signatures"].([]any); ok {
+		raw = list
+	}
+	if len(raw) == 0 || len(raw) > maxLoginSignatures {
+		return nil, errors.New("send one to " + strconv.Itoa(maxLoginSignatures) + " signatures")
+	}
+	out := make([]hivetx.Signature, 0, len(raw))
+	for _, v := range raw {
+		s, _ := v.(string)
+		sig, err := hivetx.ParseSignature(s)
+		if err != nil {
+			return nil, errors.New("the signature is not 65 bytes of hex")
+		}
+		out = append(out, sig)
+	}
+	return out, nil
 }
 
 // grant is POST /oauth2/grant {session_id, approve}: the user's decision.
@@ -197,13 +258,24 @@ func (s *Service) grant(w http.ResponseWriter, r *http.Request, body map[string]
 		writeJSON(w, http.StatusOK, map[string]string{"redirect": redirectTo(req.RedirectURI, p)})
 		return
 	}
+	app, ok := s.app(req.ClientID)
+	if !ok { // the config changed since authorize
+		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
+		return
+	}
+	if req.ResponseType == "token" && !implicitAllowed(app) {
+		p.Set("error", "unauthorized_client")
+		p.Set("error_description", app.Name+" may no longer use the implicit flow")
+		writeJSON(w, http.StatusOK, map[string]string{"redirect": redirectTo(req.RedirectURI, p)})
+		return
+	}
 	grant := randomID(12)
 	p.Set("username", sess.User)
 	switch req.ResponseType {
 	case "code":
 		code := randomID(32)
 		rec := codeRecord{ClientID: req.ClientID, User: sess.User, Scopes: req.Scopes, RedirectURI: req.RedirectURI,
-			CodeChallenge: req.CodeChallenge, Grant: grant}
+			RedirectGiven: req.RedirectGiven, CodeChallenge: req.CodeChallenge, Grant: grant}
 		if err := s.putJSON(ctx, kindCode, codeHash(code), rec, s.set.CodeTTL); err != nil {
 			s.storeFailure(w, err, "")
 			return

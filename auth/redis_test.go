@@ -30,7 +30,7 @@ func TestReplicasShareRevocationsAndCodes(t *testing.T) {
 
 	// Log in on A, exchange the code on B.
 	code := a.flow(codeQuery("login", "s"), "alice").Get("code")
-	tr := b.form("/api/oauth2/token", url.Values{"code": {code}, "client_secret": {appSecret}}, nil)
+	tr := b.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {code}, "client_secret": {appSecret}}, nil)
 	if tr.status != http.StatusOK {
 		t.Fatalf("exchange on the other replica: HTTP %d %s", tr.status, tr.body)
 	}
@@ -52,4 +52,33 @@ func TestReplicasShareRevocationsAndCodes(t *testing.T) {
 
 	rs.Kill()
 	a.do("GET", "/api/me", map[string]string{"Authorization": access}, nil).oauthErr(t, http.StatusServiceUnavailable, "temporarily_unavailable", "unavailable")
+}
+
+// TestReplicasShareRefreshRotation (issue 29 item 3): with the Redis
+// tier, a refresh token used on one replica is dead on the other, and its
+// reuse there revokes the grant on both.
+func TestReplicasShareRefreshRotation(t *testing.T) {
+	t.Parallel()
+	rs := redistest.Start(t)
+	node, nodeURL := startNode(t)
+	text := nodeYAML(nodeURL, "cache:\n  redis_url: "+rs.URL()+"\n") + authSection(t, "  token_key_file: "+writeTokenKey(t)+"\n")
+	cfgA, err := config.Parse("a.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgB, _ := config.Parse("b.yaml", []byte(text))
+	a, b := serve(t, node, cfgA), serve(t, node, cfgB)
+
+	r0 := a.tokens("alice", "login,offline")["refresh_token"].(string)
+	next := a.refreshWith(r0)
+	if next.status != http.StatusOK {
+		t.Fatalf("refresh on A: HTTP %d %s", next.status, next.body)
+	}
+	access := next.json(t)["access_token"].(string)
+	if r := b.me(access); r.status != http.StatusOK {
+		t.Fatalf("me on B: HTTP %d %s", r.status, r.body)
+	}
+	b.refreshWith(r0).oauthErr(t, http.StatusBadRequest, "invalid_grant", "already used")
+	a.me(access).oauthErr(t, http.StatusUnauthorized, "invalid_token", "revoked")
+	a.refreshWith(next.json(t)["refresh_token"].(string)).oauthErr(t, http.StatusBadRequest, "invalid_grant", "revoked")
 }

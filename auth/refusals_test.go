@@ -159,7 +159,7 @@ func TestTokenEndpointRefusals(t *testing.T) {
 	e.form("/api/oauth2/token", url.Values{"code": {"made-up"}, "client_secret": {appSecret}}, nil).
 		oauthErr(t, http.StatusBadRequest, "invalid_grant", "invalid")
 	// HTTP Basic client authentication.
-	if r := e.form("/api/oauth2/token", url.Values{"code": {code()}}, map[string]string{"Authorization": basic("demo.app", appSecret)}); r.status != http.StatusOK {
+	if r := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {code()}}, map[string]string{"Authorization": basic("demo.app", appSecret)}); r.status != http.StatusOK {
 		t.Errorf("Basic auth: HTTP %d %s", r.status, r.body)
 	}
 
@@ -194,7 +194,7 @@ func TestExpiry(t *testing.T) {
 	if got := e.flow(codeQuery("login", "s"), "alice").Get("expires_in"); got != "30" {
 		t.Errorf("code expires_in %s, want auth.code_ttl", got)
 	}
-	tr := e.form("/api/oauth2/token", url.Values{"code": {code}, "client_secret": {appSecret}}, nil).json(t)
+	tr := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {code}, "client_secret": {appSecret}}, nil).json(t)
 	if tr["expires_in"] != float64(120) {
 		t.Errorf("expires_in %v, want auth.access_token_ttl", tr["expires_in"])
 	}

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hivegate/hivegate/config"
@@ -68,7 +69,8 @@ type Service struct {
 	policy     *router.KeyMap[string] // nil: no token policy
 	loginRate  *limiter
 	tokenRate  *limiter
-	apps       map[string]config.AuthApp
+	appsMu     sync.RWMutex
+	apps       map[string]config.AuthApp // follows config reloads (SetApps)
 }
 
 // txExpiration is how long after the head block's time a broadcast
@@ -116,13 +118,14 @@ func New(o Options) (*Service, error) {
 			return nil, err
 		}
 	}
-	for _, a := range set.Apps {
-		s.apps[a.ClientID] = a
-	}
+	s.SetApps(set.Apps)
 	s.loginRate = newLimiter(set.LoginRatePerMinute, o.ClientIP, o.Now)
 	s.tokenRate = newLimiter(set.TokenRatePerMinute, o.ClientIP, o.Now)
 	if s.store, err = openStore(o.Cache, o.Now); err != nil {
 		return nil, err
+	}
+	if w := (&config.Config{Auth: set, Cache: o.Cache}).ReplicaWarning(); w != "" {
+		s.log.Warn(w)
 	}
 	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.serviceKey.PublicKey().String(),
 		"apps", len(set.Apps), "shared_store", o.Cache.Enabled(), "token_policy", s.policy != nil)
@@ -156,6 +159,39 @@ func loadServiceKey(set config.AuthSettings, env func(string) (string, bool)) (*
 	return k, nil
 }
 
+// SetApps replaces the registered apps, as a config reload does: an app
+// no longer listed gets no new login, and its access and refresh tokens
+// are refused from then on.
+func (s *Service) SetApps(apps []config.AuthApp) {
+	m := make(map[string]config.AuthApp, len(apps))
+	for _, a := range apps {
+		m[a.ClientID] = a
+	}
+	s.appsMu.Lock()
+	s.apps = m
+	s.appsMu.Unlock()
+}
+
+// app returns a registered app.
+func (s *Service) app(clientID string) (config.AuthApp, bool) {
+	s.appsMu.RLock()
+	defer s.appsMu.RUnlock()
+	a, ok := s.apps[clientID]
+	return a, ok
+}
+
+// anyApp reports whether a registered app satisfies f.
+func (s *Service) anyApp(f func(config.AuthApp) bool) bool {
+	s.appsMu.RLock()
+	defer s.appsMu.RUnlock()
+	for _, a := range s.apps {
+		if f(a) {
+			return true
+		}
+	}
+	return false
+}
+
 // Close releases the store.
 func (s *Service) Close() error { return s.store.close() }
 
@@ -170,7 +206,7 @@ func (s *Service) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth2/challenge", s.pageAPI(s.challenge))
 	mux.HandleFunc("POST /oauth2/login", s.pageAPI(s.login))
 	mux.HandleFunc("POST /oauth2/grant", s.pageAPI(s.grant))
-	mux.HandleFunc("/api/oauth2/token", s.token)
+	mux.HandleFunc("/api/oauth2/token", s.token) // POST only: token answers 405 to the rest
 	mux.HandleFunc("/api/oauth2/token/revoke", s.revoke)
 	mux.HandleFunc("/api/me", s.me)
 	mux.HandleFunc("/api/broadcast", s.broadcastHTTP)
@@ -190,8 +226,9 @@ func (s *Service) issuer(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// verify checks an access token: signature, expiry, and that its grant
-// has not been revoked (a store read: on every replica with Redis).
+// verify checks an access token: signature, expiry, that its app is
+// still registered, and that its grant has not been revoked (a store
+// read: on every replica with Redis).
 func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
 	if raw == "" {
 		return Token{}, errTokenMissing
@@ -200,11 +237,17 @@ func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
 	if err != nil {
 		return Token{}, err
 	}
+	if _, ok := s.app(t.ClientID); !ok {
+		return Token{}, errAppRemoved
+	}
 	if err := s.checkRevoked(ctx, t.Grant); err != nil {
 		return Token{}, err
 	}
 	return t, nil
 }
+
+// errAppRemoved is a token of an app no longer in the config.
+var errAppRemoved = errors.New("the app this token was issued to is no longer registered")
 
 // errStoreDown is a store that could not be read: a token cannot be shown
 // not to be revoked, so it is refused.
@@ -226,15 +269,13 @@ func (s *Service) checkRevoked(ctx context.Context, grant string) error {
 // can live.
 func (s *Service) revokeGrant(ctx context.Context, grant string) error {
 	ttl := max(s.set.RefreshTokenTTL, s.set.AccessTokenTTL)
-	for _, a := range s.set.Apps {
-		ttl = max(ttl, a.TokenTTL)
-	}
+	s.anyApp(func(a config.AuthApp) bool { ttl = max(ttl, a.TokenTTL); return false })
 	return s.store.put(ctx, kindRevoked, grant, []byte{1}, ttl)
 }
 
 // accessTTL is an app's access token lifetime.
 func (s *Service) accessTTL(clientID string) time.Duration {
-	if a, ok := s.apps[clientID]; ok && a.TokenTTL > 0 {
+	if a, ok := s.app(clientID); ok && a.TokenTTL > 0 {
 		return a.TokenTTL
 	}
 	return s.set.AccessTokenTTL

@@ -109,7 +109,7 @@ func TestNoSecretsInLogs(t *testing.T) {
 	user := authorizedUser(t, e, false)
 	e.grantAuthority(user)
 	q := e.flow(codeQuery("login,posting,offline", "s"), user)
-	tr := e.form("/api/oauth2/token", url.Values{"code": {q.Get("code")}, "client_secret": {appSecret}}, nil).json(t)
+	tr := e.form("/api/oauth2/token", url.Values{"redirect_uri": {appRedirect}, "code": {q.Get("code")}, "client_secret": {appSecret}}, nil).json(t)
 	e.post("bob", "p")
 	e.broadcast(tr["access_token"].(string), `[["vote",{"voter":"`+user+`","author":"bob","permlink":"p","weight":100}]]`)
 	e.broadcast(tr["access_token"].(string), `[["vote",{"voter":"`+user+`","author":"bob","permlink":"nope","weight":100}]]`)

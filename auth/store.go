@@ -21,6 +21,7 @@ const (
 	kindCode      = "code"      // an authorization code, by its sha256
 	kindUsedCode  = "used"      // a redeemed code's grant, by the code's sha256
 	kindRevoked   = "revoked"   // a revoked grant, by its id
+	kindUsedRT    = "usedrt"    // a used refresh token's grant, by the token's jti
 )
 
 // errNotFound is a record that does not exist or has expired.
@@ -29,9 +30,12 @@ var errNotFound = errors.New("not found")
 // store keeps the service's short-lived records: authorization requests,
 // challenges, sessions, codes, and revoked grants. Records expire by
 // themselves. take reads and deletes at once, so a code or a challenge is
-// used at most once even when two requests race for it.
+// used at most once even when two requests race for it; add writes only a
+// record that is not there, so of two requests racing to use a refresh
+// token one wins.
 type store interface {
 	put(ctx context.Context, kind, id string, v []byte, ttl time.Duration) error
+	add(ctx context.Context, kind, id string, v []byte, ttl time.Duration) (added bool, err error)
 	get(ctx context.Context, kind, id string) ([]byte, error)
 	take(ctx context.Context, kind, id string) ([]byte, error)
 	close() error
@@ -69,6 +73,11 @@ type memEntry struct {
 func (s *memStore) put(_ context.Context, kind, id string, v []byte, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.putLocked(kind, id, v, ttl)
+	return nil
+}
+
+func (s *memStore) putLocked(kind, id string, v []byte, ttl time.Duration) {
 	now := s.now()
 	s.m[kind+":"+id] = memEntry{v: v, exp: now.Add(ttl)}
 	if s.puts++; s.puts%256 == 0 {
@@ -78,7 +87,16 @@ func (s *memStore) put(_ context.Context, kind, id string, v []byte, ttl time.Du
 			}
 		}
 	}
-	return nil
+}
+
+func (s *memStore) add(_ context.Context, kind, id string, v []byte, ttl time.Duration) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.m[kind+":"+id]; ok && s.now().Before(e.exp) {
+		return false, nil
+	}
+	s.putLocked(kind, id, v, ttl)
+	return true, nil
 }
 
 func (s *memStore) get(_ context.Context, kind, id string) ([]byte, error) {
@@ -122,6 +140,11 @@ func (s *redisStore) key(kind, id string) string {
 
 func (s *redisStore) put(ctx context.Context, kind, id string, v []byte, ttl time.Duration) error {
 	return s.c.Set(ctx, s.key(kind, id), v, ttl).Err()
+}
+
+// add is SET NX.
+func (s *redisStore) add(ctx context.Context, kind, id string, v []byte, ttl time.Duration) (bool, error) {
+	return s.c.SetNX(ctx, s.key(kind, id), v, ttl).Result()
 }
 
 func (s *redisStore) get(ctx context.Context, kind, id string) ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -20,12 +21,24 @@ import (
 // maxTokenBody bounds a token or revoke request.
 const maxTokenBody = 16 << 10
 
+// secretParams are the token request parameters that are secrets or
+// credentials: never read from the query string, which ends up in access
+// logs, proxies' logs and browser history (RFC 6749 2.3.1, 3.2).
+var secretParams = []string{"client_secret", "code", "refresh_token", "code_verifier"}
+
+// errSecretInQuery is a token request with a secret in its URL.
+var errSecretInQuery = errors.New("client_secret, code, refresh_token and code_verifier go in the POST body, never in the query string")
+
 // params reads a token or revoke request's parameters as HiveSigner does:
 // the query, a form body (RFC 6749) or a JSON body, in that order of
-// precedence reversed (the body wins).
-func params(r *http.Request) (map[string]string, error) {
+// precedence reversed (the body wins). With noSecrets (the token
+// endpoint), a query carrying any of secretParams is refused.
+func params(r *http.Request, noSecrets bool) (map[string]string, error) {
 	out := map[string]string{}
 	for k, v := range r.URL.Query() {
+		if noSecrets && slices.Contains(secretParams, k) {
+			return nil, errSecretInQuery
+		}
 		out[k] = v[0]
 	}
 	if r.Body == nil {
@@ -49,14 +62,11 @@ func params(r *http.Request) (map[string]string, error) {
 			}
 		}
 	default:
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		if r.Header.Get("Content-Type") == "" {
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		if err := r.ParseForm(); err != nil {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
 			return nil, errors.New("the body is not a form")
 		}
-		for k, v := range r.PostForm {
+		for k, v := range form {
 			out[k] = v[0]
 		}
 	}
@@ -105,16 +115,19 @@ type tokenResponse struct {
 // PKCE verifier, or both) or a refresh token for an access token, and a
 // refresh token when the scope has offline. Codes are used once; a code
 // presented again revokes what it was exchanged for (RFC 6749 4.1.2).
+// Refresh tokens are used once too: a refresh answers a new one, and a
+// used one presented again revokes its whole grant (RFC 9700 4.14.2).
+// Only POST (RFC 6749 3.2), and no secret in the query string.
 func (s *Service) token(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "the token endpoint takes POST only")
+		return
+	}
 	if s.tokenRate.limited(w, r) {
 		return
 	}
-	if r.Method != http.MethodPost && r.Method != http.MethodGet {
-		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
-		return
-	}
-	p, err := params(r)
+	p, err := params(r, true)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
@@ -159,9 +172,12 @@ func (s *Service) exchangeCode(w http.ResponseWriter, r *http.Request, p map[str
 		writeError(w, http.StatusBadRequest, "invalid_grant", "the code is invalid, expired or already used")
 		return
 	}
-	app := s.apps[rec.ClientID]
+	app, registered := s.app(rec.ClientID)
 	id, secret := clientSecret(r, p)
 	switch {
+	case !registered:
+		writeError(w, http.StatusBadRequest, "invalid_grant", "the app is no longer registered")
+		return
 	case id != "" && id != rec.ClientID:
 		writeError(w, http.StatusBadRequest, "invalid_grant", "the code was issued to another app")
 		return
@@ -171,6 +187,10 @@ func (s *Service) exchangeCode(w http.ResponseWriter, r *http.Request, p map[str
 	case rec.CodeChallenge != "" && !pkceMatches(p["code_verifier"], rec.CodeChallenge):
 		writeError(w, http.StatusBadRequest, "invalid_grant", "code_verifier does not match the code_challenge")
 		return
+	case rec.RedirectGiven && p["redirect_uri"] == "":
+		// RFC 6749 4.1.3: required when the authorization request had it.
+		writeError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is required: the authorization request carried one")
+		return
 	case p["redirect_uri"] != "" && p["redirect_uri"] != rec.RedirectURI:
 		writeError(w, http.StatusBadRequest, "invalid_grant", "redirect_uri is not the one of the authorization request")
 		return
@@ -178,7 +198,7 @@ func (s *Service) exchangeCode(w http.ResponseWriter, r *http.Request, p map[str
 	if err := s.store.put(ctx, kindUsedCode, hash, []byte(rec.Grant), max(s.set.CodeTTL, 10*time.Minute)); err != nil {
 		s.log.Warn("auth: remembering a used code", "err", err)
 	}
-	s.issueTokens(w, rec.ClientID, rec.User, rec.Scopes, rec.Grant)
+	s.issueTokens(w, rec.ClientID, rec.User, rec.Scopes, rec.Grant, s.now().Add(s.set.RefreshTokenTTL))
 }
 
 func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]string) {
@@ -194,7 +214,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 		writeError(w, http.StatusBadRequest, "invalid_grant", "refresh_token: "+err.Error())
 		return
 	}
-	app, ok := s.apps[t.ClientID]
+	app, ok := s.app(t.ClientID)
 	id, secret := clientSecret(r, p)
 	switch {
 	case !ok:
@@ -207,14 +227,39 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 		writeError(w, http.StatusUnauthorized, "invalid_client", "the client secret is missing or wrong")
 		return
 	}
-	s.issueTokens(w, t.ClientID, t.User, t.Scopes, t.Grant)
+	// The token is used up now, once: of two requests racing with it, one
+	// gets new tokens and the other is a reuse. A reuse means two parties
+	// hold the token (one of them stole it): every token of the grant dies.
+	ctx := r.Context()
+	fresh, err := s.store.add(ctx, kindUsedRT, t.ID, []byte(t.Grant), max(time.Second, t.Expires.Sub(s.now())))
+	if err != nil {
+		s.log.Error("auth: recording a used refresh token", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", errStoreDown.Error())
+		return
+	}
+	if !fresh {
+		s.log.Warn("auth: a used refresh token was presented again: revoking its grant", "user", t.User, "app", t.ClientID, "grant", t.Grant)
+		if err := s.revokeGrant(ctx, t.Grant); err != nil {
+			s.log.Error("auth: revoking", "err", err)
+		}
+		writeError(w, http.StatusBadRequest, "invalid_grant", "refresh_token: the token was already used; every token of this grant is revoked")
+		return
+	}
+	// The grant keeps the expiry it got at the code exchange: refreshing
+	// never makes it live longer.
+	s.issueTokens(w, t.ClientID, t.User, t.Scopes, t.Grant, t.Expires)
 }
 
 // issueTokens answers an access token and, with the offline scope, a
-// refresh token, both of one grant.
-func (s *Service) issueTokens(w http.ResponseWriter, clientID, user string, scopes []string, grant string) {
+// refresh token, both of one grant, which ends at grantEnd: the refresh
+// token expires then, and no access token outlives it.
+func (s *Service) issueTokens(w http.ResponseWriter, clientID, user string, scopes []string, grant string, grantEnd time.Time) {
 	now := s.now()
 	ttl := s.accessTTL(clientID)
+	offline := slices.Contains(scopes, config.ScopeOffline)
+	if offline && now.Add(ttl).After(grantEnd) {
+		ttl = grantEnd.Sub(now).Truncate(time.Second)
+	}
 	access, err := s.tokens.issue(Token{User: user, ClientID: clientID, Scopes: withoutOffline(scopes), Grant: grant, Use: useAccess, Expires: now.Add(ttl)})
 	if err != nil {
 		s.log.Error("auth: signing a token", "err", err)
@@ -223,9 +268,9 @@ func (s *Service) issueTokens(w http.ResponseWriter, clientID, user string, scop
 	}
 	resp := tokenResponse{AccessToken: access, TokenType: "bearer", ExpiresIn: int(ttl / time.Second), Username: user,
 		Scope: strings.Join(scopes, " ")}
-	if slices.Contains(scopes, config.ScopeOffline) {
+	if offline {
 		if resp.RefreshToken, err = s.tokens.issue(Token{User: user, ClientID: clientID, Scopes: scopes, Grant: grant,
-			Use: useRefresh, Expires: now.Add(s.set.RefreshTokenTTL)}); err != nil {
+			Use: useRefresh, Expires: grantEnd}); err != nil {
 			writeError(w, http.StatusInternalServerError, "server_error", "could not sign the token")
 			return
 		}
@@ -243,7 +288,7 @@ func (s *Service) revoke(w http.ResponseWriter, r *http.Request) {
 	if s.tokenRate.limited(w, r) {
 		return
 	}
-	p, err := params(r)
+	p, err := params(r, false)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
@@ -322,15 +367,19 @@ func userMetadata(posting, legacy string) json.RawMessage {
 // metadata is GET /.well-known/oauth-authorization-server (RFC 8414).
 func (s *Service) metadata(w http.ResponseWriter, r *http.Request) {
 	base := s.issuer(r)
+	responseTypes, grantTypes := []string{"code"}, []string{"authorization_code", "refresh_token"}
+	if s.anyApp(implicitAllowed) {
+		responseTypes, grantTypes = append(responseTypes, "token"), append(grantTypes, "implicit")
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                     base,
 		"authorization_endpoint":                     base + "/oauth2/authorize",
 		"token_endpoint":                             base + "/api/oauth2/token",
 		"revocation_endpoint":                        base + "/api/oauth2/token/revoke",
 		"userinfo_endpoint":                          base + "/api/me",
-		"response_types_supported":                   []string{"code", "token"},
+		"response_types_supported":                   responseTypes,
 		"response_modes_supported":                   []string{"query"},
-		"grant_types_supported":                      []string{"authorization_code", "refresh_token", "implicit"},
+		"grant_types_supported":                      grantTypes,
 		"scopes_supported":                           scopeOrder,
 		"code_challenge_methods_supported":           []string{"S256"},
 		"token_endpoint_auth_methods_supported":      []string{"client_secret_post", "client_secret_basic", "none"},

@@ -43,6 +43,8 @@ type Token struct {
 	// Use is "access" or "refresh".
 	Use     string
 	Expires time.Time
+	// ID is the token's own id (jti): a refresh token is used once.
+	ID string
 }
 
 // Has reports whether the token grants scope; posting includes login.
@@ -161,12 +163,12 @@ func (ts *tokenSigner) parse(raw, use string) (Token, error) {
 		return Token{}, errTokenInvalid
 	case c.Use != use:
 		return Token{}, errTokenUse
-	case c.Subject == "" || len(c.Audience) != 1 || c.Grant == "":
+	case c.Subject == "" || len(c.Audience) != 1 || c.Grant == "" || c.ID == "":
 		return Token{}, errTokenInvalid
 	}
 	return Token{
 		User: c.Subject, ClientID: c.Audience[0], Scopes: strings.Fields(c.Scope),
-		Grant: c.Grant, Use: c.Use, Expires: c.ExpiresAt.Time,
+		Grant: c.Grant, Use: c.Use, Expires: c.ExpiresAt.Time, ID: c.ID,
 	}, nil
 }
 

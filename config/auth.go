@@ -45,8 +45,10 @@ type AuthSettings struct {
 	// AccessTokenTTL is how long an access token lives
 	// (auth.access_token_ttl, default 7 days as HiveSigner's).
 	AccessTokenTTL time.Duration
-	// RefreshTokenTTL is how long a refresh token (scope offline) lives
-	// (auth.refresh_token_ttl, default 30 days).
+	// RefreshTokenTTL is how long a grant with scope offline lives from
+	// its code exchange (auth.refresh_token_ttl, default 30 days): each
+	// refresh answers a new refresh token with the same expiry, so
+	// refreshing never extends it, and no access token outlives it.
 	RefreshTokenTTL time.Duration
 	// CodeTTL is how long an authorization code may wait to be exchanged
 	// (auth.code_ttl, default 60 s, at most 10 minutes).
@@ -66,6 +68,14 @@ type AuthSettings struct {
 	TokenRatePerMinute int
 	// Apps are the registered applications (auth.apps).
 	Apps []AuthApp
+	// SingleReplica says that one hivegate process alone uses this
+	// token key (auth.single_replica, default false). Without the shared
+	// Redis tier (cache.redis_url), revocations and used refresh tokens
+	// live in each process's memory: a token revoked on one replica stays
+	// valid on every other replica signing with the same token_key_file
+	// or token_key_env. hivegate cannot count its replicas, so it warns at
+	// start in that case; true silences the warning.
+	SingleReplica bool
 	// RequireToken is the optional token policy of JSON-RPC and typed
 	// calls (auth.require_token): method key → the scope a call needs,
 	// "login" or "posting", or "none" to exempt a more specific key.
@@ -91,6 +101,11 @@ type AuthApp struct {
 	Scopes []string
 	// TokenTTL overrides AccessTokenTTL for this app (0: the default).
 	TokenTTL time.Duration
+	// Implicit lets a public app (no secret) use the implicit flow,
+	// response_type=token, which hands the access token to whatever
+	// listens at the redirect URI (auth.apps[].implicit, default false).
+	// An app with a secret never may: it must exchange a code.
+	Implicit bool
 	Pos      Pos
 }
 
@@ -189,6 +204,8 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 			s.ChallengeTTL, err = d.seconds(v, path, 10*time.Second, time.Hour)
 		case "session_ttl":
 			s.SessionTTL, err = d.seconds(v, path, 10*time.Second, time.Hour)
+		case "single_replica":
+			s.SingleReplica, err = d.boolean(v, path)
 		case "login_rate_per_minute":
 			s.LoginRatePerMinute, err = d.perMinute(v, path)
 		case "token_rate_per_minute":
@@ -223,6 +240,18 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 	}
 	cfg.Auth = s
 	return nil
+}
+
+// ReplicaWarning is the warning of an auth service whose revocations do
+// not reach other replicas: tokens signed with a key of the config's
+// (token_key_file, token_key_env) that other processes may share, no
+// shared Redis tier, and no auth.single_replica. Empty when none applies.
+func (c *Config) ReplicaWarning() string {
+	a := c.Auth
+	if !a.Enabled || a.SingleReplica || c.Cache.Enabled() || a.TokenKeyFile == "" && a.TokenKeyEnv == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s: auth: tokens are signed with a key from the config but there is no cache.redis_url: revoked tokens and used refresh tokens are remembered by this process only, so another replica with the same token key keeps accepting them; configure the shared Redis tier, or set auth.single_replica: true if this is the only process using the key", a.Pos)
 }
 
 // keyFile reads the path of a key file (auth.service_key_file,
@@ -298,6 +327,7 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 	for i, an := range n.vals {
 		ap := fmt.Sprintf("%s[%d]", path, i)
 		app := AuthApp{Scopes: []string{ScopeLogin, ScopePosting, ScopeOffline}, Pos: d.pos(an)}
+		var implicitNode *node
 		err := d.fields(an, ap, func(key string, kn, v *node) (bool, error) {
 			kp := ap + "." + key
 			var err error
@@ -333,6 +363,9 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 				}
 			case "token_ttl":
 				app.TokenTTL, err = d.seconds(v, kp, time.Minute, 365*24*time.Hour)
+			case "implicit":
+				app.Implicit, err = d.boolean(v, kp)
+				implicitNode = v
 			default:
 				return false, nil
 			}
@@ -348,6 +381,8 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 			return d.errf(an, ap+".client_id", "app %q registered twice", app.ClientID)
 		case len(app.RedirectURIs) == 0:
 			return d.errf(an, ap+".redirect_uris", "required: the exact URIs the app may be sent back to")
+		case app.Implicit && app.SecretSHA256 != "":
+			return d.errf(implicitNode, ap+".implicit", "an app with a secret (secret_sha256) may not use the implicit flow: it exchanges a code for its tokens; remove implicit or the secret")
 		}
 		seen[app.ClientID] = true
 		if app.Name == "" {

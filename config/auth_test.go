@@ -41,6 +41,7 @@ func TestAuthKeys(t *testing.T) {
 		{"session_ttl: 120", func(s config.AuthSettings) bool { return s.SessionTTL == 2*time.Minute }},
 		{"login_rate_per_minute: 5", func(s config.AuthSettings) bool { return s.LoginRatePerMinute == 5 }},
 		{"token_rate_per_minute: 7", func(s config.AuthSettings) bool { return s.TokenRatePerMinute == 7 }},
+		{"single_replica: true", func(s config.AuthSettings) bool { return s.SingleReplica }},
 		{"require_token:\n    appbase.condenser_api.get_account_history: login\n    \"appbase.condenser_api.get_account_history.params=['alice',-1,10]\": none",
 			func(s config.AuthSettings) bool {
 				return len(s.RequireToken) == 2 && s.RequireToken[0].Value == "login" && s.RequireToken[1].Value == "none"
@@ -122,6 +123,9 @@ func TestAuthErrors(t *testing.T) {
 		{"unknown scope", strings.Replace(authYAML(""), "redirect_uris:", "scopes: [active]\n      redirect_uris:", 1), "auth.apps[0].scopes", "unknown scope"},
 		{"twice", authYAML("") + authApp, "auth.apps[1].client_id", "registered twice"},
 		{"no redirect", minimal + "auth:\n  apps:\n    - client_id: demo.app\n", "auth.apps[0].redirect_uris", "required"},
+		{"implicit with a secret", strings.Replace(authYAML(""), "redirect_uris:", "secret_sha256: "+strings.Repeat("ab", 32)+"\n      implicit: true\n      redirect_uris:", 1), "auth.apps[0].implicit", "may not use the implicit flow"},
+		{"implicit not a bool", strings.Replace(authYAML(""), "redirect_uris:", "implicit: sometimes\n      redirect_uris:", 1), "auth.apps[0].implicit", ""},
+		{"single_replica not a bool", authYAML("  single_replica: 2\n"), "auth.single_replica", ""},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +134,44 @@ func TestAuthErrors(t *testing.T) {
 			var ce *config.Error
 			if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(err.Error(), tc.want) || ce.Pos.Line == 0 {
 				t.Errorf("error %v, want key %s saying %q with a line", err, tc.key, tc.want)
+			}
+		})
+	}
+}
+
+// TestAuthImplicitKey: auth.apps[].implicit is off by default and turns on
+// for a public app.
+func TestAuthImplicitKey(t *testing.T) {
+	t.Parallel()
+	off := mustParse(t, "a.yaml", authYAML(""))
+	on := mustParse(t, "a.yaml", strings.Replace(authYAML(""), "redirect_uris:", "implicit: true\n      redirect_uris:", 1))
+	if off.Auth.Apps[0].Implicit || !on.Auth.Apps[0].Implicit {
+		t.Errorf("implicit: default %v, set %v", off.Auth.Apps[0].Implicit, on.Auth.Apps[0].Implicit)
+	}
+}
+
+// TestAuthReplicaWarning: tokens signed with a key from the config and no
+// shared Redis tier warn that revocations stay in one process, unless
+// auth.single_replica says there is only one.
+func TestAuthReplicaWarning(t *testing.T) {
+	t.Parallel()
+	testCases := []struct {
+		name, text string
+		warn       bool
+	}{
+		{"key file, no Redis", authYAML("  token_key_file: /run/secrets/jwt.pem\n"), true},
+		{"key env, no Redis", authYAML("  token_key_env: JWT_KEY\n"), true},
+		{"single_replica", authYAML("  token_key_file: /run/secrets/jwt.pem\n  single_replica: true\n"), false},
+		{"Redis", "cache:\n  redis_url: redis://127.0.0.1:6379/0\n" + authYAML("  token_key_file: /run/secrets/jwt.pem\n"), false},
+		{"key made at start", authYAML(""), false}, // warned about on its own: no other replica accepts its tokens
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mustParse(t, "a.yaml", tc.text)
+			got := slices.ContainsFunc(cfg.Warnings, func(w string) bool { return strings.Contains(w, "auth.single_replica") })
+			if got != tc.warn || got != (cfg.ReplicaWarning() != "") {
+				t.Errorf("replica warning %v, want %v: %q", got, tc.warn, cfg.Warnings)
 			}
 		})
 	}

@@ -9,6 +9,9 @@ import (
 // validate checks what no single key can check alone: backend URLs, urls that
 // name backends, and settings that must be present.
 func (c *Config) validate() error {
+	if w := c.ReplicaWarning(); w != "" { // auth.go
+		c.Warnings = append(c.Warnings, w)
+	}
 	names := map[string]bool{}
 	for _, b := range c.Backends {
 		if names[b.Name] {

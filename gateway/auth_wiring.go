@@ -84,25 +84,30 @@ func (g *Gateway) closeAuth() {
 // Auth is the app authorization service, nil when auth is off.
 func (g *Gateway) Auth() *auth.Service { return g.auth }
 
+// reloadAuthApps applies a reloaded config's auth.apps at once: a removed
+// app's access and refresh tokens are refused from the next request on.
+// The rest of the auth section needs a restart (authRestartRequired).
+func (g *Gateway) reloadAuthApps(next *config.Config) {
+	if g.auth != nil && next.Auth.Enabled {
+		g.auth.SetApps(next.Auth.Apps)
+	}
+}
+
 // authRestartRequired reports an auth section that a reload cannot apply:
-// the service's keys, apps and store are built when hivegate starts.
+// the service's keys and store are built when hivegate starts; its apps
+// follow reloads.
 func authRestartRequired(running, next *config.Config) []string {
 	if reflect.DeepEqual(stripPos(running.Auth), stripPos(next.Auth)) {
 		return nil
 	}
-	return []string{"auth changed: restart hivegate to apply it"}
+	return []string{"auth changed (other than auth.apps, which is applied): restart hivegate to apply it"}
 }
 
 // stripPos drops the positions of an auth section, which move with any
-// edit of the file.
+// edit of the file, and its apps, which a reload applies.
 func stripPos(a config.AuthSettings) config.AuthSettings {
 	a.Pos = config.Pos{}
-	apps := make([]config.AuthApp, len(a.Apps))
-	for i, app := range a.Apps {
-		app.Pos = config.Pos{}
-		apps[i] = app
-	}
-	a.Apps = apps
+	a.Apps = nil
 	req := make([]config.Entry[string], len(a.RequireToken))
 	for i, e := range a.RequireToken {
 		e.Pos = config.Pos{}

@@ -93,6 +93,7 @@ func (g *Gateway) reload(cfg *config.Config) (ReloadResult, error) {
 	}
 	g.gen.Store(gen)
 	g.retire(old)
+	g.reloadAuthApps(cfg) // auth_wiring.go
 	return ReloadResult{Source: cfg.Source, Warnings: cfg.Warnings, RestartRequired: restartRequired(g.startCfg, cfg)}, nil
 }
 

@@ -32,10 +32,12 @@ test("hivesigner SDK: me, vote, comment, customJson, revokeToken", async () => {
     demoKey("alice", "posting"),
   );
 
+  // demo.app has a secret: it uses the code flow (responseType "code").
   const client = new hivesigner.Client({
     app: demoApp.clientId,
     callbackURL: "http://127.0.0.1:4321/callback",
     scope: ["login", "posting"],
+    responseType: "code",
     apiURL: demo.url,
     accessToken: tokens.access_token,
   });
@@ -43,6 +45,14 @@ test("hivesigner SDK: me, vote, comment, customJson, revokeToken", async () => {
   const login = new URL(client.getLoginURL("st"));
   const page = await fetch(`${demo.url}${login.pathname}${login.search}`);
   assert.equal(page.status, 200, `the SDK's login URL: ${login.search}`);
+  // The SDK's default, the implicit flow, is refused for an app with a
+  // secret: back to the app with unauthorized_client and the state.
+  const implicit = new URL(new hivesigner.Client({ app: demoApp.clientId, callbackURL: "http://127.0.0.1:4321/callback", scope: ["login"] }).getLoginURL("st"));
+  const refused = await fetch(`${demo.url}${implicit.pathname}${implicit.search}`, { redirect: "manual" });
+  assert.equal(refused.status, 302);
+  const back = new URL(refused.headers.get("location"));
+  assert.equal(back.searchParams.get("error"), "unauthorized_client");
+  assert.equal(back.searchParams.get("state"), "st");
 
   const me = await client.me();
   assert.equal(me.user, user);

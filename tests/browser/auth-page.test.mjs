@@ -100,7 +100,9 @@ async function exchange(redirect) {
   const res = await fetch(`${demo.url}/api/oauth2/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ code: redirect.searchParams.get("code"), client_id: demoApp.clientId, client_secret: demoApp.secret }),
+    body: new URLSearchParams({
+      code: redirect.searchParams.get("code"), client_id: demoApp.clientId, client_secret: demoApp.secret, redirect_uri: callback,
+    }),
   });
   assert.equal(res.status, 200);
   return res.json();

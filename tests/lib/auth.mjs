@@ -84,7 +84,8 @@ export async function logIn(base, account, { scope = "login,posting", redirect =
   const res = await fetch(`${base}/api/oauth2/token`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ code: back.searchParams.get("code"), client_secret: demoApp.secret }),
+    // redirect_uri: required, as the authorization request carried it.
+    body: JSON.stringify({ code: back.searchParams.get("code"), client_secret: demoApp.secret, redirect_uri: redirect }),
   });
   const tokens = await res.json();
   if (!res.ok) throw new Error(`token: HTTP ${res.status} ${JSON.stringify(tokens)}`);

@@ -271,8 +271,12 @@ func (w *wsNode) open(ctx context.Context, p *Pool) (*wsConn, *failure) {
 		_ = resp.Body.Close()
 	}
 	w.mu.Lock()
-	defer w.signal()
-	defer w.mu.Unlock()
+	// Waiters are woken with mu still held (signal's contract): the reader
+	// started below may drop the connection, and signal, at once.
+	defer func() {
+		w.signal()
+		w.mu.Unlock()
+	}()
 	w.dialing--
 	if err != nil {
 		if ctx.Err() != nil {

@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GOLANGCI := go tool -modfile=tools/golangci-lint/go.mod golangci-lint
 FUZZTIME ?= 20s
 
-.PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-load soak ci
+.PHONY: all test race vet lint generate checkgenerate generate-ts checkgenerate-ts e2e fuzz bench bench-compare bench-load soak ci
 
 all: test
 
@@ -17,6 +17,7 @@ race:
 
 vet:
 	go vet ./...
+	cd bench/compare && go vet ./...
 
 ## lint: go vet, golangci-lint (.golangci.yml), buf lint and the buf format check.
 lint: vet
@@ -72,8 +73,13 @@ SOAKTIME ?= 60s
 soak:
 	go test -tags soak -run TestSoak -count=1 -v ./internal/soak -soak.duration=$(SOAKTIME)
 
-bench:
+bench: bench-compare
 	go test -run='^$$' -bench=. -benchmem ./...
+
+## bench-compare: the comparisons with libraries hivegate does not use (fasthttp,
+## gjson), in their own module so that hivegate's does not require them.
+bench-compare:
+	cd bench/compare && go test -run='^$$' -bench=. -benchmem ./...
 
 ## bench-load: load harness (issue 8): hivegate next to the machine's ceiling on loopback,
 ## ~2.5 minutes; writes bench/results/<date>-<host>.md and latest.md. Flags: BENCHLOADFLAGS="-help".

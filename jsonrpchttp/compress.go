@@ -28,6 +28,19 @@ import (
 // block), so it is valid wherever it is placed; the compressor of the rest
 // starts afresh after each one. Only the CRC-32 of the whole answer is
 // computed per answer, which costs a small fraction of compressing it.
+//
+// Why not klauspost/compress/gzhttp around an uncompressed handler:
+// BenchmarkGzipCachedHit (compress_bench_test.go), a cached hit to a client
+// that accepts gzip, 2 shared cores, median of 3 runs, time per answer
+// (bytes sent):
+//
+//	result    splice          gzhttp default   gzhttp BestSpeed  no gzip
+//	1.4 KB    21 µs (465 B)   44 µs (438 B)    35 µs (448 B)     16 µs
+//	100 KB    60 µs (16.8 KB) 1205 µs (17.4 KB) 353 µs (18.4 KB) 121 µs
+//
+// gzhttp compresses every hit; the splice compresses a cached result once,
+// so it costs 1.7-2x less on small hits and 6-20x less on large ones, for
+// answers of about the same size.
 
 // formOverhead is what a kept form costs the heap beside its bytes: the
 // deflateForm, its interface value and its slot among the entry's forms.

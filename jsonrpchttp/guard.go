@@ -273,7 +273,7 @@ func chargeBatch(ctx context.Context, n int) *jsonrpc.Error {
 	if extra <= 0 {
 		return nil
 	}
-	if ok, _ := a.l.take(a.addr, float64(extra), time.Now()); !ok {
+	if ok, _ := a.l.take(a.addr, extra, time.Now()); !ok {
 		return a.l.refusal()
 	}
 	return nil

@@ -1,57 +1,54 @@
 package jsonrpchttp
 
 import (
-	"github.com/hivegate/hivegate/jsonrpc"
 	"net/netip"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"golang.org/x/time/rate"
+
+	"github.com/hivegate/hivegate/jsonrpc"
 )
 
-// limiter is a token bucket per client address, kept in an LRU of bounded
-// size so that a flood of distinct addresses costs bounded memory (about
-// 150 bytes per address).
+// limiter is a token bucket (golang.org/x/time/rate) per client address,
+// kept in an LRU of bounded size so that a flood of distinct addresses
+// costs bounded memory (about 200 bytes per address).
 type limiter struct {
-	rate  float64 // tokens added per second
-	burst int     // bucket size
-	mu    sync.Mutex
-	lru   *simplelru.LRU[netip.Addr, *bucket]
+	rate  rate.Limit // tokens added per second
+	burst int        // bucket size
+	mu    sync.Mutex // guards lru; each rate.Limiter has its own lock
+	lru   *simplelru.LRU[netip.Addr, *rate.Limiter]
 }
 
-// bucket is one client's tokens as of last.
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newLimiter(rate float64, burst, clients int) *limiter {
-	lru, err := simplelru.NewLRU[netip.Addr, *bucket](clients, nil)
+func newLimiter(perSecond float64, burst, clients int) *limiter {
+	lru, err := simplelru.NewLRU[netip.Addr, *rate.Limiter](clients, nil)
 	if err != nil {
 		panic("jsonrpc: " + err.Error()) // clients > 0 is checked by the caller
 	}
-	return &limiter{rate: rate, burst: burst, lru: lru}
+	return &limiter{rate: rate.Limit(perSecond), burst: burst, lru: lru}
 }
 
 // take removes n tokens from addr's bucket when it holds them. When it does
-// not, nothing is taken and wait is how long until it will.
-func (l *limiter) take(addr netip.Addr, n float64, now time.Time) (ok bool, wait time.Duration) {
+// not, nothing is taken and wait is how long until it will (for n beyond
+// the burst: until it would, were the bucket that large).
+func (l *limiter) take(addr netip.Addr, n int, now time.Time) (ok bool, wait time.Duration) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, found := l.lru.Get(addr)
+	lim, found := l.lru.Get(addr)
 	if !found {
-		b = &bucket{tokens: float64(l.burst), last: now}
-		l.lru.Add(addr, b)
-	} else if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(float64(l.burst), b.tokens+d.Seconds()*l.rate)
-		b.last = now
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.lru.Add(addr, lim)
 	}
-	if b.tokens >= n {
-		b.tokens -= n
+	l.mu.Unlock()
+	if lim.AllowN(now, n) {
 		return true, 0
 	}
-	return false, time.Duration((n - b.tokens) / l.rate * float64(time.Second))
+	// AllowN took nothing; the wait is only a hint (Retry-After), so a
+	// concurrent request of the same client between the two calls does
+	// not matter.
+	missing := float64(n) - lim.TokensAt(now)
+	return false, time.Duration(max(0, missing) / float64(l.rate) * float64(time.Second))
 }
 
 // clients returns the number of client buckets held.
@@ -64,5 +61,5 @@ func (l *limiter) clients() int {
 // refusal is the error of a client over its rate.
 func (l *limiter) refusal() *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.KindRateLimited, "more than %s calls per second (burst %d) from your address",
-		strconv.FormatFloat(l.rate, 'f', -1, 64), l.burst)
+		strconv.FormatFloat(float64(l.rate), 'f', -1, 64), l.burst)
 }

@@ -17,7 +17,7 @@ func TestLimiterBucket(t *testing.T) {
 	steps := []struct {
 		addr     netip.Addr
 		at       time.Duration
-		n        float64
+		n        int
 		ok       bool
 		wantWait time.Duration
 	}{
@@ -35,7 +35,7 @@ func TestLimiterBucket(t *testing.T) {
 	for i, s := range steps {
 		ok, wait := l.take(s.addr, s.n, t0.Add(s.at))
 		if ok != s.ok || wait != s.wantWait {
-			t.Errorf("step %d: take(%v, %g) at +%v = %v, %v; want %v, %v", i, s.addr, s.n, s.at, ok, wait, s.ok, s.wantWait)
+			t.Errorf("step %d: take(%v, %d) at +%v = %v, %v; want %v, %v", i, s.addr, s.n, s.at, ok, wait, s.ok, s.wantWait)
 		}
 	}
 }

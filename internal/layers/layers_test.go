@@ -33,7 +33,7 @@ var layer = map[string]int{
 	"gateway": 5,
 	// Commands, examples, benchmarks and test helpers: they may use anything.
 	"cmd/hivegate": 6, "examples/goclient": 6,
-	"bench/clientlib": 6, "bench/cmd/benchload": 6, "bench/cmd/benchserver": 6, "bench/jsonpeek": 6,
+	"bench/cmd/benchload": 6, "bench/cmd/benchserver": 6,
 	"bench/fakenode": 6, "bench/loadgen": 6,
 	"internal/faults": 6, "internal/fixtures": 6, "internal/layers": 6,
 	"internal/redistest": 6, "internal/soak": 6, "internal/syncbuf": 6,

@@ -7,7 +7,10 @@
 // doc and the README's "Performance" for why); this is the measurement the
 // choice rests on:
 //
-//	go test -run '^$' -bench . -benchmem ./bench/clientlib
+//	cd bench/compare && go test -run '^$' -bench . -benchmem ./clientlib
+//
+// It lives in the module bench/compare so that hivegate's own module does
+// not require fasthttp.
 package clientlib_test
 
 import (

@@ -5,9 +5,10 @@
 // peeks. Both check that the whole answer is valid JSON first, as the
 // backend must before it hands result bytes on:
 //
-//	go test -run '^$' -bench . -benchmem ./bench/jsonpeek
+//	cd bench/compare && go test -run '^$' -bench . -benchmem ./jsonpeek
 //
-// gjson is not used in the product: jsonwire does the same job in one pass
+// gjson is not used in the product (it lives in the module bench/compare,
+// not in hivegate's): jsonwire does the same job in one pass
 // (gjson needs ValidBytes and then a second scan), and the backend needs
 // what gjson does not report, such as a member given twice.
 package jsonpeek_test

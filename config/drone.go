@@ -10,7 +10,7 @@ import (
 // operator_message, middleware_connection_threads). Each is implemented or,
 // where hivegate has no equivalent, accepted with a warning that says what
 // hivegate does instead; a value that asks for what hivegate does anyway
-// loads silently. The README's configuration section lists them.
+// loads silently. docs/configuration.md lists them.
 
 // droneSetting reads one Drone-only setting of the settings section. It
 // reports false for a key that is not one.

@@ -16,7 +16,7 @@ import (
 // with a warning that says what hivegate does instead; a value that asks
 // for what hivegate does anyway loads silently. Keys jussi documents
 // (docs/CONFIGURATION.md) but never reads are accepted with a warning that
-// says so. The README's configuration section lists them all.
+// says so. docs/configuration.md lists them all.
 
 // jussiSection reads one top-level section of jussi's next branch. It
 // reports false for a key that is not one.

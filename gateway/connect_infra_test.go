@@ -2,7 +2,7 @@ package gateway_test
 
 // The handler tree around the typed services: gRPC health checking,
 // server reflection, CORS for browsers, and the `buf curl` command the
-// README shows.
+// docs/api.md shows.
 
 import (
 	"context"
@@ -257,7 +257,7 @@ func TestCORS(t *testing.T) {
 	}
 }
 
-// bufCurlArgs are the arguments of the README's `buf curl` example, after
+// bufCurlArgs are the arguments of docs/api.md's `buf curl` example, after
 // the buf command, for a gateway at addr.
 func bufCurlArgs(addr string) []string {
 	return []string{"curl",
@@ -272,7 +272,7 @@ func bufCurlArgs(addr string) []string {
 // the build cache makes it a moment.
 const bufBuildBound = 8 * time.Minute
 
-// TestBufCurl runs the README's `buf curl` command (gRPC over h2c, schema
+// TestBufCurl runs docs/api.md's `buf curl` command (gRPC over h2c, schema
 // from server reflection) against a test gateway. buf is built first, from
 // the version pinned in tools/buf/go.mod (as `go tool -modfile=...` would),
 // under a bound of its own, so that a cold build cache is not mistaken for

@@ -199,7 +199,7 @@ func walkPages(t *testing.T, g *typedGateway, tt pagingCase) {
 	}
 }
 
-// applyNextStart sends next_start back, the way the README tells clients:
+// applyNextStart sends next_start back, the way docs/api.md tells clients:
 // as `start` when the request has a start of that type, otherwise field by
 // field into the request fields of the same names.
 func applyNextStart(t *testing.T, req, next protoreflect.Message) {

@@ -46,7 +46,7 @@ const CodeAccountHistoryLimit Code = 1701
 // readable name sent in an error's data.name.
 type Kind string
 
-// The gateway's error kinds, one per row of the README's error table.
+// The gateway's error kinds, one per row of docs/api.md's error table.
 const (
 	KindParseError               Kind = "parse_error"
 	KindInvalidRequest           Kind = "invalid_request"
@@ -88,12 +88,12 @@ type ErrorSpec struct {
 	Code    Code
 	Name    string // message prefix, hived style: "Upstream timeout"
 	Status  int    // HTTP status of a single (non-batch) response carrying it
-	Meaning string // one line for the README table
+	Meaning string // one line for docs/api.md's table
 }
 
 // Errors is the gateway's error table: every error a client can receive from
 // hivegate itself (backend errors pass through unchanged and are not listed).
-// The README table is generated from, and tested against, this list.
+// docs/api.md's table is written from, and tested against, this list.
 var Errors = []ErrorSpec{
 	{KindParseError, CodeParseError, "Parse error", statusOK, "the body is not valid JSON"},
 	{KindInvalidRequest, CodeInvalidRequest, "Invalid request", statusOK, "not a JSON-RPC 2.0 request: bad jsonrpc, method, params or id, an empty batch, or a method name hivegate cannot parse"},

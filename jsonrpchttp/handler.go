@@ -34,7 +34,7 @@ type HandlerOptions struct {
 }
 
 // NodeHealth is one backend node as GET / shows it: by backend name and
-// position, never by address. The README documents every field.
+// position, never by address. docs/api.md documents every field.
 type NodeHealth struct {
 	// Backend is the backend's configured name, Node the node's 1-based
 	// position among its nodes.

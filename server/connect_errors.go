@@ -55,7 +55,7 @@ func addJSONRPCDetail(ce *connect.Error, e *jsonrpc.Error) {
 	}
 }
 
-// connectCode is the Connect code of a JSON-RPC error (the README's table
+// connectCode is the Connect code of a JSON-RPC error (docs/api.md's table
 // lists it for every gateway error kind).
 func connectCode(e *jsonrpc.Error) connect.Code {
 	if e.Kind != "" {

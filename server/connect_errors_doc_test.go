@@ -9,18 +9,18 @@ import (
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
-// TestErrorTableDocumented checks the README's table of Connect codes
+// TestErrorTableDocumented checks docs/api.md's table of Connect codes
 // against kindCode: every gateway error kind is listed, with the code the
 // server answers.
 func TestErrorTableDocumented(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(b)
 	if !strings.Contains(doc, "| JSON-RPC error | Connect / gRPC code |") {
-		t.Fatal("README.md lacks the table \"| JSON-RPC error | Connect / gRPC code |\"")
+		t.Fatal("docs/api.md lacks the table \"| JSON-RPC error | Connect / gRPC code |\"")
 	}
 	kindRe := regexp.MustCompile("`([a-z_]+)` -?\\d{4,5}")
 	codeRe := regexp.MustCompile("\\| `([a-z_]+)` \\|$")

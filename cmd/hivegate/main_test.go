@@ -121,18 +121,18 @@ func TestConfigCheck(t *testing.T) {
 	}
 }
 
-// TestREADMEErrorTable checks that the README lists every gateway error with
+// TestDocErrorTable checks that docs/api.md lists every gateway error with
 // the code, message and HTTP status the code uses.
-func TestREADMEErrorTable(t *testing.T) {
+func TestDocErrorTable(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range jsonrpc.Errors {
 		row := fmt.Sprintf("| %d | `%s: …` | %d |", e.Code, e.Name, e.Status)
-		if !bytes.Contains(readme, []byte(row)) {
-			t.Errorf("README error table lacks the row starting %q", row)
+		if !bytes.Contains(doc, []byte(row)) {
+			t.Errorf("docs/api.md's error table lacks the row starting %q", row)
 		}
 	}
 }

@@ -4,7 +4,7 @@
 // connection, from 32 concurrent callers (as the load harness's wrk -c32).
 // Both use their libraries' tuned settings and the same fake node
 // (bench/fakenode). The backend package uses net/http's Transport (see its
-// doc and the README's "Performance" for why); this is the measurement the
+// doc and docs/performance.md for why); this is the measurement the
 // choice rests on:
 //
 //	cd bench/compare && go test -run '^$' -bench . -benchmem ./clientlib

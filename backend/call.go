@@ -197,6 +197,15 @@ func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Re
 		if next, _ := be.pick(done); next != n {
 			continue // another node: at once
 		}
+		if f.reused && f.unanswered && n.ws == nil {
+			// The same node again, after a kept-alive connection failed
+			// under the request with no answer: most likely the node closed
+			// it as the request went out (an idle timeout, a 408). A
+			// connection of its own cannot meet that race, so the retry
+			// goes there, at once.
+			fresh = n
+			continue
+		}
 		wait := backoff(tries - 1)
 		if !deadline.IsZero() && time.Until(deadline) <= wait {
 			resp.Elapsed = time.Since(start)
@@ -243,6 +252,7 @@ func (p *Pool) attempt(ctx context.Context, n *node, body []byte, id uint64, req
 	reused := ex.reused
 	if err != nil {
 		f = p.sendFailure(ctx, n, ex, err)
+		f.unanswered = true
 		ex.finish(f.stale)
 	} else {
 		var reject bool

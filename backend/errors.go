@@ -32,6 +32,9 @@ type failure struct {
 	// reused is set when the attempt went on a kept-alive connection that
 	// had carried an earlier exchange.
 	reused bool
+	// unanswered is set when the attempt got no HTTP answer at all: the
+	// connection failed under it.
+	unanswered bool
 }
 
 // toError returns the gateway error reported to the caller after attempts

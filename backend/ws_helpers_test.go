@@ -34,7 +34,7 @@ type wsHandler func(conn int64, req rpcRequest) (reply string, act wsAction)
 // with one message carrying its id. Every call is served in a goroutine of
 // its own, so answers may come back in any order.
 type wsNode struct {
-	srv   *httptest.Server
+	srv     *httptest.Server
 	conns   atomic.Int64 // connections accepted
 	calls   atomic.Int64
 	written atomic.Int64 // answers written (wsAnswer)

@@ -280,20 +280,16 @@ func TestSharedRedisKilledMidTraffic(t *testing.T) {
 	}
 
 	srv.Restart()
-	for i := 0; ; i++ {
+	i := 0
+	waitFor(t, "the breakers to close after Redis came back", func() bool {
+		i++
 		closed := true
 		for _, r := range replicas {
 			r.call(t, "cache_api.recover", fmt.Sprintf("[%q, %d]", r.name, i))
 			closed = closed && r.shared.Stats().OpenBreakers == 0
 		}
-		if closed {
-			break
-		}
-		if i == 1500 {
-			t.Fatal("the breakers did not close after Redis came back")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return closed
+	})
 	a, b := replicas[0], replicas[1]
 	a.call(t, "cache_api.after", "[1]")
 	a.flush(t)

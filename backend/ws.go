@@ -271,8 +271,10 @@ func (w *wsNode) open(ctx context.Context, p *Pool) (*wsConn, *failure) {
 		_ = resp.Body.Close()
 	}
 	w.mu.Lock()
-	defer w.signal()
+	// Deferred calls run last first: signal runs before Unlock, with mu
+	// held, so that two dials ending together never close one channel twice.
 	defer w.mu.Unlock()
+	defer w.signal()
 	w.dialing--
 	if err != nil {
 		if ctx.Err() != nil {

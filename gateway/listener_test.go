@@ -111,7 +111,10 @@ func TestKeepAcceptingSurvivesFDExhaustion(t *testing.T) {
 				var logs syncbuf.Buffer
 				srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })}
 				served := make(chan struct{})
-				go func() { defer close(served); _ = srv.Serve(gateway.KeepAccepting(fl, slog.New(slog.NewTextHandler(&logs, nil)))) }()
+				go func() {
+					defer close(served)
+					_ = srv.Serve(gateway.KeepAccepting(fl, slog.New(slog.NewTextHandler(&logs, nil))))
+				}()
 				defer func() { _ = srv.Close(); <-served }()
 				client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DialContext: pl.dial}}
 				get := func() {

@@ -109,11 +109,14 @@ func TestNodesFailoverUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(100 * time.Millisecond)
+	defer func() { stop(); wg.Wait() }() // however the test ends
+	// Calls are counted, not timed: both nodes serve before the kill, and
+	// the live one serves more after it.
+	waitFor(t, "calls on both nodes", func() bool { return a.hits.Load() >= 20 && b.hits.Load() >= 20 })
 	a.srv.CloseClientConnections()
 	a.srv.Close() // killed: in-flight calls broken, new connections refused
 	before := b.hits.Load()
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, "calls on the live node after the kill", func() bool { return b.hits.Load() >= before+100 })
 	stop()
 	wg.Wait()
 	if failed.Load() != 0 {

@@ -326,9 +326,7 @@ func TestOnceIsNeverSentTwice(t *testing.T) {
 		if _, err := pool.Call(context.Background(), "n", backend.Request{Method: "m"}); err != nil {
 			t.Fatal(err)
 		}
-		for node.closed.Load() == 0 { // the node's close is done, its FIN on its way
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, "the node's close (its FIN on its way)", func() bool { return node.closed.Load() > 0 })
 		var resp backend.Response
 		var err error
 		// The FIN crosses loopback at once; wait for the client socket to

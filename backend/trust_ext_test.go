@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -130,16 +131,10 @@ func TestTrustOneLiar(t *testing.T) {
 	}
 }
 
-// waitLIB polls the tracker until its LIB is want, failing after 10 s.
+// waitLIB polls the tracker until its LIB is want (waitFor).
 func waitLIB(t *testing.T, tracker *backend.LIBTracker, want uint64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for tracker.LastIrreversible() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("LIB %d, want %d", tracker.LastIrreversible(), want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, fmt.Sprintf("LIB %d", want), func() bool { return tracker.LastIrreversible() == want })
 }
 
 // TestTrustLIBComesDown: a LIB the nodes no longer agree on is

@@ -119,25 +119,34 @@ func TestWSConnectionDroppedMidCall(t *testing.T) {
 	}
 }
 
-// TestWSTimeout: a call the node never answers times out within the
-// route's timeout; a late answer is dropped, and the connection carries the
-// next call to its own answer.
+// TestWSTimeout: a call the node does not answer ends with the timeout
+// error (the node holds its answer until the call has returned, so nothing
+// but the route's timeout can end it); the late answer, once written, is
+// dropped, and the connection carries the next call to its own answer.
 func TestWSTimeout(t *testing.T) {
 	t.Parallel()
+	release := make(chan struct{})
+	var once sync.Once
+	answer := func() { once.Do(func() { close(release) }) }
+	// A pool that ignored the timeout gets the answer after 10 s, and the
+	// check below fails instead of hanging.
+	defer time.AfterFunc(10*time.Second, answer).Stop()
 	node := newWSNode(t, func(conn int64, req rpcRequest) (string, wsAction) {
 		if req.Method == "slow" {
-			time.Sleep(300 * time.Millisecond)
+			<-release
 		}
 		return wsResult(conn, req)
 	})
 	pool := newPool(t, backend.Options{WSConnsPerNode: 1}, map[string]string{"hived": node.url()})
-	start := time.Now()
 	_, err := pool.Call(callCtx, "hived", backend.Request{Method: "slow", Params: json.RawMessage(`[1]`), Timeout: 100 * time.Millisecond})
 	gatewayError(t, err, jsonrpc.KindUpstreamTimeout)
-	if d := time.Since(start); d > 250*time.Millisecond {
-		t.Errorf("the timeout of 100ms took %v", d)
+	if node.written.Load() != 0 {
+		t.Fatal("the node answered before the call timed out")
 	}
-	time.Sleep(300 * time.Millisecond) // the late answer arrives and is dropped
+	answer()
+	// The late answer is on the connection before the next call is sent, so
+	// the pool reads it first.
+	waitFor(t, "the late answer", func() bool { return node.written.Load() == 1 })
 	resp, err := pool.Call(callCtx, "hived", backend.Request{Method: "m", Params: json.RawMessage(`[2]`), Timeout: 5 * time.Second})
 	if err != nil || string(resp.Result) != `{"echo":[2]}` {
 		t.Errorf("the next call got %s, %v", resp.Result, err)
@@ -222,18 +231,12 @@ func TestWSReconnects(t *testing.T) {
 	}
 	node.refuse.Store(true)
 	node.dropAll()
-	time.Sleep(20 * time.Millisecond) // the reader sees the close
+	waitFor(t, "a failed call after the drop", func() bool { return call() != nil })
 	for range 3 {
 		gatewayError(t, call(), jsonrpc.KindUpstreamUnavailable)
 	}
 	node.refuse.Store(false)
-	deadline := time.Now().Add(10 * time.Second)
-	for call() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("no call succeeded within 10s of the node accepting connections again")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "a call over a new connection", func() bool { return call() == nil })
 	if got := node.conns.Load(); got != 2 {
 		t.Errorf("%d connections accepted, want 2", got)
 	}

@@ -34,9 +34,10 @@ type wsHandler func(conn int64, req rpcRequest) (reply string, act wsAction)
 // with one message carrying its id. Every call is served in a goroutine of
 // its own, so answers may come back in any order.
 type wsNode struct {
-	srv   *httptest.Server
-	conns atomic.Int64 // connections accepted
-	calls atomic.Int64
+	srv     *httptest.Server
+	conns   atomic.Int64 // connections accepted
+	calls   atomic.Int64
+	written atomic.Int64 // answers written (wsAnswer)
 	// refuse answers the opening handshake with HTTP 503 while set.
 	refuse atomic.Bool
 	mu     sync.Mutex
@@ -83,7 +84,9 @@ func newWSNode(t testing.TB, h wsHandler) *wsNode {
 				reply, act := h(id, req)
 				switch act {
 				case wsAnswer:
-					_ = c.Write(ctx, websocket.MessageText, []byte(reply))
+					if c.Write(ctx, websocket.MessageText, []byte(reply)) == nil {
+						n.written.Add(1)
+					}
 				case wsAnswerLines:
 					for line := range strings.SplitSeq(reply, "\n") {
 						if c.Write(ctx, websocket.MessageText, []byte(line)) != nil {

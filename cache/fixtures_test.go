@@ -1,58 +1,13 @@
 package cache_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/internal/fixtures"
 )
-
-// fixtureCase is one line of a recorded fixtures/hive/hived/<method>.jsonl file.
-type fixtureCase struct {
-	Case    string `json:"case"`
-	Request struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"request"`
-	Response struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	} `json:"response"`
-}
-
-// readFixtures returns the cases recorded for method. It skips the test when
-// HIVEGATE_FIXTURES is unset and fails it when the data is missing.
-func readFixtures(t *testing.T, method string) []fixtureCase {
-	t.Helper()
-	dir := fixtures.Dir(t)
-	f, err := os.Open(filepath.Join(dir, "hived", method+".jsonl"))
-	if err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES is set but the data is missing: %v", err)
-	}
-	defer f.Close()
-	var cases []fixtureCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var c fixtureCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s: line %d: %v", method, len(cases)+1, err)
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	if len(cases) == 0 {
-		t.Fatalf("%s: no cases recorded", method)
-	}
-	return cases
-}
 
 // emptyResult reports whether a decoded result is null, {}, [] or an object
 // holding only empty arrays: what hived answers for a missing block.
@@ -101,17 +56,17 @@ func TestReversibleTTLFixtures(t *testing.T) {
 		t.Run(tc.method, func(t *testing.T) {
 			t.Parallel()
 			checked := 0
-			for _, c := range readFixtures(t, tc.method) {
-				if c.Response.Result == nil {
+			for _, c := range fixtures.Method(t, tc.method) {
+				if c.Result == nil {
 					continue // errors are never cached
 				}
-				result := []byte(c.Response.Result)
-				empty := emptyResult(t, c.Response.Result)
-				n, ok := cache.BlockNum(c.Request.Method, c.Request.Params)
+				result := []byte(c.Result)
+				empty := emptyResult(t, c.Result)
+				n, ok := cache.BlockNum(c.Method, c.Params)
 				if !ok {
 					// Only unusable params (block -1) may come with an answer.
 					if !empty {
-						t.Errorf("%s: BlockNum(%s) failed but hived answered with data", c.Case, c.Request.Params)
+						t.Errorf("%s: BlockNum(%s) failed but hived answered with data", c.Name, c.Params)
 					}
 					continue
 				}
@@ -119,19 +74,19 @@ func TestReversibleTTLFixtures(t *testing.T) {
 				ttl, store := cache.ReversibleTTL(n, n, result)
 				if empty {
 					if store {
-						t.Errorf("%s: empty result %.40s stored", c.Case, result)
+						t.Errorf("%s: empty result %.40s stored", c.Name, result)
 					}
 					continue
 				}
 				if !store || ttl != cache.NoExpiry {
-					t.Errorf("%s: block %d at LIB: got %v, %v; want NoExpiry, true", c.Case, n, ttl, store)
+					t.Errorf("%s: block %d at LIB: got %v, %v; want NoExpiry, true", c.Name, n, ttl, store)
 				}
 				if ttl, store := cache.ReversibleTTL(n, n-1, result); !store || ttl != cache.ReversibleTTLDuration {
-					t.Errorf("%s: block %d above LIB: got %v, %v; want %v, true", c.Case, n, ttl, store, cache.ReversibleTTLDuration)
+					t.Errorf("%s: block %d above LIB: got %v, %v; want %v, true", c.Name, n, ttl, store, cache.ReversibleTTLDuration)
 				}
 				if tc.hasBlockIDs {
 					if _, store := cache.ReversibleTTL(n+1, n+1, result); store {
-						t.Errorf("%s: answer for block %d stored as block %d", c.Case, n, n+1)
+						t.Errorf("%s: answer for block %d stored as block %d", c.Name, n, n+1)
 					}
 				}
 			}

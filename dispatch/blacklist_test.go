@@ -9,9 +9,9 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
@@ -244,15 +244,10 @@ func TestBroadcastNeverRetriedCachedOrCoalesced(t *testing.T) {
 	}
 	// Both identical broadcasts must reach the node while neither has an
 	// answer; coalescing would leave one waiting on the other.
-	deadline := time.Now().Add(5 * time.Second)
-	for hits.Load() < 2 {
-		if time.Now().After(deadline) {
-			close(release)
-			t.Fatalf("%d of 2 identical broadcasts reached the node: coalesced", hits.Load())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
+	free := sync.OnceFunc(func() { close(release) })
+	defer free() // however the test ends: the node's handlers return
+	waitFor(t, "both identical broadcasts at the node (coalesced, one would wait for the other)", func() bool { return hits.Load() >= 2 })
+	free()
 	for range 2 {
 		if res := <-done; res.Cache != dispatch.CacheBypass {
 			t.Errorf("cache status %q, want bypass", res.Cache)

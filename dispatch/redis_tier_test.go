@@ -251,10 +251,17 @@ func TestSharedRedisKilledMidTraffic(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	defer func() { stop.Store(true); wg.Wait() }() // however the test ends
+	// Traffic is counted, not timed: requests before the kill, then after
+	// it until both breakers have opened and more requests were served.
+	const span = 200
+	waitFor(t, "traffic before the kill", func() bool { return served.Load()+failed.Load() >= span })
 	srv.Kill()
 	killedAt := served.Load()
-	time.Sleep(time.Second)
+	waitFor(t, "traffic after the kill with both breakers open", func() bool {
+		return served.Load()+failed.Load() >= killedAt+span &&
+			replicas[0].shared.Stats().BreakerOpens > 0 && replicas[1].shared.Stats().BreakerOpens > 0
+	})
 	stop.Store(true)
 	wg.Wait()
 	t.Logf("%d requests served, %d before the kill; %d failed", served.Load(), killedAt, failed.Load())
@@ -273,20 +280,16 @@ func TestSharedRedisKilledMidTraffic(t *testing.T) {
 	}
 
 	srv.Restart()
-	for i := 0; ; i++ {
+	i := 0
+	waitFor(t, "the breakers to close after Redis came back", func() bool {
+		i++
 		closed := true
 		for _, r := range replicas {
 			r.call(t, "cache_api.recover", fmt.Sprintf("[%q, %d]", r.name, i))
 			closed = closed && r.shared.Stats().OpenBreakers == 0
 		}
-		if closed {
-			break
-		}
-		if i == 1500 {
-			t.Fatal("the breakers did not close after Redis came back")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return closed
+	})
 	a, b := replicas[0], replicas[1]
 	a.call(t, "cache_api.after", "[1]")
 	a.flush(t)

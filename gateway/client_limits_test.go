@@ -76,13 +76,7 @@ func TestMaxConnsPerClient(t *testing.T) {
 				t.Fatal("another peer's connection not served")
 			}
 			_ = held[0].Close()
-			deadline := time.Now().Add(5 * time.Second)
-			for !getOn(dial("127.0.0.1")) {
-				if time.Now().After(deadline) {
-					t.Fatal("a closed connection's place was not given back")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "the closed connection's place to be given back", func() bool { return getOn(dial("127.0.0.1")) })
 		})
 	}
 }
@@ -164,13 +158,7 @@ func TestMaxInFlightPerClient(t *testing.T) {
 			}
 			first := make(chan int, 1)
 			go func() { s, _ := call("127.0.0.1", "first"); first <- s }()
-			deadline := time.Now().Add(5 * time.Second)
-			for g.node.CallsOf("condenser_api.get_config") == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("the first call never reached the node")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			waitFor(t, "the first call at the node", func() bool { return g.node.CallsOf("condenser_api.get_config") > 0 })
 			status, body := call("127.0.0.1", "second")
 			if status != tc.status || (status == http.StatusTooManyRequests && !strings.Contains(body, `"code":-32017`)) {
 				t.Errorf("second call of the address: HTTP %d %s, want %d", status, body, tc.status)

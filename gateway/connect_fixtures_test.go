@@ -41,11 +41,7 @@ type fixtureTally struct {
 // TestTypedFixtures serves every typed method against the recordings.
 func TestTypedFixtures(t *testing.T) {
 	t.Parallel()
-	dir := fixtures.Dir(t)
-	replay, err := hivesim.NewReplay(dir)
-	if err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
+	replay := fixtures.Replay(t)
 	backend := &aliasReplay{replay: replay, alias: map[string]json.RawMessage{}}
 	g := startTypedGateway(t, backend, gateway.Options{})
 	methods := typedMethodsByJSONRPC(t)

@@ -7,13 +7,13 @@ package gateway_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
@@ -266,35 +266,66 @@ func bufCurlArgs(addr string) []string {
 		"http://" + addr + "/hive.database_api.v1.DatabaseApiService/ListAccounts"}
 }
 
-// bufBuildBound bounds building buf from source (tools/buf/go.mod): on a
-// machine with empty Go caches it downloads and compiles buf's modules,
-// which took about three minutes on the development machine; afterwards
-// the build cache makes it a moment.
-const bufBuildBound = 8 * time.Minute
+// bufEnv names a buf binary for TestBufCurl; without it the test uses the
+// one npm installs from tests/package.json (@bufbuild/buf ships buf's
+// release binary), so that no test builds buf from source.
+const bufEnv = "HIVEGATE_BUF"
 
-// TestBufCurl runs docs/api.md's `buf curl` command (gRPC over h2c, schema
-// from server reflection) against a test gateway. buf is built first, from
-// the version pinned in tools/buf/go.mod (as `go tool -modfile=...` would),
-// under a bound of its own, so that a cold build cache is not mistaken for
-// a gateway that does not answer.
+// prebuiltBuf returns the buf binary TestBufCurl runs: $HIVEGATE_BUF, or
+// tests/node_modules/.bin/buf after `npm ci` in tests/ (.ci/run does it).
+// Without either, the test skips on a developer's machine (a plain
+// `go test ./...` needs no Node) and fails under CI=true, where .ci/run has
+// installed it: CI never passes without running the command.
+func prebuiltBuf(t *testing.T, repo string) string {
+	t.Helper()
+	if p := os.Getenv(bufEnv); p != "" {
+		return p
+	}
+	p := filepath.Join(repo, "tests", "node_modules", ".bin", "buf")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true but no buf binary: %s is unset and %s is missing (.ci/run runs `npm ci` in tests/ before the Go tests)", bufEnv, p)
+	}
+	t.Skipf("buf curl not run: no prebuilt buf (run `npm ci` in tests/, or set %s to a buf %s binary); CI runs it", bufEnv, pinnedBufVersion(t, repo))
+	return ""
+}
+
+// pinnedBufVersion is the buf release tools/buf/go.mod pins (what
+// `go tool -modfile=tools/buf/go.mod buf` runs), without its "v".
+func pinnedBufVersion(t *testing.T, repo string) string {
+	t.Helper()
+	mod, err := os.ReadFile(filepath.Join(repo, "tools", "buf", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(mod)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "github.com/bufbuild/buf" {
+			return strings.TrimPrefix(f[1], "v")
+		}
+	}
+	t.Fatal("tools/buf/go.mod does not require github.com/bufbuild/buf")
+	return ""
+}
+
+// TestBufCurl runs the `buf curl` command of docs/api.md (gRPC over h2c, schema
+// from server reflection) against a test gateway, with a prebuilt buf of
+// the release tools/buf/go.mod pins (prebuiltBuf): the test also fails when
+// tests/package.json and tools/buf/go.mod pin different releases.
 func TestBufCurl(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("-short: skipping the buf curl run (it builds buf)")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is not on PATH: %v", err)
-	}
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Dir(filepath.Dir(file))
-	buf := filepath.Join(t.TempDir(), "buf")
-	bctx, bcancel := context.WithTimeout(context.Background(), bufBuildBound)
-	defer bcancel()
-	build := exec.CommandContext(bctx, goBin, "build", "-modfile=tools/buf/go.mod", "-o", buf, "github.com/bufbuild/buf/cmd/buf")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building buf (tools/buf/go.mod): %v\n%s", err, out)
+	buf := prebuiltBuf(t, repo)
+	vctx, vcancel := context.WithTimeout(context.Background(), 5*typedHangGuard)
+	defer vcancel()
+	ver, err := exec.CommandContext(vctx, buf, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s --version: %v\n%s", buf, err, ver)
+	}
+	if got, want := strings.TrimSpace(string(ver)), pinnedBufVersion(t, repo); got != want {
+		t.Fatalf("%s is buf %s, tools/buf/go.mod pins %s: pin the same release in tests/package.json", buf, got, want)
 	}
 	g := simGateway(t, gateway.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*typedHangGuard)

@@ -64,13 +64,7 @@ func TestGatewayEnforcesGuardLimits(t *testing.T) {
 						resp.Body.Close()
 					}
 				}()
-				deadline := time.Now().Add(10 * time.Second)
-				for node.CallsOf("condenser_api.get_config") == 0 {
-					if time.Now().After(deadline) {
-						t.Fatal("the first request never reached the backend")
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
+				waitFor(t, "the first request at the backend", func() bool { return node.CallsOf("condenser_api.get_config") > 0 })
 			} else {
 				node.Set(faults.Healthy)
 				if resp, body := post(); resp.StatusCode != http.StatusOK {

@@ -94,7 +94,14 @@ func TestReloadUnderTraffic(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second) // traffic on the old config
+	// Stop the traffic however the test ends.
+	var stopOnce sync.Once
+	stopTraffic := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+	defer stopTraffic()
+	// Traffic is counted, not timed: a slow machine sends as many requests
+	// on each config as a fast one.
+	const span = 200
+	waitFor(t, "traffic on the old config", func() bool { return served.Load() >= span })
 	beforeReload := served.Load()
 	o.write(strings.Replace(opsYAML(newNode, "  access_log: false\n"), "ttls:\n", "ttls:\n  appbase.condenser_api.get_accounts: 7\n", 1))
 	status, body := o.adminReq("POST", "/admin/reload", "")
@@ -102,9 +109,8 @@ func TestReloadUnderTraffic(t *testing.T) {
 		t.Errorf("POST /admin/reload: %d %s", status, body)
 	}
 	reloaded := served.Load()
-	time.Sleep(time.Second) // traffic on the new config
-	close(stop)
-	wg.Wait()
+	waitFor(t, "traffic on the new config", func() bool { return served.Load() >= reloaded+span })
+	stopTraffic()
 
 	if len(failed) > 0 {
 		t.Errorf("%d of %d requests failed during the reload; first: %s", len(failed), served.Load(), failed[0])

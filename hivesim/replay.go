@@ -1,16 +1,13 @@
 package hivesim
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/big"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,7 +15,7 @@ import (
 	"sync"
 )
 
-// Case is one recorded request/response pair of a .jsonl fixture file.
+// Case is one recorded request/response pair (a line of a .jsonl fixture file).
 type Case struct {
 	// Name is the case name ("case" member), e.g. "database_api_patterns/list_accounts/by_name".
 	Name string
@@ -45,88 +42,24 @@ type Replay struct {
 	calls map[string]int
 }
 
-// NewReplay reads every *.jsonl file under dir (recursively). Each line is
-// {"case", "request": {jsonrpc, id, method, params}, "response": {"result"|"error"}}.
-// When two cases record the same call, the first one (in path order) is served.
-func NewReplay(dir string) (*Replay, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// NewReplay answers the recorded cases (internal/fixtures reads them from
+// the .jsonl files). When two cases record the same call, the first one is
+// served. It fails when there is no case or a case's params are not JSON.
+func NewReplay(cases []Case) (*Replay, error) {
+	if len(cases) == 0 {
+		return nil, errors.New("hivesim: no recorded cases")
+	}
+	r := &Replay{cases: slices.Clone(cases), index: make(map[string]int), calls: make(map[string]int)}
+	for i, c := range r.cases {
+		key, err := callKey(c.Method, c.Params)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("hivesim: %s:%d: params: %w", c.File, c.Line, err)
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
-			files = append(files, path)
+		if _, dup := r.index[key]; !dup {
+			r.index[key] = i
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("hivesim: scanning %s: %w", dir, err)
-	}
-	sort.Strings(files)
-	r := &Replay{index: make(map[string]int), calls: make(map[string]int)}
-	for _, f := range files {
-		if err := r.load(f); err != nil {
-			return nil, err
-		}
-	}
-	if len(r.cases) == 0 {
-		return nil, fmt.Errorf("hivesim: no recorded cases (*.jsonl) under %s", dir)
 	}
 	return r, nil
-}
-
-type recordedLine struct {
-	Case    string `json:"case"`
-	Request struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"request"`
-	Response struct {
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	} `json:"response"`
-}
-
-func (r *Replay) load(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("hivesim: %w", err)
-	}
-	defer func() { _ = f.Close() }()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		var rec recordedLine
-		if err := json.Unmarshal(text, &rec); err != nil {
-			return fmt.Errorf("hivesim: %s:%d: %w", path, line, err)
-		}
-		if rec.Request.Method == "" {
-			return fmt.Errorf("hivesim: %s:%d: request has no method", path, line)
-		}
-		hasResult := rec.Response.Result != nil
-		if hasResult == (rec.Response.Error != nil) {
-			return fmt.Errorf("hivesim: %s:%d: response needs exactly one of result or error", path, line)
-		}
-		key, err := callKey(rec.Request.Method, rec.Request.Params)
-		if err != nil {
-			return fmt.Errorf("hivesim: %s:%d: params: %w", path, line, err)
-		}
-		c := Case{Name: rec.Case, File: path, Line: line, Method: rec.Request.Method,
-			Params: slices.Clone(rec.Request.Params), Result: slices.Clone(rec.Response.Result),
-			Error: slices.Clone(rec.Response.Error)}
-		if _, dup := r.index[key]; !dup {
-			r.index[key] = len(r.cases)
-		}
-		r.cases = append(r.cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("hivesim: reading %s: %w", path, err)
-	}
-	return nil
 }
 
 // Cases returns the loaded cases in file order.

@@ -12,21 +12,9 @@ import (
 	"github.com/hivegate/hivegate/internal/fixtures"
 )
 
-// fixturesReplay loads $HIVEGATE_FIXTURES. It skips when the variable is unset and fails
-// when it is set but the recorded data is missing.
-func fixturesReplay(t *testing.T) *hivesim.Replay {
-	t.Helper()
-	dir := fixtures.Dir(t)
-	r, err := hivesim.NewReplay(dir)
-	if err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
-	return r
-}
-
 func TestReplayFixtures(t *testing.T) {
 	t.Parallel()
-	r := fixturesReplay(t)
+	r := fixtures.Replay(t)
 	cases := r.Cases()
 	if len(cases) < 100 {
 		t.Fatalf("only %d cases under HIVEGATE_FIXTURES", len(cases))
@@ -139,7 +127,11 @@ func TestReplayHandWritten(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "b", "c", "condenser_api.get_block.jsonl"),
 		`{"case":"block/one","request":{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},"response":{"result":null}}`+"\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "not a fixture")
-	r, err := hivesim.NewReplay(dir)
+	loaded, err := fixtures.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := hivesim.NewReplay(loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,18 +167,16 @@ func TestReplayHandWritten(t *testing.T) {
 	}
 }
 
-func TestReplayLoadErrors(t *testing.T) {
+// TestReplayErrors: a replay needs cases, and each case's params must be
+// JSON (the error names the file and line the case was read from).
+func TestReplayErrors(t *testing.T) {
 	t.Parallel()
-	empty := t.TempDir()
-	if _, err := hivesim.NewReplay(empty); err == nil || !strings.Contains(err.Error(), "no recorded cases") {
-		t.Fatalf("empty dir: %v", err)
+	if _, err := hivesim.NewReplay(nil); err == nil || !strings.Contains(err.Error(), "no recorded cases") {
+		t.Fatalf("no cases: %v", err)
 	}
-	if _, err := hivesim.NewReplay(filepath.Join(empty, "missing")); err == nil {
-		t.Fatal("missing dir: no error")
-	}
-	bad := t.TempDir()
-	writeFile(t, filepath.Join(bad, "x.jsonl"), `{"case":"ok","request":{"method":"a.b"},"response":{"result":1}}`+"\n{broken\n")
+	bad := []hivesim.Case{{Name: "ok", File: "x.jsonl", Line: 1, Method: "a.b", Result: json.RawMessage("1")},
+		{Name: "bad", File: "x.jsonl", Line: 2, Method: "a.b", Params: json.RawMessage("{broken"), Result: json.RawMessage("1")}}
 	if _, err := hivesim.NewReplay(bad); err == nil || !strings.Contains(err.Error(), "x.jsonl:2") {
-		t.Fatalf("malformed line: %v", err)
+		t.Fatalf("params that are not JSON: %v", err)
 	}
 }

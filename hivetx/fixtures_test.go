@@ -4,59 +4,15 @@ package hivetx_test
 // (HIVEGATE_FIXTURES): their ids, hex serializations and signatures.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hivegate/hivegate/internal/fixtures"
 
 	"github.com/hivegate/hivegate/hivetx"
 )
-
-// recordedCase is one line of a fixture file.
-type recordedCase struct {
-	Case     string                           `json:"case"`
-	Request  struct{ Params json.RawMessage } `json:"request"`
-	Response struct {
-		Result json.RawMessage `json:"result"`
-	} `json:"response"`
-}
-
-func fixtureDir(t *testing.T) string {
-	t.Helper()
-	dir := fixtures.Dir(t)
-	if _, err := os.Stat(filepath.Join(dir, "hived")); err != nil {
-		t.Fatalf("HIVEGATE_FIXTURES=%s: %v", dir, err)
-	}
-	return dir
-}
-
-func readCases(t *testing.T, dir, method string) []recordedCase {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "hived", method+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []recordedCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var c recordedCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func decodeAny(t *testing.T, raw []byte) any {
 	t.Helper()
@@ -82,7 +38,7 @@ type signedTx struct {
 // that return transactions: get_transaction (condenser and account
 // history, id in transaction_id) and block_api.get_block_range (ids in the
 // block's transaction_ids).
-func recordedSignedTransactions(t *testing.T, dir string) []signedTx {
+func recordedSignedTransactions(t *testing.T) []signedTx {
 	var out []signedTx
 	var walk func(where string, v any)
 	walk = func(where string, v any) {
@@ -115,8 +71,8 @@ func recordedSignedTransactions(t *testing.T, dir string) []signedTx {
 		}
 	}
 	for _, m := range []string{"condenser_api.get_transaction", "account_history_api.get_transaction", "block_api.get_block_range"} {
-		for _, c := range readCases(t, dir, m) {
-			walk(m+" "+c.Case, decodeAny(t, c.Response.Result))
+		for _, c := range fixtures.Method(t, m) {
+			walk(m+" "+c.Name, decodeAny(t, c.Result))
 		}
 	}
 	return out
@@ -129,7 +85,7 @@ func recordedSignedTransactions(t *testing.T, dir string) []signedTx {
 // byte anywhere fails.
 func TestRecordedTransactionIDs(t *testing.T) {
 	t.Parallel()
-	txs := recordedSignedTransactions(t, fixtureDir(t))
+	txs := recordedSignedTransactions(t)
 	if len(txs) < 70 {
 		t.Fatalf("only %d recorded transactions", len(txs))
 	}
@@ -158,33 +114,32 @@ func TestRecordedTransactionIDs(t *testing.T) {
 // get_transaction_hex's recorded answers.
 func TestRecordedTransactionHex(t *testing.T) {
 	t.Parallel()
-	dir := fixtureDir(t)
 	n := 0
 	for _, m := range []string{"condenser_api.get_transaction_hex", "database_api.get_transaction_hex"} {
-		for _, c := range readCases(t, dir, m) {
+		for _, c := range fixtures.Method(t, m) {
 			var trx json.RawMessage
 			var want string
 			if m == "condenser_api.get_transaction_hex" {
 				var p []json.RawMessage
-				if err := json.Unmarshal(c.Request.Params, &p); err != nil || len(p) != 1 {
-					t.Fatalf("%s: params %s", c.Case, c.Request.Params)
+				if err := json.Unmarshal(c.Params, &p); err != nil || len(p) != 1 {
+					t.Fatalf("%s: params %s", c.Name, c.Params)
 				}
 				trx = p[0]
-				_ = json.Unmarshal(c.Response.Result, &want)
+				_ = json.Unmarshal(c.Result, &want)
 			} else {
 				var p struct{ Trx json.RawMessage }
 				var r struct{ Hex string }
-				_ = json.Unmarshal(c.Request.Params, &p)
-				_ = json.Unmarshal(c.Response.Result, &r)
+				_ = json.Unmarshal(c.Params, &p)
+				_ = json.Unmarshal(c.Result, &r)
 				trx, want = p.Trx, r.Hex
 			}
 			tx, err := hivetx.ParseTransaction(trx)
 			if err != nil {
-				t.Fatalf("%s: %v", c.Case, err)
+				t.Fatalf("%s: %v", c.Name, err)
 			}
 			// get_transaction_hex packs the signatures too: none here.
 			if got := hex.EncodeToString(append(tx.Serialize(), 0)); got != want {
-				t.Errorf("%s:\n got %s\nwant %s", c.Case, got, want)
+				t.Errorf("%s:\n got %s\nwant %s", c.Name, got, want)
 			}
 			n++
 		}
@@ -201,20 +156,19 @@ func TestRecordedTransactionHex(t *testing.T) {
 // that the recovered key is that key.
 func TestRecordedSignatures(t *testing.T) {
 	t.Parallel()
-	dir := fixtureDir(t)
 	signing := map[string]string{} // witness → signing key
-	for _, c := range readCases(t, dir, "condenser_api.get_witnesses_by_vote") {
+	for _, c := range fixtures.Method(t, "condenser_api.get_witnesses_by_vote") {
 		var ws []struct {
 			Owner      string `json:"owner"`
 			SigningKey string `json:"signing_key"`
 		}
-		_ = json.Unmarshal(c.Response.Result, &ws)
+		_ = json.Unmarshal(c.Result, &ws)
 		for _, w := range ws {
 			signing[w.Owner] = w.SigningKey
 		}
 	}
 	matched := 0
-	for _, rec := range recordedSignedTransactions(t, dir) {
+	for _, rec := range recordedSignedTransactions(t) {
 		tx, err := hivetx.ParseTransaction(rec.raw)
 		if err != nil || len(tx.Signatures) == 0 {
 			continue // a proof of work carries no signature; ids are checked above

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +21,14 @@ import (
 func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
 	t.Parallel()
 	g := jsonrpchttp.NewGuard(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), jsonrpchttp.GuardOptions{MaxInFlight: 1})
-	srv := httptest.NewServer(g)
+	// reading is closed at the first read of a request body: the Guard has
+	// taken the request in (and, had it taken a place first, holds it).
+	reading := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &onRead{ReadCloser: r.Body, f: func() { once.Do(func() { close(reading) }) }}
+		g.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	slow, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
@@ -31,7 +39,11 @@ func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
 	if _, err := io.WriteString(slow, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"+body[:10]); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the slow request is in the Guard
+	select {
+	case <-reading: // the slow request is in the Guard
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Guard never read the slow body")
+	}
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"fast"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -54,4 +66,15 @@ func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
 	if sresp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"m":"slow"`) || !strings.Contains(string(b), `"id":7`) {
 		t.Errorf("the slow request: HTTP %d %s", sresp.StatusCode, b)
 	}
+}
+
+// onRead calls f before each Read of the body it wraps.
+type onRead struct {
+	io.ReadCloser
+	f func()
+}
+
+func (b *onRead) Read(p []byte) (int, error) {
+	b.f()
+	return b.ReadCloser.Read(p)
 }

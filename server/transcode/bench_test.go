@@ -1,11 +1,9 @@
 package transcode_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,12 +57,8 @@ const syntheticAccount = `{"id":1370484,"name":"bench-account","owner":{"weight_
 func benchListAccounts(b *testing.B) []byte {
 	b.Helper()
 	account := syntheticAccount
-	if v := os.Getenv(fixtures.Env); v != "" {
-		dir, err := fixtures.Resolve(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		account = recordedAccount(b, filepath.Join(dir, "hived", "database_api.list_accounts.jsonl"))
+	if os.Getenv(fixtures.Env) != "" {
+		account = recordedAccount(b)
 	}
 	var buf bytes.Buffer
 	buf.WriteString(`{"accounts":[`)
@@ -80,29 +74,16 @@ func benchListAccounts(b *testing.B) []byte {
 
 // recordedAccount returns the first account of the first recorded
 // list_accounts result.
-func recordedAccount(b *testing.B, path string) string {
+func recordedAccount(b *testing.B) string {
 	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatalf("HIVEGATE_FIXTURES is set but: %v", err)
+	first := fixtures.Method(b, "database_api.list_accounts")[0]
+	var result struct {
+		Accounts []json.RawMessage `json:"accounts"`
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	if !sc.Scan() {
-		b.Fatalf("%s is empty", path)
+	if err := json.Unmarshal(first.Result, &result); err != nil || len(result.Accounts) == 0 {
+		b.Fatalf("%s:%d: no accounts in the first case (%v)", first.File, first.Line, err)
 	}
-	var line struct {
-		Response struct {
-			Result struct {
-				Accounts []json.RawMessage `json:"accounts"`
-			} `json:"result"`
-		} `json:"response"`
-	}
-	if err := json.Unmarshal(sc.Bytes(), &line); err != nil || len(line.Response.Result.Accounts) == 0 {
-		b.Fatalf("%s: no accounts in the first case (%v)", path, err)
-	}
-	return strings.TrimSpace(string(line.Response.Result.Accounts[0]))
+	return strings.TrimSpace(string(result.Accounts[0]))
 }
 
 func BenchmarkUnmarshalListAccounts(b *testing.B) {

@@ -1,14 +1,10 @@
 package transcode
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,29 +21,20 @@ import (
 	"github.com/hivegate/hivegate/internal/fixtures"
 )
 
-// fixtureCase is one line of a fixtures .jsonl file.
-type fixtureCase struct {
-	Case    string `json:"case"`
-	Request struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	} `json:"request"`
-	Response map[string]json.RawMessage `json:"response"`
-}
-
-// jsonrpcMethod returns the method a request calls, resolving the legacy
-// {"method":"call","params":[api, method, args]} form to "api.method".
-func (c *fixtureCase) jsonrpcMethod() string {
-	if c.Request.Method != "call" {
-		return c.Request.Method
+// recordedMethod returns the method a recorded request calls, resolving
+// the legacy {"method":"call","params":[api, method, args]} form to
+// "api.method".
+func recordedMethod(c hivesim.Case) string {
+	if c.Method != "call" {
+		return c.Method
 	}
 	var params []json.RawMessage
-	if err := json.Unmarshal(c.Request.Params, &params); err != nil || len(params) < 2 {
-		return c.Request.Method
+	if err := json.Unmarshal(c.Params, &params); err != nil || len(params) < 2 {
+		return c.Method
 	}
 	var api, method string
 	if json.Unmarshal(params[0], &api) != nil || json.Unmarshal(params[1], &method) != nil {
-		return c.Request.Method
+		return c.Method
 	}
 	return api + "." + method
 }
@@ -65,8 +52,6 @@ type methodTally struct {
 // hived JSON).
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	dir := fixtures.Dir(t)
-	files := fixtureFiles(t, dir)
 	reg, err := NewRegistry(protoregistry.GlobalFiles, protoregistry.GlobalTypes)
 	if err != nil {
 		t.Fatalf("NewRegistry: %v", err)
@@ -74,36 +59,33 @@ func TestFixtures(t *testing.T) {
 	codec := NewCodec()
 	tallies := map[string]*methodTally{}
 	untyped := map[string]int{}
-	for _, path := range files {
-		for _, fc := range readFixtureFile(t, path) {
-			name := fc.jsonrpcMethod()
-			m, ok := reg.Lookup(name)
-			if !ok {
-				untyped[name]++
-				continue
-			}
-			tally := tallies[name]
-			if tally == nil {
-				tally = &methodTally{}
-				tallies[name] = tally
-			}
-			result, ok := fc.Response["result"]
-			if !ok {
-				tally.errorCases++
-				continue
-			}
-			result, reason := hivesim.RecordedResult(fc.Case, result)
-			if reason != "" {
-				tally.errorCases++
-				continue
-			}
-			if problem := roundTripFixture(codec, m, result); problem != "" {
-				tally.failed++
-				tally.failures = append(tally.failures, fc.Case+": "+problem)
-				continue
-			}
-			tally.passed++
+	for _, fc := range fixtures.All(t) {
+		name := recordedMethod(fc)
+		m, ok := reg.Lookup(name)
+		if !ok {
+			untyped[name]++
+			continue
 		}
+		tally := tallies[name]
+		if tally == nil {
+			tally = &methodTally{}
+			tallies[name] = tally
+		}
+		if fc.Result == nil {
+			tally.errorCases++
+			continue
+		}
+		result, reason := hivesim.RecordedResult(fc.Name, fc.Result)
+		if reason != "" {
+			tally.errorCases++
+			continue
+		}
+		if problem := roundTripFixture(codec, m, result); problem != "" {
+			tally.failed++
+			tally.failures = append(tally.failures, fc.Name+": "+problem)
+			continue
+		}
+		tally.passed++
 	}
 	names := make([]string, 0, len(tallies))
 	for name := range tallies {
@@ -128,55 +110,6 @@ func TestFixtures(t *testing.T) {
 			t.Errorf("%s: %s", name, f)
 		}
 	}
-}
-
-// fixtureFiles lists the .jsonl files under dir; it fails when there are none.
-func fixtureFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("walk %s: %v", dir, err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("HIVEGATE_FIXTURES=%s holds no .jsonl files", dir)
-	}
-	return files
-}
-
-// readFixtureFile parses one .jsonl file.
-func readFixtureFile(t *testing.T, path string) []fixtureCase {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []fixtureCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		var fc fixtureCase
-		if err := json.Unmarshal(sc.Bytes(), &fc); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		cases = append(cases, fc)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return cases
 }
 
 // roundTripFixture decodes result, encodes it back and compares; it returns

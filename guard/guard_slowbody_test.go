@@ -1,4 +1,4 @@
-package jsonrpchttp_test
+package guard_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivegate/hivegate/guard"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
@@ -19,7 +20,7 @@ import (
 // the place and the other request got 503 -32018.
 func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
 	t.Parallel()
-	g := jsonrpchttp.NewGuard(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), jsonrpchttp.GuardOptions{MaxInFlight: 1})
+	g := guard.New(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), guard.Options{MaxInFlight: 1})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	slow, err := net.Dial("tcp", srv.Listener.Addr().String())

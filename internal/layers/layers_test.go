@@ -16,16 +16,19 @@ const module = "github.com/hivegate/hivegate/"
 // packages of lower layers only, or those listed in siblings. A package
 // missing here fails the test, so that a new package is placed on purpose.
 var layer = map[string]int{
-	// Leaves: the config model, the one JSON package, Hive's transaction
-	// format, the static browser page, the bound on logged values, the
-	// client address behind trusted proxies.
-	"config": 0, "jsonwire": 0, "hivetx": 0, "web": 0, "logval": 0, "clientip": 0,
-	// Vocabulary and routing: JSON-RPC types and errors, method keys.
-	// The simulated node ships with demo but stands beside the gateway.
-	"router": 1, "jsonrpc": 1, "hivesim": 1,
+	// Leaves: the config model, the one JSON package, the static browser
+	// page, the bound on logged values, the client address behind trusted
+	// proxies.
+	"config": 0, "jsonwire": 0, "web": 0, "logval": 0, "clientip": 0,
+	// Vocabulary and routing: JSON-RPC types and errors, method keys; Hive's
+	// transaction format and the accounts its operations name (read with
+	// jsonwire).
+	"router": 1, "jsonrpc": 1, "hivetx": 1,
 	// The cache and the upstream pool; the front door every front end
 	// stands behind (overload, per-client caps, rate, body read-ahead).
-	"cache": 2, "backend": 2, "guard": 2,
+	// The simulated node (it builds on hivetx) ships with demo but stands
+	// beside the gateway.
+	"cache": 2, "backend": 2, "guard": 2, "hivesim": 2,
 	// The one path every call takes; the metrics registry.
 	"dispatch": 3, "metrics": 3,
 	// Front ends: JSON-RPC over HTTP, Connect (with its codec and schema),

@@ -12,7 +12,6 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/hivetx"
 )
 
@@ -99,7 +98,7 @@ func checkOperations(tok Token, ops []hivetx.Operation) *apiError {
 				return other
 			}
 		}
-		if _, _, found := dispatch.AccountField(op.AppendJSON(nil), func(field, name string) bool {
+		if _, _, found := hivetx.AccountField(op.AppendJSON(nil), func(field, name string) bool {
 			return signerFields[field] && name != tok.User
 		}); found {
 			return other

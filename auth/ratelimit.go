@@ -9,7 +9,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
 
-	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/clientip"
 )
 
 // limiter bounds the requests per minute of each client address on the
@@ -19,14 +19,14 @@ import (
 type limiter struct {
 	perMinute int
 	clients   *lru.Cache[netip.Addr, *rate.Limiter]
-	ip        jsonrpchttp.ClientIPOptions
+	ip        clientip.Options
 	now       func() time.Time
 }
 
 // limiterClients is how many client addresses a limiter remembers.
 const limiterClients = 1 << 14
 
-func newLimiter(perMinute int, ip jsonrpchttp.ClientIPOptions, now func() time.Time) *limiter {
+func newLimiter(perMinute int, ip clientip.Options, now func() time.Time) *limiter {
 	c, _ := lru.New[netip.Addr, *rate.Limiter](limiterClients) // the size is positive
 	return &limiter{perMinute: perMinute, clients: c, ip: ip, now: now}
 }
@@ -34,7 +34,7 @@ func newLimiter(perMinute int, ip jsonrpchttp.ClientIPOptions, now func() time.T
 // allow takes one request of r's client from its allowance; when none is
 // left it returns the wait before the next one.
 func (l *limiter) allow(r *http.Request) (bool, time.Duration) {
-	addr := jsonrpchttp.ClientAddr(r, l.ip)
+	addr := clientip.Addr(r, l.ip)
 	lim, ok := l.clients.Get(addr)
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(l.perMinute)), l.perMinute)

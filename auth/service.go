@@ -27,9 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
 
@@ -46,7 +46,7 @@ type Options struct {
 	Router func() *router.Router
 	// ClientIP says how to find a request's client address (for rate
 	// limits), as the gateway's guard does.
-	ClientIP jsonrpchttp.ClientIPOptions
+	ClientIP clientip.Options
 	Logger   *slog.Logger
 	// Now is the clock (default time.Now); LookupEnv reads the environment
 	// (default os.LookupEnv). Tests replace them.

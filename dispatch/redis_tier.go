@@ -3,13 +3,11 @@ package dispatch
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
-	"github.com/hivegate/hivegate/config"
 )
 
 // Option configures a Dispatcher built by New.
@@ -21,7 +19,7 @@ type Option func(*Dispatcher)
 // Redis hit fills the in-process cache and is reported as CacheHit, and
 // every answer stored in-process is also written to Redis in the background.
 // A nil r leaves the dispatcher without a shared tier, so the result of
-// OpenSharedCache can be passed whether or not the tier is configured.
+// cache.OpenShared can be passed whether or not the tier is configured.
 func WithSharedCache(r *cache.Redis) Option {
 	return func(d *Dispatcher) {
 		if r != nil {
@@ -36,31 +34,6 @@ func (d *Dispatcher) SharedCache() *cache.Redis {
 		return nil
 	}
 	return d.tier.Shared()
-}
-
-// OpenSharedCache builds the shared Redis tier the config's `cache:`
-// section describes, or returns nil (and no error) when it has no
-// redis_url. It does not connect: a Redis that is down at start opens its
-// breaker instead of stopping hivegate. The caller closes it after the
-// dispatcher is done with it.
-func OpenSharedCache(s config.CacheSettings, logger *slog.Logger) (*cache.Redis, error) {
-	if !s.Enabled() {
-		return nil, nil
-	}
-	r, err := cache.NewRedis(cache.RedisOptions{
-		URL:              s.RedisURL,
-		ReplicaURLs:      s.RedisReplicaURLs,
-		Prefix:           s.RedisPrefix,
-		Timeout:          s.RedisTimeout,
-		CompressMinBytes: int(s.RedisCompressMinBytes),
-		BreakerFailures:  s.RedisBreakerFailures,
-		BreakerCooldown:  s.RedisBreakerCooldown,
-		Logger:           logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: cache: %w", s.Pos, err)
-	}
-	return r, nil
 }
 
 // SharedLIBKey is the cache key under which the replicas share their last

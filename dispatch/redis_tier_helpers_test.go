@@ -179,7 +179,7 @@ func newReplica(t testing.TB, name string, cfg *config.Config, opts ...dispatch.
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	shared, err := dispatch.OpenSharedCache(cfg.Cache, slog.New(slog.DiscardHandler))
+	shared, err := cache.OpenShared(cfg.Cache, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/cache"
-	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/internal/redistest"
 )
@@ -338,37 +337,16 @@ func TestSharedSlowRedis(t *testing.T) {
 	}
 }
 
-// TestOpenSharedCache: no redis_url, no tier; the defaults of config and
-// cache agree.
-func TestOpenSharedCache(t *testing.T) {
+// TestWithoutSharedCache: WithSharedCache(nil) and ShareLIB without a tier
+// leave the dispatcher without one (cache.OpenShared without a redis_url
+// returns nil: see its test).
+func TestWithoutSharedCache(t *testing.T) {
 	t.Parallel()
-	r, err := dispatch.OpenSharedCache(config.CacheSettings{}, nil)
-	if r != nil || err != nil {
-		t.Errorf("OpenSharedCache without a URL = %v, %v; want nil, nil", r, err)
-	}
 	d := dispatch.New(nil, nil, nil, nil, nil, dispatch.WithSharedCache(nil))
 	if d.SharedCache() != nil {
 		t.Error("WithSharedCache(nil) set a shared tier")
 	}
-	if _, err := dispatch.OpenSharedCache(config.CacheSettings{RedisURL: "http://x", Pos: config.Pos{File: "c.yaml", Line: 3}}, nil); err == nil {
-		t.Error("OpenSharedCache accepted an http URL")
-	}
 	if n, err := dispatch.ShareLIB(context.Background(), nil, nil); n != 0 || err != nil {
 		t.Errorf("ShareLIB(nil, nil) = %d, %v", n, err)
-	}
-	pairs := []struct {
-		name        string
-		config, lib any
-	}{
-		{"prefix", config.DefaultRedisPrefix, cache.DefaultRedisPrefix},
-		{"timeout", config.DefaultRedisTimeout, cache.DefaultRedisTimeout},
-		{"compress min bytes", int(config.DefaultRedisCompressMinBytes), cache.DefaultRedisCompressMinBytes},
-		{"breaker failures", config.DefaultRedisBreakerFailures, cache.DefaultRedisBreakerFailures},
-		{"breaker cooldown", config.DefaultRedisBreakerCooldown, cache.DefaultRedisBreakerCooldown},
-	}
-	for _, p := range pairs {
-		if fmt.Sprint(p.config) != fmt.Sprint(p.lib) {
-			t.Errorf("default %s: config %v, cache %v", p.name, p.config, p.lib)
-		}
 	}
 }

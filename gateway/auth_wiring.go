@@ -8,9 +8,9 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/auth"
+	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/jsonrpc"
-	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server"
 )
@@ -34,7 +34,7 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 		Cache:    cfg.Cache,
 		Chain:    func() auth.Caller { return g.Dispatcher() },
 		Router:   func() *router.Router { return g.Dispatcher().Router() },
-		ClientIP: jsonrpchttp.ClientIPOptions{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
+		ClientIP: clientip.Options{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
 		Logger:   g.log,
 	})
 	if err != nil {

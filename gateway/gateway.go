@@ -94,7 +94,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		}
 	}
 	// The optional shared Redis tier (cache.redis_url): nil without it.
-	if g.shared, err = dispatch.OpenSharedCache(cfg.Cache, logger); err != nil {
+	if g.shared, err = cache.OpenShared(cfg.Cache, logger); err != nil {
 		g.shutdownTracing()
 		return nil, err
 	}

@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/guard"
 )
 
 // Back-off bounds of KeepAccepting, as net/http's own accept loop uses.
@@ -135,14 +136,14 @@ func LimitClientConns(ln net.Listener, l config.Limits, logger *slog.Logger) net
 	}
 	trusted := l.TrustedProxies
 	if trusted == nil {
-		trusted = jsonrpchttp.DefaultTrustedProxies
+		trusted = clientip.DefaultTrustedProxies
 	}
-	return &clientConns{Listener: ln, counts: jsonrpchttp.NewClientCounts(l.MaxConnsPerClient), max: l.MaxConnsPerClient, trusted: trusted, log: logger}
+	return &clientConns{Listener: ln, counts: guard.NewClientCounts(l.MaxConnsPerClient), max: l.MaxConnsPerClient, trusted: trusted, log: logger}
 }
 
 type clientConns struct {
 	net.Listener
-	counts  *jsonrpchttp.ClientCounts
+	counts  *guard.ClientCounts
 	max     int
 	trusted []netip.Prefix
 	log     *slog.Logger
@@ -160,7 +161,7 @@ func (l *clientConns) Accept() (net.Conn, error) {
 		if !ok || l.isTrusted(peer) {
 			return c, nil
 		}
-		k := jsonrpchttp.ClientKey(peer)
+		k := clientip.Key(peer)
 		if !l.counts.Acquire(k) {
 			l.log.Debug("connection refused: too many from one client address", "remote", c.RemoteAddr().String(), "max_conns_per_client", l.max)
 			_ = c.Close()

@@ -13,7 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/metrics"
 )
 
@@ -135,7 +135,7 @@ func (g *Gateway) accessLog(r *http.Request, info *callInfo, sw *statusWriter, e
 	}
 	attrs := []slog.Attr{
 		slog.String("request_id", info.requestID),
-		slog.String("client_ip", jsonrpchttp.ClientAddr(r, g.clientIPOptions()).String()),
+		slog.String("client_ip", clientip.Addr(r, g.clientIPOptions()).String()),
 		slog.String("frontend", info.frontend),
 		slog.String("http_method", r.Method),
 		slog.String("method", method),
@@ -154,9 +154,9 @@ func (g *Gateway) accessLog(r *http.Request, info *callInfo, sw *statusWriter, e
 
 // clientIPOptions tell how the access log finds a client's address: as the
 // rate limiter does (limits.trusted_proxy_header, limits.trusted_proxies).
-func (g *Gateway) clientIPOptions() jsonrpchttp.ClientIPOptions {
+func (g *Gateway) clientIPOptions() clientip.Options {
 	l := g.Config().Limits
-	return jsonrpchttp.ClientIPOptions{TrustedProxyHeader: l.TrustedProxyHeader, TrustedProxies: l.TrustedProxies}
+	return clientip.Options{TrustedProxyHeader: l.TrustedProxyHeader, TrustedProxies: l.TrustedProxies}
 }
 
 // ms renders a duration in milliseconds with microsecond precision.

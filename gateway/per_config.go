@@ -9,6 +9,8 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
 
+	"github.com/hivegate/hivegate/clientip"
+	"github.com/hivegate/hivegate/guard"
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/web"
 
@@ -126,7 +128,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	// share of it or a client's rate, before any work, and reads a body in
 	// full (within body_timeout) before it takes a place; CORS stays
 	// outside it so that browsers can read the refusals.
-	guard := jsonrpchttp.NewGuard(mux, jsonrpchttp.GuardOptions{
+	guarded := guard.New(mux, guard.Options{
 		MaxInFlight:          limits.MaxInFlight,
 		MaxInFlightPerClient: limits.MaxInFlightPerClient,
 		MaxBodyBytes:         limits.MaxBodyBytes,
@@ -134,7 +136,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		StreamPaths:          streamPaths,
 		RatePerSecond:        limits.RateLimitPerSecond,
 		Burst:                limits.RateLimitBurst,
-		ClientIP: jsonrpchttp.ClientIPOptions{
+		ClientIP: clientip.Options{
 			TrustedProxyHeader: limits.TrustedProxyHeader,
 			TrustedProxies:     limits.TrustedProxies,
 		},
@@ -144,11 +146,11 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if len(origins) == 0 {
 		if cfg.Settings.CORSOff {
 			// Drone's add_cors_headers: false: a proxy in front adds them.
-			return guard
+			return guarded
 		}
 		origins = cfg.Settings.CORSAllowedOrigins
 	}
-	return withCORS(guard, origins)
+	return withCORS(guarded, origins)
 }
 
 // streamPaths are the streaming procedures of the main listener, whose

@@ -17,4 +17,8 @@
 // into typed values, and written back as condenser JSON: the JSON sent to a
 // node and the bytes signed always describe the same values, whatever
 // spelling the input used (a weight written "10000" is sent as 10000).
+//
+// AccountField reads the accounts operations name (signers, parties,
+// authorities) straight from their JSON, in either shape, with jsonwire:
+// the gateway screens broadcasts by it and the auth service finds signers.
 package hivetx

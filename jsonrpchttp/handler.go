@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/hivegate/hivegate/jsonrpc"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hivegate/hivegate/guard"
+	"github.com/hivegate/hivegate/jsonrpc"
 )
 
 // HandlerOptions configure the JSON-RPC handler.
@@ -64,8 +66,8 @@ type NodeHealth struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// DefaultMaxBodyBytes is the default request body limit.
-const DefaultMaxBodyBytes = 1 << 20
+// DefaultMaxBodyBytes is the default request body limit, the Guard's.
+const DefaultMaxBodyBytes = guard.DefaultMaxBodyBytes
 
 // Handler serves POST / (JSON-RPC, single or batch) and GET / (health).
 type Handler struct {
@@ -240,7 +242,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if f := h.opts.BatchStarted; f != nil {
 		f(r.Context(), len(parsed.Elements))
 	}
-	if e := chargeBatch(r.Context(), len(parsed.Elements)); e != nil {
+	if e := guard.ChargeBatch(r.Context(), len(parsed.Elements)); e != nil {
 		h.writeError(w, e)
 		return
 	}

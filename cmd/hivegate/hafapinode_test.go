@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/internal/syncbuf"

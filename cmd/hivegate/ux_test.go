@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/internal/syncbuf"

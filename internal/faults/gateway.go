@@ -9,9 +9,11 @@ import (
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
+	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gateway"
+	"github.com/hivegate/hivegate/guard"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 	"github.com/hivegate/hivegate/router"
 )
@@ -36,7 +38,7 @@ type Gateway struct {
 	Pool       *backend.Pool
 	Cache      *cache.Cache // nil when cache_max_capacity is 0
 	Dispatcher *dispatch.Dispatcher
-	Guard      *jsonrpchttp.Guard
+	Guard      *guard.Guard
 	// Handler serves POST / and GET /: the Guard around the JSON-RPC handler.
 	Handler http.Handler
 }
@@ -68,7 +70,7 @@ func NewGateway(cfg *config.Config, opts GatewayOptions) (*Gateway, error) {
 	}
 	d := dispatch.New(r, c, pool, nil, logger, dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
 	h := jsonrpchttp.NewHandler(d, HandlerOptions(cfg, "faults", logger))
-	g := jsonrpchttp.NewGuard(h, GuardOptions(limits, logger))
+	g := guard.New(h, GuardOptions(limits, logger))
 	return &Gateway{Config: cfg, Pool: pool, Cache: c, Dispatcher: d, Guard: g, Handler: g}, nil
 }
 
@@ -93,16 +95,16 @@ func HandlerOptions(cfg *config.Config, version string, logger *slog.Logger) jso
 }
 
 // GuardOptions maps limits to the Guard's options.
-func GuardOptions(l config.Limits, logger *slog.Logger) jsonrpchttp.GuardOptions {
+func GuardOptions(l config.Limits, logger *slog.Logger) guard.Options {
 	l = l.WithDefaults()
-	return jsonrpchttp.GuardOptions{
+	return guard.Options{
 		MaxInFlight:          l.MaxInFlight,
 		MaxInFlightPerClient: l.MaxInFlightPerClient,
 		MaxBodyBytes:         l.MaxBodyBytes,
 		BodyTimeout:          l.BodyTimeout,
 		RatePerSecond:        l.RateLimitPerSecond,
 		Burst:                l.RateLimitBurst,
-		ClientIP: jsonrpchttp.ClientIPOptions{
+		ClientIP: clientip.Options{
 			TrustedProxyHeader: l.TrustedProxyHeader,
 			TrustedProxies:     l.TrustedProxies,
 		},

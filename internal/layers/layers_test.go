@@ -16,14 +16,19 @@ const module = "github.com/hivegate/hivegate/"
 // packages of lower layers only, or those listed in siblings. A package
 // missing here fails the test, so that a new package is placed on purpose.
 var layer = map[string]int{
-	// Leaves: the config model, the one JSON package, Hive's transaction
-	// format, the static browser page, the bound on logged values.
-	"config": 0, "jsonwire": 0, "hivetx": 0, "web": 0, "logval": 0,
-	// Vocabulary and routing: JSON-RPC types and errors, method keys.
-	// The simulated node ships with demo but stands beside the gateway.
-	"router": 1, "jsonrpc": 1, "hivesim": 1,
-	// The cache and the upstream pool.
-	"cache": 2, "backend": 2,
+	// Leaves: the config model, the one JSON package, the static browser
+	// page, the bound on logged values, the client address behind trusted
+	// proxies.
+	"config": 0, "jsonwire": 0, "web": 0, "logval": 0, "clientip": 0,
+	// Vocabulary and routing: JSON-RPC types and errors, method keys; Hive's
+	// transaction format and the accounts its operations name (read with
+	// jsonwire).
+	"router": 1, "jsonrpc": 1, "hivetx": 1,
+	// The cache and the upstream pool; the front door every front end
+	// stands behind (overload, per-client caps, rate, body read-ahead).
+	// The simulated node (it builds on hivetx) ships with demo but stands
+	// beside the gateway.
+	"cache": 2, "backend": 2, "guard": 2, "hivesim": 2,
 	// The one path every call takes; the metrics registry.
 	"dispatch": 3, "metrics": 3,
 	// Front ends: JSON-RPC over HTTP, Connect (with its codec and schema),
@@ -42,7 +47,6 @@ var layer = map[string]int{
 // siblings are the imports allowed within one layer.
 var siblings = map[string][]string{
 	"server": {"server/transcode", "server/schema"},
-	"auth":   {"jsonrpchttp"}, // the client address behind a trusted proxy
 }
 
 // frontEnds may not import these: they reach the cache and the nodes
@@ -84,6 +88,8 @@ func TestViolations(t *testing.T) {
 		{"jsonrpchttp", "backend", "front ends reach it through dispatch only"},
 		{"backend", "internal/faults", "a test helper or benchmark"},
 		{"cache", "backend", "in its own layer"},
+		{"auth", "jsonrpchttp", "in its own layer"},
+		{"guard", "jsonrpchttp", "imports must point down"},
 		{"newpkg", "config", "has no layer"},
 	} {
 		got := violations(map[string][]string{tc.pkg: {tc.dep}})
@@ -91,7 +97,7 @@ func TestViolations(t *testing.T) {
 			t.Errorf("%s -> %s: %q, want one violation saying %q", tc.pkg, tc.dep, got, tc.want)
 		}
 	}
-	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"auth", "jsonrpchttp"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
+	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"jsonrpchttp", "guard"}, {"auth", "clientip"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
 		if got := violations(map[string][]string{ok[0]: {ok[1]}}); len(got) != 0 {
 			t.Errorf("%s -> %s: %q, want none", ok[0], ok[1], got)
 		}

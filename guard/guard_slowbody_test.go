@@ -1,4 +1,4 @@
-package jsonrpchttp_test
+package guard_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivegate/hivegate/guard"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
@@ -20,7 +21,7 @@ import (
 // the place and the other request got 503 -32018.
 func TestGuardSlowBodyHoldsNoPlace(t *testing.T) {
 	t.Parallel()
-	g := jsonrpchttp.NewGuard(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), jsonrpchttp.GuardOptions{MaxInFlight: 1})
+	g := guard.New(jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{}), guard.Options{MaxInFlight: 1})
 	// reading is closed at the first read of a request body: the Guard has
 	// taken the request in (and, had it taken a place first, holds it).
 	reading := make(chan struct{})

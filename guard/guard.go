@@ -1,8 +1,15 @@
-package jsonrpchttp
+// Package guard is the front door of every front end (JSON-RPC over HTTP,
+// Connect, gRPC, gRPC-Web): Guard refuses at once what is over
+// limits.max_in_flight, a client's share of it (perclient.go) or a
+// client's rate (ratelimit.go), naming the client by package clientip,
+// and reads a request's body in full, within a deadline, before the
+// request takes a place (readahead.go). Its refusals are JSON-RPC errors
+// on POST / and Connect errors on the services' paths.
+package guard
 
 import (
 	"context"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"encoding/json"
 	"log/slog"
 	"math"
 	"net/http"
@@ -11,10 +18,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hivegate/hivegate/clientip"
+	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/jsonwire"
 )
 
-// Defaults of GuardOptions.
+// Defaults of Options.
 const (
 	// DefaultMaxInFlight is the number of requests served at once before
 	// new ones are refused with KindOverloaded.
@@ -22,10 +31,13 @@ const (
 	// DefaultRateLimitClients bounds the client addresses whose rate is
 	// tracked; the least recently seen is forgotten first.
 	DefaultRateLimitClients = 65536
+	// DefaultMaxBodyBytes is the default request body limit (the JSON-RPC
+	// handler's too).
+	DefaultMaxBodyBytes = 1 << 20
 )
 
-// GuardOptions configure a Guard.
-type GuardOptions struct {
+// Options configure a Guard.
+type Options struct {
 	// MaxInFlight is the number of requests worked on at once: a request
 	// takes its place once its body is in and gives it back when its
 	// answer starts. One more is refused at once (no queue) with
@@ -53,9 +65,9 @@ type GuardOptions struct {
 	// 1); negative means no limit.
 	MaxInFlightPerClient int
 	// MaxBodyBytes bounds the body read ahead (see BodyTimeout): a larger
-	// one is refused with KindRequestTooLarge and HTTP 413, as Handler
-	// does. 0 means DefaultMaxBodyBytes. The Protobuf services' paths get
-	// 5 bytes more, their message envelope.
+	// one is refused with KindRequestTooLarge and HTTP 413, as
+	// jsonrpchttp.Handler does. 0 means DefaultMaxBodyBytes. The Protobuf
+	// services' paths get 5 bytes more, their message envelope.
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time to receive a request's body. The Guard
 	// reads the whole body before the request takes a MaxInFlight place,
@@ -70,7 +82,7 @@ type GuardOptions struct {
 	// BodyTimeout bounds how long their client may keep sending.
 	StreamPaths []string
 	// ClientIP tells how a request's client address is found.
-	ClientIP ClientIPOptions
+	ClientIP clientip.Options
 	// Logger receives a debug line per refused request; nil discards.
 	Logger *slog.Logger
 }
@@ -88,7 +100,7 @@ type Guard struct {
 	inFlight    atomic.Int64
 	perClient   *ClientCounts // nil: no per-client cap
 	limiter     *limiter
-	ip          clientIP
+	ip          clientip.Resolver
 	log         *slog.Logger
 	maxBody     int64
 	bodyTimeout time.Duration
@@ -96,8 +108,8 @@ type Guard struct {
 	bodies      bodyPool
 }
 
-// NewGuard wraps next in a Guard.
-func NewGuard(next http.Handler, opts GuardOptions) *Guard {
+// New wraps next in a Guard.
+func New(next http.Handler, opts Options) *Guard {
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = DefaultMaxInFlight
 	}
@@ -114,7 +126,7 @@ func NewGuard(next http.Handler, opts GuardOptions) *Guard {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	g := &Guard{
-		next: next, max: int64(opts.MaxInFlight), ip: newClientIP(opts.ClientIP), log: opts.Logger,
+		next: next, max: int64(opts.MaxInFlight), ip: clientip.New(opts.ClientIP), log: opts.Logger,
 		maxBody: opts.MaxBodyBytes, bodyTimeout: max(0, opts.BodyTimeout), streamPaths: opts.StreamPaths,
 	}
 	if opts.MaxInFlightPerClient > 0 {
@@ -136,6 +148,9 @@ func NewGuard(next http.Handler, opts GuardOptions) *Guard {
 
 // InFlight returns the number of guarded requests being served.
 func (g *Guard) InFlight() int { return int(g.inFlight.Load()) }
+
+// nullID is the id of the JSON-RPC refusals: the body is not read.
+var nullID = json.RawMessage("null")
 
 // rateKey is the context key under which the Guard leaves a request's
 // rate-limit account, so that the JSON-RPC handler can charge a batch for
@@ -159,9 +174,9 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	client := g.ip.client(r)
-	addr := key(client)
-	if g.perClient != nil && !g.ip.isTrusted(client) {
+	client := g.ip.Client(r)
+	addr := clientip.Key(client)
+	if g.perClient != nil && !g.ip.Trusted(client) {
 		if !g.perClient.Acquire(addr) {
 			g.refuse(w, r, refusal{
 				err:        jsonrpc.Errorf(jsonrpc.KindRateLimited, "%d requests at once from one client address; retry later", g.perClient.max),
@@ -260,11 +275,11 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, f refusal) {
 	_, _ = w.Write(append(b, '}'))
 }
 
-// chargeBatch charges the client of ctx for the further elements of a
+// ChargeBatch charges the client of ctx for the further elements of a
 // batch of n (the request itself was charged one by the Guard): min(n,
 // burst)-1 more tokens. It returns the error to answer when the client has
 // not got them, nil otherwise or when no rate limit applies.
-func chargeBatch(ctx context.Context, n int) *jsonrpc.Error {
+func ChargeBatch(ctx context.Context, n int) *jsonrpc.Error {
 	a, ok := ctx.Value(rateKey{}).(account)
 	if !ok || n <= 1 {
 		return nil

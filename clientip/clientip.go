@@ -1,4 +1,9 @@
-package jsonrpchttp
+// Package clientip finds the client address of an HTTP request: the TCP
+// peer, or the address a trusted reverse proxy names in a header, walked
+// from right to left so that a client cannot choose its own. Key reduces
+// an address to what limits count (IPv6 by its /64). A leaf: the Guard,
+// the gateway's listener and auth's rate limit all name clients by it.
+package clientip
 
 import (
 	"net/http"
@@ -6,8 +11,8 @@ import (
 	"strings"
 )
 
-// ClientIPOptions tell how a request's client address is found.
-type ClientIPOptions struct {
+// Options tell how a request's client address is found.
+type Options struct {
 	// TrustedProxyHeader names a header set by a reverse proxy in front of
 	// hivegate, such as X-Forwarded-For or X-Real-IP: a comma-separated
 	// list of addresses, each proxy appending the one it received the
@@ -33,32 +38,33 @@ var DefaultTrustedProxies = []netip.Prefix{
 	netip.MustParsePrefix("fc00::/7"),
 }
 
-// clientIP finds the client address of requests.
-type clientIP struct {
+// Resolver finds the client address of requests, by its Options.
+type Resolver struct {
 	header  string
 	trusted []netip.Prefix
 }
 
-func newClientIP(o ClientIPOptions) clientIP {
-	c := clientIP{header: http.CanonicalHeaderKey(strings.TrimSpace(o.TrustedProxyHeader)), trusted: o.TrustedProxies}
+// New returns the Resolver of o.
+func New(o Options) Resolver {
+	c := Resolver{header: http.CanonicalHeaderKey(strings.TrimSpace(o.TrustedProxyHeader)), trusted: o.TrustedProxies}
 	if c.trusted == nil {
 		c.trusted = DefaultTrustedProxies
 	}
 	return c
 }
 
-// ClientAddr returns the client address of r as the rate limiter keys it
-// (see ClientIPOptions); IPv6 addresses are reduced to their /64, the
+// Addr returns the client address of r as the rate limiter keys it
+// (see Options); IPv6 addresses are reduced to their /64, the
 // block one subscriber usually holds. A request whose address cannot be
 // read gets the zero Addr (all such requests share one key).
-func ClientAddr(r *http.Request, o ClientIPOptions) netip.Addr { return newClientIP(o).of(r) }
+func Addr(r *http.Request, o Options) netip.Addr { return New(o).of(r) }
 
-func (c clientIP) of(r *http.Request) netip.Addr { return key(c.client(r)) }
+func (c Resolver) of(r *http.Request) netip.Addr { return key(c.Client(r)) }
 
-// client returns the client address of r, whole (not reduced to its /64).
-func (c clientIP) client(r *http.Request) netip.Addr {
+// Client returns the client address of r, whole (not reduced to its /64).
+func (c Resolver) Client(r *http.Request) netip.Addr {
 	addr := parseHop(r.RemoteAddr)
-	if c.header == "" || !c.isTrusted(addr) {
+	if c.header == "" || !c.Trusted(addr) {
 		return addr
 	}
 	vals := r.Header[c.header]
@@ -80,7 +86,7 @@ func (c clientIP) client(r *http.Request) netip.Addr {
 				// Not an address: the walk ends at the last trusted hop.
 				return addr
 			}
-			if !c.isTrusted(a) {
+			if !c.Trusted(a) {
 				return a
 			}
 			addr = a
@@ -89,7 +95,8 @@ func (c clientIP) client(r *http.Request) netip.Addr {
 	return addr
 }
 
-func (c clientIP) isTrusted(a netip.Addr) bool {
+// Trusted reports whether a is one of the trusted proxies' addresses.
+func (c Resolver) Trusted(a netip.Addr) bool {
 	if !a.IsValid() {
 		return false
 	}
@@ -123,3 +130,8 @@ func key(a netip.Addr) netip.Addr {
 	}
 	return a
 }
+
+// Key is the address a client is counted by: a itself, or its /64 for
+// IPv6 (the block one subscriber usually holds), as the rate limiter and
+// the Guard's per-client cap count it.
+func Key(a netip.Addr) netip.Addr { return key(a.Unmap()) }

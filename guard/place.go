@@ -1,4 +1,4 @@
-package jsonrpchttp
+package guard
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package jsonrpchttp
+package guard
 
 import (
 	"net/netip"
@@ -72,8 +72,3 @@ func (c *ClientCounts) Held(a netip.Addr) int {
 	defer s.mu.Unlock()
 	return s.m[a]
 }
-
-// ClientKey is the address a client is counted by: a itself, or its /64
-// for IPv6 (the block one subscriber usually holds), as the rate limiter
-// and the Guard's per-client cap count it.
-func ClientKey(a netip.Addr) netip.Addr { return key(a.Unmap()) }

@@ -1,10 +1,10 @@
-package dispatch_test
+package hivetx_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 // TestAccountFieldNamesTheField shows the extractor behind
@@ -16,7 +16,7 @@ func TestAccountFieldNamesTheField(t *testing.T) {
  {"type":"custom_json_operation","value":{"required_auths":[],"required_posting_auths":["carol","dave"],"id":"x","json":"{\"author\":\"eve\"}"}},
  ["account_update",{"account":"frank","posting":{"weight_threshold":1,"account_auths":[["grace",1]],"key_auths":[]}}]]`
 	var got []string
-	_, _, found := dispatch.AccountField([]byte(params), func(field, name string) bool {
+	_, _, found := hivetx.AccountField([]byte(params), func(field, name string) bool {
 		got = append(got, field+"="+name)
 		return false
 	})
@@ -24,7 +24,7 @@ func TestAccountFieldNamesTheField(t *testing.T) {
 	if found || !slices.Equal(got, want) {
 		t.Errorf("visited %v (found %v), want %v", got, found, want)
 	}
-	field, name, found := dispatch.AccountField([]byte(params), func(field, name string) bool { return name == "dave" })
+	field, name, found := hivetx.AccountField([]byte(params), func(field, name string) bool { return name == "dave" })
 	if !found || field != "required_posting_auths" || name != "dave" {
 		t.Errorf("stop at dave: %q %q %v", field, name, found)
 	}

@@ -1,4 +1,4 @@
-package jsonrpchttp
+package guard
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
-// DefaultBodyTimeout is the default of GuardOptions.BodyTimeout.
+// DefaultBodyTimeout is the default of Options.BodyTimeout.
 const DefaultBodyTimeout = 10 * time.Second
 
 // envelopeSlack is what the Guard reads beyond MaxBodyBytes on the
@@ -142,9 +142,8 @@ func (g *Guard) tooLarge() *jsonrpc.Error {
 }
 
 // refuseTooLarge refuses a request whose Content-Length is over the limit
-// without reading its body, as Handler does (see Handler.refuseTooLarge):
-// one byte is read through an http.MaxBytesReader, at most
-// tooLargeWait, so that net/http closes the connection gently enough
+// without reading its body, as jsonrpchttp.Handler does: one byte is
+// read through an http.MaxBytesReader, at most tooLargeWait, so that net/http closes the connection gently enough
 // for the client to read the answer; not from a client that asked "Expect:
 // 100-continue", which sends no body before it is told to.
 func (g *Guard) refuseTooLarge(w http.ResponseWriter, r *http.Request, base http.ResponseWriter) {

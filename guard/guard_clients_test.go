@@ -1,4 +1,4 @@
-package jsonrpchttp_test
+package guard_test
 
 import (
 	"bufio"
@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivegate/hivegate/jsonrpchttp"
+	"github.com/hivegate/hivegate/clientip"
+	"github.com/hivegate/hivegate/guard"
 )
 
 // holdHandler answers 200 "ok", after release is closed for a request
@@ -40,22 +41,22 @@ func (h *holdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // proxy the cap counts the client its header names.
 func TestGuardPerClientCap(t *testing.T) {
 	t.Parallel()
-	xff := jsonrpchttp.ClientIPOptions{TrustedProxyHeader: "X-Forwarded-For"}
+	xff := clientip.Options{TrustedProxyHeader: "X-Forwarded-For"}
 	testCases := []struct {
 		name       string
-		ip         jsonrpchttp.ClientIPOptions
+		ip         clientip.Options
 		held, next [2]string // remote address and X-Forwarded-For
 		path       string
 		status     int
 		bodyPrefix string
 	}{
-		{"same address refused", jsonrpchttp.ClientIPOptions{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.7:2"}, "/", 429,
+		{"same address refused", clientip.Options{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.7:2"}, "/", 429,
 			`{"jsonrpc":"2.0","error":{"code":-32017,"message":"Rate limited: 1 requests at once from one client address; retry later"`},
-		{"same address, Connect path", jsonrpchttp.ClientIPOptions{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.7:2"},
+		{"same address, Connect path", clientip.Options{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.7:2"},
 			"/hivegate.v1.JsonRpcService/Call", 429, `{"code":"resource_exhausted","message":"Rate limited: 1 requests at once`},
-		{"same IPv6 /64 refused", jsonrpchttp.ClientIPOptions{}, [2]string{"[2001:db8:1:2::1]:1"}, [2]string{"[2001:db8:1:2::99]:2"}, "/", 429, `{"jsonrpc":"2.0","error":{"code":-32017`},
-		{"other address served", jsonrpchttp.ClientIPOptions{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.8:1"}, "/", 200, "ok"},
-		{"trusted range not capped", jsonrpchttp.ClientIPOptions{}, [2]string{"10.0.0.5:1"}, [2]string{"10.0.0.5:2"}, "/", 200, "ok"},
+		{"same IPv6 /64 refused", clientip.Options{}, [2]string{"[2001:db8:1:2::1]:1"}, [2]string{"[2001:db8:1:2::99]:2"}, "/", 429, `{"jsonrpc":"2.0","error":{"code":-32017`},
+		{"other address served", clientip.Options{}, [2]string{"198.51.100.7:1"}, [2]string{"198.51.100.8:1"}, "/", 200, "ok"},
+		{"trusted range not capped", clientip.Options{}, [2]string{"10.0.0.5:1"}, [2]string{"10.0.0.5:2"}, "/", 200, "ok"},
 		{"proxy: same client refused", xff, [2]string{"127.0.0.1:1", "203.0.113.9"}, [2]string{"127.0.0.1:2", "203.0.113.9"}, "/", 429, `{"jsonrpc":"2.0","error":{"code":-32017`},
 		{"proxy: other client served", xff, [2]string{"127.0.0.1:1", "203.0.113.9"}, [2]string{"127.0.0.1:2", "203.0.113.10"}, "/", 200, "ok"},
 	}
@@ -63,7 +64,7 @@ func TestGuardPerClientCap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := &holdHandler{entered: make(chan struct{}, 1), release: make(chan struct{})}
-			g := jsonrpchttp.NewGuard(h, jsonrpchttp.GuardOptions{MaxInFlightPerClient: 1, ClientIP: tc.ip})
+			g := guard.New(h, guard.Options{MaxInFlightPerClient: 1, ClientIP: tc.ip})
 			request := func(from [2]string, hold bool) *http.Request {
 				r := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(`{}`))
 				r.RemoteAddr = from[0]
@@ -126,7 +127,7 @@ func TestGuardBodyLimit(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, strconv.Itoa(len(b)))
 	})
-	g := jsonrpchttp.NewGuard(next, jsonrpchttp.GuardOptions{MaxBodyBytes: 1024})
+	g := guard.New(next, guard.Options{MaxBodyBytes: 1024})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	for _, tc := range testCases {
@@ -161,7 +162,7 @@ func TestGuardBodyTimeout(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		_, _ = io.WriteString(w, "served")
 	})
-	g := jsonrpchttp.NewGuard(next, jsonrpchttp.GuardOptions{BodyTimeout: 300 * time.Millisecond})
+	g := guard.New(next, guard.Options{BodyTimeout: 300 * time.Millisecond})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	c, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -217,7 +218,7 @@ func TestGuardStreamPathsNotReadAhead(t *testing.T) {
 		_, err = br.ReadString('\n') // the client sends nothing more
 		readErr <- err
 	})
-	g := jsonrpchttp.NewGuard(next, jsonrpchttp.GuardOptions{BodyTimeout: 300 * time.Millisecond, StreamPaths: []string{"/stream.v1.S/"}})
+	g := guard.New(next, guard.Options{BodyTimeout: 300 * time.Millisecond, StreamPaths: []string{"/stream.v1.S/"}})
 	srv := httptest.NewUnstartedServer(g)
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
@@ -277,7 +278,7 @@ func TestGuardPlaceFreedWhenAnswerStarts(t *testing.T) {
 				close(answering)
 				<-release
 			})
-			g := jsonrpchttp.NewGuard(next, jsonrpchttp.GuardOptions{MaxInFlight: 1, MaxInFlightPerClient: 1})
+			g := guard.New(next, guard.Options{MaxInFlight: 1, MaxInFlightPerClient: 1})
 			held := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
 			held.Header.Set("X-Hold", "1")
 			done := make(chan struct{})

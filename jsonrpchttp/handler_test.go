@@ -1,0 +1,69 @@
+package jsonrpchttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/jsonrpchttp"
+)
+
+// echoCaller is an in-memory Caller: the result of a call is
+// {"m":method,"p":params}; the method "fail" answers a gateway error. It
+// can hold calls until released.
+type echoCaller struct {
+	hold    chan struct{} // nil: answer at once
+	entered sync.WaitGroup
+}
+
+func (c *echoCaller) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
+	if c.hold != nil {
+		c.entered.Done()
+		select {
+		case <-c.hold:
+		case <-ctx.Done():
+		}
+	}
+	if method == "fail" {
+		return jsonrpc.Answer{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
+	}
+	m, _ := json.Marshal(method)
+	if len(params) == 0 {
+		params = json.RawMessage("null")
+	}
+	return jsonrpc.Answer{Result: json.RawMessage(`{"m":` + string(m) + `,"p":` + string(params) + `}`)}
+}
+
+func (c *echoCaller) Healthy() bool { return true }
+
+// TestHandlerBodyLimit checks max_body_bytes on a body with and without a
+// Content-Length: both are refused with -32014 and HTTP 413.
+func TestHandlerBodyLimit(t *testing.T) {
+	t.Parallel()
+	h := jsonrpchttp.NewHandler(&echoCaller{}, jsonrpchttp.HandlerOptions{MaxBodyBytes: 1024})
+	big := `{"jsonrpc":"2.0","id":1,"method":"m","params":["` + strings.Repeat("x", 2000) + `"]}`
+	small := `{"jsonrpc":"2.0","id":1,"method":"m","params":["x"]}`
+	for _, tc := range []struct {
+		name   string
+		body   string
+		length int64
+		status int
+	}{
+		{"Content-Length over", big, int64(len(big)), 413},
+		{"chunked over", big, -1, 413},
+		{"chunked under", small, -1, 200},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+		r.ContentLength = tc.length
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.status || (tc.status == 413 && !strings.Contains(w.Body.String(), `"code":-32014`)) {
+			t.Errorf("%s: HTTP %d %s", tc.name, w.Code, w.Body)
+		}
+	}
+}

@@ -2,54 +2,26 @@ package guard_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hivegate/hivegate/guard"
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/internal/calltest"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
-// echoCaller is an in-memory Caller: the result of a call is
-// {"m":method,"p":params}; the method "fail" answers a gateway error. It
-// can hold calls until released.
-type echoCaller struct {
-	hold    chan struct{} // nil: answer at once
-	entered sync.WaitGroup
-}
-
-func (c *echoCaller) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	if c.hold != nil {
-		c.entered.Done()
-		select {
-		case <-c.hold:
-		case <-ctx.Done():
-		}
-	}
-	if method == "fail" {
-		return jsonrpc.Answer{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
-	}
-	m, _ := json.Marshal(method)
-	if len(params) == 0 {
-		params = json.RawMessage("null")
-	}
-	return jsonrpc.Answer{Result: json.RawMessage(`{"m":` + string(m) + `,"p":` + string(params) + `}`)}
-}
-
-func (c *echoCaller) Healthy() bool { return true }
+// echoCaller is calltest.Echo: {"m":method,"p":params}, "fail" fails.
+type echoCaller = calltest.Echo
 
 // TestGuardRefusals checks the answers of the Guard: a JSON-RPC error on
 // POST /, a Connect error on service paths, Retry-After on both, and
 // health checks passing when the gateway is full.
 func TestGuardRefusals(t *testing.T) {
 	t.Parallel()
-	caller := &echoCaller{hold: make(chan struct{})}
-	caller.entered.Add(1)
+	caller := &echoCaller{Hold: make(chan struct{})}
+	caller.Entered.Add(1)
 	g := guard.New(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{}), guard.Options{MaxInFlight: 1})
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
@@ -61,7 +33,7 @@ func TestGuardRefusals(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	caller.entered.Wait()
+	caller.Entered.Wait()
 	cases := []struct {
 		method, path string
 		status       int
@@ -90,7 +62,7 @@ func TestGuardRefusals(t *testing.T) {
 	if n := g.InFlight(); n != 1 {
 		t.Errorf("InFlight = %d, want 1", n)
 	}
-	close(caller.hold)
+	close(caller.Hold)
 	<-done
 }
 

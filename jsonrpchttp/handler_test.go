@@ -1,45 +1,17 @@
 package jsonrpchttp_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/internal/calltest"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
-// echoCaller is an in-memory Caller: the result of a call is
-// {"m":method,"p":params}; the method "fail" answers a gateway error. It
-// can hold calls until released.
-type echoCaller struct {
-	hold    chan struct{} // nil: answer at once
-	entered sync.WaitGroup
-}
-
-func (c *echoCaller) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	if c.hold != nil {
-		c.entered.Done()
-		select {
-		case <-c.hold:
-		case <-ctx.Done():
-		}
-	}
-	if method == "fail" {
-		return jsonrpc.Answer{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
-	}
-	m, _ := json.Marshal(method)
-	if len(params) == 0 {
-		params = json.RawMessage("null")
-	}
-	return jsonrpc.Answer{Result: json.RawMessage(`{"m":` + string(m) + `,"p":` + string(params) + `}`)}
-}
-
-func (c *echoCaller) Healthy() bool { return true }
+// echoCaller is calltest.Echo: {"m":method,"p":params}, "fail" fails.
+type echoCaller = calltest.Echo
 
 // TestHandlerBodyLimit checks max_body_bytes on a body with and without a
 // Content-Length: both are refused with -32014 and HTTP 413.

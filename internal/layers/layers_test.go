@@ -40,7 +40,7 @@ var layer = map[string]int{
 	"cmd/hivegate": 6, "examples/goclient": 6,
 	"bench/cmd/benchload": 6, "bench/cmd/benchserver": 6,
 	"bench/fakenode": 6, "bench/loadgen": 6,
-	"internal/faults": 6, "internal/fixtures": 6, "internal/layers": 6,
+	"internal/calltest": 6, "internal/faults": 6, "internal/fixtures": 6, "internal/layers": 6,
 	"internal/redistest": 6, "internal/soak": 6, "internal/syncbuf": 6,
 }
 

@@ -93,6 +93,17 @@ func (be *backend) up() bool {
 	return false
 }
 
+// AllServing reports whether every backend has a node in service
+// (Serving): the rule of GET / and of the gRPC health service.
+func (p *Pool) AllServing() bool {
+	for _, name := range p.names {
+		if !p.Serving(name) {
+			return false
+		}
+	}
+	return len(p.names) > 0
+}
+
 // AnyHealthy reports whether at least one backend is not failing (Healthy).
 func (p *Pool) AnyHealthy() bool {
 	for _, be := range p.backends {

@@ -464,6 +464,10 @@ func (r Result) Answer() jsonrpc.Answer {
 // Healthy reports whether any backend can be reached.
 func (d *Dispatcher) Healthy() bool { return d.pool.AnyHealthy() }
 
+// Serving reports whether every backend has a node in service, the rule
+// load balancers see in GET / and the gRPC health service.
+func (d *Dispatcher) Serving() bool { return d.pool.AllServing() }
+
 // detach returns a copy of c whose params do not alias the caller's buffers.
 func detach(c *router.Call) *router.Call {
 	cp := *c

@@ -6,6 +6,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
@@ -82,12 +84,39 @@ func healthCheck(t *testing.T, g *typedGateway, service string) (string, error) 
 	return string(status.Enum().Values().ByNumber(resp.Get(status).Enum()).Name()), nil
 }
 
-// TestGRPCHealth checks SERVING while a backend is reachable, NOT_SERVING
-// once none is, for the server and for every service, and NOT_FOUND for an
-// unknown service.
+// propsNode is a hived node whose head block was produced age ago: it
+// answers get_dynamic_global_properties and nothing else.
+func propsNode(age time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		result := `{}`
+		if req.Method == "database_api.get_dynamic_global_properties" {
+			at := time.Now().Add(-age).UTC().Format("2006-01-02T15:04:05")
+			result = `{"head_block_number":1020,"time":"` + at + `","last_irreversible_block_num":1000}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`))
+	})
+}
+
+// TestGRPCHealth checks that the gRPC health service follows GET /'s rule:
+// SERVING while every backend has a node in service, NOT_SERVING when a
+// backend has none (its node unreachable, or answering with a head block
+// a minute old, so that calls could still be made to it), for the server
+// and for every service; NOT_FOUND for an unknown service.
 func TestGRPCHealth(t *testing.T) {
 	t.Parallel()
-	g := simGateway(t, gateway.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
+	defer cancel()
+	g := startTypedGateway(t, propsNode(time.Second), gateway.Options{})
+	g.gw.Dispatcher().Pool().Probe(ctx)
 	for _, svc := range []string{"", "hive.database_api.v1.DatabaseApiService", "hivegate.v1.JsonRpcService", "grpc.health.v1.Health"} {
 		got, err := healthCheck(t, g, svc)
 		if err != nil || got != "SERVING" {
@@ -98,17 +127,22 @@ func TestGRPCHealth(t *testing.T) {
 		t.Errorf("unknown service: %v, want not_found", err)
 	}
 
+	stale := startTypedGateway(t, propsNode(time.Minute), gateway.Options{})
+	stale.gw.Dispatcher().Pool().Probe(ctx)
+	if !stale.gw.Dispatcher().Healthy() {
+		t.Fatal("the stale node is not even reachable: the case tests nothing")
+	}
 	down := startTypedGateway(t, http.NotFoundHandler(), gateway.Options{})
 	down.backend.srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
-	defer cancel()
 	for range 10 { // more than the pool's failure threshold
 		down.gw.Dispatcher().Pool().Probe(ctx)
 	}
-	for _, svc := range []string{"", "hive.condenser_api.v1.CondenserApiService"} {
-		got, err := healthCheck(t, down, svc)
-		if err != nil || got != "NOT_SERVING" {
-			t.Errorf("health %q with the backend down = %s, %v; want NOT_SERVING", svc, got, err)
+	for name, gw := range map[string]*typedGateway{"a head block a minute old": stale, "the backend down": down} {
+		for _, svc := range []string{"", "hive.condenser_api.v1.CondenserApiService"} {
+			got, err := healthCheck(t, gw, svc)
+			if err != nil || got != "NOT_SERVING" {
+				t.Errorf("health %q with %s = %s, %v; want NOT_SERVING", svc, name, got, err)
+			}
 		}
 	}
 }

@@ -142,9 +142,10 @@ func serviceHandler(handlers map[string]http.Handler) http.Handler {
 	})
 }
 
-// healthChecker answers gRPC health checks: SERVING while at least one
-// backend can be reached (the same rule as GET /), NOT_SERVING otherwise,
-// for the whole server ("") and for every mounted service alike.
+// healthChecker answers gRPC health checks: SERVING while every backend
+// has a node in service (the rule of GET /: up after a probe and judged
+// fit), NOT_SERVING otherwise, for the whole server ("") and for every
+// mounted service alike.
 type healthChecker struct {
 	d        *dispatch.Dispatcher
 	services []string // sorted
@@ -157,7 +158,7 @@ func (c *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (
 			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %s", req.Service))
 		}
 	}
-	if c.d.Healthy() {
+	if c.d.Serving() {
 		return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 	}
 	return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil

@@ -14,11 +14,16 @@
 # machine's hybrid cgroups) and lowered ulimits (podman's defaults exceed
 # what the container runtime may set here).
 #
-# Two containers share one network namespace: a node (the image's own
-# `hivegate demo`, a simulated Hive node behind a gateway, on 127.0.0.1:7008,
-# with haproxy resolving to 127.0.0.1) and the gateway under test, whose
-# config sends hived calls to haproxy:7008. Port 9000 is published on a
-# free loopback port.
+# The containers share one network namespace: the nodes (the image's own
+# `hivegate demo`, a simulated Hive node behind a gateway, on each port
+# haf_api_node's config names: 7008 hived, 7002 hivemind, 7003 hafah, 7006
+# hived-sync, with haproxy resolving to 127.0.0.1) and the gateway under
+# test. GET / answers OK only while every backend has a node in service, so
+# every backend gets a node. The simulated chain's blocks are dated 2024,
+# so a test-only overlay, mounted as /config.local.yaml (merged over
+# /config.yaml as Drone merges config.local.yaml), turns the head-age checks
+# off; haf_api_node's own file is mounted unchanged. Port 9000 is published
+# on a free loopback port.
 #
 # Usage: deploy/image-test.sh   (from anywhere; needs root for apt-get and podman)
 # IMAGE_ARCHIVE=path.tar also writes the image as an OCI archive.
@@ -36,13 +41,15 @@ if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
 fi
 
 work=$(mktemp -d)
+overlay=$(mktemp /tmp/hivegate-image-test.XXXXXX.yaml)
 P=(podman --root "$work/storage" --runroot "$work/run" --storage-driver vfs
   --runtime runc --cgroup-manager cgroupfs --events-backend file)
 nofile=$(ulimit -Hn)
 [ "$nofile" = unlimited ] || [ "$nofile" -gt 65536 ] && nofile=65536
 RUN=("${P[@]}" run --ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
 cleanup() {
-  "${P[@]}" rm -f -t 1 gw node default >/dev/null 2>&1 || true
+  "${P[@]}" rm -f -t 1 gw node node7002 node7003 node7006 default >/dev/null 2>&1 || true
+  rm -f "$overlay"
   "${P[@]}" rmi -af >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -75,11 +82,17 @@ grep -qx "hivegate $version" <<<"$out" || fail "version: $out"
 if out=$("${RUN[@]}" --rm "$img" 2>&1); then fail "started without a config: $out"; fi
 grep -q 'HIVEGATE_CONFIG names /config.yaml, which does not exist' <<<"$out" || fail "without a config: $out"
 
-say "starting the node (hivegate demo on 127.0.0.1:7008) and the gateway with haf_api_node's drone/config.yaml"
+say "starting the nodes (hivegate demo on 127.0.0.1:7008, 7002, 7003, 7006) and the gateway with haf_api_node's drone/config.yaml"
 "${RUN[@]}" -d --name node --add-host haproxy:127.0.0.1 -p 127.0.0.1::9000 -p 127.0.0.1::8090 \
   "$img" demo --listen 127.0.0.1:7008 --admin-listen 127.0.0.1:0 >/dev/null
+for p in 7002 7003 7006; do
+  "${RUN[@]}" -d --name "node$p" --network container:node "$img" demo --listen "127.0.0.1:$p" --admin-listen "" >/dev/null
+done
+printf 'drone:\n  node_max_head_age: 0\n  node_max_sync_age: 0\n' >"$overlay"
+chmod 644 "$overlay"
 "${RUN[@]}" -d --name gw --network container:node -e RUST_LOG=warn,access_log=info \
-  -v "$PWD/deploy/testdata/haf_api_node/drone/config.yaml:/config.yaml:ro" "$img" >/dev/null
+  -v "$PWD/deploy/testdata/haf_api_node/drone/config.yaml:/config.yaml:ro" \
+  -v "$overlay:/config.local.yaml:ro" "$img" >/dev/null
 port=$("${P[@]}" port node 9000/tcp | sed 's/.*://')
 url=http://127.0.0.1:$port
 
@@ -114,7 +127,9 @@ code=$("${P[@]}" inspect --format '{{.State.ExitCode}}' gw)
 port=$("${P[@]}" port node 8090/tcp | sed 's/.*://')
 ok=
 for _ in $(seq 100); do
-  if body=$(curl -sf -m 2 "http://127.0.0.1:$port/" 2>/dev/null) && grep -q '"operator_message":"hivegate (embedded default config)"' <<<"$body"; then ok=1; break; fi
+  # Without -f: the simulated chain is dated 2024, so GET / says 503 (head
+  # too old) under the embedded default's checks; the body shows which config serves.
+  if body=$(curl -s -m 2 "http://127.0.0.1:$port/" 2>/dev/null) && grep -q '"operator_message":"hivegate (embedded default config)"' <<<"$body"; then ok=1; break; fi
   sleep 0.1
 done
 [ -n "$ok" ] || { "${P[@]}" logs default >&2 || true; fail "the embedded default did not answer"; }

@@ -134,10 +134,7 @@ func LimitClientConns(ln net.Listener, l config.Limits, logger *slog.Logger) net
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	trusted := l.TrustedProxies
-	if trusted == nil {
-		trusted = clientip.DefaultTrustedProxies
-	}
+	trusted := clientip.New(clientip.Options{TrustedProxies: l.TrustedProxies})
 	return &clientConns{Listener: ln, counts: guard.NewClientCounts(l.MaxConnsPerClient), max: l.MaxConnsPerClient, trusted: trusted, log: logger}
 }
 
@@ -145,7 +142,7 @@ type clientConns struct {
 	net.Listener
 	counts  *guard.ClientCounts
 	max     int
-	trusted []netip.Prefix
+	trusted clientip.Resolver // the peers that are not capped
 	log     *slog.Logger
 }
 
@@ -158,7 +155,7 @@ func (l *clientConns) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		peer, ok := peerAddr(c)
-		if !ok || l.isTrusted(peer) {
+		if !ok || l.trusted.Trusted(peer) {
 			return c, nil
 		}
 		k := clientip.Key(peer)
@@ -169,15 +166,6 @@ func (l *clientConns) Accept() (net.Conn, error) {
 		}
 		return &countedConn{Conn: c, release: func() { l.counts.Release(k) }}, nil
 	}
-}
-
-func (l *clientConns) isTrusted(a netip.Addr) bool {
-	for _, p := range l.trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // peerAddr returns the IP address of c's peer.

@@ -184,7 +184,7 @@ func (s *Service) broadcastHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
 		return
 	}
-	tok, err := s.verify(r.Context(), bearer(r))
+	tok, err := s.Verify(r.Context(), Bearer(r))
 	if err != nil {
 		writeAPIError(w, tokenError(err))
 		return

@@ -32,9 +32,9 @@ func (s *Service) ConnectHandler(opts ...connect.HandlerOption) (string, http.Ha
 const ServiceName = authv1connect.AuthServiceName
 
 func (r *rpcService) token(ctx context.Context, h http.Header) (Token, error) {
-	t, err := r.s.verify(ctx, bearer(&http.Request{Header: h}))
+	t, err := r.s.Verify(ctx, Bearer(&http.Request{Header: h}))
 	if err != nil {
-		if errors.Is(err, errStoreDown) {
+		if errors.Is(err, ErrStoreDown) {
 			return Token{}, connect.NewError(connect.CodeUnavailable, err)
 		}
 		ce := connect.NewError(connect.CodeUnauthenticated, err)

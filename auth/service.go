@@ -30,7 +30,6 @@ import (
 	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/router"
 )
 
 // Options configure a Service.
@@ -42,8 +41,6 @@ type Options struct {
 	// Chain returns the dispatcher the service reads and broadcasts
 	// through: the gateway's current one.
 	Chain func() Caller
-	// Router parses method names for the token policy (require_token).
-	Router func() *router.Router
 	// ClientIP says how to find a request's client address (for rate
 	// limits), as the gateway's guard does.
 	ClientIP clientip.Options
@@ -59,14 +56,12 @@ type Options struct {
 type Service struct {
 	set        config.AuthSettings
 	chain      func() Caller
-	router     func() *router.Router
 	log        *slog.Logger
 	now        func() time.Time
 	chainID    hivetx.ChainID
 	serviceKey *hivetx.PrivateKey
 	tokens     *tokenSigner
 	store      store
-	policy     *router.KeyMap[string] // nil: no token policy
 	loginRate  *limiter
 	tokenRate  *limiter
 	appsMu     sync.RWMutex
@@ -94,7 +89,7 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{set: set, chain: o.Chain, router: o.Router, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
+	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
 	var err error
 	if s.chainID, err = hivetx.ParseChainID(set.ChainID); err != nil {
 		return nil, fmt.Errorf("auth.chain_id: %w", err)
@@ -113,11 +108,6 @@ func New(o Options) (*Service, error) {
 	if generated {
 		s.log.Warn("auth: tokens are signed with a key made at start (no auth.token_key_file or token_key_env): they die with the process")
 	}
-	if len(set.RequireToken) > 0 {
-		if s.policy, err = router.NewKeyMap(set.RequireToken, "auth.require_token"); err != nil {
-			return nil, err
-		}
-	}
 	s.SetApps(set.Apps)
 	s.loginRate = newLimiter(set.LoginRatePerMinute, o.ClientIP, o.Now)
 	s.tokenRate = newLimiter(set.TokenRatePerMinute, o.ClientIP, o.Now)
@@ -128,7 +118,7 @@ func New(o Options) (*Service, error) {
 		s.log.Warn(w)
 	}
 	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.serviceKey.PublicKey().String(),
-		"apps", len(set.Apps), "shared_store", o.Cache.Enabled(), "token_policy", s.policy != nil)
+		"apps", len(set.Apps), "shared_store", o.Cache.Enabled())
 	return s, nil
 }
 
@@ -226,12 +216,14 @@ func (s *Service) issuer(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// verify checks an access token: signature, expiry, that its app is
-// still registered, and that its grant has not been revoked (a store
-// read: on every replica with Redis).
-func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
+// Verify checks an access token (raw, as Bearer returns it): signature,
+// expiry, that its app is still registered, and that its grant has not
+// been revoked (a store read: on every replica with Redis). A missing
+// token is ErrTokenMissing, a store that cannot be read ErrStoreDown; any
+// other error's text is fit for the client.
+func (s *Service) Verify(ctx context.Context, raw string) (Token, error) {
 	if raw == "" {
-		return Token{}, errTokenMissing
+		return Token{}, ErrTokenMissing
 	}
 	t, err := s.tokens.parse(raw, useAccess)
 	if err != nil {
@@ -249,9 +241,9 @@ func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
 // errAppRemoved is a token of an app no longer in the config.
 var errAppRemoved = errors.New("the app this token was issued to is no longer registered")
 
-// errStoreDown is a store that could not be read: a token cannot be shown
+// ErrStoreDown is a store that could not be read: a token cannot be shown
 // not to be revoked, so it is refused.
-var errStoreDown = errors.New("the token store is unavailable; retry later")
+var ErrStoreDown = errors.New("the token store is unavailable; retry later")
 
 func (s *Service) checkRevoked(ctx context.Context, grant string) error {
 	_, err := s.store.get(ctx, kindRevoked, grant)
@@ -262,7 +254,7 @@ func (s *Service) checkRevoked(ctx context.Context, grant string) error {
 		return nil
 	}
 	s.log.Error("auth: reading revocations", "err", err)
-	return errStoreDown
+	return ErrStoreDown
 }
 
 // revokeGrant revokes every token of a grant for as long as any of them
@@ -281,9 +273,9 @@ func (s *Service) accessTTL(clientID string) time.Duration {
 	return s.set.AccessTokenTTL
 }
 
-// bearer is the token of a request: the Authorization header, raw (as
+// Bearer is the token of a request: the Authorization header, raw (as
 // HiveSigner's SDK sends it) or "Bearer <token>".
-func bearer(r *http.Request) string {
+func Bearer(r *http.Request) string {
 	h := strings.TrimSpace(r.Header.Get("Authorization"))
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])

@@ -207,7 +207,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 		err = s.checkRevoked(r.Context(), t.Grant)
 	}
 	if err != nil {
-		if errors.Is(err, errStoreDown) {
+		if errors.Is(err, ErrStoreDown) {
 			writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", err.Error())
 			return
 		}
@@ -234,7 +234,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 	fresh, err := s.store.add(ctx, kindUsedRT, t.ID, []byte(t.Grant), max(time.Second, t.Expires.Sub(s.now())))
 	if err != nil {
 		s.log.Error("auth: recording a used refresh token", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", errStoreDown.Error())
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", ErrStoreDown.Error())
 		return
 	}
 	if !fresh {
@@ -295,7 +295,7 @@ func (s *Service) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := p["token"]
 	if raw == "" {
-		raw = bearer(r)
+		raw = Bearer(r)
 	}
 	if raw == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", "token is required")
@@ -320,7 +320,7 @@ func (s *Service) revoke(w http.ResponseWriter, r *http.Request) {
 // account as condenser_api.get_accounts returns it, the scope and the
 // profile metadata.
 func (s *Service) me(w http.ResponseWriter, r *http.Request) {
-	t, err := s.verify(r.Context(), bearer(r))
+	t, err := s.Verify(r.Context(), Bearer(r))
 	if err != nil {
 		writeAPIError(w, tokenError(err))
 		return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/cache"
+	"github.com/hivegate/hivegate/callpolicy"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/logval"
@@ -57,6 +58,9 @@ type Gateway struct {
 	tracing *tracing // nil when tracing is off
 	// api is the typed API (the schema never changes on reload).
 	api *server.API
+	// policy is the call policy (auth.require_token) checking the auth
+	// service's tokens; nil when auth is off (auth_wiring.go).
+	policy *callpolicy.Service
 	// startCfg is the config the process started with: settings that
 	// cannot change live are compared with it on reload.
 	startCfg *config.Config

@@ -14,6 +14,7 @@ import (
 	authv1 "github.com/hivegate/hivegate/gen/hive/auth/v1"
 	"github.com/hivegate/hivegate/gen/hive/auth/v1/authv1connect"
 	"github.com/hivegate/hivegate/hivetx"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // rpcService is hive.auth.v1.AuthService: /api/me and /api/broadcast for
@@ -52,7 +53,7 @@ func (r *rpcService) Me(ctx context.Context, req *connect.Request[authv1.MeReque
 	}
 	return connect.NewResponse(&authv1.MeResponse{
 		User: t.User, ClientId: t.ClientID, Scopes: t.Scopes, ExpiresAt: timestamppb.New(t.Expires),
-		Operations: postingOperationNames(t.Scopes),
+		Operations: signer.OperationNames(t.Scopes),
 	}), nil
 }
 

@@ -5,10 +5,12 @@
 // that never leaves it) and grants the service account posting authority
 // over their account, and the app gets a code or a token. With it the app
 // reads /api/me and broadcasts posting operations through /api/broadcast
-// (or the typed hive.auth.v1.AuthService): hivegate checks every operation
-// against the token's scope and user, builds the transaction, signs it
-// with the service account's posting key and broadcasts it through its own
-// dispatcher. No private key of a user ever reaches hivegate.
+// (or the typed hive.auth.v1.AuthService): the service verifies the token
+// and hands its user, app and scope to package signer, which checks every
+// operation against them, builds the transaction, signs it with the
+// service account's posting key and broadcasts it through the gateway's
+// dispatcher. No private key of a user ever reaches hivegate. Which
+// JSON-RPC and typed calls need a token is package callpolicy's.
 //
 // Tokens are JWTs (EdDSA or ES256, github.com/golang-jwt/jwt/v5) bound to
 // app, user and scope; codes, challenges and sessions are one-time
@@ -19,7 +21,6 @@ package auth
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -29,7 +30,7 @@ import (
 
 	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/hivetx"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // Options configure a Service.
@@ -51,26 +52,25 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 }
 
+// Caller is the part of the dispatcher the service and its signer read
+// and broadcast through (signer.Caller).
+type Caller = signer.Caller
+
 // Service is the OAuth 2 service. It lives as long as the gateway; the
 // dispatcher it uses follows config reloads.
 type Service struct {
-	set        config.AuthSettings
-	chain      func() Caller
-	log        *slog.Logger
-	now        func() time.Time
-	chainID    hivetx.ChainID
-	serviceKey *hivetx.PrivateKey
-	tokens     *tokenSigner
-	store      store
-	loginRate  *limiter
-	tokenRate  *limiter
-	appsMu     sync.RWMutex
-	apps       map[string]config.AuthApp // follows config reloads (SetApps)
+	set       config.AuthSettings
+	chain     func() Caller
+	log       *slog.Logger
+	now       func() time.Time
+	signer    *signer.Signer
+	tokens    *tokenSigner
+	store     store
+	loginRate *limiter
+	tokenRate *limiter
+	appsMu    sync.RWMutex
+	apps      map[string]config.AuthApp // follows config reloads (SetApps)
 }
-
-// txExpiration is how long after the head block's time a broadcast
-// transaction expires (dhive's and HiveSigner's 60 seconds).
-const txExpiration = 60 * time.Second
 
 // New builds the service: it reads the service account's key and the
 // token signing key, and opens the store. Errors name the setting at
@@ -91,10 +91,7 @@ func New(o Options) (*Service, error) {
 	}
 	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
 	var err error
-	if s.chainID, err = hivetx.ParseChainID(set.ChainID); err != nil {
-		return nil, fmt.Errorf("auth.chain_id: %w", err)
-	}
-	if s.serviceKey, err = loadServiceKey(set, o.LookupEnv); err != nil {
+	if s.signer, err = signer.New(signer.Options{Settings: set, Chain: o.Chain, Logger: o.Logger, LookupEnv: o.LookupEnv}); err != nil {
 		return nil, err
 	}
 	issuer := set.Issuer
@@ -117,36 +114,9 @@ func New(o Options) (*Service, error) {
 	if w := (&config.Config{Auth: set, Cache: o.Cache}).ReplicaWarning(); w != "" {
 		s.log.Warn(w)
 	}
-	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.serviceKey.PublicKey().String(),
+	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.signer.PublicKey().String(),
 		"apps", len(set.Apps), "shared_store", o.Cache.Enabled())
 	return s, nil
-}
-
-// loadServiceKey reads the service account's posting key (WIF) from
-// auth.service_key_file or auth.service_key_env.
-func loadServiceKey(set config.AuthSettings, env func(string) (string, bool)) (*hivetx.PrivateKey, error) {
-	var wif string
-	switch {
-	case set.ServiceKeyFile != "":
-		b, err := os.ReadFile(set.ServiceKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("auth.service_key_file: %w", err)
-		}
-		wif = strings.TrimSpace(string(b))
-	case set.ServiceKeyEnv != "":
-		v, ok := env(set.ServiceKeyEnv)
-		if !ok || v == "" {
-			return nil, fmt.Errorf("auth.service_key_env: environment variable %s is not set", set.ServiceKeyEnv)
-		}
-		wif = strings.TrimSpace(v)
-	default:
-		return nil, errors.New("auth: no service_key_file or service_key_env")
-	}
-	k, err := hivetx.ParseWIF(wif)
-	if err != nil {
-		return nil, fmt.Errorf("auth: the service account's key: %w", err) // ErrInvalidKey's text never repeats the key
-	}
-	return k, nil
 }
 
 // SetApps replaces the registered apps, as a config reload does: an app

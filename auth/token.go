@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // maxTokenBody bounds a token or revoke request.
@@ -325,7 +326,7 @@ func (s *Service) me(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, tokenError(err))
 		return
 	}
-	_, raw, err := readAccount(r.Context(), s.chain(), false, t.User)
+	_, raw, err := signer.ReadAccount(r.Context(), s.chain(), false, t.User)
 	if err != nil {
 		s.chainFailure(w, err, t.User)
 		return
@@ -336,7 +337,7 @@ func (s *Service) me(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(raw, &meta)
 	// HiveSigner lists the operations a posting token allows as its scope.
-	scope := postingOperationNames(t.Scopes)
+	scope := signer.OperationNames(t.Scopes)
 	if len(scope) == 0 {
 		scope = []string{config.ScopeLogin}
 	}

@@ -35,7 +35,7 @@ var layer = map[string]int{
 	// the app authorization service: the OAuth 2 server, the call policy
 	// that checks its tokens, and the signer that broadcasts for its users.
 	"jsonrpchttp": 4, "server": 4, "server/transcode": 4, "server/schema": 4,
-	"auth": 4, "callpolicy": 4,
+	"auth": 4, "callpolicy": 4, "signer": 4,
 	// The assembly of a running gateway.
 	"gateway": 5,
 	// Commands, examples, benchmarks and test helpers: they may use anything.
@@ -49,14 +49,16 @@ var layer = map[string]int{
 // siblings are the imports allowed within one layer.
 var siblings = map[string][]string{
 	"server": {"server/transcode", "server/schema"},
-	// The call policy checks the OAuth server's tokens.
+	// The OAuth server hands broadcasts (and its login's account reads) to
+	// the signer; the call policy checks the OAuth server's tokens.
+	"auth":       {"signer"},
 	"callpolicy": {"auth"},
 }
 
 // frontEnds may not import these: they reach the cache and the nodes
 // through the dispatcher only.
 var (
-	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth", "callpolicy"}
+	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth", "callpolicy", "signer"}
 	belowFronts = []string{"cache", "backend"}
 )
 
@@ -94,6 +96,8 @@ func TestViolations(t *testing.T) {
 		{"cache", "backend", "in its own layer"},
 		{"auth", "jsonrpchttp", "in its own layer"},
 		{"auth", "callpolicy", "in its own layer"},
+		{"signer", "auth", "in its own layer"},
+		{"signer", "backend", "front ends reach it through dispatch only"},
 		{"callpolicy", "cache", "front ends reach it through dispatch only"},
 		{"guard", "jsonrpchttp", "imports must point down"},
 		{"newpkg", "config", "has no layer"},
@@ -103,7 +107,7 @@ func TestViolations(t *testing.T) {
 			t.Errorf("%s -> %s: %q, want one violation saying %q", tc.pkg, tc.dep, got, tc.want)
 		}
 	}
-	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"jsonrpchttp", "guard"}, {"auth", "clientip"}, {"callpolicy", "auth"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
+	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"jsonrpchttp", "guard"}, {"auth", "clientip"}, {"callpolicy", "auth"}, {"auth", "signer"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
 		if got := violations(map[string][]string{ok[0]: {ok[1]}}); len(got) != 0 {
 			t.Errorf("%s -> %s: %q, want none", ok[0], ok[1], got)
 		}

@@ -210,9 +210,11 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		return
 	}
 	posting := slices.Contains(req.Scopes, config.ScopePosting)
+	needs := posting && !acct.Authorizes(s.set.ServiceAccount)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
-		"needs_authority": posting && !acct.Authorizes(s.set.ServiceAccount),
+		"needs_authority": needs,
+		"demo_authority":  needs && s.demoAuth != nil, // hivegate demo only: demo.go
 	})
 }
 

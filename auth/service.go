@@ -50,6 +50,12 @@ type Options struct {
 	// (default os.LookupEnv). Tests replace them.
 	Now       func() time.Time
 	LookupEnv func(string) (string, bool)
+	// DemoAuthority, set by `hivegate demo` only (no config key turns it
+	// on), adds the service account to a user's posting authority with the
+	// demo's own copy of the user's key, for demo users without Hive
+	// Keychain: the login page offers it, marked as demo-only, at
+	// POST /oauth2/demo-authority. nil: no such endpoint.
+	DemoAuthority func(ctx context.Context, user string) error
 }
 
 // Caller is the part of the dispatcher the service and its signer read
@@ -69,7 +75,8 @@ type Service struct {
 	loginRate *limiter
 	tokenRate *limiter
 	appsMu    sync.RWMutex
-	apps      map[string]config.AuthApp // follows config reloads (SetApps)
+	apps      map[string]config.AuthApp                    // follows config reloads (SetApps)
+	demoAuth  func(ctx context.Context, user string) error // Options.DemoAuthority: hivegate demo only
 }
 
 // New builds the service: it reads the service account's key and the
@@ -89,7 +96,7 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
+	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}, demoAuth: o.DemoAuthority}
 	var err error
 	if s.signer, err = signer.New(signer.Options{Settings: set, Chain: o.Chain, Logger: o.Logger, LookupEnv: o.LookupEnv}); err != nil {
 		return nil, err
@@ -166,6 +173,9 @@ func (s *Service) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth2/challenge", s.pageAPI(s.challenge))
 	mux.HandleFunc("POST /oauth2/login", s.pageAPI(s.login))
 	mux.HandleFunc("POST /oauth2/grant", s.pageAPI(s.grant))
+	if s.demoAuth != nil {
+		mux.HandleFunc("POST /oauth2/demo-authority", s.pageAPI(s.demoAuthority))
+	}
 	mux.HandleFunc("/api/oauth2/token", s.token) // POST only: token answers 405 to the rest
 	mux.HandleFunc("/api/oauth2/token/revoke", s.revoke)
 	mux.HandleFunc("/api/me", s.me)

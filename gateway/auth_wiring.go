@@ -38,6 +38,8 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 		Chain:    func() auth.Caller { return g.Dispatcher() },
 		ClientIP: clientip.Options{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
 		Logger:   g.log,
+		// hivegate demo only: no config key sets it.
+		DemoAuthority: g.opts.AuthDemoAuthority,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)

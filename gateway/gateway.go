@@ -42,6 +42,9 @@ type Options struct {
 	// UI serves the browser page of web/ (accounts and witnesses through
 	// Connect-Web) at /ui/ on the main listener.
 	UI bool
+	// AuthDemoAuthority is auth.Options.DemoAuthority: `hivegate demo`
+	// only.
+	AuthDemoAuthority func(ctx context.Context, user string) error
 }
 
 // Gateway is one running hivegate: its cache, metrics and tracing, which

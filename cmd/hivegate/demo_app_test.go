@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -179,5 +180,29 @@ func TestDemoAppLogin(t *testing.T) {
 	_ = r.Body.Close()
 	if !strings.Contains(string(votes), `"voter":"bob"`) {
 		t.Errorf("bob's vote is not on the chain: %s", votes)
+	}
+}
+
+// TestDemoAppListen: --app-listen places the example app (the banner and
+// the redirect URI follow it), and refuses an address its loopback
+// redirect URI could not reach, naming the flag.
+func TestDemoAppListen(t *testing.T) {
+	var stderr syncbuf.Buffer
+	if code := run(context.Background(), []string{"demo", "--listen", "127.0.0.1:0", "--app-listen", "0.0.0.0:0"}, io.Discard, &stderr); code == 0 ||
+		!strings.Contains(stderr.String(), "--app-listen") {
+		t.Errorf("--app-listen 0.0.0.0:0: exit %d, stderr %q; want an error naming the flag", code, stderr.String())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	banner, _ := runDemo(t, "--listen", "127.0.0.1:0", "--app-listen", addr)
+	if got := bannerURL(t, banner, "example app:"); got != "http://"+addr {
+		t.Errorf("the example app is at %s, want http://%s", got, addr)
+	}
+	if !strings.Contains(banner, url.QueryEscape("http://"+addr+"/callback")) {
+		t.Errorf("the banner's authorize URL does not carry the app's callback on %s:\n%s", addr, banner)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // authRequest is a validated authorization request, kept while the user
@@ -178,7 +179,8 @@ func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	s.page(w, http.StatusOK, pageData{
 		RequestID: id, ClientID: app.ClientID, AppName: app.Name, Scopes: scopes, RedirectHost: host,
-		ServiceAccount: s.set.ServiceAccount, Account: q.Get("account"), Operations: postingOperationNames(scopes),
+		ServiceAccount: s.set.ServiceAccount, Account: q.Get("account"), Operations: signer.OperationNames(scopes),
+		Demo: s.demoAuth != nil,
 	})
 }
 

@@ -47,7 +47,7 @@ func writeAPIError(w http.ResponseWriter, e *apiError) {
 
 // tokenError is the apiError of a token verify refused.
 func tokenError(err error) *apiError {
-	if errors.Is(err, errStoreDown) {
+	if errors.Is(err, ErrStoreDown) {
 		return &apiError{http.StatusServiceUnavailable, "temporarily_unavailable", err.Error(), connect.CodeUnavailable}
 	}
 	return &apiError{http.StatusUnauthorized, "invalid_token", err.Error(), connect.CodeUnauthenticated}

@@ -30,7 +30,6 @@ import (
 	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/router"
 )
 
 // The test world: a simulated node with real demo keys, a gateway in
@@ -157,8 +156,7 @@ func newClockEnv(t *testing.T, authExtra string) (*env, *clock) {
 		t.Fatal(err)
 	}
 	clk := &clock{t: time.Now()}
-	svc, err := auth.New(auth.Options{Settings: cfg.Auth, Chain: func() auth.Caller { return gw.Dispatcher() },
-		Router: func() *router.Router { return gw.Dispatcher().Router() }, Now: clk.Now})
+	svc, err := auth.New(auth.Options{Settings: cfg.Auth, Chain: func() auth.Caller { return gw.Dispatcher() }, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/hivetx"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // The login page's own API: POST /oauth2/challenge, /oauth2/login and
@@ -103,7 +104,7 @@ func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[str
 		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
 		return
 	}
-	if _, _, err := readAccount(ctx, s.chain(), false, user); err != nil {
+	if _, _, err := signer.ReadAccount(ctx, s.chain(), false, user); err != nil {
 		s.chainFailure(w, err, user)
 		return
 	}
@@ -180,19 +181,19 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		}
 		keys = append(keys, key)
 	}
-	acct, _, err := readAccount(ctx, s.chain(), true, ch.User)
+	acct, _, err := signer.ReadAccount(ctx, s.chain(), true, ch.User)
 	if err != nil {
 		s.chainFailure(w, err, ch.User)
 		return
 	}
 	for _, k := range keys {
-		if !acct.hasKey(k) {
+		if !acct.HasKey(k) {
 			s.log.Info("auth: login refused: signature by a key the account does not have", "user", ch.User)
 			writeError(w, http.StatusUnauthorized, "access_denied", "the signature is not by a key of @"+ch.User)
 			return
 		}
 	}
-	if !acct.satisfies(role, keys) {
+	if !acct.Satisfies(role, keys) {
 		s.log.Info("auth: login refused: the keys do not meet the authority's threshold", "user", ch.User, "role", role, "keys", len(keys))
 		writeError(w, http.StatusUnauthorized, "access_denied",
 			"the signing keys do not meet the weight threshold of @"+ch.User+"'s "+role+" authority (nor of a higher one): a multisig account signs with enough of its keys")
@@ -209,9 +210,11 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		return
 	}
 	posting := slices.Contains(req.Scopes, config.ScopePosting)
+	needs := posting && !acct.Authorizes(s.set.ServiceAccount)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
-		"needs_authority": posting && !acct.authorizes(s.set.ServiceAccount),
+		"needs_authority": needs,
+		"demo_authority":  needs && s.demoAuth != nil, // hivegate demo only: demo.go
 	})
 }
 
@@ -331,7 +334,7 @@ func (s *Service) storeFailure(w http.ResponseWriter, err error, gone string) {
 
 // chainFailure answers an account that could not be read.
 func (s *Service) chainFailure(w http.ResponseWriter, err error, user string) {
-	if errors.Is(err, errNoAccount) {
+	if errors.Is(err, signer.ErrNoAccount) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "there is no account @"+user)
 		return
 	}

@@ -34,6 +34,8 @@ type pageData struct {
 	Account        string   `json:"account,omitempty"`
 	Error          string   `json:"error,omitempty"`
 	Description    string   `json:"error_description,omitempty"`
+	// Demo marks the page of `hivegate demo` (Options.DemoAuthority set).
+	Demo bool `json:"demo,omitempty"`
 }
 
 // pageSecurityHeaders keep the page to itself: scripts and requests only

@@ -14,6 +14,7 @@ import (
 	authv1 "github.com/hivegate/hivegate/gen/hive/auth/v1"
 	"github.com/hivegate/hivegate/gen/hive/auth/v1/authv1connect"
 	"github.com/hivegate/hivegate/hivetx"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // rpcService is hive.auth.v1.AuthService: /api/me and /api/broadcast for
@@ -32,9 +33,9 @@ func (s *Service) ConnectHandler(opts ...connect.HandlerOption) (string, http.Ha
 const ServiceName = authv1connect.AuthServiceName
 
 func (r *rpcService) token(ctx context.Context, h http.Header) (Token, error) {
-	t, err := r.s.verify(ctx, bearer(&http.Request{Header: h}))
+	t, err := r.s.Verify(ctx, Bearer(&http.Request{Header: h}))
 	if err != nil {
-		if errors.Is(err, errStoreDown) {
+		if errors.Is(err, ErrStoreDown) {
 			return Token{}, connect.NewError(connect.CodeUnavailable, err)
 		}
 		ce := connect.NewError(connect.CodeUnauthenticated, err)
@@ -52,7 +53,7 @@ func (r *rpcService) Me(ctx context.Context, req *connect.Request[authv1.MeReque
 	}
 	return connect.NewResponse(&authv1.MeResponse{
 		User: t.User, ClientId: t.ClientID, Scopes: t.Scopes, ExpiresAt: timestamppb.New(t.Expires),
-		Operations: postingOperationNames(t.Scopes),
+		Operations: signer.OperationNames(t.Scopes),
 	}), nil
 }
 

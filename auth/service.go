@@ -5,10 +5,12 @@
 // that never leaves it) and grants the service account posting authority
 // over their account, and the app gets a code or a token. With it the app
 // reads /api/me and broadcasts posting operations through /api/broadcast
-// (or the typed hive.auth.v1.AuthService): hivegate checks every operation
-// against the token's scope and user, builds the transaction, signs it
-// with the service account's posting key and broadcasts it through its own
-// dispatcher. No private key of a user ever reaches hivegate.
+// (or the typed hive.auth.v1.AuthService): the service verifies the token
+// and hands its user, app and scope to package signer, which checks every
+// operation against them, builds the transaction, signs it with the
+// service account's posting key and broadcasts it through the gateway's
+// dispatcher. No private key of a user ever reaches hivegate. Which
+// JSON-RPC and typed calls need a token is package callpolicy's.
 //
 // Tokens are JWTs (EdDSA or ES256, github.com/golang-jwt/jwt/v5) bound to
 // app, user and scope; codes, challenges and sessions are one-time
@@ -19,7 +21,6 @@ package auth
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -29,8 +30,7 @@ import (
 
 	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/router"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // Options configure a Service.
@@ -42,8 +42,6 @@ type Options struct {
 	// Chain returns the dispatcher the service reads and broadcasts
 	// through: the gateway's current one.
 	Chain func() Caller
-	// Router parses method names for the token policy (require_token).
-	Router func() *router.Router
 	// ClientIP says how to find a request's client address (for rate
 	// limits), as the gateway's guard does.
 	ClientIP clientip.Options
@@ -52,30 +50,34 @@ type Options struct {
 	// (default os.LookupEnv). Tests replace them.
 	Now       func() time.Time
 	LookupEnv func(string) (string, bool)
+	// DemoAuthority, set by `hivegate demo` only (no config key turns it
+	// on), adds the service account to a user's posting authority with the
+	// demo's own copy of the user's key, for demo users without Hive
+	// Keychain: the login page offers it, marked as demo-only, at
+	// POST /oauth2/demo-authority. nil: no such endpoint.
+	DemoAuthority func(ctx context.Context, user string) error
 }
+
+// Caller is the part of the dispatcher the service and its signer read
+// and broadcast through (signer.Caller).
+type Caller = signer.Caller
 
 // Service is the OAuth 2 service. It lives as long as the gateway; the
 // dispatcher it uses follows config reloads.
 type Service struct {
-	set        config.AuthSettings
-	chain      func() Caller
-	router     func() *router.Router
-	log        *slog.Logger
-	now        func() time.Time
-	chainID    hivetx.ChainID
-	serviceKey *hivetx.PrivateKey
-	tokens     *tokenSigner
-	store      store
-	policy     *router.KeyMap[string] // nil: no token policy
-	loginRate  *limiter
-	tokenRate  *limiter
-	appsMu     sync.RWMutex
-	apps       map[string]config.AuthApp // follows config reloads (SetApps)
+	set       config.AuthSettings
+	chain     func() Caller
+	log       *slog.Logger
+	now       func() time.Time
+	signer    *signer.Signer
+	tokens    *tokenSigner
+	store     store
+	loginRate *limiter
+	tokenRate *limiter
+	appsMu    sync.RWMutex
+	apps      map[string]config.AuthApp                    // follows config reloads (SetApps)
+	demoAuth  func(ctx context.Context, user string) error // Options.DemoAuthority: hivegate demo only
 }
-
-// txExpiration is how long after the head block's time a broadcast
-// transaction expires (dhive's and HiveSigner's 60 seconds).
-const txExpiration = 60 * time.Second
 
 // New builds the service: it reads the service account's key and the
 // token signing key, and opens the store. Errors name the setting at
@@ -94,12 +96,9 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{set: set, chain: o.Chain, router: o.Router, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
+	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}, demoAuth: o.DemoAuthority}
 	var err error
-	if s.chainID, err = hivetx.ParseChainID(set.ChainID); err != nil {
-		return nil, fmt.Errorf("auth.chain_id: %w", err)
-	}
-	if s.serviceKey, err = loadServiceKey(set, o.LookupEnv); err != nil {
+	if s.signer, err = signer.New(signer.Options{Settings: set, Chain: o.Chain, Logger: o.Logger, LookupEnv: o.LookupEnv}); err != nil {
 		return nil, err
 	}
 	issuer := set.Issuer
@@ -113,11 +112,6 @@ func New(o Options) (*Service, error) {
 	if generated {
 		s.log.Warn("auth: tokens are signed with a key made at start (no auth.token_key_file or token_key_env): they die with the process")
 	}
-	if len(set.RequireToken) > 0 {
-		if s.policy, err = router.NewKeyMap(set.RequireToken, "auth.require_token"); err != nil {
-			return nil, err
-		}
-	}
 	s.SetApps(set.Apps)
 	s.loginRate = newLimiter(set.LoginRatePerMinute, o.ClientIP, o.Now)
 	s.tokenRate = newLimiter(set.TokenRatePerMinute, o.ClientIP, o.Now)
@@ -127,36 +121,9 @@ func New(o Options) (*Service, error) {
 	if w := (&config.Config{Auth: set, Cache: o.Cache}).ReplicaWarning(); w != "" {
 		s.log.Warn(w)
 	}
-	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.serviceKey.PublicKey().String(),
-		"apps", len(set.Apps), "shared_store", o.Cache.Enabled(), "token_policy", s.policy != nil)
+	s.log.Info("auth service on", "service_account", set.ServiceAccount, "service_key", s.signer.PublicKey().String(),
+		"apps", len(set.Apps), "shared_store", o.Cache.Enabled())
 	return s, nil
-}
-
-// loadServiceKey reads the service account's posting key (WIF) from
-// auth.service_key_file or auth.service_key_env.
-func loadServiceKey(set config.AuthSettings, env func(string) (string, bool)) (*hivetx.PrivateKey, error) {
-	var wif string
-	switch {
-	case set.ServiceKeyFile != "":
-		b, err := os.ReadFile(set.ServiceKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("auth.service_key_file: %w", err)
-		}
-		wif = strings.TrimSpace(string(b))
-	case set.ServiceKeyEnv != "":
-		v, ok := env(set.ServiceKeyEnv)
-		if !ok || v == "" {
-			return nil, fmt.Errorf("auth.service_key_env: environment variable %s is not set", set.ServiceKeyEnv)
-		}
-		wif = strings.TrimSpace(v)
-	default:
-		return nil, errors.New("auth: no service_key_file or service_key_env")
-	}
-	k, err := hivetx.ParseWIF(wif)
-	if err != nil {
-		return nil, fmt.Errorf("auth: the service account's key: %w", err) // ErrInvalidKey's text never repeats the key
-	}
-	return k, nil
 }
 
 // SetApps replaces the registered apps, as a config reload does: an app
@@ -206,6 +173,9 @@ func (s *Service) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth2/challenge", s.pageAPI(s.challenge))
 	mux.HandleFunc("POST /oauth2/login", s.pageAPI(s.login))
 	mux.HandleFunc("POST /oauth2/grant", s.pageAPI(s.grant))
+	if s.demoAuth != nil {
+		mux.HandleFunc("POST /oauth2/demo-authority", s.pageAPI(s.demoAuthority))
+	}
 	mux.HandleFunc("/api/oauth2/token", s.token) // POST only: token answers 405 to the rest
 	mux.HandleFunc("/api/oauth2/token/revoke", s.revoke)
 	mux.HandleFunc("/api/me", s.me)
@@ -226,12 +196,14 @@ func (s *Service) issuer(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// verify checks an access token: signature, expiry, that its app is
-// still registered, and that its grant has not been revoked (a store
-// read: on every replica with Redis).
-func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
+// Verify checks an access token (raw, as Bearer returns it): signature,
+// expiry, that its app is still registered, and that its grant has not
+// been revoked (a store read: on every replica with Redis). A missing
+// token is ErrTokenMissing, a store that cannot be read ErrStoreDown; any
+// other error's text is fit for the client.
+func (s *Service) Verify(ctx context.Context, raw string) (Token, error) {
 	if raw == "" {
-		return Token{}, errTokenMissing
+		return Token{}, ErrTokenMissing
 	}
 	t, err := s.tokens.parse(raw, useAccess)
 	if err != nil {
@@ -249,9 +221,9 @@ func (s *Service) verify(ctx context.Context, raw string) (Token, error) {
 // errAppRemoved is a token of an app no longer in the config.
 var errAppRemoved = errors.New("the app this token was issued to is no longer registered")
 
-// errStoreDown is a store that could not be read: a token cannot be shown
+// ErrStoreDown is a store that could not be read: a token cannot be shown
 // not to be revoked, so it is refused.
-var errStoreDown = errors.New("the token store is unavailable; retry later")
+var ErrStoreDown = errors.New("the token store is unavailable; retry later")
 
 func (s *Service) checkRevoked(ctx context.Context, grant string) error {
 	_, err := s.store.get(ctx, kindRevoked, grant)
@@ -262,7 +234,7 @@ func (s *Service) checkRevoked(ctx context.Context, grant string) error {
 		return nil
 	}
 	s.log.Error("auth: reading revocations", "err", err)
-	return errStoreDown
+	return ErrStoreDown
 }
 
 // revokeGrant revokes every token of a grant for as long as any of them
@@ -281,9 +253,9 @@ func (s *Service) accessTTL(clientID string) time.Duration {
 	return s.set.AccessTokenTTL
 }
 
-// bearer is the token of a request: the Authorization header, raw (as
+// Bearer is the token of a request: the Authorization header, raw (as
 // HiveSigner's SDK sends it) or "Bearer <token>".
-func bearer(r *http.Request) string {
+func Bearer(r *http.Request) string {
 	h := strings.TrimSpace(r.Header.Get("Authorization"))
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])

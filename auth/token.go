@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/signer"
 )
 
 // maxTokenBody bounds a token or revoke request.
@@ -207,7 +208,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 		err = s.checkRevoked(r.Context(), t.Grant)
 	}
 	if err != nil {
-		if errors.Is(err, errStoreDown) {
+		if errors.Is(err, ErrStoreDown) {
 			writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", err.Error())
 			return
 		}
@@ -234,7 +235,7 @@ func (s *Service) refresh(w http.ResponseWriter, r *http.Request, p map[string]s
 	fresh, err := s.store.add(ctx, kindUsedRT, t.ID, []byte(t.Grant), max(time.Second, t.Expires.Sub(s.now())))
 	if err != nil {
 		s.log.Error("auth: recording a used refresh token", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", errStoreDown.Error())
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", ErrStoreDown.Error())
 		return
 	}
 	if !fresh {
@@ -295,7 +296,7 @@ func (s *Service) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := p["token"]
 	if raw == "" {
-		raw = bearer(r)
+		raw = Bearer(r)
 	}
 	if raw == "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", "token is required")
@@ -320,12 +321,12 @@ func (s *Service) revoke(w http.ResponseWriter, r *http.Request) {
 // account as condenser_api.get_accounts returns it, the scope and the
 // profile metadata.
 func (s *Service) me(w http.ResponseWriter, r *http.Request) {
-	t, err := s.verify(r.Context(), bearer(r))
+	t, err := s.Verify(r.Context(), Bearer(r))
 	if err != nil {
 		writeAPIError(w, tokenError(err))
 		return
 	}
-	_, raw, err := readAccount(r.Context(), s.chain(), false, t.User)
+	_, raw, err := signer.ReadAccount(r.Context(), s.chain(), false, t.User)
 	if err != nil {
 		s.chainFailure(w, err, t.User)
 		return
@@ -336,7 +337,7 @@ func (s *Service) me(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(raw, &meta)
 	// HiveSigner lists the operations a posting token allows as its scope.
-	scope := postingOperationNames(t.Scopes)
+	scope := signer.OperationNames(t.Scopes)
 	if len(scope) == 0 {
 		scope = []string{config.ScopeLogin}
 	}

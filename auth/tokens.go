@@ -137,10 +137,12 @@ func (ts *tokenSigner) issue(t Token) (string, error) {
 	return jwt.NewWithClaims(ts.method, c).SignedString(ts.key)
 }
 
-// Reasons a token is refused; their text is the error_description clients
-// see.
+// ErrTokenMissing is a request that sent no token; the other reasons a
+// token is refused are unexported. Their text is the error_description
+// clients see.
+var ErrTokenMissing = errors.New("no token: send it in the Authorization header")
+
 var (
-	errTokenMissing = errors.New("no token: send it in the Authorization header")
 	errTokenInvalid = errors.New("the token is malformed or not signed by this service")
 	errTokenExpired = errors.New("the token has expired")
 	errTokenRevoked = errors.New("the token has been revoked")

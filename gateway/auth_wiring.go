@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/auth"
+	"github.com/hivegate/hivegate/callpolicy"
 	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/jsonrpc"
@@ -16,14 +17,16 @@ import (
 )
 
 // The app authorization service (auth.enabled) is wired into the gateway
-// here, and only here: the service is built once with the gateway (its
-// codes, revocations and rate limits outlive config reloads), and each
-// generation's handler tree mounts its endpoints, wraps the JSON-RPC
-// caller and handler with its token policy, and hands the typed services
-// its interceptor and its own hive.auth.v1 service. Everything is a no-op
-// when auth is off.
+// here, and only here: the OAuth service (package auth, with its signer)
+// and the call policy (package callpolicy) are built once with the
+// gateway (codes, revocations and rate limits outlive config reloads), and
+// each generation's handler tree mounts the service's endpoints, wraps the
+// JSON-RPC caller and handler with the call policy, and hands the typed
+// services the policy's interceptor and the hive.auth.v1 service.
+// Everything is a no-op when auth is off.
 
-// newAuth builds the auth service of cfg, or nil when auth is off.
+// newAuth builds the auth service of cfg, or nil when auth is off, and
+// the call policy (g.policy) that checks its tokens.
 func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 	if !cfg.Auth.Enabled {
 		return nil, nil
@@ -33,42 +36,53 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 		Settings: cfg.Auth,
 		Cache:    cfg.Cache,
 		Chain:    func() auth.Caller { return g.Dispatcher() },
-		Router:   func() *router.Router { return g.Dispatcher().Router() },
 		ClientIP: clientip.Options{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
 		Logger:   g.log,
+		// hivegate demo only: no config key sets it.
+		DemoAuthority: g.opts.AuthDemoAuthority,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
+	policy, err := callpolicy.New(callpolicy.Options{
+		RequireToken: cfg.Auth.RequireToken,
+		Router:       func() *router.Router { return g.Dispatcher().Router() },
+		Verify:       s.Verify,
+	})
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	g.policy = policy
 	return s, nil
 }
 
-// authCaller wraps the JSON-RPC caller with the token policy.
+// authCaller wraps the JSON-RPC caller with the call policy.
 func (g *Gateway) authCaller(c jsonrpc.Caller) jsonrpc.Caller {
-	if g.auth == nil {
+	if g.policy == nil {
 		return c
 	}
-	return g.auth.PolicyCaller(c)
+	return g.policy.PolicyCaller(c)
 }
 
-// authHandler wraps the JSON-RPC handler with the token policy's token
+// authHandler wraps the JSON-RPC handler with the call policy's token
 // check and WWW-Authenticate header.
 func (g *Gateway) authHandler(h http.Handler) http.Handler {
-	if g.auth == nil {
+	if g.policy == nil {
 		return h
 	}
-	return g.auth.PolicyHTTP(h)
+	return g.policy.PolicyHTTP(h)
 }
 
 // mountAuth adds the service's HTTP endpoints to mux and returns what the
-// typed services need: the policy's interceptor and the hive.auth.v1
+// typed services need: the call policy's interceptor and the hive.auth.v1
 // service.
 func (g *Gateway) mountAuth(mux *http.ServeMux) (interceptors []connect.Interceptor, services []server.Service) {
 	if g.auth == nil {
 		return nil, nil
 	}
 	g.auth.Mount(mux)
-	if i := g.auth.PolicyInterceptor(g.api.Resolve); i != nil {
+	if i := g.policy.PolicyInterceptor(g.api.Resolve); i != nil {
 		interceptors = append(interceptors, i)
 	}
 	return interceptors, []server.Service{{Name: auth.ServiceName, Handler: g.auth.ConnectHandler}}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/cache"
+	"github.com/hivegate/hivegate/callpolicy"
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/logval"
@@ -41,6 +42,9 @@ type Options struct {
 	// UI serves the browser page of web/ (accounts and witnesses through
 	// Connect-Web) at /ui/ on the main listener.
 	UI bool
+	// AuthDemoAuthority is auth.Options.DemoAuthority: `hivegate demo`
+	// only.
+	AuthDemoAuthority func(ctx context.Context, user string) error
 }
 
 // Gateway is one running hivegate: its cache, metrics and tracing, which
@@ -57,6 +61,9 @@ type Gateway struct {
 	tracing *tracing // nil when tracing is off
 	// api is the typed API (the schema never changes on reload).
 	api *server.API
+	// policy is the call policy (auth.require_token) checking the auth
+	// service's tokens; nil when auth is off (auth_wiring.go).
+	policy *callpolicy.Service
 	// startCfg is the config the process started with: settings that
 	// cannot change live are compared with it on reload.
 	startCfg *config.Config

@@ -5,7 +5,10 @@
 #   legacy/dhive.test.mjs         @hiveio/dhive over JSON-RPC, compared with the node
 #   browser/auth-page.test.mjs    the authorize page (auth/page) in Chromium, with a
 #                                 stub Hive Keychain and with a typed key: no key leaves it
+#   browser/demo-app.test.mjs     the demo's example app in Chromium: login without
+#                                 Keychain (demo-only step), code exchanged, me, vote
 #   auth/hivesigner.test.mjs      the real hivesigner SDK (v3) against hivegate demo
+#   auth/app-lines.test.mjs       the app lines docs/authorization.md shows, run as written
 #   hivetx/crosscheck.test.mjs    hivetx/ against hive-tx and @hiveio/dhive
 # Steps: npm ci in web/, auth/page/ and tests/; check that web/src/gen matches
 # the protos and web/dist and auth/page/dist match fresh builds; build

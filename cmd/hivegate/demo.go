@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -82,12 +84,13 @@ const demoConfigSource = "(built-in demo config)"
 // The demo's app authorization service: trent (a simulated account) is
 // the service account, with its posting key derived from the demo
 // password like every simulated key; demo.app is the registered app, its
-// secret demo-secret, redirected to a loopback callback on any port.
+// secret demo-secret, redirected to a loopback callback on any port: the
+// example app's (demo_app.go), which listens on --app-listen.
 const (
 	demoServiceAccount = "trent"
 	demoApp            = "demo.app"
 	demoAppSecret      = "demo-secret"
-	demoRedirect       = "http://127.0.0.1/callback"
+	demoRedirect       = "http://127.0.0.1/callback" // any port: the example app's is --app-listen's
 )
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -96,9 +99,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	adminListen := fs.String("admin-listen", "127.0.0.1:0", "HOST:PORT for the admin listener (metrics, /admin/*); port 0 picks a free one")
 	seed := fs.Int64("seed", 1, "seed of the simulated chain")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	appListen := fs.String("app-listen", demoAppListen, "127.0.0.1:PORT of the example app (demo.app, its own origin); a busy default picks a free port")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	appSet := false
+	fs.Visit(func(f *flag.Flag) { appSet = appSet || f.Name == "app-listen" })
 	logger, err := newLogger(stderr, *logFormat)
 	if err != nil {
 		return err
@@ -129,17 +135,55 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := cfg.Ops.SetAdminListen(*adminListen); err != nil {
 		return fmt.Errorf("--admin-listen: %w", err)
 	}
+	appLn, err := listenDemoApp(*appListen, appSet, logger)
+	if err != nil {
+		return err
+	}
+	appURL := "http://" + appLn.Addr().String()
+	appSrv := &http.Server{ReadHeaderTimeout: 10 * time.Second}
+	defer func() { _ = appSrv.Close() }()
 	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
+	logger.Warn("demo: DEMO ONLY: the login page lets demo users without Hive Keychain add the service account to their posting authority with the demo's copy of their key; only `hivegate demo` has this")
 	var adminAddr string // the admin listener starts before the main one
 	err = serveWith(ctx, cfg, logger, serveOptions{
 		adminReady: func(addr string) { adminAddr = addr },
-		ready:      func(addr string) { printDemoBanner(stdout, addr, adminAddr, nodeURL) },
-		ui:         true,
+		ready: func(addr string) {
+			// The example app talks to the gateway: it starts once the gateway listens.
+			appSrv.Handler = newDemoAppServer("http://"+addr, appURL, logger).handler()
+			go func() { _ = appSrv.Serve(appLn) }()
+			logger.Info("demo app ready", "url", appURL)
+			printDemoBanner(stdout, addr, adminAddr, nodeURL, appURL)
+		},
+		ui:            true,
+		demoAuthority: demoAuthority(nodeURL, demoServiceAccount, logger),
 	})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
+}
+
+// demoAppListen is the example app's default address.
+const demoAppListen = "127.0.0.1:8091"
+
+// listenDemoApp opens the example app's listener on a 127.0.0.1 address
+// (demo.app's registered redirect URI is http://127.0.0.1/callback, any
+// port). A busy default address falls back to a free port; an address
+// given with --app-listen that cannot be bound is an error.
+func listenDemoApp(addr string, given bool, logger *slog.Logger) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host != "127.0.0.1" {
+		return nil, fmt.Errorf("--app-listen %q: want 127.0.0.1:PORT (the demo app's redirect URI is a loopback one)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && !given {
+		logger.Info("demo app: the default address is busy; using a free port", "addr", addr)
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--app-listen: %w", err)
+	}
+	return ln, nil
 }
 
 // writeDemoServiceKey writes the service account's posting key (a demo
@@ -180,9 +224,9 @@ func demoCommands(addr, admin string) []string {
 	return cmds
 }
 
-// printDemoBanner prints where the demo's parts listen and the commands to
-// try.
-func printDemoBanner(w io.Writer, addr, admin, nodeURL string) {
+// printDemoBanner prints where the demo's parts listen, the commands to
+// try, and the steps of an app's login.
+func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhivegate demo is running.\n\n")
 	fmt.Fprintf(&b, "  gateway:               http://%s (JSON-RPC, Connect, gRPC, gRPC-Web)\n", addr)
@@ -191,15 +235,24 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL string) {
 		fmt.Fprintf(&b, "  metrics and /admin/*:  http://%s (loopback only)\n", admin)
 	}
 	fmt.Fprintf(&b, "  browser page:          http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
+	fmt.Fprintf(&b, "  example app:           %s/ (%s, an app that logs users in through hivegate)\n", appURL, demoApp)
 	b.WriteString("\nTry:\n\n")
 	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
-	fmt.Fprintf(&b, "\nApps (HiveSigner's API, apiURL http://%s): log a demo user in to %s (secret %q) at\n  http://%s/oauth2/authorize?client_id=%s&redirect_uri=%s&response_type=code&scope=login,posting&state=demo\n",
-		addr, demoApp, demoAppSecret, addr, demoApp, url.QueryEscape(demoRedirect))
-	fmt.Fprintf(&b, "Every simulated account's keys derive from the password %q (PrivateKey.fromLogin); alice's posting key is %s.\n"+
-		"@%s is the service account users add to their posting authority.\n",
-		hivesim.DemoPassword, hivesim.DemoKey("alice", "posting").WIF(), demoServiceAccount)
+	redirect := appURL + "/callback"
+	fmt.Fprintf(&b, "\nLog in as an app's user (HiveSigner's API; the SDK's apiURL is http://%s):\n", addr)
+	fmt.Fprintf(&b, "  1. Open %s/ and choose \"Log in with hivegate\": the app sends you to\n"+
+		"     http://%s/oauth2/authorize?client_id=%s&redirect_uri=%s&response_type=code&scope=login,posting&state=…\n",
+		appURL, addr, demoApp, url.QueryEscape(redirect))
+	fmt.Fprintf(&b, "  2. Log in as alice with her posting key %s (every simulated account's keys derive from the\n"+
+		"     password %q: PrivateKey.fromLogin). Without Hive Keychain, approving takes a DEMO ONLY step: the demo adds\n"+
+		"     @%s to her posting authority with its own copy of her active key (a real hivegate never holds a key).\n",
+		hivesim.DemoKey("alice", "posting").WIF(), hivesim.DemoPassword, demoServiceAccount)
+	fmt.Fprintf(&b, "  3. hivegate sends you back to %s?code=…; the app's server exchanges the code (once, within a minute):\n"+
+		"     POST http://%s/api/oauth2/token  grant_type=authorization_code&code=CODE&client_id=%s&client_secret=%s&redirect_uri=%s\n",
+		redirect, addr, demoApp, demoAppSecret, url.QueryEscape(redirect))
+	fmt.Fprintf(&b, "  4. With the access token the app reads POST /api/me and votes with POST /api/broadcast; its page shows each request and answer.\n")
 	b.WriteString("\nStop with Ctrl-C.\n")
 	_, _ = io.WriteString(w, b.String())
 }

@@ -155,13 +155,16 @@ type serveOptions struct {
 	// the admin address of a config that gives none (tests: an address
 	// they hold, not 9090, which may or may not be free).
 	defaultAdminListen string
+	// demoAuthority is auth.Options.DemoAuthority: set by demoCmd only.
+	demoAuthority func(ctx context.Context, user string) error
 }
 
 // serveWith runs the gateway, its admin listener when configured and its
 // config reloads until ctx ends, then drains in-flight requests.
 func serveWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, o serveOptions) error {
 	warnOldToolchain(logger, runtimeVersion())
-	gw, err := gateway.New(cfg, gateway.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui})
+	gw, err := gateway.New(cfg, gateway.Options{Version: version, Logger: logger, ConfigLoader: o.load, UI: o.ui,
+		AuthDemoAuthority: o.demoAuthority})
 	if err != nil {
 		return err
 	}

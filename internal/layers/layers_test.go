@@ -32,8 +32,10 @@ var layer = map[string]int{
 	// The one path every call takes; the metrics registry.
 	"dispatch": 3, "metrics": 3,
 	// Front ends: JSON-RPC over HTTP, Connect (with its codec and schema),
-	// the app authorization service.
-	"jsonrpchttp": 4, "server": 4, "server/transcode": 4, "server/schema": 4, "auth": 4,
+	// the app authorization service: the OAuth 2 server, the call policy
+	// that checks its tokens, and the signer that broadcasts for its users.
+	"jsonrpchttp": 4, "server": 4, "server/transcode": 4, "server/schema": 4,
+	"auth": 4, "callpolicy": 4, "signer": 4,
 	// The assembly of a running gateway.
 	"gateway": 5,
 	// Commands, examples, benchmarks and test helpers: they may use anything.
@@ -47,12 +49,16 @@ var layer = map[string]int{
 // siblings are the imports allowed within one layer.
 var siblings = map[string][]string{
 	"server": {"server/transcode", "server/schema"},
+	// The OAuth server hands broadcasts (and its login's account reads) to
+	// the signer; the call policy checks the OAuth server's tokens.
+	"auth":       {"signer"},
+	"callpolicy": {"auth"},
 }
 
 // frontEnds may not import these: they reach the cache and the nodes
 // through the dispatcher only.
 var (
-	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth"}
+	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth", "callpolicy", "signer"}
 	belowFronts = []string{"cache", "backend"}
 )
 
@@ -89,6 +95,10 @@ func TestViolations(t *testing.T) {
 		{"backend", "internal/faults", "a test helper or benchmark"},
 		{"cache", "backend", "in its own layer"},
 		{"auth", "jsonrpchttp", "in its own layer"},
+		{"auth", "callpolicy", "in its own layer"},
+		{"signer", "auth", "in its own layer"},
+		{"signer", "backend", "front ends reach it through dispatch only"},
+		{"callpolicy", "cache", "front ends reach it through dispatch only"},
 		{"guard", "jsonrpchttp", "imports must point down"},
 		{"newpkg", "config", "has no layer"},
 	} {
@@ -97,7 +107,7 @@ func TestViolations(t *testing.T) {
 			t.Errorf("%s -> %s: %q, want one violation saying %q", tc.pkg, tc.dep, got, tc.want)
 		}
 	}
-	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"jsonrpchttp", "guard"}, {"auth", "clientip"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
+	for _, ok := range [][2]string{{"gateway", "cache"}, {"server", "server/transcode"}, {"jsonrpchttp", "guard"}, {"auth", "clientip"}, {"callpolicy", "auth"}, {"auth", "signer"}, {"cmd/hivegate", "hivesim"}, {"internal/faults", "gateway"}} {
 		if got := violations(map[string][]string{ok[0]: {ok[1]}}); len(got) != 0 {
 			t.Errorf("%s -> %s: %q, want none", ok[0], ok[1], got)
 		}

@@ -63,23 +63,36 @@ export async function grantPostingAuthority(base, account) {
 }
 
 /**
- * Runs the login page's flow for account with its posting key (signing the
- * challenge as Keychain's requestSignBuffer would) and exchanges the code:
- * the token endpoint's answer.
+ * Opens a login URL on hivegate's page and runs the page's flow as the
+ * user would: signs the challenge with account's posting key (as
+ * Keychain's requestSignBuffer would), grants the service account posting
+ * authority when the login says it is missing (as Keychain's
+ * requestAddAccountAuthority would), and approves. Returns the URL the
+ * page sends the browser back to.
  */
-export async function logIn(base, account, { scope = "login,posting", redirect = "http://127.0.0.1:4321/callback" } = {}) {
-  const q = new URLSearchParams({ client_id: demoApp.clientId, redirect_uri: redirect, response_type: "code", scope, state: "e2e" });
-  const page = await fetch(`${base}/oauth2/authorize?${q}`);
+export async function approveLogin(loginURL, account) {
+  const base = new URL(loginURL).origin;
+  const page = await fetch(loginURL);
   if (page.status !== 200) throw new Error(`authorize: HTTP ${page.status}`);
   const req = pageRequest(await page.text());
   const ch = await pagePost(base, "/oauth2/challenge", { request_id: req.request_id, username: account });
   const signature = demoKey(account, "posting").sign(dhive.cryptoUtils.sha256(ch.message)).toString();
   const login = await pagePost(base, "/oauth2/login", { challenge_id: ch.challenge_id, signature });
   if (login.needs_authority) await grantPostingAuthority(base, account);
-  const { redirect: to } = await pagePost(base, "/oauth2/grant", { session_id: login.session_id, approve: true });
-  const back = new URL(to);
+  const { redirect } = await pagePost(base, "/oauth2/grant", { session_id: login.session_id, approve: true });
+  return redirect;
+}
+
+/**
+ * Runs the login page's flow for account with its posting key (signing the
+ * challenge as Keychain's requestSignBuffer would) and exchanges the code:
+ * the token endpoint's answer.
+ */
+export async function logIn(base, account, { scope = "login,posting", redirect = "http://127.0.0.1:4321/callback" } = {}) {
+  const q = new URLSearchParams({ client_id: demoApp.clientId, redirect_uri: redirect, response_type: "code", scope, state: "e2e" });
+  const back = new URL(await approveLogin(`${base}/oauth2/authorize?${q}`, account));
   if (back.searchParams.get("state") !== "e2e" || back.searchParams.get("username") !== account) {
-    throw new Error(`redirect ${to}`);
+    throw new Error(`redirect ${back}`);
   }
   const res = await fetch(`${base}/api/oauth2/token`, {
     method: "POST",

@@ -17,13 +17,15 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  * @typedef {object} Demo
  * @property {string} url      the gateway, http://127.0.0.1:PORT
  * @property {string} nodeUrl  the simulated Hive node the gateway forwards to
+ * @property {string} appUrl   the demo's example app (demo.app), on its own origin
  * @property {() => Promise<void>} stop  stops the gateway and its node
  */
 
 /**
  * Starts `hivegate demo --listen 127.0.0.1:0 --log-format json` and resolves
  * once the gateway listens. The addresses come from the demo's JSON log lines
- * "simulated Hive node ready" (url) and "hivegate listening" (addr).
+ * "simulated Hive node ready" (url), "hivegate listening" (addr) and "demo app
+ * ready" (url).
  * @param {{timeoutMs?: number, seed?: number}} [opts]
  * @returns {Promise<Demo>}
  */
@@ -55,11 +57,12 @@ export async function startDemo({ timeoutMs = 180_000, seed = 1 } = {}) {
   const output = [];
   let nodeUrl;
   let url;
+  let appUrl;
 
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hivegate demo not ready after ${timeoutMs} ms`)), timeoutMs);
     const check = () => {
-      if (nodeUrl && url) {
+      if (nodeUrl && url && appUrl) {
         clearTimeout(timer);
         resolve();
       }
@@ -74,6 +77,7 @@ export async function startDemo({ timeoutMs = 180_000, seed = 1 } = {}) {
         return; // go run's own messages, compiler output
       }
       if (rec.msg === "simulated Hive node ready") nodeUrl = rec.url;
+      if (rec.msg === "demo app ready") appUrl = rec.url;
       // The admin listener (loopback, metrics) logs the same line first.
       if (rec.msg === "hivegate listening" && rec.listener === "main") url = `http://${rec.addr}`;
       check();
@@ -103,7 +107,7 @@ export async function startDemo({ timeoutMs = 180_000, seed = 1 } = {}) {
     err.message += `\n--- hivegate output ---\n${output.join("\n")}`;
     throw err;
   }
-  return { url, nodeUrl, stop };
+  return { url, nodeUrl, appUrl, stop };
 }
 
 /** Sends sig to the process group led by pid, ignoring a group already gone. */

@@ -3,7 +3,10 @@
 // or with a key typed here. A typed key is decoded and used in this page
 // only: what is sent is the signature, never the key. For the posting
 // scope the page then asks Keychain to add the service account to the
-// user's posting authority, unless it is already there.
+// user's posting authority, unless it is already there. Under `hivegate
+// demo` only, a user without Keychain may let the demo add it with the
+// demo's own copy of their key (the login answers demo_authority); the
+// page marks that step as demo-only.
 import * as secp from "@noble/secp256k1";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -108,9 +111,17 @@ function showConsent() {
   if (session.needs_authority) {
     const a = $("authority");
     a.hidden = false;
-    a.textContent = keychain()
-      ? `Approving asks Hive Keychain to add @${session.service_account} to your posting authority.`
-      : `@${session.service_account} is not in your posting authority yet: add it with your wallet, or ${req.app_name} cannot post for you.`;
+    if (keychain()) {
+      a.textContent = `Approving asks Hive Keychain to add @${session.service_account} to your posting authority.`;
+    } else if (session.demo_authority) {
+      a.className = "demo";
+      a.textContent =
+        `DEMO ONLY (hivegate demo): no Hive Keychain here, so approving lets the demo add @${session.service_account} ` +
+        `to your posting authority with its own copy of your active key (every demo account's keys come from a published ` +
+        `password). A real hivegate never holds your keys and has no such step.`;
+    } else {
+      a.textContent = `@${session.service_account} is not in your posting authority yet: add it with your wallet, or ${req.app_name} cannot post for you.`;
+    }
   }
   say("");
 }
@@ -123,6 +134,9 @@ async function decide(approve) {
       await viaKeychain((cb) =>
         keychain().requestAddAccountAuthority(session.username, session.service_account, "Posting", 1, cb),
       );
+    } else if (approve && session.needs_authority && session.demo_authority) {
+      say(`Demo only: adding @${session.service_account} to your posting authority…`);
+      await post("/oauth2/demo-authority", { session_id: session.session_id });
     }
     say("Going back to the app…");
     const r = await post("/oauth2/grant", { session_id: session.session_id, approve });

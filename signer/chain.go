@@ -1,4 +1,4 @@
-package auth
+package signer
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/hivegate/hivegate/jsonrpc"
 )
 
-// The chain as the service reads it: every call goes through hivegate's
-// own dispatcher — router, cache, backend pool, limits.blacklist_accounts —
-// like any client's. Account reads may be served from the cache for the
-// route's TTL; the node's own check of every broadcast is what finally
-// counts.
+// The chain as the signer and the OAuth service read it: every call goes
+// through hivegate's own dispatcher — router, cache, backend pool,
+// limits.blacklist_accounts — like any client's. Account reads may be
+// served from the cache for the route's TTL; the node's own check of every
+// broadcast is what finally counts.
 
-// Caller is the part of the dispatcher the service uses: Call through the
+// Caller is the part of the dispatcher the signer uses: Call through the
 // cache, CallFresh past it (for the keys a login is checked against and
 // the authority a broadcast needs, which must be the chain's current ones).
 type Caller interface {
@@ -28,19 +28,19 @@ type Caller interface {
 	CallFresh(ctx context.Context, method string, params json.RawMessage) dispatch.Result
 }
 
-// account is the part of an account the service reads.
-type account struct {
+// Account is the part of an account the signer and the login read.
+type Account struct {
 	Name                string    `json:"name"`
-	Owner               authority `json:"owner"`
-	Active              authority `json:"active"`
-	Posting             authority `json:"posting"`
+	Owner               Authority `json:"owner"`
+	Active              Authority `json:"active"`
+	Posting             Authority `json:"posting"`
 	JSONMetadata        string    `json:"json_metadata"`
 	PostingJSONMetadata string    `json:"posting_json_metadata"`
 }
 
-// authority is an account's authority as the APIs print it: [name, weight]
+// Authority is an account's authority as the APIs print it: [name, weight]
 // pairs.
-type authority struct {
+type Authority struct {
 	WeightThreshold uint32               `json:"weight_threshold"`
 	AccountAuths    [][2]json.RawMessage `json:"account_auths"`
 	KeyAuths        [][2]json.RawMessage `json:"key_auths"`
@@ -48,7 +48,7 @@ type authority struct {
 
 // keyWeight is the summed weight of the keys among an authority's
 // key_auths.
-func (au authority) keyWeight(keys []hivetx.PublicKey) uint64 {
+func (au Authority) keyWeight(keys []hivetx.PublicKey) uint64 {
 	var total uint64
 	for _, p := range au.KeyAuths {
 		var name string
@@ -68,7 +68,7 @@ func (au authority) keyWeight(keys []hivetx.PublicKey) uint64 {
 
 // metBy reports whether keys meet the authority's weight threshold by
 // its key_auths alone. A threshold of 0 is met by nothing.
-func (au authority) metBy(keys []hivetx.PublicKey) bool {
+func (au Authority) metBy(keys []hivetx.PublicKey) bool {
 	return au.WeightThreshold > 0 && au.keyWeight(keys) >= uint64(au.WeightThreshold)
 }
 
@@ -84,11 +84,11 @@ func pairNames(pairs [][2]json.RawMessage) []string {
 	return out
 }
 
-// hasKey reports whether k is one of the account's owner, active or
+// HasKey reports whether k is one of the account's owner, active or
 // posting keys (HiveSigner accepts a login signed by any of them).
-func (a *account) hasKey(k hivetx.PublicKey) bool {
+func (a *Account) HasKey(k hivetx.PublicKey) bool {
 	want := k.String()
-	for _, au := range []authority{a.Posting, a.Active, a.Owner} {
+	for _, au := range []Authority{a.Posting, a.Active, a.Owner} {
 		for _, n := range pairNames(au.KeyAuths) {
 			if n == want {
 				return true
@@ -98,21 +98,21 @@ func (a *account) hasKey(k hivetx.PublicKey) bool {
 	return false
 }
 
-// satisfies reports whether keys meet the account's authority of role
+// Satisfies reports whether keys meet the account's authority of role
 // ("posting" or "active") or of a higher one, each authority on its own,
 // as hived's verify_authority does (active stands in for posting, owner
 // for either). Only key_auths count.
-func (a *account) satisfies(role string, keys []hivetx.PublicKey) bool {
-	auths := []authority{a.Posting, a.Active, a.Owner}
+func (a *Account) Satisfies(role string, keys []hivetx.PublicKey) bool {
+	auths := []Authority{a.Posting, a.Active, a.Owner}
 	if role == "active" {
 		auths = auths[1:]
 	}
-	return slices.ContainsFunc(auths, func(au authority) bool { return au.metBy(keys) })
+	return slices.ContainsFunc(auths, func(au Authority) bool { return au.metBy(keys) })
 }
 
-// authorizes reports whether the account's posting authority lists name in
+// Authorizes reports whether the account's posting authority lists name in
 // account_auths.
-func (a *account) authorizes(name string) bool {
+func (a *Account) Authorizes(name string) bool {
 	for _, n := range pairNames(a.Posting.AccountAuths) {
 		if n == name {
 			return true
@@ -186,22 +186,23 @@ func call(ctx context.Context, c Caller, fresh bool, method string, params any, 
 	return nil
 }
 
-// errNoAccount is an account the chain does not know.
-var errNoAccount = errors.New("no such account")
+// ErrNoAccount is an account the chain does not know.
+var ErrNoAccount = errors.New("no such account")
 
-// readAccount reads one account with condenser_api.get_accounts, through
-// the cache or (fresh) past it.
-func readAccount(ctx context.Context, c Caller, fresh bool, name string) (*account, json.RawMessage, error) {
+// ReadAccount reads one account with condenser_api.get_accounts, through
+// the cache or (fresh) past it: the account and its JSON as the node
+// printed it. A failed call's error text is fit for a client.
+func ReadAccount(ctx context.Context, c Caller, fresh bool, name string) (*Account, json.RawMessage, error) {
 	var raw []json.RawMessage
 	if err := call(ctx, c, fresh, "condenser_api.get_accounts", []any{[]string{name}}, &raw); err != nil {
 		return nil, nil, err
 	}
 	if len(raw) == 0 {
-		return nil, nil, errNoAccount
+		return nil, nil, ErrNoAccount
 	}
-	var a account
+	var a Account
 	if err := json.Unmarshal(raw[0], &a); err != nil || a.Name != name {
-		return nil, nil, errNoAccount
+		return nil, nil, ErrNoAccount
 	}
 	return &a, raw[0], nil
 }

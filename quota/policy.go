@@ -151,23 +151,28 @@ func (p *Policy) Weight(method string, params json.RawMessage) int {
 // dispatcher skips them, and they are answered with it: -32017, HTTP 429
 // for a single call); retryAfter is the longest wait among them, for the
 // Retry-After header. e refuses the whole request (an unknown API key).
-// Invalid elements (Err already set) weigh nothing.
+// Invalid elements (Err already set) are not counted.
 func (p *Policy) AdmitJSONRPC(r *http.Request, els []jsonrpc.Element) (retryAfter time.Duration, e *jsonrpc.Error) {
 	s, limited, e := p.SubjectOf(r.Context(), r.RemoteAddr, r.Header)
 	if e != nil || !limited {
 		return 0, e
 	}
-	weights := make([]int, len(els))
+	idx := make([]int, 0, len(els)) // the valid elements: invalid ones are answered with their own error
+	weights := make([]int, 0, len(els))
 	for i, el := range els {
 		if el.Err == nil {
-			weights[i] = p.Weight(el.Req.Method, el.Req.Params)
+			idx = append(idx, i)
+			weights = append(weights, p.Weight(el.Req.Method, el.Req.Params))
 		}
 	}
-	waits := make([]time.Duration, len(els))
+	if len(idx) == 0 {
+		return 0, nil
+	}
+	waits := make([]time.Duration, len(idx))
 	p.lim.AdmitEach(r.Context(), s, weights, waits)
-	for i, w := range waits {
-		if w > 0 && els[i].Err == nil {
-			els[i].Err = refusal(s, weights[i], w)
+	for j, w := range waits {
+		if w > 0 {
+			els[idx[j]].Err = refusal(s, weights[j], w)
 			retryAfter = max(retryAfter, w)
 		}
 	}

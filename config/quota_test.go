@@ -89,7 +89,7 @@ func TestQuotaErrors(t *testing.T) {
 	testCases := []struct {
 		name, yaml, want string
 	}{
-		{"unknown key", quotaYAML("  per_adress: public\n"), "q.yaml:8: quotas.per_adress: unknown key"},
+		{"unknown key", quotaYAML("  per_addr: public\n"), "q.yaml:8: quotas.per_addr: unknown key"},
 		{"unknown class key", quotaYAML("  classes:\n    x: {limit: 1, rate: 2}\n"), ""},
 		{"class without limit", minimal + "quotas:\n  classes:\n    public: {period: 60}\n", "q.yaml:7: quotas.classes.public.limit: required"},
 		{"limit zero", minimal + "quotas:\n  classes:\n    public: {limit: 0}\n", "q.yaml:7: quotas.classes.public.limit: limit 0 out of range 1..1000000000"},

@@ -77,7 +77,7 @@ type quotaReply struct {
 
 func postRPC(t *testing.T, url, body string, header map[string]string) quotaReply {
 	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestQuotaPerKey(t *testing.T) {
 	}
 
 	rec := httptest.NewRecorder()
-	gw.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	gw.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	text := rec.Body.String()
 	for _, want := range []string{
 		`hivegate_quota_calls_total{key="acme",outcome="admitted",subject="key"} 2`,
@@ -179,7 +179,7 @@ func TestQuotaPerKey(t *testing.T) {
 func TestQuotaBatch(t *testing.T) {
 	t.Parallel()
 	url, _ := quotaGateway(t, quotaConfig(simNode(t), ""))
-	batch := `[` + getBlock + `,` + strings.Replace(getHistory, `"id":2`, `"id":2`, 1) + `,` +
+	batch := `[` + getBlock + `,` + getHistory + `,` +
 		strings.Replace(getBlock, `"id":1`, `"id":3`, 1) + `,{"jsonrpc":"2.0","id":4},` +
 		strings.Replace(getBlock, `"id":1`, `"id":5`, 1) + `,` + strings.Replace(getBlock, `"id":1`, `"id":6`, 1) + `]`
 	r := postRPC(t, url, batch, from("198.51.100.9"))
@@ -298,7 +298,7 @@ func TestQuotaOff(t *testing.T) {
 		postRPC(t, url, getHistory, map[string]string{"X-Api-Key": "anything"}).expect(t, "history", true, "")
 	}
 	rec := httptest.NewRecorder()
-	gw.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	gw.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if strings.Contains(rec.Body.String(), "hivegate_quota_calls_total{") {
 		t.Fatal("quota series without quotas")
 	}

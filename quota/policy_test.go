@@ -145,7 +145,7 @@ func TestAdmitJSONRPCBatch(t *testing.T) {
 	if perr != nil {
 		t.Fatal(perr)
 	}
-	r := httptest.NewRequest("POST", "/", nil)
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	r.RemoteAddr = "192.0.2.7:5000"
 	retry, e := p.AdmitJSONRPC(r, parsed.Elements)
 	if e != nil {

@@ -303,3 +303,43 @@ func TestQuotaOff(t *testing.T) {
 		t.Fatal("quota series without quotas")
 	}
 }
+
+// TestQuotaReload: a reload applies new quotas at once, and the counters
+// carry over (a reload does not hand every client a full bucket); a
+// malformed weights key is refused with file, line and key, and the
+// running quotas stay.
+func TestQuotaReload(t *testing.T) {
+	t.Parallel()
+	node := simNode(t)
+	url, gw := quotaGateway(t, quotaConfig(node, ""))
+	c := from("198.51.100.40")
+	postRPC(t, url, getHistory, c).expect(t, "history (3 of 3)", true, "")
+	postRPC(t, url, getBlock, c).expect(t, "get_block (4 of 3)", false, "your address")
+
+	bad, err := config.Parse("reload.yaml", []byte(quotaConfig(node, "")+"  weights:\n    \"appbase..x\": 1\n"))
+	if err == nil {
+		_, err = gw.Reload(bad)
+	}
+	if err == nil || !strings.Contains(err.Error(), "reload.yaml:") || !strings.Contains(err.Error(), "quotas.weights") {
+		t.Fatalf("reload with a bad weights key: %v", err)
+	}
+	postRPC(t, url, getBlock, c).expect(t, "get_block after the refused reload", false, "your address")
+
+	// public: 4 units an hour now. A fresh address gets 4; the counters
+	// carry over as the time they owe (GCRA): 3 units of 20 minutes are an
+	// hour, 4 units of the new class, so the first address still waits one
+	// new unit, 15 minutes.
+	next, err := config.Parse("reload.yaml", []byte(strings.Replace(quotaConfig(node, ""), "public: {limit: 3, period: 1h}", "public: {limit: 4, period: 1h}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gw.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	postRPC(t, url, getBlock, c).expect(t, "the first address after the reload", false, "your address", 900)
+	fresh := from("198.51.100.41")
+	for i := range 4 {
+		postRPC(t, url, getBlock, fresh).expect(t, "a fresh address after the reload, "+strconv.Itoa(i+1)+" of 4", true, "")
+	}
+	postRPC(t, url, getBlock, fresh).expect(t, "a fresh address after the reload, 5 of 4", false, "your address", 900)
+}

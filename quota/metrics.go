@@ -48,7 +48,7 @@ func newInstruments(ns string) *instruments {
 		}),
 		redisErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: ns, Name: "quota_redis_errors_total",
-			Help: "Quota checks Redis could not answer (or skipped while its breaker was open is not counted); they were counted in this process instead.",
+			Help: "Quota checks Redis could not answer; they were counted in this process instead (checks skipped while the breaker is open are not counted).",
 		}),
 		series: map[seriesKey]series{},
 	}

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -62,10 +64,35 @@ func quotaGateway(t *testing.T, yaml string) (string, *gateway.Gateway) {
 }
 
 func simNode(t *testing.T) string {
+	url, _ := watchedSimNode(t)
+	return url
+}
+
+// watchedSimNode is simNode with a count of the upstream requests whose
+// body names a method.
+func watchedSimNode(t *testing.T) (url string, asked func(method string) int) {
 	t.Helper()
-	srv := httptest.NewServer(hivesim.New(hivesim.Options{Seed: 7}))
+	sim := hivesim.New(hivesim.Options{Seed: 7})
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		sim.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, func(method string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, b := range bodies {
+			n += strings.Count(b, `"`+method+`"`)
+		}
+		return n
+	}
 }
 
 // quotaReply is one HTTP answer.
@@ -174,11 +201,13 @@ func TestQuotaPerKey(t *testing.T) {
 	}
 }
 
-// TestQuotaBatch: a batch's elements over quota get -32017 each; the
-// others are answered; the answer is 200 with Retry-After.
+// TestQuotaBatch: a batch's elements over quota get -32017 each and are
+// never sent upstream; the others are answered; the answer is 200 with
+// Retry-After.
 func TestQuotaBatch(t *testing.T) {
 	t.Parallel()
-	url, _ := quotaGateway(t, quotaConfig(simNode(t), ""))
+	node, asked := watchedSimNode(t)
+	url, _ := quotaGateway(t, quotaConfig(node, ""))
 	batch := `[` + getBlock + `,` + getHistory + `,` +
 		strings.Replace(getBlock, `"id":1`, `"id":3`, 1) + `,{"jsonrpc":"2.0","id":4},` +
 		strings.Replace(getBlock, `"id":1`, `"id":5`, 1) + `,` + strings.Replace(getBlock, `"id":1`, `"id":6`, 1) + `]`
@@ -212,6 +241,12 @@ func TestQuotaBatch(t *testing.T) {
 		if code == -32017 && !strings.Contains(string(a.Error.Data), `"quota":"public","retry_after":`) {
 			t.Errorf("id %d: data %s", a.ID, a.Error.Data)
 		}
+	}
+	if n := asked("condenser_api.get_account_history"); n != 0 {
+		t.Errorf("the refused get_account_history reached the node %d times", n)
+	}
+	if n := asked("condenser_api.get_block"); n < 1 {
+		t.Errorf("the admitted get_block calls never reached the node")
 	}
 }
 

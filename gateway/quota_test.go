@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/internal/redistest"
+	"github.com/hivegate/hivegate/internal/syncbuf"
 )
 
 // The quota tests run real gateways (HTTP/1.1 and h2c) in front of a
@@ -48,11 +50,16 @@ func quotaConfig(node, extra string) string {
 // quotaGateway serves a gateway of yaml; it returns its URL and gateway.
 func quotaGateway(t *testing.T, yaml string) (string, *gateway.Gateway) {
 	t.Helper()
+	return quotaGatewayWith(t, yaml, gateway.Options{})
+}
+
+func quotaGatewayWith(t *testing.T, yaml string, opts gateway.Options) (string, *gateway.Gateway) {
+	t.Helper()
 	cfg, err := config.Parse("quota.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(cfg, gateway.Options{})
+	gw, err := gateway.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,10 +174,14 @@ func TestQuotaPerAddress(t *testing.T) {
 
 // TestQuotaPerKey: a request with a key counts against the key's class,
 // not its address; an unknown key is refused with -32016 and never
-// repeated; the key never reaches the metrics, only its name.
+// repeated; the key never reaches the metrics or the logs (debug level,
+// access log included), only its name.
 func TestQuotaPerKey(t *testing.T) {
 	t.Parallel()
-	url, gw := quotaGateway(t, quotaConfig(simNode(t), ""))
+	var logs syncbuf.Buffer
+	url, gw := quotaGatewayWith(t, quotaConfig(simNode(t), ""), gateway.Options{
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
 	withKey := map[string]string{"X-Forwarded-For": "198.51.100.1", "X-Api-Key": quotaTestKey}
 	postRPC(t, url, getHistory, withKey).expect(t, "history with the key (3 of 6)", true, "")
 	postRPC(t, url, getHistory, withKey).expect(t, "history with the key (6 of 6)", true, "")
@@ -198,6 +209,9 @@ func TestQuotaPerKey(t *testing.T) {
 	}
 	if strings.Contains(text, quotaTestKey) || strings.Contains(text, "guessed") || strings.Contains(text, "198.51.100") {
 		t.Errorf("metrics name a key or an address")
+	}
+	if l := logs.String(); !strings.Contains(l, "msg=request") || strings.Contains(l, quotaTestKey) || strings.Contains(l, "guessed-key") {
+		t.Errorf("the logs name a key, or there are no access log lines:\n%s", l)
 	}
 }
 

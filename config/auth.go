@@ -106,7 +106,13 @@ type AuthApp struct {
 	// listens at the redirect URI (auth.apps[].implicit, default false).
 	// An app with a secret never may: it must exchange a code.
 	Implicit bool
+	// Quota is the quotas.classes entry the app's access tokens are held
+	// to (auth.apps[].quota; quota.go): a call with a valid token of the
+	// app counts against the app, not the client's address. Empty: the
+	// app's calls count as any other client's.
+	Quota    string
 	Pos      Pos
+	quotaPos Pos
 }
 
 // The scopes of the auth service. login proves who the user is; posting
@@ -366,6 +372,9 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 			case "implicit":
 				app.Implicit, err = d.boolean(v, kp)
 				implicitNode = v
+			case "quota": // quota.go checks the class
+				app.Quota, err = d.str(v, kp)
+				app.quotaPos = d.pos(v)
 			default:
 				return false, nil
 			}

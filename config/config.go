@@ -289,6 +289,9 @@ type Config struct {
 	// Auth is the `auth:` section: the OAuth 2 service for Hive apps
 	// (see auth.go); off unless auth.enabled.
 	Auth AuthSettings
+	// Quotas is the `quotas:` section: weighted call quotas per client
+	// address and API key (see quota.go); off unless configured.
+	Quotas QuotaSettings
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string
@@ -351,6 +354,7 @@ func defaults() Config {
 		DefaultNamespace: DefaultNamespace,
 		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
 		Auth:             defaultAuthSettings(),                // auth.go
+		Quotas:           defaultQuotaSettings(),               // quota.go
 	}
 }
 

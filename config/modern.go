@@ -68,6 +68,8 @@ func modernFrom(file string, root *node) (*Config, error) {
 			return true, d.cacheSection(&cfg, k, v)
 		case "auth":
 			return true, d.authSection(&cfg, k, v)
+		case "quotas":
+			return true, d.quotaSection(&cfg, k, v) // quota.go
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":

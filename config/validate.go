@@ -65,6 +65,9 @@ func (c *Config) validate() error {
 	if err := c.checkEquivalents(); err != nil {
 		return err
 	}
+	if err := c.checkQuotas(); err != nil { // quota.go
+		return err
+	}
 	c.warnTranslated(keysOf(c.URLs), "urls")
 	c.warnTranslated(keysOf(c.TTLs), "ttls")
 	c.warnTranslated(keysOf(c.Timeouts), "timeouts")

@@ -20,6 +20,7 @@ import (
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/logval"
 	"github.com/hivegate/hivegate/metrics"
+	"github.com/hivegate/hivegate/quota"
 	"github.com/hivegate/hivegate/server"
 )
 
@@ -54,9 +55,10 @@ type Options struct {
 type Gateway struct {
 	opts    Options
 	log     *slog.Logger
-	cache   *cache.Cache  // nil when cache_max_capacity is 0
-	shared  *cache.Redis  // the shared tier; nil without one
-	auth    *auth.Service // the app authorization service; nil when auth is off (auth_wiring.go)
+	cache   *cache.Cache   // nil when cache_max_capacity is 0
+	shared  *cache.Redis   // the shared tier; nil without one
+	auth    *auth.Service  // the app authorization service; nil when auth is off (auth_wiring.go)
+	quota   *quota.Limiter // quota counters, for every generation (quota_wiring.go)
 	metrics *metrics.Metrics
 	tracing *tracing // nil when tracing is off
 	// api is the typed API (the schema never changes on reload).
@@ -111,8 +113,15 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		g.shutdownTracing()
 		return nil, err
 	}
+	if err = g.newQuotaLimiter(cfg); err != nil { // quota_wiring.go
+		g.closeAuth()
+		g.closeShared()
+		g.shutdownTracing()
+		return nil, err
+	}
 	gen, err := g.newGeneration(cfg, nil)
 	if err != nil {
+		g.closeQuota()
 		g.closeAuth()
 		g.closeShared()
 		g.shutdownTracing()
@@ -171,6 +180,7 @@ func (g *Gateway) Close() {
 	g.mu.Unlock()
 	g.retired.Wait()
 	g.gen.Load().stop()
+	g.closeQuota()
 	g.closeAuth()
 	g.closeShared()
 	g.shutdownTracing()

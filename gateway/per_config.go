@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivegate/hivegate/clientip"
 	"github.com/hivegate/hivegate/guard"
+	"github.com/hivegate/hivegate/quota"
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/web"
 
@@ -33,7 +34,8 @@ type generation struct {
 	pool       *backend.Pool
 	lib        *backend.LIBTracker // nil when no route polls the LIB
 	dispatcher *dispatch.Dispatcher
-	handler    http.Handler // JSON-RPC and Connect behind CORS
+	handler    http.Handler  // JSON-RPC and Connect behind CORS
+	quota      *quota.Policy // nil when quotas are off (quota_wiring.go)
 	upstream   *upstreamObserver
 	loaded     time.Time
 	cancel     context.CancelFunc // stops the prober and LIB polling; nil until started
@@ -75,6 +77,10 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	}
 	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
 		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
+	if gen.quota, err = g.newQuotaPolicy(gen); err != nil { // quota_wiring.go
+		gen.pool.Close()
+		return nil, err
+	}
 	gen.handler = g.buildHandler(gen)
 	return gen, nil
 }
@@ -104,6 +110,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
+		Admit:            quotaAdmit(gen.quota), // quota_wiring.go
 	})))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
@@ -116,6 +123,9 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	connectOpts := []connect.HandlerOption{}
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())
+	}
+	if qi := g.quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go
+		interceptors = append(interceptors, qi)
 	}
 	if len(interceptors) > 0 {
 		connectOpts = append(connectOpts, connect.WithInterceptors(interceptors...))

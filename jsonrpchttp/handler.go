@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,6 +34,11 @@ type HandlerOptions struct {
 	// for a client that sends Accept-Encoding: gzip (compress.go); 0 turns
 	// compression off.
 	CompressMinBytes int
+	// Admit, when set, is asked before any call of a request is made
+	// (quotas: quota.Policy.AdmitJSONRPC). It sets the Err of the elements
+	// it refuses, which are then answered with it and not dispatched, and
+	// returns the Retry-After of those; an error refuses the whole request.
+	Admit func(r *http.Request, els []jsonrpc.Element) (retryAfter time.Duration, err *jsonrpc.Error)
 }
 
 // NodeHealth is one backend node as GET / shows it: by backend name and
@@ -236,6 +242,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		out.gz = acceptsGzip(r.Header)
 	}
 	if !parsed.Batch {
+		if !h.admit(w, r, parsed.Elements) {
+			return
+		}
 		h.single(r.Context(), w, parsed.Elements[0], out)
 		return
 	}
@@ -244,6 +253,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := guard.ChargeBatch(r.Context(), len(parsed.Elements)); e != nil {
 		h.writeError(w, e)
+		return
+	}
+	if !h.admit(w, r, parsed.Elements) {
 		return
 	}
 	x.answers = h.callBatch(r.Context(), parsed.Elements, x.answers)
@@ -268,6 +280,25 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			a.Lease.Release()
 		}
 	}
+}
+
+// admit is the quota hook (issue 30 item 5; HandlerOptions.Admit): the
+// one place where a request's elements are known before any is
+// dispatched. Elements over quota get their error and Retry-After is set;
+// false means the whole request was refused and answered.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, els []jsonrpc.Element) bool {
+	if h.opts.Admit == nil {
+		return true
+	}
+	retry, e := h.opts.Admit(r, els)
+	if e != nil {
+		h.writeError(w, e)
+		return false
+	}
+	if retry > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
+	}
+	return true
 }
 
 // single answers a request that is not a batch. Only single requests get

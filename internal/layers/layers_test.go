@@ -28,7 +28,7 @@ var layer = map[string]int{
 	// stands behind (overload, per-client caps, rate, body read-ahead).
 	// The simulated node (it builds on hivetx) ships with demo but stands
 	// beside the gateway.
-	"cache": 2, "backend": 2, "guard": 2, "hivesim": 2,
+	"cache": 2, "backend": 2, "guard": 2, "hivesim": 2, "quota": 2,
 	// The one path every call takes; the metrics registry.
 	"dispatch": 3, "metrics": 3,
 	// Front ends: JSON-RPC over HTTP, Connect (with its codec and schema),

@@ -45,3 +45,12 @@ export function pct(v: number | null | undefined): string {
 export function bytes(n: number): string {
   return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
 }
+
+/** An age in seconds, in the largest unit that keeps it readable; "–" for null. */
+export function age(s: number | null): string {
+  if (s === null) return "–";
+  if (Math.abs(s) < 120) return `${Math.round(s)} s`;
+  if (Math.abs(s) < 7200) return `${Math.round(s / 60)} min`;
+  if (Math.abs(s) < 172800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}

@@ -1,7 +1,7 @@
 // Renders each section of the operator page from the admin endpoints'
 // answers.
 import type { BackendView, Errors, MethodStat, NodeView, Routes, Stats } from "./api";
-import { byId, bytes, el, fillRows, num, pct, row } from "./dom";
+import { age, byId, bytes, el, fillRows, num, pct, row } from "./dom";
 
 /** What a node's state cell says. */
 function nodeState(n: NodeView): string {
@@ -38,7 +38,7 @@ export function renderNodes(backends: BackendView[], onCordon: (n: NodeView) => 
         state,
         num(n.head_block),
         num(n.head_lag_blocks),
-        n.head_age_s === null ? "–" : `${num(n.head_age_s)} s`,
+        age(n.head_age_s),
         n.latency_ms === null ? "–" : `${num(n.latency_ms, 1)} ms`,
         n.in_flight,
         n.reason ?? "",

@@ -40,6 +40,7 @@ func (g *Gateway) adminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/stats", g.adminStats)
 	mux.HandleFunc("GET /admin/errors", g.adminErrors)
 	g.mountDebug(mux) // admin_debug.go
+
 	page := operatorPage() // admin_page.go
 	return g.adminGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isOperatorPage(r) {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/hivegate/hivegate/backend"
@@ -239,8 +238,7 @@ type operatorState struct {
 	cordons cordons // guarded by Gateway.mu
 	stats   callStats
 	errors  errorRing
-	// latency holds a *latencyAverage per node, by backend and shown URL.
-	latency sync.Map
+	latency latencies
 }
 
 // newOperatorState returns the operator state, reading time from now.

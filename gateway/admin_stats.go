@@ -39,9 +39,8 @@ const (
 // callStats counts calls per method key over the last statWindow.
 type callStats struct {
 	started time.Time
-	methods sync.Map // method key → *methodStats
-	addMu   sync.Mutex
-	count   int // keys in methods; guarded by addMu
+	mu      sync.RWMutex
+	methods map[string]*methodStats // at most maxStatMethods+1 keys
 }
 
 // methodStats are one method's buckets.
@@ -62,20 +61,25 @@ func slotOf(t time.Time) int64 { return t.UnixNano() / int64(statBucket) }
 
 // method returns the stats of key, made on first use within the bound.
 func (s *callStats) method(key string) *methodStats {
-	if m, ok := s.methods.Load(key); ok {
-		return m.(*methodStats)
+	s.mu.RLock()
+	m, ok := s.methods[key]
+	s.mu.RUnlock()
+	if ok {
+		return m
 	}
-	s.addMu.Lock()
-	defer s.addMu.Unlock()
-	if s.count >= maxStatMethods {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.methods == nil {
+		s.methods = map[string]*methodStats{}
+	}
+	if len(s.methods) >= maxStatMethods {
 		key = otherMethods
 	}
-	if m, ok := s.methods.Load(key); ok {
-		return m.(*methodStats)
+	if m, ok := s.methods[key]; ok {
+		return m
 	}
-	m := &methodStats{}
-	s.methods.Store(key, m)
-	s.count++
+	m = &methodStats{}
+	s.methods[key] = m
 	return m
 }
 
@@ -140,9 +144,10 @@ func (s *callStats) window(now time.Time) ([]MethodStat, time.Duration) {
 	span := min(now.Sub(time.Unix(0, (cur-statBuckets+1)*int64(statBucket))), now.Sub(s.started))
 	secs := max(span.Seconds(), 1)
 	var out []MethodStat
-	s.methods.Range(func(k, v any) bool {
-		m := v.(*methodStats)
-		st := MethodStat{Method: k.(string)}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for k, m := range s.methods {
+		st := MethodStat{Method: k}
 		var up time.Duration
 		m.mu.Lock()
 		for _, b := range m.buckets {
@@ -156,7 +161,7 @@ func (s *callStats) window(now time.Time) ([]MethodStat, time.Duration) {
 		}
 		m.mu.Unlock()
 		if st.Calls == 0 {
-			return true
+			continue
 		}
 		st.RatePerSecond = round3(float64(st.Calls) / secs)
 		st.UpstreamTimeMS = round3(float64(up.Nanoseconds()) / 1e6)
@@ -164,8 +169,7 @@ func (s *callStats) window(now time.Time) ([]MethodStat, time.Duration) {
 			st.UpstreamMeanMS = round3(float64(up.Microseconds()) / 1000 / float64(st.UpstreamCalls))
 		}
 		out = append(out, st)
-		return true
-	})
+	}
 	return out, span
 }
 
@@ -261,8 +265,12 @@ func (o *opsObserver) served(frontend string, res dispatch.Result, outcome strin
 	})
 }
 
-// latencyAverage is a node's moving average call time, in nanoseconds.
-type latencyAverage struct{ ns atomic.Int64 }
+// latencies are the nodes' moving average call times, in nanoseconds,
+// by backend name and shown URL.
+type latencies struct {
+	mu sync.RWMutex
+	ns map[[2]string]*atomic.Int64
+}
 
 // latencyWeight is the weight of a new sample in the moving average.
 const latencyWeight = 0.2
@@ -270,19 +278,29 @@ const latencyWeight = 0.2
 // observeLatency adds the time of a call one node answered in one
 // attempt.
 func (o *operatorState) observeLatency(backendName, shownURL string, d time.Duration) {
-	k := backendName + "\x00" + shownURL
-	v, ok := o.latency.Load(k)
-	if !ok {
-		v, _ = o.latency.LoadOrStore(k, &latencyAverage{})
+	k := [2]string{backendName, shownURL}
+	l := &o.latency
+	l.mu.RLock()
+	a := l.ns[k]
+	l.mu.RUnlock()
+	if a == nil {
+		l.mu.Lock()
+		if a = l.ns[k]; a == nil {
+			if l.ns == nil {
+				l.ns = map[[2]string]*atomic.Int64{}
+			}
+			a = &atomic.Int64{}
+			l.ns[k] = a
+		}
+		l.mu.Unlock()
 	}
-	a := v.(*latencyAverage)
 	for {
-		old := a.ns.Load()
+		old := a.Load()
 		next := int64(d)
 		if old != 0 {
 			next = old + int64(latencyWeight*float64(int64(d)-old))
 		}
-		if a.ns.CompareAndSwap(old, max(next, 1)) {
+		if a.CompareAndSwap(old, max(next, 1)) {
 			return
 		}
 	}
@@ -291,11 +309,13 @@ func (o *operatorState) observeLatency(backendName, shownURL string, d time.Dura
 // latencyMS returns a node's moving average in milliseconds; nil before
 // its first call.
 func (o *operatorState) latencyMS(backendName, shownURL string) *float64 {
-	v, ok := o.latency.Load(backendName + "\x00" + shownURL)
-	if !ok {
+	o.latency.mu.RLock()
+	a := o.latency.ns[[2]string{backendName, shownURL}]
+	o.latency.mu.RUnlock()
+	if a == nil {
 		return nil
 	}
-	ms := round3(float64(v.(*latencyAverage).ns.Load()) / 1e6)
+	ms := round3(float64(a.Load()) / 1e6)
 	return &ms
 }
 

@@ -31,7 +31,8 @@ func TestAdminStatsAndErrors(t *testing.T) {
 	call("test_api.nothing") // the node's own error: "Could not find API"
 	call("test_api.nothing")
 	call("nope_ns.api.m") // no route
-	for range 3 { // batches of at most 50 (limits.max_batch_size)
+	// Three batches of 40 (limits.max_batch_size is 50).
+	for range 3 {
 		batch := make([]string, 40)
 		for i := range batch {
 			batch[i] = `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"test_api.batched","params":[]}`
@@ -43,12 +44,12 @@ func TestAdminStatsAndErrors(t *testing.T) {
 
 	status, body := o.adminReq("GET", "/admin/stats?top=2", "")
 	type method struct {
-		Method        string  `json:"method"`
-		Calls         int     `json:"calls"`
-		Rate          float64 `json:"rate_per_s"`
-		Errors        int     `json:"errors"`
-		CacheHits     int     `json:"cache_hits"`
-		UpstreamCalls int     `json:"upstream_calls"`
+		Method         string  `json:"method"`
+		Calls          int     `json:"calls"`
+		Rate           float64 `json:"rate_per_s"`
+		Errors         int     `json:"errors"`
+		CacheHits      int     `json:"cache_hits"`
+		UpstreamCalls  int     `json:"upstream_calls"`
 		UpstreamTimeMS float64 `json:"upstream_time_ms"`
 	}
 	var st struct {

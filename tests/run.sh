@@ -5,6 +5,8 @@
 #   legacy/dhive.test.mjs         @hiveio/dhive over JSON-RPC, compared with the node
 #   browser/auth-page.test.mjs    the authorize page (auth/page) in Chromium, with a
 #                                 stub Hive Keychain and with a typed key: no key leaves it
+#   browser/operator-page.test.mjs  the operator page (admin listener) in Chromium: route
+#                                 table and nodes; a cordoned node gets no calls
 #   auth/hivesigner.test.mjs      the real hivesigner SDK (v3) against hivegate demo
 #   hivetx/crosscheck.test.mjs    hivetx/ against hive-tx and @hiveio/dhive
 # Steps: npm ci in web/, auth/page/ and tests/; check that web/src/gen matches

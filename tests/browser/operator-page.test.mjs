@@ -122,11 +122,21 @@ before(async () => {
   demo = await startDemo();
   proxies = [await countingProxy(demo.nodeUrl), await countingProxy(demo.nodeUrl)];
   tmp = await mkdtemp(path.join(os.tmpdir(), "hivegate-operator-"));
-  const file = path.join(tmp, "hivegate.yaml");
+  gateway = await startServe(await writeConfig("hivegate.yaml", ""));
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_BIN || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    timeout: 60_000,
+  });
+});
+
+/** Writes the test's config, with extra hivegate settings lines, into tmp. */
+async function writeConfig(name, settings) {
+  const file = path.join(tmp, name);
   await writeFile(
     file,
     `hivegate:
-  cache_max_capacity: 16777216
+${settings}  cache_max_capacity: 16777216
   # The simulated chain's blocks are dated from 2024: no head is fresh.
   node_max_head_age: 0
   node_max_sync_age: 0
@@ -145,13 +155,8 @@ retries:
   appbase: 1
 `,
   );
-  gateway = await startServe(file);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_BIN || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    timeout: 60_000,
-  });
-});
+  return file;
+}
 
 after(async () => {
   await browser?.close();
@@ -248,6 +253,19 @@ describe("operator page in Chromium", () => {
       await calls(3);
       assert.deepEqual(counts(), [before[0], before[1] + 3], "node 2 still serves");
 
+      // Confirmed, the cordon is forced: hived has no node to call.
+      page.once("dialog", (d) => d.accept());
+      await page.click('tr.node[data-node="2"] button');
+      await waitForState(page, 2, "cordoned");
+      await page.waitForSelector('tr.backend[data-backend="hived"][data-in-service="false"]');
+      assert.match(await page.textContent("#notice"), /hived node 2 cordoned by force/);
+      before = counts();
+      const refused = await postJSON(gateway.url, { jsonrpc: "2.0", id: 1, method, params: [] }).catch((e) => e);
+      assert.match(String(refused.message ?? JSON.stringify(refused)), /every node cordoned/);
+      assert.deepEqual(counts(), before, "no call reaches a node while every node is cordoned");
+      await page.click('tr.node[data-node="2"] button');
+      await waitForState(page, 2, "in service");
+
       // Uncordon node 1: idle calls go to it again.
       await page.click('tr.node[data-node="1"] button');
       await waitForState(page, 1, "in service");
@@ -268,6 +286,31 @@ describe("operator page in Chromium", () => {
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
+    }
+  });
+
+  test("asks for hivegate.admin_token and reads nothing without it", async () => {
+    const guarded = await startServe(await writeConfig("token.yaml", "  admin_token: page-test-token\n"));
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(waitMs);
+    try {
+      await page.goto(`${guarded.admin}/operator/?every=300`, { timeout: waitMs });
+      await page.waitForSelector('body[data-state="login"] #login:not([hidden])');
+      assert.equal(await page.$$eval("tr.node", (rows) => rows.length), 0, "nothing is shown without the token");
+      await page.fill("#token", "wrong-token");
+      const refused = page.waitForResponse((r) => r.url().endsWith("/admin/nodes") && r.request().headers().authorization === "Bearer wrong-token");
+      await page.click('#login button[type="submit"]');
+      assert.equal((await refused).status(), 401, "a wrong token is refused");
+      await page.waitForSelector('body[data-state="login"] #login:not([hidden])');
+      await page.fill("#token", "page-test-token");
+      await page.click('#login button[type="submit"]');
+      await page.waitForSelector('body[data-state="ready"]');
+      await page.waitForSelector('tr.node[data-backend="hived"][data-node="2"]');
+      assert.equal(await page.isHidden("#login"), true);
+    } finally {
+      await context.close();
+      await guarded.stop();
     }
   });
 });

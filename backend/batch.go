@@ -86,6 +86,13 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 		return resps, errs
 	}
 	n, _ := be.pick(0)
+	if n == nil {
+		// Every node is cordoned (cordon.go).
+		for i := range reqs {
+			resps[i], errs[i] = Response{Backend: name}, cordonedError(be)
+		}
+		return resps, errs
+	}
 	if n.ws != nil {
 		// WebSocket connections multiplex single calls by id; a batch
 		// gains nothing there.

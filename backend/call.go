@@ -145,8 +145,9 @@ func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Re
 		var at int
 		if fresh != nil {
 			n, at = fresh, fresh.index-1
-		} else {
-			n, at = be.pick(done)
+		} else if n, at = be.pick(done); n == nil {
+			resp.Elapsed = time.Since(start)
+			return resp, cordonedError(be) // cordon.go
 		}
 		done.add(at)
 		resp.Node = shownURL(n.url)

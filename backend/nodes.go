@@ -43,12 +43,18 @@ func (n *node) judgedOut() bool {
 }
 
 // reportedInService reports whether the node is in service as GET / says:
-// up (a probe answered) and not judged out of service.
-func (n *node) reportedInService() bool { return n.health.up() && !n.judgedOut() }
+// up (a probe answered), not judged out of service and not cordoned.
+func (n *node) reportedInService() bool {
+	return n.health.up() && !n.judgedOut() && !n.cordoned.Load()
+}
 
-// pick returns the node for a call's next attempt and its position.
+// pick returns the node for a call's next attempt and its position; a
+// cordoned node never (cordon.go): nil and -1 when every node is.
 func (be *backend) pick(t tried) (*node, int) {
 	if len(be.nodes) == 1 {
+		if be.nodes[0].cordoned.Load() {
+			return nil, -1
+		}
 		return be.nodes[0], 0
 	}
 	for _, want := range [...]func(*node, int) bool{
@@ -64,14 +70,14 @@ func (be *backend) pick(t tried) (*node, int) {
 	return n, i
 }
 
-// leastLoaded returns the node with the fewest calls in flight among those
-// ok accepts, the first on a tie; nil when ok accepts none.
+// leastLoaded returns the node with the fewest calls in flight among the
+// uncordoned ones ok accepts, the first on a tie; nil when there is none.
 func (be *backend) leastLoaded(ok func(*node, int) bool) (*node, int) {
 	var best *node
 	at := -1
 	var load int64
 	for i, n := range be.nodes {
-		if !ok(n, i) {
+		if n.cordoned.Load() || !ok(n, i) {
 			continue
 		}
 		if l := n.inFlight.Load(); best == nil || l < load {
@@ -112,10 +118,14 @@ type NodeState struct {
 	Reason string
 	// InFlight is the number of calls being made to the node.
 	InFlight int64
+	// Cordoned is set while an operator keeps new calls away from the
+	// node (Pool.Cordon).
+	Cordoned bool
 }
 
-// InService reports whether the node is in service: up and judged fit.
-func (s NodeState) InService() bool { return s.Up && s.Serving }
+// InService reports whether the node is in service: up, judged fit and
+// not cordoned.
+func (s NodeState) InService() bool { return s.Up && s.Serving && !s.Cordoned }
 
 // Nodes returns the state of every node of every backend, by backend name
 // then position.
@@ -125,7 +135,7 @@ func (p *Pool) Nodes() []NodeState {
 		for _, n := range p.backends[name].nodes {
 			st := NodeState{
 				Backend: name, Node: n.index, URL: shownURL(n.url),
-				Up: n.health.up(), Serving: true, InFlight: n.inFlight.Load(),
+				Up: n.health.up(), Serving: true, InFlight: n.inFlight.Load(), Cordoned: n.cordoned.Load(),
 			}
 			if v := n.judged.verdict.Load(); v != nil {
 				st.Serving, st.Lagging, st.Kind, st.Reason = !v.out, v.lagging, v.kind, v.reason
@@ -140,6 +150,8 @@ func (p *Pool) Nodes() []NodeState {
 				st.Reason = "not probed yet"
 			case st.InService():
 				st.Reason = ""
+			case st.Cordoned && st.Up && st.Serving:
+				st.Reason = "cordoned"
 			}
 			out = append(out, st)
 		}

@@ -40,6 +40,8 @@ type backend struct {
 	name  string
 	nodes []*node
 	trust trust // what its nodes agree on (agree.go)
+	// cordonMu serializes Cordon and Uncordon (cordon.go).
+	cordonMu sync.Mutex
 }
 
 // node is one server of a backend: its URL, its connections and its
@@ -60,6 +62,8 @@ type node struct {
 	inFlight atomic.Int64
 	// judged is the prober's judgement of the node (agree.go).
 	judged judgement
+	// cordoned keeps new calls away from the node (cordon.go).
+	cordoned atomic.Bool
 }
 
 // New returns a pool of one node per backend (configured name -> base URL,

@@ -12,14 +12,19 @@ import (
 )
 
 // AdminHandler serves the admin listener (hivegate.admin_listen): GET
-// /metrics, POST /admin/reload, GET /admin/routes, GET /admin/route and GET
-// /admin/health. Every request must name an allowed host (421 otherwise)
+// /metrics, POST /admin/reload, GET /admin/routes, GET /admin/route, GET
+// /admin/health, the operator page at /operator/ and its views (GET
+// /admin/nodes, /admin/stats, /admin/errors; POST
+// /admin/nodes/{backend}/{node}/cordon and /uncordon: admin_nodes.go,
+// admin_stats.go, admin_page.go). Every request must name an allowed host (421 otherwise)
 // and a request that changes state must not come from another site's web
 // page (403) or carry a form body (415): admin_guard.go. With
 // hivegate.admin_token set (read from the config in use, so a reload can
 // rotate it) every request must carry "Authorization: Bearer <token>";
-// others get a JSON-RPC Unauthorized error (-32016) with HTTP 401. Node
-// URLs are shown redacted (config.RedactURL).
+// others get a JSON-RPC Unauthorized error (-32016) with HTTP 401; the
+// operator page's own files, which hold no data, are served without it
+// (the page asks for the token). Node URLs are shown redacted
+// (config.RedactURL).
 func (g *Gateway) AdminHandler() http.Handler { return g.admin }
 
 func (g *Gateway) adminHandler() http.Handler {
@@ -29,8 +34,19 @@ func (g *Gateway) adminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/routes", g.adminRoutes)
 	mux.HandleFunc("GET /admin/route", g.adminRoute)
 	mux.HandleFunc("GET /admin/health", g.adminHealth)
+	mux.HandleFunc("GET /admin/nodes", g.adminNodes)
+	mux.HandleFunc("POST /admin/nodes/{backend}/{node}/cordon", g.adminCordon(true))
+	mux.HandleFunc("POST /admin/nodes/{backend}/{node}/uncordon", g.adminCordon(false))
+	mux.HandleFunc("GET /admin/stats", g.adminStats)
+	mux.HandleFunc("GET /admin/errors", g.adminErrors)
 	g.mountDebug(mux) // admin_debug.go
+
+	page := operatorPage() // admin_page.go
 	return g.adminGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isOperatorPage(r) {
+			page.ServeHTTP(w, r)
+			return
+		}
 		if !g.adminAuthorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hivegate admin"`)
 			w.Header().Set("Content-Type", "application/json")
@@ -128,6 +144,7 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 		Reason    string `json:"reason,omitempty"`
 		Head      uint64 `json:"head_block"`
 		InFlight  int64  `json:"in_flight"`
+		Cordoned  bool   `json:"cordoned"`
 	}
 	type backendHealth struct {
 		Name string `json:"name"`
@@ -160,7 +177,7 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 		for _, n := range nodes {
 			if n.Backend == b.Name {
 				// n.URL is redacted by the pool; redacting twice changes nothing.
-				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, config.RedactURL(n.URL), n.Up, n.InService(), string(n.Kind), n.Reason, n.Head, n.InFlight})
+				bh.Nodes = append(bh.Nodes, nodeHealth{n.Node, config.RedactURL(n.URL), n.Up, n.InService(), string(n.Kind), n.Reason, n.Head, n.InFlight, n.Cordoned})
 			}
 		}
 		if !bh.InService {

@@ -9,7 +9,8 @@ import (
 
 // TestAdminRedactsNodeURLs shows that node URLs with credentials (user
 // and password, an API key in the query or as a path segment) are shown
-// redacted by /admin/routes, /admin/route and /admin/health.
+// redacted by /admin/routes, /admin/route, /admin/health and
+// /admin/nodes.
 func TestAdminRedactsNodeURLs(t *testing.T) {
 	t.Parallel()
 	a, b := newFakeNode(t), newFakeNode(t)
@@ -31,6 +32,7 @@ func TestAdminRedactsNodeURLs(t *testing.T) {
 		"/admin/route?method=condenser_api.get_block&params=%5B1%5D",
 		"/admin/route?method=bridge.get_post&params=%7B%7D",
 		"/admin/health",
+		"/admin/nodes",
 	} {
 		status, body := o.adminReq("GET", path, "")
 		if status != http.StatusOK && status != http.StatusServiceUnavailable {

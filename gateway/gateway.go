@@ -72,6 +72,9 @@ type Gateway struct {
 	gen      atomic.Pointer[generation]
 	handler  http.Handler
 	admin    http.Handler
+	// ops is the operator page's state: cordons, call figures, recent
+	// errors (admin_nodes.go, admin_stats.go).
+	ops *operatorState
 
 	mu      sync.Mutex      // serializes Start, reloads and Close
 	runCtx  context.Context // set by Start
@@ -88,7 +91,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	// Every value logged is bounded (logval): many come from clients and
 	// nodes. A nil Logger discards.
 	logger := logval.NewLogger(opts.Logger)
-	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{})}
+	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{}), ops: newOperatorState(time.Now)}
 	if cfg.Settings.CacheMaxCapacity > 0 {
 		g.cache = cache.New(cfg.Settings.CacheMaxCapacity)
 	}
@@ -239,7 +242,7 @@ func (g *Gateway) metricSources() metrics.Sources {
 			for i, n := range nodes {
 				out[i] = metrics.NodeState{
 					Backend: n.Backend, Node: strconv.Itoa(n.Node), Up: n.Up, InService: n.InService(),
-					Head: n.Head, InFlight: n.InFlight,
+					Head: n.Head, InFlight: n.InFlight, Cordoned: n.Cordoned,
 				}
 			}
 			return out

@@ -18,6 +18,9 @@ type callObserver struct {
 	// monotonic time since then (clock), one clock read instead of
 	// time.Now's two, which counts fifty times per batch.
 	epoch time.Time
+	// ops records calls for the operator page (admin_stats.go); nil
+	// records nothing.
+	ops *opsObserver
 }
 
 // clock is the monotonic time since the observer's epoch.
@@ -29,6 +32,7 @@ func (o *callObserver) clock() time.Duration { return time.Since(o.epoch) }
 func (o *callObserver) Served(ctx context.Context, frontend, method string, res dispatch.Result, d time.Duration) {
 	outcome := metrics.Outcome(res.Err)
 	o.metrics.ObserveCall(frontend, res.Route, outcome, d)
+	o.ops.served(frontend, res, outcome, d)
 	if info := callInfoFrom(ctx); info != nil {
 		info.setCall(method, res, outcome)
 	}
@@ -67,7 +71,9 @@ func (c observedCaller) CallJSONRPC(ctx context.Context, method string, params j
 func (c observedCaller) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
 	start := c.obs.clock()
 	c.d.ServeBatch(ctx, els, answers, func(res dispatch.Result) {
-		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, metrics.Outcome(res.Err), c.obs.clock()-start)
+		outcome, d := metrics.Outcome(res.Err), c.obs.clock()-start
+		c.obs.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, outcome, d)
+		c.obs.ops.served(metrics.FrontendJSONRPC, res, outcome, d)
 	})
 }
 

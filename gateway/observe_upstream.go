@@ -24,11 +24,12 @@ const (
 type upstreamObserver struct {
 	metrics  *metrics.Metrics
 	tracing  *tracing // nil when tracing is off
+	ops      *operatorState
 	inFlight atomic.Int64
 }
 
 func (g *Gateway) newUpstreamObserver() *upstreamObserver {
-	return &upstreamObserver{metrics: g.metrics, tracing: g.tracing}
+	return &upstreamObserver{metrics: g.metrics, tracing: g.tracing, ops: g.ops}
 }
 
 // CallStarted implements backend.Observer.
@@ -47,6 +48,9 @@ func (o *upstreamObserver) CallStarted(ctx context.Context, name string, req bac
 		o.inFlight.Add(-1)
 		kind := upstreamErrorKind(resp, err)
 		finish.Done(resp.Elapsed, resp.Attempts, kind)
+		if (kind == "" || kind == upstreamBackendError) && resp.Attempts == 1 && req.Method != "batch" && o.ops != nil {
+			o.ops.observeLatency(name, resp.Node, resp.Elapsed) // the node's latency, for the operator page
+		}
 		if info != nil {
 			info.addUpstream(name, resp.Elapsed)
 		}

@@ -62,6 +62,7 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	if gen.pool, err = backend.NewNodes(cfg.BackendNodes(), popts, g.log); err != nil {
 		return nil, fmt.Errorf("backend pool: %w", err)
 	}
+	g.ops.cordons.apply(cfg, gen.pool, g.log) // admin_nodes.go: before the pool takes a call
 	if call, err := r.Parse(libProbeMethod, nil); err == nil {
 		if rt, err := r.Resolve(call); err == nil {
 			gen.lib = backend.NewLIBTracker(gen.pool, rt.Backend, cfg.Settings.LIBPollInterval, g.log)
@@ -98,7 +99,7 @@ func carryLIB(from, to *backend.LIBTracker) {
 func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	cfg := gen.cfg
 	limits := cfg.Limits.WithDefaults()
-	obs := &callObserver{metrics: g.metrics, epoch: time.Now()}
+	obs := &callObserver{metrics: g.metrics, epoch: time.Now(), ops: g.ops.forConfig(cfg)}
 	mux := http.NewServeMux()
 	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpchttp.HandlerOptions{
 		Version:          g.opts.Version,

@@ -43,6 +43,8 @@ type NodeState struct {
 	Head uint64
 	// InFlight is the number of calls being made to it.
 	InFlight int64
+	// Cordoned is set while an operator keeps new calls away from it.
+	Cordoned bool
 }
 
 // sourceCollector turns Sources into metrics at scrape time.
@@ -55,6 +57,7 @@ type sourceCollector struct {
 	lib, head                                            *prometheus.Desc
 	backendUp                                            *prometheus.Desc
 	nodeUp, nodeInService, nodeHead, nodeInFlight        *prometheus.Desc
+	nodeCordoned                                         *prometheus.Desc
 }
 
 func newSourceCollector(ns string, src Sources) *sourceCollector {
@@ -76,9 +79,10 @@ func newSourceCollector(ns string, src Sources) *sourceCollector {
 		head:           desc("head_block", "The highest head block number seen (0: unknown)."),
 		backendUp:      desc("backend_up", "1 when the backend is reachable, 0 after consecutive failures.", "backend"),
 		nodeUp:         desc("backend_node_up", "1 when the backend node is reachable, 0 after node_fail_threshold failures in a row.", "backend", "node"),
-		nodeInService:  desc("backend_node_in_service", "1 when the backend node takes calls: up and at most node_max_lag_blocks behind its backend's best head.", "backend", "node"),
+		nodeInService:  desc("backend_node_in_service", "1 when the backend node takes calls: up, at most node_max_lag_blocks behind its backend's best head, and not cordoned.", "backend", "node"),
 		nodeHead:       desc("backend_node_head_block", "The backend node's head block as its probes see it (0: unknown).", "backend", "node"),
 		nodeInFlight:   desc("backend_node_requests_in_flight", "Calls being made to the backend node.", "backend", "node"),
+		nodeCordoned:   desc("backend_node_cordoned", "1 while an operator has cordoned the backend node: it gets no new calls.", "backend", "node"),
 	}
 }
 
@@ -88,7 +92,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.cacheHits, c.cacheMisses, c.cacheEvictions, c.cacheExpired,
 		c.cacheBytes, c.cacheEntries, c.cacheCapacity,
 		c.flights, c.waiters, c.lib, c.head, c.backendUp,
-		c.nodeUp, c.nodeInService, c.nodeHead, c.nodeInFlight,
+		c.nodeUp, c.nodeInService, c.nodeHead, c.nodeInFlight, c.nodeCordoned,
 	} {
 		ch <- d
 	}
@@ -144,6 +148,7 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.nodeInService, one(n.InService), n.Backend, n.Node)
 			gauge(c.nodeHead, float64(n.Head), n.Backend, n.Node)
 			gauge(c.nodeInFlight, float64(n.InFlight), n.Backend, n.Node)
+			gauge(c.nodeCordoned, one(n.Cordoned), n.Backend, n.Node)
 		}
 	}
 }

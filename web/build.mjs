@@ -46,3 +46,7 @@ for (const [from, to] of [["./assets/app.js", js], ["./assets/app.css", css]]) {
 }
 await writeFile(path.join(out, "index.html"), html);
 console.log(`built ${path.relative(here, out) || "."}: index.html, ${js}, ${css}`);
+
+// The operator page, a second entry point with its own HTML (src/operator/build.mjs).
+const { buildOperator } = await import("./src/operator/build.mjs");
+await buildOperator(here, out);

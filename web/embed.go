@@ -32,5 +32,5 @@ func Dist() fs.FS {
 //
 //	mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 func Handler() http.Handler {
-	return http.FileServerFS(Dist())
+	return http.FileServerFS(mainPage{Dist()}) // operator.go: without the operator page
 }

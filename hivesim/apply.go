@@ -146,7 +146,7 @@ func balanceOf(a *Account, symbol string) *Asset {
 // applyOp changes the chain for one checked operation.
 func (c *callCtx) applyOp(op hivetx.Operation) {
 	ch := c.n.ch
-	now := blockTime(c.head)
+	now := c.now()
 	switch op.Name() {
 	case "vote":
 		c.applyVote(op, now)

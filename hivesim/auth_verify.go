@@ -76,7 +76,7 @@ func (c *callCtx) checkTransaction(tx *hivetx.Transaction) *rpcError {
 	if e := c.checkTaPoS(tx); e != nil {
 		return e
 	}
-	now := blockTime(c.head)
+	now := c.now()
 	if tx.Expiration.After(now.Add(maxTimeUntilExpiration)) || !now.Before(tx.Expiration) {
 		return c.txError(expirationExcCode, "transaction_expiration_exception", "transaction expiration exception",
 			"", func(w *jw) {

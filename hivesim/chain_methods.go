@@ -12,7 +12,7 @@ const recentSlotsFilled = "340282366920938463463374607431768211455"
 func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	ch := c.n.ch
 	head := c.head
-	now := blockTime(head)
+	now := c.now()
 	nextMaint := now.Truncate(time.Hour).Add(time.Hour)
 	w.objBegin()
 	if !legacy {

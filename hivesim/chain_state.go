@@ -142,7 +142,7 @@ func writeRewardFund(w *jw, c *callCtx, legacy bool) {
 	w.kstr("name", "post")
 	w.kasset("reward_balance", c.n.ch.supply.totalRewardFund, legacy)
 	w.kstr("recent_claims", "709847774236745463")
-	w.ktime("last_update", blockTime(c.head))
+	w.ktime("last_update", c.now())
 	w.kstr("content_constant", "2000000000000")
 	w.knum("percent_curation_rewards", 5000)
 	w.knum("percent_content_rewards", 10000)
@@ -153,16 +153,16 @@ func writeRewardFund(w *jw, c *callCtx, legacy bool) {
 
 // hardforkTimes are the times of hardforks 0..27, spread over the chain's
 // first blocks (the simulated chain starts at hardfork 27).
-func hardforkTimes() []time.Time {
+func (ch *chain) hardforkTimes() []time.Time {
 	out := make([]time.Time, 28)
 	for i := range out {
-		out[i] = Genesis.Add(time.Duration(i) * time.Hour)
+		out[i] = ch.genesis.Add(time.Duration(i) * time.Hour)
 	}
 	return out
 }
 
-func writeHardforkProps(w *jw) {
-	times := hardforkTimes()
+func writeHardforkProps(w *jw, ch *chain) {
+	times := ch.hardforkTimes()
 	w.objBegin()
 	w.knum("id", 0)
 	w.key("processed_hardforks")

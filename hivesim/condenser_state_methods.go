@@ -79,7 +79,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 	hived("condenser_api.get_next_scheduled_hardfork", condNoArgs(func(c *callCtx, w *jw) {
 		w.objBegin()
 		w.kstr("hf_version", hardforkVersion)
-		w.ktime("live_time", hardforkTimes()[27])
+		w.ktime("live_time", c.n.ch.hardforkTimes()[27])
 		w.objEnd()
 	}))
 	hived("condenser_api.get_current_median_history_price", condNoArgs(func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), true) }))

@@ -203,6 +203,7 @@ type Witness struct {
 	HBDExchangeRate       Price
 	LastHBDExchangeUpdate time.Time
 	RunningVersion        string
+	HardforkTimeVote      time.Time // the genesis
 }
 
 // WitnessVote is one account's approval of a witness.

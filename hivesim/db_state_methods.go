@@ -50,7 +50,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 	}
 	simple("database_api.get_config", func(c *callCtx, w *jw) { writeConfig(w, false) })
 	simple("database_api.get_version", func(c *callCtx, w *jw) { writeVersion(w) })
-	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w) })
+	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w, c.n.ch) })
 	simple("database_api.get_current_price_feed", func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), false) })
 	simple("database_api.get_feed_history", func(c *callCtx, w *jw) { writeFeedHistory(w, c, false) })
 	simple("database_api.get_reward_funds", func(c *callCtx, w *jw) {

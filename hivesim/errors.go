@@ -50,7 +50,7 @@ type callCtx struct {
 
 // now is the chain time of the head block, used in error timestamps so that
 // responses stay deterministic for a given head.
-func (c *callCtx) now() time.Time { return blockTime(c.head) }
+func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
 
 // fcError builds an error carrying an fc exception.
 func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string) *rpcError {
@@ -166,8 +166,8 @@ func (c *callCtx) hivemindError(msg string) *rpcError {
 
 // envelopeError builds the errors json_rpc raises before an API method runs. They carry
 // hived's data object, with the context of the json_rpc plugin.
-func envelopeError(code int, fcCode int, name, what, format, assertion string, head uint32) *rpcError {
-	c := callCtx{head: head, api: "json_rpc_plugin", method: "rpc", style: styleHived}
+func (n *Node) envelopeError(code int, fcCode int, name, what, format, assertion string, head uint32) *rpcError {
+	c := callCtx{n: n, head: head, api: "json_rpc_plugin", method: "rpc", style: styleHived}
 	e := c.fcError(code, fcCode, name, what, format, assertion)
 	if fcCode == 0 {
 		// Plain messages (e.g. "Array is invalid") are not fc exceptions.
@@ -178,13 +178,13 @@ func envelopeError(code int, fcCode int, name, what, format, assertion string, h
 }
 
 // methodNotFound reproduces hived's -32601 for an unknown API or method.
-func methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
+func (n *Node) methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
 	if !apiKnown {
 		expr := "api_itr != data._registered_apis.end()"
-		return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+		return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
 			expr+": Could not find API "+api, expr, head)
 	}
 	expr := "method_itr != api_itr->second.end()"
-	return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+	return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
 		expr+": Could not find method "+method, expr, head)
 }

@@ -122,7 +122,7 @@ func (g *gen) genCommunities(e *extraData) {
 		c := &Community{
 			ID: int64(1_300_000 + i*101), Name: "hive-1" + strconv.Itoa(10000+i*7919%90000),
 			Title: title, About: "A simulated community about " + strings.ToLower(title) + ".",
-			Lang: "en", TypeID: 1 + i%3, Created: blockTime(g.blockAfter(g.createdBlock(owner))),
+			Lang: "en", TypeID: 1 + i%3, Created: g.ch.blockTime(g.blockAfter(g.createdBlock(owner))),
 			Category: categories[i%len(categories)],
 		}
 		c.Team = append(c.Team, CommunityRole{Account: c.Name, Role: "owner"})
@@ -145,7 +145,7 @@ func (g *gen) genCommunities(e *extraData) {
 				continue
 			}
 			seen[a.Name+"/s"] = true
-			s := &Subscription{Community: c, Account: a.Name, Role: "guest", Created: blockTime(g.blockAfter(max(g.createdBlock(a), blockOf(c.Created))))}
+			s := &Subscription{Community: c, Account: a.Name, Role: "guest", Created: g.ch.blockTime(g.blockAfter(max(g.createdBlock(a), g.ch.blockOf(c.Created))))}
 			for _, r := range c.Team {
 				if r.Account == a.Name {
 					s.Role, s.Title = r.Role, r.Title
@@ -166,9 +166,6 @@ func (g *gen) genCommunities(e *extraData) {
 		slices.SortFunc(ss, func(a, b *Subscription) int { return strings.Compare(a.Community.Name, b.Community.Name) })
 	}
 }
-
-// blockOf is the block produced at time t.
-func blockOf(t time.Time) uint32 { return uint32(t.Sub(Genesis) / chainBlockInterval) }
 
 // genNotifications derives notifications from votes, replies, reblogs and
 // follows, numbered in time order as hivemind's notification cache is.
@@ -211,7 +208,7 @@ func (g *gen) genNotifications(e *extraData) {
 			if f.What != "blog" {
 				continue
 			}
-			when := blockTime(g.blockAfter(max(g.createdBlock(ch.byName[f.Follower]), g.createdBlock(ch.byName[f.Following]))))
+			when := g.ch.blockTime(g.blockAfter(max(g.createdBlock(ch.byName[f.Follower]), g.createdBlock(ch.byName[f.Following]))))
 			all = append(all, &Notification{Type: "follow", Score: score(f.Follower), Date: when, dst: f.Following, comment: -1,
 				Msg: "@" + f.Follower + " followed you", URL: "@" + f.Follower})
 		}

@@ -14,6 +14,7 @@ import (
 type chain struct {
 	seed        uint64
 	initialHead uint32
+	genesis     time.Time // time of block 0
 	headTime0   time.Time // time of the initial head block
 
 	accounts                            []*Account // by id
@@ -76,13 +77,15 @@ type gen struct {
 	events  []event
 }
 
-func generate(o Options) *chain {
+// generate builds the chain of o whose initial head block is dated start.
+func generate(o Options, start time.Time) *chain {
 	ch := &chain{
 		seed:        splitmix64(uint64(o.Seed) ^ 0x68697665),
 		initialHead: o.InitialHead,
-		headTime0:   blockTime(o.InitialHead),
+		genesis:     start.UTC().Truncate(time.Second).Add(-time.Duration(o.InitialHead) * chainBlockInterval),
 		byName:      make(map[string]*Account, o.Accounts),
 	}
+	ch.headTime0 = ch.blockTime(o.InitialHead)
 	g := &gen{r: rand.New(rand.NewPCG(uint64(o.Seed), 0x68697665736d)), ch: ch}
 	g.genAccounts(o.Accounts)
 	g.genWitnesses()
@@ -192,7 +195,7 @@ func (g *gen) genAccounts(n int) {
 			blk = 1 + uint32(i)*(phase/uint32(n))
 		}
 		g.created[i] = blk
-		created := blockTime(blk)
+		created := g.ch.blockTime(blk)
 		vests := g.r.Int64N(5_000_000_000_000) + 1_000_000
 		if g.r.IntN(8) == 0 {
 			vests = 9_000_000_000_000_000 + g.r.Int64N(1<<56) // whales exceed 2^53
@@ -295,6 +298,7 @@ func (g *gen) genWitnesses() {
 			HBDExchangeRate:       Price{Asset{int64(200 + g.r.IntN(200)), HBD}, Asset{1000, HIVE}},
 			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second),
 			RunningVersion:        "1.27.11",
+			HardforkTimeVote:      ch.genesis,
 			TotalMissed:           uint32(g.r.IntN(500)),
 			VirtualScheduledTime:  MaxU128,
 		}

@@ -124,7 +124,7 @@ func (g *gen) genFinance() {
 		d := &VestingDelegation{
 			ID: int64(len(ch.delegations)), Delegator: from.Name, Delegatee: to.Name,
 			VestingShares:     Asset{1_000_000 + from.VestingShares.Amount/int64(10+g.r.IntN(90)), VESTS},
-			MinDelegationTime: blockTime(blk),
+			MinDelegationTime: g.ch.blockTime(blk),
 		}
 		from.DelegatedVestingShares.Amount += d.VestingShares.Amount
 		to.ReceivedVestingShares.Amount += d.VestingShares.Amount
@@ -147,7 +147,7 @@ func (g *gen) genFinance() {
 		blk := g.blockWithin(blocksPerDay*7/2, g.createdBlock(owner))
 		c := &ConvertRequest{
 			ID: int64(i), Owner: owner.Name, RequestID: nextReq[owner.Name],
-			Amount: Asset{1 + g.r.Int64N(100_000), HBD}, ConversionDate: blockTime(blk).Add(84 * time.Hour),
+			Amount: Asset{1 + g.r.Int64N(100_000), HBD}, ConversionDate: g.ch.blockTime(blk).Add(84 * time.Hour),
 		}
 		nextReq[owner.Name] += 1 + uint32(g.r.IntN(5))
 		ch.converts = append(ch.converts, c)
@@ -174,7 +174,7 @@ func (g *gen) genMarket() {
 	for i := 0; i < n/2; i++ {
 		seller := g.randAcct()
 		blk := g.blockWithin(28*blocksPerDay, g.createdBlock(seller))
-		created := blockTime(blk)
+		created := g.ch.blockTime(blk)
 		hbdPerK := int64(250 + 10*g.r.IntN(15)) // HBD satoshis per 1.000 HIVE
 		units := int64(1 + g.r.IntN(500))
 		var p Price

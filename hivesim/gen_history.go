@@ -9,6 +9,9 @@ import (
 )
 
 // txn is a transaction included in a generated block.
+// txnLifetime is how long after its block a generated transaction expires.
+const txnLifetime = 10 * time.Minute
+
 type txn struct {
 	Block          uint32
 	Index          uint32 // trx_in_block
@@ -74,7 +77,7 @@ func (g *gen) buildHistory() {
 		tx := &txn{
 			Block: ev.block, Index: idx, ID: hexHash(40, h),
 			RefBlockNum: uint16(ev.block - 1), RefBlockPrefix: uint32(splitmix64(h + 1)),
-			Expiration: blockTime(ev.block).Add(10 * time.Minute), Ops: ev.ops,
+			Expiration: g.ch.blockTime(ev.block).Add(txnLifetime), Ops: ev.ops,
 			sigSeed: h + 2,
 		}
 		ch.blocks[ev.block] = append(txs, tx)

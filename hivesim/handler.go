@@ -126,7 +126,7 @@ func (n *Node) Handle(body []byte) []byte {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			return envelope(nil, nil, parseFailure(err, head))
+			return envelope(nil, nil, n.parseFailure(err, head))
 		}
 		if len(elems) == 0 {
 			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
@@ -143,8 +143,8 @@ func (n *Node) Handle(body []byte) []byte {
 	return n.handleOne(trimmed)
 }
 
-func parseFailure(err error, head uint32) *rpcError {
-	return envelopeError(codeParseError, 4, "parse_error_exception", "Parse Error", err.Error(), "", head)
+func (n *Node) parseFailure(err error, head uint32) *rpcError {
+	return n.envelopeError(codeParseError, 4, "parse_error_exception", "Parse Error", err.Error(), "", head)
 }
 
 // handleOne serves one request object and returns its response object.
@@ -153,7 +153,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &req); err != nil {
 		if !json.Valid(raw) {
-			return envelope(nil, nil, parseFailure(err, head))
+			return envelope(nil, nil, n.parseFailure(err, head))
 		}
 		return envelope(nil, nil, &rpcError{code: codeInvalidRequest, message: `jsonrpc value is not "2.0"`})
 	}
@@ -175,7 +175,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	rawParams, hasParams := req["params"]
 	params, err := decodeValue(rawParams)
 	if err != nil {
-		return envelope(id, nil, parseFailure(err, head))
+		return envelope(id, nil, n.parseFailure(err, head))
 	}
 	var api, meth string
 	if name == "call" {
@@ -185,7 +185,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		arr, ok := params.([]any)
 		if !ok || (len(arr) != 2 && len(arr) != 3) {
 			expr := "v.is_array() && (v.size() == 2 || v.size() == 3)"
-			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
 				expr+`: params should be {"api", "method", "args"`, expr, head))
 		}
 		api, _ = arr[0].(string)
@@ -203,7 +203,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		api, meth, ok = strings.Cut(name, ".")
 		if !ok || strings.Contains(meth, ".") {
 			expr := "v.size() == 2"
-			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
 				expr+": method specification invalid. Should be api.method", expr, head))
 		}
 	}
@@ -211,7 +211,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	n.countCall(full)
 	m, found := n.methods[full]
 	if !found {
-		return envelope(id, nil, methodNotFound(api, meth, n.apis[api], head))
+		return envelope(id, nil, n.methodNotFound(api, meth, n.apis[api], head))
 	}
 	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
 	var w jw

@@ -87,7 +87,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	}
 	ch := c.n.ch
 	object := func(b uint32) opObject {
-		return opObject{trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
+		return opObject{at: ch.blockTime(b), trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
 	}
 	w.objBegin()
 	w.key("ops")
@@ -110,7 +110,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 			w.arrBegin()
 			writeVirtualOp(w, object(b))
 			w.arrEnd()
-			w.ktime("timestamp", blockTime(b))
+			w.ktime("timestamp", ch.blockTime(b))
 			w.objEnd()
 		}
 	}
@@ -129,7 +129,7 @@ func writeVirtualOp(w *jw, o opObject) {
 	w.knum("trx_in_block", int64(o.trxInBlock))
 	w.knum("op_in_trx", int64(o.opInTrx))
 	w.kbool("virtual_op", true)
-	w.ktime("timestamp", blockTime(o.block))
+	w.ktime("timestamp", o.at)
 	w.key("op")
 	writeOp(w, o.op, false)
 	w.ku64("operation_id", virtualOpID(o.block))

@@ -152,7 +152,7 @@ func writeWitness(w *jw, x *Witness) {
 	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
 	w.kstr("running_version", x.RunningVersion)
 	w.kstr("hardfork_version_vote", "1.27.0")
-	w.ktime("hardfork_time_vote", Genesis)
+	w.ktime("hardfork_time_vote", x.HardforkTimeVote)
 	w.ki64("available_witness_account_subsidies", 0)
 	w.objEnd()
 }

@@ -33,7 +33,7 @@ func writeWitnessAs(w *jw, x *Witness, legacy bool) {
 	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
 	w.kstr("running_version", x.RunningVersion)
 	w.kstr("hardfork_version_vote", hardforkVersion)
-	w.ktime("hardfork_time_vote", Genesis)
+	w.ktime("hardfork_time_vote", x.HardforkTimeVote)
 	w.ki64("available_witness_account_subsidies", 0)
 	w.objEnd()
 }

@@ -129,15 +129,15 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 	hived("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
 		func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
 	hived("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
-		func(x *ConvertRequest) string { return x.Owner }, writeLegacyConvert))
+		func(x *ConvertRequest) string { return x.Owner }, legacyForm(writeConvert)))
 	hived("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
-		func(x *CollateralizedConvertRequest) string { return x.Owner }, writeLegacyCollateral))
+		func(x *CollateralizedConvertRequest) string { return x.Owner }, legacyForm(writeCollateral)))
 	hived("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
-		func(x *SavingsWithdraw) string { return x.From }, writeLegacySavings))
+		func(x *SavingsWithdraw) string { return x.From }, legacyForm(writeSavings)))
 	hived("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
-		func(x *SavingsWithdraw) string { return x.To }, writeLegacySavings))
+		func(x *SavingsWithdraw) string { return x.To }, legacyForm(writeSavings)))
 	hived("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
-		func(x *LimitOrder) string { return x.Seller }, writeOpenOrder))
+		func(x *LimitOrder) string { return x.Seller }, legacyForm(writeLimitOrder)))
 	hived("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
 		func(x *RecurrentTransfer) string { return x.From }, func(w *jw, x *RecurrentTransfer) { writeRecurrent(w, x, true) }))
 	hived("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) *rpcError {
@@ -173,7 +173,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		for _, e := range c.n.ch.escByFrom {
 			if e.From == from && e.EscrowID == id {
-				writeLegacyEscrow(w, e)
+				writeEscrow(w, e, true)
 				return nil
 			}
 		}
@@ -243,7 +243,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			if x.Delegator != account {
 				break
 			}
-			writeLegacyExpiration(w, x)
+			writeExpiration(w, x, true)
 		}
 		w.arrEnd()
 		return nil
@@ -258,7 +258,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return err
 		}
 		if x := c.n.ch.witnessByName[name]; x != nil {
-			writeWitnessAs(w, x, true)
+			writeWitness(w, x, true)
 		} else {
 			w.null()
 		}
@@ -280,7 +280,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 				return err
 			}
 			if x := c.witnessByID(id); x != nil {
-				writeWitnessAs(w, x, true)
+				writeWitness(w, x, true)
 			} else {
 				w.null()
 			}
@@ -318,7 +318,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		rows := page(ch.wByVote, func(x *Witness) int { return cmp.Or(-cmp.Compare(x.Votes, votes), strings.Compare(x.Owner, name)) }, limit)
 		w.arrBegin()
 		for _, x := range rows {
-			writeWitnessAs(w, x, true)
+			writeWitness(w, x, true)
 		}
 		w.arrEnd()
 		return nil
@@ -431,7 +431,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			}
 			if id >= 0 && id < int64(len(c.n.ch.proposals)) {
 				x := c.n.ch.proposals[id]
-				writeLegacyProposal(w, x, statusNames[proposalStatus(x, c.now())])
+				writeProposal(w, x, statusNames[proposalStatus(x, c.now())], true)
 			}
 		}
 		w.arrEnd()
@@ -448,7 +448,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		w.arrBegin()
 		for _, x := range rows {
-			writeLegacyProposal(w, x, "")
+			writeProposal(w, x, "", true)
 		}
 		w.arrEnd()
 		return nil
@@ -469,7 +469,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			w.knum("id", x.ID)
 			w.kstr("voter", x.Voter)
 			w.key("proposal")
-			writeLegacyProposal(w, prop, statusNames[proposalStatus(prop, c.now())])
+			writeProposal(w, prop, statusNames[proposalStatus(prop, c.now())], true)
 			w.objEnd()
 		}
 		w.arrEnd()

@@ -88,7 +88,7 @@ func findWitnesses(c *callCtx, p any, w *jw) *rpcError {
 			rows = append(rows, x)
 		}
 	}
-	writeList(w, "witnesses", rows, writeWitness)
+	writeList(w, "witnesses", rows, dbForm(writeWitness))
 	return nil
 }
 
@@ -148,7 +148,7 @@ func findProposals(c *callCtx, p any, w *jw) *rpcError {
 			rows = append(rows, c.n.ch.proposals[id])
 		}
 	}
-	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())]) })
+	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 	return nil
 }
 
@@ -258,21 +258,21 @@ func registerFindMethods(hived, mind func(string, methodFunc)) {
 		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, writeDecline)(c, p, w)
 	})
 	hived("database_api.find_escrows", findByOwner("from", "escrows",
-		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, writeEscrow))
+		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, dbForm(writeEscrow)))
 	hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
 	hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals",
-		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, writeSavings))
+		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, dbForm(writeSavings)))
 	hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
 		func(ch *chain) []*VestingDelegation { return ch.delByDelegation }, func(x *VestingDelegation) string { return x.Delegator },
 		func(w *jw, x *VestingDelegation) { writeDelegation(w, x, false) }))
 	hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
-		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, writeExpiration))
+		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, dbForm(writeExpiration)))
 	hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",
-		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, writeConvert))
+		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, dbForm(writeConvert)))
 	hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests",
-		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, writeCollateral))
+		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, dbForm(writeCollateral)))
 	hived("database_api.find_limit_orders", findByOwner("account", "orders",
-		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, writeLimitOrder))
+		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, dbForm(writeLimitOrder)))
 	hived("database_api.find_proposals", findProposals)
 	hived("database_api.find_recurrent_transfers", findRecurrentTransfers)
 	mind("database_api.find_comments", findComments)

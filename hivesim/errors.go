@@ -1,6 +1,8 @@
 package hivesim
 
 import (
+	"github.com/hivegate/hivegate/jsonwire"
+
 	"time"
 )
 
@@ -62,7 +64,7 @@ func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string
 	case styleHivemind:
 		return c.hivemindError(format)
 	case stylePython:
-		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, format)}
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, format)}
 	}
 	var w jw
 	w.objBegin()
@@ -128,7 +130,7 @@ func (c *callCtx) unknownKey() *rpcError {
 // hivemindError is an assert raised by hivemind (-32602, "Assert Exception:<msg>").
 func (c *callCtx) hivemindError(msg string) *rpcError {
 	if c.style == stylePython {
-		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, msg)}
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, msg)}
 	}
 	var w jw
 	w.objBegin()

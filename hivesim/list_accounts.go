@@ -47,7 +47,7 @@ func listWitnesses(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "witnesses", rows, writeWitness)
+	writeList(w, "witnesses", rows, dbForm(writeWitness))
 	return nil
 }
 

@@ -40,7 +40,7 @@ func listEscrows(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "escrows", rows, writeEscrow)
+	writeList(w, "escrows", rows, dbForm(writeEscrow))
 	return nil
 }
 
@@ -117,7 +117,7 @@ func listSavingsWithdrawals(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "withdrawals", rows, writeSavings)
+	writeList(w, "withdrawals", rows, dbForm(writeSavings))
 	return nil
 }
 
@@ -157,7 +157,7 @@ func listVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 	if err != nil {
 		return err
 	}
-	writeList(w, "delegations", rows, func(w *jw, x *VestingDelegation) { writeDelegation(w, x, false) })
+	writeList(w, "delegations", rows, dbForm(writeDelegation))
 	return nil
 }
 
@@ -197,7 +197,7 @@ func listVestingDelegationExpirations(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "delegations", rows, writeExpiration)
+	writeList(w, "delegations", rows, dbForm(writeExpiration))
 	return nil
 }
 
@@ -245,7 +245,7 @@ func listHBDConversionRequests(c *callCtx, p any, w *jw) *rpcError {
 			return cmp.Or(cmp.Compare(ch.accountID(x.Owner), ownerID), cmp.Compare(uint64(x.RequestID), second))
 		}, a.limit)
 	}
-	writeList(w, "requests", rows, writeConvert)
+	writeList(w, "requests", rows, dbForm(writeConvert))
 	return nil
 }
 
@@ -269,7 +269,7 @@ func listCollateralizedConversionRequests(c *callCtx, p any, w *jw) *rpcError {
 			return cmp.Or(cmp.Compare(ch.accountID(x.Owner), ownerID), cmp.Compare(uint64(x.RequestID), second))
 		}, a.limit)
 	}
-	writeList(w, "requests", rows, writeCollateral)
+	writeList(w, "requests", rows, dbForm(writeCollateral))
 	return nil
 }
 
@@ -314,6 +314,6 @@ func listLimitOrders(c *callCtx, p any, w *jw) *rpcError {
 	default:
 		return c.unknownOrder(a.order)
 	}
-	writeList(w, "orders", rows, writeLimitOrder)
+	writeList(w, "orders", rows, dbForm(writeLimitOrder))
 	return nil
 }

@@ -1,6 +1,8 @@
 package hivesim
 
 import (
+	"github.com/hivegate/hivegate/jsonwire"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -190,7 +192,7 @@ func canonical(b *strings.Builder, v any) {
 			b.WriteString(string(x))
 		}
 	case string:
-		b.Write(appendJSONString(nil, x))
+		b.Write(jsonwire.AppendString(nil, x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -211,7 +213,7 @@ func canonical(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(appendJSONString(nil, k))
+			b.Write(jsonwire.AppendString(nil, k))
 			b.WriteByte(':')
 			canonical(b, x[k])
 		}

@@ -155,7 +155,8 @@ func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 	if err := c.checkLimit(limit); err != nil {
 		return err
 	}
-	rows, err := c.delegationsFrom([]any{args[0], args[1]}, limit)
+	order := byDelegationOrder()
+	rows, err := order.rowsFrom(c, []any{args[0], args[1]}, limit)
 	if err != nil {
 		return err
 	}

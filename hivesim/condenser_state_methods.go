@@ -65,26 +65,26 @@ func condByAccount[T any](index func(*chain) []*T, owner func(*T) string, write 
 	}
 }
 
-func registerCondenserStateMethods(hived func(string, methodFunc)) {
-	hived("condenser_api.get_account_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.accounts))) }))
-	hived("condenser_api.get_witness_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.witnesses))) }))
-	hived("condenser_api.get_chain_properties", condNoArgs(func(c *callCtx, w *jw) {
+func registerCondenserStateMethods(r registry) {
+	r.hived("condenser_api.get_account_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.accounts))) }))
+	r.hived("condenser_api.get_witness_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.witnesses))) }))
+	r.hived("condenser_api.get_chain_properties", condNoArgs(func(c *callCtx, w *jw) {
 		var b jw
 		writeChainProps(&b, "x", true)
 		w.raw(b.b[len(`"x":`):])
 	}))
-	hived("condenser_api.get_config", condNoArgs(func(c *callCtx, w *jw) { writeConfig(w, true) }))
-	hived("condenser_api.get_version", condNoArgs(func(c *callCtx, w *jw) { writeVersion(w) }))
-	hived("condenser_api.get_hardfork_version", condNoArgs(func(c *callCtx, w *jw) { w.str(hardforkVersion) }))
-	hived("condenser_api.get_next_scheduled_hardfork", condNoArgs(func(c *callCtx, w *jw) {
+	r.hived("condenser_api.get_config", condNoArgs(func(c *callCtx, w *jw) { writeConfig(w, true) }))
+	r.hived("condenser_api.get_version", condNoArgs(func(c *callCtx, w *jw) { writeVersion(w) }))
+	r.hived("condenser_api.get_hardfork_version", condNoArgs(func(c *callCtx, w *jw) { w.str(hardforkVersion) }))
+	r.hived("condenser_api.get_next_scheduled_hardfork", condNoArgs(func(c *callCtx, w *jw) {
 		w.objBegin()
 		w.kstr("hf_version", hardforkVersion)
 		w.ktime("live_time", c.n.ch.hardforkTimes()[27])
 		w.objEnd()
 	}))
-	hived("condenser_api.get_current_median_history_price", condNoArgs(func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), true) }))
-	hived("condenser_api.get_feed_history", condNoArgs(func(c *callCtx, w *jw) { writeFeedHistory(w, c, true) }))
-	hived("condenser_api.get_reward_fund", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_current_median_history_price", condNoArgs(func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), true) }))
+	r.hived("condenser_api.get_feed_history", condNoArgs(func(c *callCtx, w *jw) { writeFeedHistory(w, c, true) }))
+	r.hived("condenser_api.get_reward_fund", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -114,8 +114,8 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return nil
 		}
 	}
-	hived("condenser_api.get_witness_schedule", optionalBool(func(c *callCtx, w *jw, future bool) { writeWitnessSchedule(w, c, true, future) }))
-	hived("condenser_api.get_active_witnesses", optionalBool(func(c *callCtx, w *jw, future bool) {
+	r.hived("condenser_api.get_witness_schedule", optionalBool(func(c *callCtx, w *jw, future bool) { writeWitnessSchedule(w, c, true, future) }))
+	r.hived("condenser_api.get_active_witnesses", optionalBool(func(c *callCtx, w *jw, future bool) {
 		names := c.n.ch.activeWitnesses(c.head)
 		if future {
 			names = append(append(names, ""), c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule)))...)
@@ -126,21 +126,21 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		w.arrEnd()
 	}))
-	hived("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+	r.hived("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
 		func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	hived("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
+	r.hived("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
 		func(x *ConvertRequest) string { return x.Owner }, legacyForm(writeConvert)))
-	hived("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
+	r.hived("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
 		func(x *CollateralizedConvertRequest) string { return x.Owner }, legacyForm(writeCollateral)))
-	hived("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
+	r.hived("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
 		func(x *SavingsWithdraw) string { return x.From }, legacyForm(writeSavings)))
-	hived("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
+	r.hived("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
 		func(x *SavingsWithdraw) string { return x.To }, legacyForm(writeSavings)))
-	hived("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
+	r.hived("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
 		func(x *LimitOrder) string { return x.Seller }, legacyForm(writeLimitOrder)))
-	hived("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
+	r.hived("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
 		func(x *RecurrentTransfer) string { return x.From }, func(w *jw, x *RecurrentTransfer) { writeRecurrent(w, x, true) }))
-	hived("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -158,7 +158,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.null()
 		return nil
 	})
-	hived("condenser_api.get_escrow", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_escrow", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 2)
 		if err != nil {
 			return err
@@ -180,7 +180,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.null()
 		return nil
 	})
-	hived("condenser_api.get_withdraw_routes", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_withdraw_routes", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 1, 2)
 		if err != nil {
 			return err
@@ -213,7 +213,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_expiring_vesting_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_expiring_vesting_delegations", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 2, 3)
 		if err != nil {
 			return err
@@ -248,7 +248,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_witness_by_account", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witness_by_account", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -264,7 +264,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		return nil
 	})
-	hived("condenser_api.get_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -288,7 +288,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_witnesses_by_vote", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witnesses_by_vote", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 2)
 		if err != nil {
 			return err
@@ -350,21 +350,21 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return nil
 		}
 	}
-	hived("condenser_api.lookup_accounts", lookup(func(ch *chain) []string {
+	r.hived("condenser_api.lookup_accounts", lookup(func(ch *chain) []string {
 		out := make([]string, len(ch.acctByName))
 		for i, a := range ch.acctByName {
 			out[i] = a.Name
 		}
 		return out
 	}))
-	hived("condenser_api.lookup_witness_accounts", lookup(func(ch *chain) []string {
+	r.hived("condenser_api.lookup_witness_accounts", lookup(func(ch *chain) []string {
 		out := make([]string, len(ch.wByName))
 		for i, x := range ch.wByName {
 			out[i] = x.Owner
 		}
 		return out
 	}))
-	hived("condenser_api.lookup_account_names", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.lookup_account_names", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 1, 2)
 		if err != nil {
 			return err
@@ -394,7 +394,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -414,7 +414,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.find_proposals", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.find_proposals", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -437,7 +437,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_proposals", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_proposals", func(c *callCtx, p any, w *jw) *rpcError {
 		obj, err := c.condProposalArgs(p, 3, 6, true)
 		if err != nil {
 			return err
@@ -453,7 +453,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_proposal_votes", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_proposal_votes", func(c *callCtx, p any, w *jw) *rpcError {
 		obj, err := c.condProposalArgs(p, 3, 5, false)
 		if err != nil {
 			return err
@@ -475,7 +475,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -500,7 +500,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return fn(c, args, t, w)
 		}
 	}
-	hived("condenser_api.get_transaction_hex", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_transaction_hex", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		h, err := c.trxHex(t, true)
 		if err != nil {
 			return err
@@ -508,7 +508,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.str(h)
 		return nil
 	}))
-	hived("condenser_api.get_potential_signatures", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_potential_signatures", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		keys, err := c.potentialKeys(t)
 		if err != nil {
 			return err
@@ -516,7 +516,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		writeStrings(w, keys)
 		return nil
 	}))
-	hived("condenser_api.get_required_signatures", trx(2, func(c *callCtx, args []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_required_signatures", trx(2, func(c *callCtx, args []any, t *simTrx, w *jw) *rpcError {
 		avail, err := c.stringList(args[1])
 		if err != nil {
 			return err
@@ -528,14 +528,14 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		writeStrings(w, keys)
 		return nil
 	}))
-	hived("condenser_api.verify_authority", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.verify_authority", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		if err := c.verifyTrx(t); err != nil {
 			return err
 		}
 		w.boolean(true)
 		return nil
 	}))
-	hived("condenser_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condArgs(p)
 		if err != nil {
 			return err

@@ -9,8 +9,8 @@ func (c *callCtx) noArgs(p any) *rpcError {
 }
 
 // registerStateMethods adds the database_api getters to the method table.
-func registerStateMethods(hived func(string, methodFunc)) {
-	hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
+func registerStateMethods(r registry) {
+	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -27,7 +27,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -40,7 +40,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		return nil
 	})
 	simple := func(name string, write func(c *callCtx, w *jw)) {
-		hived(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
 			if err := c.noArgs(p); err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		w.objEnd()
 	})
-	hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -76,8 +76,8 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), false)
 		return nil
 	})
-	hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
-	hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
+	r.hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -92,7 +92,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		return nil
 	})
 	trxArg := func(name string, fn func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError) {
-		hived(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
 			o, err := c.asObject(p)
 			if err != nil {
 				return err
@@ -147,7 +147,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.verify_signatures", verifySignatures)
+	r.hived("database_api.verify_signatures", verifySignatures)
 }
 
 // stringList reads a JSON array of strings.

@@ -177,9 +177,9 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 	return tx, nil
 }
 
-func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
-	hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
-	hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+func registerHistoryMethods(r registry) {
+	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
+	r.hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -195,7 +195,7 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		writeTransaction(w, tx, false)
 		return nil
 	})
-	hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		writeTransaction(w, tx, true)
 		return nil
 	})
-	hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -231,7 +231,7 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err

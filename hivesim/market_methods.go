@@ -195,22 +195,22 @@ func (ch *chain) recentTrades(now time.Time, limit uint32) []*Trade {
 	return out
 }
 
-func registerMarketMethods(hived func(string, methodFunc)) {
-	hived("market_history_api.get_ticker", func(c *callCtx, p any, w *jw) *rpcError {
+func registerMarketMethods(r registry) {
+	r.hived("market_history_api.get_ticker", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
 		writeTicker(w, c, false)
 		return nil
 	})
-	hived("market_history_api.get_volume", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_volume", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
 		writeVolume(w, c, false)
 		return nil
 	})
-	hived("market_history_api.get_market_history_buckets", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_market_history_buckets", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("market_history_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -237,7 +237,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), false)
 		return nil
 	})
-	hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -262,7 +262,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeList(w, "trades", c.n.ch.tradesBetween(start, end, limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
 		return nil
 	})
-	hived("market_history_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -279,7 +279,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeList(w, "trades", c.n.ch.recentTrades(c.now(), limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
 		return nil
 	})
-	hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -300,9 +300,9 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		return nil
 	})
 	// condenser_api forms.
-	hived("condenser_api.get_ticker", condNoArgs(func(c *callCtx, w *jw) { writeTicker(w, c, true) }))
-	hived("condenser_api.get_volume", condNoArgs(func(c *callCtx, w *jw) { writeVolume(w, c, true) }))
-	hived("condenser_api.get_market_history_buckets", condNoArgs(func(c *callCtx, w *jw) { writeU32s(w, bucketSizes) }))
+	r.hived("condenser_api.get_ticker", condNoArgs(func(c *callCtx, w *jw) { writeTicker(w, c, true) }))
+	r.hived("condenser_api.get_volume", condNoArgs(func(c *callCtx, w *jw) { writeVolume(w, c, true) }))
+	r.hived("condenser_api.get_market_history_buckets", condNoArgs(func(c *callCtx, w *jw) { writeU32s(w, bucketSizes) }))
 	condLimit := func(p any, c *callCtx, lo, hi int, def, max uint32) ([]any, uint32, *rpcError) {
 		args, err := c.condRange(p, lo, hi)
 		if err != nil {
@@ -316,7 +316,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		}
 		return args, limit, c.marketLimit(limit, max)
 	}
-	hived("condenser_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		_, limit, err := condLimit(p, c, 0, 1, 500, 500)
 		if err != nil {
 			return err
@@ -324,7 +324,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), true)
 		return nil
 	})
-	hived("condenser_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
 		_, limit, err := condLimit(p, c, 0, 1, 1000, 1000)
 		if err != nil {
 			return err
@@ -336,7 +336,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condLimit(p, c, 2, 3, 1000, 1000)
 		if err != nil {
 			return err
@@ -356,7 +356,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 3)
 		if err != nil {
 			return err

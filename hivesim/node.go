@@ -85,7 +85,7 @@ type Node struct {
 	opts    Options
 	ch      *chain
 	start   time.Time
-	methods map[string]method
+	methods registry
 	apis    map[string]bool
 
 	// state guards the chain against the broadcasts that change it

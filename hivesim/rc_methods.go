@@ -89,8 +89,8 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 	return collect(rows, i, limit, func(d *RCDelegation) bool { return d.From == from }), nil
 }
 
-func registerRCMethods(hived func(string, methodFunc)) {
-	hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+func registerRCMethods(r registry) {
+	r.hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -127,7 +127,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		writeList(w, "rc_accounts", rows, func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, false) })
 		return nil
 	})
-	hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -143,7 +143,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		writeList(w, "rc_direct_delegations", rows, writeRCDelegation)
 		return nil
 	})
-	hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -161,7 +161,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_resource_params", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_resource_params", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_rc_stats", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_rc_stats", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -324,8 +324,8 @@ func condRCArgs(c *callCtx, p any) ([]any, uint32, *rpcError) {
 	return args, limit, err
 }
 
-func registerCondenserRCMethods(hived func(string, methodFunc)) {
-	hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+func registerCondenserRCMethods(r registry) {
+	r.hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condArgs(p)
 		if err != nil {
 			return err
@@ -346,7 +346,7 @@ func registerCondenserRCMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condRCArgs(c, p)
 		if err != nil {
 			return err
@@ -362,7 +362,7 @@ func registerCondenserRCMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condRCArgs(c, p)
 		if err != nil {
 			return err

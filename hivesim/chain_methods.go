@@ -27,7 +27,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	s := ch.supply
 	w.kasset("virtual_supply", s.virtualSupply, legacy)
 	w.kasset("current_supply", s.currentSupply, legacy)
-	w.kasset("init_hbd_supply", Asset{0, HBD}, legacy)
+	w.kasset("init_hbd_supply", asset(0, HBD), legacy)
 	w.kasset("current_hbd_supply", s.hbdSupply, legacy)
 	w.kasset("total_vesting_fund_hive", s.totalVestingFund, legacy)
 	w.kasset("total_vesting_shares", s.totalVestingShares, legacy)
@@ -54,7 +54,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	w.knum("content_reward_percent", 6500)
 	w.knum("vesting_reward_percent", 1500)
 	w.knum("proposal_fund_percent", 1000)
-	w.kasset("dhf_interval_ledger", Asset{int64(head % 100_000), HBD}, legacy)
+	w.kasset("dhf_interval_ledger", asset(int64(head % 100_000), HBD), legacy)
 	w.knum("downvote_pool_percent", 2500)
 	w.knum("current_remove_threshold", 200)
 	w.ku64("early_voting_seconds", 86400)

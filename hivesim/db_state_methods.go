@@ -275,7 +275,7 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 			w.ku64("total_vote_weight", cm.TotalVoteWeight)
 			w.kasset("total_payout_value", cm.TotalPayout, false)
 			w.kasset("curator_payout_value", cm.CuratorPayout, false)
-			w.kasset("max_accepted_payout", Asset{1_000_000_000, HBD}, false)
+			w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), false)
 			w.ki64("author_rewards", cm.AuthorRewards)
 			w.ki64("children_abs_rshares", 0)
 			w.ki64("net_rshares", cm.NetRshares)

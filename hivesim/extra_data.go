@@ -180,7 +180,7 @@ func (g *gen) genNotifications(e *extraData) {
 			continue
 		}
 		all = append(all, &Notification{Type: "vote", Score: score(v.Voter), Date: v.LastUpdate, dst: c.Author, comment: int(c.ID),
-			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(Asset{v.Rshares / 100_000_000, HBD}) + ")",
+			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(asset(v.Rshares / 100_000_000, HBD)) + ")",
 			URL: "@" + c.Author + "/" + c.Permlink})
 	}
 	for _, c := range s.comments {
@@ -233,7 +233,7 @@ func (g *gen) genNotifications(e *extraData) {
 
 // legacyAmount is the number part of a legacy asset ("0.123").
 func legacyAmount(a Asset) string {
-	s := a.Legacy()
+	s := a.String()
 	return s[:strings.IndexByte(s, ' ')]
 }
 
@@ -256,9 +256,9 @@ func (g *gen) genTrades(e *extraData) {
 		taker, maker := g.randAcct(), g.randAcct()
 		tr := &Trade{Date: t, Taker: taker.Name, Maker: maker.Name}
 		if g.r.IntN(2) == 0 {
-			tr.CurrentPays, tr.OpenPays = Asset{hbd, HBD}, Asset{hive, HIVE}
+			tr.CurrentPays, tr.OpenPays = asset(hbd, HBD), asset(hive, HIVE)
 		} else {
-			tr.CurrentPays, tr.OpenPays = Asset{hive, HIVE}, Asset{hbd, HBD}
+			tr.CurrentPays, tr.OpenPays = asset(hive, HIVE), asset(hbd, HBD)
 		}
 		e.trades = append(e.trades, tr)
 	}
@@ -303,7 +303,7 @@ func (g *gen) genRecurrent(e *extraData) {
 		rec := uint16(24 * (1 + g.r.IntN(30)))
 		e.recurrent = append(e.recurrent, &RecurrentTransfer{
 			TriggerDate: ch.headTime0.Add(time.Duration(1+g.r.IntN(int(rec))) * time.Hour),
-			From:        from.Name, To: to.Name, Amount: Asset{int64(1+g.r.IntN(100)) * 1000, sym},
+			From:        from.Name, To: to.Name, Amount: asset(int64(1+g.r.IntN(100)) * 1000, sym),
 			Memo: memos[g.r.IntN(len(memos))], Recurrence: rec, RemainingExecutions: uint16(1 + g.r.IntN(24)),
 		})
 	}

@@ -227,16 +227,16 @@ func (g *gen) settlePayout(c *Comment) {
 	cashout := c.Created.Add(7 * day)
 	if cashout.After(g.ch.headTime0) {
 		c.CashoutTime = cashout
-		c.PendingPayout = Asset{value, HBD}
-		c.TotalPayout = Asset{0, HBD}
-		c.CuratorPayout = Asset{0, HBD}
+		c.PendingPayout = asset(value, HBD)
+		c.TotalPayout = asset(0, HBD)
+		c.CuratorPayout = asset(0, HBD)
 		return
 	}
 	c.CashoutTime = MaxTime
 	c.LastPayout = cashout
-	c.PendingPayout = Asset{0, HBD}
-	c.CuratorPayout = Asset{value / 4, HBD}
-	c.TotalPayout = Asset{value - value/4, HBD}
+	c.PendingPayout = asset(0, HBD)
+	c.CuratorPayout = asset(value / 4, HBD)
+	c.TotalPayout = asset(value - value/4, HBD)
 	c.AuthorRewards = (value - value/4) * 1000
 }
 
@@ -323,7 +323,7 @@ func (g *gen) genTags() {
 	for _, c := range s.comments {
 		t := s.tagByName[c.Category]
 		if t == nil {
-			t = &Tag{Name: c.Category, TotalPayouts: Asset{0, HBD}}
+			t = &Tag{Name: c.Category, TotalPayouts: asset(0, HBD)}
 			s.tagByName[c.Category] = t
 			s.tags = append(s.tags, t)
 		}

@@ -150,16 +150,16 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 	w.kstr("lowest_ask", strconv.FormatFloat(ask, 'f', 17, 64))
 	w.kstr("highest_bid", strconv.FormatFloat(bid, 'f', 17, 64))
 	w.kstr("percent_change", strconv.FormatFloat(change, 'f', 17, 64))
-	w.kasset("hive_volume", Asset{hive, HIVE}, legacy)
-	w.kasset("hbd_volume", Asset{hbd, HBD}, legacy)
+	w.kasset("hive_volume", asset(hive, HIVE), legacy)
+	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
 	w.objEnd()
 }
 
 func writeVolume(w *jw, c *callCtx, legacy bool) {
 	hive, hbd := c.n.ch.volume24h(c.now())
 	w.objBegin()
-	w.kasset("hive_volume", Asset{hive, HIVE}, legacy)
-	w.kasset("hbd_volume", Asset{hbd, HBD}, legacy)
+	w.kasset("hive_volume", asset(hive, HIVE), legacy)
+	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
 	w.objEnd()
 }
 

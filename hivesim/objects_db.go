@@ -81,7 +81,7 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	w.kasset("delegated_vesting_shares", a.DelegatedVestingShares, legacy)
 	w.kasset("received_vesting_shares", a.ReceivedVestingShares, legacy)
 	w.kasset("vesting_withdraw_rate", a.VestingWithdrawRate, legacy)
-	w.kasset("post_voting_power", Asset{postVotingPower(a), VESTS}, legacy)
+	w.kasset("post_voting_power", asset(postVotingPower(a), VESTS), legacy)
 	w.ktime("next_vesting_withdrawal", a.NextVestingWithdrawal)
 	w.ki64("withdrawn", a.Withdrawn)
 	w.ki64("to_withdraw", a.ToWithdraw)
@@ -113,7 +113,7 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	}
 	w.ktime("governance_vote_expiration_ts", a.GovernanceVoteExpiration)
 	if extended {
-		w.kasset("vesting_balance", Asset{0, HIVE}, true)
+		w.kasset("vesting_balance", asset(0, HIVE), true)
 		w.ki64("reputation", a.Reputation)
 		for _, k := range []string{"transfer_history", "market_history", "post_history", "vote_history", "other_history"} {
 			w.kemptyArr(k)

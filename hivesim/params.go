@@ -222,7 +222,7 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 		return Asset{}, c.assertFail("v_object[ \"amount\" ].is_string()", "Expected a string type for value 'amount'.")
 	}
 	nai, _ := o["nai"].(string)
-	var sym Symbol
+	var sym string
 	switch nai {
 	case "@@000000013":
 		sym = HBD
@@ -237,7 +237,7 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 	if perr != nil {
 		return Asset{}, c.parseError("Couldn't parse int64_t")
 	}
-	return Asset{Amount: n, Symbol: sym}, nil
+	return asset(n, sym), nil
 }
 
 func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
@@ -257,8 +257,8 @@ func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
 		return Asset{}, c.parseError("Couldn't parse asset '" + s + "'")
 	}
 	whole, frac, _ := strings.Cut(num, ".")
-	p := a.Symbol.Precision()
-	if len(frac) != p {
+	a.Precision = precision(a.Symbol)
+	if len(frac) != int(a.Precision) {
 		return Asset{}, c.assertFail("dot_pos != std::string::npos", "Asset precision mismatch in '"+s+"'")
 	}
 	n, err := strconv.ParseInt(whole+frac, 10, 64)

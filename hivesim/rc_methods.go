@@ -14,7 +14,7 @@ func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	w.objBegin()
 	w.kstr("account", a.Name)
 	writeManabar(w, "rc_manabar", maxRC*(70+a.ID%30)/100, a.ManaLastUpdate)
-	w.kasset("max_rc_creation_adjustment", Asset{2_020_748_973, VESTS}, legacy)
+	w.kasset("max_rc_creation_adjustment", asset(2_020_748_973, VESTS), legacy)
 	w.ki64("max_rc", maxRC)
 	w.ku64("delegated_rc", e.rcDelegated[a.Name])
 	w.ku64("received_delegated_rc", e.rcReceived[a.Name])

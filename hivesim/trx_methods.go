@@ -397,11 +397,11 @@ func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
 func packAsset(b []byte, a Asset, legacy bool) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(a.Amount))
 	if legacy {
-		b = append(b, byte(a.Symbol.Precision()))
+		b = append(b, a.Precision)
 		var sym [7]byte
-		copy(sym[:], a.Symbol.String())
+		copy(sym[:], a.Symbol)
 		return append(b, sym[:]...)
 	}
-	nai := map[Symbol]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]
-	return binary.LittleEndian.AppendUint32(b, nai<<5|uint32(16+a.Symbol.Precision()))
+	nai := map[string]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]
+	return binary.LittleEndian.AppendUint32(b, nai<<5|uint32(16+a.Precision))
 }

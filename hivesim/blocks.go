@@ -101,17 +101,12 @@ func blockAPIGetBlock(header bool) methodFunc {
 }
 
 func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	start, err := c.asU32(o["starting_block_num"])
-	if err != nil {
-		return err
-	}
-	count, err := c.asU32(o["count"])
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	start := get(in, c.asU32, o["starting_block_num"])
+	count := get(in, c.asU32, o["count"])
+	if in.err != nil {
+		return in.err
 	}
 	if count > 1000 {
 		return c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow")
@@ -289,14 +284,12 @@ func condGetAccountHistory(c *callCtx, p any, w *jw) *rpcError {
 		return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
 	}
 	var a historyArgs
-	if a.account, err = c.asName(args[0]); err != nil {
-		return err
-	}
-	if a.start, err = c.asU64(args[1]); err != nil {
-		return err
-	}
-	if a.limit, err = c.asU32(args[2]); err != nil {
-		return err
+	in := &conv{}
+	a.account = get(in, c.asName, args[0])
+	a.start = get(in, c.asU64, args[1])
+	a.limit = get(in, c.asU32, args[2])
+	if in.err != nil {
+		return in.err
 	}
 	if len(args) > 3 {
 		if a.low, err = c.asU64(args[3]); err != nil {
@@ -331,20 +324,13 @@ func (c *callCtx) opsInBlock(num uint32, onlyVirtual bool) []opObject {
 }
 
 func ahGetOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	num, err := c.asU32(o["block_num"])
-	if err != nil {
-		return err
-	}
-	onlyVirtual, err := c.asBool(o["only_virtual"])
-	if err != nil {
-		return err
-	}
-	if _, err := c.asBool(o["include_reversible"]); err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	num := get(in, c.asU32, o["block_num"])
+	onlyVirtual := get(in, c.asBool, o["only_virtual"])
+	_ = get(in, c.asBool, o["include_reversible"])
+	if in.err != nil {
+		return in.err
 	}
 	w.objBegin()
 	w.key("ops")

@@ -54,7 +54,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	w.knum("content_reward_percent", 6500)
 	w.knum("vesting_reward_percent", 1500)
 	w.knum("proposal_fund_percent", 1000)
-	w.kasset("dhf_interval_ledger", asset(int64(head % 100_000), HBD), legacy)
+	w.kasset("dhf_interval_ledger", asset(int64(head%100_000), HBD), legacy)
 	w.knum("downvote_pool_percent", 2500)
 	w.knum("current_remove_threshold", 200)
 	w.ku64("early_voting_seconds", 86400)
@@ -172,14 +172,13 @@ func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	lower := get(in, c.asName, o["account_lower_bound"])
+	if in.err != nil {
+		return in.err
 	}
-	lower, err := c.asName(o["account_lower_bound"])
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	limit := uint32(1000)
 	if v, ok := o["limit"]; ok {
 		if limit, err = c.asU32(v); err != nil {

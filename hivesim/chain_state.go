@@ -108,7 +108,7 @@ func (ch *chain) feedHistory(head uint32) []Price {
 	hour := head / 1200
 	for i := range out {
 		h := uint64(hour) - uint64(len(out)-1-i)
-		out[i] = Price{Base: asset(median.Base.Amount + int64(splitmix64(ch.seed^h)%21) - 10, HBD), Quote: asset(1000, HIVE)}
+		out[i] = Price{Base: asset(median.Base.Amount+int64(splitmix64(ch.seed^h)%21)-10, HBD), Quote: asset(1000, HIVE)}
 	}
 	return out
 }

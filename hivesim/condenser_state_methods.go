@@ -163,13 +163,11 @@ func registerCondenserStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		from, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		id, err := c.asU32(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		from := get(in, c.asName, args[0])
+		id := get(in, c.asU32, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		for _, e := range c.n.ch.escByFrom {
 			if e.From == from && e.EscrowID == id {
@@ -218,13 +216,11 @@ func registerCondenserStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		account, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		from, err := c.asTime(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		account := get(in, c.asName, args[0])
+		from := get(in, c.asTime, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		limit := uint32(100)
 		if len(args) == 3 {
@@ -293,13 +289,11 @@ func registerCondenserStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		start, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		start := get(in, c.asName, args[0])
+		limit := get(in, c.asU32, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		if err := c.checkLimit(limit); err != nil {
 			return err
@@ -329,13 +323,11 @@ func registerCondenserStateMethods(r registry) {
 			if err != nil {
 				return err
 			}
-			lower, err := c.asName(args[0])
-			if err != nil {
-				return err
-			}
-			limit, err := c.asU32(args[1])
-			if err != nil {
-				return err
+			in := &conv{}
+			lower := get(in, c.asName, args[0])
+			limit := get(in, c.asU32, args[1])
+			if in.err != nil {
+				return in.err
 			}
 			if limit > 1000 {
 				return c.assertFail("limit <= 1000", "")

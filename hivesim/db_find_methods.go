@@ -93,13 +93,11 @@ func findWitnesses(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	account, err := c.asName(o["account"])
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	account := get(in, c.asName, o["account"])
+	if in.err != nil {
+		return in.err
 	}
 	order, err := c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet)
 	if err != nil {
@@ -127,13 +125,11 @@ func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func findProposals(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	ids, err := c.asArray(orEmptyArray(o["proposal_ids"]))
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	ids := get(in, c.asArray, orEmptyArray(o["proposal_ids"]))
+	if in.err != nil {
+		return in.err
 	}
 	if len(ids) > 1000 {
 		return c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
@@ -264,7 +260,7 @@ func registerFindMethods(r registry) {
 		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, dbForm(writeSavings)))
 	r.hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
 		func(ch *chain) []*VestingDelegation { return ch.delByDelegation }, func(x *VestingDelegation) string { return x.Delegator },
-		func(w *jw, x *VestingDelegation) { writeDelegation(w, x, false) }))
+		dbForm(writeDelegation)))
 	r.hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
 		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, dbForm(writeExpiration)))
 	r.hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",

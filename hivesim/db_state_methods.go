@@ -11,13 +11,11 @@ func (c *callCtx) noArgs(p any) *rpcError {
 // registerStateMethods adds the database_api getters to the method table.
 func registerStateMethods(r registry) {
 	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		future, err := c.asBool(o["include_future"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		future := get(in, c.asBool, o["include_future"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		w.kstrs("witnesses", c.n.ch.activeWitnesses(c.head))
@@ -28,13 +26,11 @@ func registerStateMethods(r registry) {
 		return nil
 	})
 	r.hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		future, err := c.asBool(o["include_future"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		future := get(in, c.asBool, o["include_future"])
+		if in.err != nil {
+			return in.err
 		}
 		writeWitnessSchedule(w, c, false, future)
 		return nil
@@ -62,13 +58,11 @@ func registerStateMethods(r registry) {
 		w.objEnd()
 	})
 	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		if err := c.checkLimit(limit); err != nil {
 			return err
@@ -78,13 +72,11 @@ func registerStateMethods(r registry) {
 	})
 	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
 	r.hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		id, err := c.asString(o["id"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		id := get(in, c.asString, o["id"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		w.kbool("is_known", c.knownTransaction(id))
@@ -243,13 +235,11 @@ func (c *callCtx) knownTransaction(id string) bool {
 }
 
 func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	arr, err := c.asArray(orEmptyArray(o["comments"]))
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	arr := get(in, c.asArray, orEmptyArray(o["comments"]))
+	if in.err != nil {
+		return in.err
 	}
 	if len(arr) > 1000 {
 		return c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")

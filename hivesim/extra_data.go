@@ -180,7 +180,7 @@ func (g *gen) genNotifications(e *extraData) {
 			continue
 		}
 		all = append(all, &Notification{Type: "vote", Score: score(v.Voter), Date: v.LastUpdate, dst: c.Author, comment: int(c.ID),
-			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(asset(v.Rshares / 100_000_000, HBD)) + ")",
+			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(asset(v.Rshares/100_000_000, HBD)) + ")",
 			URL: "@" + c.Author + "/" + c.Permlink})
 	}
 	for _, c := range s.comments {
@@ -303,7 +303,7 @@ func (g *gen) genRecurrent(e *extraData) {
 		rec := uint16(24 * (1 + g.r.IntN(30)))
 		e.recurrent = append(e.recurrent, &RecurrentTransfer{
 			TriggerDate: ch.headTime0.Add(time.Duration(1+g.r.IntN(int(rec))) * time.Hour),
-			From:        from.Name, To: to.Name, Amount: asset(int64(1+g.r.IntN(100)) * 1000, sym),
+			From:        from.Name, To: to.Name, Amount: asset(int64(1+g.r.IntN(100))*1000, sym),
 			Memo: memos[g.r.IntN(len(memos))], Recurrence: rec, RemainingExecutions: uint16(1 + g.r.IntN(24)),
 		})
 	}

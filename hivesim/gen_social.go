@@ -235,8 +235,8 @@ func (g *gen) settlePayout(c *Comment) {
 	c.CashoutTime = MaxTime
 	c.LastPayout = cashout
 	c.PendingPayout = asset(0, HBD)
-	c.CuratorPayout = asset(value / 4, HBD)
-	c.TotalPayout = asset(value - value/4, HBD)
+	c.CuratorPayout = asset(value/4, HBD)
+	c.TotalPayout = asset(value-value/4, HBD)
 	c.AuthorRewards = (value - value/4) * 1000
 }
 

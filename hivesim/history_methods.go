@@ -15,22 +15,15 @@ const producerRewardFilter = 0x004000
 func virtualOpID(block uint32) uint64 { return uint64(block) * 64 }
 
 func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	begin := get(in, c.asU32, o["block_range_begin"])
+	end := get(in, c.asU32, o["block_range_end"])
+	opBegin := get(in, c.asU64, o["operation_begin"])
+	if in.err != nil {
+		return in.err
 	}
-	begin, err := c.asU32(o["block_range_begin"])
-	if err != nil {
-		return err
-	}
-	end, err := c.asU32(o["block_range_end"])
-	if err != nil {
-		return err
-	}
-	opBegin, err := c.asU64(o["operation_begin"])
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	limit := int64(150000)
 	if v, ok := o["limit"]; ok && v != nil {
 		if limit, err = c.asI64(v); err != nil {
@@ -44,13 +37,10 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 			return err
 		}
 	}
-	reversible, err := c.asBool(o["include_reversible"])
-	if err != nil {
-		return err
-	}
-	grouped, err := c.asBool(o["group_by_block"])
-	if err != nil {
-		return err
+	reversible := get(in, c.asBool, o["include_reversible"])
+	grouped := get(in, c.asBool, o["group_by_block"])
+	if in.err != nil {
+		return in.err
 	}
 	if limit <= 0 {
 		return c.fcError(codeServerError, 0, "", "Invalid limit", "limit is lower than 1", "")
@@ -180,13 +170,11 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 func registerHistoryMethods(r registry) {
 	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
 	r.hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		reversible, err := c.asBool(o["include_reversible"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		reversible := get(in, c.asBool, o["include_reversible"])
+		if in.err != nil {
+			return in.err
 		}
 		tx, err := c.lookupTransaction(o["id"], reversible)
 		if err != nil {
@@ -208,13 +196,11 @@ func registerHistoryMethods(r registry) {
 		return nil
 	})
 	r.hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		id, err := c.asString(o["transaction_id"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		id := get(in, c.asString, o["transaction_id"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		tx := c.n.ch.extra.txByID[id]

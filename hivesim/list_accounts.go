@@ -59,14 +59,13 @@ func listAccounts() methodFunc {
 }
 
 func findAccounts(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	arr := get(in, c.asArray, orEmptyArray(o["accounts"]))
+	if in.err != nil {
+		return in.err
 	}
-	arr, err := c.asArray(orEmptyArray(o["accounts"]))
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	names := make([]string, len(arr))
 	for i, v := range arr {
 		if names[i], err = c.asName(v); err != nil {

@@ -238,18 +238,14 @@ func registerMarketMethods(r registry) {
 		return nil
 	})
 	r.hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		start := get(in, c.asTime, o["start"])
+		end := get(in, c.asTime, o["end"])
+		if in.err != nil {
+			return in.err
 		}
-		start, err := c.asTime(o["start"])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(o["end"])
-		if err != nil {
-			return err
-		}
+		var err *rpcError
 		limit := uint32(1000)
 		if v, ok := o["limit"]; ok {
 			if limit, err = c.asU32(v); err != nil {
@@ -280,21 +276,13 @@ func registerMarketMethods(r registry) {
 		return nil
 	})
 	r.hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		seconds, err := c.asU32(o["bucket_seconds"])
-		if err != nil {
-			return err
-		}
-		start, err := c.asTime(o["start"])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(o["end"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		seconds := get(in, c.asU32, o["bucket_seconds"])
+		start := get(in, c.asTime, o["start"])
+		end := get(in, c.asTime, o["end"])
+		if in.err != nil {
+			return in.err
 		}
 		writeList(w, "buckets", c.n.ch.marketHistory(seconds, start, end), writeBucket)
 		return nil
@@ -341,13 +329,11 @@ func registerMarketMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		start, err := c.asTime(args[0])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		start := get(in, c.asTime, args[0])
+		end := get(in, c.asTime, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		w.arrBegin()
 		for _, t := range c.n.ch.tradesBetween(start, end, limit) {
@@ -361,17 +347,12 @@ func registerMarketMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		seconds, err := c.asU32(args[0])
-		if err != nil {
-			return err
-		}
-		start, err := c.asTime(args[1])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(args[2])
-		if err != nil {
-			return err
+		in := &conv{}
+		seconds := get(in, c.asU32, args[0])
+		start := get(in, c.asTime, args[1])
+		end := get(in, c.asTime, args[2])
+		if in.err != nil {
+			return in.err
 		}
 		w.arrBegin()
 		for _, b := range c.n.ch.marketHistory(seconds, start, end) {

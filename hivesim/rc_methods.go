@@ -61,13 +61,11 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 	if len(key) != 2 {
 		return nil, c.assertFail("key.size() == 2", "by_from start requires 2 value. (from, to)")
 	}
-	from, err := c.asName(key[0])
-	if err != nil {
-		return nil, err
-	}
-	to, err := c.asName(key[1])
-	if err != nil {
-		return nil, err
+	in := &conv{}
+	from := get(in, c.asName, key[0])
+	to := get(in, c.asName, key[1])
+	if in.err != nil {
+		return nil, in.err
 	}
 	ch := c.n.ch
 	toID := int64(0)
@@ -112,13 +110,11 @@ func registerRCMethods(r registry) {
 		return nil
 	})
 	r.hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		rows, err := c.rcAccountsFrom(o["start"], limit)
 		if err != nil {
@@ -128,13 +124,11 @@ func registerRCMethods(r registry) {
 		return nil
 	})
 	r.hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		rows, err := c.rcDelegationsFrom(o["start"], limit)
 		if err != nil {
@@ -260,13 +254,11 @@ func registerRCMethods(r registry) {
 		return nil
 	})
 	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		op, err := c.asString(o["operation"])
-		if err != nil {
-			return err
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		op := get(in, c.asString, o["operation"])
+		if in.err != nil {
+			return in.err
 		}
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
 			return c.assertFail("false", "Unknown operation "+op)

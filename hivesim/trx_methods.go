@@ -37,15 +37,12 @@ func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
 		return nil, err
 	}
 	t := &simTrx{}
-	if t.refBlockNum, err = c.asU32(o["ref_block_num"]); err != nil {
-		return nil, err
-	}
-	if t.refBlockPrefix, err = c.asU32(o["ref_block_prefix"]); err != nil {
-		return nil, err
-	}
-	exp, err := c.asTime(o["expiration"])
-	if err != nil {
-		return nil, err
+	in := &conv{}
+	t.refBlockNum = get(in, c.asU32, o["ref_block_num"])
+	t.refBlockPrefix = get(in, c.asU32, o["ref_block_prefix"])
+	exp := get(in, c.asTime, o["expiration"])
+	if in.err != nil {
+		return nil, in.err
 	}
 	t.expiration = uint32(exp.Unix())
 	ops, err := c.asArray(orEmptyArray(o["operations"]))

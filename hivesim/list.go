@@ -88,19 +88,6 @@ func (c *callCtx) listArgs(p any, withOrder bool) (*listArgs, *rpcError) {
 }
 
 // checkLimit is the assert every hived list_* call starts with.
-// orderedListArgs reads the args of a list method with an order and
-// checks the limit, in hived's order: bad args first, then the limit.
-func (c *callCtx) orderedListArgs(p any) (*listArgs, *rpcError) {
-	a, err := c.listArgs(p, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
 func (c *callCtx) checkLimit(limit uint32) *rpcError {
 	if limit == 0 || limit > 1000 {
 		return c.assertFail("0 < args.limit && args.limit <= DATABASE_API_SINGLE_QUERY_LIMIT", "limit not set or too big")
@@ -183,77 +170,26 @@ func (t *tuple) get(i int) (any, bool) {
 	return elem(t.a, i)
 }
 
-func (t *tuple) name(i int) string {
+// member converts member i with f; a missing member (or any member after a
+// failed one) keeps def.
+func member[T any](t *tuple, i int, f func(any) (T, *rpcError), def T) T {
 	v, ok := t.get(i)
 	if !ok {
-		return ""
+		return def
 	}
-	s, err := t.c.asName(v)
-	t.err = err
-	return s
-}
-
-func (t *tuple) time(i int) time.Time {
-	v, ok := t.get(i)
-	if !ok {
-		return Epoch
-	}
-	x, err := t.c.asTime(v)
+	x, err := f(v)
 	t.err = err
 	return x
 }
 
-func (t *tuple) u64(i int) uint64 {
-	v, ok := t.get(i)
-	if !ok {
-		return 0
-	}
-	x, err := t.c.asU64(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) u32(i int) uint32 { return uint32(t.u64(i)) }
-
-func (t *tuple) i64(i int) int64 {
-	v, ok := t.get(i)
-	if !ok {
-		return 0
-	}
-	x, err := t.c.asI64(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) boolean(i int) bool {
-	v, ok := t.get(i)
-	if !ok {
-		return false
-	}
-	x, err := t.c.asBool(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) u128(i int) U128 {
-	v, ok := t.get(i)
-	if !ok {
-		return U128{}
-	}
-	x, err := t.c.asU128(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) price(i int) Price {
-	v, ok := t.get(i)
-	if !ok {
-		return Price{}
-	}
-	x, err := t.c.asPrice(v)
-	t.err = err
-	return x
-}
+func (t *tuple) name(i int) string    { return member(t, i, t.c.asName, "") }
+func (t *tuple) time(i int) time.Time { return member(t, i, t.c.asTime, Epoch) }
+func (t *tuple) u64(i int) uint64     { return member(t, i, t.c.asU64, 0) }
+func (t *tuple) u32(i int) uint32     { return uint32(t.u64(i)) }
+func (t *tuple) i64(i int) int64      { return member(t, i, t.c.asI64, 0) }
+func (t *tuple) boolean(i int) bool   { return member(t, i, t.c.asBool, false) }
+func (t *tuple) u128(i int) U128      { return member(t, i, t.c.asU128, U128{}) }
+func (t *tuple) price(i int) Price    { return member(t, i, t.c.asPrice, Price{}) }
 
 // need3 is the "start requires 3 values" assert of the three-member start keys.
 func (t *tuple) need3(msg string) {

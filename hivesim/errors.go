@@ -54,6 +54,60 @@ type callCtx struct {
 // responses stay deterministic for a given head.
 func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
 
+// fcException is the data of an fc exception as hived writes it: code,
+// name, message and a one-entry stack (its context, format and data), then
+// the assertion when there is one.
+type fcException struct {
+	code                        int
+	name, what, format          string
+	level, file, method, thread string
+	line                        int64
+	data                        func(w *jw) // the stack entry's data members
+	assertion                   string
+	assertHash                  bool // hivemind adds the assertion's hash
+}
+
+func (c *callCtx) writeFC(x fcException) []byte {
+	var w jw
+	w.objBegin()
+	w.knum("code", int64(x.code))
+	w.kstr("name", x.name)
+	w.kstr("message", x.what)
+	w.key("stack")
+	w.arrBegin()
+	w.objBegin()
+	w.key("context")
+	w.objBegin()
+	w.kstr("level", x.level)
+	w.kstr("file", x.file)
+	w.knum("line", x.line)
+	w.kstr("method", x.method)
+	w.kstr("hostname", "")
+	w.kstr("thread_name", x.thread)
+	w.ktime("timestamp", c.now())
+	w.objEnd()
+	w.kstr("format", x.format)
+	w.key("data")
+	w.objBegin()
+	if x.data != nil {
+		x.data(&w)
+	}
+	w.objEnd()
+	w.objEnd()
+	w.arrEnd()
+	if x.assertion != "" {
+		w.key("extension")
+		w.objBegin()
+		w.kstr("assertion_expression", x.assertion)
+		w.objEnd()
+	}
+	if x.assertHash {
+		w.kstr("assert_hash", hexHash(20, hashString(x.assertion)))
+	}
+	w.objEnd()
+	return w.b
+}
+
 // fcError builds an error carrying an fc exception.
 func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string) *rpcError {
 	msg := what + ":" + format
@@ -66,42 +120,12 @@ func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string
 	case stylePython:
 		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, format)}
 	}
-	var w jw
-	w.objBegin()
-	w.knum("code", int64(fcCode))
-	w.kstr("name", name)
-	w.kstr("message", what)
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
 	level := "error"
 	if fcCode != 10 {
 		level = "warn"
 	}
-	w.kstr("level", level)
-	w.kstr("file", c.api+".cpp")
-	w.knum("line", 1)
-	w.kstr("method", c.method)
-	w.kstr("hostname", "")
-	w.kstr("thread_name", "th_0")
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", format)
-	w.key("data")
-	w.objBegin()
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	if assertion != "" {
-		w.key("extension")
-		w.objBegin()
-		w.kstr("assertion_expression", assertion)
-		w.objEnd()
-	}
-	w.objEnd()
-	e.data = w.b
+	e.data = c.writeFC(fcException{code: fcCode, name: name, what: what, format: format, level: level,
+		file: c.api + ".cpp", line: 1, method: c.method, thread: "th_0", assertion: assertion})
 	return e
 }
 
@@ -132,38 +156,9 @@ func (c *callCtx) hivemindError(msg string) *rpcError {
 	if c.style == stylePython {
 		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, msg)}
 	}
-	var w jw
-	w.objBegin()
-	w.knum("code", 10)
-	w.kstr("name", "assert_exception")
-	w.kstr("message", "Assert Exception")
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
-	w.kstr("level", "error")
-	w.kstr("file", "")
-	w.knum("line", 0)
-	w.kstr("method", "")
-	w.kstr("hostname", "")
-	w.kstr("thread_name", "")
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", "")
-	w.key("data")
-	w.objBegin()
-	w.kstr("category", "hivemind")
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	w.key("extension")
-	w.objBegin()
-	w.kstr("assertion_expression", msg)
-	w.objEnd()
-	w.kstr("assert_hash", hexHash(20, hashString(msg)))
-	w.objEnd()
-	return &rpcError{code: codeInvalidParams, message: "Assert Exception:" + msg, data: w.b}
+	return &rpcError{code: codeInvalidParams, message: "Assert Exception:" + msg, data: c.writeFC(fcException{
+		code: 10, name: "assert_exception", what: "Assert Exception", level: "error",
+		data: func(w *jw) { w.kstr("category", "hivemind") }, assertion: msg, assertHash: true})}
 }
 
 // envelopeError builds the errors json_rpc raises before an API method runs. They carry

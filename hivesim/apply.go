@@ -117,7 +117,7 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 			have  Asset
 		}{{"reward_hive", a.RewardHiveBalance}, {"reward_hbd", a.RewardHBDBalance}, {"reward_vests", a.RewardVestingBalance}} {
 			if op.Get(r.field).(hivetx.Asset).Amount > r.have.Amount {
-				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol.String()+". Claim: "+op.Get(r.field).(hivetx.Asset).String()+" Actual: "+r.have.Legacy())
+				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol+". Claim: "+op.Get(r.field).(hivetx.Asset).String()+" Actual: "+r.have.String())
 			}
 		}
 	case "transfer":
@@ -146,7 +146,7 @@ func balanceOf(a *Account, symbol string) *Asset {
 // applyOp changes the chain for one checked operation.
 func (c *callCtx) applyOp(op hivetx.Operation) {
 	ch := c.n.ch
-	now := blockTime(c.head)
+	now := c.now()
 	switch op.Name() {
 	case "vote":
 		c.applyVote(op, now)
@@ -278,7 +278,7 @@ func (c *callCtx) applyComment(op hivetx.Operation, now time.Time) {
 		ParentAuthor: op.String("parent_author"), ParentPermlink: op.String("parent_permlink"),
 		Title: op.String("title"), Body: op.String("body"), JSONMetadata: op.String("json_metadata"),
 		Created: now, LastUpdate: now, CashoutTime: now.Add(7 * day), LastPayout: Epoch,
-		TotalPayout: Asset{0, HBD}, CuratorPayout: Asset{0, HBD}, PendingPayout: Asset{0, HBD},
+		TotalPayout: asset(0, HBD), CuratorPayout: asset(0, HBD), PendingPayout: asset(0, HBD),
 		PercentHBD: 10000, parent: -1, block: c.head,
 	}
 	if cm.ParentAuthor == "" {

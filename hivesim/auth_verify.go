@@ -29,36 +29,9 @@ const (
 // txError builds hived's error for a refused transaction: code -32000,
 // message "<what>:<format with data>", data {code, name, message, stack}.
 func (c *callCtx) txError(fcCode int, name, what, format string, data func(w *jw)) *rpcError {
-	msg := what + ":" + format
-	var w jw
-	w.objBegin()
-	w.knum("code", int64(fcCode))
-	w.kstr("name", name)
-	w.kstr("message", what)
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
-	w.kstr("level", "warn")
-	w.kstr("file", "transaction_util.cpp")
-	w.knum("line", 1)
-	w.kstr("method", "verify_authority")
-	w.kstr("hostname", "")
-	w.kstr("thread_name", "th_0")
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", format)
-	w.key("data")
-	w.objBegin()
-	if data != nil {
-		data(&w)
-	}
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	w.objEnd()
-	return &rpcError{code: codeServerError, message: msg, data: w.b}
+	return &rpcError{code: codeServerError, message: what + ":" + format, data: c.writeFC(fcException{
+		code: fcCode, name: name, what: what, format: format, level: "warn",
+		file: "transaction_util.cpp", line: 1, method: "verify_authority", thread: "th_0", data: data})}
 }
 
 // checkTransaction refuses a transaction hived would refuse before
@@ -76,7 +49,7 @@ func (c *callCtx) checkTransaction(tx *hivetx.Transaction) *rpcError {
 	if e := c.checkTaPoS(tx); e != nil {
 		return e
 	}
-	now := blockTime(c.head)
+	now := c.now()
 	if tx.Expiration.After(now.Add(maxTimeUntilExpiration)) || !now.Before(tx.Expiration) {
 		return c.txError(expirationExcCode, "transaction_expiration_exception", "transaction expiration exception",
 			"", func(w *jw) {

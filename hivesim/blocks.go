@@ -2,6 +2,7 @@ package hivesim
 
 import (
 	"strconv"
+	"time"
 )
 
 // Blocks and operations: block_api, account_history_api and their condenser_api forms.
@@ -15,7 +16,7 @@ func (ch *chain) producerReward(num uint32) *operation {
 
 func writeBlockHeader(w *jw, ch *chain, num uint32) {
 	w.kstr("previous", ch.blockID(num-1))
-	w.ktime("timestamp", blockTime(num))
+	w.ktime("timestamp", ch.blockTime(num))
 	w.kstr("witness", ch.producer(num).Owner)
 	if len(ch.blocks[num]) == 0 {
 		w.kstr("transaction_merkle_root", zeroTrxID)
@@ -100,17 +101,12 @@ func blockAPIGetBlock(header bool) methodFunc {
 }
 
 func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	start, err := c.asU32(o["starting_block_num"])
-	if err != nil {
-		return err
-	}
-	count, err := c.asU32(o["count"])
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	start := get(in, c.asU32, o["starting_block_num"])
+	count := get(in, c.asU32, o["count"])
+	if in.err != nil {
+		return in.err
 	}
 	if count > 1000 {
 		return c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow")
@@ -158,6 +154,7 @@ func condGetBlock(header bool) methodFunc {
 
 // opObject is one entry of account history or get_ops_in_block.
 type opObject struct {
+	at         time.Time // the block's time
 	trxID      string
 	block      uint32
 	trxInBlock uint32
@@ -173,7 +170,7 @@ func writeOpObject(w *jw, o opObject, legacy bool) {
 	w.knum("trx_in_block", int64(o.trxInBlock))
 	w.knum("op_in_trx", int64(o.opInTrx))
 	w.kbool("virtual_op", o.op.Virtual)
-	w.ktime("timestamp", blockTime(o.block))
+	w.ktime("timestamp", o.at)
 	w.key("op")
 	writeOp(w, o.op, legacy)
 	if !legacy {
@@ -182,8 +179,8 @@ func writeOpObject(w *jw, o opObject, legacy bool) {
 	w.objEnd()
 }
 
-func (h histEntry) object() opObject {
-	return opObject{trxID: h.tx.ID, block: h.tx.Block, trxInBlock: h.tx.Index, opInTrx: h.opInTrx, op: h.op}
+func (h histEntry) object(ch *chain) opObject {
+	return opObject{at: ch.blockTime(h.tx.Block), trxID: h.tx.ID, block: h.tx.Block, trxInBlock: h.tx.Index, opInTrx: h.opInTrx, op: h.op}
 }
 
 // historyArgs are account_history_api.get_account_history's arguments.
@@ -230,7 +227,7 @@ func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
 	for i := len(picked) - 1; i >= 0; i-- {
 		w.arrBegin()
 		w.num(int64(picked[i]))
-		writeOpObject(w, hist[picked[i]].object(), legacy)
+		writeOpObject(w, hist[picked[i]].object(c.n.ch), legacy)
 		w.arrEnd()
 	}
 	w.arrEnd()
@@ -287,14 +284,12 @@ func condGetAccountHistory(c *callCtx, p any, w *jw) *rpcError {
 		return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
 	}
 	var a historyArgs
-	if a.account, err = c.asName(args[0]); err != nil {
-		return err
-	}
-	if a.start, err = c.asU64(args[1]); err != nil {
-		return err
-	}
-	if a.limit, err = c.asU32(args[2]); err != nil {
-		return err
+	in := &conv{}
+	a.account = get(in, c.asName, args[0])
+	a.start = get(in, c.asU64, args[1])
+	a.limit = get(in, c.asU32, args[2])
+	if in.err != nil {
+		return in.err
 	}
 	if len(args) > 3 {
 		if a.low, err = c.asU64(args[3]); err != nil {
@@ -321,28 +316,21 @@ func (c *callCtx) opsInBlock(num uint32, onlyVirtual bool) []opObject {
 	if !onlyVirtual {
 		for _, tx := range ch.blocks[num] {
 			for i, op := range tx.Ops {
-				out = append(out, opObject{trxID: tx.ID, block: num, trxInBlock: tx.Index, opInTrx: uint32(i), op: op})
+				out = append(out, opObject{at: ch.blockTime(num), trxID: tx.ID, block: num, trxInBlock: tx.Index, opInTrx: uint32(i), op: op})
 			}
 		}
 	}
-	return append(out, opObject{trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)})
+	return append(out, opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)})
 }
 
 func ahGetOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	num, err := c.asU32(o["block_num"])
-	if err != nil {
-		return err
-	}
-	onlyVirtual, err := c.asBool(o["only_virtual"])
-	if err != nil {
-		return err
-	}
-	if _, err := c.asBool(o["include_reversible"]); err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	num := get(in, c.asU32, o["block_num"])
+	onlyVirtual := get(in, c.asBool, o["only_virtual"])
+	_ = get(in, c.asBool, o["include_reversible"])
+	if in.err != nil {
+		return in.err
 	}
 	w.objBegin()
 	w.key("ops")

@@ -154,8 +154,8 @@ func (c *callCtx) hmLimitNamed(v any, def, lo, hi int64, name string) (int64, *r
 	return n, nil
 }
 
-func registerBridgeAccountMethods(mind func(string, methodFunc)) {
-	mind("bridge.get_profile", func(c *callCtx, p any, w *jw) *rpcError {
+func registerBridgeAccountMethods(r registry) {
+	r.mind("bridge.get_profile", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "account", "observer")
 		if err != nil {
 			return err
@@ -175,7 +175,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		writeProfile(w, c.n.ch, a, observer)
 		return nil
 	})
-	mind("bridge.get_profiles", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.get_profiles", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "accounts", "observer")
 		if err != nil {
 			return err
@@ -203,7 +203,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	mind("bridge.account_notifications", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.account_notifications", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "account", "min_score", "last_id", "limit")
 		if err != nil {
 			return err
@@ -222,7 +222,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		writeNotifications(w, notificationsPage(c.n.ch.extra.notesByAccount[account], minScore, lastID, limit))
 		return nil
 	})
-	mind("bridge.post_notifications", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.post_notifications", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "author", "permlink", "min_score", "last_id", "limit")
 		if err != nil {
 			return err
@@ -238,7 +238,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		writeNotifications(w, notificationsPage(c.n.ch.extra.notesByComment[int(post.ID)], minScore, lastID, limit))
 		return nil
 	})
-	mind("bridge.unread_notifications", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.unread_notifications", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "account", "min_score")
 		if err != nil {
 			return err
@@ -267,7 +267,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	mind("bridge.get_follow_list", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.get_follow_list", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "observer", "follow_type")
 		if err != nil {
 			return err
@@ -300,7 +300,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	mind("bridge.does_user_follow_any_lists", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.does_user_follow_any_lists", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "observer")
 		if err != nil {
 			return err
@@ -315,7 +315,7 @@ func registerBridgeAccountMethods(mind func(string, methodFunc)) {
 		w.boolean(false)
 		return nil
 	})
-	mind("bridge.get_relationship_between_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.get_relationship_between_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "account1", "account2", "observer")
 		if err != nil {
 			return err

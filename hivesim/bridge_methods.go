@@ -300,13 +300,13 @@ func memberPage[T any](rows []T, name func(T) string, last string, limit int) []
 
 var roleRank = map[string]int{"owner": 8, "admin": 6, "mod": 4, "member": 2, "guest": 0}
 
-func registerBridgeMethods(mind func(string, methodFunc)) {
-	mind("bridge.get_ranked_posts", bridgeRankedPosts)
-	mind("bridge.get_account_posts", bridgeAccountPosts)
-	mind("bridge.get_discussion", bridgeGetDiscussion)
-	mind("bridge.list_communities", bridgeListCommunities)
+func registerBridgeMethods(r registry) {
+	r.mind("bridge.get_ranked_posts", bridgeRankedPosts)
+	r.mind("bridge.get_account_posts", bridgeAccountPosts)
+	r.mind("bridge.get_discussion", bridgeGetDiscussion)
+	r.mind("bridge.list_communities", bridgeListCommunities)
 	post := func(name string, fn func(c *callCtx, m map[string]any, post *Comment, w *jw)) {
-		mind(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.mind(name, func(c *callCtx, p any, w *jw) *rpcError {
 			m, err := c.hmParams(p, "author", "permlink", "observer")
 			if err != nil {
 				return err
@@ -337,7 +337,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		w.knum("depth", int64(cm.Depth))
 		w.objEnd()
 	})
-	mind("bridge.get_community", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.get_community", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "name", "observer")
 		if err != nil {
 			return err
@@ -353,7 +353,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		writeCommunity(w, c.n.ch, cm, observer, true)
 		return nil
 	})
-	mind("bridge.get_community_context", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.get_community_context", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "name", "account")
 		if err != nil {
 			return err
@@ -372,7 +372,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		writeCommunityContext(w, cm, account)
 		return nil
 	})
-	mind("bridge.list_subscribers", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.list_subscribers", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "community", "last", "limit")
 		if err != nil {
 			return err
@@ -405,7 +405,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	mind("bridge.list_community_roles", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.list_community_roles", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "community", "last", "limit")
 		if err != nil {
 			return err
@@ -446,7 +446,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	mind("bridge.list_all_subscriptions", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.list_all_subscriptions", func(c *callCtx, p any, w *jw) *rpcError {
 		m, err := c.hmParams(p, "account")
 		if err != nil {
 			return err
@@ -471,7 +471,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		return nil
 	})
 	pairs := func(name string, max int64, rows func(ch *chain, limit int) [][2]string) {
-		mind(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.mind(name, func(c *callCtx, p any, w *jw) *rpcError {
 			m, err := c.hmParams(p, "limit", "observer")
 			if err != nil {
 				return err
@@ -514,7 +514,7 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		}
 		return out
 	})
-	mind("bridge.list_muted_reasons_enum", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("bridge.list_muted_reasons_enum", func(c *callCtx, p any, w *jw) *rpcError {
 		w.objBegin()
 		for i, k := range []string{"MUTED_COMMUNITY_MODERATION", "MUTED_COMMUNITY_TYPE", "MUTED_PARENT", "MUTED_REPUTATION", "MUTED_ROLE_COMMUNITY"} {
 			w.knum(k, int64(i))
@@ -522,8 +522,8 @@ func registerBridgeMethods(mind func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	mind("bridge.get_payout_stats", bridgePayoutStats)
-	registerBridgeAccountMethods(mind)
+	r.mind("bridge.get_payout_stats", bridgePayoutStats)
+	registerBridgeAccountMethods(r)
 }
 
 func (ch *chain) communityOfTag(tag string) *Community {

@@ -247,7 +247,7 @@ func writeBridgePost(w *jw, ch *chain, c *Comment, o bridgePostOpts) {
 	}
 	w.kstr("url", url)
 	w.kemptyArr("beneficiaries")
-	w.kasset("max_accepted_payout", Asset{1_000_000_000, HBD}, true)
+	w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), true)
 	w.knum("percent_hbd", int64(c.PercentHBD))
 	w.key("json_metadata")
 	if json.Valid([]byte(c.JSONMetadata)) && strings.HasPrefix(c.JSONMetadata, "{") {
@@ -299,10 +299,10 @@ func writeBridgePost(w *jw, ch *chain, c *Comment, o bridgePostOpts) {
 	if paidOut(c) {
 		w.kasset("curator_payout_value", c.CuratorPayout, true)
 		w.kasset("author_payout_value", c.TotalPayout, true)
-		w.kasset("pending_payout_value", Asset{0, HBD}, true)
+		w.kasset("pending_payout_value", asset(0, HBD), true)
 	} else {
-		w.kasset("author_payout_value", Asset{0, HBD}, true)
-		w.kasset("curator_payout_value", Asset{0, HBD}, true)
+		w.kasset("author_payout_value", asset(0, HBD), true)
+		w.kasset("curator_payout_value", asset(0, HBD), true)
 		w.kasset("pending_payout_value", c.PendingPayout, true)
 	}
 	if c.parent >= 0 {

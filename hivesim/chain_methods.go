@@ -12,7 +12,7 @@ const recentSlotsFilled = "340282366920938463463374607431768211455"
 func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	ch := c.n.ch
 	head := c.head
-	now := blockTime(head)
+	now := c.now()
 	nextMaint := now.Truncate(time.Hour).Add(time.Hour)
 	w.objBegin()
 	if !legacy {
@@ -27,7 +27,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	s := ch.supply
 	w.kasset("virtual_supply", s.virtualSupply, legacy)
 	w.kasset("current_supply", s.currentSupply, legacy)
-	w.kasset("init_hbd_supply", Asset{0, HBD}, legacy)
+	w.kasset("init_hbd_supply", asset(0, HBD), legacy)
 	w.kasset("current_hbd_supply", s.hbdSupply, legacy)
 	w.kasset("total_vesting_fund_hive", s.totalVestingFund, legacy)
 	w.kasset("total_vesting_shares", s.totalVestingShares, legacy)
@@ -54,7 +54,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	w.knum("content_reward_percent", 6500)
 	w.knum("vesting_reward_percent", 1500)
 	w.knum("proposal_fund_percent", 1000)
-	w.kasset("dhf_interval_ledger", Asset{int64(head % 100_000), HBD}, legacy)
+	w.kasset("dhf_interval_ledger", asset(int64(head%100_000), HBD), legacy)
 	w.knum("downvote_pool_percent", 2500)
 	w.knum("current_remove_threshold", 200)
 	w.ku64("early_voting_seconds", 86400)
@@ -155,7 +155,8 @@ func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 	if err := c.checkLimit(limit); err != nil {
 		return err
 	}
-	rows, err := c.delegationsFrom([]any{args[0], args[1]}, limit)
+	order := byDelegationOrder()
+	rows, err := order.rowsFrom(c, []any{args[0], args[1]}, limit)
 	if err != nil {
 		return err
 	}
@@ -171,14 +172,13 @@ func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	lower := get(in, c.asName, o["account_lower_bound"])
+	if in.err != nil {
+		return in.err
 	}
-	lower, err := c.asName(o["account_lower_bound"])
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	limit := uint32(1000)
 	if v, ok := o["limit"]; ok {
 		if limit, err = c.asU32(v); err != nil {

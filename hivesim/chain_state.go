@@ -58,7 +58,7 @@ func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) 
 func writeChainProps(w *jw, k string, legacy bool) {
 	w.key(k)
 	w.objBegin()
-	w.kasset("account_creation_fee", Asset{3000, HIVE}, legacy)
+	w.kasset("account_creation_fee", asset(3000, HIVE), legacy)
 	w.knum("maximum_block_size", 65536)
 	w.knum("hbd_interest_rate", 2000)
 	w.knum("account_subsidy_budget", 797)
@@ -108,7 +108,7 @@ func (ch *chain) feedHistory(head uint32) []Price {
 	hour := head / 1200
 	for i := range out {
 		h := uint64(hour) - uint64(len(out)-1-i)
-		out[i] = Price{Base: Asset{median.Base.Amount + int64(splitmix64(ch.seed^h)%21) - 10, HBD}, Quote: Asset{1000, HIVE}}
+		out[i] = Price{Base: asset(median.Base.Amount+int64(splitmix64(ch.seed^h)%21)-10, HBD), Quote: asset(1000, HIVE)}
 	}
 	return out
 }
@@ -142,7 +142,7 @@ func writeRewardFund(w *jw, c *callCtx, legacy bool) {
 	w.kstr("name", "post")
 	w.kasset("reward_balance", c.n.ch.supply.totalRewardFund, legacy)
 	w.kstr("recent_claims", "709847774236745463")
-	w.ktime("last_update", blockTime(c.head))
+	w.ktime("last_update", c.now())
 	w.kstr("content_constant", "2000000000000")
 	w.knum("percent_curation_rewards", 5000)
 	w.knum("percent_content_rewards", 10000)
@@ -153,16 +153,16 @@ func writeRewardFund(w *jw, c *callCtx, legacy bool) {
 
 // hardforkTimes are the times of hardforks 0..27, spread over the chain's
 // first blocks (the simulated chain starts at hardfork 27).
-func hardforkTimes() []time.Time {
+func (ch *chain) hardforkTimes() []time.Time {
 	out := make([]time.Time, 28)
 	for i := range out {
-		out[i] = Genesis.Add(time.Duration(i) * time.Hour)
+		out[i] = ch.genesis.Add(time.Duration(i) * time.Hour)
 	}
 	return out
 }
 
-func writeHardforkProps(w *jw) {
-	times := hardforkTimes()
+func writeHardforkProps(w *jw, ch *chain) {
+	times := ch.hardforkTimes()
 	w.objBegin()
 	w.knum("id", 0)
 	w.key("processed_hardforks")
@@ -217,11 +217,11 @@ func writeConfig(w *jw, legacy bool) {
 		w.kstr("HIVE_SYMBOL", "HIVE")
 		w.kstr("VESTS_SYMBOL", "VESTS")
 	} else {
-		for _, s := range []Symbol{HBD, HIVE, VESTS} {
-			w.key(s.String() + "_SYMBOL")
+		for _, s := range []Asset{asset(0, HBD), asset(0, HIVE), asset(0, VESTS)} {
+			w.key(s.Symbol + "_SYMBOL")
 			w.objBegin()
 			w.kstr("nai", s.NAI())
-			w.knum("decimals", int64(s.Precision()))
+			w.knum("decimals", int64(s.Precision))
 			w.objEnd()
 		}
 	}

@@ -65,26 +65,26 @@ func condByAccount[T any](index func(*chain) []*T, owner func(*T) string, write 
 	}
 }
 
-func registerCondenserStateMethods(hived func(string, methodFunc)) {
-	hived("condenser_api.get_account_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.accounts))) }))
-	hived("condenser_api.get_witness_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.witnesses))) }))
-	hived("condenser_api.get_chain_properties", condNoArgs(func(c *callCtx, w *jw) {
+func registerCondenserStateMethods(r registry) {
+	r.hived("condenser_api.get_account_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.accounts))) }))
+	r.hived("condenser_api.get_witness_count", condNoArgs(func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.witnesses))) }))
+	r.hived("condenser_api.get_chain_properties", condNoArgs(func(c *callCtx, w *jw) {
 		var b jw
 		writeChainProps(&b, "x", true)
 		w.raw(b.b[len(`"x":`):])
 	}))
-	hived("condenser_api.get_config", condNoArgs(func(c *callCtx, w *jw) { writeConfig(w, true) }))
-	hived("condenser_api.get_version", condNoArgs(func(c *callCtx, w *jw) { writeVersion(w) }))
-	hived("condenser_api.get_hardfork_version", condNoArgs(func(c *callCtx, w *jw) { w.str(hardforkVersion) }))
-	hived("condenser_api.get_next_scheduled_hardfork", condNoArgs(func(c *callCtx, w *jw) {
+	r.hived("condenser_api.get_config", condNoArgs(func(c *callCtx, w *jw) { writeConfig(w, true) }))
+	r.hived("condenser_api.get_version", condNoArgs(func(c *callCtx, w *jw) { writeVersion(w) }))
+	r.hived("condenser_api.get_hardfork_version", condNoArgs(func(c *callCtx, w *jw) { w.str(hardforkVersion) }))
+	r.hived("condenser_api.get_next_scheduled_hardfork", condNoArgs(func(c *callCtx, w *jw) {
 		w.objBegin()
 		w.kstr("hf_version", hardforkVersion)
-		w.ktime("live_time", hardforkTimes()[27])
+		w.ktime("live_time", c.n.ch.hardforkTimes()[27])
 		w.objEnd()
 	}))
-	hived("condenser_api.get_current_median_history_price", condNoArgs(func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), true) }))
-	hived("condenser_api.get_feed_history", condNoArgs(func(c *callCtx, w *jw) { writeFeedHistory(w, c, true) }))
-	hived("condenser_api.get_reward_fund", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_current_median_history_price", condNoArgs(func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), true) }))
+	r.hived("condenser_api.get_feed_history", condNoArgs(func(c *callCtx, w *jw) { writeFeedHistory(w, c, true) }))
+	r.hived("condenser_api.get_reward_fund", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -114,8 +114,8 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return nil
 		}
 	}
-	hived("condenser_api.get_witness_schedule", optionalBool(func(c *callCtx, w *jw, future bool) { writeWitnessSchedule(w, c, true, future) }))
-	hived("condenser_api.get_active_witnesses", optionalBool(func(c *callCtx, w *jw, future bool) {
+	r.hived("condenser_api.get_witness_schedule", optionalBool(func(c *callCtx, w *jw, future bool) { writeWitnessSchedule(w, c, true, future) }))
+	r.hived("condenser_api.get_active_witnesses", optionalBool(func(c *callCtx, w *jw, future bool) {
 		names := c.n.ch.activeWitnesses(c.head)
 		if future {
 			names = append(append(names, ""), c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule)))...)
@@ -126,21 +126,21 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		w.arrEnd()
 	}))
-	hived("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+	r.hived("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
 		func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	hived("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
-		func(x *ConvertRequest) string { return x.Owner }, writeLegacyConvert))
-	hived("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
-		func(x *CollateralizedConvertRequest) string { return x.Owner }, writeLegacyCollateral))
-	hived("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
-		func(x *SavingsWithdraw) string { return x.From }, writeLegacySavings))
-	hived("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
-		func(x *SavingsWithdraw) string { return x.To }, writeLegacySavings))
-	hived("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
-		func(x *LimitOrder) string { return x.Seller }, writeOpenOrder))
-	hived("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
+	r.hived("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
+		func(x *ConvertRequest) string { return x.Owner }, legacyForm(writeConvert)))
+	r.hived("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
+		func(x *CollateralizedConvertRequest) string { return x.Owner }, legacyForm(writeCollateral)))
+	r.hived("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
+		func(x *SavingsWithdraw) string { return x.From }, legacyForm(writeSavings)))
+	r.hived("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
+		func(x *SavingsWithdraw) string { return x.To }, legacyForm(writeSavings)))
+	r.hived("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
+		func(x *LimitOrder) string { return x.Seller }, legacyForm(writeLimitOrder)))
+	r.hived("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
 		func(x *RecurrentTransfer) string { return x.From }, func(w *jw, x *RecurrentTransfer) { writeRecurrent(w, x, true) }))
-	hived("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -158,29 +158,27 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.null()
 		return nil
 	})
-	hived("condenser_api.get_escrow", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_escrow", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 2)
 		if err != nil {
 			return err
 		}
-		from, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		id, err := c.asU32(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		from := get(in, c.asName, args[0])
+		id := get(in, c.asU32, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		for _, e := range c.n.ch.escByFrom {
 			if e.From == from && e.EscrowID == id {
-				writeLegacyEscrow(w, e)
+				writeEscrow(w, e, true)
 				return nil
 			}
 		}
 		w.null()
 		return nil
 	})
-	hived("condenser_api.get_withdraw_routes", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_withdraw_routes", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 1, 2)
 		if err != nil {
 			return err
@@ -213,18 +211,16 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_expiring_vesting_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_expiring_vesting_delegations", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 2, 3)
 		if err != nil {
 			return err
 		}
-		account, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		from, err := c.asTime(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		account := get(in, c.asName, args[0])
+		from := get(in, c.asTime, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		limit := uint32(100)
 		if len(args) == 3 {
@@ -243,12 +239,12 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			if x.Delegator != account {
 				break
 			}
-			writeLegacyExpiration(w, x)
+			writeExpiration(w, x, true)
 		}
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_witness_by_account", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witness_by_account", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -258,13 +254,13 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return err
 		}
 		if x := c.n.ch.witnessByName[name]; x != nil {
-			writeWitnessAs(w, x, true)
+			writeWitness(w, x, true)
 		} else {
 			w.null()
 		}
 		return nil
 	})
-	hived("condenser_api.get_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -280,7 +276,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 				return err
 			}
 			if x := c.witnessByID(id); x != nil {
-				writeWitnessAs(w, x, true)
+				writeWitness(w, x, true)
 			} else {
 				w.null()
 			}
@@ -288,18 +284,16 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_witnesses_by_vote", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_witnesses_by_vote", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 2)
 		if err != nil {
 			return err
 		}
-		start, err := c.asName(args[0])
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		start := get(in, c.asName, args[0])
+		limit := get(in, c.asU32, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		if err := c.checkLimit(limit); err != nil {
 			return err
@@ -318,7 +312,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		rows := page(ch.wByVote, func(x *Witness) int { return cmp.Or(-cmp.Compare(x.Votes, votes), strings.Compare(x.Owner, name)) }, limit)
 		w.arrBegin()
 		for _, x := range rows {
-			writeWitnessAs(w, x, true)
+			writeWitness(w, x, true)
 		}
 		w.arrEnd()
 		return nil
@@ -329,13 +323,11 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			if err != nil {
 				return err
 			}
-			lower, err := c.asName(args[0])
-			if err != nil {
-				return err
-			}
-			limit, err := c.asU32(args[1])
-			if err != nil {
-				return err
+			in := &conv{}
+			lower := get(in, c.asName, args[0])
+			limit := get(in, c.asU32, args[1])
+			if in.err != nil {
+				return in.err
 			}
 			if limit > 1000 {
 				return c.assertFail("limit <= 1000", "")
@@ -350,21 +342,21 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return nil
 		}
 	}
-	hived("condenser_api.lookup_accounts", lookup(func(ch *chain) []string {
+	r.hived("condenser_api.lookup_accounts", lookup(func(ch *chain) []string {
 		out := make([]string, len(ch.acctByName))
 		for i, a := range ch.acctByName {
 			out[i] = a.Name
 		}
 		return out
 	}))
-	hived("condenser_api.lookup_witness_accounts", lookup(func(ch *chain) []string {
+	r.hived("condenser_api.lookup_witness_accounts", lookup(func(ch *chain) []string {
 		out := make([]string, len(ch.wByName))
 		for i, x := range ch.wByName {
 			out[i] = x.Owner
 		}
 		return out
 	}))
-	hived("condenser_api.lookup_account_names", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.lookup_account_names", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condRange(p, 1, 2)
 		if err != nil {
 			return err
@@ -394,7 +386,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -414,7 +406,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.find_proposals", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.find_proposals", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -431,13 +423,13 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			}
 			if id >= 0 && id < int64(len(c.n.ch.proposals)) {
 				x := c.n.ch.proposals[id]
-				writeLegacyProposal(w, x, statusNames[proposalStatus(x, c.now())])
+				writeProposal(w, x, statusNames[proposalStatus(x, c.now())], true)
 			}
 		}
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_proposals", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_proposals", func(c *callCtx, p any, w *jw) *rpcError {
 		obj, err := c.condProposalArgs(p, 3, 6, true)
 		if err != nil {
 			return err
@@ -448,12 +440,12 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		}
 		w.arrBegin()
 		for _, x := range rows {
-			writeLegacyProposal(w, x, "")
+			writeProposal(w, x, "", true)
 		}
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_proposal_votes", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_proposal_votes", func(c *callCtx, p any, w *jw) *rpcError {
 		obj, err := c.condProposalArgs(p, 3, 5, false)
 		if err != nil {
 			return err
@@ -469,13 +461,13 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			w.knum("id", x.ID)
 			w.kstr("voter", x.Voter)
 			w.key("proposal")
-			writeLegacyProposal(w, prop, statusNames[proposalStatus(prop, c.now())])
+			writeProposal(w, prop, statusNames[proposalStatus(prop, c.now())], true)
 			w.objEnd()
 		}
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -500,7 +492,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 			return fn(c, args, t, w)
 		}
 	}
-	hived("condenser_api.get_transaction_hex", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_transaction_hex", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		h, err := c.trxHex(t, true)
 		if err != nil {
 			return err
@@ -508,7 +500,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		w.str(h)
 		return nil
 	}))
-	hived("condenser_api.get_potential_signatures", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_potential_signatures", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		keys, err := c.potentialKeys(t)
 		if err != nil {
 			return err
@@ -516,7 +508,7 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		writeStrings(w, keys)
 		return nil
 	}))
-	hived("condenser_api.get_required_signatures", trx(2, func(c *callCtx, args []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.get_required_signatures", trx(2, func(c *callCtx, args []any, t *simTrx, w *jw) *rpcError {
 		avail, err := c.stringList(args[1])
 		if err != nil {
 			return err
@@ -528,14 +520,14 @@ func registerCondenserStateMethods(hived func(string, methodFunc)) {
 		writeStrings(w, keys)
 		return nil
 	}))
-	hived("condenser_api.verify_authority", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
+	r.hived("condenser_api.verify_authority", trx(1, func(c *callCtx, _ []any, t *simTrx, w *jw) *rpcError {
 		if err := c.verifyTrx(t); err != nil {
 			return err
 		}
 		w.boolean(true)
 		return nil
 	}))
-	hived("condenser_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condArgs(p)
 		if err != nil {
 			return err

@@ -242,20 +242,20 @@ func findText(c *callCtx, p any, w *jw) *rpcError {
 	return nil
 }
 
-func registerContentMethods(mind func(string, methodFunc)) {
+func registerContentMethods(r registry) {
 	for method := range discussionSorts {
-		mind("condenser_api."+method, getDiscussions(method))
-		mind("tags_api."+method, getDiscussions(method))
+		r.mind("condenser_api."+method, getDiscussions(method))
+		r.mind("tags_api."+method, getDiscussions(method))
 	}
 	for _, sort := range []string{"blog", "feed", "comments"} {
-		mind("condenser_api.get_discussions_by_"+sort, getDiscussionsByAccount(sort))
+		r.mind("condenser_api.get_discussions_by_"+sort, getDiscussionsByAccount(sort))
 		if sort != "feed" {
-			mind("tags_api.get_discussions_by_"+sort, getDiscussionsByAccount(sort))
+			r.mind("tags_api.get_discussions_by_"+sort, getDiscussionsByAccount(sort))
 		}
 	}
-	mind("condenser_api.get_content_replies", contentReplies(true))
-	mind("tags_api.get_content_replies", contentReplies(false))
-	mind("tags_api.get_discussion", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("condenser_api.get_content_replies", contentReplies(true))
+	r.mind("tags_api.get_content_replies", contentReplies(false))
+	r.mind("tags_api.get_discussion", func(c *callCtx, p any, w *jw) *rpcError {
 		post, err := c.hmPostArgs(p)
 		if err != nil {
 			return err
@@ -263,7 +263,7 @@ func registerContentMethods(mind func(string, methodFunc)) {
 		writePost(w, c.n.ch, post, postOpts{postID: true})
 		return nil
 	})
-	mind("condenser_api.get_active_votes", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("condenser_api.get_active_votes", func(c *callCtx, p any, w *jw) *rpcError {
 		post, err := c.hmPostArgs(p)
 		if err != nil {
 			return err
@@ -271,16 +271,16 @@ func registerContentMethods(mind func(string, methodFunc)) {
 		writeActiveVotes(w, c.n.ch, post)
 		return nil
 	})
-	mind("condenser_api.get_follow_count", followCount)
-	mind("follow_api.get_follow_count", followCount)
-	mind("condenser_api.get_reblogged_by", rebloggedBy)
-	mind("follow_api.get_reblogged_by", rebloggedBy)
-	mind("search_api.find_text", findText)
-	mind("follow_api.get_followers", getFollows(false))
-	mind("follow_api.get_following", getFollows(true))
-	mind("follow_api.get_blog", getBlog(false))
-	mind("follow_api.get_blog_entries", getBlog(true))
-	mind("hive.db_head_state", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("condenser_api.get_follow_count", followCount)
+	r.mind("follow_api.get_follow_count", followCount)
+	r.mind("condenser_api.get_reblogged_by", rebloggedBy)
+	r.mind("follow_api.get_reblogged_by", rebloggedBy)
+	r.mind("search_api.find_text", findText)
+	r.mind("follow_api.get_followers", getFollows(false))
+	r.mind("follow_api.get_following", getFollows(true))
+	r.mind("follow_api.get_blog", getBlog(false))
+	r.mind("follow_api.get_blog_entries", getBlog(true))
+	r.mind("hive.db_head_state", func(c *callCtx, p any, w *jw) *rpcError {
 		w.objBegin()
 		w.knum("db_head_block", int64(c.head))
 		w.kstr("db_head_time", hmTime(c.now()))
@@ -288,7 +288,7 @@ func registerContentMethods(mind func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	mind("hive.get_info", func(c *callCtx, p any, w *jw) *rpcError {
+	r.mind("hive.get_info", func(c *callCtx, p any, w *jw) *rpcError {
 		w.objBegin()
 		w.knum("database_head_block", int64(c.head))
 		w.kstr("database_patch_date", "2025-05-04 10:00:00.000000")

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strconv"
 	"time"
+
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 // MaxTime is fc's time_point_sec::maximum() (0xffffffff seconds). hived prints it as
@@ -13,76 +15,29 @@ var MaxTime = time.Unix(0xffffffff, 0).UTC()
 // Epoch is time_point_sec 0, printed "1970-01-01T00:00:00".
 var Epoch = time.Unix(0, 0).UTC()
 
-// Symbol identifies one of the three core Hive assets. The order HBD < HIVE < VESTS
-// mirrors hived's internal asset numbers, which decide the limit-order price order.
-type Symbol uint8
+// Asset is an amount of HIVE, HBD or VESTS in its smallest unit: hivetx's.
+// The symbols' order HBD < HIVE < VESTS (as strings) is hived's asset
+// numbers' order, which decides the limit-order price order.
+type Asset = hivetx.Asset
 
 // The core asset symbols.
 const (
-	HBD Symbol = iota
-	HIVE
-	VESTS
+	HBD   = "HBD"
+	HIVE  = "HIVE"
+	VESTS = "VESTS"
 )
 
-// NAI returns the symbol's Numeric Asset Identifier as written by database_api.
-func (s Symbol) NAI() string {
-	switch s {
-	case HBD:
-		return "@@000000013"
-	case HIVE:
-		return "@@000000021"
-	default:
-		return "@@000000037"
-	}
+// asset is amount (in the smallest unit) of symbol.
+func asset(amount int64, symbol string) Asset {
+	return Asset{Amount: amount, Precision: precision(symbol), Symbol: symbol}
 }
 
-// Precision returns the number of decimal places of the symbol.
-func (s Symbol) Precision() int {
-	if s == VESTS {
+// precision is the number of decimals of a core symbol.
+func precision(symbol string) uint8 {
+	if symbol == VESTS {
 		return 6
 	}
 	return 3
-}
-
-// String returns the legacy (condenser_api) symbol name.
-func (s Symbol) String() string {
-	switch s {
-	case HBD:
-		return "HBD"
-	case HIVE:
-		return "HIVE"
-	default:
-		return "VESTS"
-	}
-}
-
-// Asset is an amount in satoshis (the smallest unit) of a symbol.
-type Asset struct {
-	Amount int64
-	Symbol Symbol
-}
-
-// Legacy returns the condenser_api string form, e.g. "1.000 HIVE".
-func (a Asset) Legacy() string {
-	return string(appendLegacyAsset(nil, a))
-}
-
-func appendLegacyAsset(b []byte, a Asset) []byte {
-	p := a.Symbol.Precision()
-	v := a.Amount
-	if v < 0 {
-		b = append(b, '-')
-		v = -v
-	}
-	digits := strconv.FormatInt(v, 10)
-	for len(digits) <= p {
-		digits = "0" + digits
-	}
-	b = append(b, digits[:len(digits)-p]...)
-	b = append(b, '.')
-	b = append(b, digits[len(digits)-p:]...)
-	b = append(b, ' ')
-	return append(b, a.Symbol.String()...)
 }
 
 // Price is the exchange rate base/quote of a limit order or a witness feed.
@@ -203,6 +158,7 @@ type Witness struct {
 	HBDExchangeRate       Price
 	LastHBDExchangeUpdate time.Time
 	RunningVersion        string
+	HardforkTimeVote      time.Time // the genesis
 }
 
 // WitnessVote is one account's approval of a witness.

@@ -88,18 +88,16 @@ func findWitnesses(c *callCtx, p any, w *jw) *rpcError {
 			rows = append(rows, x)
 		}
 	}
-	writeList(w, "witnesses", rows, writeWitness)
+	writeList(w, "witnesses", rows, dbForm(writeWitness))
 	return nil
 }
 
 func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	account, err := c.asName(o["account"])
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	account := get(in, c.asName, o["account"])
+	if in.err != nil {
+		return in.err
 	}
 	order, err := c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet)
 	if err != nil {
@@ -127,13 +125,11 @@ func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func findProposals(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	ids, err := c.asArray(orEmptyArray(o["proposal_ids"]))
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	ids := get(in, c.asArray, orEmptyArray(o["proposal_ids"]))
+	if in.err != nil {
+		return in.err
 	}
 	if len(ids) > 1000 {
 		return c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
@@ -148,7 +144,7 @@ func findProposals(c *callCtx, p any, w *jw) *rpcError {
 			rows = append(rows, c.n.ch.proposals[id])
 		}
 	}
-	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())]) })
+	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 	return nil
 }
 
@@ -244,37 +240,37 @@ func findVotes(c *callCtx, p any, w *jw) *rpcError {
 }
 
 // registerFindMethods adds the find_* methods to the method table.
-func registerFindMethods(hived, mind func(string, methodFunc)) {
-	hived("database_api.find_witnesses", findWitnesses)
-	hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths",
+func registerFindMethods(r registry) {
+	r.hived("database_api.find_witnesses", findWitnesses)
+	r.hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths",
 		func(ch *chain) []*OwnerHistory { return ch.ohByAccount }, func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	hived("database_api.find_account_recovery_requests", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.find_account_recovery_requests", func(c *callCtx, p any, w *jw) *rpcError {
 		return findByNames("requests", findLimitExpr, c.n.ch.recByAccount, func(x *RecoveryRequest) string { return x.AccountToRecover }, writeRecoveryRequest)(c, p, w)
 	})
-	hived("database_api.find_change_recovery_account_requests", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.find_change_recovery_account_requests", func(c *callCtx, p any, w *jw) *rpcError {
 		return findByNames("requests", findLimitExpr, c.n.ch.crByAccount, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, writeChangeRecovery)(c, p, w)
 	})
-	hived("database_api.find_decline_voting_rights_requests", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.find_decline_voting_rights_requests", func(c *callCtx, p any, w *jw) *rpcError {
 		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, writeDecline)(c, p, w)
 	})
-	hived("database_api.find_escrows", findByOwner("from", "escrows",
-		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, writeEscrow))
-	hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
-	hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals",
-		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, writeSavings))
-	hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
+	r.hived("database_api.find_escrows", findByOwner("from", "escrows",
+		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, dbForm(writeEscrow)))
+	r.hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
+	r.hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals",
+		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, dbForm(writeSavings)))
+	r.hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
 		func(ch *chain) []*VestingDelegation { return ch.delByDelegation }, func(x *VestingDelegation) string { return x.Delegator },
-		func(w *jw, x *VestingDelegation) { writeDelegation(w, x, false) }))
-	hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
-		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, writeExpiration))
-	hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",
-		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, writeConvert))
-	hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests",
-		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, writeCollateral))
-	hived("database_api.find_limit_orders", findByOwner("account", "orders",
-		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, writeLimitOrder))
-	hived("database_api.find_proposals", findProposals)
-	hived("database_api.find_recurrent_transfers", findRecurrentTransfers)
-	mind("database_api.find_comments", findComments)
-	mind("database_api.find_votes", findVotes)
+		dbForm(writeDelegation)))
+	r.hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
+		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, dbForm(writeExpiration)))
+	r.hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",
+		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, dbForm(writeConvert)))
+	r.hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests",
+		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, dbForm(writeCollateral)))
+	r.hived("database_api.find_limit_orders", findByOwner("account", "orders",
+		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, dbForm(writeLimitOrder)))
+	r.hived("database_api.find_proposals", findProposals)
+	r.hived("database_api.find_recurrent_transfers", findRecurrentTransfers)
+	r.mind("database_api.find_comments", findComments)
+	r.mind("database_api.find_votes", findVotes)
 }

@@ -9,15 +9,13 @@ func (c *callCtx) noArgs(p any) *rpcError {
 }
 
 // registerStateMethods adds the database_api getters to the method table.
-func registerStateMethods(hived func(string, methodFunc)) {
-	hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		future, err := c.asBool(o["include_future"])
-		if err != nil {
-			return err
+func registerStateMethods(r registry) {
+	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		future := get(in, c.asBool, o["include_future"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		w.kstrs("witnesses", c.n.ch.activeWitnesses(c.head))
@@ -27,20 +25,18 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		future, err := c.asBool(o["include_future"])
-		if err != nil {
-			return err
+	r.hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		future := get(in, c.asBool, o["include_future"])
+		if in.err != nil {
+			return in.err
 		}
 		writeWitnessSchedule(w, c, false, future)
 		return nil
 	})
 	simple := func(name string, write func(c *callCtx, w *jw)) {
-		hived(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
 			if err := c.noArgs(p); err != nil {
 				return err
 			}
@@ -50,7 +46,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 	}
 	simple("database_api.get_config", func(c *callCtx, w *jw) { writeConfig(w, false) })
 	simple("database_api.get_version", func(c *callCtx, w *jw) { writeVersion(w) })
-	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w) })
+	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w, c.n.ch) })
 	simple("database_api.get_current_price_feed", func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), false) })
 	simple("database_api.get_feed_history", func(c *callCtx, w *jw) { writeFeedHistory(w, c, false) })
 	simple("database_api.get_reward_funds", func(c *callCtx, w *jw) {
@@ -61,14 +57,12 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		w.objEnd()
 	})
-	hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		if err := c.checkLimit(limit); err != nil {
 			return err
@@ -76,15 +70,13 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), false)
 		return nil
 	})
-	hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
-	hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		id, err := c.asString(o["id"])
-		if err != nil {
-			return err
+	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
+	r.hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		id := get(in, c.asString, o["id"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		w.kbool("is_known", c.knownTransaction(id))
@@ -92,7 +84,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		return nil
 	})
 	trxArg := func(name string, fn func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError) {
-		hived(name, func(c *callCtx, p any, w *jw) *rpcError {
+		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
 			o, err := c.asObject(p)
 			if err != nil {
 				return err
@@ -147,7 +139,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -161,7 +153,7 @@ func registerStateMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("database_api.verify_signatures", verifySignatures)
+	r.hived("database_api.verify_signatures", verifySignatures)
 }
 
 // stringList reads a JSON array of strings.
@@ -243,13 +235,11 @@ func (c *callCtx) knownTransaction(id string) bool {
 }
 
 func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	arr, err := c.asArray(orEmptyArray(o["comments"]))
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	arr := get(in, c.asArray, orEmptyArray(o["comments"]))
+	if in.err != nil {
+		return in.err
 	}
 	if len(arr) > 1000 {
 		return c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
@@ -275,7 +265,7 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 			w.ku64("total_vote_weight", cm.TotalVoteWeight)
 			w.kasset("total_payout_value", cm.TotalPayout, false)
 			w.kasset("curator_payout_value", cm.CuratorPayout, false)
-			w.kasset("max_accepted_payout", Asset{1_000_000_000, HBD}, false)
+			w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), false)
 			w.ki64("author_rewards", cm.AuthorRewards)
 			w.ki64("children_abs_rshares", 0)
 			w.ki64("net_rshares", cm.NetRshares)

@@ -1,6 +1,8 @@
 package hivesim
 
 import (
+	"github.com/hivegate/hivegate/jsonwire"
+
 	"time"
 )
 
@@ -50,7 +52,61 @@ type callCtx struct {
 
 // now is the chain time of the head block, used in error timestamps so that
 // responses stay deterministic for a given head.
-func (c *callCtx) now() time.Time { return blockTime(c.head) }
+func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
+
+// fcException is the data of an fc exception as hived writes it: code,
+// name, message and a one-entry stack (its context, format and data), then
+// the assertion when there is one.
+type fcException struct {
+	code                        int
+	name, what, format          string
+	level, file, method, thread string
+	line                        int64
+	data                        func(w *jw) // the stack entry's data members
+	assertion                   string
+	assertHash                  bool // hivemind adds the assertion's hash
+}
+
+func (c *callCtx) writeFC(x fcException) []byte {
+	var w jw
+	w.objBegin()
+	w.knum("code", int64(x.code))
+	w.kstr("name", x.name)
+	w.kstr("message", x.what)
+	w.key("stack")
+	w.arrBegin()
+	w.objBegin()
+	w.key("context")
+	w.objBegin()
+	w.kstr("level", x.level)
+	w.kstr("file", x.file)
+	w.knum("line", x.line)
+	w.kstr("method", x.method)
+	w.kstr("hostname", "")
+	w.kstr("thread_name", x.thread)
+	w.ktime("timestamp", c.now())
+	w.objEnd()
+	w.kstr("format", x.format)
+	w.key("data")
+	w.objBegin()
+	if x.data != nil {
+		x.data(&w)
+	}
+	w.objEnd()
+	w.objEnd()
+	w.arrEnd()
+	if x.assertion != "" {
+		w.key("extension")
+		w.objBegin()
+		w.kstr("assertion_expression", x.assertion)
+		w.objEnd()
+	}
+	if x.assertHash {
+		w.kstr("assert_hash", hexHash(20, hashString(x.assertion)))
+	}
+	w.objEnd()
+	return w.b
+}
 
 // fcError builds an error carrying an fc exception.
 func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string) *rpcError {
@@ -62,44 +118,14 @@ func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string
 	case styleHivemind:
 		return c.hivemindError(format)
 	case stylePython:
-		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, format)}
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, format)}
 	}
-	var w jw
-	w.objBegin()
-	w.knum("code", int64(fcCode))
-	w.kstr("name", name)
-	w.kstr("message", what)
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
 	level := "error"
 	if fcCode != 10 {
 		level = "warn"
 	}
-	w.kstr("level", level)
-	w.kstr("file", c.api+".cpp")
-	w.knum("line", 1)
-	w.kstr("method", c.method)
-	w.kstr("hostname", "")
-	w.kstr("thread_name", "th_0")
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", format)
-	w.key("data")
-	w.objBegin()
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	if assertion != "" {
-		w.key("extension")
-		w.objBegin()
-		w.kstr("assertion_expression", assertion)
-		w.objEnd()
-	}
-	w.objEnd()
-	e.data = w.b
+	e.data = c.writeFC(fcException{code: fcCode, name: name, what: what, format: format, level: level,
+		file: c.api + ".cpp", line: 1, method: c.method, thread: "th_0", assertion: assertion})
 	return e
 }
 
@@ -128,46 +154,17 @@ func (c *callCtx) unknownKey() *rpcError {
 // hivemindError is an assert raised by hivemind (-32602, "Assert Exception:<msg>").
 func (c *callCtx) hivemindError(msg string) *rpcError {
 	if c.style == stylePython {
-		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: appendJSONString(nil, msg)}
+		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, msg)}
 	}
-	var w jw
-	w.objBegin()
-	w.knum("code", 10)
-	w.kstr("name", "assert_exception")
-	w.kstr("message", "Assert Exception")
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
-	w.kstr("level", "error")
-	w.kstr("file", "")
-	w.knum("line", 0)
-	w.kstr("method", "")
-	w.kstr("hostname", "")
-	w.kstr("thread_name", "")
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", "")
-	w.key("data")
-	w.objBegin()
-	w.kstr("category", "hivemind")
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	w.key("extension")
-	w.objBegin()
-	w.kstr("assertion_expression", msg)
-	w.objEnd()
-	w.kstr("assert_hash", hexHash(20, hashString(msg)))
-	w.objEnd()
-	return &rpcError{code: codeInvalidParams, message: "Assert Exception:" + msg, data: w.b}
+	return &rpcError{code: codeInvalidParams, message: "Assert Exception:" + msg, data: c.writeFC(fcException{
+		code: 10, name: "assert_exception", what: "Assert Exception", level: "error",
+		data: func(w *jw) { w.kstr("category", "hivemind") }, assertion: msg, assertHash: true})}
 }
 
 // envelopeError builds the errors json_rpc raises before an API method runs. They carry
 // hived's data object, with the context of the json_rpc plugin.
-func envelopeError(code int, fcCode int, name, what, format, assertion string, head uint32) *rpcError {
-	c := callCtx{head: head, api: "json_rpc_plugin", method: "rpc", style: styleHived}
+func (n *Node) envelopeError(code int, fcCode int, name, what, format, assertion string, head uint32) *rpcError {
+	c := callCtx{n: n, head: head, api: "json_rpc_plugin", method: "rpc", style: styleHived}
 	e := c.fcError(code, fcCode, name, what, format, assertion)
 	if fcCode == 0 {
 		// Plain messages (e.g. "Array is invalid") are not fc exceptions.
@@ -178,13 +175,13 @@ func envelopeError(code int, fcCode int, name, what, format, assertion string, h
 }
 
 // methodNotFound reproduces hived's -32601 for an unknown API or method.
-func methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
+func (n *Node) methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
 	if !apiKnown {
 		expr := "api_itr != data._registered_apis.end()"
-		return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+		return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
 			expr+": Could not find API "+api, expr, head)
 	}
 	expr := "method_itr != api_itr->second.end()"
-	return envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
+	return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
 		expr+": Could not find method "+method, expr, head)
 }

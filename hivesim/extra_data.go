@@ -122,7 +122,7 @@ func (g *gen) genCommunities(e *extraData) {
 		c := &Community{
 			ID: int64(1_300_000 + i*101), Name: "hive-1" + strconv.Itoa(10000+i*7919%90000),
 			Title: title, About: "A simulated community about " + strings.ToLower(title) + ".",
-			Lang: "en", TypeID: 1 + i%3, Created: blockTime(g.blockAfter(g.createdBlock(owner))),
+			Lang: "en", TypeID: 1 + i%3, Created: g.ch.blockTime(g.blockAfter(g.createdBlock(owner))),
 			Category: categories[i%len(categories)],
 		}
 		c.Team = append(c.Team, CommunityRole{Account: c.Name, Role: "owner"})
@@ -145,7 +145,7 @@ func (g *gen) genCommunities(e *extraData) {
 				continue
 			}
 			seen[a.Name+"/s"] = true
-			s := &Subscription{Community: c, Account: a.Name, Role: "guest", Created: blockTime(g.blockAfter(max(g.createdBlock(a), blockOf(c.Created))))}
+			s := &Subscription{Community: c, Account: a.Name, Role: "guest", Created: g.ch.blockTime(g.blockAfter(max(g.createdBlock(a), g.ch.blockOf(c.Created))))}
 			for _, r := range c.Team {
 				if r.Account == a.Name {
 					s.Role, s.Title = r.Role, r.Title
@@ -167,9 +167,6 @@ func (g *gen) genCommunities(e *extraData) {
 	}
 }
 
-// blockOf is the block produced at time t.
-func blockOf(t time.Time) uint32 { return uint32(t.Sub(Genesis) / chainBlockInterval) }
-
 // genNotifications derives notifications from votes, replies, reblogs and
 // follows, numbered in time order as hivemind's notification cache is.
 func (g *gen) genNotifications(e *extraData) {
@@ -183,7 +180,7 @@ func (g *gen) genNotifications(e *extraData) {
 			continue
 		}
 		all = append(all, &Notification{Type: "vote", Score: score(v.Voter), Date: v.LastUpdate, dst: c.Author, comment: int(c.ID),
-			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(Asset{v.Rshares / 100_000_000, HBD}) + ")",
+			Msg: "@" + v.Voter + " voted on your post ($" + legacyAmount(asset(v.Rshares/100_000_000, HBD)) + ")",
 			URL: "@" + c.Author + "/" + c.Permlink})
 	}
 	for _, c := range s.comments {
@@ -211,7 +208,7 @@ func (g *gen) genNotifications(e *extraData) {
 			if f.What != "blog" {
 				continue
 			}
-			when := blockTime(g.blockAfter(max(g.createdBlock(ch.byName[f.Follower]), g.createdBlock(ch.byName[f.Following]))))
+			when := g.ch.blockTime(g.blockAfter(max(g.createdBlock(ch.byName[f.Follower]), g.createdBlock(ch.byName[f.Following]))))
 			all = append(all, &Notification{Type: "follow", Score: score(f.Follower), Date: when, dst: f.Following, comment: -1,
 				Msg: "@" + f.Follower + " followed you", URL: "@" + f.Follower})
 		}
@@ -236,7 +233,7 @@ func (g *gen) genNotifications(e *extraData) {
 
 // legacyAmount is the number part of a legacy asset ("0.123").
 func legacyAmount(a Asset) string {
-	s := a.Legacy()
+	s := a.String()
 	return s[:strings.IndexByte(s, ' ')]
 }
 
@@ -259,9 +256,9 @@ func (g *gen) genTrades(e *extraData) {
 		taker, maker := g.randAcct(), g.randAcct()
 		tr := &Trade{Date: t, Taker: taker.Name, Maker: maker.Name}
 		if g.r.IntN(2) == 0 {
-			tr.CurrentPays, tr.OpenPays = Asset{hbd, HBD}, Asset{hive, HIVE}
+			tr.CurrentPays, tr.OpenPays = asset(hbd, HBD), asset(hive, HIVE)
 		} else {
-			tr.CurrentPays, tr.OpenPays = Asset{hive, HIVE}, Asset{hbd, HBD}
+			tr.CurrentPays, tr.OpenPays = asset(hive, HIVE), asset(hbd, HBD)
 		}
 		e.trades = append(e.trades, tr)
 	}
@@ -306,7 +303,7 @@ func (g *gen) genRecurrent(e *extraData) {
 		rec := uint16(24 * (1 + g.r.IntN(30)))
 		e.recurrent = append(e.recurrent, &RecurrentTransfer{
 			TriggerDate: ch.headTime0.Add(time.Duration(1+g.r.IntN(int(rec))) * time.Hour),
-			From:        from.Name, To: to.Name, Amount: Asset{int64(1+g.r.IntN(100)) * 1000, sym},
+			From:        from.Name, To: to.Name, Amount: asset(int64(1+g.r.IntN(100))*1000, sym),
 			Memo: memos[g.r.IntN(len(memos))], Recurrence: rec, RemainingExecutions: uint16(1 + g.r.IntN(24)),
 		})
 	}

@@ -14,6 +14,7 @@ import (
 type chain struct {
 	seed        uint64
 	initialHead uint32
+	genesis     time.Time // time of block 0
 	headTime0   time.Time // time of the initial head block
 
 	accounts                            []*Account // by id
@@ -76,13 +77,15 @@ type gen struct {
 	events  []event
 }
 
-func generate(o Options) *chain {
+// generate builds the chain of o whose initial head block is dated start.
+func generate(o Options, start time.Time) *chain {
 	ch := &chain{
 		seed:        splitmix64(uint64(o.Seed) ^ 0x68697665),
 		initialHead: o.InitialHead,
-		headTime0:   blockTime(o.InitialHead),
+		genesis:     start.UTC().Truncate(time.Second).Add(-time.Duration(o.InitialHead) * chainBlockInterval),
 		byName:      make(map[string]*Account, o.Accounts),
 	}
+	ch.headTime0 = ch.blockTime(o.InitialHead)
 	g := &gen{r: rand.New(rand.NewPCG(uint64(o.Seed), 0x68697665736d)), ch: ch}
 	g.genAccounts(o.Accounts)
 	g.genWitnesses()
@@ -192,7 +195,7 @@ func (g *gen) genAccounts(n int) {
 			blk = 1 + uint32(i)*(phase/uint32(n))
 		}
 		g.created[i] = blk
-		created := blockTime(blk)
+		created := g.ch.blockTime(blk)
 		vests := g.r.Int64N(5_000_000_000_000) + 1_000_000
 		if g.r.IntN(8) == 0 {
 			vests = 9_000_000_000_000_000 + g.r.Int64N(1<<56) // whales exceed 2^53
@@ -214,18 +217,18 @@ func (g *gen) genAccounts(n int) {
 			VotingMana:               vests / 10 * int64(1+g.r.IntN(10)),
 			DownvoteMana:             vests / 4,
 			ManaLastUpdate:           uint32(ch.headTime0.Unix()) - uint32(g.r.IntN(86400*10)),
-			Balance:                  Asset{g.r.Int64N(100_000_000), HIVE},
-			SavingsBalance:           Asset{g.r.Int64N(10_000_000) * int64(g.r.IntN(2)), HIVE},
-			HBDBalance:               Asset{g.r.Int64N(5_000_000), HBD},
-			SavingsHBDBalance:        Asset{g.r.Int64N(5_000_000) * int64(g.r.IntN(2)), HBD},
-			RewardHBDBalance:         Asset{0, HBD},
-			RewardHiveBalance:        Asset{0, HIVE},
-			RewardVestingBalance:     Asset{g.r.Int64N(2_000_000), VESTS},
-			RewardVestingHive:        Asset{g.r.Int64N(1_000), HIVE},
-			VestingShares:            Asset{vests, VESTS},
-			DelegatedVestingShares:   Asset{0, VESTS},
-			ReceivedVestingShares:    Asset{0, VESTS},
-			VestingWithdrawRate:      Asset{0, VESTS},
+			Balance:                  asset(g.r.Int64N(100_000_000), HIVE),
+			SavingsBalance:           asset(g.r.Int64N(10_000_000)*int64(g.r.IntN(2)), HIVE),
+			HBDBalance:               asset(g.r.Int64N(5_000_000), HBD),
+			SavingsHBDBalance:        asset(g.r.Int64N(5_000_000)*int64(g.r.IntN(2)), HBD),
+			RewardHBDBalance:         asset(0, HBD),
+			RewardHiveBalance:        asset(0, HIVE),
+			RewardVestingBalance:     asset(g.r.Int64N(2_000_000), VESTS),
+			RewardVestingHive:        asset(g.r.Int64N(1_000), HIVE),
+			VestingShares:            asset(vests, VESTS),
+			DelegatedVestingShares:   asset(0, VESTS),
+			ReceivedVestingShares:    asset(0, VESTS),
+			VestingWithdrawRate:      asset(0, VESTS),
 			NextVestingWithdrawal:    MaxTime,
 			CurationRewards:          g.r.Int64N(10_000_000),
 			PostingRewards:           g.r.Int64N(10_000_000),
@@ -246,7 +249,7 @@ func (g *gen) genAccounts(n int) {
 		}
 		if i > 0 && g.r.IntN(7) == 0 {
 			rate := vests / 13
-			a.VestingWithdrawRate = Asset{rate, VESTS}
+			a.VestingWithdrawRate = asset(rate, VESTS)
 			a.ToWithdraw = vests
 			a.Withdrawn = rate * int64(g.r.IntN(5))
 			a.NextVestingWithdrawal = ch.headTime0.Add(time.Duration(1+g.r.IntN(7*86400)) * time.Second)
@@ -289,12 +292,13 @@ func (g *gen) genWitnesses() {
 			Created:               a.Created,
 			URL:                   "https://hive.blog/@" + a.Name + "/witness",
 			SigningKey:            g.key(5, a.ID),
-			AccountCreationFee:    Asset{3000, HIVE},
+			AccountCreationFee:    asset(3000, HIVE),
 			MaximumBlockSize:      65536,
 			HBDInterestRate:       uint16(g.r.IntN(2000)),
-			HBDExchangeRate:       Price{Asset{int64(200 + g.r.IntN(200)), HBD}, Asset{1000, HIVE}},
+			HBDExchangeRate:       Price{asset(int64(200+g.r.IntN(200)), HBD), asset(1000, HIVE)},
 			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second),
 			RunningVersion:        "1.27.11",
+			HardforkTimeVote:      ch.genesis,
 			TotalMissed:           uint32(g.r.IntN(500)),
 			VirtualScheduledTime:  MaxU128,
 		}

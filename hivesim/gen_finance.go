@@ -71,8 +71,8 @@ func (g *gen) genFinance() {
 		e := &Escrow{
 			ID: int64(i), EscrowID: nextEscrow[from.Name], From: from.Name, To: to.Name, Agent: agent.Name,
 			RatificationDeadline: deadline, EscrowExpiration: deadline.Add(time.Duration(1+g.r.IntN(30)) * day),
-			HBDBalance: Asset{g.r.Int64N(100_000), HBD}, HiveBalance: Asset{g.r.Int64N(100_000), HIVE},
-			PendingFee: Asset{int64(g.r.IntN(1000)), HIVE}, ToApproved: g.r.IntN(2) == 0, AgentApproved: g.r.IntN(2) == 0,
+			HBDBalance: asset(g.r.Int64N(100_000), HBD), HiveBalance: asset(g.r.Int64N(100_000), HIVE),
+			PendingFee: asset(int64(g.r.IntN(1000)), HIVE), ToApproved: g.r.IntN(2) == 0, AgentApproved: g.r.IntN(2) == 0,
 		}
 		e.Disputed = e.ToApproved && e.AgentApproved && g.r.IntN(4) == 0
 		nextEscrow[from.Name] += 1 + uint32(g.r.IntN(3))
@@ -105,7 +105,7 @@ func (g *gen) genFinance() {
 		}
 		ch.savings = append(ch.savings, &SavingsWithdraw{
 			ID: int64(i), From: from.Name, To: to.Name, RequestID: g.r.Uint32(),
-			Amount: Asset{1 + g.r.Int64N(1_000_000), sym}, Complete: g.secondsAfter(ch.headTime0, 3*86400),
+			Amount: asset(1+g.r.Int64N(1_000_000), sym), Complete: g.secondsAfter(ch.headTime0, 3*86400),
 		})
 		if g.r.IntN(3) == 0 {
 			ch.savings[i].Memo = "savings " + strconv.Itoa(i)
@@ -123,8 +123,8 @@ func (g *gen) genFinance() {
 		blk := g.blockAfter(max(g.createdBlock(from), g.createdBlock(to)))
 		d := &VestingDelegation{
 			ID: int64(len(ch.delegations)), Delegator: from.Name, Delegatee: to.Name,
-			VestingShares:     Asset{1_000_000 + from.VestingShares.Amount/int64(10+g.r.IntN(90)), VESTS},
-			MinDelegationTime: blockTime(blk),
+			VestingShares:     asset(1_000_000+from.VestingShares.Amount/int64(10+g.r.IntN(90)), VESTS),
+			MinDelegationTime: g.ch.blockTime(blk),
 		}
 		from.DelegatedVestingShares.Amount += d.VestingShares.Amount
 		to.ReceivedVestingShares.Amount += d.VestingShares.Amount
@@ -134,7 +134,7 @@ func (g *gen) genFinance() {
 	for i := 0; i < n/4; i++ {
 		from := g.randAcct()
 		ch.expirations = append(ch.expirations, &DelegationExpiration{
-			ID: int64(i), Delegator: from.Name, VestingShares: Asset{1 + g.r.Int64N(1<<40), VESTS},
+			ID: int64(i), Delegator: from.Name, VestingShares: asset(1+g.r.Int64N(1<<40), VESTS),
 			Expiration: g.secondsAfter(ch.headTime0, 5*86400),
 		})
 		if i%5 == 4 { // equal expirations: ties resolve by id
@@ -147,7 +147,7 @@ func (g *gen) genFinance() {
 		blk := g.blockWithin(blocksPerDay*7/2, g.createdBlock(owner))
 		c := &ConvertRequest{
 			ID: int64(i), Owner: owner.Name, RequestID: nextReq[owner.Name],
-			Amount: Asset{1 + g.r.Int64N(100_000), HBD}, ConversionDate: blockTime(blk).Add(84 * time.Hour),
+			Amount: asset(1+g.r.Int64N(100_000), HBD), ConversionDate: g.ch.blockTime(blk).Add(84 * time.Hour),
 		}
 		nextReq[owner.Name] += 1 + uint32(g.r.IntN(5))
 		ch.converts = append(ch.converts, c)
@@ -158,7 +158,7 @@ func (g *gen) genFinance() {
 		coll := 1 + g.r.Int64N(200_000)
 		ch.collaterals = append(ch.collaterals, &CollateralizedConvertRequest{
 			ID: int64(i), Owner: owner.Name, RequestID: nextReq[owner.Name],
-			CollateralAmount: Asset{coll, HIVE}, ConvertedAmount: Asset{coll / 8, HBD},
+			CollateralAmount: asset(coll, HIVE), ConvertedAmount: asset(coll/8, HBD),
 			ConversionDate: g.secondsAfter(ch.headTime0, 7*86400/2),
 		})
 		nextReq[owner.Name] += 1 + uint32(g.r.IntN(5))
@@ -174,14 +174,14 @@ func (g *gen) genMarket() {
 	for i := 0; i < n/2; i++ {
 		seller := g.randAcct()
 		blk := g.blockWithin(28*blocksPerDay, g.createdBlock(seller))
-		created := blockTime(blk)
+		created := g.ch.blockTime(blk)
 		hbdPerK := int64(250 + 10*g.r.IntN(15)) // HBD satoshis per 1.000 HIVE
 		units := int64(1 + g.r.IntN(500))
 		var p Price
 		if g.r.IntN(2) == 0 {
-			p = Price{Base: Asset{units * 1000, HIVE}, Quote: Asset{units * hbdPerK, HBD}}
+			p = Price{Base: asset(units*1000, HIVE), Quote: asset(units*hbdPerK, HBD)}
 		} else {
-			p = Price{Base: Asset{units * hbdPerK, HBD}, Quote: Asset{units * 1000, HIVE}}
+			p = Price{Base: asset(units*hbdPerK, HBD), Quote: asset(units*1000, HIVE)}
 		}
 		o := &LimitOrder{
 			ID: int64(i), Created: created, Expiration: created.Add(28 * day), Seller: seller.Name,
@@ -207,7 +207,7 @@ func (g *gen) genProposals() {
 		p := &Proposal{
 			ID: int64(i), Creator: creator.Name, Receiver: g.randAcct().Name, StartDate: start,
 			EndDate:  start.Add(time.Duration(30+g.r.IntN(300)) * day),
-			DailyPay: Asset{int64(1000 * (1 + g.r.IntN(500))), HBD},
+			DailyPay: asset(int64(1000*(1+g.r.IntN(500))), HBD),
 			Subject:  proposalSubjects[i%len(proposalSubjects)] + " #" + strconv.Itoa(i),
 			Permlink: "proposal-" + strconv.Itoa(i),
 		}

@@ -9,6 +9,9 @@ import (
 )
 
 // txn is a transaction included in a generated block.
+// txnLifetime is how long after its block a generated transaction expires.
+const txnLifetime = 10 * time.Minute
+
 type txn struct {
 	Block          uint32
 	Index          uint32 // trx_in_block
@@ -53,7 +56,7 @@ func (g *gen) genTransfers() {
 			sym = HBD
 		}
 		blk := g.blockAfter(max(g.createdBlock(from), g.createdBlock(to)))
-		g.addEvent(blk, opTransferOp(from.Name, to.Name, Asset{1 + g.r.Int64N(100_000), sym}, memos[g.r.IntN(len(memos))]))
+		g.addEvent(blk, opTransferOp(from.Name, to.Name, asset(1+g.r.Int64N(100_000), sym), memos[g.r.IntN(len(memos))]))
 	}
 }
 
@@ -62,7 +65,7 @@ func (g *gen) buildHistory() {
 	ch := g.ch
 	for _, a := range ch.accounts[1:] {
 		g.addEvent(g.createdBlock(a), opAccountCreateOp("initminer", a),
-			opTransferToVestingOp("initminer", a.Name, Asset{1000 + g.r.Int64N(10_000), HIVE}))
+			opTransferToVestingOp("initminer", a.Name, asset(1000+g.r.Int64N(10_000), HIVE)))
 	}
 	slices.SortFunc(g.events, func(a, b event) int { return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.seq, b.seq)) })
 	ch.blocks = make(map[uint32][]*txn)
@@ -74,7 +77,7 @@ func (g *gen) buildHistory() {
 		tx := &txn{
 			Block: ev.block, Index: idx, ID: hexHash(40, h),
 			RefBlockNum: uint16(ev.block - 1), RefBlockPrefix: uint32(splitmix64(h + 1)),
-			Expiration: blockTime(ev.block).Add(10 * time.Minute), Ops: ev.ops,
+			Expiration: g.ch.blockTime(ev.block).Add(txnLifetime), Ops: ev.ops,
 			sigSeed: h + 2,
 		}
 		ch.blocks[ev.block] = append(txs, tx)
@@ -249,14 +252,14 @@ func (g *gen) computeSupply() {
 	}
 	vestingFund := vests / 1800 // vests were summed in thousandths of their satoshis
 	ch.supply = supplyTotals{
-		currentSupply:      Asset{hive + vestingFund, HIVE},
-		virtualSupply:      Asset{hive + vestingFund + hbd*4, HIVE},
-		hbdSupply:          Asset{hbd, HBD},
-		totalVestingFund:   Asset{vestingFund, HIVE},
-		totalVestingShares: Asset{vests, VESTS},
-		totalRewardFund:    Asset{int64(len(ch.accounts)) * 1_234_567, HIVE},
-		pendingVests:       Asset{int64(len(ch.accounts)) * 7_654_321, VESTS},
-		pendingHive:        Asset{int64(len(ch.accounts)) * 4_321, HIVE},
+		currentSupply:      asset(hive+vestingFund, HIVE),
+		virtualSupply:      asset(hive+vestingFund+hbd*4, HIVE),
+		hbdSupply:          asset(hbd, HBD),
+		totalVestingFund:   asset(vestingFund, HIVE),
+		totalVestingShares: asset(vests, VESTS),
+		totalRewardFund:    asset(int64(len(ch.accounts))*1_234_567, HIVE),
+		pendingVests:       asset(int64(len(ch.accounts))*7_654_321, VESTS),
+		pendingHive:        asset(int64(len(ch.accounts))*4_321, HIVE),
 	}
 }
 

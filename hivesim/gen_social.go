@@ -91,7 +91,7 @@ func (g *gen) genSocial() {
 			blk = parent.block + 1 + uint32(g.r.IntN(7*blocksPerDay))
 		}
 		c := &Comment{
-			Author: a.Name, Permlink: "re-" + parent.Author + "-" + strings.TrimRight(parent.Permlink[:min(len(parent.Permlink), 40)], "-") + "-" + permlinkTime(blockTime(blk)),
+			Author: a.Name, Permlink: "re-" + parent.Author + "-" + strings.TrimRight(parent.Permlink[:min(len(parent.Permlink), 40)], "-") + "-" + permlinkTime(g.ch.blockTime(blk)),
 			ParentAuthor: parent.Author, ParentPermlink: parent.Permlink,
 			Body:         g.sentence(5+g.r.IntN(20)) + ".",
 			JSONMetadata: `{"app":"hivesim/1.0"}`,
@@ -136,7 +136,7 @@ func (g *gen) genSocial() {
 // so parents are complete first).
 func (g *gen) finishComment(c *Comment) {
 	s := &g.ch.social
-	c.Created = blockTime(c.block)
+	c.Created = g.ch.blockTime(c.block)
 	c.LastUpdate = c.Created
 	if g.r.IntN(5) == 0 {
 		c.LastUpdate = g.secondsAfter(c.Created, 3600)
@@ -196,7 +196,7 @@ func (g *gen) genVotes() {
 			rshares := voter.VestingShares.Amount / 1000 * int64(pct) / 10000
 			v := &Vote{
 				ID: int64(len(s.votes)), Voter: voter.Name, Author: c.Author, Permlink: c.Permlink,
-				Rshares: rshares, VotePercent: pct, LastUpdate: blockTime(blk),
+				Rshares: rshares, VotePercent: pct, LastUpdate: g.ch.blockTime(blk),
 				voterID: voter.ID, commentID: c.ID,
 			}
 			if pct > 0 {
@@ -227,16 +227,16 @@ func (g *gen) settlePayout(c *Comment) {
 	cashout := c.Created.Add(7 * day)
 	if cashout.After(g.ch.headTime0) {
 		c.CashoutTime = cashout
-		c.PendingPayout = Asset{value, HBD}
-		c.TotalPayout = Asset{0, HBD}
-		c.CuratorPayout = Asset{0, HBD}
+		c.PendingPayout = asset(value, HBD)
+		c.TotalPayout = asset(0, HBD)
+		c.CuratorPayout = asset(0, HBD)
 		return
 	}
 	c.CashoutTime = MaxTime
 	c.LastPayout = cashout
-	c.PendingPayout = Asset{0, HBD}
-	c.CuratorPayout = Asset{value / 4, HBD}
-	c.TotalPayout = Asset{value - value/4, HBD}
+	c.PendingPayout = asset(0, HBD)
+	c.CuratorPayout = asset(value/4, HBD)
+	c.TotalPayout = asset(value-value/4, HBD)
 	c.AuthorRewards = (value - value/4) * 1000
 }
 
@@ -301,7 +301,7 @@ func (g *gen) genBlogs() {
 		}
 		seen[[2]int64{a.ID, c.ID}] = true
 		blk := g.blockAfter(max(c.block, g.createdBlock(a)))
-		items[a.Name] = append(items[a.Name], item{&BlogEntry{Blog: a.Name, Author: c.Author, Permlink: c.Permlink, RebloggedOn: blockTime(blk), comment: int(c.ID)}, blk})
+		items[a.Name] = append(items[a.Name], item{&BlogEntry{Blog: a.Name, Author: c.Author, Permlink: c.Permlink, RebloggedOn: g.ch.blockTime(blk), comment: int(c.ID)}, blk})
 		s.reblogs[int(c.ID)] = append(s.reblogs[int(c.ID)], a.Name)
 		js := `["reblog",{"account":"` + a.Name + `","author":"` + c.Author + `","permlink":"` + c.Permlink + `"}]`
 		g.addEvent(blk, opCustomJSONOp(a.Name, "follow", js))
@@ -323,7 +323,7 @@ func (g *gen) genTags() {
 	for _, c := range s.comments {
 		t := s.tagByName[c.Category]
 		if t == nil {
-			t = &Tag{Name: c.Category, TotalPayouts: Asset{0, HBD}}
+			t = &Tag{Name: c.Category, TotalPayouts: asset(0, HBD)}
 			s.tagByName[c.Category] = t
 			s.tags = append(s.tags, t)
 		}

@@ -8,98 +8,6 @@ import (
 	"strings"
 )
 
-// methodFunc serves one call: it decodes params (the decoded JSON value) and writes the
-// result into w, or returns an error (any partial output is discarded).
-type methodFunc func(c *callCtx, params any, w *jw) *rpcError
-
-type method struct {
-	fn    methodFunc
-	style errStyle
-}
-
-// registerMethods builds the method table: "api.method" -> handler and error style.
-func registerMethods() (map[string]method, map[string]bool) {
-	m := map[string]method{}
-	add := func(name string, style errStyle, fn methodFunc) { m[name] = method{fn: fn, style: style} }
-	hived := func(name string, fn methodFunc) { add(name, styleHived, fn) }
-	hafah := func(name string, fn methodFunc) { add(name, styleHAfAH, fn) }
-	mind := func(name string, fn methodFunc) { add(name, styleHivemind, fn) }
-
-	hived("database_api.get_dynamic_global_properties", dbGetDGPO)
-	hived("database_api.find_accounts", findAccounts)
-	hived("database_api.list_accounts", listAccounts)
-	hived("database_api.list_witnesses", listWitnesses)
-	hived("database_api.list_witness_votes", listWitnessVotes)
-	hived("database_api.list_owner_histories", listOwnerHistories)
-	hived("database_api.list_account_recovery_requests", listAccountRecoveryRequests)
-	hived("database_api.list_change_recovery_account_requests", listChangeRecoveryRequests)
-	hived("database_api.list_decline_voting_rights_requests", listDeclineVotingRights)
-	hived("database_api.list_escrows", listEscrows)
-	hived("database_api.list_withdraw_vesting_routes", listWithdrawVestingRoutes)
-	hived("database_api.list_savings_withdrawals", listSavingsWithdrawals)
-	hived("database_api.list_vesting_delegations", listVestingDelegations)
-	hived("database_api.list_vesting_delegation_expirations", listVestingDelegationExpirations)
-	hived("database_api.list_hbd_conversion_requests", listHBDConversionRequests)
-	hived("database_api.list_collateralized_conversion_requests", listCollateralizedConversionRequests)
-	hived("database_api.list_limit_orders", listLimitOrders)
-	hived("database_api.list_proposals", listProposals)
-	hived("database_api.list_proposal_votes", listProposalVotes)
-	hived("database_api.list_smt_contributions", smtList("contributions", bySymbolContributor, bySymbolID, byContributor))
-	hived("database_api.list_smt_tokens", smtList("tokens", bySymbol, byControlAccount))
-	hived("database_api.list_smt_token_emissions", smtList("token_emissions", bySymbolTime))
-	mind("database_api.list_votes", listVotes)
-	add("database_api.list_comments", stylePython, listComments)
-
-	hived("condenser_api.get_dynamic_global_properties", condGetDGPO)
-	hived("condenser_api.get_accounts", condGetAccounts)
-	hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
-	hived("condenser_api.get_block", condGetBlock(false))
-	hived("condenser_api.get_block_header", condGetBlock(true))
-	hived("condenser_api.broadcast_transaction", broadcastTransaction(false))
-	hived("condenser_api.broadcast_transaction_synchronous", broadcastTransaction(true))
-	hafah("condenser_api.get_account_history", condGetAccountHistory)
-	hafah("condenser_api.get_ops_in_block", condGetOpsInBlock)
-	mind("condenser_api.get_blog", getBlog(false))
-	mind("condenser_api.get_blog_entries", getBlog(true))
-	mind("condenser_api.get_feed", getFeed(false))
-	mind("condenser_api.get_feed_entries", getFeed(true))
-	mind("condenser_api.get_followers", getFollows(false))
-	mind("condenser_api.get_following", getFollows(true))
-	mind("condenser_api.get_replies_by_last_update", getRepliesByLastUpdate)
-	mind("condenser_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(false))
-	mind("condenser_api.get_trending_tags", getTrendingTags)
-	mind("condenser_api.get_account_reputations", getAccountReputations(false))
-	mind("condenser_api.get_content", getContent)
-
-	hafah("account_history_api.get_account_history", ahGetAccountHistory)
-	hafah("account_history_api.get_ops_in_block", ahGetOpsInBlock)
-	hafah("block_api.get_block", blockAPIGetBlock(false))
-	hafah("block_api.get_block_header", blockAPIGetBlock(true))
-	hafah("block_api.get_block_range", blockAPIGetBlockRange)
-	mind("follow_api.get_account_reputations", getAccountReputations(true))
-	hived("reputation_api.get_account_reputations", reputationAPIGet)
-	mind("tags_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(true))
-	hived("network_broadcast_api.broadcast_transaction", broadcastTransaction(false))
-	hived("jsonrpc.get_methods", getMethods)
-
-	// The rest of a node's read API (issue 21): one file per area.
-	registerFindMethods(hived, mind)
-	registerStateMethods(hived)
-	registerCondenserStateMethods(hived)
-	registerRCMethods(hived)
-	registerCondenserRCMethods(hived)
-	registerMarketMethods(hived)
-	registerHistoryMethods(hived, hafah)
-	registerBridgeMethods(mind)
-	registerContentMethods(mind)
-
-	apis := map[string]bool{}
-	for name := range m {
-		apis[name[:strings.IndexByte(name, '.')]] = true
-	}
-	return m, apis
-}
-
 // maxBody bounds request bodies.
 const maxBody = 16 << 20
 
@@ -126,7 +34,7 @@ func (n *Node) Handle(body []byte) []byte {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			return envelope(nil, nil, parseFailure(err, head))
+			return envelope(nil, nil, n.parseFailure(err, head))
 		}
 		if len(elems) == 0 {
 			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
@@ -143,8 +51,8 @@ func (n *Node) Handle(body []byte) []byte {
 	return n.handleOne(trimmed)
 }
 
-func parseFailure(err error, head uint32) *rpcError {
-	return envelopeError(codeParseError, 4, "parse_error_exception", "Parse Error", err.Error(), "", head)
+func (n *Node) parseFailure(err error, head uint32) *rpcError {
+	return n.envelopeError(codeParseError, 4, "parse_error_exception", "Parse Error", err.Error(), "", head)
 }
 
 // handleOne serves one request object and returns its response object.
@@ -153,7 +61,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &req); err != nil {
 		if !json.Valid(raw) {
-			return envelope(nil, nil, parseFailure(err, head))
+			return envelope(nil, nil, n.parseFailure(err, head))
 		}
 		return envelope(nil, nil, &rpcError{code: codeInvalidRequest, message: `jsonrpc value is not "2.0"`})
 	}
@@ -175,7 +83,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	rawParams, hasParams := req["params"]
 	params, err := decodeValue(rawParams)
 	if err != nil {
-		return envelope(id, nil, parseFailure(err, head))
+		return envelope(id, nil, n.parseFailure(err, head))
 	}
 	var api, meth string
 	if name == "call" {
@@ -185,7 +93,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		arr, ok := params.([]any)
 		if !ok || (len(arr) != 2 && len(arr) != 3) {
 			expr := "v.is_array() && (v.size() == 2 || v.size() == 3)"
-			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
 				expr+`: params should be {"api", "method", "args"`, expr, head))
 		}
 		api, _ = arr[0].(string)
@@ -203,7 +111,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		api, meth, ok = strings.Cut(name, ".")
 		if !ok || strings.Contains(meth, ".") {
 			expr := "v.size() == 2"
-			return envelope(id, nil, envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
+			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
 				expr+": method specification invalid. Should be api.method", expr, head))
 		}
 	}
@@ -211,7 +119,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 	n.countCall(full)
 	m, found := n.methods[full]
 	if !found {
-		return envelope(id, nil, methodNotFound(api, meth, n.apis[api], head))
+		return envelope(id, nil, n.methodNotFound(api, meth, n.apis[api], head))
 	}
 	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
 	var w jw

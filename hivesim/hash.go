@@ -27,7 +27,7 @@ func appendHex(b []byte, n int, seed uint64) []byte {
 			state = splitmix64(state + uint64(i))
 			x = state
 		}
-		b = append(b, hexDigits[x&0xf])
+		b = append(b, "0123456789abcdef"[x&0xf])
 		x >>= 4
 	}
 	return b

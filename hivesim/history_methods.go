@@ -15,22 +15,15 @@ const producerRewardFilter = 0x004000
 func virtualOpID(block uint32) uint64 { return uint64(block) * 64 }
 
 func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	begin := get(in, c.asU32, o["block_range_begin"])
+	end := get(in, c.asU32, o["block_range_end"])
+	opBegin := get(in, c.asU64, o["operation_begin"])
+	if in.err != nil {
+		return in.err
 	}
-	begin, err := c.asU32(o["block_range_begin"])
-	if err != nil {
-		return err
-	}
-	end, err := c.asU32(o["block_range_end"])
-	if err != nil {
-		return err
-	}
-	opBegin, err := c.asU64(o["operation_begin"])
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	limit := int64(150000)
 	if v, ok := o["limit"]; ok && v != nil {
 		if limit, err = c.asI64(v); err != nil {
@@ -44,13 +37,10 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 			return err
 		}
 	}
-	reversible, err := c.asBool(o["include_reversible"])
-	if err != nil {
-		return err
-	}
-	grouped, err := c.asBool(o["group_by_block"])
-	if err != nil {
-		return err
+	reversible := get(in, c.asBool, o["include_reversible"])
+	grouped := get(in, c.asBool, o["group_by_block"])
+	if in.err != nil {
+		return in.err
 	}
 	if limit <= 0 {
 		return c.fcError(codeServerError, 0, "", "Invalid limit", "limit is lower than 1", "")
@@ -87,7 +77,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	}
 	ch := c.n.ch
 	object := func(b uint32) opObject {
-		return opObject{trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
+		return opObject{at: ch.blockTime(b), trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
 	}
 	w.objBegin()
 	w.key("ops")
@@ -110,7 +100,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 			w.arrBegin()
 			writeVirtualOp(w, object(b))
 			w.arrEnd()
-			w.ktime("timestamp", blockTime(b))
+			w.ktime("timestamp", ch.blockTime(b))
 			w.objEnd()
 		}
 	}
@@ -129,7 +119,7 @@ func writeVirtualOp(w *jw, o opObject) {
 	w.knum("trx_in_block", int64(o.trxInBlock))
 	w.knum("op_in_trx", int64(o.opInTrx))
 	w.kbool("virtual_op", true)
-	w.ktime("timestamp", blockTime(o.block))
+	w.ktime("timestamp", o.at)
 	w.key("op")
 	writeOp(w, o.op, false)
 	w.ku64("operation_id", virtualOpID(o.block))
@@ -177,16 +167,14 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 	return tx, nil
 }
 
-func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
-	hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
-	hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		reversible, err := c.asBool(o["include_reversible"])
-		if err != nil {
-			return err
+func registerHistoryMethods(r registry) {
+	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
+	r.hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		reversible := get(in, c.asBool, o["include_reversible"])
+		if in.err != nil {
+			return in.err
 		}
 		tx, err := c.lookupTransaction(o["id"], reversible)
 		if err != nil {
@@ -195,7 +183,7 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		writeTransaction(w, tx, false)
 		return nil
 	})
-	hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 1)
 		if err != nil {
 			return err
@@ -207,14 +195,12 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		writeTransaction(w, tx, true)
 		return nil
 	})
-	hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		id, err := c.asString(o["transaction_id"])
-		if err != nil {
-			return err
+	r.hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		id := get(in, c.asString, o["transaction_id"])
+		if in.err != nil {
+			return in.err
 		}
 		w.objBegin()
 		tx := c.n.ch.extra.txByID[id]
@@ -231,7 +217,7 @@ func registerHistoryMethods(hived, hafah func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err

@@ -3,7 +3,8 @@ package hivesim
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // maxSafeInt is 2^53-1. hived (fc, since 1.27.5) writes 64-bit integers whose
@@ -61,14 +62,14 @@ func (w *jw) arrEnd() {
 // key writes an object member name; the next value written belongs to it.
 func (w *jw) key(k string) {
 	w.sep()
-	w.b = appendJSONString(w.b, k)
+	w.b = jsonwire.AppendString(w.b, k)
 	w.b = append(w.b, ':')
 	w.afterKey = true
 }
 
 func (w *jw) str(s string) {
 	w.sep()
-	w.b = appendJSONString(w.b, s)
+	w.b = jsonwire.AppendString(w.b, s)
 }
 
 // num writes a plain JSON number (used for 8..32-bit fields, which fc never quotes).
@@ -157,50 +158,6 @@ func (w *jw) kstrs(k string, vs []string) {
 		w.str(v)
 	}
 	w.arrEnd()
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s the way fc does: only the characters JSON requires are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }

@@ -1,7 +1,9 @@
 package hivesim
 
 import (
+	"cmp"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -86,19 +88,6 @@ func (c *callCtx) listArgs(p any, withOrder bool) (*listArgs, *rpcError) {
 }
 
 // checkLimit is the assert every hived list_* call starts with.
-// orderedListArgs reads the args of a list method with an order and
-// checks the limit, in hived's order: bad args first, then the limit.
-func (c *callCtx) orderedListArgs(p any) (*listArgs, *rpcError) {
-	a, err := c.listArgs(p, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
 func (c *callCtx) checkLimit(limit uint32) *rpcError {
 	if limit == 0 || limit > 1000 {
 		return c.assertFail("0 < args.limit && args.limit <= DATABASE_API_SINGLE_QUERY_LIMIT", "limit not set or too big")
@@ -181,77 +170,26 @@ func (t *tuple) get(i int) (any, bool) {
 	return elem(t.a, i)
 }
 
-func (t *tuple) name(i int) string {
+// member converts member i with f; a missing member (or any member after a
+// failed one) keeps def.
+func member[T any](t *tuple, i int, f func(any) (T, *rpcError), def T) T {
 	v, ok := t.get(i)
 	if !ok {
-		return ""
+		return def
 	}
-	s, err := t.c.asName(v)
-	t.err = err
-	return s
-}
-
-func (t *tuple) time(i int) time.Time {
-	v, ok := t.get(i)
-	if !ok {
-		return Epoch
-	}
-	x, err := t.c.asTime(v)
+	x, err := f(v)
 	t.err = err
 	return x
 }
 
-func (t *tuple) u64(i int) uint64 {
-	v, ok := t.get(i)
-	if !ok {
-		return 0
-	}
-	x, err := t.c.asU64(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) u32(i int) uint32 { return uint32(t.u64(i)) }
-
-func (t *tuple) i64(i int) int64 {
-	v, ok := t.get(i)
-	if !ok {
-		return 0
-	}
-	x, err := t.c.asI64(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) boolean(i int) bool {
-	v, ok := t.get(i)
-	if !ok {
-		return false
-	}
-	x, err := t.c.asBool(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) u128(i int) U128 {
-	v, ok := t.get(i)
-	if !ok {
-		return U128{}
-	}
-	x, err := t.c.asU128(v)
-	t.err = err
-	return x
-}
-
-func (t *tuple) price(i int) Price {
-	v, ok := t.get(i)
-	if !ok {
-		return Price{}
-	}
-	x, err := t.c.asPrice(v)
-	t.err = err
-	return x
-}
+func (t *tuple) name(i int) string    { return member(t, i, t.c.asName, "") }
+func (t *tuple) time(i int) time.Time { return member(t, i, t.c.asTime, Epoch) }
+func (t *tuple) u64(i int) uint64     { return member(t, i, t.c.asU64, 0) }
+func (t *tuple) u32(i int) uint32     { return uint32(t.u64(i)) }
+func (t *tuple) i64(i int) int64      { return member(t, i, t.c.asI64, 0) }
+func (t *tuple) boolean(i int) bool   { return member(t, i, t.c.asBool, false) }
+func (t *tuple) u128(i int) U128      { return member(t, i, t.c.asU128, U128{}) }
+func (t *tuple) price(i int) Price    { return member(t, i, t.c.asPrice, Price{}) }
 
 // need3 is the "start requires 3 values" assert of the three-member start keys.
 func (t *tuple) need3(msg string) {
@@ -266,4 +204,151 @@ func (c *callCtx) existingAccountID(name, expr, msg string) (int64, *rpcError) {
 		return a.ID, nil
 	}
 	return 0, c.assertFail(expr, msg)
+}
+
+// A database_api list method is a table (dbList): the result's member, the
+// object writer, and its sort orders. Each ordering names the index it pages
+// and the members of its start key, read in order from the start array as
+// hived's tuple conversions read them, then resolved (names to ids) once
+// every member is read.
+type ordering[T any] struct {
+	order int
+	rows  func(*chain) []*T
+	need3 string // hived's "start requires 3 values" assert, for orders that make it
+	bare  bool   // the start is one value, not an array (by_name, by_account)
+	parts []keyPart[T]
+}
+
+// keyPart reads member i of a start key; what it returns resolves the
+// member and compares a row with it.
+type keyPart[T any] func(t *tuple, i int) func() (func(*T) int, *rpcError)
+
+func ord[T any](order int, rows func(*chain) []*T, parts ...keyPart[T]) ordering[T] {
+	return ordering[T]{order: order, rows: rows, parts: parts}
+}
+
+// ord3 is an ordering whose start must have three members.
+func ord3[T any](order int, rows func(*chain) []*T, need3 string, parts ...keyPart[T]) ordering[T] {
+	return ordering[T]{order: order, rows: rows, need3: need3, parts: parts}
+}
+
+// bare is an ordering whose start is one value.
+func bare[T any](order int, rows func(*chain) []*T, part keyPart[T]) ordering[T] {
+	return ordering[T]{order: order, rows: rows, bare: true, parts: []keyPart[T]{part}}
+}
+
+// part builds a key member from how it is read and how a row compares with it.
+func part[T, V any](read func(*tuple, int) V, compare func(*T, V) int) keyPart[T] {
+	return func(t *tuple, i int) func() (func(*T) int, *rpcError) {
+		v := read(t, i)
+		return func() (func(*T) int, *rpcError) { return func(x *T) int { return compare(x, v) }, nil }
+	}
+}
+
+func kName[T any](f func(*T) string) keyPart[T] {
+	return part((*tuple).name, func(x *T, v string) int { return strings.Compare(f(x), v) })
+}
+
+func kTime[T any](f func(*T) time.Time) keyPart[T] {
+	return part((*tuple).time, func(x *T, v time.Time) int { return f(x).Compare(v) })
+}
+
+func kU32[T any](f func(*T) uint32) keyPart[T] {
+	return part((*tuple).u32, func(x *T, v uint32) int { return cmp.Compare(f(x), v) })
+}
+
+func kBool[T any](f func(*T) bool) keyPart[T] {
+	return part((*tuple).boolean, func(x *T, v bool) int { return cmpBool(f(x), v) })
+}
+
+// kID is an object id (read as uint64, compared as int64).
+func kID[T any](f func(*T) int64) keyPart[T] {
+	return part(func(t *tuple, i int) int64 { return int64(t.u64(i)) }, func(x *T, v int64) int { return cmp.Compare(f(x), v) })
+}
+
+// kAccount is an account name the index keys by id: "" sorts before every
+// account unless required; a name no account has fails with hived's assert.
+func kAccount[T any](f func(*T) string, required bool, expr, msg string) keyPart[T] {
+	return func(t *tuple, i int) func() (func(*T) int, *rpcError) {
+		name := t.name(i)
+		return func() (func(*T) int, *rpcError) {
+			id := int64(-1)
+			if required || name != "" {
+				var err *rpcError
+				if id, err = t.c.existingAccountID(name, expr, msg); err != nil {
+					return nil, err
+				}
+			}
+			ch := t.c.n.ch
+			return func(x *T) int { return cmp.Compare(ch.accountID(f(x)), id) }, nil
+		}
+	}
+}
+
+// rowsFrom pages one ordering from start.
+func (o *ordering[T]) rowsFrom(c *callCtx, start any, limit uint32) ([]*T, *rpcError) {
+	t := &tuple{c: c, a: []any{start}}
+	if !o.bare {
+		t = c.tuple(start)
+	}
+	if o.need3 != "" {
+		t.need3(o.need3)
+	}
+	resolvers := make([]func() (func(*T) int, *rpcError), len(o.parts))
+	for i, p := range o.parts {
+		resolvers[i] = p(t, i)
+	}
+	if t.err != nil {
+		return nil, t.err
+	}
+	cmps := make([]func(*T) int, len(resolvers))
+	for i, r := range resolvers {
+		var err *rpcError
+		if cmps[i], err = r(); err != nil {
+			return nil, err
+		}
+	}
+	return page(o.rows(c.n.ch), func(x *T) int {
+		for _, f := range cmps {
+			if r := f(x); r != 0 {
+				return r
+			}
+		}
+		return 0
+	}, limit), nil
+}
+
+// dbList serves a database_api list method from its orderings, writing
+// {"<key>": [...]}. prepare, when set, reads the method's other arguments
+// after start, limit and order and before the limit is checked, and picks
+// the writer.
+func dbList[T any](key string, write func(*jw, *T), orders ...ordering[T]) methodFunc {
+	return dbListWith(key, func(*callCtx, *listArgs) (func(*jw, *T), *rpcError) { return write, nil }, orders...)
+}
+
+func dbListWith[T any](key string, prepare func(*callCtx, *listArgs) (func(*jw, *T), *rpcError), orders ...ordering[T]) methodFunc {
+	return func(c *callCtx, p any, w *jw) *rpcError {
+		a, err := c.listArgs(p, orders[0].order != notSet)
+		if err != nil {
+			return err
+		}
+		write, err := prepare(c, a)
+		if err != nil {
+			return err
+		}
+		if err := c.checkLimit(a.limit); err != nil {
+			return err
+		}
+		for i := range orders {
+			if orders[i].order == a.order {
+				rows, err := orders[i].rowsFrom(c, a.start, a.limit)
+				if err != nil {
+					return err
+				}
+				writeList(w, key, rows, write)
+				return nil
+			}
+		}
+		return c.unknownOrder(a.order)
+	}
 }

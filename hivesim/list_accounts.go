@@ -2,159 +2,79 @@ package hivesim
 
 import (
 	"cmp"
-	"strings"
 	"time"
 )
 
 // database_api list methods for witnesses and accounts.
 
-func listWitnesses(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.orderedListArgs(p)
-	if err != nil {
-		return err
-	}
-	ch := c.n.ch
-	var rows []*Witness
-	switch a.order {
-	case byName:
-		name, err := c.asName(a.start)
-		if err != nil {
-			return err
-		}
-		rows = page(ch.wByName, func(x *Witness) int { return strings.Compare(x.Owner, name) }, a.limit)
-	case byVoteName:
-		t := c.tuple(a.start)
-		votes, name := t.i64(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		rows = page(ch.wByVote, func(x *Witness) int {
-			return cmp.Or(-cmp.Compare(x.Votes, votes), strings.Compare(x.Owner, name))
-		}, a.limit)
-	case byScheduleTime:
-		t := c.tuple(a.start)
-		vst, name := t.u128(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		wit := ch.witnessByName[name]
-		if wit == nil {
-			return c.unknownKey()
-		}
-		rows = page(ch.wBySchedule, func(x *Witness) int {
-			return cmp.Or(x.VirtualScheduledTime.Cmp(vst), cmp.Compare(x.ID, wit.ID))
-		}, a.limit)
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "witnesses", rows, writeWitness)
-	return nil
+func listWitnesses() methodFunc {
+	return dbList("witnesses", dbForm(writeWitness),
+		bare(byName, func(ch *chain) []*Witness { return ch.wByName }, kName(func(x *Witness) string { return x.Owner })),
+		ord(byVoteName, func(ch *chain) []*Witness { return ch.wByVote },
+			part((*tuple).i64, func(x *Witness, v int64) int { return -cmp.Compare(x.Votes, v) }),
+			kName(func(x *Witness) string { return x.Owner })),
+		ord(byScheduleTime, func(ch *chain) []*Witness { return ch.wBySchedule },
+			part((*tuple).u128, func(x *Witness, v U128) int { return x.VirtualScheduledTime.Cmp(v) }),
+			func(t *tuple, i int) func() (func(*Witness) int, *rpcError) {
+				name := t.name(i)
+				return func() (func(*Witness) int, *rpcError) {
+					wit := t.c.n.ch.witnessByName[name]
+					if wit == nil {
+						return nil, t.c.unknownKey()
+					}
+					return func(x *Witness) int { return cmp.Compare(x.ID, wit.ID) }, nil
+				}
+			}))
 }
 
-func listWitnessVotes(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.orderedListArgs(p)
-	if err != nil {
-		return err
-	}
-	ch := c.n.ch
-	var rows []*WitnessVote
-	switch a.order {
-	case byAccountWitness, byWitnessAccount:
-		t := c.tuple(a.start)
-		first, second := t.name(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		if a.order == byAccountWitness {
-			rows = page(ch.wvByAccount, func(x *WitnessVote) int {
-				return cmp.Or(strings.Compare(x.Account, first), strings.Compare(x.Witness, second))
-			}, a.limit)
-		} else {
-			rows = page(ch.wvByWitness, func(x *WitnessVote) int {
-				return cmp.Or(strings.Compare(x.Witness, first), strings.Compare(x.Account, second))
-			}, a.limit)
-		}
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "votes", rows, writeWitnessVote)
-	return nil
+func listWitnessVotes() methodFunc {
+	account := kName(func(x *WitnessVote) string { return x.Account })
+	witness := kName(func(x *WitnessVote) string { return x.Witness })
+	return dbList("votes", writeWitnessVote,
+		ord(byAccountWitness, func(ch *chain) []*WitnessVote { return ch.wvByAccount }, account, witness),
+		ord(byWitnessAccount, func(ch *chain) []*WitnessVote { return ch.wvByWitness }, witness, account))
 }
 
-func listAccounts(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, true)
-	if err != nil {
-		return err
-	}
+// delayedVotes reads find_accounts' and list_accounts' delayed_votes_active
+// (default true) and picks the account writer.
+func (c *callCtx) delayedVotes(o map[string]any) (func(*jw, *Account), *rpcError) {
 	delayed := true
-	if v, ok := a.obj["delayed_votes_active"]; ok {
+	if v, ok := o["delayed_votes_active"]; ok {
+		var err *rpcError
 		if delayed, err = c.asBool(v); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return err
-	}
-	ch := c.n.ch
-	var rows []*Account
-	switch a.order {
-	case byName:
-		name, err := c.asName(a.start)
-		if err != nil {
-			return err
-		}
-		rows = page(ch.acctByName, func(x *Account) int { return strings.Compare(x.Name, name) }, a.limit)
-	case byProxy:
-		t := c.tuple(a.start)
-		proxy, name := t.name(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		proxyID := int64(-1) // no proxy sorts first
-		if proxy != "" {
-			if proxyID, err = c.existingAccountID(proxy, "proxy != nullptr", "Given proxy account does not exist."); err != nil {
-				return err
-			}
-		}
-		rows = page(ch.acctByProxy, func(x *Account) int {
-			return cmp.Or(cmp.Compare(ch.accountID(x.Proxy), proxyID), strings.Compare(x.Name, name))
-		}, a.limit)
-	case byNextVestingWithdrawal:
-		t := c.tuple(a.start)
-		when, name := t.time(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		rows = page(ch.acctByNVW, func(x *Account) int {
-			return cmp.Or(x.NextVestingWithdrawal.Compare(when), strings.Compare(x.Name, name))
-		}, a.limit)
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "accounts", rows, func(w *jw, x *Account) { writeAccount(w, x, false, delayed) })
-	return nil
+	return func(w *jw, x *Account) { writeAccount(w, x, false, delayed) }, nil
+}
+
+func listAccounts() methodFunc {
+	name := kName(func(x *Account) string { return x.Name })
+	return dbListWith("accounts", func(c *callCtx, a *listArgs) (func(*jw, *Account), *rpcError) { return c.delayedVotes(a.obj) },
+		bare(byName, func(ch *chain) []*Account { return ch.acctByName }, name),
+		ord(byProxy, func(ch *chain) []*Account { return ch.acctByProxy }, // no proxy sorts first
+			kAccount(func(x *Account) string { return x.Proxy }, false, "proxy != nullptr", "Given proxy account does not exist."), name),
+		ord(byNextVestingWithdrawal, func(ch *chain) []*Account { return ch.acctByNVW },
+			kTime(func(x *Account) time.Time { return x.NextVestingWithdrawal }), name))
 }
 
 func findAccounts(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
+	in := &conv{}
+	o := get(in, c.asObject, p)
+	arr := get(in, c.asArray, orEmptyArray(o["accounts"]))
+	if in.err != nil {
+		return in.err
 	}
-	arr, err := c.asArray(orEmptyArray(o["accounts"]))
-	if err != nil {
-		return err
-	}
+	var err *rpcError
 	names := make([]string, len(arr))
 	for i, v := range arr {
 		if names[i], err = c.asName(v); err != nil {
 			return err
 		}
 	}
-	delayed := true
-	if v, ok := o["delayed_votes_active"]; ok {
-		if delayed, err = c.asBool(v); err != nil {
-			return err
-		}
+	write, err := c.delayedVotes(o)
+	if err != nil {
+		return err
 	}
 	if len(names) == 0 || len(names) > 1000 {
 		return c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
@@ -166,7 +86,7 @@ func findAccounts(c *callCtx, p any, w *jw) *rpcError {
 			rows = append(rows, acct)
 		}
 	}
-	writeList(w, "accounts", rows, func(w *jw, x *Account) { writeAccount(w, x, false, delayed) })
+	writeList(w, "accounts", rows, write)
 	return nil
 }
 
@@ -178,75 +98,32 @@ func orEmptyArray(v any) any {
 	return v
 }
 
-func listOwnerHistories(c *callCtx, p any, w *jw) *rpcError {
-	a, err := c.listArgs(p, false)
-	if err != nil {
-		return err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return err
-	}
-	t := c.tuple(a.start)
-	name, when := t.name(0), t.time(1)
-	if t.err != nil {
-		return t.err
-	}
-	rows := page(c.n.ch.ohByAccount, func(x *OwnerHistory) int {
-		return cmp.Or(strings.Compare(x.Account, name), x.LastValidTime.Compare(when))
-	}, a.limit)
-	writeList(w, "owner_auths", rows, writeOwnerHistory)
-	return nil
+func listOwnerHistories() methodFunc {
+	return dbList("owner_auths", writeOwnerHistory, ordering[OwnerHistory]{order: notSet,
+		rows:  func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+		parts: []keyPart[OwnerHistory]{kName(func(x *OwnerHistory) string { return x.Account }), kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })}})
 }
 
-func listAccountRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
-	ch := c.n.ch
-	return listAccountOrTime(c, p, w, byExpiration, ch.recByAccount, ch.recByExpiration,
-		func(x *RecoveryRequest) (string, time.Time) { return x.AccountToRecover, x.Expires }, writeRecoveryRequest)
+// accountOrTime is a request list hived indexes two ways: by_account (start:
+// a bare account name) and timeOrder (start: [time, account]).
+func accountOrTime[T any](timeOrder int, byAcc, byTime func(*chain) []*T, account func(*T) string, at func(*T) time.Time, write func(*jw, *T)) methodFunc {
+	return dbList("requests", write, bare(byAccount, byAcc, kName(account)), ord(timeOrder, byTime, kTime(at), kName(account)))
 }
 
-func listChangeRecoveryRequests(c *callCtx, p any, w *jw) *rpcError {
-	ch := c.n.ch
-	return listAccountOrTime(c, p, w, byEffectiveDate, ch.crByAccount, ch.crByEffective,
-		func(x *ChangeRecoveryRequest) (string, time.Time) { return x.AccountToRecover, x.EffectiveOn }, writeChangeRecovery)
+func listAccountRecoveryRequests() methodFunc {
+	return accountOrTime(byExpiration, func(ch *chain) []*RecoveryRequest { return ch.recByAccount },
+		func(ch *chain) []*RecoveryRequest { return ch.recByExpiration },
+		func(x *RecoveryRequest) string { return x.AccountToRecover }, func(x *RecoveryRequest) time.Time { return x.Expires }, writeRecoveryRequest)
 }
 
-func listDeclineVotingRights(c *callCtx, p any, w *jw) *rpcError {
-	ch := c.n.ch
-	return listAccountOrTime(c, p, w, byEffectiveDate, ch.dvrByAccount, ch.dvrByEffective,
-		func(x *DeclineVotingRightsRequest) (string, time.Time) { return x.Account, x.EffectiveDate }, writeDecline)
+func listChangeRecoveryRequests() methodFunc {
+	return accountOrTime(byEffectiveDate, func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
+		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByEffective },
+		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, writeChangeRecovery)
 }
 
-// listAccountOrTime serves the request lists hived indexes two ways:
-// by_account (start: a bare account name) and timeOrder (start: [time,
-// account]). keys returns a row's account and time; the result is
-// {"requests": [...]}.
-func listAccountOrTime[T any](c *callCtx, p any, w *jw, timeOrder int, byAcc, byTime []*T,
-	keys func(*T) (string, time.Time), write func(*jw, *T)) *rpcError {
-	a, err := c.orderedListArgs(p)
-	if err != nil {
-		return err
-	}
-	var rows []*T
-	switch a.order {
-	case byAccount:
-		name, err := c.asName(a.start)
-		if err != nil {
-			return err
-		}
-		rows = page(byAcc, func(x *T) int { acc, _ := keys(x); return strings.Compare(acc, name) }, a.limit)
-	case timeOrder:
-		t := c.tuple(a.start)
-		when, name := t.time(0), t.name(1)
-		if t.err != nil {
-			return t.err
-		}
-		rows = page(byTime, func(x *T) int {
-			acc, at := keys(x)
-			return cmp.Or(at.Compare(when), strings.Compare(acc, name))
-		}, a.limit)
-	default:
-		return c.unknownOrder(a.order)
-	}
-	writeList(w, "requests", rows, write)
-	return nil
+func listDeclineVotingRights() methodFunc {
+	return accountOrTime(byEffectiveDate, func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
+		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByEffective },
+		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, writeDecline)
 }

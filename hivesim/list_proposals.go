@@ -164,7 +164,7 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 		return err
 	}
 	now := c.now()
-	writeList(w, "proposals", out, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, now)]) })
+	writeList(w, "proposals", out, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, now)], false) })
 	return nil
 }
 
@@ -288,7 +288,7 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 		w.knum("id", x.ID)
 		w.kstr("voter", x.Voter)
 		w.key("proposal")
-		writeProposal(w, prop, statusNames[proposalStatus(prop, now)])
+		writeProposal(w, prop, statusNames[proposalStatus(prop, now)], false)
 		w.objEnd()
 	})
 	return nil

@@ -52,7 +52,7 @@ func writeDBComment(w *jw, c *Comment) {
 	w.knum("net_votes", int64(c.NetVotes))
 	w.kstr("root_author", c.RootAuthor)
 	w.kstr("root_permlink", c.RootPermlink)
-	w.kasset("max_accepted_payout", Asset{1_000_000_000, HBD}, false)
+	w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), false)
 	w.knum("percent_hbd", int64(c.PercentHBD))
 	w.kbool("allow_replies", true)
 	w.kbool("allow_votes", true)

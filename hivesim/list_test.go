@@ -387,7 +387,11 @@ func TestVoteNameOrder(t *testing.T) {
 			t.Fatalf("descending order is not the reverse of ascending at %d", i)
 		}
 	}
-	now := time.Date(2024, 2, 4, 17, 20, 0, 0, time.UTC)
+	// A proposal's status is read at the head block's time.
+	now, err := time.Parse("2006-01-02T15:04:05", field(t, c.result(t, "database_api.get_dynamic_global_properties", obj{}), "time").(string))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range asc {
 		start, _ := time.Parse("2006-01-02T15:04:05", str(p, "start_date"))
 		end, _ := time.Parse("2006-01-02T15:04:05", str(p, "end_date"))

@@ -150,16 +150,16 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 	w.kstr("lowest_ask", strconv.FormatFloat(ask, 'f', 17, 64))
 	w.kstr("highest_bid", strconv.FormatFloat(bid, 'f', 17, 64))
 	w.kstr("percent_change", strconv.FormatFloat(change, 'f', 17, 64))
-	w.kasset("hive_volume", Asset{hive, HIVE}, legacy)
-	w.kasset("hbd_volume", Asset{hbd, HBD}, legacy)
+	w.kasset("hive_volume", asset(hive, HIVE), legacy)
+	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
 	w.objEnd()
 }
 
 func writeVolume(w *jw, c *callCtx, legacy bool) {
 	hive, hbd := c.n.ch.volume24h(c.now())
 	w.objBegin()
-	w.kasset("hive_volume", Asset{hive, HIVE}, legacy)
-	w.kasset("hbd_volume", Asset{hbd, HBD}, legacy)
+	w.kasset("hive_volume", asset(hive, HIVE), legacy)
+	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
 	w.objEnd()
 }
 
@@ -195,22 +195,22 @@ func (ch *chain) recentTrades(now time.Time, limit uint32) []*Trade {
 	return out
 }
 
-func registerMarketMethods(hived func(string, methodFunc)) {
-	hived("market_history_api.get_ticker", func(c *callCtx, p any, w *jw) *rpcError {
+func registerMarketMethods(r registry) {
+	r.hived("market_history_api.get_ticker", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
 		writeTicker(w, c, false)
 		return nil
 	})
-	hived("market_history_api.get_volume", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_volume", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
 		writeVolume(w, c, false)
 		return nil
 	})
-	hived("market_history_api.get_market_history_buckets", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_market_history_buckets", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("market_history_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -237,19 +237,15 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), false)
 		return nil
 	})
-	hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
+	r.hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		start := get(in, c.asTime, o["start"])
+		end := get(in, c.asTime, o["end"])
+		if in.err != nil {
+			return in.err
 		}
-		start, err := c.asTime(o["start"])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(o["end"])
-		if err != nil {
-			return err
-		}
+		var err *rpcError
 		limit := uint32(1000)
 		if v, ok := o["limit"]; ok {
 			if limit, err = c.asU32(v); err != nil {
@@ -262,7 +258,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeList(w, "trades", c.n.ch.tradesBetween(start, end, limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
 		return nil
 	})
-	hived("market_history_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("market_history_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -279,30 +275,22 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeList(w, "trades", c.n.ch.recentTrades(c.now(), limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
 		return nil
 	})
-	hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		seconds, err := c.asU32(o["bucket_seconds"])
-		if err != nil {
-			return err
-		}
-		start, err := c.asTime(o["start"])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(o["end"])
-		if err != nil {
-			return err
+	r.hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		seconds := get(in, c.asU32, o["bucket_seconds"])
+		start := get(in, c.asTime, o["start"])
+		end := get(in, c.asTime, o["end"])
+		if in.err != nil {
+			return in.err
 		}
 		writeList(w, "buckets", c.n.ch.marketHistory(seconds, start, end), writeBucket)
 		return nil
 	})
 	// condenser_api forms.
-	hived("condenser_api.get_ticker", condNoArgs(func(c *callCtx, w *jw) { writeTicker(w, c, true) }))
-	hived("condenser_api.get_volume", condNoArgs(func(c *callCtx, w *jw) { writeVolume(w, c, true) }))
-	hived("condenser_api.get_market_history_buckets", condNoArgs(func(c *callCtx, w *jw) { writeU32s(w, bucketSizes) }))
+	r.hived("condenser_api.get_ticker", condNoArgs(func(c *callCtx, w *jw) { writeTicker(w, c, true) }))
+	r.hived("condenser_api.get_volume", condNoArgs(func(c *callCtx, w *jw) { writeVolume(w, c, true) }))
+	r.hived("condenser_api.get_market_history_buckets", condNoArgs(func(c *callCtx, w *jw) { writeU32s(w, bucketSizes) }))
 	condLimit := func(p any, c *callCtx, lo, hi int, def, max uint32) ([]any, uint32, *rpcError) {
 		args, err := c.condRange(p, lo, hi)
 		if err != nil {
@@ -316,7 +304,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		}
 		return args, limit, c.marketLimit(limit, max)
 	}
-	hived("condenser_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		_, limit, err := condLimit(p, c, 0, 1, 500, 500)
 		if err != nil {
 			return err
@@ -324,7 +312,7 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		writeOrderBook(w, c, int(limit), true)
 		return nil
 	})
-	hived("condenser_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
 		_, limit, err := condLimit(p, c, 0, 1, 1000, 1000)
 		if err != nil {
 			return err
@@ -336,18 +324,16 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condLimit(p, c, 2, 3, 1000, 1000)
 		if err != nil {
 			return err
 		}
-		start, err := c.asTime(args[0])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(args[1])
-		if err != nil {
-			return err
+		in := &conv{}
+		start := get(in, c.asTime, args[0])
+		end := get(in, c.asTime, args[1])
+		if in.err != nil {
+			return in.err
 		}
 		w.arrBegin()
 		for _, t := range c.n.ch.tradesBetween(start, end, limit) {
@@ -356,22 +342,17 @@ func registerMarketMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condN(p, 3)
 		if err != nil {
 			return err
 		}
-		seconds, err := c.asU32(args[0])
-		if err != nil {
-			return err
-		}
-		start, err := c.asTime(args[1])
-		if err != nil {
-			return err
-		}
-		end, err := c.asTime(args[2])
-		if err != nil {
-			return err
+		in := &conv{}
+		seconds := get(in, c.asU32, args[0])
+		start := get(in, c.asTime, args[1])
+		end := get(in, c.asTime, args[2])
+		if in.err != nil {
+			return in.err
 		}
 		w.arrBegin()
 		for _, b := range c.n.ch.marketHistory(seconds, start, end) {

@@ -2,9 +2,12 @@
 // backend for recorded responses.
 //
 // Node answers the JSON-RPC methods of hived, hivemind and HAfAH from a deterministic
-// synthetic chain generated from a seed: the same Options give byte-identical responses.
-// Its head block advances by one every BlockInterval of the injected clock, so tests can
-// move time and watch irreversibility follow. Replay answers from recorded .jsonl cases.
+// synthetic chain generated from a seed: the same Options (and the same start time of
+// the clock) give byte-identical responses. The chain runs on the clock's time: the
+// head block is dated when the node starts, and it advances by one every BlockInterval
+// of the injected clock, so tests can move time and watch irreversibility follow, and
+// transactions whose expiration is set from the wall clock are accepted. Replay answers
+// from recorded .jsonl cases.
 //
 // It is product code, not a test fake: `hivegate demo` ships it as the node behind the
 // gateway, and the benchmarks and tests use the same node. It sits beside the gateway's
@@ -18,11 +21,6 @@ import (
 	"sync"
 	"time"
 )
-
-// Genesis is the timestamp of block 0 of the synthetic chain. Block n is produced at
-// Genesis + 3s·n regardless of Options.BlockInterval, so block contents never depend on
-// when the node was started.
-var Genesis = time.Date(2024, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // chainBlockInterval is hived's HIVE_BLOCK_INTERVAL, used for block timestamps.
 const chainBlockInterval = 3 * time.Second
@@ -48,8 +46,10 @@ type Options struct {
 	// InitialHead is the head block number when the node starts (default 1,000,000).
 	// All generated history lies in blocks 1..InitialHead; later blocks are empty.
 	InitialHead uint32
-	// Now is the clock (default time.Now). New reads it as the start time; every call
-	// reads it again to compute the head block.
+	// Now is the clock (default time.Now). New reads it as the start time: the
+	// initial head block is dated then (to the second), block n 3s·n after the
+	// genesis InitialHead blocks earlier, so the chain runs on the clock's time.
+	// Every call reads it again to compute the head block.
 	Now func() time.Time
 }
 
@@ -85,7 +85,7 @@ type Node struct {
 	opts    Options
 	ch      *chain
 	start   time.Time
-	methods map[string]method
+	methods registry
 	apis    map[string]bool
 
 	// state guards the chain against the broadcasts that change it
@@ -104,10 +104,10 @@ func New(opts Options) *Node {
 	opts = opts.withDefaults()
 	n := &Node{
 		opts:  opts,
-		ch:    generate(opts),
 		start: opts.Now(),
 		calls: make(map[string]int),
 	}
+	n.ch = generate(opts, n.start)
 	n.ledger = ledger{applied: map[string]bool{}, inBlock: map[uint32]uint32{}}
 	n.methods, n.apis = registerMethods()
 	return n
@@ -171,7 +171,13 @@ func (n *Node) recordBroadcast(params []byte) {
 	n.mu.Unlock()
 }
 
-// blockTime is the timestamp of block num.
-func blockTime(num uint32) time.Time {
-	return Genesis.Add(time.Duration(num) * chainBlockInterval)
+// blockTime is the timestamp of block num: the genesis plus 3s per block,
+// whatever Options.BlockInterval is.
+func (ch *chain) blockTime(num uint32) time.Time {
+	return ch.genesis.Add(time.Duration(num) * chainBlockInterval)
+}
+
+// blockOf is the block produced at time t.
+func (ch *chain) blockOf(t time.Time) uint32 {
+	return uint32(t.Sub(ch.genesis) / chainBlockInterval)
 }

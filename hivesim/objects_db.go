@@ -1,7 +1,9 @@
 package hivesim
 
-// Writers for database_api objects, fields in FC_REFLECT order (see hive-api.md §3).
-// legacy selects condenser_api asset strings.
+// Writers of the chain's objects, fields in FC_REFLECT order (see hive-api.md §3).
+// One writer per object: legacy selects condenser_api's form (asset strings
+// "1.000 HIVE" and condenser's extra members), otherwise database_api's (NAI
+// assets).
 
 func writeManabar(w *jw, k string, mana int64, last uint32) {
 	w.key(k)
@@ -79,7 +81,7 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	w.kasset("delegated_vesting_shares", a.DelegatedVestingShares, legacy)
 	w.kasset("received_vesting_shares", a.ReceivedVestingShares, legacy)
 	w.kasset("vesting_withdraw_rate", a.VestingWithdrawRate, legacy)
-	w.kasset("post_voting_power", Asset{postVotingPower(a), VESTS}, legacy)
+	w.kasset("post_voting_power", asset(postVotingPower(a), VESTS), legacy)
 	w.ktime("next_vesting_withdrawal", a.NextVestingWithdrawal)
 	w.ki64("withdrawn", a.Withdrawn)
 	w.ki64("to_withdraw", a.ToWithdraw)
@@ -111,7 +113,7 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	}
 	w.ktime("governance_vote_expiration_ts", a.GovernanceVoteExpiration)
 	if extended {
-		w.kasset("vesting_balance", Asset{0, HIVE}, true)
+		w.kasset("vesting_balance", asset(0, HIVE), true)
 		w.ki64("reputation", a.Reputation)
 		for _, k := range []string{"transfer_history", "market_history", "post_history", "vote_history", "other_history"} {
 			w.kemptyArr(k)
@@ -123,7 +125,7 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 	w.objEnd()
 }
 
-func writeWitness(w *jw, x *Witness) {
+func writeWitness(w *jw, x *Witness, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.kstr("owner", x.Owner)
@@ -140,19 +142,19 @@ func writeWitness(w *jw, x *Witness) {
 	w.kstr("signing_key", x.SigningKey)
 	w.key("props")
 	w.objBegin()
-	w.kasset("account_creation_fee", x.AccountCreationFee, false)
+	w.kasset("account_creation_fee", x.AccountCreationFee, legacy)
 	w.knum("maximum_block_size", int64(x.MaximumBlockSize))
 	w.knum("hbd_interest_rate", int64(x.HBDInterestRate))
 	w.knum("account_subsidy_budget", 797)
 	w.knum("account_subsidy_decay", 347321)
 	w.objEnd()
 	w.key("hbd_exchange_rate")
-	writePrice(w, x.HBDExchangeRate, false)
+	writePrice(w, x.HBDExchangeRate, legacy)
 	w.ktime("last_hbd_exchange_update", x.LastHBDExchangeUpdate)
 	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
 	w.kstr("running_version", x.RunningVersion)
-	w.kstr("hardfork_version_vote", "1.27.0")
-	w.ktime("hardfork_time_vote", Genesis)
+	w.kstr("hardfork_version_vote", hardforkVersion)
+	w.ktime("hardfork_time_vote", x.HardforkTimeVote)
 	w.ki64("available_witness_account_subsidies", 0)
 	w.objEnd()
 }
@@ -202,7 +204,7 @@ func writeDecline(w *jw, x *DeclineVotingRightsRequest) {
 	w.objEnd()
 }
 
-func writeEscrow(w *jw, x *Escrow) {
+func writeEscrow(w *jw, x *Escrow, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.knum("escrow_id", int64(x.EscrowID))
@@ -211,9 +213,9 @@ func writeEscrow(w *jw, x *Escrow) {
 	w.kstr("agent", x.Agent)
 	w.ktime("ratification_deadline", x.RatificationDeadline)
 	w.ktime("escrow_expiration", x.EscrowExpiration)
-	w.kasset("hbd_balance", x.HBDBalance, false)
-	w.kasset("hive_balance", x.HiveBalance, false)
-	w.kasset("pending_fee", x.PendingFee, false)
+	w.kasset("hbd_balance", x.HBDBalance, legacy)
+	w.kasset("hive_balance", x.HiveBalance, legacy)
+	w.kasset("pending_fee", x.PendingFee, legacy)
 	w.kbool("to_approved", x.ToApproved)
 	w.kbool("agent_approved", x.AgentApproved)
 	w.kbool("disputed", x.Disputed)
@@ -230,14 +232,14 @@ func writeRoute(w *jw, x *WithdrawRoute) {
 	w.objEnd()
 }
 
-func writeSavings(w *jw, x *SavingsWithdraw) {
+func writeSavings(w *jw, x *SavingsWithdraw, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.kstr("from", x.From)
 	w.kstr("to", x.To)
 	w.kstr("memo", x.Memo)
 	w.knum("request_id", int64(x.RequestID))
-	w.kasset("amount", x.Amount, false)
+	w.kasset("amount", x.Amount, legacy)
 	w.ktime("complete", x.Complete)
 	w.objEnd()
 }
@@ -252,37 +254,37 @@ func writeDelegation(w *jw, x *VestingDelegation, legacy bool) {
 	w.objEnd()
 }
 
-func writeExpiration(w *jw, x *DelegationExpiration) {
+func writeExpiration(w *jw, x *DelegationExpiration, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.kstr("delegator", x.Delegator)
-	w.kasset("vesting_shares", x.VestingShares, false)
+	w.kasset("vesting_shares", x.VestingShares, legacy)
 	w.ktime("expiration", x.Expiration)
 	w.objEnd()
 }
 
-func writeConvert(w *jw, x *ConvertRequest) {
+func writeConvert(w *jw, x *ConvertRequest, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.kstr("owner", x.Owner)
 	w.knum("requestid", int64(x.RequestID))
-	w.kasset("amount", x.Amount, false)
+	w.kasset("amount", x.Amount, legacy)
 	w.ktime("conversion_date", x.ConversionDate)
 	w.objEnd()
 }
 
-func writeCollateral(w *jw, x *CollateralizedConvertRequest) {
+func writeCollateral(w *jw, x *CollateralizedConvertRequest, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.kstr("owner", x.Owner)
 	w.knum("requestid", int64(x.RequestID))
-	w.kasset("collateral_amount", x.CollateralAmount, false)
-	w.kasset("converted_amount", x.ConvertedAmount, false)
+	w.kasset("collateral_amount", x.CollateralAmount, legacy)
+	w.kasset("converted_amount", x.ConvertedAmount, legacy)
 	w.ktime("conversion_date", x.ConversionDate)
 	w.objEnd()
 }
 
-func writeLimitOrder(w *jw, x *LimitOrder) {
+func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.ktime("created", x.Created)
@@ -291,11 +293,15 @@ func writeLimitOrder(w *jw, x *LimitOrder) {
 	w.knum("orderid", int64(x.OrderID))
 	w.ki64("for_sale", x.ForSale)
 	w.key("sell_price")
-	writePrice(w, x.SellPrice, false)
+	writePrice(w, x.SellPrice, legacy)
+	if legacy { // condenser's api_limit_order_object (get_open_orders)
+		w.kstr("real_price", realPrice(x.SellPrice))
+		w.kbool("rewarded", false)
+	}
 	w.objEnd()
 }
 
-func writeProposal(w *jw, x *Proposal, status string) {
+func writeProposal(w *jw, x *Proposal, status string, legacy bool) {
 	w.objBegin()
 	w.knum("id", x.ID)
 	w.knum("proposal_id", x.ID)
@@ -303,10 +309,21 @@ func writeProposal(w *jw, x *Proposal, status string) {
 	w.kstr("receiver", x.Receiver)
 	w.ktime("start_date", x.StartDate)
 	w.ktime("end_date", x.EndDate)
-	w.kasset("daily_pay", x.DailyPay, false)
+	w.kasset("daily_pay", x.DailyPay, legacy)
 	w.kstr("subject", x.Subject)
 	w.kstr("permlink", x.Permlink)
 	w.ku64("total_votes", x.TotalVotes)
-	w.kstr("status", status)
+	if status != "" { // condenser's list_proposal_votes leaves it out
+		w.kstr("status", status)
+	}
 	w.objEnd()
+}
+
+// dbForm and legacyForm bind a writer's legacy flag.
+func dbForm[T any](write func(*jw, *T, bool)) func(*jw, *T) {
+	return func(w *jw, x *T) { write(w, x, false) }
+}
+
+func legacyForm[T any](write func(*jw, *T, bool)) func(*jw, *T) {
+	return func(w *jw, x *T) { write(w, x, true) }
 }

@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"strconv"
 	"time"
 )
 
@@ -117,7 +118,7 @@ func opConvertOp(owner string, requestID uint32, amount Asset) *operation {
 
 func opAccountCreateOp(creator string, a *Account) *operation {
 	return &operation{Name: "account_create", Num: numAccountCreate, impacted: dedupe(creator, a.Name), fields: []field{
-		fa("fee", Asset{3000, HIVE}), fstr("creator", creator), fstr("new_account_name", a.Name),
+		fa("fee", asset(3000, HIVE)), fstr("creator", creator), fstr("new_account_name", a.Name),
 		fauth("owner", a.Owner), fauth("active", a.Active), fauth("posting", a.Posting),
 		fstr("memo_key", a.MemoKey), fstr("json_metadata", a.JSONMetadata)}}
 }
@@ -144,7 +145,7 @@ func opDelegateOp(d *VestingDelegation) *operation {
 
 func opProducerRewardOp(producer string, vests int64) *operation {
 	return &operation{Name: "producer_reward", Num: numProducerReward, Virtual: true, impacted: dedupe(producer), fields: []field{
-		fstr("producer", producer), fa("vesting_shares", Asset{vests, VESTS})}}
+		fstr("producer", producer), fa("vesting_shares", asset(vests, VESTS))}}
 }
 
 // writeOp writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
@@ -196,20 +197,13 @@ func writeOp(w *jw, op *operation, legacy bool) {
 // writeAsset writes a NAI object {"amount","precision","nai"} or a legacy string.
 func writeAsset(w *jw, a Asset, legacy bool) {
 	if legacy {
-		w.sep()
-		w.b = append(w.b, '"')
-		w.b = appendLegacyAsset(w.b, a)
-		w.b = append(w.b, '"')
+		w.str(a.String())
 		return
 	}
 	w.objBegin()
-	w.key("amount")
-	w.sep()
-	w.b = append(w.b, '"')
-	w.b = appendInt(w.b, a.Amount)
-	w.b = append(w.b, '"')
-	w.knum("precision", int64(a.Symbol.Precision()))
-	w.kstr("nai", a.Symbol.NAI())
+	w.kstr("amount", strconv.FormatInt(a.Amount, 10))
+	w.knum("precision", int64(a.Precision))
+	w.kstr("nai", a.NAI())
 	w.objEnd()
 }
 

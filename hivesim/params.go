@@ -222,7 +222,7 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 		return Asset{}, c.assertFail("v_object[ \"amount\" ].is_string()", "Expected a string type for value 'amount'.")
 	}
 	nai, _ := o["nai"].(string)
-	var sym Symbol
+	var sym string
 	switch nai {
 	case "@@000000013":
 		sym = HBD
@@ -237,7 +237,7 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 	if perr != nil {
 		return Asset{}, c.parseError("Couldn't parse int64_t")
 	}
-	return Asset{Amount: n, Symbol: sym}, nil
+	return asset(n, sym), nil
 }
 
 func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
@@ -257,8 +257,8 @@ func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
 		return Asset{}, c.parseError("Couldn't parse asset '" + s + "'")
 	}
 	whole, frac, _ := strings.Cut(num, ".")
-	p := a.Symbol.Precision()
-	if len(frac) != p {
+	a.Precision = precision(a.Symbol)
+	if len(frac) != int(a.Precision) {
 		return Asset{}, c.assertFail("dot_pos != std::string::npos", "Asset precision mismatch in '"+s+"'")
 	}
 	n, err := strconv.ParseInt(whole+frac, 10, 64)
@@ -274,13 +274,11 @@ func (c *callCtx) asPrice(v any) (Price, *rpcError) {
 	if !ok {
 		return Price{}, c.badCast("Invalid cast from " + variantType(v) + " to Object")
 	}
-	base, err := c.asAsset(o["base"])
-	if err != nil {
-		return Price{}, err
-	}
-	quote, err := c.asAsset(o["quote"])
-	if err != nil {
-		return Price{}, err
+	in := &conv{}
+	base := get(in, c.asAsset, o["base"])
+	quote := get(in, c.asAsset, o["quote"])
+	if in.err != nil {
+		return Price{}, in.err
 	}
 	return Price{Base: base, Quote: quote}, nil
 }
@@ -329,4 +327,18 @@ func enumName(names []string, v int) string {
 		return names[v]
 	}
 	return strconv.Itoa(v)
+}
+
+// conv runs several conversions in turn, as consecutive "x, err :=
+// c.asX(v); if err != nil" would: after the first failure the rest are
+// skipped and err keeps it.
+type conv struct{ err *rpcError }
+
+// get is one conversion of a conv.
+func get[T any](in *conv, f func(any) (T, *rpcError), v any) T {
+	var x T
+	if in.err == nil {
+		x, in.err = f(v)
+	}
+	return x
 }

@@ -51,7 +51,7 @@ func writePost(w *jw, ch *chain, c *Comment, o postOpts) {
 	w.kstr("url", url)
 	w.kstr("root_title", root.Title)
 	w.kemptyArr("beneficiaries")
-	w.kasset("max_accepted_payout", Asset{1_000_000_000, HBD}, true)
+	w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), true)
 	w.knum("percent_hbd", int64(c.PercentHBD))
 	if o.postID {
 		w.knum("post_id", c.ID)
@@ -69,7 +69,7 @@ func writePost(w *jw, ch *chain, c *Comment, o postOpts) {
 		w.kstrs("reblogged_by", nil)
 		w.knum("net_votes", int64(c.NetVotes))
 		w.ki64("children_abs_rshares", 0)
-		w.kasset("total_pending_payout_value", Asset{0, HBD}, true)
+		w.kasset("total_pending_payout_value", asset(0, HBD), true)
 		w.ku64("total_vote_weight", c.TotalVoteWeight)
 		w.ki64("vote_rshares", c.VoteRshares)
 		w.ki64("abs_rshares", c.AbsRshares)

@@ -14,7 +14,7 @@ func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	w.objBegin()
 	w.kstr("account", a.Name)
 	writeManabar(w, "rc_manabar", maxRC*(70+a.ID%30)/100, a.ManaLastUpdate)
-	w.kasset("max_rc_creation_adjustment", Asset{2_020_748_973, VESTS}, legacy)
+	w.kasset("max_rc_creation_adjustment", asset(2_020_748_973, VESTS), legacy)
 	w.ki64("max_rc", maxRC)
 	w.ku64("delegated_rc", e.rcDelegated[a.Name])
 	w.ku64("received_delegated_rc", e.rcReceived[a.Name])
@@ -61,13 +61,11 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 	if len(key) != 2 {
 		return nil, c.assertFail("key.size() == 2", "by_from start requires 2 value. (from, to)")
 	}
-	from, err := c.asName(key[0])
-	if err != nil {
-		return nil, err
-	}
-	to, err := c.asName(key[1])
-	if err != nil {
-		return nil, err
+	in := &conv{}
+	from := get(in, c.asName, key[0])
+	to := get(in, c.asName, key[1])
+	if in.err != nil {
+		return nil, in.err
 	}
 	ch := c.n.ch
 	toID := int64(0)
@@ -89,8 +87,8 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 	return collect(rows, i, limit, func(d *RCDelegation) bool { return d.From == from }), nil
 }
 
-func registerRCMethods(hived func(string, methodFunc)) {
-	hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+func registerRCMethods(r registry) {
+	r.hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
@@ -111,14 +109,12 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+	r.hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		rows, err := c.rcAccountsFrom(o["start"], limit)
 		if err != nil {
@@ -127,14 +123,12 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		writeList(w, "rc_accounts", rows, func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, false) })
 		return nil
 	})
-	hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit, err := c.asU32(o["limit"])
-		if err != nil {
-			return err
+	r.hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		limit := get(in, c.asU32, o["limit"])
+		if in.err != nil {
+			return in.err
 		}
 		rows, err := c.rcDelegationsFrom(o["start"], limit)
 		if err != nil {
@@ -143,7 +137,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		writeList(w, "rc_direct_delegations", rows, writeRCDelegation)
 		return nil
 	})
-	hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -161,7 +155,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_resource_params", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_resource_params", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -204,7 +198,7 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_rc_stats", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("rc_api.get_rc_stats", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
 		}
@@ -259,14 +253,12 @@ func registerRCMethods(hived func(string, methodFunc)) {
 		w.objEnd()
 		return nil
 	})
-	hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		op, err := c.asString(o["operation"])
-		if err != nil {
-			return err
+	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
+		in := &conv{}
+		o := get(in, c.asObject, p)
+		op := get(in, c.asString, o["operation"])
+		if in.err != nil {
+			return in.err
 		}
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
 			return c.assertFail("false", "Unknown operation "+op)
@@ -324,8 +316,8 @@ func condRCArgs(c *callCtx, p any) ([]any, uint32, *rpcError) {
 	return args, limit, err
 }
 
-func registerCondenserRCMethods(hived func(string, methodFunc)) {
-	hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+func registerCondenserRCMethods(r registry) {
+	r.hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		args, err := c.condArgs(p)
 		if err != nil {
 			return err
@@ -346,7 +338,7 @@ func registerCondenserRCMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condRCArgs(c, p)
 		if err != nil {
 			return err
@@ -362,7 +354,7 @@ func registerCondenserRCMethods(hived func(string, methodFunc)) {
 		w.arrEnd()
 		return nil
 	})
-	hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
+	r.hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
 		args, limit, err := condRCArgs(c, p)
 		if err != nil {
 			return err

@@ -1,17 +1,15 @@
 package hivesim
 
 import (
+	"github.com/hivegate/hivegate/jsonwire"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -162,59 +160,13 @@ func envelopeRawError(id json.RawMessage, errJSON []byte) []byte {
 	return w.b
 }
 
-// callKey is the lookup key of a call: the method and the canonical form of params.
+// callKey is the lookup key of a call: the method and params in jsonwire's
+// match form (members sorted, numbers by value); absent params are null.
 func callKey(method string, params json.RawMessage) (string, error) {
-	v, err := decodeValue(params)
-	if err != nil {
-		return "", err
+	key := append([]byte(method), 0)
+	if len(bytes.TrimSpace(params)) == 0 {
+		return string(append(key, "null"...)), nil
 	}
-	var b strings.Builder
-	b.WriteString(method)
-	b.WriteByte(0)
-	canonical(&b, v)
-	return b.String(), nil
-}
-
-// canonical writes a JSON value with sorted object keys and numbers in a normal form,
-// so that equal values produce equal strings.
-func canonical(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case json.Number:
-		if rat, ok := new(big.Rat).SetString(string(x)); ok {
-			b.WriteString(rat.RatString())
-		} else {
-			b.WriteString(string(x))
-		}
-	case string:
-		b.Write(appendJSONString(nil, x))
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			canonical(b, e)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.Write(appendJSONString(nil, k))
-			b.WriteByte(':')
-			canonical(b, x[k])
-		}
-		b.WriteByte('}')
-	}
+	key, err := jsonwire.AppendMatchForm(key, params)
+	return string(key), err
 }

@@ -190,7 +190,7 @@ func TestTagsAndReputations(t *testing.T) {
 		t.Fatalf("%d tags, want %d", len(got), len(tags))
 	}
 	for i, tg := range tags {
-		if str(got[i], "name") != tg.Name || str(got[i], "total_payouts") != tg.TotalPayouts.Legacy() {
+		if str(got[i], "name") != tg.Name || str(got[i], "total_payouts") != tg.TotalPayouts.String() {
 			t.Fatalf("tag %d = %v, want %+v", i, got[i], tg)
 		}
 	}
@@ -228,7 +228,7 @@ func TestCondenserAccounts(t *testing.T) {
 		t.Fatalf("get_accounts = %v", got)
 	}
 	bob, _ := n.Account("bob")
-	if str(got[0], "balance") != bob.Balance.Legacy() || !strings.HasSuffix(str(got[0], "vesting_shares"), " VESTS") {
+	if str(got[0], "balance") != bob.Balance.String() || !strings.HasSuffix(str(got[0], "vesting_shares"), " VESTS") {
 		t.Fatalf("legacy assets: %v %v", got[0]["balance"], got[0]["vesting_shares"])
 	}
 	for _, k := range []string{"voting_power", "reputation", "witness_votes", "guest_bloggers"} {

@@ -37,15 +37,12 @@ func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
 		return nil, err
 	}
 	t := &simTrx{}
-	if t.refBlockNum, err = c.asU32(o["ref_block_num"]); err != nil {
-		return nil, err
-	}
-	if t.refBlockPrefix, err = c.asU32(o["ref_block_prefix"]); err != nil {
-		return nil, err
-	}
-	exp, err := c.asTime(o["expiration"])
-	if err != nil {
-		return nil, err
+	in := &conv{}
+	t.refBlockNum = get(in, c.asU32, o["ref_block_num"])
+	t.refBlockPrefix = get(in, c.asU32, o["ref_block_prefix"])
+	exp := get(in, c.asTime, o["expiration"])
+	if in.err != nil {
+		return nil, in.err
 	}
 	t.expiration = uint32(exp.Unix())
 	ops, err := c.asArray(orEmptyArray(o["operations"]))
@@ -397,11 +394,11 @@ func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
 func packAsset(b []byte, a Asset, legacy bool) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(a.Amount))
 	if legacy {
-		b = append(b, byte(a.Symbol.Precision()))
+		b = append(b, a.Precision)
 		var sym [7]byte
-		copy(sym[:], a.Symbol.String())
+		copy(sym[:], a.Symbol)
 		return append(b, sym[:]...)
 	}
-	nai := map[Symbol]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]
-	return binary.LittleEndian.AppendUint32(b, nai<<5|uint32(16+a.Symbol.Precision()))
+	nai := map[string]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]
+	return binary.LittleEndian.AppendUint32(b, nai<<5|uint32(16+a.Precision))
 }

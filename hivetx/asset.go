@@ -106,6 +106,13 @@ func assetFromNAI(m map[string]any) (Asset, error) {
 	return Asset{Amount: amount, Precision: ca.precision, Symbol: ca.symbol}, nil
 }
 
+// NAI is the asset's Numeric Asset Identifier, database_api's name for
+// its symbol ("@@000000021" for HIVE), or "" for an unknown symbol.
+func (a Asset) NAI() string {
+	ca, _ := assetBySymbol(a.Symbol)
+	return ca.nai
+}
+
 // String is the legacy form, "1.000 HIVE".
 func (a Asset) String() string {
 	v := a.Amount

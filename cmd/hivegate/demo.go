@@ -25,9 +25,6 @@ const demoConfig = `hivegate:
   port: 8090
   operator_message: "hivegate demo: a simulated Hive node, not mainnet data"
   cache_max_capacity: 268435456
-  # The simulated chain's blocks are dated from 2024: no head is fresh.
-  node_max_head_age: 0
-  node_max_sync_age: 0
 backends:
   hived: %[1]s
   hivemind: %[1]s

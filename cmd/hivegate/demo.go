@@ -190,7 +190,7 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL string) {
 	if admin != "" {
 		fmt.Fprintf(&b, "  metrics and /admin/*:  http://%s (loopback only)\n", admin)
 	}
-	fmt.Fprintf(&b, "  browser page:          http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
+	fmt.Fprintf(&b, "  API explorer:          http://%s/ui/ (every typed RPC over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	b.WriteString("\nTry:\n\n")
 	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)

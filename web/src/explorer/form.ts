@@ -217,8 +217,8 @@ function select(path: string, options: [string, string][], selected: string): HT
 
 /** The values of an enum as choices: BY_NAME for LIST_ACCOUNTS_ORDER_BY_NAME. */
 function enumEditor(e: DescEnum, init: JsonValue | undefined, path: string, explicit: boolean): Editor {
-  const short = (name: string) => (e.sharedPrefix && name.startsWith(e.sharedPrefix) ? name.slice(e.sharedPrefix.length) : name);
-  const options: [string, string][] = e.values.map((v) => [v.name, `${short(v.name)} (${v.number})`]);
+  // localName is the name without the enum's prefix: BY_NAME.
+  const options: [string, string][] = e.values.map((v) => [v.name, `${v.localName} (${v.number})`]);
   if (explicit) options.unshift(["", "unset"]);
   const match = e.values.find((v) => v.name === init || v.number === init);
   const zero = e.values.find((v) => v.number === 0)?.name ?? "";

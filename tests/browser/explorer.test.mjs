@@ -104,21 +104,40 @@ async function table(page) {
   }));
 }
 
-/** The services and RPCs of proto/, as "package.Service/Method", from `buf build`. */
+/**
+ * The RPCs of proto/ from `buf build`: all of them as "package.Service/Method",
+ * and those whose response has a next_start field.
+ */
 async function protoMethods() {
   const buf = path.join(repoRoot, "tests", "node_modules", ".bin", "buf");
   const { stdout } = await promisify(execFile)(buf, ["build", "-o", "-#format=json"], { cwd: repoRoot, maxBuffer: 64 << 20 });
   const set = JSON.parse(stdout);
-  return set.file.flatMap((f) => (f.service ?? []).flatMap((s) => s.method.map((m) => `${f.package}.${s.name}/${m.name}`))).sort();
+  const messages = new Map(set.file.flatMap((f) => (f.messageType ?? []).map((m) => [`.${f.package}.${m.name}`, m])));
+  const all = [];
+  const withNextStart = [];
+  for (const f of set.file) {
+    for (const s of f.service ?? []) {
+      for (const m of s.method) {
+        const p = `${f.package}.${s.name}/${m.name}`;
+        all.push(p);
+        if (messages.get(m.outputType)?.field?.some((x) => x.name === "next_start")) withNextStart.push(p);
+      }
+    }
+  }
+  return { all: all.sort(), withNextStart: withNextStart.sort() };
 }
 
 describe("API explorer in Chromium against hivegate", () => {
   test("lists every service and RPC of the protos", async () => {
-    const want = await protoMethods();
+    const { all: want, withNextStart } = await protoMethods();
     const { page, context, problems } = await openPage({ gateway: demo.url });
     try {
       const shown = await page.$$eval("#services a[data-method]", (as) => as.map((a) => a.dataset.method));
       assert.deepEqual([...shown].sort(), want, "the page lists exactly the RPCs of proto/");
+      // The cursor convention finds every response's next_start.
+      const paged = await page.$$eval("#services a[data-paging]", (as) => as.map((a) => a.dataset.method));
+      assert.ok(withNextStart.length > 30, `${withNextStart.length} RPCs page with next_start`);
+      assert.deepEqual(withNextStart.filter((m) => !paged.includes(m)), [], "every RPC whose response has next_start pages");
       const services = new Set(want.map((m) => m.split("/")[0]));
       assert.equal(await page.$eval("#counts", (c) => c.dataset.services), String(services.size));
       assert.equal(await page.$eval("#counts", (c) => c.dataset.rpcs), String(want.length));
@@ -216,6 +235,47 @@ describe("API explorer in Chromium against hivegate", () => {
         } finally {
           await again.close();
         }
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  // Each shape of cursor the convention knows: a cursor of the request
+  // field's own type, one whose fields are request fields, and one whose
+  // fields are fields of a message in the request.
+  const cursorCases = [
+    { jsonrpc: "database_api.list_witnesses", request: { limit: 3, order: "LIST_WITNESSES_ORDER_BY_NAME" }, fills: { "start.byName.owner": "byName.owner" } },
+    { jsonrpc: "reputation_api.get_account_reputations", request: { limit: 3 }, fills: { accountLowerBound: "accountLowerBound" } },
+    {
+      jsonrpc: "condenser_api.get_discussions_by_created",
+      request: { query: { limit: 3 } },
+      fills: { "query.startAuthor": "startAuthor", "query.startPermlink": "startPermlink" },
+    },
+  ];
+  for (const { jsonrpc, request, fills } of cursorCases) {
+    test(`Next page feeds ${jsonrpc}'s cursor into the request`, async () => {
+      const { page, context, problems } = await openPage({ gateway: demo.url });
+      try {
+        const method = await page.$eval(`#services a[data-jsonrpc="${jsonrpc}"]`, (a) => a.dataset.method);
+        await page.evaluate((h) => (location.hash = h), `#${method}?${encodeURIComponent(JSON.stringify(request))}`);
+        await page.waitForSelector(`#request[data-method="${method}"]`);
+        await page.keyboard.press("Control+Enter");
+        assert.equal(await waitForPage(page, 1), "ready", "page 1 has a cursor");
+        await page.click("#json summary");
+        const { nextStart } = JSON.parse(await page.textContent("#json pre"));
+        assert.ok(nextStart, "the response carries next_start");
+        await page.keyboard.press("Alt+n");
+        await waitForPage(page, 2);
+        const sent = JSON.parse(decodeURIComponent(new URL(page.url()).hash.split("?")[1]));
+        for (const [to, from] of Object.entries(fills)) {
+          const want = from.split(".").reduce((o, k) => o?.[k], nextStart);
+          assert.ok(want !== undefined && want !== "", `next_start.${from} is set`);
+          assert.equal(to.split(".").reduce((o, k) => o?.[k], sent), want, `page 2's request has ${to} = next_start.${from}`);
+          assert.equal(await page.inputValue(`[data-path="${to}"]`), String(want), `the form shows ${to}`);
+        }
+        assert.equal(await page.$eval("#result", (r) => r.dataset.rows), "3", "page 2 has a full page of rows");
+        assert.deepEqual(problems, []);
       } finally {
         await context.close();
       }

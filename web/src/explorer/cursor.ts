@@ -5,9 +5,11 @@
 //   - A response field named `next_<x>` is a cursor when the request has what
 //     it continues: either a field `<x>` of the same type (next_start →
 //     start, next_page_token → page_token), or, for a message `next_<x>`,
-//     request fields named like each of its fields, with the same types
-//     (GetAccountReputationsStart{account_lower_bound} →
-//     account_lower_bound).
+//     fields named like each of its fields, with the same types, in the
+//     request (GetAccountReputationsStart{account_lower_bound} →
+//     account_lower_bound; GetFollowersStart{start} → start) or else in one
+//     message field of the request (DiscussionsStart{start_author,
+//     start_permlink} → query.start_author, query.start_permlink).
 //   - The next page's request is the current request with those fields
 //     replaced by the cursor's values (a cursor field left unset clears the
 //     request field).
@@ -25,8 +27,10 @@ interface Link {
   from: DescField;
   /** Request field <x> of the same type, copied whole. */
   to?: DescField;
-  /** Or: the cursor message's fields and the request fields named like them. */
+  /** Or: the cursor message's fields and the request fields named like them, */
   spread?: { from: DescField; to: DescField }[];
+  /** in the request itself or in this message field of it. */
+  via?: DescField;
 }
 
 /** How an RPC pages; undefined from pagingOf when it does not. */
@@ -57,10 +61,14 @@ export function pagingOf(method: DescMethod): Paging | undefined {
       links.push({ from, to });
       continue;
     }
-    if (from.fieldKind === "message" && !to) {
-      const spread = from.message.fields.map((f) => ({ from: f, to: req.fields.find((r) => r.name === f.name) }));
-      if (spread.length > 0 && spread.every((s) => s.to && sameType(s.from, s.to))) {
-        links.push({ from, spread: spread as { from: DescField; to: DescField }[] });
+    if (from.fieldKind !== "message" || from.message.fields.length === 0) continue;
+    const containers: (DescField | undefined)[] = [undefined, ...req.fields.filter((f) => f.fieldKind === "message")];
+    for (const via of containers) {
+      const fields = via?.fieldKind === "message" ? via.message.fields : req.fields;
+      const spread = from.message.fields.map((f) => ({ from: f, to: fields.find((r) => r.name === f.name) }));
+      if (spread.every((s) => s.to && sameType(s.from, s.to))) {
+        links.push({ from, spread: spread as { from: DescField; to: DescField }[], via });
+        break;
       }
     }
   }
@@ -85,7 +93,14 @@ export function nextPage(paging: Paging, request: JsonObject, response: JsonObje
     if (link.to) {
       setField(next, link.to, v);
     } else if (link.spread && isObject(v)) {
-      for (const s of link.spread) setField(next, s.to, v[s.from.jsonName]);
+      let target = next;
+      if (link.via) {
+        const inner = next[link.via.jsonName] ?? next[link.via.name];
+        target = isObject(inner) ? { ...inner } : {};
+        delete next[link.via.name];
+        next[link.via.jsonName] = target;
+      }
+      for (const s of link.spread) setField(target, s.to, v[s.from.jsonName]);
     }
   }
   if (!any) return { kind: "end" };
@@ -144,6 +159,9 @@ function sortKeys(v: JsonValue | undefined): JsonValue | undefined {
 /** Describes which fields a method's cursor fills, for the page: "next_start → start". */
 export function describePaging(paging: Paging): string {
   return paging.links
-    .map((l) => (l.to ? `${l.from.name} → ${l.to.name}` : `${l.from.name} → ${l.spread!.map((s) => s.to.name).join(", ")}`))
+    .map((l) => {
+      const prefix = l.via ? `${l.via.name}.` : "";
+      return l.to ? `${l.from.name} → ${l.to.name}` : `${l.from.name} → ${l.spread!.map((s) => prefix + s.to.name).join(", ")}`;
+    })
     .join("; ");
 }

@@ -2,6 +2,7 @@
 // link), a filter box, and arrow keys to move between the links shown.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { methodPath, type Catalog } from "./catalog";
+import { describePaging, pagingOf } from "./cursor";
 
 /** The rendered list. */
 export interface Sidebar {
@@ -42,10 +43,10 @@ export function renderCatalog(
       a.textContent = method.name;
       a.dataset.method = path;
       const rpc = jsonRpc(method);
-      if (rpc) {
-        a.dataset.jsonrpc = rpc;
-        a.title = rpc;
-      }
+      if (rpc) a.dataset.jsonrpc = rpc;
+      const paging = pagingOf(method);
+      if (paging) a.dataset.paging = describePaging(paging);
+      a.title = [rpc, paging && `pages: ${a.dataset.paging}`].filter(Boolean).join("\n");
       li.append(a);
       ul.append(li);
       links.set(path, a);

@@ -164,6 +164,7 @@ function main(): void {
     current = { method, paging: pagingOf(method), form, page: 0, rowsBefore: 0 };
     const rpc = jsonRpcMethod(catalog, method);
     $("#method-name").textContent = `${method.parent.name}.${method.name}`;
+    document.title = `${method.parent.name}.${method.name} · hivegate API explorer`;
     const info: string[] = [`POST /${methodPath(method)}`];
     if (rpc) info.push(`JSON-RPC ${rpc}`);
     info.push(`${method.input.name} → ${method.output.name}`);
@@ -188,6 +189,7 @@ function main(): void {
       requestForm.hidden = true;
       intro.hidden = false;
       $("#intro-error").textContent = path ? `No RPC ${path} in this build of the page.` : "";
+      document.title = "hivegate · API explorer";
       sidebar.select(undefined);
       resetResult();
       return;

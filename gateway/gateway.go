@@ -40,7 +40,7 @@ type Options struct {
 	// /admin/reload, SIGHUP). nil loads the running config's Source file
 	// with config.Load.
 	ConfigLoader func() (*config.Config, error)
-	// UI serves the browser page of web/ (accounts and witnesses through
+	// UI serves the browser API explorer of web/ (every typed RPC through
 	// Connect-Web) at /ui/ on the main listener.
 	UI bool
 	// AuthDemoAuthority is auth.Options.DemoAuthority: `hivegate demo`

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of hivegate with real client software:
-#   browser/connect-web.test.mjs  the web/ page (Connect-Web) in Debian's Chromium,
-#                                 over Connect and gRPC-Web, cross-origin
+#   browser/explorer.test.mjs     the web/ API explorer (Connect-Web) in Debian's
+#                                 Chromium, over Connect and gRPC-Web, cross-origin
 #   legacy/dhive.test.mjs         @hiveio/dhive over JSON-RPC, compared with the node
 #   browser/auth-page.test.mjs    the authorize page (auth/page) in Chromium, with a
 #                                 stub Hive Keychain and with a typed key: no key leaves it

@@ -5,7 +5,7 @@
 // committed (web/embed.go embeds it), so the build must be reproducible:
 // tests/run.sh rebuilds elsewhere and compares.
 import * as esbuild from "esbuild";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,29 @@ const out = path.resolve(here, process.env.HIVEGATE_WEB_OUT || "dist");
 
 await rm(out, { recursive: true, force: true });
 await mkdir(path.join(out, "assets"), { recursive: true });
+
+/**
+ * The module "hivegate:gen" imports every generated file under src/gen and
+ * exports their namespaces as an array (sorted by path, so the bundle is
+ * reproducible). The explorer finds every service and RPC in them at
+ * runtime, so a renamed or added proto needs only regeneration.
+ */
+const genModules = {
+  name: "hivegate-gen",
+  setup(build) {
+    build.onResolve({ filter: /^hivegate:gen$/ }, () => ({ path: "gen", namespace: "hivegate" }));
+    build.onLoad({ filter: /.*/, namespace: "hivegate" }, async () => {
+      const dir = path.join(here, "src", "gen");
+      const files = (await readdir(dir, { recursive: true }))
+        .map((f) => f.split(path.sep).join("/"))
+        .filter((f) => f.endsWith("_pb.ts"))
+        .sort();
+      const lines = files.map((f, i) => `import * as m${i} from "./${f}";`);
+      lines.push(`export default [${files.map((_, i) => `m${i}`).join(", ")}];`);
+      return { contents: lines.join("\n"), loader: "ts", resolveDir: dir };
+    });
+  },
+};
 
 const result = await esbuild.build({
   absWorkingDir: here,
@@ -28,6 +51,7 @@ const result = await esbuild.build({
   legalComments: "none",
   metafile: true,
   logLevel: "warning",
+  plugins: [genModules],
 });
 
 /** The built file (relative to out) for the entry's JS or CSS. */

@@ -1,10 +1,12 @@
 // Package web holds hivegate's browser page, built from web/src by esbuild (web/build.mjs) into
 // web/dist and committed, so that `go build` embeds it without npm.
 //
-// The page lists accounts and witnesses through the gateway's typed API with
-// Connect-Web (Connect or gRPC-Web transport). Its asset URLs are relative, so
-// it can be served under any path prefix; with no ?gateway= query parameter it
-// talks to the origin it was loaded from.
+// The page is an explorer of the gateway's typed API: every service and RPC
+// of web/src/gen, a form per request message, calls with Connect-Web (Connect
+// or gRPC-Web transport), results as tables, and paging by the responses'
+// cursors. Its asset URLs are relative, so it can be served under any path
+// prefix; with no ?gateway= query parameter it talks to the origin it was
+// loaded from.
 package web
 
 import (

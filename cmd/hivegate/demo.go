@@ -229,9 +229,9 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL string) {
 	fmt.Fprintf(&b, "  gateway:               http://%s (JSON-RPC, Connect, gRPC, gRPC-Web)\n", addr)
 	fmt.Fprintf(&b, "  simulated Hive node:   %s (the gateway's backend; call it directly to compare)\n", nodeURL)
 	if admin != "" {
-		fmt.Fprintf(&b, "  metrics and /admin/*:  http://%s (loopback only)\n", admin)
+		fmt.Fprintf(&b, "  metrics and /admin/*:  http://%s (loopback only; operator page at /operator/)\n", admin)
 	}
-	fmt.Fprintf(&b, "  browser page:          http://%s/ui/ (accounts and witnesses over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
+	fmt.Fprintf(&b, "  API explorer:          http://%s/ui/ (every typed RPC over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	fmt.Fprintf(&b, "  example app:           %s/ (%s, an app that logs users in through hivegate)\n", appURL, demoApp)
 	b.WriteString("\nTry:\n\n")
 	for _, c := range demoCommands(addr, admin) {

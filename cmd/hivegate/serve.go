@@ -37,7 +37,7 @@ func serveCmdWith(ctx context.Context, args []string, stderr io.Writer, o serveO
 	listen := fs.String("listen", "", "HOST:PORT to listen on; overrides the config's hostname and port")
 	adminListen := fs.String("admin-listen", config.DefaultAdminListen, `HOST:PORT of the admin listener (metrics, /admin/*), "" for none; overrides hivegate.admin_listen. Unless given here or in the config, a busy default address only warns`)
 	logFormat := fs.String("log-format", "text", "log format: text or json")
-	ui := fs.Bool("ui", false, "serve the browser page (accounts and witnesses over Connect-Web) at /ui/")
+	ui := fs.Bool("ui", false, "serve the browser API explorer (every typed RPC over Connect or gRPC-Web) at /ui/")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ type CacheSettings struct {
 	// to them and writes to RedisURL.
 	RedisReplicaURLs []string `yaml:"redis_replica_urls" as:"redis_url"`
 	// RedisPrefix namespaces every key hivegate writes.
-	RedisPrefix string `yaml:"redis_prefix" as:"prefix_ns"`
+	RedisPrefix string `yaml:"redis_prefix" as:"redis_prefix"`
 	// RedisTimeout bounds each Redis operation, so that a slow Redis slows
 	// a request by at most this much (milliseconds, or a duration such as
 	// 50ms).

@@ -57,30 +57,9 @@ var kinds = map[string]reflect.Type{
 	"millis":      reflect.TypeFor[millis](),
 	"seconds":     reflect.TypeFor[seconds](),
 	"fseconds":    reflect.TypeFor[fseconds](),
-	"url":         reflect.TypeFor[nodeURL](),
 	"prefix":      reflect.TypeFor[prefix](),
-	"header":      reflect.TypeFor[headerName](),
-	"redis_url":   reflect.TypeFor[redisURL](),
-	"host":        reflect.TypeFor[hostName](),
-	"listen":      reflect.TypeFor[listenAddr](),
-	"token":       reflect.TypeFor[adminToken](),
-	"mpath":       reflect.TypeFor[metricsPath](),
-	"namespace":   reflect.TypeFor[metricsNamespace](),
-	"otlp":        reflect.TypeFor[otlpEndpoint](),
-	"account":     reflect.TypeFor[accountName](),
-	"hex32":       reflect.TypeFor[hex32](),
-	"key_file":    reflect.TypeFor[keyFile](),
-	"key_env":     reflect.TypeFor[keyEnv](),
-	"issuer":      reflect.TypeFor[issuerURL](),
-	"client_id":   reflect.TypeFor[clientID](),
-	"sha256":      reflect.TypeFor[secretHash](),
-	"redirect":    reflect.TypeFor[redirectURI](),
-	"scope":       reflect.TypeFor[scope](),
-	"require":     reflect.TypeFor[requireScope](),
-	"nonempty":    reflect.TypeFor[nonEmpty](),
 	"not":         reflect.TypeFor[not](),
 	"equivalents": reflect.TypeFor[equivalents](),
-	"prefix_ns":   reflect.TypeFor[redisPrefix](),
 }
 
 // decoder reads node trees into the schema.
@@ -222,6 +201,17 @@ func (d *decoder) value(n *yaml.Node, path string, dst reflect.Value, tag reflec
 		return d.inRange(n, path, dst, tag)
 	}
 	var err error
+	if check, ok := stringKinds[tag.Get("as")]; ok && dst.Kind() == reflect.String {
+		s, err := str(n)
+		if err == nil {
+			s, err = check(s)
+		}
+		if err != nil {
+			return d.wrap(n, path, err)
+		}
+		dst.SetString(s)
+		return nil
+	}
 	switch dst.Kind() {
 	case reflect.Struct:
 		if s, ok := ptr.Interface().(defaulted); ok {
@@ -386,7 +376,7 @@ func (d *decoder) inRange(n *yaml.Node, path string, v reflect.Value, tag reflec
 	if !ok {
 		return nil
 	}
-	out := false
+	var out bool
 	switch {
 	case v.Type() == durationType:
 		l, _ := time.ParseDuration(lo)
@@ -423,6 +413,8 @@ func describe(n *yaml.Node) string {
 		return "a list"
 	case n.Tag == tagNull:
 		return "nothing (null)"
+	case looksLikePrivateKey(n.Value):
+		return "a value that looks like a private key (not repeated here)"
 	case n.Tag == tagStr:
 		return strconv.Quote(n.Value)
 	}

@@ -122,7 +122,7 @@ type jussiTelemetry struct {
 // port only when asked to, to everyone.
 type jussiPrometheus struct {
 	Enabled       bool     `yaml:"enabled"`
-	Path          *string  `yaml:"path" as:"mpath"`
+	Path          *string  `yaml:"path" as:"metrics_path"`
 	LocalhostOnly bool     `yaml:"localhost_only"`
 	AllowedIPs    []string `yaml:"allowed_ips"`
 	Port          anyValue `yaml:"port" warn:"unread"`
@@ -130,7 +130,7 @@ type jussiPrometheus struct {
 
 func (t *jussiTelemetry) setDefaults()  { t.Enabled = true }
 func (p *jussiPrometheus) setDefaults() { p.Enabled, p.LocalhostOnly = true, true }
-func (c *jussiCache) setDefaults()      { c.Enabled, c.Redis.Compression = true, true }
+func (j *jussiCache) setDefaults()      { j.Enabled, j.Redis.Compression = true, true }
 
 // legacy reads jussi's format. A file that is a list is the upstreams list
 // alone, as jussi read its files until April 2018 (steemit/jussi e5a86b4).

@@ -139,18 +139,6 @@ func (s *fseconds) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// nodeURL is a backend node's URL (checkURL).
-type nodeURL string
-
-func (u *nodeURL) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil {
-		err = checkURL(s)
-	}
-	*u = nodeURL(s)
-	return err
-}
-
 // prefix is an address (1.2.3.4, ::1) or a range (10.0.0.0/8).
 type prefix netip.Prefix
 
@@ -171,254 +159,6 @@ func (p *prefix) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// headerName is an HTTP header name such as X-Forwarded-For.
-type headerName string
-
-func (h *headerName) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	for _, c := range s {
-		if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return fmt.Errorf("%q is not an HTTP header name", s)
-		}
-	}
-	*h = headerName(s)
-	return err
-}
-
-// hostName is a name of admin_allowed_hosts: a DNS name without scheme,
-// port or wildcard, stored lower case; an IP address (allowed anyway) is
-// stored as "".
-type hostName string
-
-func (h *hostName) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err != nil {
-		return err
-	}
-	name := strings.ToLower(strings.TrimSuffix(s, "."))
-	if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
-		name = "" // IP addresses are always accepted
-	} else if !validHostName(name) {
-		return fmt.Errorf("want a host name such as admin.example.internal (no scheme, port or wildcard), got %q", s)
-	}
-	*h = hostName(name)
-	return nil
-}
-
-// listenAddr is HOST:PORT, or "" for none.
-type listenAddr string
-
-func (l *listenAddr) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && s != "" {
-		err = checkListen(s)
-	}
-	*l = listenAddr(s)
-	return err
-}
-
-// adminToken is a bearer token: printable ASCII without spaces.
-type adminToken string
-
-func (t *adminToken) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && (s == "" || len(s) > maxAdminTokenLen || !tokenChars(s)) {
-		err = fmt.Errorf("want 1 to %d printable characters without spaces", maxAdminTokenLen)
-	}
-	*t = adminToken(s)
-	return err
-}
-
-// metricsPath is where metrics are served: an absolute path other than /.
-type metricsPath string
-
-func (p *metricsPath) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && !validMetricsPath(s) {
-		err = fmt.Errorf("want an absolute URL path other than / such as /metrics, got %q", s)
-	}
-	*p = metricsPath(s)
-	return err
-}
-
-// metricsNamespace is a Prometheus metric name prefix such as hivegate or
-// drone.
-type metricsNamespace string
-
-func (m *metricsNamespace) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && (!metricNamespace.MatchString(s) || len(s) > 64) {
-		err = fmt.Errorf("want a Prometheus name prefix such as hivegate or drone (letters, digits, _), got %q", s)
-	}
-	*m = metricsNamespace(s)
-	return err
-}
-
-// otlpEndpoint is an OTLP/HTTP collector's URL.
-type otlpEndpoint string
-
-func (o *otlpEndpoint) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil {
-		err = checkOTLPEndpoint(s)
-	}
-	*o = otlpEndpoint(s)
-	return err
-}
-
-// nonEmpty is a string with more than spaces.
-type nonEmpty string
-
-func (e *nonEmpty) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && strings.TrimSpace(s) == "" {
-		err = rangeError("is empty")
-	}
-	*e = nonEmpty(s)
-	return err
-}
-
-// redisPrefix namespaces hivegate's Redis keys.
-type redisPrefix string
-
-func (p *redisPrefix) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && s == "" {
-		err = fmt.Errorf("empty prefix: give the keys a namespace (the default is %q)", DefaultRedisPrefix)
-	}
-	*p = redisPrefix(s)
-	return err
-}
-
-// accountName is a Hive account name.
-type accountName string
-
-func (a *accountName) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && !ValidAccountName(s) {
-		err = fmt.Errorf("%q is not a Hive account name", s)
-	}
-	*a = accountName(s)
-	return err
-}
-
-// clientID is an app's client id: its Hive account.
-type clientID string
-
-func (c *clientID) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && !ValidAccountName(s) {
-		err = fmt.Errorf("%q is not a Hive account name (an app's client id is its account)", s)
-	}
-	*c = clientID(s)
-	return err
-}
-
-// hex32 is 32 bytes in hex, such as a chain id.
-type hex32 string
-
-func (h *hex32) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if b, e := hex.DecodeString(s); err == nil && (e != nil || len(b) != 32) {
-		err = errors.New("want 64 hex digits")
-	}
-	*h = hex32(s)
-	return err
-}
-
-// secretHash is the hex sha256 of an app's secret, stored lower case.
-type secretHash string
-
-func (h *secretHash) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	s = strings.ToLower(s)
-	if b, e := hex.DecodeString(s); err == nil && (e != nil || len(b) != 32) {
-		err = errors.New("want the hex sha256 of the secret (64 digits), never the secret itself")
-	}
-	*h = secretHash(s)
-	return err
-}
-
-// issuerURL is the auth service's base URL, stored without a trailing /.
-type issuerURL string
-
-func (u *issuerURL) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && s != "" {
-		err = checkIssuer(s)
-	}
-	*u = issuerURL(strings.TrimRight(s, "/"))
-	return err
-}
-
-// redirectURI is an URI an app may be sent back to.
-type redirectURI string
-
-func (r *redirectURI) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil {
-		if cerr := checkRedirectURI(s); cerr != nil {
-			err = fmt.Errorf("%s: %v", s, cerr)
-		}
-	}
-	*r = redirectURI(s)
-	return err
-}
-
-// scope is a scope an app may ask for.
-type scope string
-
-func (s *scope) UnmarshalYAML(n *yaml.Node) error {
-	v, err := str(n)
-	if err == nil && v != ScopeLogin && v != ScopePosting && v != ScopeOffline {
-		err = fmt.Errorf("unknown scope %q: want login, posting or offline", v)
-	}
-	*s = scope(v)
-	return err
-}
-
-// requireScope is the scope a call needs (auth.require_token).
-type requireScope string
-
-func (s *requireScope) UnmarshalYAML(n *yaml.Node) error {
-	v, err := str(n)
-	if err == nil && v != ScopeLogin && v != ScopePosting && v != ScopeNone {
-		err = fmt.Errorf("want login, posting or none, got %q", v)
-	}
-	*s = requireScope(v)
-	return err
-}
-
-// keyFile is the path of a key file. A key written in its place is refused
-// with a message that does not repeat it.
-type keyFile string
-
-func (k *keyFile) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode && looksLikePrivateKey(n.Value) {
-		return errors.New("looks like a private key, not a path; put the key in a file readable only by hivegate and give its path (the value is not repeated here; if this file is shared, the key is no longer secret)")
-	}
-	s, err := str(n)
-	*k = keyFile(s)
-	return err
-}
-
-// keyEnv is the name of an environment variable holding a key. A key
-// written in its place, or anything else that is not a variable name, is
-// refused without repeating the value.
-type keyEnv string
-
-func (k *keyEnv) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode && looksLikePrivateKey(n.Value) {
-		return errors.New("looks like a private key, not the name of an environment variable; put the key in a variable and give its name, such as HIVEGATE_SERVICE_KEY (the value is not repeated here; if this file is shared, the key is no longer secret)")
-	}
-	s, err := str(n)
-	if err == nil && !validEnvName(s) {
-		err = fmt.Errorf("want the name of an environment variable (letters, digits and _, not starting with a digit), such as HIVEGATE_SERVICE_KEY; the value, %d characters, is not repeated here", len(s))
-	}
-	*k = keyEnv(s)
-	return err
-}
-
 // anyValue accepts any value: keys jussi documents but never reads.
 type anyValue struct{}
 
@@ -434,15 +174,109 @@ func (b *not) UnmarshalYAML(n *yaml.Node) error {
 	return err
 }
 
-// redisURL is a Redis URL checked the way the Redis client will read it;
-// empty means none. Messages never repeat the URL's password.
-type redisURL string
+// stringKinds are the kinds of strings with a rule of their own: each
+// checks a string and returns what is stored.
+var stringKinds = map[string]func(s string) (string, error){
+	// A backend node's URL.
+	"url": func(s string) (string, error) { return s, checkURL(s) },
+	// A Redis URL, checked the way the Redis client will read it; empty:
+	// none.
+	"redis_url": func(s string) (string, error) { return s, ifSet(s, checkRedisURL) },
+	"redis_prefix": func(s string) (string, error) {
+		return s, errIf(s == "", "empty prefix: give the keys a namespace (the default is %q)", DefaultRedisPrefix)
+	},
+	// An HTTP header name such as X-Forwarded-For.
+	"header": func(s string) (string, error) {
+		return s, errIf(strings.ContainsFunc(s, func(c rune) bool {
+			return !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+		}), "%q is not an HTTP header name", s)
+	},
+	// A name of admin_allowed_hosts: a DNS name without scheme, port or
+	// wildcard, stored lower case; an IP address, allowed anyway, is
+	// stored as "" (and dropped).
+	"host": func(s string) (string, error) {
+		name := strings.ToLower(strings.TrimSuffix(s, "."))
+		if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
+			return "", nil
+		}
+		return name, errIf(!validHostName(name), "want a host name such as admin.example.internal (no scheme, port or wildcard), got %q", s)
+	},
+	// HOST:PORT, or "" for none.
+	"listen": func(s string) (string, error) { return s, ifSet(s, checkListen) },
+	// A bearer token.
+	"token": func(s string) (string, error) {
+		return s, errIf(s == "" || len(s) > maxAdminTokenLen || !tokenChars(s), "want 1 to %d printable characters without spaces", maxAdminTokenLen)
+	},
+	"metrics_path": func(s string) (string, error) {
+		return s, errIf(!validMetricsPath(s), "want an absolute URL path other than / such as /metrics, got %q", s)
+	},
+	"metrics_namespace": func(s string) (string, error) {
+		return s, errIf(!metricNamespace.MatchString(s) || len(s) > 64, "want a Prometheus name prefix such as hivegate or drone (letters, digits, _), got %q", s)
+	},
+	"otlp": func(s string) (string, error) { return s, checkOTLPEndpoint(s) },
+	"nonempty": func(s string) (string, error) {
+		if strings.TrimSpace(s) == "" {
+			return s, rangeError("is empty")
+		}
+		return s, nil
+	},
+	"account": func(s string) (string, error) {
+		return s, errIf(!ValidAccountName(s), "%q is not a Hive account name", s)
+	},
+	"client_id": func(s string) (string, error) {
+		return s, errIf(!ValidAccountName(s), "%q is not a Hive account name (an app's client id is its account)", s)
+	},
+	// 32 bytes in hex, such as a chain id.
+	"hex32": func(s string) (string, error) {
+		b, err := hex.DecodeString(s)
+		return s, errIf(err != nil || len(b) != 32, "want 64 hex digits")
+	},
+	// The hex sha256 of an app's secret, stored lower case.
+	"sha256": func(s string) (string, error) {
+		b, err := hex.DecodeString(s)
+		return strings.ToLower(s), errIf(err != nil || len(b) != 32, "want the hex sha256 of the secret (64 digits), never the secret itself")
+	},
+	// The auth service's base URL, stored without a trailing /.
+	"issuer": func(s string) (string, error) { return strings.TrimRight(s, "/"), ifSet(s, checkIssuer) },
+	"redirect": func(s string) (string, error) {
+		if err := checkRedirectURI(s); err != nil {
+			return s, fmt.Errorf("%s: %v", s, err)
+		}
+		return s, nil
+	},
+	"scope": func(s string) (string, error) {
+		return s, errIf(s != ScopeLogin && s != ScopePosting && s != ScopeOffline, "unknown scope %q: want login, posting or offline", s)
+	},
+	"require": func(s string) (string, error) {
+		return s, errIf(s != ScopeLogin && s != ScopePosting && s != ScopeNone, "want login, posting or none, got %q", s)
+	},
+	// The path of a key file: a key written in its place is refused
+	// without being repeated.
+	"key_file": func(s string) (string, error) {
+		return s, errIf(looksLikePrivateKey(s), "looks like a private key, not a path; put the key in a file readable only by hivegate and give its path (the value is not repeated here; if this file is shared, the key is no longer secret)")
+	},
+	// The name of an environment variable holding a key; anything else
+	// is refused without being repeated.
+	"key_env": func(s string) (string, error) {
+		if looksLikePrivateKey(s) {
+			return s, errors.New("looks like a private key, not the name of an environment variable; put the key in a variable and give its name, such as HIVEGATE_SERVICE_KEY (the value is not repeated here; if this file is shared, the key is no longer secret)")
+		}
+		return s, errIf(!validEnvName(s), "want the name of an environment variable (letters, digits and _, not starting with a digit), such as HIVEGATE_SERVICE_KEY; the value, %d characters, is not repeated here", len(s))
+	},
+}
 
-func (r *redisURL) UnmarshalYAML(n *yaml.Node) error {
-	s, err := str(n)
-	if err == nil && s != "" {
-		err = checkRedisURL(s)
+// errIf returns the error when bad.
+func errIf(bad bool, format string, args ...any) error {
+	if bad {
+		return fmt.Errorf(format, args...)
 	}
-	*r = redisURL(s)
-	return err
+	return nil
+}
+
+// ifSet checks s unless it is empty.
+func ifSet(s string, check func(string) error) error {
+	if s == "" {
+		return nil
+	}
+	return check(s)
 }

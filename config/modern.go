@@ -35,8 +35,8 @@ type settingsSection struct {
 // metricsKeys point at the Ops fields that the public metrics keys set.
 type metricsKeys struct {
 	Enabled   *bool   `yaml:"enabled"`
-	Path      *string `yaml:"path" as:"mpath"`
-	Namespace *string `yaml:"namespace" as:"namespace"`
+	Path      *string `yaml:"path" as:"metrics_path"`
+	Namespace *string `yaml:"namespace" as:"metrics_namespace"`
 }
 
 // droneKeys are Drone's settings (openhive-network/drone, src/config.rs
@@ -46,8 +46,8 @@ type metricsKeys struct {
 // hivegate does anyway loads silently. docs/configuration.md lists them.
 type droneKeys struct {
 	MetricsEnabled   *bool     `yaml:"metrics_enabled"`
-	MetricsPath      *string   `yaml:"metrics_path" as:"mpath"`
-	MetricsNamespace *string   `yaml:"metrics_namespace" as:"namespace"`
+	MetricsPath      *string   `yaml:"metrics_path" as:"metrics_path"`
+	MetricsNamespace *string   `yaml:"metrics_namespace" as:"metrics_namespace"`
 	AddJussiHeaders  bool      `yaml:"add_jussi_headers" when:"true" warn:"hivegate sends no X-Jussi-* headers (one of them would show a backend's URL); single answers carry x-hivegate-cache and x-hivegate-route instead"`
 	AccessLogFormat  logFormat `yaml:"access_log_format"`
 	AccessLogFile    string    `yaml:"access_log_file" when:"nonzero" warn:"hivegate writes its access log to standard error with its other logs (one msg=request line per request); redirect it to %v or collect it from there"`
@@ -114,7 +114,7 @@ func (d *decoder) settingsChecks(*decoder) error {
 		if d.given(sec) {
 			first, second := d.keyAt(sec), d.keyAt("drone")
 			if second.Line < first.Line {
-				first, second, sec = second, first, "drone"
+				first, second = second, first
 			}
 			return d.errf(second, second.Value, "the settings section is given twice (also as %q)", first.Value)
 		}

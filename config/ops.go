@@ -154,7 +154,9 @@ func (o Ops) AdminHostAllowed(host string) bool {
 
 // validate checks the operations keys of the settings section sec.
 func (o *Ops) validate(d *decoder, sec string) error {
-	o.AdminAllowedHosts = slices.DeleteFunc(o.AdminAllowedHosts, func(h string) bool { return h == "" }) // IP addresses
+	if o.AdminAllowedHosts = slices.DeleteFunc(o.AdminAllowedHosts, func(h string) bool { return h == "" }); len(o.AdminAllowedHosts) == 0 {
+		o.AdminAllowedHosts = nil // IP addresses only
+	}
 	if v := d.at(sec + ".admin_listen"); v != nil {
 		o.AdminListenSet = true
 		if host, _, _ := net.SplitHostPort(o.AdminListen); o.AdminListen != "" && !isLoopbackHost(host) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -56,8 +57,9 @@ func (c *shape) errf(line int, key, format string, args ...any) error {
 	return &Error{Pos: Pos{File: c.file, Line: line}, Key: key, Err: fmt.Errorf(format, args...)}
 }
 
-// check returns y with its aliases replaced by what they name, its scalar
-// tags resolved, and a document node replaced by its content.
+// check returns a copy of y with its aliases replaced by copies of what
+// they name (so that no node is shared: local.go merges in place), its
+// scalar tags resolved, and a document node replaced by its content.
 func (c *shape) check(y *yaml.Node, path string, depth int) (*yaml.Node, error) {
 	c.nodes++
 	if c.nodes > maxNodes {
@@ -77,6 +79,11 @@ func (c *shape) check(y *yaml.Node, path string, depth int) (*yaml.Node, error) 
 			return nil, c.errf(y.Line, path, "alias to an unknown anchor")
 		}
 		return c.check(y.Alias, path, depth+1)
+	}
+	cp := *y
+	y = &cp
+	y.Content = slices.Clone(y.Content)
+	switch y.Kind {
 	case yaml.MappingNode:
 		seen := map[string]int{}
 		for i := 0; i+1 < len(y.Content); i += 2 {
@@ -252,10 +259,11 @@ func (j *jsonReader) value(path string, depth int) (*yaml.Node, error) {
 	case string:
 		return scalar(tagStr, t), nil
 	case json.Number:
+		tag := tagInt
 		if _, err := strconv.ParseInt(t.String(), 10, 64); err != nil {
-			return scalar(tagFloat, t.String()), nil
+			tag = tagFloat
 		}
-		return scalar(tagInt, t.String()), nil
+		return scalar(tag, t.String()), nil
 	case bool:
 		return scalar(tagBool, strconv.FormatBool(t)), nil
 	}

@@ -147,12 +147,9 @@ func (s AuthSettings) App(clientID string) (AuthApp, bool) {
 // validate checks the auth section as a whole: an enabled service needs
 // its account, one key source and at least one app; apps need a client id
 // given once and redirect URIs.
-func (s *AuthSettings) validate(d *decoder) error {
-	k, n := d.keyAt("auth"), d.at("auth")
-	if k == nil {
-		return nil
-	}
-	s.Pos = d.pos(k)
+func (s *AuthSettings) validate(d *decoder, path string) error {
+	n := d.at(path)
+	s.Pos = d.pos(d.keyAt(path))
 	seen := map[string]bool{}
 	for i := range s.Apps {
 		app, ap := &s.Apps[i], fmt.Sprintf("auth.apps[%d]", i)

@@ -64,14 +64,11 @@ const (
 func (s CacheSettings) Enabled() bool { return s.RedisURL != "" }
 
 // validate checks the cache section of the modern format as a whole.
-func (s *CacheSettings) validate(d *decoder) error {
-	k, n := d.keyAt("cache"), d.at("cache")
-	if k == nil {
-		return nil
-	}
-	s.Pos = d.pos(k)
+func (s *CacheSettings) validate(d *decoder, path string) error {
+	n := d.at(path)
+	s.Pos = d.pos(d.keyAt(path))
 	if s.RedisURL == "" && len(s.RedisReplicaURLs) > 0 {
-		return d.errf(d.at("cache.redis_replica_urls"), "cache.redis_replica_urls", "read replicas need a primary: set cache.redis_url too")
+		return d.errf(d.at(path+".redis_replica_urls"), path+".redis_replica_urls", "read replicas need a primary: set cache.redis_url too")
 	}
 	var others []string // keys given besides redis_url
 	for i := 0; n.Kind == yaml.MappingNode && i < len(n.Content); i += 2 {

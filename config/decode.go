@@ -30,7 +30,14 @@ import (
 // list, a slice of Entry or Backend a mapping of keys that are data. Types
 // with rules of their own implement yaml.Unmarshaler (TTL, the kinds), or
 // decodable when they need positions of nested values or the decoder's
-// warnings. After decoding, Config.validate checks what no single key can.
+// warnings. A section with defaults of its own has a setDefaults method;
+// one with rules across keys a validate method, which Config.validate runs
+// once every key is read.
+//
+// So a new section is a struct type with tagged fields and doc comments, a
+// field of that type in Config (tagged with the section's name) or in
+// jussiFile, its defaults in defaults(), and a validate method when its
+// keys depend on each other.
 
 // decodable is a value that decodes itself from n with the decoder's help.
 type decodable interface {
@@ -44,8 +51,15 @@ type keyed interface {
 }
 
 // defaulted is a section or list item with defaults of its own, set before
-// its keys are read (defaults.go).
+// its keys are read (default.go).
 type defaulted interface{ setDefaults() }
+
+// validated is a section with rules across its keys (or other sections):
+// its validate runs in Config.validate, once every key is read; path is
+// where the section was given.
+type validated interface {
+	validate(d *decoder, path string) error
+}
 
 // kinds are the value types that a field's as:"kind" tag names. Each has
 // the underlying type of the fields it is used for.
@@ -71,12 +85,10 @@ type decoder struct {
 	files map[*yaml.Node]string
 	// keys holds the key and value node of every key read, by path.
 	keys map[string][2]*yaml.Node
-	// checks are the sections' validations, run by Config.validate.
-	checks []func(*decoder) error
+	// checks are the validations of the sections read, innermost first,
+	// run by Config.validate.
+	checks []func() error
 }
-
-// check registers a section's validation, run once every key is read.
-func (d *decoder) check(f func(*decoder) error) { d.checks = append(d.checks, f) }
 
 func newDecoder(cfg *Config, file string) *decoder {
 	return &decoder{cfg: cfg, file: file, keys: map[string][2]*yaml.Node{}}
@@ -112,9 +124,8 @@ func (d *decoder) warn(n *yaml.Node, path, format string, args ...any) {
 
 // field is a struct field that a key decodes into, with its tags.
 type field struct {
-	v     reflect.Value
-	tag   reflect.StructTag
-	index int // order of declaration among a mapping's fields
+	v   reflect.Value
+	tag reflect.StructTag
 }
 
 // fieldsOf adds the yaml-tagged fields of the struct v to out, the fields
@@ -132,7 +143,7 @@ func fieldsOf(v reflect.Value, out map[string]field) {
 		case sf.Anonymous && name == "":
 			fieldsOf(fv, out)
 		case name != "" && name != "-" && sf.IsExported():
-			out[name] = field{v: fv, tag: sf.Tag, index: len(out)}
+			out[name] = field{v: fv, tag: sf.Tag}
 		}
 	}
 }
@@ -214,10 +225,17 @@ func (d *decoder) value(n *yaml.Node, path string, dst reflect.Value, tag reflec
 	}
 	switch dst.Kind() {
 	case reflect.Struct:
-		if s, ok := ptr.Interface().(defaulted); ok {
+		s := ptr.Interface()
+		if s, ok := s.(defaulted); ok {
 			s.setDefaults()
 		}
-		return d.mapping(n, path, ptr.Interface())
+		if err := d.mapping(n, path, s); err != nil {
+			return err
+		}
+		if s, ok := s.(validated); ok {
+			d.checks = append(d.checks, func() error { return s.validate(d, path) })
+		}
+		return nil
 	case reflect.Pointer:
 		if dst.IsNil() {
 			dst.Set(reflect.New(dst.Type().Elem()))

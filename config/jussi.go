@@ -145,18 +145,11 @@ func (d *decoder) legacy(root *yaml.Node) error {
 	f.Upstream.WebsocketPool.MaxSize = &c.Settings.WSConnsPerNode
 	f.Cache.RedisURL, f.Cache.ReadReplicaURLs, f.Cache.ReadTimeout = &c.Cache.RedisURL, &c.Cache.RedisReplicaURLs, &c.Cache.RedisTimeout
 	f.Prometheus.Path = &c.Ops.MetricsPath
-	if err := d.mapping(root, "", &f); err != nil {
-		return err
-	}
-	d.check(f.Limits.validate)
-	d.check(c.Auth.validate)
-	d.check(f.validate)
-	return nil
+	return d.value(root, "", reflect.ValueOf(&f).Elem(), "")
 }
 
-// validate applies the upstreams and the settings sections that need more
-// than one key.
-func (f *jussiFile) validate(d *decoder) error {
+// validate turns the upstreams into routes.
+func (f *jussiFile) validate(d *decoder, _ string) error {
 	c := d.cfg
 	var urls []Entry[string]
 	for _, u := range f.Upstreams {
@@ -172,25 +165,12 @@ func (f *jussiFile) validate(d *decoder) error {
 		c.Retries = append(c.Retries, u.Retries...)
 	}
 	c.legacyRoutes(urls)
-	if d.given("cache") {
-		if err := f.Cache.validate(d); err != nil {
-			return err
-		}
-	}
-	if d.given("telemetry") {
-		if err := f.Telemetry.validate(d); err != nil {
-			return err
-		}
-	}
-	if d.given("prometheus") {
-		f.Prometheus.validate(d)
-	}
 	return nil
 }
 
-func (j *jussiCache) validate(d *decoder) error {
-	c, n := d.cfg, d.at("cache")
-	c.Cache.Pos = d.pos(d.keyAt("cache"))
+func (j *jussiCache) validate(d *decoder, path string) error {
+	c, n := d.cfg, d.at(path)
+	c.Cache.Pos = d.pos(d.keyAt(path))
 	if !j.Enabled {
 		c.Settings.CacheMaxCapacity = 0
 	}
@@ -217,7 +197,7 @@ func (j *jussiCache) validate(d *decoder) error {
 	return nil
 }
 
-func (t *jussiTelemetry) validate(d *decoder) error {
+func (t *jussiTelemetry) validate(d *decoder, _ string) error {
 	if !t.Enabled {
 		return nil
 	}
@@ -244,7 +224,7 @@ func (t *jussiTelemetry) validate(d *decoder) error {
 	return nil
 }
 
-func (p *jussiPrometheus) validate(d *decoder) {
+func (p *jussiPrometheus) validate(d *decoder, _ string) error {
 	at := d.keyAt("prometheus.enabled")
 	if at == nil {
 		at = d.at("prometheus")
@@ -256,6 +236,7 @@ func (p *jussiPrometheus) validate(d *decoder) {
 	default:
 		d.cfg.Ops.PublicMetrics = true
 	}
+	return nil
 }
 
 // upstreams is jussi's list of upstream objects. An upstream's keys are

@@ -100,7 +100,7 @@ type limitsSection struct {
 	CustomJSONOpLength anyValue `yaml:"custom_json_op_length" warn:"jussi documents this key but never reads it; hivegate ignores it too (the batch limit is limits.max_batch_size)"`
 }
 
-func (l *limitsSection) validate(*decoder) error {
+func (l *limitsSection) validate(*decoder, string) error {
 	l.BlacklistAccounts = append(l.BlacklistAccounts, l.AccountsBlacklist...)
 	return nil
 }

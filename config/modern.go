@@ -97,33 +97,22 @@ func (d *decoder) modern(root *yaml.Node) error {
 		droneKeys: droneKeys{MetricsEnabled: &o.PublicMetrics, MetricsPath: &o.MetricsPath, MetricsNamespace: &o.MetricsNamespace},
 	}
 	f := modernFile{Config: c, Hivegate: s, Drone: s, Limits: limitsSection{Limits: &c.Limits}}
-	if err := d.mapping(root, "", &f); err != nil {
-		return err
-	}
-	d.check(f.Limits.validate)
-	d.check(d.settingsChecks)
-	d.check(c.Cache.validate)
-	d.check(c.Auth.validate)
-	return nil
+	return d.value(root, "", reflect.ValueOf(&f).Elem(), "")
 }
 
-// settingsChecks checks the settings section as a whole.
-func (d *decoder) settingsChecks(*decoder) error {
-	sec := "hivegate"
-	if d.given("drone") {
-		if d.given(sec) {
-			first, second := d.keyAt(sec), d.keyAt("drone")
-			if second.Line < first.Line {
-				first, second = second, first
-			}
-			return d.errf(second, second.Value, "the settings section is given twice (also as %q)", first.Value)
+// validate checks the settings section sec as a whole.
+func (s *settingsSection) validate(d *decoder, sec string) error {
+	if d.given("hivegate") && d.given("drone") {
+		first, second := d.keyAt("hivegate"), d.keyAt("drone")
+		if second.Line < first.Line {
+			first, second = second, first
 		}
-		sec = "drone"
+		return d.errf(second, second.Value, "the settings section is given twice (also as %q)", first.Value)
 	}
 	if d.given(sec+".metrics") && (d.given(sec+".metrics_enabled") || d.given(sec+".metrics_path")) {
 		return d.errf(nil, sec+".metrics", "give the public metrics either as %s.metrics {enabled, path} or as Drone's metrics_enabled and metrics_path, not both", sec)
 	}
-	return d.cfg.Ops.validate(d, sec)
+	return s.Ops.validate(d, sec)
 }
 
 // setKey makes e the entry of key.

@@ -12,7 +12,7 @@ import (
 // is the one validation pass after decoding.
 func (c *Config) validate(d *decoder) error {
 	for _, check := range d.checks {
-		if err := check(d); err != nil {
+		if err := check(); err != nil {
 			return err
 		}
 	}

@@ -45,14 +45,22 @@ type decodable interface {
 }
 
 // keyed is an element of a mapping whose keys are data (method keys,
-// backend names): it takes its key, and returns what its value decodes into.
+// backend names): it takes its key and where the key and its value are,
+// and returns what its value decodes into.
 type keyed interface {
-	setKey(key string, pos Pos) reflect.Value
+	setKey(key string, kpos, vpos Pos) reflect.Value
 }
 
 // defaulted is a section or list item with defaults of its own, set before
 // its keys are read (default.go).
 type defaulted interface{ setDefaults() }
+
+// nullable is a section that may be given empty (`cache:` alone); other
+// sections must be mappings.
+type nullable interface{ nullable() }
+
+func (*CacheSettings) nullable() {}
+func (*AuthSettings) nullable()  {}
 
 // validated is a section with rules across its keys (or other sections):
 // its validate runs in Config.validate, once every key is read; path is
@@ -151,7 +159,7 @@ func fieldsOf(v reflect.Value, out map[string]field) {
 // mapping reads the mapping n into the fields of the structs targets point
 // to; a key none of them declares is an error.
 func (d *decoder) mapping(n *yaml.Node, path string, targets ...any) error {
-	if n.Kind == yaml.ScalarNode && n.Tag == tagNull {
+	if _, ok := targets[0].(nullable); ok && n.Kind == yaml.ScalarNode && n.Tag == tagNull {
 		return nil // an empty section
 	}
 	if n.Kind != yaml.MappingNode {
@@ -274,11 +282,14 @@ func (d *decoder) value(n *yaml.Node, path string, dst reflect.Value, tag reflec
 
 // slice reads a list, a mapping of keyed elements, or jussi's pairs.
 func (d *decoder) slice(n *yaml.Node, path string, dst reflect.Value, tag reflect.StructTag) error {
-	if n.Kind == yaml.ScalarNode && n.Tag == tagNull {
-		return nil
-	}
 	elem := dst.Type().Elem()
 	_, isKeyed := reflect.New(elem).Interface().(keyed)
+	if n.Kind == yaml.ScalarNode && n.Tag == tagNull && tag.Get("pairs") == "" {
+		if !isKeyed {
+			dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // given, empty
+		}
+		return nil
+	}
 	mappings := elem.Kind() == reflect.Struct && tag.Get("as") == "" // items are mappings
 	itemTag := reflect.StructTag(`as:"` + tag.Get("as") + `" range:"` + tag.Get("range") + `"`)
 	add := func() reflect.Value {
@@ -288,7 +299,7 @@ func (d *decoder) slice(n *yaml.Node, path string, dst reflect.Value, tag reflec
 	switch {
 	case tag.Get("pairs") != "":
 		return d.pairs(n, path, tag.Get("pairs"), func(key string, kn, vn *yaml.Node) error {
-			v := add().Addr().Interface().(keyed).setKey(key, d.pos(kn))
+			v := add().Addr().Interface().(keyed).setKey(key, d.pos(kn), d.pos(vn))
 			return d.value(vn, path+"."+key, v, itemTag)
 		})
 	case isKeyed:
@@ -300,7 +311,7 @@ func (d *decoder) slice(n *yaml.Node, path string, dst reflect.Value, tag reflec
 			if k.Value == "" {
 				return d.errf(k, path, "empty key")
 			}
-			v := add().Addr().Interface().(keyed).setKey(k.Value, d.pos(k))
+			v := add().Addr().Interface().(keyed).setKey(k.Value, d.pos(k), d.pos(n.Content[i+1]))
 			d.keys[path+"."+k.Value] = [2]*yaml.Node{k, n.Content[i+1]}
 			if err := d.value(n.Content[i+1], path+"."+k.Value, v, itemTag); err != nil {
 				return err
@@ -414,7 +425,7 @@ func (d *decoder) inRange(n *yaml.Node, path string, v reflect.Value, tag reflec
 		out = v.Int() < l || err == nil && v.Int() > h
 	}
 	if out && lo == "0" && hi == "" {
-		return d.wrap(n, path, rangeError(fmt.Sprintf("%v is negative", v.Interface())))
+		return d.wrap(n, path, rangeError(fmt.Sprintf("%v is negative: use 0 to turn it off", v.Interface())))
 	}
 	if out {
 		return d.wrap(n, path, rangeError(fmt.Sprintf("%v out of range %s..%s", v.Interface(), lo, hi)))

@@ -38,7 +38,7 @@ type jussiFile struct {
 type upstream struct {
 	Name               string                 `yaml:"name"`
 	TranslateToAppbase bool                   `yaml:"translate_to_appbase"`
-	URLs               []Entry[string]        `yaml:"urls" pairs:"upstream_url" as:"url"`
+	URLs               []urlPair              `yaml:"urls" pairs:"upstream_url" as:"url"`
 	TTLs               []Entry[TTL]           `yaml:"ttls" pairs:"upstream_ttl"`
 	Timeouts           []Entry[time.Duration] `yaml:"timeouts" pairs:"upstream_timeout" as:"timeout"`
 	Retries            []Entry[int]           `yaml:"retries" pairs:"upstream_retries" as:"retries"`
@@ -151,7 +151,7 @@ func (d *decoder) legacy(root *yaml.Node) error {
 // validate turns the upstreams into routes.
 func (f *jussiFile) validate(d *decoder, _ string) error {
 	c := d.cfg
-	var urls []Entry[string]
+	var urls []urlPair
 	for _, u := range f.Upstreams {
 		if u.TranslateToAppbase {
 			c.TranslateToAppbase = append(c.TranslateToAppbase, u.Name)
@@ -281,11 +281,22 @@ func (us *upstreams) decode(d *decoder, n *yaml.Node, path string) error {
 	return nil
 }
 
+// urlPair is one [key, url] pair of a legacy urls list.
+type urlPair struct {
+	Entry[string]
+	vpos Pos // where the URL is
+}
+
+func (p *urlPair) setKey(key string, kpos, vpos Pos) reflect.Value {
+	p.vpos = vpos
+	return p.Entry.setKey(key, kpos, vpos)
+}
+
 // legacyRoutes turns the urls pairs into urls entries and backends: the
 // pairs of one key, in file order, are the nodes of its backend.
-func (c *Config) legacyRoutes(pairs []Entry[string]) {
+func (c *Config) legacyRoutes(pairs []urlPair) {
 	byKey := map[string][]string{}
-	var order []Entry[string]
+	var order []urlPair
 	for _, p := range pairs {
 		list, seen := byKey[p.Key]
 		if !seen {
@@ -296,7 +307,7 @@ func (c *Config) legacyRoutes(pairs []Entry[string]) {
 		}
 	}
 	for _, p := range order {
-		name := c.legacyBackend(p.Key, byKey[p.Key], p.Pos)
+		name := c.legacyBackend(p.Key, byKey[p.Key], p.vpos)
 		c.URLs = append(c.URLs, Entry[string]{Key: p.Key, Value: name, Pos: p.Pos})
 	}
 }

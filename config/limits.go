@@ -101,6 +101,8 @@ type limitsSection struct {
 }
 
 func (l *limitsSection) validate(*decoder, string) error {
-	l.BlacklistAccounts = append(l.BlacklistAccounts, l.AccountsBlacklist...)
+	if l.BlacklistAccounts = append(l.BlacklistAccounts, l.AccountsBlacklist...); len(l.BlacklistAccounts) == 0 {
+		l.BlacklistAccounts = nil
+	}
 	return nil
 }

@@ -116,13 +116,13 @@ func (s *settingsSection) validate(d *decoder, sec string) error {
 }
 
 // setKey makes e the entry of key.
-func (e *Entry[T]) setKey(key string, pos Pos) reflect.Value {
+func (e *Entry[T]) setKey(key string, pos, _ Pos) reflect.Value {
 	e.Key, e.Pos = key, pos
 	return reflect.ValueOf(&e.Value).Elem()
 }
 
 // setKey makes b the backend named key; its value is its node URLs.
-func (b *Backend) setKey(key string, pos Pos) reflect.Value {
+func (b *Backend) setKey(key string, pos, _ Pos) reflect.Value {
 	b.Name, b.Pos = key, pos
 	return reflect.ValueOf((*backendNodes)(b)).Elem()
 }

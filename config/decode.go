@@ -19,7 +19,8 @@ import (
 // field declares is an error naming file, line and key. Other tags say how a
 // value is read:
 //
-//	as:"kind"     the value's type (kinds below; for a list, its items')
+//	as:"kind"     the value's type (kinds and stringKinds, kinds.go; for a
+//	              list, its items')
 //	range:"a..b"  bounds of a number or duration ("1..", "1ms..10s")
 //	pairs:"k"     a jussi list of [key, value] pairs or {"prefix", k} objects
 //	warn:"text"   the key is accepted with this warning ("%v": the value)
@@ -28,16 +29,17 @@ import (
 // A field's Go type chooses the rest: string, bool, ints and float64 are
 // strict (a quoted number is not a number), a struct is a mapping, a slice a
 // list, a slice of Entry or Backend a mapping of keys that are data. Types
-// with rules of their own implement yaml.Unmarshaler (TTL, the kinds), or
-// decodable when they need positions of nested values or the decoder's
-// warnings. A section with defaults of its own has a setDefaults method;
+// with rules of their own implement yaml.Unmarshaler (TTL, durations,
+// address ranges), or decodable when they need positions of nested values
+// or the decoder's warnings (backends, equivalent_methods, jussi's
+// upstreams); a string kind is a check in stringKinds. A section with defaults of its own has a setDefaults method;
 // one with rules across keys a validate method, which Config.validate runs
 // once every key is read.
 //
 // So a new section is a struct type with tagged fields and doc comments, a
-// field of that type in Config (tagged with the section's name) or in
-// jussiFile, its defaults in defaults(), and a validate method when its
-// keys depend on each other.
+// field of that type in Config tagged with the section's name (and in
+// jussiFile if the JSON format takes it too), its defaults in defaults()
+// (default.go), and a validate method when its keys depend on each other.
 
 // decodable is a value that decodes itself from n with the decoder's help.
 type decodable interface {

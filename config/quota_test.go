@@ -93,7 +93,7 @@ func TestQuotaErrors(t *testing.T) {
 		{"unknown class key", quotaYAML("  classes:\n    x: {limit: 1, rate: 2}\n"), ""},
 		{"class without limit", minimal + "quotas:\n  classes:\n    public: {period: 60}\n", "q.yaml:7: quotas.classes.public.limit: required"},
 		{"limit zero", minimal + "quotas:\n  classes:\n    public: {limit: 0}\n", "q.yaml:7: quotas.classes.public.limit: limit 0 out of range 1..1000000000"},
-		{"period too long", minimal + "quotas:\n  classes:\n    public: {limit: 1, period: 48h}\n", "q.yaml:7: quotas.classes.public.period: 48h0m0s out of range 1s..24h0m0s"},
+		{"period too long", minimal + "quotas:\n  classes:\n    public: {limit: 1, period: 48h}\n", "q.yaml:7: quotas.classes.public.period: 48h0m0s out of range 1s..24h"},
 		{"bad class name", minimal + "quotas:\n  classes:\n    \"pub lic\": {limit: 1}\n", "q.yaml:7: quotas.classes.pub lic: want a name"},
 		{"per_address unknown class", quotaYAML("  per_address: partner\n"), `q.yaml:8: quotas.per_address: unknown quota class "partner" (quotas.classes: public)`},
 		{"key unknown class", quotaYAML("  keys:\n    acme: {sha256: " + quotaKeyHash + ", class: gold}\n"), `q.yaml:9: quotas.keys.acme.class: unknown quota class "gold"`},

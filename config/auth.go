@@ -1,7 +1,7 @@
 package config
 
 import (
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -18,56 +18,56 @@ import (
 // signs with the service account's posting key. Off unless Enabled.
 type AuthSettings struct {
 	// Enabled turns the service on (auth.enabled, default false).
-	Enabled bool
+	Enabled bool `yaml:"enabled"`
 	// Issuer is the service's public base URL, such as
 	// https://api.example.com (auth.issuer): the tokens' issuer, the
 	// metadata's endpoints and the one origin the login page's requests may
 	// come from. Empty: derived from each request's Host header, which is
 	// right only when clients reach hivegate directly.
-	Issuer string
+	Issuer string `yaml:"issuer" as:"issuer"`
 	// ServiceAccount is the Hive account users add to their posting
 	// authority (auth.service_account).
-	ServiceAccount string
+	ServiceAccount string `yaml:"service_account" as:"account"`
 	// ServiceKeyFile and ServiceKeyEnv name where the service account's
 	// posting key (WIF) is read from at start: a file, or an environment
 	// variable. Exactly one is given; the key itself never is.
-	ServiceKeyFile string
-	ServiceKeyEnv  string
+	ServiceKeyFile string `yaml:"service_key_file" as:"key_file"`
+	ServiceKeyEnv  string `yaml:"service_key_env" as:"key_env"`
 	// ChainID is the chain the service signs for, 64 hex digits
 	// (auth.chain_id, default Hive mainnet's beeab0de00…).
-	ChainID string
+	ChainID string `yaml:"chain_id" as:"hex32"`
 	// TokenKeyFile and TokenKeyEnv name the PEM (PKCS #8) private key that
 	// signs the tokens: Ed25519 (EdDSA JWTs) or P-256 (ES256). At most one
 	// is given; with neither, hivegate makes an Ed25519 key at start, and
 	// tokens die with the process and are not valid on other replicas.
-	TokenKeyFile string
-	TokenKeyEnv  string
+	TokenKeyFile string `yaml:"token_key_file" as:"key_file"`
+	TokenKeyEnv  string `yaml:"token_key_env" as:"key_env"`
 	// AccessTokenTTL is how long an access token lives
 	// (auth.access_token_ttl, default 7 days as HiveSigner's).
-	AccessTokenTTL time.Duration
+	AccessTokenTTL time.Duration `yaml:"access_token_ttl" as:"seconds" range:"1m..8760h"`
 	// RefreshTokenTTL is how long a grant with scope offline lives from
 	// its code exchange (auth.refresh_token_ttl, default 30 days): each
 	// refresh answers a new refresh token with the same expiry, so
 	// refreshing never extends it, and no access token outlives it.
-	RefreshTokenTTL time.Duration
+	RefreshTokenTTL time.Duration `yaml:"refresh_token_ttl" as:"seconds" range:"1m..43800h"`
 	// CodeTTL is how long an authorization code may wait to be exchanged
 	// (auth.code_ttl, default 60 s, at most 10 minutes).
-	CodeTTL time.Duration
+	CodeTTL time.Duration `yaml:"code_ttl" as:"seconds" range:"1s..10m"`
 	// ChallengeTTL is how long a login challenge may wait to be signed
 	// (auth.challenge_ttl, default 5 minutes).
-	ChallengeTTL time.Duration
+	ChallengeTTL time.Duration `yaml:"challenge_ttl" as:"seconds" range:"10s..1h"`
 	// SessionTTL is how long the login page may take from a verified
 	// signature to the user's decision (auth.session_ttl, default 10
 	// minutes).
-	SessionTTL time.Duration
+	SessionTTL time.Duration `yaml:"session_ttl" as:"seconds" range:"10s..1h"`
 	// LoginRatePerMinute bounds challenges and logins per client address
 	// (auth.login_rate_per_minute, default 20).
-	LoginRatePerMinute int
+	LoginRatePerMinute int `yaml:"login_rate_per_minute" range:"1..100000"`
 	// TokenRatePerMinute bounds token and revoke requests per client
 	// address (auth.token_rate_per_minute, default 60).
-	TokenRatePerMinute int
+	TokenRatePerMinute int `yaml:"token_rate_per_minute" range:"1..100000"`
 	// Apps are the registered applications (auth.apps).
-	Apps []AuthApp
+	Apps []AuthApp `yaml:"apps"`
 	// SingleReplica says that one hivegate process alone uses this
 	// token key (auth.single_replica, default false). Without the shared
 	// Redis tier (cache.redis_url), revocations and used refresh tokens
@@ -75,12 +75,12 @@ type AuthSettings struct {
 	// valid on every other replica signing with the same token_key_file
 	// or token_key_env. hivegate cannot count its replicas, so it warns at
 	// start in that case; true silences the warning.
-	SingleReplica bool
+	SingleReplica bool `yaml:"single_replica"`
 	// RequireToken is the optional token policy of JSON-RPC and typed
 	// calls (auth.require_token): method key → the scope a call needs,
 	// "login" or "posting", or "none" to exempt a more specific key.
 	// Resolved most specific first, as ttls are.
-	RequireToken []Entry[string]
+	RequireToken []Entry[string] `yaml:"require_token" as:"require"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -88,31 +88,30 @@ type AuthSettings struct {
 // AuthApp is one registered application.
 type AuthApp struct {
 	// ClientID is the app's Hive account name (auth.apps[].client_id).
-	ClientID string
+	ClientID string `yaml:"client_id" as:"client_id"`
 	// Name is shown to users on the login page (default: ClientID).
-	Name string
+	Name string `yaml:"name"`
 	// SecretSHA256 is the hex sha256 of the app's client secret
 	// (auth.apps[].secret_sha256). Empty: a public client (a browser or
 	// mobile app), which must use PKCE.
-	SecretSHA256 string
+	SecretSHA256 string `yaml:"secret_sha256" as:"sha256"`
 	// RedirectURIs are the exact URIs the app may be sent back to.
-	RedirectURIs []string
+	RedirectURIs []string `yaml:"redirect_uris" as:"redirect"`
 	// Scopes the app may ask for: login, posting, offline (default: all).
-	Scopes []string
+	Scopes []string `yaml:"scopes" as:"scope"`
 	// TokenTTL overrides AccessTokenTTL for this app (0: the default).
-	TokenTTL time.Duration
+	TokenTTL time.Duration `yaml:"token_ttl" as:"seconds" range:"1m..8760h"`
 	// Implicit lets a public app (no secret) use the implicit flow,
 	// response_type=token, which hands the access token to whatever
 	// listens at the redirect URI (auth.apps[].implicit, default false).
 	// An app with a secret never may: it must exchange a code.
-	Implicit bool
+	Implicit bool `yaml:"implicit"`
 	// Quota is the quotas.classes entry the app's access tokens are held
 	// to (auth.apps[].quota; quota.go): a call with a valid token of the
 	// app counts against the app, not the client's address. Empty: the
 	// app's calls count as any other client's.
-	Quota    string
-	Pos      Pos
-	quotaPos Pos
+	Quota string `yaml:"quota"`
+	Pos   Pos
 }
 
 // The scopes of the auth service. login proves who the user is; posting
@@ -140,19 +139,6 @@ const (
 	MainnetChainID = "beeab0de00000000000000000000000000000000000000000000000000000000"
 )
 
-func defaultAuthSettings() AuthSettings {
-	return AuthSettings{
-		ChainID:            MainnetChainID,
-		AccessTokenTTL:     DefaultAccessTokenTTL,
-		RefreshTokenTTL:    DefaultRefreshTokenTTL,
-		CodeTTL:            DefaultCodeTTL,
-		ChallengeTTL:       DefaultChallengeTTL,
-		SessionTTL:         DefaultSessionTTL,
-		LoginRatePerMinute: DefaultLoginRate,
-		TokenRatePerMinute: DefaultTokenRate,
-	}
-}
-
 // App returns the registered app with a client id.
 func (s AuthSettings) App(clientID string) (AuthApp, bool) {
 	for _, a := range s.Apps {
@@ -163,88 +149,52 @@ func (s AuthSettings) App(clientID string) (AuthApp, bool) {
 	return AuthApp{}, false
 }
 
-// authSection reads the `auth:` section (both formats); k is its key node.
-func (d *decoder) authSection(cfg *Config, k, n *node) error {
-	s := defaultAuthSettings()
-	s.Pos = d.pos(k)
-	if n.kind == kindScalar && n.null {
-		cfg.Auth = s
-		return nil
-	}
-	err := d.fields(n, "auth", func(key string, kn, v *node) (bool, error) {
-		path := "auth." + key
-		var err error
-		switch key {
-		case "enabled":
-			s.Enabled, err = d.boolean(v, path)
-		case "issuer":
-			if s.Issuer, err = d.str(v, path); err == nil && s.Issuer != "" {
-				err = d.issuer(v, path, s.Issuer)
-				s.Issuer = strings.TrimRight(s.Issuer, "/")
-			}
-		case "service_account":
-			if s.ServiceAccount, err = d.str(v, path); err == nil && !ValidAccountName(s.ServiceAccount) {
-				err = d.errf(v, path, "%q is not a Hive account name", s.ServiceAccount)
-			}
-		case "service_key_file":
-			s.ServiceKeyFile, err = d.keyFile(v, path)
-		case "service_key_env":
-			s.ServiceKeyEnv, err = d.keyEnv(v, path)
-		case "chain_id":
-			if s.ChainID, err = d.str(v, path); err == nil {
-				if b, e := hex.DecodeString(s.ChainID); e != nil || len(b) != 32 {
-					err = d.errf(v, path, "want 64 hex digits")
-				}
-			}
-		case "token_key_file":
-			s.TokenKeyFile, err = d.keyFile(v, path)
-		case "token_key_env":
-			s.TokenKeyEnv, err = d.keyEnv(v, path)
-		case "access_token_ttl":
-			s.AccessTokenTTL, err = d.seconds(v, path, time.Minute, 365*24*time.Hour)
-		case "refresh_token_ttl":
-			s.RefreshTokenTTL, err = d.seconds(v, path, time.Minute, 5*365*24*time.Hour)
-		case "code_ttl":
-			s.CodeTTL, err = d.seconds(v, path, time.Second, MaxCodeTTL)
-		case "challenge_ttl":
-			s.ChallengeTTL, err = d.seconds(v, path, 10*time.Second, time.Hour)
-		case "session_ttl":
-			s.SessionTTL, err = d.seconds(v, path, 10*time.Second, time.Hour)
-		case "single_replica":
-			s.SingleReplica, err = d.boolean(v, path)
-		case "login_rate_per_minute":
-			s.LoginRatePerMinute, err = d.perMinute(v, path)
-		case "token_rate_per_minute":
-			s.TokenRatePerMinute, err = d.perMinute(v, path)
-		case "apps":
-			err = d.authApps(&s, v, path)
-		case "require_token":
-			err = eachEntry(d, v, path, func(e string, kn, vn *node) error {
-				scope, err := d.str(vn, path+"."+e)
-				if err == nil && scope != ScopeLogin && scope != ScopePosting && scope != ScopeNone {
-					err = d.errf(vn, path+"."+e, "want login, posting or none, got %q", scope)
-				}
-				s.RequireToken = append(s.RequireToken, Entry[string]{Key: e, Value: scope, Pos: d.pos(kn)})
-				return err
-			})
-		default:
-			return false, nil
+// validate checks the auth section as a whole: an enabled service needs
+// its account, one key source and at least one app; apps need a client id
+// given once and redirect URIs.
+func (s *AuthSettings) validate(d *decoder, path string) error {
+	n := d.at(path)
+	s.Pos = d.pos(d.keyAt(path))
+	seen := map[string]bool{}
+	for i := range s.Apps {
+		app, ap := &s.Apps[i], fmt.Sprintf("auth.apps[%d]", i)
+		an := d.at(ap)
+		app.Pos = d.pos(an)
+		switch {
+		case app.ClientID == "":
+			return d.errf(an, ap+".client_id", "required")
+		case seen[app.ClientID]:
+			return d.errf(an, ap+".client_id", "app %q registered twice", app.ClientID)
+		case len(app.RedirectURIs) == 0:
+			return d.errf(an, ap+".redirect_uris", "required: the exact URIs the app may be sent back to")
+		case app.Implicit && app.SecretSHA256 != "":
+			return d.errf(d.at(ap+".implicit"), ap+".implicit", "an app with a secret (secret_sha256) may not use the implicit flow: it exchanges a code for its tokens; remove implicit or the secret")
 		}
-		return true, err
-	})
-	if err != nil {
-		return err
+		seen[app.ClientID] = true
+		if app.Name == "" {
+			app.Name = app.ClientID
+		}
 	}
-	if err := s.check(d, n); err != nil {
-		return err
+	switch {
+	case s.ServiceKeyFile != "" && s.ServiceKeyEnv != "":
+		return d.errf(n, "auth.service_key_file", "give service_key_file or service_key_env, not both")
+	case s.TokenKeyFile != "" && s.TokenKeyEnv != "":
+		return d.errf(n, "auth.token_key_file", "give token_key_file or token_key_env, not both")
+	case !s.Enabled:
+		return nil
+	case s.ServiceAccount == "":
+		return d.errf(n, "auth.service_account", "required when auth is enabled: the account users authorize")
+	case s.ServiceKeyFile == "" && s.ServiceKeyEnv == "":
+		return d.errf(n, "auth.service_key_file", "required when auth is enabled (or service_key_env): where the service account's posting key is read from")
+	case len(s.Apps) == 0:
+		return d.errf(n, "auth.apps", "required when auth is enabled: register at least one app")
 	}
-	if s.Enabled && s.TokenKeyFile == "" && s.TokenKeyEnv == "" {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: auth: no token_key_file or token_key_env: tokens are signed with a key made at start, so they die with the process and other replicas refuse them", s.Pos))
+	if s.TokenKeyFile == "" && s.TokenKeyEnv == "" {
+		d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: auth: no token_key_file or token_key_env: tokens are signed with a key made at start, so they die with the process and other replicas refuse them", s.Pos))
 	}
-	if s.Enabled && strings.HasPrefix(s.Issuer, "http://") && !loopbackURL(s.Issuer) {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: auth.issuer %s is not https: codes and tokens would cross the network in clear", s.Pos, s.Issuer))
+	if strings.HasPrefix(s.Issuer, "http://") && !loopbackURL(s.Issuer) {
+		d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: auth.issuer %s is not https: codes and tokens would cross the network in clear", s.Pos, s.Issuer))
 	}
-	cfg.Auth = s
 	return nil
 }
 
@@ -260,34 +210,6 @@ func (c *Config) ReplicaWarning() string {
 	return fmt.Sprintf("%s: auth: tokens are signed with a key from the config but there is no cache.redis_url: revoked tokens and used refresh tokens are remembered by this process only, so another replica with the same token key keeps accepting them; configure the shared Redis tier, or set auth.single_replica: true if this is the only process using the key", a.Pos)
 }
 
-// keyFile reads the path of a key file (auth.service_key_file,
-// auth.token_key_file). A key written in its place is refused with a
-// message that does not repeat it.
-func (d *decoder) keyFile(n *node, key string) (string, error) {
-	if n.kind == kindScalar && looksLikePrivateKey(n.str) {
-		return "", d.errf(n, key, "looks like a private key, not a path; put the key in a file readable only by hivegate and give its path (the value is not repeated here; if this file is shared, the key is no longer secret)")
-	}
-	return d.str(n, key)
-}
-
-// keyEnv reads the name of an environment variable holding a key
-// (auth.service_key_env, auth.token_key_env). A key written in its place,
-// or anything else that is not a variable name, is refused without
-// repeating the value.
-func (d *decoder) keyEnv(n *node, key string) (string, error) {
-	if n.kind == kindScalar && looksLikePrivateKey(n.str) {
-		return "", d.errf(n, key, "looks like a private key, not the name of an environment variable; put the key in a variable and give its name, such as HIVEGATE_SERVICE_KEY (the value is not repeated here; if this file is shared, the key is no longer secret)")
-	}
-	s, err := d.str(n, key)
-	if err != nil {
-		return "", err
-	}
-	if !validEnvName(s) {
-		return "", d.errf(n, key, "want the name of an environment variable (letters, digits and _, not starting with a digit), such as HIVEGATE_SERVICE_KEY; the value, %d characters, is not repeated here", len(s))
-	}
-	return s, nil
-}
-
 // validEnvName reports a portable environment variable name.
 func validEnvName(s string) bool {
 	if s == "" || len(s) > 256 || s[0] >= '0' && s[0] <= '9' {
@@ -300,106 +222,6 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
-}
-
-// check validates what no single key can: an enabled service needs its
-// account, one key source and at least one app.
-func (s *AuthSettings) check(d *decoder, n *node) error {
-	if s.ServiceKeyFile != "" && s.ServiceKeyEnv != "" {
-		return d.errf(n, "auth.service_key_file", "give service_key_file or service_key_env, not both")
-	}
-	if s.TokenKeyFile != "" && s.TokenKeyEnv != "" {
-		return d.errf(n, "auth.token_key_file", "give token_key_file or token_key_env, not both")
-	}
-	if !s.Enabled {
-		return nil
-	}
-	switch {
-	case s.ServiceAccount == "":
-		return d.errf(n, "auth.service_account", "required when auth is enabled: the account users authorize")
-	case s.ServiceKeyFile == "" && s.ServiceKeyEnv == "":
-		return d.errf(n, "auth.service_key_file", "required when auth is enabled (or service_key_env): where the service account's posting key is read from")
-	case len(s.Apps) == 0:
-		return d.errf(n, "auth.apps", "required when auth is enabled: register at least one app")
-	}
-	return nil
-}
-
-func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
-	if n.kind != kindSeq {
-		return d.errf(n, path, "want a list of apps, got %s", describe(n))
-	}
-	seen := map[string]bool{}
-	for i, an := range n.vals {
-		ap := fmt.Sprintf("%s[%d]", path, i)
-		app := AuthApp{Scopes: []string{ScopeLogin, ScopePosting, ScopeOffline}, Pos: d.pos(an)}
-		var implicitNode *node
-		err := d.fields(an, ap, func(key string, kn, v *node) (bool, error) {
-			kp := ap + "." + key
-			var err error
-			switch key {
-			case "client_id":
-				if app.ClientID, err = d.str(v, kp); err == nil && !ValidAccountName(app.ClientID) {
-					err = d.errf(v, kp, "%q is not a Hive account name (an app's client id is its account)", app.ClientID)
-				}
-			case "name":
-				app.Name, err = d.str(v, kp)
-			case "secret_sha256":
-				if app.SecretSHA256, err = d.str(v, kp); err == nil {
-					app.SecretSHA256 = strings.ToLower(app.SecretSHA256)
-					if b, e := hex.DecodeString(app.SecretSHA256); e != nil || len(b) != 32 {
-						err = d.errf(v, kp, "want the hex sha256 of the secret (64 digits), never the secret itself")
-					}
-				}
-			case "redirect_uris":
-				if app.RedirectURIs, err = d.strings(v, kp); err == nil {
-					for _, u := range app.RedirectURIs {
-						if err = checkRedirectURI(u); err != nil {
-							return true, d.errf(v, kp, "%s: %v", u, err)
-						}
-					}
-				}
-			case "scopes":
-				if app.Scopes, err = d.strings(v, kp); err == nil {
-					for _, sc := range app.Scopes {
-						if sc != ScopeLogin && sc != ScopePosting && sc != ScopeOffline {
-							return true, d.errf(v, kp, "unknown scope %q: want login, posting or offline", sc)
-						}
-					}
-				}
-			case "token_ttl":
-				app.TokenTTL, err = d.seconds(v, kp, time.Minute, 365*24*time.Hour)
-			case "implicit":
-				app.Implicit, err = d.boolean(v, kp)
-				implicitNode = v
-			case "quota": // quota.go checks the class
-				app.Quota, err = d.str(v, kp)
-				app.quotaPos = d.pos(v)
-			default:
-				return false, nil
-			}
-			return true, err
-		})
-		if err != nil {
-			return err
-		}
-		switch {
-		case app.ClientID == "":
-			return d.errf(an, ap+".client_id", "required")
-		case seen[app.ClientID]:
-			return d.errf(an, ap+".client_id", "app %q registered twice", app.ClientID)
-		case len(app.RedirectURIs) == 0:
-			return d.errf(an, ap+".redirect_uris", "required: the exact URIs the app may be sent back to")
-		case app.Implicit && app.SecretSHA256 != "":
-			return d.errf(implicitNode, ap+".implicit", "an app with a secret (secret_sha256) may not use the implicit flow: it exchanges a code for its tokens; remove implicit or the secret")
-		}
-		seen[app.ClientID] = true
-		if app.Name == "" {
-			app.Name = app.ClientID
-		}
-		s.Apps = append(s.Apps, app)
-	}
-	return nil
 }
 
 // checkRedirectURI accepts an absolute https URL, or http to a loopback
@@ -432,45 +254,13 @@ func loopbackURL(raw string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (d *decoder) issuer(n *node, key, raw string) error {
+// checkIssuer accepts the service's base URL.
+func checkIssuer(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return d.errf(n, key, "want the service's base URL, such as https://api.example.com")
+		return errors.New("want the service's base URL, such as https://api.example.com")
 	}
 	return nil
-}
-
-// seconds reads a duration written as whole seconds or as a Go duration
-// ("168h", "90s").
-func (d *decoder) seconds(n *node, key string, lo, hi time.Duration) (time.Duration, error) {
-	var v time.Duration
-	switch {
-	case n.kind == kindScalar && n.tag == tagInt:
-		s, err := d.integer(n, key)
-		if err != nil {
-			return 0, err
-		}
-		v = time.Duration(s) * time.Second
-	case n.kind == kindScalar && n.tag == tagStr:
-		var err error
-		if v, err = time.ParseDuration(n.str); err != nil {
-			return 0, d.errf(n, key, "want seconds or a duration such as 90s or 168h, got %q", n.str)
-		}
-	default:
-		return 0, d.errf(n, key, "want seconds or a duration such as 90s or 168h, got %s", describe(n))
-	}
-	if v < lo || v > hi {
-		return 0, d.errf(n, key, "%v out of range %v..%v", v, lo, hi)
-	}
-	return v, nil
-}
-
-func (d *decoder) perMinute(n *node, key string) (int, error) {
-	v, err := d.integer(n, key)
-	if err == nil && (v < 1 || v > 100000) {
-		err = d.errf(n, key, "%d out of range 1..100000", v)
-	}
-	return int(v), err
 }
 
 // ValidAccountName reports whether s is a Hive account name: 3 to 16

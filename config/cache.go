@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.yaml.in/yaml/v3"
 )
 
 // CacheSettings are the `cache:` section of the modern format: the optional
@@ -16,24 +17,26 @@ import (
 type CacheSettings struct {
 	// RedisURL turns the shared tier on: redis://[user:password@]host:port/db,
 	// rediss://… (TLS) or unix:///path. Empty: off.
-	RedisURL string
+	RedisURL string `yaml:"redis_url" as:"redis_url"`
 	// RedisReplicaURLs are read replicas of RedisURL; when given, reads go
 	// to them and writes to RedisURL.
-	RedisReplicaURLs []string
+	RedisReplicaURLs []string `yaml:"redis_replica_urls" as:"redis_url"`
 	// RedisPrefix namespaces every key hivegate writes.
-	RedisPrefix string
+	RedisPrefix string `yaml:"redis_prefix" as:"redis_prefix"`
 	// RedisTimeout bounds each Redis operation, so that a slow Redis slows
-	// a request by at most this much.
-	RedisTimeout time.Duration
+	// a request by at most this much (milliseconds, or a duration such as
+	// 50ms).
+	RedisTimeout time.Duration `yaml:"redis_timeout" as:"millis" range:"1ms..10s"`
 	// RedisCompressMinBytes: values of at least this many bytes are stored
 	// zstd-compressed.
-	RedisCompressMinBytes int64
+	RedisCompressMinBytes int64 `yaml:"redis_compress_min_bytes" range:"1..1073741824"`
 	// RedisBreakerFailures is how many consecutive failed Redis operations
 	// make hivegate stop using Redis for RedisBreakerCooldown.
-	RedisBreakerFailures int
+	RedisBreakerFailures int `yaml:"redis_breaker_failures" range:"1..10000"`
 	// RedisBreakerCooldown is how long hivegate leaves Redis alone after
-	// the breaker opened, before trying it again.
-	RedisBreakerCooldown time.Duration
+	// the breaker opened, before trying it again (milliseconds, or a
+	// duration such as 5s).
+	RedisBreakerCooldown time.Duration `yaml:"redis_breaker_cooldown" as:"millis" range:"1ms..1h"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -60,88 +63,28 @@ const (
 // Enabled reports whether the shared Redis tier is configured.
 func (s CacheSettings) Enabled() bool { return s.RedisURL != "" }
 
-// defaultCacheSettings are the cache section's values before its keys are read.
-func defaultCacheSettings() CacheSettings {
-	return CacheSettings{
-		RedisPrefix:           DefaultRedisPrefix,
-		RedisTimeout:          DefaultRedisTimeout,
-		RedisCompressMinBytes: DefaultRedisCompressMinBytes,
-		RedisBreakerFailures:  DefaultRedisBreakerFailures,
-		RedisBreakerCooldown:  DefaultRedisBreakerCooldown,
-	}
-}
-
-// cacheSection reads the `cache:` section; k is its key node.
-func (d *decoder) cacheSection(cfg *Config, k, n *node) error {
-	s := defaultCacheSettings()
-	s.Pos = d.pos(k)
-	if n.kind == kindScalar && n.null {
-		cfg.Cache = s
-		return nil
-	}
-	var replicasAt *node
-	var others []string // keys given besides redis_url
-	err := d.fields(n, "cache", func(key string, kn, v *node) (bool, error) {
-		path := "cache." + key
-		var err error
-		switch key {
-		case "redis_url":
-			if s.RedisURL, err = d.str(v, path); err == nil && s.RedisURL != "" {
-				err = d.redisURL(v, path, s.RedisURL)
-			}
-			return true, err
-		case "redis_replica_urls":
-			replicasAt = v
-			if s.RedisReplicaURLs, err = d.strings(v, path); err != nil {
-				return true, err
-			}
-			for i, u := range s.RedisReplicaURLs {
-				if err := d.redisURL(v.vals[i], path, u); err != nil {
-					return true, err
-				}
-			}
-		case "redis_prefix":
-			if s.RedisPrefix, err = d.str(v, path); err == nil && s.RedisPrefix == "" {
-				err = d.errf(v, path, "empty prefix: give the keys a namespace (the default is %q)", DefaultRedisPrefix)
-			}
-		case "redis_timeout":
-			s.RedisTimeout, err = d.millis(v, path, MaxRedisTimeout)
-		case "redis_compress_min_bytes":
-			s.RedisCompressMinBytes, err = d.integer(v, path)
-			if err == nil && (s.RedisCompressMinBytes < 1 || s.RedisCompressMinBytes > MaxRedisCompressMinBytes) {
-				err = d.errf(v, path, "redis_compress_min_bytes %d out of range 1..%d", s.RedisCompressMinBytes, MaxRedisCompressMinBytes)
-			}
-		case "redis_breaker_failures":
-			var f int64
-			f, err = d.integer(v, path)
-			if err == nil && (f < 1 || f > MaxRedisBreakerFailures) {
-				err = d.errf(v, path, "redis_breaker_failures %d out of range 1..%d", f, MaxRedisBreakerFailures)
-			}
-			s.RedisBreakerFailures = int(f)
-		case "redis_breaker_cooldown":
-			s.RedisBreakerCooldown, err = d.millis(v, path, MaxRedisBreakerCooldown)
-		default:
-			return false, nil
-		}
-		others = append(others, key)
-		return true, err
-	})
-	if err != nil {
-		return err
-	}
+// validate checks the cache section of the modern format as a whole.
+func (s *CacheSettings) validate(d *decoder, path string) error {
+	n := d.at(path)
+	s.Pos = d.pos(d.keyAt(path))
 	if s.RedisURL == "" && len(s.RedisReplicaURLs) > 0 {
-		return d.errf(replicasAt, "cache.redis_replica_urls", "read replicas need a primary: set cache.redis_url too")
+		return d.errf(d.at(path+".redis_replica_urls"), path+".redis_replica_urls", "read replicas need a primary: set cache.redis_url too")
+	}
+	var others []string // keys given besides redis_url
+	for i := 0; n.Kind == yaml.MappingNode && i < len(n.Content); i += 2 {
+		if key := n.Content[i].Value; key != "redis_url" {
+			others = append(others, key)
+		}
 	}
 	if s.RedisURL == "" && len(others) > 0 {
-		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: cache.%s has no effect without cache.redis_url: the shared Redis tier is off", s.Pos, strings.Join(others, ", cache.")))
+		d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: cache.%s has no effect without cache.redis_url: the shared Redis tier is off", s.Pos, strings.Join(others, ", cache.")))
 	}
-	cfg.Cache = s
 	return nil
 }
 
-// redisURL checks a Redis URL the way the Redis client will read it.
+// checkRedisURL checks a Redis URL the way the Redis client will read it.
 // Messages never repeat the URL's password.
-func (d *decoder) redisURL(n *node, key, u string) error {
+func checkRedisURL(u string) error {
 	_, err := redis.ParseURL(u)
 	if err == nil {
 		return nil
@@ -152,33 +95,5 @@ func (d *decoder) redisURL(n *node, key, u string) error {
 	} else {
 		detail = "not a URL" // url.Parse's own message quotes the URL, password and all
 	}
-	return d.errf(n, key, "bad Redis URL: %s (want redis://[user:password@]host:port/db, rediss://… or unix:///path)", detail)
-}
-
-// millis reads a positive duration written as whole milliseconds (an
-// integer) or as a Go duration string ("50ms", "1.5s"), at most max.
-func (d *decoder) millis(n *node, key string, max time.Duration) (time.Duration, error) {
-	var v time.Duration
-	switch {
-	case n.kind == kindScalar && n.tag == tagInt:
-		ms, err := d.integer(n, key)
-		if err != nil {
-			return 0, err
-		}
-		if ms < 1 || ms > max.Milliseconds() {
-			return 0, d.errf(n, key, "%d ms out of range 1..%d ms", ms, max.Milliseconds())
-		}
-		v = time.Duration(ms) * time.Millisecond
-	case n.kind == kindScalar && n.tag == tagStr:
-		var err error
-		if v, err = time.ParseDuration(n.str); err != nil {
-			return 0, d.errf(n, key, "want milliseconds or a duration such as 50ms or 2s, got %q", n.str)
-		}
-	default:
-		return 0, d.errf(n, key, "want milliseconds or a duration such as 50ms or 2s, got %s", describe(n))
-	}
-	if v <= 0 || v > max {
-		return 0, d.errf(n, key, "%v out of range: want more than 0 and at most %v", v, max)
-	}
-	return v, nil
+	return fmt.Errorf("bad Redis URL: %s (want redis://[user:password@]host:port/db, rediss://… or unix:///path)", detail)
 }

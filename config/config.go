@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // TTLKind says how long a cached answer lives.
@@ -135,172 +137,181 @@ func (b Backend) NodeURLs() []string {
 }
 
 // Settings are the proxy settings section (`hivegate:` or `drone:`).
+// Its keys are read from `hivegate:` (or `drone:`) together with those of
+// Ops and Drone's own (modern.go).
 type Settings struct {
-	Hostname                    string
-	Port                        int
-	CacheMaxCapacity            int64 // bytes
-	OperatorMessage             string
-	MiddlewareConnectionThreads int
-	// LIBPollInterval is how often the last irreversible block is polled.
-	LIBPollInterval time.Duration
+	// Hostname is the address the server binds.
+	Hostname string `yaml:"hostname"`
+	// Port is the port the server binds.
+	Port int `yaml:"port" range:"0..65535"`
+	// CacheMaxCapacity bounds the in-process cache, in bytes; 0 turns it
+	// off.
+	CacheMaxCapacity int64 `yaml:"cache_max_capacity" range:"0.."`
+	// OperatorMessage is shown on GET /.
+	OperatorMessage string `yaml:"operator_message"`
+	// MiddlewareConnectionThreads is the number of connections kept per
+	// backend node.
+	MiddlewareConnectionThreads int `yaml:"middleware_connection_threads" range:"1..10000"`
+	// LIBPollInterval is how often the last irreversible block is polled
+	// (whole seconds).
+	LIBPollInterval time.Duration `yaml:"lib_poll_interval" as:"interval"`
 	// CORSAllowedOrigins are the browser origins allowed to call hivegate
 	// (Connect-Web, gRPC-Web, fetch); empty or "*" allows any origin.
-	CORSAllowedOrigins []string
+	CORSAllowedOrigins []string `yaml:"cors_allowed_origins"`
 	// CORSOff turns the CORS headers off (Drone's add_cors_headers: false,
 	// for a gateway behind a proxy that adds its own).
-	CORSOff bool
+	CORSOff bool `yaml:"add_cors_headers" as:"not"`
 	// NodeFailThreshold is the number of calls in a row a node may fail
 	// before it is taken out of its backend (node_fail_threshold).
-	NodeFailThreshold int
+	NodeFailThreshold int `yaml:"node_fail_threshold" range:"1..1000"`
 	// NodeMaxLagBlocks takes a node out of its backend while its head block
 	// is more than this many blocks behind the best head of the backend's
 	// nodes (node_max_lag_blocks); 0 turns the check off.
-	NodeMaxLagBlocks int
+	NodeMaxLagBlocks int `yaml:"node_max_lag_blocks" range:"0..1000000"`
 	// NodeMaxHeadAge takes a hived node out of service while its head block
 	// is older than this (node_max_head_age, whole seconds); negative (0
 	// in the file) turns the check off.
-	NodeMaxHeadAge time.Duration
+	NodeMaxHeadAge time.Duration `yaml:"node_max_head_age" as:"age"`
 	// NodeMaxSyncAge takes a hivemind or HAfAH node out of service while
 	// it is more than this behind the chain (node_max_sync_age); negative
 	// (0 in the file) turns the check off.
-	NodeMaxSyncAge time.Duration
+	NodeMaxSyncAge time.Duration `yaml:"node_max_sync_age" as:"age"`
 	// CompressMinBytes is the size from which a JSON-RPC answer is
 	// gzip-encoded for a client that accepts it (compress_min_bytes); 0
 	// turns compression off.
-	CompressMinBytes int
+	CompressMinBytes int `yaml:"compress_min_bytes" range:"0..1073741824"`
 	// WSConnsPerNode is the number of WebSocket connections kept per ws://
 	// or wss:// node (jussi's upstream.websocket_pool.max_size); 0 means
 	// MiddlewareConnectionThreads.
 	WSConnsPerNode int
 }
 
-// Limits bound what one client may ask.
+// Limits bound what one client may ask: the `limits:` section of both
+// formats (limits.go). A zero value means the default (see
+// Limits.WithDefaults); timeouts are whole seconds, at least 1.
 type Limits struct {
 	// BlacklistAccounts are account names whose requests are refused
 	// (limits.blacklist_accounts, also spelled accounts_blacklist).
-	BlacklistAccounts []string
+	BlacklistAccounts []string `yaml:"blacklist_accounts"`
 	// MaxBatchSize is the largest JSON-RPC batch accepted.
-	MaxBatchSize int
+	MaxBatchSize int `yaml:"max_batch_size" range:"1..10000"`
 	// MaxBodyBytes is the largest request body accepted.
-	MaxBodyBytes int64
+	MaxBodyBytes int64 `yaml:"max_body_bytes" range:"1024..1073741824"`
 	// MaxJSONDepth is the deepest JSON nesting accepted in a request.
-	MaxJSONDepth int
-
-	// The fields below are read by config/limits.go; a zero value means the
-	// default there (see Limits.WithDefaults).
-
+	MaxJSONDepth int `yaml:"max_json_depth" range:"2..1000"`
 	// MaxHeaderBytes bounds a request's headers (limits.max_header_bytes).
-	MaxHeaderBytes int
+	MaxHeaderBytes int `yaml:"max_header_bytes" range:"1024..16777216"`
 	// ReadHeaderTimeout bounds the time to read a request's headers
 	// (limits.read_header_timeout).
-	ReadHeaderTimeout time.Duration
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout" as:"interval"`
 	// ReadTimeout bounds the time to read a whole request
 	// (limits.read_timeout).
-	ReadTimeout time.Duration
+	ReadTimeout time.Duration `yaml:"read_timeout" as:"interval"`
 	// WriteTimeout bounds the time from the end of a request's headers to
 	// the end of its response (limits.write_timeout).
-	WriteTimeout time.Duration
+	WriteTimeout time.Duration `yaml:"write_timeout" as:"interval"`
 	// IdleTimeout bounds how long a keep-alive connection waits for its next
 	// request (limits.idle_timeout).
-	IdleTimeout time.Duration
+	IdleTimeout time.Duration `yaml:"idle_timeout" as:"interval"`
 	// MaxInFlight is the number of requests served at once; more are
 	// refused at once (limits.max_in_flight).
-	MaxInFlight int
+	MaxInFlight int `yaml:"max_in_flight" range:"1..1000000"`
 	// MaxInFlightPerClient is the number of requests one client address
 	// may have at once, its bodies still arriving included; more are
 	// refused at once (limits.max_in_flight_per_client). Zero means
 	// MaxInFlight/8 (at least 1). Addresses in TrustedProxies are not
 	// capped.
-	MaxInFlightPerClient int
+	MaxInFlightPerClient int `yaml:"max_in_flight_per_client" range:"1..1000000"`
 	// MaxConnsPerClient is the number of connections one TCP peer may hold
 	// open on the main listener; more are closed as soon as they are
 	// accepted (limits.max_conns_per_client). Peers in TrustedProxies are
 	// not capped.
-	MaxConnsPerClient int
+	MaxConnsPerClient int `yaml:"max_conns_per_client" range:"1..1000000"`
 	// MaxConcurrentStreams is the number of HTTP/2 streams (requests) one
 	// connection may have open at once (limits.max_concurrent_streams).
-	MaxConcurrentStreams int
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams" range:"1..10000"`
 	// BodyTimeout bounds the time to receive a request's body once its
 	// headers are in; the body is read before the request takes one of
 	// the MaxInFlight places (limits.body_timeout). It is never longer
 	// than ReadTimeout.
-	BodyTimeout time.Duration
+	BodyTimeout time.Duration `yaml:"body_timeout" as:"interval"`
 	// RateLimitPerSecond is the sustained calls per second allowed per
-	// client address; 0 turns rate limiting off (limits.rate_limit_per_second).
-	RateLimitPerSecond float64
+	// client address, fractions allowed; 0 turns rate limiting off
+	// (limits.rate_limit_per_second).
+	RateLimitPerSecond float64 `yaml:"rate_limit_per_second" range:"0..1000000"`
 	// RateLimitBurst is the calls a client may make at once after being idle
 	// (limits.rate_limit_burst).
-	RateLimitBurst int
+	RateLimitBurst int `yaml:"rate_limit_burst" range:"1..1000000"`
 	// TrustedProxyHeader names the header (X-Forwarded-For, X-Real-IP) read
 	// for the client address when the peer is a trusted proxy
 	// (limits.trusted_proxy_header).
-	TrustedProxyHeader string
+	TrustedProxyHeader string `yaml:"trusted_proxy_header" as:"header"`
 	// TrustedProxies are the proxies whose TrustedProxyHeader is believed
-	// (limits.trusted_proxies); nil means loopback and private ranges.
-	TrustedProxies []netip.Prefix
+	// (limits.trusted_proxies: addresses and CIDR ranges); nil means
+	// loopback and private ranges.
+	TrustedProxies []netip.Prefix `yaml:"trusted_proxies" as:"prefix"`
 	// MaxResponseBytes caps one backend answer (limits.max_response_bytes).
-	MaxResponseBytes int64
+	MaxResponseBytes int64 `yaml:"max_response_bytes" range:"1024..4294967296"`
 	// MaxUpstreamBatchSize is the most calls of one client batch sent to a
 	// backend in one JSON-RPC batch request; 1 sends every call on its own
 	// (limits.max_upstream_batch_size).
-	MaxUpstreamBatchSize int
+	MaxUpstreamBatchSize int `yaml:"max_upstream_batch_size" range:"1..1000"`
 	// NoUpstreamBatch names the backends that get every call on its own,
 	// for nodes that do not take JSON-RPC batches (limits.no_upstream_batch).
-	NoUpstreamBatch []string
+	NoUpstreamBatch []string `yaml:"no_upstream_batch"`
 	// AccountHistoryLimit refuses a get_account_history call (any api)
 	// asking for more entries than this, before any upstream call, with
 	// jussi's error 1701 (limits.account_history_limit); 0 turns the check
 	// off. A jussi JSON config has jussi's default, 100.
-	AccountHistoryLimit int
-
-	noBatchPos Pos         // where no_upstream_batch was given
-	unread     []unreadKey // keys jussi documents but never reads (warned about)
+	AccountHistoryLimit int `yaml:"account_history_limit" range:"0..1000000"`
 }
 
-// unreadKey is a key that jussi documents but never reads.
-type unreadKey struct {
-	path string
-	pos  Pos
-}
-
-// Config is the whole configuration, whichever format it came from.
+// Config is the whole configuration, whichever format it came from. Its
+// tagged fields are the top-level keys of the modern format; the settings
+// and limits sections are read through modernFile (modern.go), the legacy
+// format through jussiFile (jussi.go).
 type Config struct {
-	Source             string // file path, or "(embedded default)"
-	Settings           Settings
-	Backends           []Backend
-	URLs               []Entry[string] // key → backend name
-	TTLs               []Entry[TTL]
-	Timeouts           []Entry[time.Duration]
-	Retries            []Entry[int]
-	TranslateToAppbase []string
+	Source   string // file path, or "(embedded default)"
+	Settings Settings
+	// Backends are the upstreams: name → node URL, or a list of them
+	// for a backend of several nodes.
+	Backends []Backend `yaml:"backends"`
+	// URLs route method keys to backends: key → backend name.
+	URLs []Entry[string] `yaml:"urls"`
+	// TTLs are the cache lifetimes by method key.
+	TTLs []Entry[TTL] `yaml:"ttls"`
+	// Timeouts are the backend timeouts by method key, whole seconds, 0
+	// for none.
+	Timeouts []Entry[time.Duration] `yaml:"timeouts" as:"timeout"`
+	// Retries are the retries by method key, 0 to MaxRetries.
+	Retries []Entry[int] `yaml:"retries" as:"retries"`
+	// TranslateToAppbase are the namespaces whose calls are sent to the
+	// node as condenser_api calls.
+	TranslateToAppbase []string `yaml:"translate_to_appbase"`
 	// EquivalentMethods rename calls before routing (Drone's
 	// equivalent_methods): Key is a source method key without params
 	// ("appbase.search_api.find_text"), Value the method the call is
 	// renamed to, as a client would write it ("search-api.find_text").
-	EquivalentMethods []Entry[string]
-	DefaultNamespace  string
-	Limits            Limits
+	EquivalentMethods []Entry[string] `yaml:"equivalent_methods" as:"equivalents"`
+	// DefaultNamespace is the namespace of bare method names.
+	DefaultNamespace string `yaml:"default_namespace"`
+	Limits           Limits
 	// Cache is the `cache:` section: the optional shared Redis tier
 	// (see cache.go).
-	Cache CacheSettings
+	Cache CacheSettings `yaml:"cache"`
 	// Ops are the operations keys of the settings section: access log,
 	// metrics, admin listener, tracing (see ops.go).
 	Ops Ops
 	// Auth is the `auth:` section: the OAuth 2 service for Hive apps
 	// (see auth.go); off unless auth.enabled.
-	Auth AuthSettings
+	Auth AuthSettings `yaml:"auth"`
 	// Quotas is the `quotas:` section: weighted call quotas per client
-	// address and API key (see quota.go); off unless configured.
-	Quotas QuotaSettings
+	// address and API key (see quota.go); off unless configured. YAML
+	// only.
+	Quotas QuotaSettings `yaml:"quotas"`
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string
-
-	nsPos        Pos // where default_namespace was given
-	translatePos Pos // where translate_to_appbase was given
-	// droneMetrics and sectionMetrics record which spelling set the public
-	// metrics: Drone's metrics_enabled/metrics_path or the metrics section.
-	droneMetrics, sectionMetrics bool
 }
 
 // Defaults, in one place.
@@ -335,28 +346,6 @@ const (
 	// lifetimes are spelled NO_EXPIRE.
 	MaxTTLSeconds = 1<<31 - 1
 )
-
-func defaults() Config {
-	return Config{
-		Settings: Settings{
-			Hostname:                    DefaultHostname,
-			Port:                        DefaultPort,
-			CacheMaxCapacity:            DefaultCacheMaxCapacity,
-			MiddlewareConnectionThreads: DefaultConnectionThreads,
-			LIBPollInterval:             DefaultLIBPollInterval,
-			NodeFailThreshold:           DefaultNodeFailThreshold,
-			NodeMaxLagBlocks:            DefaultNodeMaxLagBlocks,
-			NodeMaxHeadAge:              DefaultNodeMaxHeadAge,
-			NodeMaxSyncAge:              DefaultNodeMaxSyncAge,
-			CompressMinBytes:            DefaultCompressMinBytes,
-		},
-		Limits:           startLimits(), // limits.go
-		DefaultNamespace: DefaultNamespace,
-		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
-		Auth:             defaultAuthSettings(),                // auth.go
-		Quotas:           defaultQuotaSettings(),               // quota.go
-	}
-}
 
 // Error is a configuration error with its position and key.
 type Error struct {
@@ -395,21 +384,40 @@ func Load(path string) (*Config, error) {
 // in error messages. Every error it returns is an *Error.
 func Parse(name string, data []byte) (*Config, error) {
 	var (
-		cfg *Config
-		err error
+		root *yaml.Node
+		err  error
+		read func(*decoder, *yaml.Node) error
 	)
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml":
-		cfg, err = parseModern(name, data)
+		root, err = fromYAML(name, data)
+		read = (*decoder).modern
 	case ".json":
-		cfg, err = parseLegacy(name, data)
+		root, err = fromJSON(name, data)
+		read = (*decoder).legacy
 	default:
 		return nil, &Error{Pos: Pos{File: name}, Err: errors.New("unknown config format: use .yaml/.yml (modern) or .json (legacy)")}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.validate(); err != nil {
+	return load(name, root, read, nil, nil)
+}
+
+// load reads a parsed document into the defaults with read, lets edit
+// change the result, and validates it.
+func load(file string, root *yaml.Node, read func(*decoder, *yaml.Node) error, files map[*yaml.Node]string, edit func(*Config)) (*Config, error) {
+	cfg := defaults()
+	cfg.Source = file
+	d := newDecoder(cfg, file)
+	d.files = files
+	if err := read(d, root); err != nil {
+		return nil, err
+	}
+	if edit != nil {
+		edit(cfg)
+	}
+	if err := cfg.validate(d); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -5,29 +5,6 @@ import (
 	"strings"
 )
 
-// equivalentMethods reads Drone's equivalent_methods section: each key is a
-// destination method, as a client would call it ("block_api.get_block"),
-// and its value the list of source method keys renamed to it, in their full
-// form with the namespace ("appbase.condenser_api.get_block"). hivegate keeps
-// them source first (Config.EquivalentMethods).
-func (d *decoder) equivalentMethods(cfg *Config, n *node) error {
-	return eachEntry(d, n, "equivalent_methods", func(dest string, kn, vn *node) error {
-		path := "equivalent_methods." + dest
-		sources, err := d.strings(vn, path)
-		if err != nil {
-			return err
-		}
-		for i, src := range sources {
-			pos := d.pos(vn)
-			if vn.kind == kindSeq && i < len(vn.vals) {
-				pos = d.pos(vn.vals[i])
-			}
-			cfg.EquivalentMethods = append(cfg.EquivalentMethods, Entry[string]{Key: src, Value: dest, Pos: pos})
-		}
-		return nil
-	})
-}
-
 // checkEquivalents checks the shape of every equivalent_methods entry: a
 // source is a method key of two or three segments without params (Drone
 // looks sources up by namespace.api.method or namespace.method), given once;

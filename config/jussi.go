@@ -1,389 +1,342 @@
 package config
 
 import (
-	"fmt"
-	"math"
 	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// The settings sections of jussi's next branch (steemit/jussi, next:
-// internal/config/config.go, read with viper from the same JSON file as the
-// upstreams): server, upstream, cache, logging, telemetry and prometheus.
-// Each key is implemented or, where hivegate has no equivalent, accepted
-// with a warning that says what hivegate does instead; a value that asks
-// for what hivegate does anyway loads silently. Keys jussi documents
-// (docs/CONFIGURATION.md) but never reads are accepted with a warning that
-// says so. docs/configuration.md lists them all.
+// jussiFile is jussi's JSON format: a `limits` object and an `upstreams`
+// list whose urls/ttls/timeouts/retries are [key, value] pairs (or jussi's
+// older {"prefix": key, "upstream_url"|"upstream_ttl"|...: value} objects),
+// plus the settings sections of jussi's next branch (steemit/jussi, next:
+// internal/config/config.go, read with viper from the same file): server,
+// upstream, cache, logging, telemetry and prometheus. Each of their keys is
+// implemented or, where hivegate has no equivalent, accepted with a warning
+// that says what hivegate does instead; a value that asks for what hivegate
+// does anyway loads silently. Keys jussi documents (docs/CONFIGURATION.md)
+// but never reads are accepted with a warning that says so (warn:"unread").
+// docs/configuration.md lists them all.
+type jussiFile struct {
+	Limits     limitsSection   `yaml:"limits"`
+	Auth       *AuthSettings   `yaml:"auth"`
+	Upstreams  upstreams       `yaml:"upstreams"`
+	Server     jussiServer     `yaml:"server"`
+	Upstream   jussiUpstream   `yaml:"upstream"`
+	Cache      jussiCache      `yaml:"cache"`
+	Logging    jussiLogging    `yaml:"logging"`
+	Telemetry  jussiTelemetry  `yaml:"telemetry"`
+	Prometheus jussiPrometheus `yaml:"prometheus"`
+}
 
-// jussiSection reads one top-level section of jussi's next branch. It
-// reports false for a key that is not one.
-func (d *decoder) jussiSection(cfg *Config, key string, k, v *node) (bool, error) {
-	switch key {
-	case "server":
-		return true, d.jussiServer(cfg, v)
-	case "upstream":
-		return true, d.jussiUpstream(cfg, v)
-	case "cache":
-		return true, d.jussiCache(cfg, k, v)
-	case "logging":
-		return true, d.jussiLogging(cfg, v)
-	case "telemetry":
-		return true, d.jussiTelemetry(cfg, k, v)
-	case "prometheus":
-		return true, d.jussiPrometheus(cfg, v)
+// upstream is one object of jussi's upstreams list.
+type upstream struct {
+	Name               string                 `yaml:"name"`
+	TranslateToAppbase bool                   `yaml:"translate_to_appbase"`
+	URLs               []urlPair              `yaml:"urls" pairs:"upstream_url" as:"url"`
+	TTLs               []Entry[TTL]           `yaml:"ttls" pairs:"upstream_ttl"`
+	Timeouts           []Entry[time.Duration] `yaml:"timeouts" pairs:"upstream_timeout" as:"timeout"`
+	Retries            []Entry[int]           `yaml:"retries" pairs:"upstream_retries" as:"retries"`
+}
+
+type jussiServer struct {
+	Host            *string  `yaml:"host"`
+	Port            *int     `yaml:"port" range:"0..65535"`
+	BatchSizeLimit  *int     `yaml:"batch_size_limit" range:"1..10000"`
+	Workers         int64    `yaml:"workers" warn:"hivegate serves requests on every CPU (GOMAXPROCS), with no worker processes"`
+	TCPBacklog      int64    `yaml:"tcp_backlog" warn:"hivegate listens with the system's backlog (net.core.somaxconn on Linux)"`
+	RequestTimeout  anyValue `yaml:"request_timeout" warn:"unread"`
+	ResponseTimeout anyValue `yaml:"response_timeout" warn:"unread"`
+}
+
+type jussiUpstream struct {
+	TestURLs         bool `yaml:"test_urls" when:"true" warn:"hivegate does not test the upstream URLs before it starts: it probes every node in the background and reports the ones it cannot reach (GET /, metrics)"`
+	WebsocketEnabled bool `yaml:"websocket_enabled" when:"false" warn:"hivegate always calls ws:// and wss:// URLs over WebSocket"`
+	WebsocketPool    struct {
+		MaxSize    *int  `yaml:"max_size" range:"1..10000"`
+		MinSize    int64 `yaml:"min_size" warn:"hivegate opens WebSocket connections when calls need them, up to upstream.websocket_pool.max_size per node"`
+		QueueSize  int64 `yaml:"queue_size" warn:"hivegate sends any number of calls on one WebSocket connection at once, matched to their answers by id"`
+		ReadLimit  int64 `yaml:"read_limit" warn:"hivegate caps every answer at limits.max_response_bytes (default 64 MiB), whatever the transport"`
+		WriteLimit int64 `yaml:"write_limit" warn:"hivegate caps every answer at limits.max_response_bytes (default 64 MiB), whatever the transport"`
+		MaxMsgSize int64 `yaml:"max_msg_size" warn:"hivegate caps every answer at limits.max_response_bytes (default 64 MiB), whatever the transport"`
+	} `yaml:"websocket_pool"`
+}
+
+// jussiCache is jussi's cache section: the in-process cache switch and the
+// Redis tier (hivegate's cache: section of the YAML format).
+type jussiCache struct {
+	Enabled         bool           `yaml:"enabled"`
+	RedisURL        *string        `yaml:"redis_url" as:"redis_url"`
+	ReadReplicaURLs *[]string      `yaml:"read_replica_urls" as:"redis_url"`
+	ReadTimeout     *time.Duration `yaml:"read_timeout" as:"fseconds" range:"1ns..10s"`
+	TestBeforeAdd   bool           `yaml:"test_before_add" when:"true" warn:"hivegate writes an entry to Redis without reading it first"`
+	Memory          struct {
+		MaxSize    int64    `yaml:"max_size" warn:"hivegate's cache is bounded in bytes, not entries: 1073741824 bytes (1 GiB) by default"`
+		Enabled    anyValue `yaml:"enabled" warn:"unread"`
+		DefaultTTL anyValue `yaml:"default_ttl" warn:"unread"`
+	} `yaml:"memory"`
+	Redis struct {
+		Address      string   `yaml:"address"`
+		Password     string   `yaml:"password"`
+		DB           int64    `yaml:"db"`
+		Compression  bool     `yaml:"compression"`
+		PoolSize     int64    `yaml:"pool_size" warn:"hivegate bounds every Redis operation by cache.read_timeout (its redis_timeout) and sizes its Redis pool itself"`
+		ReadTimeout  int64    `yaml:"read_timeout" warn:"hivegate bounds every Redis operation by cache.read_timeout (its redis_timeout) and sizes its Redis pool itself"`
+		WriteTimeout int64    `yaml:"write_timeout" warn:"hivegate bounds every Redis operation by cache.read_timeout (its redis_timeout) and sizes its Redis pool itself"`
+		DialTimeout  int64    `yaml:"dial_timeout" warn:"hivegate bounds every Redis operation by cache.read_timeout (its redis_timeout) and sizes its Redis pool itself"`
+		Enabled      anyValue `yaml:"enabled" warn:"unread"`
+		URL          anyValue `yaml:"url" warn:"unread"`
+	} `yaml:"redis"`
+}
+
+type jussiLogging struct {
+	Level           string   `yaml:"level" warn:"hivegate logs at level info to standard error with RFC 3339 times (log/slog)"`
+	Output          string   `yaml:"output" warn:"hivegate logs at level info to standard error with RFC 3339 times (log/slog)"`
+	TimestampFormat string   `yaml:"timestamp_format" warn:"hivegate logs at level info to standard error with RFC 3339 times (log/slog)"`
+	Format          string   `yaml:"format" warn:"choose hivegate's log format with --log-format text|json (%v asked)"`
+	IncludeCaller   bool     `yaml:"include_caller" when:"true" warn:"hivegate's log lines carry no source location"`
+	Caller          anyValue `yaml:"caller" warn:"unread"`
+}
+
+// jussiTelemetry is jussi's OpenTelemetry section, mapped onto
+// hivegate.tracing: on when enabled (jussi's default) and an endpoint is
+// given. jussi's endpoints may lack a scheme ("jaeger:4318"); hivegate
+// exports OTLP over HTTP.
+type jussiTelemetry struct {
+	Enabled            bool     `yaml:"enabled"`
+	OTLPEndpoint       string   `yaml:"otlp_endpoint"`
+	TracesEndpoint     string   `yaml:"traces_endpoint"`
+	ServiceName        string   `yaml:"service_name"`
+	ResourceAttributes string   `yaml:"resource_attributes" warn:"hivegate's spans carry service.name and service.version only"`
+	Jaeger             anyValue `yaml:"jaeger" warn:"unread"`
+}
+
+// jussiPrometheus is jussi's metrics endpoint, which it serves on the main
+// port (to loopback clients only, by default). hivegate serves metrics on
+// its admin listener (loopback, 127.0.0.1:9090 by default) and on the main
+// port only when asked to, to everyone.
+type jussiPrometheus struct {
+	Enabled       bool     `yaml:"enabled"`
+	Path          *string  `yaml:"path" as:"metrics_path"`
+	LocalhostOnly bool     `yaml:"localhost_only"`
+	AllowedIPs    []string `yaml:"allowed_ips"`
+	Port          anyValue `yaml:"port" warn:"unread"`
+}
+
+func (t *jussiTelemetry) setDefaults()  { t.Enabled = true }
+func (p *jussiPrometheus) setDefaults() { p.Enabled, p.LocalhostOnly = true, true }
+func (j *jussiCache) setDefaults()      { j.Enabled, j.Redis.Compression = true, true }
+
+// legacy reads jussi's format. A file that is a list is the upstreams list
+// alone, as jussi read its files until April 2018 (steemit/jussi e5a86b4).
+func (d *decoder) legacy(root *yaml.Node) error {
+	c := d.cfg
+	c.Limits.AccountHistoryLimit = DefaultJussiAccountHistoryLimit
+	if root.Kind == yaml.SequenceNode {
+		root = &yaml.Node{Kind: yaml.MappingNode, Line: root.Line, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: tagStr, Value: "upstreams", Line: root.Line}, root}}
 	}
-	return false, nil
+	f := jussiFile{Limits: limitsSection{Limits: &c.Limits}, Auth: &c.Auth}
+	f.Server.Host, f.Server.Port, f.Server.BatchSizeLimit = &c.Settings.Hostname, &c.Settings.Port, &c.Limits.MaxBatchSize
+	f.Upstream.WebsocketPool.MaxSize = &c.Settings.WSConnsPerNode
+	f.Cache.RedisURL, f.Cache.ReadReplicaURLs, f.Cache.ReadTimeout = &c.Cache.RedisURL, &c.Cache.RedisReplicaURLs, &c.Cache.RedisTimeout
+	f.Prometheus.Path = &c.Ops.MetricsPath
+	return d.value(root, "", reflect.ValueOf(&f).Elem(), "")
 }
 
-// warnAt records a warning about the key at k.
-func (d *decoder) warnAt(cfg *Config, k *node, path, format string, args ...any) {
-	cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s: ", d.pos(k), path)+fmt.Sprintf(format, args...))
-}
-
-// unreadByJussi warns about a key jussi documents but never reads.
-func (d *decoder) unreadByJussi(cfg *Config, k *node, path string) {
-	d.warnAt(cfg, k, path, "jussi documents this key but never reads it; hivegate ignores it too")
-}
-
-// warnUnread warns about the limits keys jussi documents but never reads.
-func (c *Config) warnUnread() {
-	for _, u := range c.Limits.unread {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s: jussi documents this key but never reads it; hivegate ignores it too (the batch limit is limits.max_batch_size)", u.pos, u.path))
+// validate turns the upstreams into routes.
+func (f *jussiFile) validate(d *decoder, _ string) error {
+	c := d.cfg
+	var urls []urlPair
+	for _, u := range f.Upstreams {
+		if u.TranslateToAppbase {
+			c.TranslateToAppbase = append(c.TranslateToAppbase, u.Name)
+		}
+		if u.Name == "steemd" {
+			c.DefaultNamespace = "steemd" // jussi's own node namespace
+		}
+		urls = append(urls, u.URLs...)
+		c.TTLs = append(c.TTLs, u.TTLs...)
+		c.Timeouts = append(c.Timeouts, u.Timeouts...)
+		c.Retries = append(c.Retries, u.Retries...)
 	}
-}
-
-func (d *decoder) jussiServer(cfg *Config, n *node) error {
-	s := &cfg.Settings
-	return d.fields(n, "server", func(key string, k, v *node) (bool, error) {
-		path := "server." + key
-		var err error
-		switch key {
-		case "host":
-			s.Hostname, err = d.str(v, path)
-		case "port":
-			var p int
-			p, err = d.intIn(v, path, 0, 65535)
-			s.Port = p
-		case "batch_size_limit":
-			cfg.Limits.MaxBatchSize, err = d.intIn(v, path, 1, 10000)
-		case "workers":
-			if _, err = d.integer(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate serves requests on every CPU (GOMAXPROCS), with no worker processes")
-			}
-		case "tcp_backlog":
-			if _, err = d.integer(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate listens with the system's backlog (net.core.somaxconn on Linux)")
-			}
-		case "request_timeout", "response_timeout":
-			d.unreadByJussi(cfg, k, path)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-}
-
-func (d *decoder) jussiUpstream(cfg *Config, n *node) error {
-	return d.fields(n, "upstream", func(key string, k, v *node) (bool, error) {
-		path := "upstream." + key
-		switch key {
-		case "test_urls":
-			on, err := d.boolean(v, path)
-			if on {
-				d.warnAt(cfg, k, path, "hivegate does not test the upstream URLs before it starts: it probes every node in the background and reports the ones it cannot reach (GET /, metrics)")
-			}
-			return true, err
-		case "websocket_enabled":
-			on, err := d.boolean(v, path)
-			if !on {
-				d.warnAt(cfg, k, path, "hivegate always calls ws:// and wss:// URLs over WebSocket")
-			}
-			return true, err
-		case "websocket_pool":
-			return true, d.jussiWSPool(cfg, v, path)
-		}
-		return false, nil
-	})
-}
-
-func (d *decoder) jussiWSPool(cfg *Config, n *node, section string) error {
-	return d.fields(n, section, func(key string, k, v *node) (bool, error) {
-		path := section + "." + key
-		var err error
-		switch key {
-		case "max_size":
-			cfg.Settings.WSConnsPerNode, err = d.intIn(v, path, 1, 10000)
-		case "min_size":
-			if _, err = d.integer(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate opens WebSocket connections when calls need them, up to upstream.websocket_pool.max_size per node")
-			}
-		case "queue_size":
-			if _, err = d.integer(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate sends any number of calls on one WebSocket connection at once, matched to their answers by id")
-			}
-		case "read_limit", "write_limit", "max_msg_size":
-			if _, err = d.integer(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate caps every answer at limits.max_response_bytes (default 64 MiB), whatever the transport")
-			}
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-}
-
-// jussiCache reads jussi's cache section: the in-process cache switch and
-// the Redis tier (hivegate's cache: section of the YAML format).
-func (d *decoder) jussiCache(cfg *Config, k, n *node) error {
-	s := defaultCacheSettings()
-	s.Pos = d.pos(k)
-	var redisAddr, redisPassword string
-	redisDB := int64(0)
-	err := d.fields(n, "cache", func(key string, kn, v *node) (bool, error) {
-		path := "cache." + key
-		var err error
-		switch key {
-		case "enabled":
-			var on bool
-			if on, err = d.boolean(v, path); err == nil && !on {
-				cfg.Settings.CacheMaxCapacity = 0
-			}
-		case "redis_url":
-			if s.RedisURL, err = d.str(v, path); err == nil && s.RedisURL != "" {
-				err = d.redisURL(v, path, s.RedisURL)
-			}
-		case "read_replica_urls":
-			if s.RedisReplicaURLs, err = d.strings(v, path); err == nil {
-				for i, u := range s.RedisReplicaURLs {
-					if err = d.redisURL(v.vals[i], path, u); err != nil {
-						break
-					}
-				}
-			}
-		case "read_timeout":
-			s.RedisTimeout, err = d.jussiSeconds(v, path, MaxRedisTimeout)
-		case "test_before_add":
-			var on bool
-			if on, err = d.boolean(v, path); err == nil && on {
-				d.warnAt(cfg, kn, path, "hivegate writes an entry to Redis without reading it first")
-			}
-		case "memory":
-			err = d.fields(v, path, func(mk string, mkn, mv *node) (bool, error) {
-				mpath := path + "." + mk
-				switch mk {
-				case "max_size":
-					_, err := d.integer(mv, mpath)
-					if err == nil {
-						d.warnAt(cfg, mkn, mpath, "hivegate's cache is bounded in bytes, not entries: %d bytes (1 GiB) by default", DefaultCacheMaxCapacity)
-					}
-					return true, err
-				case "enabled", "default_ttl":
-					d.unreadByJussi(cfg, mkn, mpath)
-					return true, nil
-				}
-				return false, nil
-			})
-		case "redis":
-			err = d.fields(v, path, func(rk string, rkn, rv *node) (bool, error) {
-				rpath := path + "." + rk
-				var err error
-				switch rk {
-				case "address":
-					redisAddr, err = d.str(rv, rpath)
-				case "password":
-					redisPassword, err = d.str(rv, rpath)
-				case "db":
-					redisDB, err = d.integer(rv, rpath)
-				case "compression":
-					var on bool
-					if on, err = d.boolean(rv, rpath); err == nil && !on {
-						s.RedisCompressMinBytes = MaxRedisCompressMinBytes
-					}
-				case "pool_size", "read_timeout", "write_timeout", "dial_timeout":
-					if _, err = d.integer(rv, rpath); err == nil {
-						d.warnAt(cfg, rkn, rpath, "hivegate bounds every Redis operation by cache.read_timeout (its redis_timeout) and sizes its Redis pool itself")
-					}
-				case "enabled", "url":
-					d.unreadByJussi(cfg, rkn, rpath)
-				default:
-					return false, nil
-				}
-				return true, err
-			})
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return err
-	}
-	if s.RedisURL == "" && redisAddr != "" {
-		// jussi's own construction (CacheConfig.GetRedisURL).
-		u := url.URL{Scheme: "redis", Host: redisAddr}
-		if redisPassword != "" {
-			u.User = url.UserPassword("", redisPassword)
-		}
-		if redisDB > 0 {
-			u.Path = "/" + strconv.FormatInt(redisDB, 10)
-		}
-		s.RedisURL = u.String()
-		if err := d.redisURL(n, "cache.redis.address", s.RedisURL); err != nil {
-			return err
-		}
-	}
-	if s.RedisURL == "" && len(s.RedisReplicaURLs) > 0 {
-		return d.errf(n, "cache.read_replica_urls", "read replicas need a primary: set cache.redis_url or cache.redis.address too")
-	}
-	cfg.Cache = s
+	c.legacyRoutes(urls)
 	return nil
 }
 
-// jussiSeconds reads a positive number of seconds (fractions allowed), at
-// most max: jussi's redis timeout.
-func (d *decoder) jussiSeconds(n *node, key string, max time.Duration) (time.Duration, error) {
-	if n.kind != kindScalar || (n.tag != tagInt && n.tag != tagFloat) {
-		return 0, d.errf(n, key, "want a number of seconds, got %s", describe(n))
+func (j *jussiCache) validate(d *decoder, path string) error {
+	c, n := d.cfg, d.at(path)
+	c.Cache.Pos = d.pos(d.keyAt(path))
+	if !j.Enabled {
+		c.Settings.CacheMaxCapacity = 0
 	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(n.str, "_", ""), 64)
-	t := time.Duration(v * float64(time.Second))
-	if err != nil || math.IsNaN(v) || t <= 0 || t > max {
-		return 0, d.errf(n, key, "%s out of range: want more than 0 and at most %v", n.str, max)
+	if !j.Redis.Compression {
+		c.Cache.RedisCompressMinBytes = MaxRedisCompressMinBytes
 	}
-	return t, nil
+	if r := j.Redis; c.Cache.RedisURL == "" && r.Address != "" {
+		// jussi's own construction (CacheConfig.GetRedisURL).
+		u := url.URL{Scheme: "redis", Host: r.Address}
+		if r.Password != "" {
+			u.User = url.UserPassword("", r.Password)
+		}
+		if r.DB > 0 {
+			u.Path = "/" + strconv.FormatInt(r.DB, 10)
+		}
+		c.Cache.RedisURL = u.String()
+		if err := checkRedisURL(c.Cache.RedisURL); err != nil {
+			return d.wrap(n, "cache.redis.address", err)
+		}
+	}
+	if c.Cache.RedisURL == "" && len(c.Cache.RedisReplicaURLs) > 0 {
+		return d.errf(n, "cache.read_replica_urls", "read replicas need a primary: set cache.redis_url or cache.redis.address too")
+	}
+	return nil
 }
 
-func (d *decoder) jussiLogging(cfg *Config, n *node) error {
-	return d.fields(n, "logging", func(key string, k, v *node) (bool, error) {
-		path := "logging." + key
-		var err error
-		switch key {
-		case "level", "output", "timestamp_format":
-			if _, err = d.str(v, path); err == nil {
-				d.warnAt(cfg, k, path, "hivegate logs at level info to standard error with RFC 3339 times (log/slog)")
-			}
-		case "format":
-			var f string
-			if f, err = d.str(v, path); err == nil {
-				d.warnAt(cfg, k, path, "choose hivegate's log format with --log-format text|json (%s asked)", f)
-			}
-		case "include_caller":
-			var on bool
-			if on, err = d.boolean(v, path); err == nil && on {
-				d.warnAt(cfg, k, path, "hivegate's log lines carry no source location")
-			}
-		case "caller":
-			d.unreadByJussi(cfg, k, path)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-}
-
-// jussiTelemetry maps jussi's OpenTelemetry section onto hivegate.tracing:
-// on when enabled and an endpoint is given. jussi's endpoints may lack a
-// scheme ("jaeger:4318"); hivegate exports OTLP over HTTP.
-func (d *decoder) jussiTelemetry(cfg *Config, k, n *node) error {
-	enabled := true // jussi's default
-	var endpoint, traces, service string
-	err := d.fields(n, "telemetry", func(key string, kn, v *node) (bool, error) {
-		path := "telemetry." + key
-		var err error
-		switch key {
-		case "enabled":
-			enabled, err = d.boolean(v, path)
-		case "otlp_endpoint":
-			endpoint, err = d.str(v, path)
-		case "traces_endpoint":
-			traces, err = d.str(v, path)
-		case "service_name":
-			service, err = d.str(v, path)
-		case "resource_attributes":
-			if _, err = d.str(v, path); err == nil {
-				d.warnAt(cfg, kn, path, "hivegate's spans carry service.name and service.version only")
-			}
-		case "jaeger":
-			d.unreadByJussi(cfg, kn, path)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil || !enabled {
-		return err
+func (t *jussiTelemetry) validate(d *decoder, _ string) error {
+	if !t.Enabled {
+		return nil
 	}
-	if traces != "" {
-		endpoint = traces
+	endpoint := t.OTLPEndpoint
+	if t.TracesEndpoint != "" {
+		endpoint = t.TracesEndpoint
 	}
 	if endpoint == "" {
-		d.warnAt(cfg, k, "telemetry", "no otlp_endpoint: tracing stays off")
+		d.warn(d.keyAt("telemetry"), "telemetry", "no otlp_endpoint: tracing stays off")
 		return nil
 	}
 	if !strings.Contains(endpoint, "://") {
 		endpoint = "http://" + endpoint
 	}
 	if err := checkOTLPEndpoint(endpoint); err != nil {
-		return d.errf(n, "telemetry.otlp_endpoint", "%v", err)
+		return d.wrap(d.at("telemetry"), "telemetry.otlp_endpoint", err)
 	}
-	t := Tracing{OTLPEndpoint: endpoint, SampleRatio: DefaultSampleRatio, ServiceName: DefaultServiceName, Pos: d.pos(k)}
-	if service != "" {
-		t.ServiceName = service
+	tr := Tracing{OTLPEndpoint: endpoint, ServiceName: t.ServiceName, Pos: d.pos(d.keyAt("telemetry"))}
+	tr.setDefaults()
+	if t.ServiceName != "" {
+		tr.ServiceName = t.ServiceName
 	}
-	cfg.Ops.Tracing = t
+	d.cfg.Ops.Tracing = tr
 	return nil
 }
 
-// jussiPrometheus maps jussi's metrics endpoint, which it serves on the
-// main port (to loopback clients only, by default). hivegate serves metrics
-// on its admin listener (loopback, 127.0.0.1:9090 by default) and on the
-// main port only when asked to, to everyone.
-func (d *decoder) jussiPrometheus(cfg *Config, n *node) error {
-	enabled, localOnly := true, true // jussi's defaults
-	var allowed []string
-	var at *node
-	o := &cfg.Ops
-	err := d.fields(n, "prometheus", func(key string, k, v *node) (bool, error) {
-		path := "prometheus." + key
-		var err error
-		switch key {
-		case "enabled":
-			enabled, err = d.boolean(v, path)
-			at = k
-		case "path":
-			var s string
-			if s, err = d.str(v, path); err == nil {
-				if !validMetricsPath(s) {
-					return true, d.errf(v, path, "want an absolute URL path other than / such as /metrics, got %q", s)
-				}
-				o.MetricsPath = s
-			}
-		case "localhost_only":
-			localOnly, err = d.boolean(v, path)
-		case "allowed_ips":
-			allowed, err = d.strings(v, path)
-		case "port":
-			d.unreadByJussi(cfg, k, path)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return err
-	}
+func (p *jussiPrometheus) validate(d *decoder, _ string) error {
+	at := d.keyAt("prometheus.enabled")
 	if at == nil {
-		at = n
+		at = d.at("prometheus")
 	}
 	switch {
-	case !enabled:
-	case localOnly || len(allowed) > 0:
-		d.warnAt(cfg, at, "prometheus", "hivegate serves metrics to loopback clients on its admin listener (%s) rather than on the main port; restrict other clients with hivegate.admin_listen and admin_token", DefaultAdminListen)
+	case !p.Enabled:
+	case p.LocalhostOnly || len(p.AllowedIPs) > 0:
+		d.warn(at, "prometheus", "hivegate serves metrics to loopback clients on its admin listener (%s) rather than on the main port; restrict other clients with hivegate.admin_listen and admin_token", DefaultAdminListen)
 	default:
-		o.PublicMetrics = true
+		d.cfg.Ops.PublicMetrics = true
 	}
 	return nil
+}
+
+// upstreams is jussi's list of upstream objects. An upstream's keys are
+// named after it in messages: upstreams[steemd].ttls.
+type upstreams []upstream
+
+func (us *upstreams) decode(d *decoder, n *yaml.Node, path string) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errf(n, path, "want a list of upstream objects, got %s", describe(n))
+	}
+	seen := map[string]Pos{}
+	for i, item := range n.Content {
+		at := path + "[" + strconv.Itoa(i) + "]"
+		if item.Kind != yaml.MappingNode {
+			return d.errf(item, at, "want an upstream object, got %s", describe(item))
+		}
+		var nameNode *yaml.Node
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			if item.Content[j].Value == "name" {
+				nameNode = item.Content[j+1]
+			}
+		}
+		if nameNode == nil {
+			return d.errf(item, at+".name", "upstream has no name")
+		}
+		name, err := str(nameNode)
+		switch {
+		case err != nil:
+			return d.wrap(nameNode, at+".name", err)
+		case !validNamespace(name):
+			return d.errf(nameNode, at+".name", "want a namespace name without dots, spaces or '=', got %q", name)
+		}
+		if prev, dup := seen[name]; dup {
+			return d.errf(nameNode, at+".name", "upstream %q is also defined at %s", name, prev)
+		}
+		seen[name] = d.pos(nameNode)
+		*us = append(*us, upstream{})
+		if err := d.value(item, path+"["+name+"]", reflect.ValueOf(&(*us)[len(*us)-1]).Elem(), ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// urlPair is one [key, url] pair of a legacy urls list.
+type urlPair struct {
+	Entry[string]
+	vpos Pos // where the URL is
+}
+
+func (p *urlPair) setKey(key string, kpos, vpos Pos) reflect.Value {
+	p.vpos = vpos
+	return p.Entry.setKey(key, kpos, vpos)
+}
+
+// legacyRoutes turns the urls pairs into urls entries and backends: the
+// pairs of one key, in file order, are the nodes of its backend.
+func (c *Config) legacyRoutes(pairs []urlPair) {
+	byKey := map[string][]string{}
+	var order []urlPair
+	for _, p := range pairs {
+		list, seen := byKey[p.Key]
+		if !seen {
+			order = append(order, p)
+		}
+		if !slices.Contains(list, p.Value) {
+			byKey[p.Key] = append(list, p.Value)
+		}
+	}
+	for _, p := range order {
+		name := c.legacyBackend(p.Key, byKey[p.Key], p.vpos)
+		c.URLs = append(c.URLs, Entry[string]{Key: p.Key, Value: name, Pos: p.Pos})
+	}
+}
+
+// legacyBackend returns the backend name for a key's node URLs (already
+// checked by checkURL), creating the backend on first use. It is named
+// after the first method key routed to that list of URLs (with a #2, #3...
+// suffix on a clash). Backend names can appear in client-visible error
+// details, so they are never derived from a URL: that would show clients
+// an internal address.
+func (c *Config) legacyBackend(key string, urls []string, pos Pos) string {
+	for _, b := range c.Backends {
+		if slices.Equal(b.NodeURLs(), urls) {
+			return b.Name
+		}
+	}
+	name := key
+	for i := 2; c.hasBackend(name); i++ {
+		name = key + "#" + strconv.Itoa(i)
+	}
+	b := Backend{Name: name, URL: urls[0], Pos: pos}
+	if len(urls) > 1 {
+		b.Nodes = urls
+	}
+	c.Backends = append(c.Backends, b)
+	return name
+}
+
+func (c *Config) hasBackend(name string) bool {
+	_, ok := c.BackendURL(name)
+	return ok
 }

@@ -304,3 +304,38 @@ func TestIsBroadcastKey(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadJussiLimitsKeys shows jussi's documented but unread limits keys
+// loading with a warning in both formats (the YAML format took them
+// silently before the schema was declared).
+func TestUnreadJussiLimitsKeys(t *testing.T) {
+	t.Parallel()
+	const up = `"upstreams": [{"name": "hived", "urls": [["hived", "http://h"]]}]`
+	for _, tc := range []struct{ file, text, want string }{
+		{"u.yaml", minimal + "limits:\n  batch_size: 50\n", "u.yaml:6: limits.batch_size: jussi documents this key but never reads it"},
+		{"u.json", "{\"limits\": {\n \"custom_json_op_length\": 8192}, " + up + "}", "u.json:2: limits.custom_json_op_length: jussi documents this key but never reads it"},
+	} {
+		cfg := mustParse(t, tc.file, tc.text)
+		if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], tc.want) {
+			t.Errorf("%s: warnings %q, want one saying %q", tc.file, cfg.Warnings, tc.want)
+		}
+	}
+}
+
+// TestErrorsDoNotRepeatPrivateKeys: a private key written where another
+// value belongs is never repeated in the error.
+func TestErrorsDoNotRepeatPrivateKeys(t *testing.T) {
+	t.Parallel()
+	const wif = "5JfoPsEb4NLnVuuwWfDF3P4r3xMZtJz7jmBnqKGAhHi98tXX3bC"
+	hexKey := strings.Repeat("1234567890", 6) + "1234"
+	for _, text := range []string{
+		"hivegate:\n  port: " + hexKey + "\n" + minimal,
+		"hivegate:\n  hostname: [" + wif + "]\n" + minimal,
+		minimal + "auth:\n  service_key_file: " + wif + "\n",
+	} {
+		_, err := config.Parse("k.yaml", []byte(text))
+		if err == nil || strings.Contains(err.Error(), wif) || strings.Contains(err.Error(), hexKey) {
+			t.Errorf("error %v repeats the key (or is nil)", err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Drone 1.28.6 merges a config.local.yaml over config.yaml when there is
@@ -47,47 +49,39 @@ func loadWithLocal(path string, data []byte) (cfg *Config, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
-	markFile(over, local)
-	root = mergeNodes(root, over)
-	if cfg, err = modernFrom(path, root); err != nil {
-		return nil, true, err
-	}
-	cfg.Warnings = append([]string{fmt.Sprintf("%s: merged over %s, as Drone does with config.local.yaml", local, path)}, cfg.Warnings...)
-	if err := cfg.validate(); err != nil {
-		return nil, true, err
-	}
-	return cfg, true, nil
+	files := map[*yaml.Node]string{}
+	markFile(over, local, files)
+	cfg, err = load(path, mergeNodes(root, over), (*decoder).modern, files, func(cfg *Config) {
+		cfg.Warnings = append([]string{fmt.Sprintf("%s: merged over %s, as Drone does with config.local.yaml", local, path)}, cfg.Warnings...)
+	})
+	return cfg, true, err
 }
 
-// markFile records on every value of n the file it came from.
-func markFile(n *node, file string) {
-	n.file = file
-	for _, k := range n.keys {
-		k.file = file
-	}
-	for _, v := range n.vals {
-		markFile(v, file)
+// markFile records in files that n and every value under it came from file.
+func markFile(n *yaml.Node, file string, files map[*yaml.Node]string) {
+	files[n] = file
+	for _, c := range n.Content {
+		markFile(c, file, files)
 	}
 }
 
 // mergeNodes deep-merges over into base: mappings key by key, anything
 // else replaced by over's value.
-func mergeNodes(base, over *node) *node {
-	if base.kind != kindMap || over.kind != kindMap {
+func mergeNodes(base, over *yaml.Node) *yaml.Node {
+	if base.Kind != yaml.MappingNode || over.Kind != yaml.MappingNode {
 		return over
 	}
-	for i, k := range over.keys {
+	for i := 0; i+1 < len(over.Content); i += 2 {
 		found := false
-		for j, bk := range base.keys {
-			if bk.str == k.str {
-				base.vals[j] = mergeNodes(base.vals[j], over.vals[i])
+		for j := 0; j+1 < len(base.Content); j += 2 {
+			if base.Content[j].Value == over.Content[i].Value {
+				base.Content[j+1] = mergeNodes(base.Content[j+1], over.Content[i+1])
 				found = true
 				break
 			}
 		}
 		if !found {
-			base.keys = append(base.keys, k)
-			base.vals = append(base.vals, over.vals[i])
+			base.Content = append(base.Content, over.Content[i], over.Content[i+1])
 		}
 	}
 	return base

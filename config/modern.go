@@ -2,222 +2,177 @@ package config
 
 import (
 	"fmt"
-	"time"
+	"reflect"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// parseModern loads the modern YAML format.
-func parseModern(file string, data []byte) (*Config, error) {
-	root, err := fromYAML(file, data)
-	if err != nil {
-		return nil, err
-	}
-	return modernFrom(file, root)
+// modernFile is the top level of the modern YAML format (Drone's): the
+// tagged fields of Config, the settings section under either name, and the
+// limits section.
+type modernFile struct {
+	*Config
+	Hivegate settingsSection `yaml:"hivegate"`
+	Drone    settingsSection `yaml:"drone"`
+	Limits   limitsSection   `yaml:"limits"`
 }
 
-// modernFrom loads a parsed modern YAML document.
-func modernFrom(file string, root *node) (*Config, error) {
-	var err error
-	d := &decoder{file: file}
-	cfg := defaults()
-	cfg.Source = file
-	cfg.nsPos = Pos{File: file}
-	settingsSeen := ""
-	err = d.fields(root, "", func(key string, k, v *node) (bool, error) {
-		switch key {
-		case "hivegate", "drone":
-			if settingsSeen != "" {
-				return true, d.errf(k, key, "the settings section is given twice (also as %q)", settingsSeen)
-			}
-			settingsSeen = key
-			return true, d.settings(&cfg, v, key)
-		case "backends":
-			return true, d.backends(&cfg, v)
-		case "urls":
-			return true, eachEntry(d, v, key, func(e string, kn, vn *node) error {
-				s, err := d.str(vn, key+"."+e)
-				cfg.URLs = append(cfg.URLs, Entry[string]{Key: e, Value: s, Pos: d.pos(kn)})
-				return err
-			})
-		case "ttls":
-			return true, eachEntry(d, v, key, func(e string, kn, vn *node) error {
-				t, err := d.ttl(vn, key+"."+e)
-				cfg.TTLs = append(cfg.TTLs, Entry[TTL]{Key: e, Value: t, Pos: d.pos(kn)})
-				return err
-			})
-		case "timeouts":
-			return true, eachEntry(d, v, key, func(e string, kn, vn *node) error {
-				t, err := d.timeout(vn, key+"."+e)
-				cfg.Timeouts = append(cfg.Timeouts, Entry[time.Duration]{Key: e, Value: t, Pos: d.pos(kn)})
-				return err
-			})
-		case "retries":
-			return true, eachEntry(d, v, key, func(e string, kn, vn *node) error {
-				r, err := d.retries(vn, key+"."+e)
-				cfg.Retries = append(cfg.Retries, Entry[int]{Key: e, Value: r, Pos: d.pos(kn)})
-				return err
-			})
-		case "translate_to_appbase":
-			cfg.translatePos = d.pos(v)
-			cfg.TranslateToAppbase, err = d.strings(v, key)
-			return true, err
-		case "default_namespace":
-			cfg.nsPos = d.pos(v)
-			cfg.DefaultNamespace, err = d.str(v, key)
-			return true, err
-		case "cache":
-			return true, d.cacheSection(&cfg, k, v)
-		case "auth":
-			return true, d.authSection(&cfg, k, v)
-		case "quotas":
-			return true, d.quotaSection(&cfg, k, v) // quota.go
-		case "limits":
-			return true, d.limits(&cfg, v, key)
-		case "equivalent_methods":
-			return true, d.equivalentMethods(&cfg, v)
-		}
-		return false, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if cfg.droneMetrics && cfg.sectionMetrics {
-		return nil, &Error{Pos: Pos{File: file}, Key: settingsSeen + ".metrics", Err: fmt.Errorf("give the public metrics either as %s.metrics {enabled, path} or as Drone's metrics_enabled and metrics_path, not both", settingsSeen)}
-	}
-	return &cfg, nil
+// settingsSection is the settings section, `hivegate:` or `drone:`: the
+// keys of Settings and Ops, the public metrics section, and Drone's keys.
+type settingsSection struct {
+	*Settings
+	*Ops
+	droneKeys
+	// Metrics are the public metrics: hivegate.metrics {enabled, path,
+	// namespace}.
+	Metrics metricsKeys `yaml:"metrics"`
+	// HTTP1FastPath served HTTP/1.1 JSON-RPC on a connection loop of its
+	// own up to session 0.1; net/http serves everything now. Files that
+	// set it still load, with a warning.
+	HTTP1FastPath fastPath `yaml:"http1_fast_path"`
 }
 
-func (d *decoder) settings(cfg *Config, n *node, section string) error {
-	s := &cfg.Settings
-	return d.fields(n, section, func(key string, k, v *node) (bool, error) {
-		path := section + "." + key
-		var err error
-		switch key {
-		case "port":
-			var p int64
-			p, err = d.integer(v, path)
-			if err == nil && (p < 0 || p > 65535) {
-				err = d.errf(v, path, "port %d out of range 0..65535", p)
-			}
-			s.Port = int(p)
-		case "hostname":
-			s.Hostname, err = d.str(v, path)
-		case "cache_max_capacity":
-			s.CacheMaxCapacity, err = d.integer(v, path)
-			if err == nil && s.CacheMaxCapacity < 0 {
-				err = d.errf(v, path, "cache_max_capacity is negative: use 0 to turn the cache off")
-			}
-		case "operator_message":
-			s.OperatorMessage, err = d.str(v, path)
-		case "middleware_connection_threads":
-			var t int64
-			t, err = d.integer(v, path)
-			if err == nil && (t < 1 || t > 10000) {
-				err = d.errf(v, path, "middleware_connection_threads %d out of range 1..10000", t)
-			}
-			s.MiddlewareConnectionThreads = int(t)
-		case "lib_poll_interval":
-			var t time.Duration
-			t, err = d.timeout(v, path)
-			if err == nil && t == 0 {
-				err = d.errf(v, path, "lib_poll_interval must be at least 1 second")
-			}
-			s.LIBPollInterval = t
-		case "cors_allowed_origins":
-			s.CORSAllowedOrigins, err = d.strings(v, path)
-		case "http1_fast_path":
-			// Sessions up to 0.1 served HTTP/1.1 JSON-RPC on a connection
-			// loop of their own; net/http serves everything now. Files that
-			// set the key still load.
-			if _, err = d.boolean(v, path); err == nil {
-				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s has no effect: net/http serves every request", d.pos(k), path))
-			}
-		case "access_log", "metrics", "admin_listen", "admin_allowed_hosts", "admin_token", "tracing": // ops.go
-			err = d.opsSetting(cfg, key, v, path)
-		case "node_fail_threshold":
-			s.NodeFailThreshold, err = d.intIn(v, path, 1, 1000)
-		case "node_max_lag_blocks":
-			s.NodeMaxLagBlocks, err = d.intIn(v, path, 0, 1_000_000)
-		case "node_max_head_age", "node_max_sync_age":
-			var secs int
-			if secs, err = d.intIn(v, path, 0, 86400); err == nil && secs > 0 && secs < 3 {
-				err = d.errf(v, path, "%s %d is shorter than a block (3 s): use 0 to turn the check off", key, secs)
-			}
-			age := time.Duration(secs) * time.Second
-			if secs == 0 {
-				age = -1 // off
-			}
-			if key == "node_max_head_age" {
-				s.NodeMaxHeadAge = age
-			} else {
-				s.NodeMaxSyncAge = age
-			}
-		case "compress_min_bytes":
-			s.CompressMinBytes, err = d.intIn(v, path, 0, 1<<30)
-		default:
-			return d.droneSetting(cfg, key, k, v, path) // drone.go
-		}
-		return true, err
-	})
+// metricsKeys point at the Ops fields that the public metrics keys set.
+type metricsKeys struct {
+	Enabled   *bool   `yaml:"enabled"`
+	Path      *string `yaml:"path" as:"metrics_path"`
+	Namespace *string `yaml:"namespace" as:"metrics_namespace"`
 }
 
-// backends reads the backends section: name → URL, or name → a list of
-// URLs for a backend of several nodes.
-func (d *decoder) backends(cfg *Config, n *node) error {
-	return eachEntry(d, n, "backends", func(name string, kn, vn *node) error {
-		path := "backends." + name
-		var urls []string
-		if vn.kind == kindSeq {
-			if len(vn.vals) == 0 {
-				return d.errf(vn, path, "empty list: a backend needs at least one node URL")
-			}
-			for _, item := range vn.vals {
-				u, err := d.str(item, path)
-				if err != nil {
-					return err
-				}
-				if err := checkURL(u); err != nil {
-					return d.errf(item, path, "%w", err)
-				}
-				urls = append(urls, u)
-			}
-		} else {
-			u, err := d.str(vn, path)
-			if err != nil {
-				return d.errf(vn, path, "want a node URL or a list of them, got %s", describe(vn))
-			}
-			if err := checkURL(u); err != nil {
-				return d.errf(vn, path, "%w", err)
-			}
-			urls = []string{u}
-		}
-		b := Backend{Name: name, URL: urls[0], Pos: d.pos(kn)}
-		if len(urls) > 1 {
-			b.Nodes = urls
-		}
-		cfg.Backends = append(cfg.Backends, b)
-		return nil
-	})
+// droneKeys are Drone's settings (openhive-network/drone, src/config.rs
+// DroneConfig) besides those hivegate shares (Settings, Ops). Each is
+// implemented or, where hivegate has no equivalent, accepted with a warning
+// that says what hivegate does instead; a value that asks for what
+// hivegate does anyway loads silently. docs/configuration.md lists them.
+type droneKeys struct {
+	MetricsEnabled   *bool     `yaml:"metrics_enabled"`
+	MetricsPath      *string   `yaml:"metrics_path" as:"metrics_path"`
+	MetricsNamespace *string   `yaml:"metrics_namespace" as:"metrics_namespace"`
+	AddJussiHeaders  bool      `yaml:"add_jussi_headers" when:"true" warn:"hivegate sends no X-Jussi-* headers (one of them would show a backend's URL); single answers carry x-hivegate-cache and x-hivegate-route instead"`
+	AccessLogFormat  logFormat `yaml:"access_log_format"`
+	AccessLogFile    string    `yaml:"access_log_file" when:"nonzero" warn:"hivegate writes its access log to standard error with its other logs (one msg=request line per request); redirect it to %v or collect it from there"`
+	// AccessLogFlushEveryLine: hivegate writes every log line at once, as
+	// Drone does with true.
+	AccessLogFlushEveryLine bool `yaml:"access_log_flush_every_line"`
+	// MaxConnLifetimeSecs is a setting of Drone's test branches (not of a
+	// release): recycle a client connection after this many seconds.
+	MaxConnLifetimeSecs int64 `yaml:"max_conn_lifetime_secs" when:"nonzero" warn:"hivegate does not cut busy client connections; an idle one is closed after limits.idle_timeout"`
 }
 
-// limits reads the limits section (both formats); see limits.go.
-func (d *decoder) limits(cfg *Config, n *node, section string) error {
-	return d.limitsSection(&cfg.Limits, n, section)
-}
+// logFormat is Drone's access_log_format: simple (hivegate's text log),
+// json, or a format Drone does not know (then it logs nothing).
+type logFormat string
 
-// eachEntry walks a map of method keys (or names) to values.
-func eachEntry(d *decoder, n *node, section string, f func(key string, k, v *node) error) error {
-	if n.kind == kindScalar && n.null {
-		return nil
+func (f *logFormat) decode(d *decoder, n *yaml.Node, path string) error {
+	s, err := str(n)
+	switch {
+	case err != nil:
+		return d.wrap(n, path, err)
+	case s == "json":
+		d.warn(n, path, "hivegate writes its access log in the format of its other logs: run it with --log-format json")
+	case s != "simple":
+		d.warn(n, path, "hivegate writes its access log in the format of its other logs (--log-format text or json), one msg=request line per request")
 	}
-	if n.kind != kindMap {
-		return d.errf(n, section, "want a mapping, got %s", describe(n))
+	*f = logFormat(s)
+	return nil
+}
+
+// fastPath is http1_fast_path, which has no effect any more.
+type fastPath bool
+
+func (*fastPath) decode(d *decoder, n *yaml.Node, path string) error {
+	if _, err := boolean(n); err != nil {
+		return d.wrap(n, path, err)
 	}
-	for i, k := range n.keys {
-		if k.str == "" {
-			return d.errf(k, section, "empty key")
+	d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: %s has no effect: net/http serves every request", d.pos(n), path))
+	return nil
+}
+
+// modern reads the modern format.
+func (d *decoder) modern(root *yaml.Node) error {
+	c := d.cfg
+	o := &c.Ops
+	s := settingsSection{Settings: &c.Settings, Ops: o,
+		Metrics:   metricsKeys{&o.PublicMetrics, &o.MetricsPath, &o.MetricsNamespace},
+		droneKeys: droneKeys{MetricsEnabled: &o.PublicMetrics, MetricsPath: &o.MetricsPath, MetricsNamespace: &o.MetricsNamespace},
+	}
+	f := modernFile{Config: c, Hivegate: s, Drone: s, Limits: limitsSection{Limits: &c.Limits}}
+	return d.value(root, "", reflect.ValueOf(&f).Elem(), "")
+}
+
+// validate checks the settings section sec as a whole.
+func (s *settingsSection) validate(d *decoder, sec string) error {
+	if d.given("hivegate") && d.given("drone") {
+		first, second := d.keyAt("hivegate"), d.keyAt("drone")
+		if second.Line < first.Line {
+			first, second = second, first
 		}
-		if err := f(k.str, k, n.vals[i]); err != nil {
+		return d.errf(second, second.Value, "the settings section is given twice (also as %q)", first.Value)
+	}
+	if d.given(sec+".metrics") && (d.given(sec+".metrics_enabled") || d.given(sec+".metrics_path")) {
+		return d.errf(nil, sec+".metrics", "give the public metrics either as %s.metrics {enabled, path} or as Drone's metrics_enabled and metrics_path, not both", sec)
+	}
+	return s.Ops.validate(d, sec)
+}
+
+// setKey makes e the entry of key.
+func (e *Entry[T]) setKey(key string, pos, _ Pos) reflect.Value {
+	e.Key, e.Pos = key, pos
+	return reflect.ValueOf(&e.Value).Elem()
+}
+
+// setKey makes b the backend named key; its value is its node URLs.
+func (b *Backend) setKey(key string, pos, _ Pos) reflect.Value {
+	b.Name, b.Pos = key, pos
+	return reflect.ValueOf((*backendNodes)(b)).Elem()
+}
+
+// backendNodes is a backend's value: a node URL or a list of them.
+type backendNodes Backend
+
+func (b *backendNodes) decode(d *decoder, n *yaml.Node, path string) error {
+	items := []*yaml.Node{n}
+	switch {
+	case n.Kind == yaml.SequenceNode && len(n.Content) == 0:
+		return d.errf(n, path, "empty list: a backend needs at least one node URL")
+	case n.Kind == yaml.SequenceNode:
+		items = n.Content
+	case n.Kind != yaml.ScalarNode || n.Tag != tagStr:
+		return d.errf(n, path, "want a node URL or a list of them, got %s", describe(n))
+	}
+	for _, item := range items {
+		var u string
+		if err := d.value(item, path, reflect.ValueOf(&u).Elem(), `as:"url"`); err != nil {
 			return err
+		}
+		b.Nodes = append(b.Nodes, u)
+	}
+	if b.URL = b.Nodes[0]; len(b.Nodes) == 1 {
+		b.Nodes = nil
+	}
+	return nil
+}
+
+// equivalents is Drone's equivalent_methods section: each key is a
+// destination method, as a client would call it ("block_api.get_block"),
+// and its value the list of source method keys renamed to it, in their full
+// form with the namespace ("appbase.condenser_api.get_block"). hivegate
+// keeps them source first (Config.EquivalentMethods).
+type equivalents []Entry[string]
+
+func (e *equivalents) decode(d *decoder, n *yaml.Node, path string) error {
+	var dests []Entry[[]string]
+	if err := d.value(n, path, reflect.ValueOf(&dests).Elem(), ""); err != nil {
+		return err
+	}
+	for _, dest := range dests {
+		v := d.at(path + "." + dest.Key)
+		for i, src := range dest.Value {
+			item := v
+			if v.Kind == yaml.SequenceNode {
+				item = v.Content[i]
+			}
+			*e = append(*e, Entry[string]{Key: src, Value: dest.Key, Pos: d.pos(item)})
 		}
 	}
 	return nil

@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,7 +19,7 @@ import (
 type Ops struct {
 	// AccessLogOff turns the one-line-per-request access log off
 	// (hivegate.access_log: false).
-	AccessLogOff bool
+	AccessLogOff bool `yaml:"access_log" as:"not"`
 	// PublicMetrics makes the main listener serve Prometheus metrics too
 	// (hivegate.metrics.enabled: true), rate-limited like any request; the
 	// admin listener always serves them.
@@ -35,11 +36,11 @@ type Ops struct {
 	// DebugEndpoints serves Drone's debug views on the admin listener
 	// (debug_endpoints_enabled): GET /cache-size, /cache-entries and
 	// /debug/heap_profile, /debug/memory_stats.
-	DebugEndpoints bool
+	DebugEndpoints bool `yaml:"debug_endpoints_enabled"`
 	// AdminListen is the HOST:PORT of the admin listener
 	// (hivegate.admin_listen, DefaultAdminListen unless set); empty: no
 	// admin listener.
-	AdminListen string
+	AdminListen string `yaml:"admin_listen" as:"listen"`
 	// AdminListenSet tells that AdminListen was given (the config key or
 	// serve --admin-listen) rather than defaulted: an explicit address
 	// that cannot be bound stops the start, a busy default only warns.
@@ -49,12 +50,12 @@ type Ops struct {
 	// header (hivegate.admin_allowed_hosts), lower case, without port.
 	// Other names are refused: a web page that rebinds its own name to
 	// this machine (DNS rebinding) cannot read the admin endpoints.
-	AdminAllowedHosts []string
+	AdminAllowedHosts []string `yaml:"admin_allowed_hosts" as:"host"`
 	// AdminToken, when set, is the bearer token every admin request must
 	// carry (hivegate.admin_token).
-	AdminToken string
+	AdminToken string `yaml:"admin_token" as:"token"`
 	// Tracing configures OpenTelemetry tracing (hivegate.tracing).
-	Tracing Tracing
+	Tracing Tracing `yaml:"tracing"`
 }
 
 // Tracing is the hivegate.tracing section. Tracing is on when
@@ -63,13 +64,13 @@ type Tracing struct {
 	// OTLPEndpoint is the OTLP/HTTP collector's base URL, such as
 	// http://127.0.0.1:4318; spans are POSTed to its /v1/traces unless the
 	// URL has a path of its own.
-	OTLPEndpoint string
+	OTLPEndpoint string `yaml:"otlp_endpoint" as:"otlp"`
 	// SampleRatio is the fraction of requests traced, 0 to 1
 	// (DefaultSampleRatio when the key is absent).
-	SampleRatio float64
+	SampleRatio float64 `yaml:"sample_ratio" range:"0..1"`
 	// ServiceName is the service.name resource attribute
 	// (DefaultServiceName when the key is absent).
-	ServiceName string
+	ServiceName string `yaml:"service_name" as:"nonempty"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -151,74 +152,22 @@ func (o Ops) AdminHostAllowed(host string) bool {
 	return false
 }
 
-// opsSetting reads one operations key of the settings section: access_log,
-// metrics, admin_listen, admin_allowed_hosts, admin_token or tracing.
-func (d *decoder) opsSetting(cfg *Config, key string, v *node, path string) error {
-	o := &cfg.Ops
-	switch key {
-	case "access_log":
-		on, err := d.boolean(v, path)
-		o.AccessLogOff = !on
-		return err
-	case "metrics":
-		cfg.sectionMetrics = true
-		return d.metricsSection(o, v, path)
-	case "admin_listen":
-		s, err := d.str(v, path)
-		if err != nil {
-			return err
-		}
-		o.AdminListen, o.AdminListenSet = s, true
-		if s == "" {
-			return nil // no admin listener
-		}
-		if err := checkListen(s); err != nil {
-			return d.errf(v, path, "%v", err)
-		}
-		if host, _, _ := net.SplitHostPort(s); !isLoopbackHost(host) {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s %q is not a loopback address: anyone who can reach it can reload the config and read the route table; set admin_token or listen on 127.0.0.1", d.pos(v), path, s))
-		}
-		return nil
-	case "admin_allowed_hosts":
-		return d.adminAllowedHosts(o, v, path)
-	case "admin_token":
-		s, err := d.str(v, path)
-		if err != nil {
-			return err
-		}
-		if s == "" || len(s) > maxAdminTokenLen || !tokenChars(s) {
-			return d.errf(v, path, "want 1 to %d printable characters without spaces", maxAdminTokenLen)
-		}
-		o.AdminToken = s
-		return nil
-	case "tracing":
-		return d.tracingSection(&o.Tracing, v, path)
+// validate checks the operations keys of the settings section sec.
+func (o *Ops) validate(d *decoder, sec string) error {
+	if o.AdminAllowedHosts = slices.DeleteFunc(o.AdminAllowedHosts, func(h string) bool { return h == "" }); len(o.AdminAllowedHosts) == 0 {
+		o.AdminAllowedHosts = nil // IP addresses only
 	}
-	return d.errf(v, path, "unknown key")
-}
-
-// adminAllowedHosts reads hivegate.admin_allowed_hosts: a list of DNS
-// names (or IP addresses, which are allowed anyway), without scheme, port
-// or wildcard.
-func (d *decoder) adminAllowedHosts(o *Ops, v *node, path string) error {
-	hosts, err := d.strings(v, path)
-	if err != nil {
-		return err
+	if v := d.at(sec + ".admin_listen"); v != nil {
+		o.AdminListenSet = true
+		if host, _, _ := net.SplitHostPort(o.AdminListen); o.AdminListen != "" && !isLoopbackHost(host) {
+			d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: %s.admin_listen %q is not a loopback address: anyone who can reach it can reload the config and read the route table; set admin_token or listen on 127.0.0.1", d.pos(v), sec, o.AdminListen))
+		}
 	}
-	o.AdminAllowedHosts = nil
-	for i, h := range hosts {
-		n := v
-		if i < len(v.vals) {
-			n = v.vals[i]
+	if v := d.at(sec + ".tracing"); v != nil {
+		o.Tracing.Pos = d.pos(v)
+		if o.Tracing.OTLPEndpoint == "" {
+			return d.errf(v, sec+".tracing.otlp_endpoint", "missing: tracing needs the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318 (remove the section to turn tracing off)")
 		}
-		name := strings.ToLower(strings.TrimSuffix(h, "."))
-		if _, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
-			continue // IP addresses are always accepted
-		}
-		if !validHostName(name) {
-			return d.errf(n, path, "want a host name such as admin.example.internal (no scheme, port or wildcard), got %q", h)
-		}
-		o.AdminAllowedHosts = append(o.AdminAllowedHosts, name)
 	}
 	return nil
 }
@@ -244,83 +193,8 @@ func validHostName(s string) bool {
 	return true
 }
 
-// metricsSection reads hivegate.metrics: {enabled, path}.
-func (d *decoder) metricsSection(o *Ops, n *node, section string) error {
-	return d.fields(n, section, func(key string, _, v *node) (bool, error) {
-		path := section + "." + key
-		switch key {
-		case "enabled":
-			on, err := d.boolean(v, path)
-			o.PublicMetrics = on
-			return true, err
-		case "path":
-			s, err := d.str(v, path)
-			if err != nil {
-				return true, err
-			}
-			if !validMetricsPath(s) {
-				return true, d.errf(v, path, "want an absolute URL path other than / such as /metrics, got %q", s)
-			}
-			o.MetricsPath = s
-			return true, nil
-		case "namespace":
-			s, err := d.metricsNamespace(v, path)
-			o.MetricsNamespace = s
-			return true, err
-		}
-		return false, nil
-	})
-}
-
-// tracingSection reads hivegate.tracing: {otlp_endpoint, sample_ratio,
-// service_name}. An absent sample_ratio or service_name takes its default.
-func (d *decoder) tracingSection(t *Tracing, n *node, section string) error {
-	*t = Tracing{SampleRatio: DefaultSampleRatio, ServiceName: DefaultServiceName, Pos: d.pos(n)}
-	err := d.fields(n, section, func(key string, _, v *node) (bool, error) {
-		path := section + "." + key
-		var err error
-		switch key {
-		case "otlp_endpoint":
-			var s string
-			s, err = d.str(v, path)
-			if err == nil {
-				if cerr := checkOTLPEndpoint(s); cerr != nil {
-					err = d.errf(v, path, "%v", cerr)
-				}
-			}
-			t.OTLPEndpoint = s
-		case "sample_ratio":
-			t.SampleRatio, err = d.ratio(v, path)
-		case "service_name":
-			t.ServiceName, err = d.str(v, path)
-			if err == nil && strings.TrimSpace(t.ServiceName) == "" {
-				err = d.errf(v, path, "empty service name")
-			}
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return err
-	}
-	if t.OTLPEndpoint == "" {
-		return d.errf(n, section+".otlp_endpoint", "missing: tracing needs the collector's OTLP/HTTP URL, such as http://127.0.0.1:4318 (remove the section to turn tracing off)")
-	}
-	return nil
-}
-
-// ratio reads a number from 0 to 1.
-func (d *decoder) ratio(n *node, key string) (float64, error) {
-	if n.kind != kindScalar || (n.tag != tagInt && n.tag != tagFloat) {
-		return 0, d.errf(n, key, "want a number from 0 to 1, got %s", describe(n))
-	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(n.str, "_", ""), 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
-		return 0, d.errf(n, key, "%s out of range 0..1", n.str)
-	}
-	return v, nil
-}
+// metricNamespace is what Prometheus allows as a metric name prefix.
+var metricNamespace = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // checkListen accepts HOST:PORT with a numeric port (host may be empty:
 // every interface).

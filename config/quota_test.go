@@ -15,13 +15,17 @@ func quotaYAML(extra string) string {
 	return minimal + "quotas:\n  classes:\n    public: {limit: 600}\n" + extra
 }
 
-// TestQuotaDefaults: off unless configured; a class's period is a minute
-// and its burst its limit.
+// TestQuotaDefaults: off unless configured (`quotas:` alone included); a
+// class's period is a minute and its burst its limit.
 func TestQuotaDefaults(t *testing.T) {
 	t.Parallel()
 	off := mustParse(t, "d.yaml", minimal)
 	if off.QuotasEnabled() || off.Quotas.KeyHeader != "X-Api-Key" || off.Quotas.DefaultWeight != 1 {
 		t.Errorf("defaults: %+v", off.Quotas)
+	}
+	empty := mustParse(t, "e.yaml", minimal+"quotas:\n")
+	if empty.QuotasEnabled() || empty.Quotas.KeyHeader != "X-Api-Key" || empty.Quotas.DefaultWeight != 1 || empty.Quotas.Pos.Line != 5 || len(empty.Warnings) != 0 {
+		t.Errorf("quotas: alone: %+v, warnings %q", empty.Quotas, empty.Warnings)
 	}
 	cfg := mustParse(t, "q.yaml", quotaYAML("  per_address: public\n"))
 	c, ok := cfg.Quotas.Class("public")
@@ -90,19 +94,20 @@ func TestQuotaErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown key", quotaYAML("  per_addr: public\n"), "q.yaml:8: quotas.per_addr: unknown key"},
-		{"unknown class key", quotaYAML("  classes:\n    x: {limit: 1, rate: 2}\n"), ""},
+		{"unknown class key", minimal + "quotas:\n  classes:\n    x: {limit: 1, rate: 2}\n", "q.yaml:7: quotas.classes.x.rate: unknown key"},
 		{"class without limit", minimal + "quotas:\n  classes:\n    public: {period: 60}\n", "q.yaml:7: quotas.classes.public.limit: required"},
 		{"limit zero", minimal + "quotas:\n  classes:\n    public: {limit: 0}\n", "q.yaml:7: quotas.classes.public.limit: limit 0 out of range 1..1000000000"},
-		{"period too long", minimal + "quotas:\n  classes:\n    public: {limit: 1, period: 48h}\n", "q.yaml:7: quotas.classes.public.period: 48h0m0s out of range 1s..24h0m0s"},
+		{"period too long", minimal + "quotas:\n  classes:\n    public: {limit: 1, period: 48h}\n", "q.yaml:7: quotas.classes.public.period: 48h0m0s out of range 1s..24h"},
 		{"bad class name", minimal + "quotas:\n  classes:\n    \"pub lic\": {limit: 1}\n", "q.yaml:7: quotas.classes.pub lic: want a name"},
 		{"per_address unknown class", quotaYAML("  per_address: partner\n"), `q.yaml:8: quotas.per_address: unknown quota class "partner" (quotas.classes: public)`},
 		{"key unknown class", quotaYAML("  keys:\n    acme: {sha256: " + quotaKeyHash + ", class: gold}\n"), `q.yaml:9: quotas.keys.acme.class: unknown quota class "gold"`},
 		{"key without hash", quotaYAML("  keys:\n    acme: {class: public}\n"), "q.yaml:9: quotas.keys.acme.sha256: required"},
 		{"key in clear", quotaYAML("  keys:\n    acme: {sha256: my-secret-api-key, class: public}\n"), "q.yaml:9: quotas.keys.acme.sha256: want the hex sha256 of the key (64 digits), never the key itself (the value, 17 characters, is not repeated here)"},
+		{"key in clear, a number", quotaYAML("  keys:\n    acme: {sha256: 12345678901234567890, class: public}\n"), "q.yaml:9: quotas.keys.acme.sha256: want the hex sha256 of the key (64 digits), never the key itself (the value, 20 characters, is not repeated here)"},
 		{"key hash not hex", quotaYAML("  keys:\n    acme: {sha256: " + strings.Repeat("z", 64) + ", class: public}\n"), "q.yaml:9: quotas.keys.acme.sha256: want the hex sha256"},
 		{"same key twice", quotaYAML("  keys:\n    a: {sha256: " + quotaKeyHash + ", class: public}\n    b: {sha256: " + quotaKeyHash + ", class: public}\n"), "q.yaml:10: quotas.keys.b.sha256: the same key as quotas.keys.a"},
 		{"weight negative", quotaYAML("  weights:\n    hived: -1\n"), "q.yaml:9: quotas.weights.hived: hived -1 out of range 0..1000000"},
-		{"weight twice", quotaYAML("  weights:\n    hived: 1\n    hived.condenser_api: 2\n    hived: 3\n"), ""},
+		{"weight twice", quotaYAML("  weights:\n    hived: 1\n    hived.condenser_api: 2\n    hived: 3\n"), "q.yaml:11: quotas.weights.hived: duplicate key: also given on line 9"},
 		{"header Authorization", quotaYAML("  key_header: Authorization\n"), "q.yaml:8: quotas.key_header: Authorization carries"},
 		{"header not a header", quotaYAML("  key_header: 'x y'\n"), `q.yaml:8: quotas.key_header: "x y" is not an HTTP header name`},
 		{"app unknown class", strings.Replace(authYAML(""), "    - client_id: demo.app\n", "    - client_id: demo.app\n      quota: gold\n", 1), "q.yaml:11: auth.apps[0].quota: unknown quota class \"gold\" (quotas.classes: none: add a quotas.classes section)"},
@@ -117,7 +122,7 @@ func TestQuotaErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "q.yaml:") || tc.want != "" && !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("error %q, want %q…", err, tc.want)
 			}
-			if strings.Contains(err.Error(), "my-secret-api-key") {
+			if strings.Contains(err.Error(), "my-secret-api-key") || strings.Contains(err.Error(), "12345678901234567890") {
 				t.Fatalf("error repeats the key: %q", err)
 			}
 		})

@@ -8,7 +8,14 @@ import (
 
 // validate checks what no single key can check alone: backend URLs, urls that
 // name backends, and settings that must be present.
-func (c *Config) validate() error {
+// It first runs the checks of the sections read (d.checks), so that this
+// is the one validation pass after decoding.
+func (c *Config) validate(d *decoder) error {
+	for _, check := range d.checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
 	if w := c.ReplicaWarning(); w != "" { // auth.go
 		c.Warnings = append(c.Warnings, w)
 	}
@@ -31,7 +38,7 @@ func (c *Config) validate() error {
 	}
 	for _, name := range c.Limits.NoUpstreamBatch {
 		if !names[name] {
-			return &Error{Pos: c.Limits.noBatchPos, Key: "limits.no_upstream_batch", Err: fmt.Errorf("unknown backend %q (backends: %s)", name, strings.Join(c.backendNames(), ", "))}
+			return &Error{Pos: d.pos(d.keyAt("limits.no_upstream_batch")), Key: "limits.no_upstream_batch", Err: fmt.Errorf("unknown backend %q (backends: %s)", name, strings.Join(c.backendNames(), ", "))}
 		}
 	}
 	if len(c.URLs) == 0 {
@@ -55,17 +62,17 @@ func (c *Config) validate() error {
 		return err
 	}
 	if !validNamespace(c.DefaultNamespace) {
-		return &Error{Pos: c.nsPos, Key: "default_namespace", Err: fmt.Errorf("want one namespace name without dots, spaces or '=', got %q", c.DefaultNamespace)}
+		return &Error{Pos: d.pos(d.at("default_namespace")), Key: "default_namespace", Err: fmt.Errorf("want one namespace name without dots, spaces or '=', got %q", c.DefaultNamespace)}
 	}
 	for _, ns := range c.TranslateToAppbase {
 		if !validNamespace(ns) {
-			return &Error{Pos: c.translatePos, Key: "translate_to_appbase", Err: fmt.Errorf("want namespace names without dots, spaces or '=', got %q", ns)}
+			return &Error{Pos: d.pos(d.at("translate_to_appbase")), Key: "translate_to_appbase", Err: fmt.Errorf("want namespace names without dots, spaces or '=', got %q", ns)}
 		}
 	}
 	if err := c.checkEquivalents(); err != nil {
 		return err
 	}
-	if err := c.checkQuotas(); err != nil { // quota.go
+	if err := c.checkQuotaApps(d); err != nil { // quota.go
 		return err
 	}
 	c.warnTranslated(keysOf(c.URLs), "urls")

@@ -81,6 +81,11 @@ type AuthSettings struct {
 	// "login" or "posting", or "none" to exempt a more specific key.
 	// Resolved most specific first, as ttls are.
 	RequireToken []Entry[string]
+	// HiveAuthRelay is the WebSocket URL of the HiveAuth relay (HAS) the
+	// login page's HiveAuth option goes through (auth.hiveauth_relay), such
+	// as wss://hive-auth.arcange.eu: wss, or ws to a loopback host. Empty
+	// (the default): the page offers no HiveAuth.
+	HiveAuthRelay string
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -212,6 +217,10 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 			s.TokenRatePerMinute, err = d.perMinute(v, path)
 		case "apps":
 			err = d.authApps(&s, v, path)
+		case "hiveauth_relay":
+			if s.HiveAuthRelay, err = d.str(v, path); err == nil && s.HiveAuthRelay != "" {
+				err = checkRelayURL(d, v, path, s.HiveAuthRelay)
+			}
 		case "require_token":
 			err = eachEntry(d, v, path, func(e string, kn, vn *node) error {
 				scope, err := d.str(vn, path+"."+e)
@@ -484,4 +493,19 @@ func ValidAccountName(s string) bool {
 		}
 		return false
 	})
+}
+
+// checkRelayURL accepts a HiveAuth relay's URL: wss://host[/path], or
+// ws:// to a loopback host (a local or simulated relay).
+func checkRelayURL(d *decoder, n *node, key, raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return d.errf(n, key, "want the relay's WebSocket URL, such as wss://hive-auth.arcange.eu")
+	case u.Scheme == "wss":
+		return nil
+	case u.Scheme == "ws" && loopbackURL(raw):
+		return nil
+	}
+	return d.errf(n, key, "want wss:// (or ws:// to 127.0.0.1, [::1] or localhost), got %s://", u.Scheme)
 }

@@ -131,4 +131,3 @@ func (c *Conn) Await(ctx context.Context, cmd, uuid string) (Message, error) {
 		}
 	}
 }
-

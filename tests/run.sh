@@ -7,6 +7,8 @@
 #                                 stub Hive Keychain and with a typed key: no key leaves it
 #   browser/demo-app.test.mjs     the demo's example app in Chromium: login without
 #                                 Keychain (demo-only step), code exchanged, me, vote
+#   browser/hiveauth.test.mjs     HiveAuth on the login page: the demo's simulated relay and
+#                                 wallet, approved (back to the app) and rejected
 #   auth/hivesigner.test.mjs      the real hivesigner SDK (v3) against hivegate demo
 #   auth/app-lines.test.mjs       the app lines docs/authorization.md shows, run as written
 #   hivetx/crosscheck.test.mjs    hivetx/ against hive-tx and @hiveio/dhive

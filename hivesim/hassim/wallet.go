@@ -85,7 +85,10 @@ func (w *Wallet) Scan(ctx context.Context, link string) (Result, error) {
 		if err != nil || !w.ServeChallenges {
 			return res, err
 		}
-		return res, w.serveChallenges(ctx, c, p)
+		if err := w.serveChallenges(ctx, c, p); ctx.Err() == nil { // the caller ending the session is no error
+			return res, err
+		}
+		return res, nil
 	}
 }
 
@@ -143,9 +146,6 @@ func (w *Wallet) serveChallenges(ctx context.Context, c *has.Conn, p has.Payload
 	for {
 		m, err := c.Recv(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
 			return err
 		}
 		if m.Cmd != has.CmdChallengeReq || m.Account != p.Account {

@@ -2,17 +2,20 @@
 // against `hivegate demo`: its simulated HAS relay (auth.hiveauth_relay)
 // and the simulated wallet's page beside it. The user types only an
 // account name, chooses "Log in with HiveAuth", gets a has://auth_req/
-// link naming the account, the relay and a key, opens it in the demo's
+// link (and its QR code) naming the account, the relay and a key, opens it in the demo's
 // simulated wallet (DEMO ONLY: a real wallet is an app on the phone),
 // approves there, and the login page continues by itself to the consent
 // and back to the app. A rejection in the wallet shows its reason on the
 // page.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import { chromium } from "playwright-core";
-import { startDemo } from "../lib/gateway.mjs";
+import { repoRoot, startDemo } from "../lib/gateway.mjs";
 
 const waitMs = 20_000;
+const artifacts = path.join(repoRoot, "ci-artifacts");
 
 let demo;
 let browser;
@@ -50,6 +53,9 @@ async function startHiveAuth(context, user) {
   assert.match(payload.host, /^ws:\/\/127\.0\.0\.1:\d+$/);
   assert.ok(payload.uuid && payload.key, JSON.stringify(payload));
   assert.equal(await page.locator("#has-user").textContent(), `@${user}`);
+  // The QR code of the link: an SVG image (uqr) the page drew.
+  const qr = await page.$eval("#has-qr", (img) => ({ src: img.src, w: img.naturalWidth, ok: img.complete }));
+  assert.ok(qr.ok && qr.w > 0 && qr.src.startsWith("data:image/svg+xml"), JSON.stringify(qr).slice(0, 200));
   return { page, link };
 }
 
@@ -74,6 +80,8 @@ test("HiveAuth: approved in the wallet, the page continues to the consent and ba
   try {
     const { page } = await startHiveAuth(context, user);
     page.on("pageerror", (e) => problems.push(e.message));
+    await mkdir(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, "hiveauth-link.png"), fullPage: true });
     const done = await answerInWallet(context, page, "#wallet-approve");
     assert.match(done, /^Approved: @alice logs in to hivegate demo app$/);
     await page.locator("#consent").waitFor({ state: "visible" });

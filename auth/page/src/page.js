@@ -12,6 +12,7 @@ import * as secp from "@noble/secp256k1";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58 } from "@scure/base";
+import { renderSVG } from "uqr";
 
 secp.hashes.sha256 = sha256;
 secp.hashes.hmacSha256 = (key, msg) => hmac(sha256, key, msg);
@@ -176,6 +177,7 @@ async function logInHiveAuth() {
     $("has-user").textContent = `@${start.username}`;
     $("has-link").href = start.uri;
     $("has-uri").value = start.uri;
+    $("has-qr").src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(start.uri, { border: 2 }))}`;
     if (start.demo_wallet) {
       $("has-demo").hidden = false;
       $("has-demo-link").href = `${start.demo_wallet}?uri=${encodeURIComponent(start.uri)}`;

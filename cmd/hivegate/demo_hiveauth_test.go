@@ -39,7 +39,7 @@ func TestDemoHiveAuth(t *testing.T) {
 	post := func(path string, body map[string]any) map[string]any {
 		t.Helper()
 		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", gw+path, bytes.NewReader(b))
+		req, _ := http.NewRequest(http.MethodPost, gw+path, bytes.NewReader(b))
 		req.Header.Set("Origin", gw)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)

@@ -185,6 +185,11 @@ func (s *Service) hiveAuthAwait(conn *has.Conn, ch challengeRecord, key, uuid st
 		s.log.Warn("auth: HiveAuth relay connection lost", "err", err)
 		return refused(http.StatusBadGateway, "temporarily_unavailable", "the connection to the HiveAuth relay was lost before your wallet answered: log in again")
 	case m.Cmd == has.CmdAuthNack:
+		// The wallet encrypts the uuid with the auth_key, as hive-auth-wrapper
+		// checks: a relay cannot forge it.
+		if got, err := has.Decrypt(m.Data, key); err != nil || string(got) != uuid {
+			return refused(http.StatusBadGateway, "temporarily_unavailable", "the HiveAuth relay reported a refusal your wallet did not make: log in again")
+		}
 		return refused(http.StatusUnauthorized, "access_denied", "the login was rejected in your HiveAuth wallet")
 	case m.Cmd == has.CmdAuthErr:
 		return refused(http.StatusUnauthorized, "access_denied", "your HiveAuth wallet could not process the login: log in again")

@@ -10,10 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/hivegate/hivegate/auth/has"
+	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/hivesim/hassim"
 	"github.com/hivegate/hivegate/hivetx"
+	"github.com/hivegate/hivegate/internal/redistest"
 )
 
 // startRelay runs a simulated HAS relay on loopback; it returns its ws://
@@ -185,4 +189,84 @@ func TestHiveAuthRelayFailures(t *testing.T) {
 			t.Fatalf("POST /oauth2/hiveauth without a relay: HTTP %d %s", r.status, r.body)
 		}
 	})
+}
+
+// TestHiveAuthAcrossReplicas: with the Redis tier, the outcome of a
+// HiveAuth login started on one replica is seen by a page polling the
+// other (behind a balancer), which finishes the login.
+func TestHiveAuthAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rs := redistest.Start(t)
+	node, nodeURL := startNode(t)
+	relayURL := startRelay(t, &hassim.Relay{})
+	text := nodeYAML(nodeURL, "cache:\n  redis_url: "+rs.URL()+"\n") +
+		authSection(t, "  token_key_file: "+writeTokenKey(t)+"\n  hiveauth_relay: "+relayURL+"\n")
+	cfgA, err := config.Parse("a.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgB, _ := config.Parse("b.yaml", []byte(text))
+	a, b := serve(t, node, cfgA), serve(t, node, cfgB)
+
+	start := a.hiveAuthStart("alice")
+	if start.status != http.StatusOK {
+		t.Fatalf("start: HTTP %d %s", start.status, start.body)
+	}
+	s := start.json(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := (&hassim.Wallet{Keys: demoKeys}).Scan(ctx, s["uri"].(string)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.hiveAuthOutcome(s["wait_id"].(string))
+	if out.status != http.StatusOK || out.json(t)["username"] != "alice" {
+		t.Fatalf("outcome on the other replica: HTTP %d %s", out.status, out.body)
+	}
+	g := b.page("/oauth2/grant", map[string]any{"session_id": out.json(t)["session_id"], "approve": true})
+	if g.status != http.StatusOK || !strings.Contains(g.json(t)["redirect"].(string), "code=") {
+		t.Fatalf("grant on the other replica: HTTP %d %s", g.status, g.body)
+	}
+}
+
+// forgingRelay is a relay that answers every auth_req with auth_wait and
+// at once an auth_nack it made up (its data not the uuid encrypted with
+// the app's key, which only the wallet has).
+func forgingRelay(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		c := has.Accepted(ws)
+		defer c.CloseNow()
+		ctx := r.Context()
+		_ = c.Send(ctx, has.Message{Cmd: has.CmdConnected, Timeout: 60, Version: has.Protocol})
+		for {
+			m, err := c.Recv(ctx)
+			if err != nil {
+				return
+			}
+			if m.Cmd == has.CmdAuthReq {
+				_ = c.Send(ctx, has.Message{Cmd: has.CmdAuthWait, UUID: "u-1", Expire: time.Now().Add(time.Minute).UnixMilli()})
+				forged, _ := has.Encrypt([]byte("u-1"), "a key the relay guessed")
+				_ = c.Send(ctx, has.Message{Cmd: has.CmdAuthNack, UUID: "u-1", Data: forged})
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// TestHiveAuthForgedNack: an auth_nack whose data is not the uuid
+// encrypted with the login's key did not come from the wallet; the page
+// is told the relay, not the user, refused.
+func TestHiveAuthForgedNack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, "  hiveauth_relay: "+forgingRelay(t)+"\n", "")
+	start := e.hiveAuthStart("alice")
+	if start.status != http.StatusOK {
+		t.Fatalf("start: HTTP %d %s", start.status, start.body)
+	}
+	e.hiveAuthOutcome(start.json(t)["wait_id"].(string)).oauthErr(t, http.StatusBadGateway, "temporarily_unavailable", "refusal your wallet did not make")
 }

@@ -140,7 +140,8 @@ func TestHiveAuthLogin(t *testing.T) {
 }
 
 // TestHiveAuthRelayFailures: a relay that cannot be reached refuses the
-// start at once; a relay that goes away, or a request that expires
+// start at once, and one that never answers refuses it after the dial
+// bound; a relay that goes away, or a request that expires
 // before a wallet answers, ends the login with a refusal (no hang); and
 // without auth.hiveauth_relay the page offers no HiveAuth and the
 // endpoints do not exist.
@@ -155,6 +156,33 @@ func TestHiveAuthRelayFailures(t *testing.T) {
 		addr := ln.Addr().String()
 		_ = ln.Close()
 		e := newEnv(t, "  hiveauth_relay: ws://"+addr+"\n", "")
+		e.hiveAuthStart("alice").oauthErr(t, http.StatusBadGateway, "temporarily_unavailable", "HiveAuth relay cannot be reached")
+	})
+	t.Run("relay silent", func(t *testing.T) {
+		t.Parallel()
+		// A listener that takes the connection and never answers the
+		// WebSocket handshake: the start gives up after its bound.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ln.Close() })
+		go func() {
+			var held []net.Conn
+			defer func() {
+				for _, c := range held {
+					_ = c.Close()
+				}
+			}()
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				held = append(held, c)
+			}
+		}()
+		e := newEnv(t, "  hiveauth_relay: ws://"+ln.Addr().String()+"\n", "")
 		e.hiveAuthStart("alice").oauthErr(t, http.StatusBadGateway, "temporarily_unavailable", "HiveAuth relay cannot be reached")
 	})
 	t.Run("relay goes away", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -113,20 +114,27 @@ func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[str
 		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
 		return
 	}
-	expires := s.now().Add(s.set.ChallengeTTL).UTC()
-	msg := strings.Join([]string{
-		"Log in to " + app.Name + " (@" + app.ClientID + ") through " + hostOf(s.issuer(r)),
-		"Account: @" + user,
-		"Scope: " + strings.Join(req.Scopes, ", "),
-		"Nonce: " + randomID(18),
-		"Expires: " + expires.Format(time.RFC3339),
-	}, "\n")
+	msg := s.challengeMessage(r, app, req, user)
 	id := randomID(16)
 	if err := s.putJSON(ctx, kindChallenge, id, challengeRecord{Request: reqID, User: user, Message: msg}, s.set.ChallengeTTL); err != nil {
 		s.storeFailure(w, err, "")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"challenge_id": id, "message": msg, "username": user})
+}
+
+// challengeMessage is a login's one-time message to sign (Keychain's
+// signBuffer, a typed key, or a HiveAuth wallet): the app, the account,
+// the scope, this service, a random nonce and the challenge's expiry.
+func (s *Service) challengeMessage(r *http.Request, app config.AuthApp, req authRequest, user string) string {
+	expires := s.now().Add(s.set.ChallengeTTL).UTC()
+	return strings.Join([]string{
+		"Log in to " + app.Name + " (@" + app.ClientID + ") through " + hostOf(s.issuer(r)),
+		"Account: @" + user,
+		"Scope: " + strings.Join(req.Scopes, ", "),
+		"Nonce: " + randomID(18),
+		"Expires: " + expires.Format(time.RFC3339),
+	}, "\n")
 }
 
 // maxLoginSignatures bounds the signatures of one login (a multisig
@@ -181,41 +189,50 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		}
 		keys = append(keys, key)
 	}
+	answer, e := s.verifyLogin(ctx, ch, role, keys)
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// verifyLogin finishes a login whose signatures recovered keys, by
+// Keychain or a typed key (login) or by a HiveAuth wallet (hiveauth.go):
+// the keys must be the account's own and meet the weight threshold of its
+// authority of role (or of a higher one); then a session is opened for
+// the user's decision. It answers the page's login answer, or the refusal.
+func (s *Service) verifyLogin(ctx context.Context, ch challengeRecord, role string, keys []hivetx.PublicKey) (map[string]any, *apiError) {
 	acct, _, err := signer.ReadAccount(ctx, s.chain(), true, ch.User)
 	if err != nil {
-		s.chainFailure(w, err, ch.User)
-		return
+		return nil, s.chainErr(err, ch.User)
 	}
 	for _, k := range keys {
 		if !acct.HasKey(k) {
 			s.log.Info("auth: login refused: signature by a key the account does not have", "user", ch.User)
-			writeError(w, http.StatusUnauthorized, "access_denied", "the signature is not by a key of @"+ch.User)
-			return
+			return nil, &apiError{status: http.StatusUnauthorized, code: "access_denied", desc: "the signature is not by a key of @" + ch.User}
 		}
 	}
 	if !acct.Satisfies(role, keys) {
 		s.log.Info("auth: login refused: the keys do not meet the authority's threshold", "user", ch.User, "role", role, "keys", len(keys))
-		writeError(w, http.StatusUnauthorized, "access_denied",
-			"the signing keys do not meet the weight threshold of @"+ch.User+"'s "+role+" authority (nor of a higher one): a multisig account signs with enough of its keys")
-		return
+		return nil, &apiError{status: http.StatusUnauthorized, code: "access_denied",
+			desc: "the signing keys do not meet the weight threshold of @" + ch.User + "'s " + role + " authority (nor of a higher one): a multisig account signs with enough of its keys"}
 	}
 	var req authRequest
 	if err := s.getJSON(ctx, kindRequest, ch.Request, &req); err != nil {
-		s.storeFailure(w, err, "the login request has expired: start again from the app")
-		return
+		return nil, s.storeErr(err, "the login request has expired: start again from the app")
 	}
 	id := randomID(16)
 	if err := s.putJSON(ctx, kindSession, id, sessionRecord{Request: ch.Request, User: ch.User}, s.set.SessionTTL); err != nil {
-		s.storeFailure(w, err, "")
-		return
+		return nil, s.storeErr(err, "")
 	}
 	posting := slices.Contains(req.Scopes, config.ScopePosting)
 	needs := posting && !acct.Authorizes(s.set.ServiceAccount)
-	writeJSON(w, http.StatusOK, map[string]any{
+	return map[string]any{
 		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
 		"needs_authority": needs,
 		"demo_authority":  needs && s.demoAuth != nil, // hivegate demo only: demo.go
-	})
+	}, nil
 }
 
 // loginSignatures reads a login's signature, or its list of signatures.
@@ -322,24 +339,32 @@ func hostOf(base string) string {
 // gone (expired, used, never there, or not decodable) is the client's 400
 // with gone's text; a store that failed is 503. A write passes gone "".
 func (s *Service) storeFailure(w http.ResponseWriter, err error, gone string) {
+	writeAPIError(w, s.storeErr(err, gone))
+}
+
+// storeErr is storeFailure's refusal.
+func (s *Service) storeErr(err error, gone string) *apiError {
 	var se *json.SyntaxError
 	var ue *json.UnmarshalTypeError
 	if gone != "" && (errors.Is(err, errNotFound) || errors.As(err, &se) || errors.As(err, &ue)) {
-		writeError(w, http.StatusBadRequest, "invalid_request", gone)
-		return
+		return &apiError{status: http.StatusBadRequest, code: "invalid_request", desc: gone}
 	}
 	s.log.Error("auth: store", "err", err)
-	writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the service cannot keep login state right now; retry later")
+	return &apiError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", desc: "the service cannot keep login state right now; retry later"}
 }
 
 // chainFailure answers an account that could not be read.
 func (s *Service) chainFailure(w http.ResponseWriter, err error, user string) {
+	writeAPIError(w, s.chainErr(err, user))
+}
+
+// chainErr is chainFailure's refusal.
+func (s *Service) chainErr(err error, user string) *apiError {
 	if errors.Is(err, signer.ErrNoAccount) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "there is no account @"+user)
-		return
+		return &apiError{status: http.StatusBadRequest, code: "invalid_request", desc: "there is no account @" + user}
 	}
 	s.log.Warn("auth: reading an account", "user", user, "err", err)
-	writeError(w, http.StatusBadGateway, "server_error", "could not read @"+user+" from the chain: "+err.Error())
+	return &apiError{status: http.StatusBadGateway, code: "server_error", desc: "could not read @" + user + " from the chain: " + err.Error()}
 }
 
 // validAccount is hived's account name rule.

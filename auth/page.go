@@ -36,6 +36,8 @@ type pageData struct {
 	Description    string   `json:"error_description,omitempty"`
 	// Demo marks the page of `hivegate demo` (Options.DemoAuthority set).
 	Demo bool `json:"demo,omitempty"`
+	// HiveAuth offers the HiveAuth login (auth.hiveauth_relay set).
+	HiveAuth bool `json:"hiveauth,omitempty"`
 }
 
 // pageSecurityHeaders keep the page to itself: scripts and requests only

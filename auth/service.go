@@ -77,6 +77,12 @@ type Service struct {
 	appsMu    sync.RWMutex
 	apps      map[string]config.AuthApp                    // follows config reloads (SetApps)
 	demoAuth  func(ctx context.Context, user string) error // Options.DemoAuthority: hivegate demo only
+	// bg lives until Close; the HiveAuth logins waiting for a wallet
+	// (hiveauth.go) hold a slot each and end with it.
+	bg            context.Context
+	stop          context.CancelFunc
+	hiveAuthWG    sync.WaitGroup
+	hiveAuthSlots chan struct{}
 }
 
 // New builds the service: it reads the service account's key and the
@@ -96,7 +102,8 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}, demoAuth: o.DemoAuthority}
+	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}, demoAuth: o.DemoAuthority,
+		hiveAuthSlots: make(chan struct{}, maxHiveAuthPending)}
 	var err error
 	if s.signer, err = signer.New(signer.Options{Settings: set, Chain: o.Chain, Logger: o.Logger, LookupEnv: o.LookupEnv}); err != nil {
 		return nil, err
@@ -118,6 +125,7 @@ func New(o Options) (*Service, error) {
 	if s.store, err = openStore(o.Cache, o.Now); err != nil {
 		return nil, err
 	}
+	s.bg, s.stop = context.WithCancel(context.Background())
 	if w := (&config.Config{Auth: set, Cache: o.Cache}).ReplicaWarning(); w != "" {
 		s.log.Warn(w)
 	}
@@ -159,8 +167,13 @@ func (s *Service) anyApp(f func(config.AuthApp) bool) bool {
 	return false
 }
 
-// Close releases the store.
-func (s *Service) Close() error { return s.store.close() }
+// Close ends the HiveAuth logins still waiting for a wallet and releases
+// the store.
+func (s *Service) Close() error {
+	s.stop()
+	s.hiveAuthWG.Wait()
+	return s.store.close()
+}
 
 // ServiceAccount is the account users authorize.
 func (s *Service) ServiceAccount() string { return s.set.ServiceAccount }
@@ -175,6 +188,10 @@ func (s *Service) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth2/grant", s.pageAPI(s.grant))
 	if s.demoAuth != nil {
 		mux.HandleFunc("POST /oauth2/demo-authority", s.pageAPI(s.demoAuthority))
+	}
+	if s.set.HiveAuthRelay != "" {
+		mux.HandleFunc("POST /oauth2/hiveauth", s.pageAPI(s.hiveAuthStart))
+		mux.HandleFunc("POST /oauth2/hiveauth/wait", s.pageAPI(s.hiveAuthWait))
 	}
 	mux.HandleFunc("/api/oauth2/token", s.token) // POST only: token answers 405 to the rest
 	mux.HandleFunc("/api/oauth2/token/revoke", s.revoke)

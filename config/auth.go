@@ -81,6 +81,11 @@ type AuthSettings struct {
 	// "login" or "posting", or "none" to exempt a more specific key.
 	// Resolved most specific first, as ttls are.
 	RequireToken []Entry[string] `yaml:"require_token" as:"require"`
+	// HiveAuthRelay is the WebSocket URL of the HiveAuth relay (HAS) the
+	// login page's HiveAuth option goes through (auth.hiveauth_relay), such
+	// as wss://hive-auth.arcange.eu: wss, or ws to a loopback host. Empty
+	// (the default): the page offers no HiveAuth.
+	HiveAuthRelay string `yaml:"hiveauth_relay" as:"relay"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -283,4 +288,19 @@ func ValidAccountName(s string) bool {
 		}
 		return false
 	})
+}
+
+// checkRelayURL accepts a HiveAuth relay's URL: wss://host[/path], or
+// ws:// to a loopback host (a local or simulated relay).
+func checkRelayURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return errors.New("want the relay's WebSocket URL, such as wss://hive-auth.arcange.eu")
+	case u.Scheme == "wss":
+		return nil
+	case u.Scheme == "ws" && loopbackURL(raw):
+		return nil
+	}
+	return fmt.Errorf("want wss:// (or ws:// to 127.0.0.1, [::1] or localhost), got %s://", u.Scheme)
 }

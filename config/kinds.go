@@ -238,6 +238,8 @@ var stringKinds = map[string]func(s string) (string, error){
 	},
 	// The auth service's base URL, stored without a trailing /.
 	"issuer": func(s string) (string, error) { return strings.TrimRight(s, "/"), ifSet(s, checkIssuer) },
+	// A HiveAuth relay's WebSocket URL: wss, or ws to a loopback host.
+	"relay": func(s string) (string, error) { return s, ifSet(s, checkRelayURL) },
 	"redirect": func(s string) (string, error) {
 		if err := checkRedirectURI(s); err != nil {
 			return s, fmt.Errorf("%s: %v", s, err)

@@ -9,6 +9,8 @@
 #                                 Keychain (demo-only step), code exchanged, me, vote
 #   browser/operator-page.test.mjs  the operator page (admin listener) in Chromium: route
 #                                 table and nodes; a cordoned node gets no calls
+#   browser/hiveauth.test.mjs     HiveAuth on the login page: the demo's simulated relay and
+#                                 wallet, approved (back to the app) and rejected
 #   auth/hivesigner.test.mjs      the real hivesigner SDK (v3) against hivegate demo
 #   auth/app-lines.test.mjs       the app lines docs/authorization.md shows, run as written
 #   hivetx/crosscheck.test.mjs    hivetx/ against hive-tx and @hiveio/dhive

@@ -1,6 +1,7 @@
 // Builds the login page's script and style into dist/ (or
 // $HIVEGATE_AUTH_PAGE_OUT): esbuild bundles src/page.js with
-// @noble/secp256k1, @noble/hashes and @scure/base into one file, and the
+// @noble/secp256k1, @noble/hashes, @scure/base and uqr (the HiveAuth
+// link's QR code) into one file, and the
 // CSS is minified. The output is committed (auth/page.go embeds it) and
 // must be reproducible: tests/run.sh rebuilds it elsewhere and compares.
 import * as esbuild from "esbuild";

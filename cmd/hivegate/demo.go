@@ -71,6 +71,7 @@ auth:
       name: hivegate demo app
       secret_sha256: cd577fe2561ebff23505db0bb006300c7cdecbd46bc0e03c449afafaca2c25bf  # sha256 of the demo secret, "demo-secret"
       redirect_uris: ["%[5]s"]
+  hiveauth_relay: %[6]s  # the simulated HiveAuth relay (demo_hiveauth.go)
 `
 
 // demoConfigSource names the demo's config in the logs (config=…): it is
@@ -116,12 +117,18 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer func() { _ = nodeSrv.Close() }()
 	nodeURL := "http://" + nodeLn.Addr().String()
 
+	relayURL, stopRelay, err := startDemoHiveAuth(logger)
+	if err != nil {
+		return err
+	}
+	defer stopRelay()
+
 	keyFile, err := writeDemoServiceKey()
 	if err != nil {
 		return err
 	}
 	defer func() { _ = os.Remove(keyFile) }()
-	cfg, err := config.Parse(demoConfigSource+".yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect))
+	cfg, err := config.Parse(demoConfigSource+".yaml", fmt.Appendf(nil, demoConfig, nodeURL, keyFile, demoServiceAccount, demoApp, demoRedirect, relayURL))
 	if err != nil {
 		return fmt.Errorf("demo config: %w", err)
 	}
@@ -149,7 +156,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			appSrv.Handler = newDemoAppServer("http://"+addr, appURL, logger).handler()
 			go func() { _ = appSrv.Serve(appLn) }()
 			logger.Info("demo app ready", "url", appURL)
-			printDemoBanner(stdout, addr, adminAddr, nodeURL, appURL)
+			printDemoBanner(stdout, addr, adminAddr, nodeURL, appURL, relayURL)
 		},
 		ui:            true,
 		demoAuthority: demoAuthority(nodeURL, demoServiceAccount, logger),
@@ -223,7 +230,7 @@ func demoCommands(addr, admin string) []string {
 
 // printDemoBanner prints where the demo's parts listen, the commands to
 // try, and the steps of an app's login.
-func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL string) {
+func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL, relayURL string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhivegate demo is running.\n\n")
 	fmt.Fprintf(&b, "  gateway:               http://%s (JSON-RPC, Connect, gRPC, gRPC-Web)\n", addr)
@@ -233,6 +240,7 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL string) {
 	}
 	fmt.Fprintf(&b, "  API explorer:          http://%s/ui/ (every typed RPC over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	fmt.Fprintf(&b, "  example app:           %s/ (%s, an app that logs users in through hivegate)\n", appURL, demoApp)
+	fmt.Fprintf(&b, "  HiveAuth relay:        %s (simulated, with a simulated wallet at %s: DEMO ONLY)\n", relayURL, demoWalletPage(relayURL))
 	b.WriteString("\nTry:\n\n")
 	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)
@@ -246,6 +254,8 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL string) {
 		"     password %q: PrivateKey.fromLogin). Without Hive Keychain, approving takes a DEMO ONLY step: the demo adds\n"+
 		"     @%s to her posting authority with its own copy of her active key (a real hivegate never holds a key).\n",
 		hivesim.DemoKey("alice", "posting").WIF(), hivesim.DemoPassword, demoServiceAccount)
+	fmt.Fprintf(&b, "     Or choose \"Log in with HiveAuth\" (no key typed): the page shows a has:// link for a HiveAuth wallet; here\n"+
+		"     open it in the simulated wallet (DEMO ONLY link on the page), approve, and the page continues by itself.\n")
 	fmt.Fprintf(&b, "  3. hivegate sends you back to %s?code=…; the app's server exchanges the code (once, within a minute):\n"+
 		"     POST http://%s/api/oauth2/token  grant_type=authorization_code&code=CODE&client_id=%s&client_secret=%s&redirect_uri=%s\n",
 		redirect, addr, demoApp, demoAppSecret, url.QueryEscape(redirect))

@@ -24,11 +24,15 @@ var layer = map[string]int{
 	// transaction format and the accounts its operations name (read with
 	// jsonwire).
 	"router": 1, "jsonrpc": 1, "hivetx": 1,
+	// The HiveAuth protocol's messages, encryption and relay client.
+	"auth/has": 1,
 	// The cache and the upstream pool; the front door every front end
 	// stands behind (overload, per-client caps, rate, body read-ahead).
 	// The simulated node (it builds on hivetx) ships with demo but stands
 	// beside the gateway.
 	"cache": 2, "backend": 2, "guard": 2, "hivesim": 2, "quota": 2,
+	// The simulated HiveAuth relay and wallet (tests and demo).
+	"hivesim/hassim": 2,
 	// The one path every call takes; the metrics registry.
 	"dispatch": 3, "metrics": 3,
 	// Front ends: JSON-RPC over HTTP, Connect (with its codec and schema),

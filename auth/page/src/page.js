@@ -6,11 +6,13 @@
 // user's posting authority, unless it is already there. Under `hivegate
 // demo` only, a user without Keychain may let the demo add it with the
 // demo's own copy of their key (the login answers demo_authority); the
-// page marks that step as demo-only.
+// page marks that step as demo-only. With auth.hiveauth_relay, the page
+// also offers HiveAuth: the user approves the login in a HiveAuth wallet.
 import * as secp from "@noble/secp256k1";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58 } from "@scure/base";
+import { renderSVG } from "uqr";
 
 secp.hashes.sha256 = sha256;
 secp.hashes.hmacSha256 = (key, msg) => hmac(sha256, key, msg);
@@ -147,8 +149,70 @@ async function decide(approve) {
   }
 }
 
+// HiveAuth (auth.hiveauth_relay): hivegate sends the request to the
+// relay and answers the has:// link for the user's wallet; the page
+// polls until the wallet answers, then continues as after a Keychain
+// login.
+let hiveAuthRun = 0;
+
+function stopHiveAuth() {
+  hiveAuthRun++;
+  $("has").hidden = true;
+  $("login").hidden = false;
+}
+
+async function logInHiveAuth() {
+  const username = $("username").value.trim().replace(/^@/, "").toLowerCase();
+  if (!username) {
+    say("Type your Hive account name first.", true);
+    return;
+  }
+  const run = ++hiveAuthRun;
+  $("hiveauth").disabled = true;
+  try {
+    say("Sending the login request to your HiveAuth wallet…");
+    const start = await post("/oauth2/hiveauth", { request_id: req.request_id, username });
+    $("login").hidden = true;
+    $("has").hidden = false;
+    $("has-user").textContent = `@${start.username}`;
+    $("has-link").href = start.uri;
+    $("has-uri").value = start.uri;
+    $("has-qr").src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(start.uri, { border: 2 }))}`;
+    if (start.demo_wallet) {
+      $("has-demo").hidden = false;
+      $("has-demo-link").href = `${start.demo_wallet}?uri=${encodeURIComponent(start.uri)}`;
+    }
+    say("");
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (run !== hiveAuthRun) return; // cancelled
+      const r = await post("/oauth2/hiveauth/wait", { wait_id: start.wait_id });
+      if (run !== hiveAuthRun) return;
+      if (r.status === "pending") continue;
+      session = r;
+      $("has").hidden = true;
+      showConsent();
+      return;
+    }
+  } catch (e) {
+    if (run === hiveAuthRun) {
+      stopHiveAuth();
+      say(e.message, true);
+    }
+  } finally {
+    $("hiveauth").disabled = false;
+  }
+}
+
 if (!req.error) {
   $("login").addEventListener("submit", logIn);
+  if (req.hiveauth) {
+    $("hiveauth").addEventListener("click", logInHiveAuth);
+    $("has-cancel").addEventListener("click", () => {
+      stopHiveAuth();
+      say("");
+    });
+  }
   $("approve").addEventListener("click", () => decide(true));
   $("deny").addEventListener("click", () => decide(false));
   // Keychain injects itself after the page loads.

@@ -180,8 +180,10 @@ func call(ctx context.Context, c Caller, fresh bool, method string, params any, 
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(res.Result, out); err != nil {
-		return fmt.Errorf("decoding %s: %w", method, err)
+	if json.Unmarshal(res.Result, out) != nil {
+		// The text reaches clients (see ReadAccount): it names the method,
+		// never the decoder's Go error.
+		return fmt.Errorf("the node's answer to %s is not shaped as hived answers it", method)
 	}
 	return nil
 }

@@ -73,8 +73,10 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	} else if prev != nil && prev.lib != nil {
 		carryLIB(prev.lib, gen.lib)
 	}
-	if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
-		g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
+	if !g.checkOnly { // Check reads nothing from Redis
+		if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
+			g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
+		}
 	}
 	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
 		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))

@@ -113,7 +113,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-		Admit:            quotaAdmit(gen.quota), // quota_wiring.go
+		Admit:            quotaAdmit(gen, obs), // quota_wiring.go
 	})))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
@@ -127,7 +127,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())
 	}
-	if qi := g.quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go
+	if qi := g.quotaInterceptor(gen); qi != nil { // quota_wiring.go
 		interceptors = append(interceptors, qi)
 	}
 	if len(interceptors) > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,5 +75,48 @@ func TestConfigCheckReportsWhatServeReports(t *testing.T) {
 				t.Errorf("config check: exit %d, stdout %q, stderr %q; want a failure with serve's error %q", code, stdout, stderr, serveErr)
 			}
 		})
+	}
+}
+
+// TestConfigCheckContactsNothing: config check builds the backend pool and
+// the Redis tier's clients of a config but connects to neither node nor
+// Redis (gateway.Check reads no shared LIB and starts no prober), so
+// running it next to production touches nothing.
+func TestConfigCheckContactsNothing(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			_ = c.Close()
+		}
+	}()
+	addr := ln.Addr().String()
+	yaml := "hivegate:\n  port: 0\n  admin_listen: \"\"\nbackends:\n  hived: http://" + addr + "\nurls:\n  appbase: hived\n" +
+		"cache:\n  redis_url: redis://" + addr + "/0\n" +
+		"quotas:\n  classes:\n    public: {limit: 600, period: 60}\n  per_address: public\n"
+	file := filepath.Join(t.TempDir(), "hivegate.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCmd(t, "config", "check", file); code != 0 {
+		t.Fatalf("config check: exit %d: %s", code, stderr)
+	}
+	// The check has returned and closed what it built: whatever it would
+	// have dialled has been accepted by now.
+	_ = ln.Close()
+	select {
+	case <-accepted:
+		t.Error("config check connected to the node or Redis")
+	default:
 	}
 }

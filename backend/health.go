@@ -57,11 +57,13 @@ func (h *health) failure(logger *slog.Logger, n *node, cause error) {
 	}
 }
 
-// Healthy reports whether the named backend is not failing: at least one of
-// its nodes has had fewer than FailThreshold consecutive failures. A node
-// no call or probe has reached yet counts, so that calls are made to it.
-// What GET / reports is stricter (Serving, Nodes). Unknown names are not
-// healthy.
+// Healthy reports whether the named backend can be called: at least one of
+// its nodes is not cordoned and has had fewer than FailThreshold
+// consecutive failures. A node no call or probe has reached yet counts, so
+// that calls are made to it; a cordoned node never does, since no call is
+// made to it (cordon.go), so a backend every node of which is cordoned is
+// not healthy. What GET / reports is stricter (Serving, Nodes). Unknown
+// names are not healthy.
 func (p *Pool) Healthy(name string) bool {
 	be, ok := p.backends[name]
 	return ok && be.up()
@@ -83,10 +85,11 @@ func (p *Pool) Serving(name string) bool {
 	return false
 }
 
-// up reports whether any node of the backend is not down.
+// up reports whether any node of the backend can be called: neither down
+// nor cordoned.
 func (be *backend) up() bool {
 	for _, n := range be.nodes {
-		if !n.health.down.Load() {
+		if !n.health.down.Load() && !n.cordoned.Load() {
 			return true
 		}
 	}
@@ -104,7 +107,7 @@ func (p *Pool) AllServing() bool {
 	return len(p.names) > 0
 }
 
-// AnyHealthy reports whether at least one backend is not failing (Healthy).
+// AnyHealthy reports whether at least one backend can be called (Healthy).
 func (p *Pool) AnyHealthy() bool {
 	for _, be := range p.backends {
 		if be.up() {

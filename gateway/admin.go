@@ -132,7 +132,7 @@ func (g *Gateway) adminRoute(w http.ResponseWriter, r *http.Request) {
 
 // adminHealth answers every backend's health, the chain position seen,
 // the cache's counters and the coalesced calls in flight; 503 when no
-// backend can be reached.
+// backend can be called (every node of every backend down or cordoned).
 func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	gen := g.gen.Load()
 	type nodeHealth struct {
@@ -149,8 +149,9 @@ func (g *Gateway) adminHealth(w http.ResponseWriter, _ *http.Request) {
 	type backendHealth struct {
 		Name string `json:"name"`
 		URL  string `json:"url"`
-		// Up: a node is not failing (calls are made to it); InService: a
-		// node is in service, the rule of GET / and of this answer's status.
+		// Up: a node can be called (neither down nor cordoned), as
+		// hivegate_backend_up; InService: a node is in service, the rule of
+		// GET /. The status is 503 when no backend is up.
 		Up        bool         `json:"up"`
 		InService bool         `json:"in_service"`
 		Nodes     []nodeHealth `json:"nodes"`

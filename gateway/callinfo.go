@@ -29,6 +29,10 @@ type callInfo struct {
 	backends      []string
 	upstream      time.Duration
 	upstreamCalls int
+	// quotaSubject and quotaKey name who the request counted against
+	// (quota.Subject: its kind, and the key's configured name or the
+	// app's client id); empty when no quota applied.
+	quotaSubject, quotaKey string
 }
 
 type callInfoKey struct{}
@@ -67,6 +71,28 @@ func (i *callInfo) setOutcome(outcome string) {
 	i.outcome = outcome
 }
 
+// setQuota records who the request counted against.
+func (i *callInfo) setQuota(subject, key string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.quotaSubject, i.quotaKey = subject, key
+}
+
+// setRefused records a single request's call refused before dispatch
+// (quota): its method key and route, and the outcome. The calls of a batch
+// are described by the batch as a whole.
+func (i *callInfo) setRefused(method, route, outcome string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.batch >= 0 {
+		return
+	}
+	if i.frontend == metrics.FrontendJSONRPC && method != "" {
+		i.method = method
+	}
+	i.route, i.outcome = route, outcome
+}
+
 // setBatch records the number of elements of a batch.
 func (i *callInfo) setBatch(n int) {
 	i.mu.Lock()
@@ -92,6 +118,7 @@ type callSnapshot struct {
 	backends                      []string
 	upstream                      time.Duration
 	upstreamCalls                 int
+	quotaSubject, quotaKey        string
 }
 
 // snapshot copies the fields under the lock.
@@ -102,5 +129,6 @@ func (i *callInfo) snapshot() callSnapshot {
 		method: i.method, route: i.route, cache: i.cache, outcome: i.outcome,
 		batch: i.batch, backends: slices.Clone(i.backends),
 		upstream: i.upstream, upstreamCalls: i.upstreamCalls,
+		quotaSubject: i.quotaSubject, quotaKey: i.quotaKey,
 	}
 }

@@ -3,7 +3,9 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -120,9 +122,21 @@ func unknownMetrics(exprs map[string][]string, served map[string]bool) []string 
 	return out
 }
 
+// servedQuotas is a quotas section for servedMetrics: the test client is
+// on loopback, a trusted proxy whose own address no quota limits, so its
+// calls count against an API key of one call an hour.
+const servedQuotas = `quotas:
+  classes:
+    one: {limit: 1, period: 1h}
+  per_address: one
+  keys:
+    metrics-test: {sha256: %x, class: one}
+`
+
 // servedMetrics returns the name of every sample a real gateway's /metrics
-// serves once it has answered calls, failed one upstream and reloaded its
-// config (a histogram as its _bucket, _sum and _count).
+// serves once it has answered calls, failed one upstream, checked calls
+// against a quota (one admitted, one refused) and reloaded its config (a
+// histogram as its _bucket, _sum and _count).
 func servedMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	node := newFakeNode(t)
@@ -131,12 +145,18 @@ func servedMetrics(t *testing.T) map[string]bool {
 	node.on("test_api.fail", func(w http.ResponseWriter, _ *http.Request, _ nodeRequest) {
 		http.Error(w, "down", http.StatusInternalServerError)
 	})
-	o := startOps(t, opsYAML(node, ""))
+	const key = "dashboards-test-key"
+	o := startOps(t, opsYAML(node, "")+fmt.Sprintf(servedQuotas, sha256.Sum256([]byte(key))))
 	waitFor(t, "the LIB poll", func() bool { return o.metric("hivegate_last_irreversible_block", "") == 5000 })
 	get := rpc(1, "condenser_api.get_accounts", `[["alice"]]`)
 	o.post(get)
 	o.post(get)
 	o.post(rpc(2, "test_api.fail", `{}`))
+	for want, status := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		if got, _, body := o.post(get, "X-Api-Key", key); got != status {
+			t.Fatalf("call %d with the API key: HTTP %d %s, want %d", want+1, got, body, status)
+		}
+	}
 	if status, body := o.adminReq(http.MethodPost, "/admin/reload", ""); status != http.StatusOK {
 		t.Fatalf("reload: %d %s", status, body)
 	}
@@ -189,6 +209,9 @@ func TestDashboardAndRulesMetricsExist(t *testing.T) {
 		"hivegate_http_requests_in_flight", "hivegate_http_responses_total",
 		"process_resident_memory_bytes", "hivegate_cache_capacity_bytes",
 		"hivegate_backend_node_requests_in_flight",
+		// Cordons (the operator page) and quotas.
+		"hivegate_backend_node_cordoned", "hivegate_quota_calls_total", "hivegate_quota_weight_total",
+		"hivegate_quota_unknown_keys_total", "hivegate_quota_redis_errors_total",
 	} {
 		found := false
 		for _, es := range dash {
@@ -203,6 +226,7 @@ func TestDashboardAndRulesMetricsExist(t *testing.T) {
 	for _, alert := range []string{
 		"HivegateLowCacheHitRatio", "HivegateHighErrorRatio", "HivegateNodeDown",
 		"HivegateNodeLagging", "HivegateBackendNoNodeInService",
+		"HivegateNodeCordonedLong", "HivegateQuotaRedisErrors",
 	} {
 		if len(rules["alert "+alert]) == 0 {
 			t.Errorf("no alert %s", alert)

@@ -75,6 +75,8 @@ type Gateway struct {
 	// ops is the operator page's state: cordons, call figures, recent
 	// errors (admin_nodes.go, admin_stats.go).
 	ops *operatorState
+	// checkOnly is set for Check: the generation reads nothing from Redis.
+	checkOnly bool
 
 	mu      sync.Mutex      // serializes Start, reloads and Close
 	runCtx  context.Context // set by Start
@@ -87,11 +89,15 @@ type Gateway struct {
 const libProbeMethod = "database_api.get_dynamic_global_properties"
 
 // New builds a gateway from a config.
-func New(cfg *config.Config, opts Options) (*Gateway, error) {
+func New(cfg *config.Config, opts Options) (*Gateway, error) { return newGateway(cfg, opts, false) }
+
+// newGateway is New; checkOnly builds a gateway for Check, which contacts
+// nothing.
+func newGateway(cfg *config.Config, opts Options, checkOnly bool) (*Gateway, error) {
 	// Every value logged is bounded (logval): many come from clients and
 	// nodes. A nil Logger discards.
 	logger := logval.NewLogger(opts.Logger)
-	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{}), ops: newOperatorState(time.Now)}
+	g := &Gateway{opts: opts, log: logger, startCfg: cfg, closed: make(chan struct{}), ops: newOperatorState(time.Now), checkOnly: checkOnly}
 	if cfg.Settings.CacheMaxCapacity > 0 {
 		g.cache = cache.New(cfg.Settings.CacheMaxCapacity)
 	}

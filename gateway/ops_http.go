@@ -149,6 +149,14 @@ func (g *Gateway) accessLog(r *http.Request, info *callInfo, sw *statusWriter, e
 		slog.Int("status", sw.status()),
 		slog.Int64("bytes", sw.bytes),
 	}
+	if s.quotaSubject != "" {
+		// Who the quota counted the request against: address, or key or
+		// app with its configured name (never the key or an address).
+		attrs = append(attrs, slog.String("quota_subject", s.quotaSubject))
+		if s.quotaKey != "" {
+			attrs = append(attrs, slog.String("quota_key", s.quotaKey))
+		}
+	}
 	g.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 }
 

@@ -73,8 +73,10 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 	} else if prev != nil && prev.lib != nil {
 		carryLIB(prev.lib, gen.lib)
 	}
-	if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
-		g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
+	if !g.checkOnly { // Check reads nothing from Redis
+		if _, err := dispatch.ShareLIB(context.Background(), g.shared, gen.lib); err != nil {
+			g.log.Warn("could not read the shared last irreversible block from Redis", "err", err)
+		}
 	}
 	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
 		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
@@ -111,7 +113,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-		Admit:            quotaAdmit(gen.quota), // quota_wiring.go
+		Admit:            quotaAdmit(gen, obs), // quota_wiring.go
 	})))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
@@ -125,7 +127,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())
 	}
-	if qi := g.quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go
+	if qi := g.quotaInterceptor(gen); qi != nil { // quota_wiring.go
 		interceptors = append(interceptors, qi)
 	}
 	if len(interceptors) > 0 {

@@ -107,9 +107,9 @@ var Errors = []ErrorSpec{
 	{KindBatchTooLarge, CodeBatchTooLarge, "Batch too large", statusOK, "a batch has more elements than the configured maximum; nothing was forwarded"},
 	{KindRequestTooLarge, CodeRequestTooLarge, "Request too large", statusTooLarge, "the request body or its JSON nesting exceeds the configured limit"},
 	{KindBlacklistedAccount, CodeBlacklistedAccount, "Blacklisted account", statusOK, "a broadcast transaction involves an account in limits.blacklist_accounts; it was not forwarded"},
-	{KindUnauthorized, CodeUnauthorized, "Unauthorized", statusUnauthorized, "the request lacks the credentials an admin endpoint requires, or the valid token auth.require_token asks for the method (then with WWW-Authenticate)"},
+	{KindUnauthorized, CodeUnauthorized, "Unauthorized", statusUnauthorized, "the request lacks the credentials an admin endpoint requires, or the valid token auth.require_token asks for the method (then with WWW-Authenticate), or its API key is not in quotas.keys"},
 	{KindForbidden, CodeForbidden, "Forbidden", statusForbidden, "the token's scope is not the one auth.require_token asks for the method"},
-	{KindRateLimited, CodeRateLimited, "Rate limited", statusTooManyRequests, "the client's IP exceeded the configured request rate"},
+	{KindRateLimited, CodeRateLimited, "Rate limited", statusTooManyRequests, "the client went over a limit: its address over limits.rate_limit_per_second, or its address, API key or app over its quota (quotas); Retry-After says when to retry"},
 	{KindOverloaded, CodeOverloaded, "Overloaded", statusUnavailable, "the gateway is at its concurrent request limit; retry later"},
 	{KindAccountHistoryLimit, CodeAccountHistoryLimit, "Account History request exceeded limit", statusOK, "a get_account_history call asks for more entries than limits.account_history_limit (jussi's error); it was not forwarded"},
 }

@@ -20,7 +20,8 @@ type Sources struct {
 	// Chain returns the last irreversible block and head block seen (0 when
 	// unknown).
 	Chain func() (lib, head uint64)
-	// Backends returns every configured backend and whether it is up.
+	// Backends returns every configured backend and whether it is up (can
+	// be called: a node neither down nor cordoned).
 	Backends func() []BackendState
 	// Nodes returns every node of every backend.
 	Nodes func() []NodeState
@@ -77,7 +78,7 @@ func newSourceCollector(ns string, src Sources) *sourceCollector {
 		waiters:        desc("coalesced_waiters", "Clients waiting on coalesced upstream calls, leaders included."),
 		lib:            desc("last_irreversible_block", "The highest last irreversible block number seen (0: unknown)."),
 		head:           desc("head_block", "The highest head block number seen (0: unknown)."),
-		backendUp:      desc("backend_up", "1 when the backend is reachable, 0 after consecutive failures.", "backend"),
+		backendUp:      desc("backend_up", "1 when the backend can be called: a node is neither down (node_fail_threshold failures in a row) nor cordoned; 0 otherwise.", "backend"),
 		nodeUp:         desc("backend_node_up", "1 when the backend node is reachable, 0 after node_fail_threshold failures in a row.", "backend", "node"),
 		nodeInService:  desc("backend_node_in_service", "1 when the backend node takes calls: up, at most node_max_lag_blocks behind its backend's best head, and not cordoned.", "backend", "node"),
 		nodeHead:       desc("backend_node_head_block", "The backend node's head block as its probes see it (0: unknown).", "backend", "node"),

@@ -33,6 +33,11 @@ type PolicyOptions struct {
 	Limiter *Limiter
 	// Apps resolves app tokens; nil: bearer tokens are not looked at.
 	Apps AppResolver
+	// Checked, when set, is told who each request checked against a quota
+	// counts against (AdmitJSONRPC, AdmitCall), with the request's
+	// context, before its calls are counted: the access log names the
+	// subject (its kind and Name, never a key or an address).
+	Checked func(ctx context.Context, s Subject)
 }
 
 // Policy is one config's quotas: who a request counts against, what its
@@ -49,6 +54,7 @@ type Policy struct {
 	header     string
 	ip         clientip.Resolver
 	appOf      AppResolver
+	checked    func(context.Context, Subject)
 }
 
 // NewPolicy builds the Policy of cfg, or returns nil when quotas are off
@@ -64,7 +70,7 @@ func NewPolicy(cfg *config.Config, o PolicyOptions) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{
-		lim: o.Limiter, router: o.Router, weights: weights, defWeight: q.DefaultWeight,
+		lim: o.Limiter, router: o.Router, weights: weights, defWeight: q.DefaultWeight, checked: o.Checked,
 		keys: map[[sha256.Size]byte]Subject{}, apps: map[string]config.QuotaClass{},
 		header: http.CanonicalHeaderKey(q.KeyHeader),
 		ip:     clientip.New(clientip.Options{TrustedProxyHeader: cfg.Limits.TrustedProxyHeader, TrustedProxies: cfg.Limits.TrustedProxies}),
@@ -157,6 +163,9 @@ func (p *Policy) AdmitJSONRPC(r *http.Request, els []jsonrpc.Element) (retryAfte
 	if e != nil || !limited {
 		return 0, e
 	}
+	if p.checked != nil {
+		p.checked(r.Context(), s)
+	}
 	idx := make([]int, 0, len(els)) // the valid elements: invalid ones are answered with their own error
 	weights := make([]int, 0, len(els))
 	for i, el := range els {
@@ -186,6 +195,9 @@ func (p *Policy) AdmitCall(ctx context.Context, remoteAddr string, h http.Header
 	s, limited, e := p.SubjectOf(ctx, remoteAddr, h)
 	if e != nil || !limited {
 		return 0, e
+	}
+	if p.checked != nil {
+		p.checked(ctx, s)
 	}
 	w := p.Weight(method, params)
 	if ok, wait := p.lim.Admit(ctx, s, w); !ok {

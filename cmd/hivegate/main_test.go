@@ -133,6 +133,49 @@ func TestDocErrorTable(t *testing.T) {
 		row := fmt.Sprintf("| %d | `%s: …` | %d |", e.Code, e.Name, e.Status)
 		if !bytes.Contains(doc, []byte(row)) {
 			t.Errorf("docs/api.md's error table lacks the row starting %q", row)
+			continue
+		}
+		// The meaning column says what the code's ErrorSpec says (the
+		// doc may quote config keys in backticks).
+		line, _, _ := bytes.Cut(doc[bytes.Index(doc, []byte(row))+len(row):], []byte("\n"))
+		if got := strings.TrimSpace(strings.TrimSuffix(strings.ReplaceAll(string(line), "`", ""), "|")); e.Code != 1701 && got != e.Meaning {
+			t.Errorf("docs/api.md says %d means %q; jsonrpc.Errors says %q", e.Code, got, e.Meaning)
+		}
+	}
+}
+
+// TestDocErrorCauses: every cause of a gateway error is in its meaning,
+// in the code and in docs/api.md: -32017 is the per-address rate limit and
+// the quotas by address, API key and app; -32016 is also an API key that
+// quotas.keys does not have.
+func TestDocErrorCauses(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		code  jsonrpc.Code
+		names []string
+	}{
+		{jsonrpc.CodeRateLimited, []string{"limits.rate_limit_per_second", "quota", "API key", "app", "address", "Retry-After"}},
+		{jsonrpc.CodeUnauthorized, []string{"auth.require_token", "quotas.keys"}},
+	} {
+		var meaning string
+		for _, e := range jsonrpc.Errors {
+			if e.Code == tc.code {
+				meaning = e.Meaning
+			}
+		}
+		_, row, _ := bytes.Cut(doc, fmt.Appendf(nil, "\n| %d |", tc.code))
+		row, _, _ = bytes.Cut(row, []byte("\n"))
+		for _, name := range tc.names {
+			if !strings.Contains(meaning, name) {
+				t.Errorf("jsonrpc.Errors: %d means %q, which does not name %s", tc.code, meaning, name)
+			}
+			if !bytes.Contains(row, []byte(name)) {
+				t.Errorf("docs/api.md: %d means %q, which does not name %s", tc.code, row, name)
+			}
 		}
 	}
 }

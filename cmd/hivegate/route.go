@@ -81,7 +81,8 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 		fs = newFlagSet("config default", "config default", stderr)
 	case "-h", "-help", "--help":
 		fmt.Fprint(stderr, "Usage: hivegate config check FILE | hivegate config default\n\n"+
-			"  check FILE  load FILE, print its warnings and route table\n"+
+			"  check FILE  load FILE and build what serve builds from it (no listener,\n"+
+			"              no node contacted); print its errors, warnings and route table\n"+
 			"  default     print the embedded default config\n")
 		return flag.ErrHelp
 	default:
@@ -104,7 +105,9 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := router.New(cfg); err != nil {
+	// Everything serve builds from the config, so that every error serve
+	// would report is reported here; nothing listens or is contacted.
+	if err := gateway.Check(cfg); err != nil {
 		return err
 	}
 	for _, w := range cfg.Warnings {

@@ -91,6 +91,13 @@ type AuthApp struct {
 	ClientID string
 	// Name is shown to users on the login page (default: ClientID).
 	Name string
+	// Account is the app's Hive account (auth.apps[].account, default:
+	// ClientID), HiveSigner's consent chain: a user authorizes the app by
+	// adding this account to their posting authority, and this account
+	// lists the service account in its own; revoking it on chain revokes
+	// this app alone. The service account itself is direct consent: one
+	// authorization covers every app naming it.
+	Account string
 	// SecretSHA256 is the hex sha256 of the app's client secret
 	// (auth.apps[].secret_sha256). Empty: a public client (a browser or
 	// mobile app), which must use PKCE.
@@ -241,6 +248,11 @@ func (d *decoder) authSection(cfg *Config, k, n *node) error {
 	if s.Enabled && s.TokenKeyFile == "" && s.TokenKeyEnv == "" {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: auth: no token_key_file or token_key_env: tokens are signed with a key made at start, so they die with the process and other replicas refuse them", s.Pos))
 	}
+	for i, app := range s.Apps {
+		if s.Enabled && app.Account == s.ServiceAccount {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: auth.apps[%d].account is the service account @%s: direct consent, so a user who authorizes it authorizes every app naming it, and a leaked service key exposes them all (docs/authorization.md)", app.Pos, i, app.Account))
+		}
+	}
 	if s.Enabled && strings.HasPrefix(s.Issuer, "http://") && !loopbackURL(s.Issuer) {
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: auth.issuer %s is not https: codes and tokens would cross the network in clear", s.Pos, s.Issuer))
 	}
@@ -344,6 +356,10 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 				}
 			case "name":
 				app.Name, err = d.str(v, kp)
+			case "account":
+				if app.Account, err = d.str(v, kp); err == nil && !ValidAccountName(app.Account) {
+					err = d.errf(v, kp, "%q is not a Hive account name (the app's account users add to their posting authority)", app.Account)
+				}
 			case "secret_sha256":
 				if app.SecretSHA256, err = d.str(v, kp); err == nil {
 					app.SecretSHA256 = strings.ToLower(app.SecretSHA256)
@@ -396,6 +412,9 @@ func (d *decoder) authApps(s *AuthSettings, n *node, path string) error {
 		seen[app.ClientID] = true
 		if app.Name == "" {
 			app.Name = app.ClientID
+		}
+		if app.Account == "" {
+			app.Account = app.ClientID
 		}
 		s.Apps = append(s.Apps, app)
 	}

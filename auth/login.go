@@ -210,9 +210,10 @@ func (s *Service) login(w http.ResponseWriter, r *http.Request, body map[string]
 		return
 	}
 	posting := slices.Contains(req.Scopes, config.ScopePosting)
-	needs := posting && !acct.Authorizes(s.set.ServiceAccount)
+	authorize := s.appAccount(req.ClientID) // the account the page asks Keychain to add (per-app consent)
+	needs := posting && !acct.Authorizes(authorize)
 	writeJSON(w, http.StatusOK, map[string]any{
-		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
+		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount, "authorize_account": authorize,
 		"needs_authority": needs,
 		"demo_authority":  needs && s.demoAuth != nil, // hivegate demo only: demo.go
 	})

@@ -152,7 +152,9 @@ func TestAuthAppAccount(t *testing.T) {
 		t.Errorf("account: default %q, set %q, direct %q", def.Auth.Apps[0].Account, set.Auth.Apps[0].Account, direct.Auth.Apps[0].Account)
 	}
 	warns := func(c *config.Config) bool {
-		return slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "direct consent") && strings.Contains(w, "auth.apps[0].account") })
+		return slices.ContainsFunc(c.Warnings, func(w string) bool {
+			return strings.Contains(w, "direct consent") && strings.Contains(w, "auth.apps[0].account")
+		})
 	}
 	if warns(def) || warns(set) || !warns(direct) {
 		t.Errorf("direct consent warnings: default %q, set %q, direct %q", def.Warnings, set.Warnings, direct.Warnings)

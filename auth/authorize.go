@@ -179,7 +179,7 @@ func (s *Service) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	s.page(w, http.StatusOK, pageData{
 		RequestID: id, ClientID: app.ClientID, AppName: app.Name, Scopes: scopes, RedirectHost: host,
-		ServiceAccount: s.set.ServiceAccount, Account: q.Get("account"), Operations: signer.OperationNames(scopes),
+		ServiceAccount: s.set.ServiceAccount, AppAccount: s.appAccount(app.ClientID), Account: q.Get("account"), Operations: signer.OperationNames(scopes),
 		Demo: s.demoAuth != nil, HiveAuth: s.set.HiveAuthRelay != "",
 	})
 }

@@ -13,13 +13,25 @@ import (
 )
 
 // broadcastOps hands ops to the signer within tok's grant: its user, its
-// app and its scopes.
+// app and the app's account (whose link the signer checks on chain), and
+// its scopes.
 func (s *Service) broadcastOps(ctx context.Context, tok Token, ops []hivetx.Operation) (json.RawMessage, *apiError) {
-	res, e := s.signer.Broadcast(ctx, signer.Grant{User: tok.User, App: tok.ClientID, Scopes: tok.Scopes}, ops)
+	g := signer.Grant{User: tok.User, App: tok.ClientID, Scopes: tok.Scopes, AppAccount: s.appAccount(tok.ClientID)}
+	res, e := s.signer.Broadcast(ctx, g, ops)
 	if e != nil {
 		return nil, &apiError{e.Status, e.Code, e.Description, e.Connect}
 	}
 	return res, nil
+}
+
+// appAccount is the account a user authorizes for an app: its
+// auth.apps[].account (the client id by default; the service account for
+// direct consent). consent.go in package signer checks both links.
+func (s *Service) appAccount(clientID string) string {
+	if a, ok := s.app(clientID); ok && a.Account != "" {
+		return a.Account
+	}
+	return clientID
 }
 
 // maxBroadcastBody bounds a /api/broadcast request (HiveSigner allows

@@ -8,7 +8,7 @@ import (
 )
 
 // authorizedUser returns a demo user whose posting authority does or does
-// not list the service account yet, as want says.
+// not list demo.app's account yet, as want says.
 func authorizedUser(t *testing.T, e *env, want bool) string {
 	t.Helper()
 	for _, u := range []string{"alice", "bob", "carol", "dave", "eve", "frank", "grace", "heidi", "ivan", "judy"} {
@@ -34,8 +34,8 @@ func TestBroadcastRefusals(t *testing.T) {
 	}
 	before := e.node.Calls("condenser_api.broadcast_transaction_synchronous")
 
-	// The service account is not in the user's posting authority yet.
-	e.broadcast(posting, vote(user, "bob")).oauthErr(t, http.StatusUnauthorized, "unauthorized_client", "has not given @trent posting authority")
+	// demo.app's account is not in the user's posting authority yet.
+	e.broadcast(posting, vote(user, "bob")).oauthErr(t, http.StatusUnauthorized, "unauthorized_client", "has not authorized app @demo.app (posting)")
 	if got := e.node.Calls("condenser_api.broadcast_transaction_synchronous"); got != before {
 		t.Fatalf("a broadcast without the posting authority reached the node (%d calls)", got-before)
 	}

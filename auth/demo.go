@@ -9,7 +9,7 @@ import (
 
 // demoAuthority is POST /oauth2/demo-authority {session_id}, mounted only
 // when Options.DemoAuthority is set, which `hivegate demo` alone does: a
-// demo user without Hive Keychain cannot add the service account to their
+// demo user without Hive Keychain cannot add the app's account to their
 // posting authority (that takes the active key and a wallet), so the demo
 // does it for them with its own copy of their key (every simulated
 // account's keys derive from a published password). It acts only for the
@@ -35,12 +35,13 @@ func (s *Service) demoAuthority(w http.ResponseWriter, r *http.Request, body map
 		writeError(w, http.StatusBadRequest, "invalid_request", "this login does not ask for posting")
 		return
 	}
-	s.log.Warn("auth: DEMO ONLY (hivegate demo): adding the service account to a user's posting authority with the demo's copy of the user's active key",
-		"user", sess.User, "service_account", s.set.ServiceAccount)
-	if err := s.demoAuth(ctx, sess.User); err != nil {
-		s.log.Warn("auth: DEMO ONLY: adding the authority failed", "user", sess.User, "err", err)
-		writeError(w, http.StatusBadGateway, "server_error", "the demo could not add @"+s.set.ServiceAccount+" to @"+sess.User+"'s posting authority")
+	account := s.appAccount(req.ClientID)
+	s.log.Warn("auth: DEMO ONLY (hivegate demo): adding the app's account to a user's posting authority with the demo's copy of the user's active key",
+		"user", sess.User, "account", account)
+	if err := s.demoAuth(ctx, sess.User, account); err != nil {
+		s.log.Warn("auth: DEMO ONLY: adding the authority failed", "user", sess.User, "account", account, "err", err)
+		writeError(w, http.StatusBadGateway, "server_error", "the demo could not add @"+account+" to @"+sess.User+"'s posting authority")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"added": true, "username": sess.User, "service_account": s.set.ServiceAccount})
+	writeJSON(w, http.StatusOK, map[string]any{"added": true, "username": sess.User, "authorize_account": account})
 }

@@ -52,10 +52,10 @@ func TestDemoAuthorityStep(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var calls []string
-	gw, err := gateway.New(cfg, gateway.Options{AuthDemoAuthority: func(_ context.Context, user string) error {
+	gw, err := gateway.New(cfg, gateway.Options{AuthDemoAuthority: func(_ context.Context, user, account string) error {
 		mu.Lock()
 		defer mu.Unlock()
-		calls = append(calls, user)
+		calls = append(calls, user+"→"+account)
 		return nil
 	}})
 	if err != nil {
@@ -85,7 +85,8 @@ func TestDemoAuthorityStep(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(calls) != 1 || calls[0] != "frank" {
-		t.Errorf("the hook acted for %v, want [frank]", calls)
+	// It adds the app's account (per-app consent), not the service account.
+	if len(calls) != 1 || calls[0] != "frank→demo.app" {
+		t.Errorf("the hook acted for %v, want [frank→demo.app]", calls)
 	}
 }

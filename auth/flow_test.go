@@ -71,8 +71,8 @@ func TestCodeFlowVoteAndComment(t *testing.T) {
 	e.post("bob", "bobs-post")
 	vote := `[["vote",{"voter":"alice","author":"bob","permlink":"bobs-post","weight":"10000"}]]`
 	if !authorizedBefore {
-		// The service is not in alice's posting authority yet.
-		e.broadcast(access, vote).oauthErr(t, http.StatusUnauthorized, "unauthorized_client", "has not given @trent posting authority")
+		// demo.app's account is not in alice's posting authority yet.
+		e.broadcast(access, vote).oauthErr(t, http.StatusUnauthorized, "unauthorized_client", "has not authorized app @demo.app (posting)")
 		e.grantAuthority("alice") // what Keychain's requestAddAccountAuthority does
 	}
 	calls := e.node.Calls("condenser_api.broadcast_transaction_synchronous")

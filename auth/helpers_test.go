@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +87,10 @@ func nodeYAML(nodeURL, extra string) string {
 
 func startNode(t *testing.T) (*hivesim.Node, string) {
 	t.Helper()
-	node := hivesim.New(hivesim.Options{Seed: 5})
+	// The apps' accounts list the service account since genesis: the
+	// second link of per-app consent (user → app → service account).
+	node := hivesim.New(hivesim.Options{Seed: 5, AppAccounts: []hivesim.AppAccount{
+		{Name: "demo.app", Broadcaster: serviceAccount}, {Name: "spa.app", Broadcaster: serviceAccount}}})
 	srv := httptest.NewServer(node)
 	t.Cleanup(srv.Close)
 	return node, srv.URL
@@ -333,24 +337,44 @@ func (e *env) account(name string) map[string]any {
 	return out[0]
 }
 
-// authorizes reports whether user's posting authority lists the service.
-func (e *env) authorizes(user string) bool {
+// demoAppAccount is demo.app's account, the one its users authorize
+// (auth.apps[].account defaults to the client id).
+const demoAppAccount = "demo.app"
+
+// authorizes reports whether user's posting authority lists demo.app's
+// account.
+func (e *env) authorizes(user string) bool { return e.lists(user, demoAppAccount) }
+
+// lists reports whether user's posting authority lists account.
+func (e *env) lists(user, account string) bool {
 	for _, p := range e.account(user)["posting"].(map[string]any)["account_auths"].([]any) {
-		if p.([]any)[0] == serviceAccount {
+		if p.([]any)[0] == account {
 			return true
 		}
 	}
 	return false
 }
 
-// grantAuthority adds the service account to user's posting authority as
+// grantAuthority adds demo.app's account to user's posting authority as
 // Hive Keychain's requestAddAccountAuthority does: an account_update
 // signed with the user's active key, broadcast through the gateway.
 func (e *env) grantAuthority(user string) {
 	e.t.Helper()
+	e.setAccountAuths(user, func(auths []any) []any { return append(auths, []any{demoAppAccount, 1}) })
+	if !e.authorizes(user) {
+		e.t.Fatalf("@%s's posting authority still lacks @%s", user, demoAppAccount)
+	}
+}
+
+// setAccountAuths replaces user's posting account_auths with edit's
+// result (hived keeps them sorted by name), by an account_update signed
+// with user's active key.
+func (e *env) setAccountAuths(user string, edit func([]any) []any) {
+	e.t.Helper()
 	acct := e.account(user)
 	posting := acct["posting"].(map[string]any)
-	auths := append(posting["account_auths"].([]any), []any{serviceAccount, 1})
+	auths := edit(slices.Clone(posting["account_auths"].([]any)))
+	slices.SortFunc(auths, func(x, y any) int { return strings.Compare(x.([]any)[0].(string), y.([]any)[0].(string)) })
 	op, err := hivetx.NewOperation("account_update", map[string]any{"account": user,
 		"posting":  map[string]any{"weight_threshold": json.Number("1"), "account_auths": numbers(auths), "key_auths": numbers(posting["key_auths"].([]any))},
 		"memo_key": acct["memo_key"], "json_metadata": acct["json_metadata"]})
@@ -358,9 +382,6 @@ func (e *env) grantAuthority(user string) {
 		e.t.Fatal(err)
 	}
 	e.broadcastSigned(op, hivesim.DemoKey(user, "active"))
-	if !e.authorizes(user) {
-		e.t.Fatalf("@%s's posting authority still lacks @%s", user, serviceAccount)
-	}
 }
 
 // numbers turns the float64 weights of decoded pairs into json.Number.

@@ -227,9 +227,10 @@ func (s *Service) verifyLogin(ctx context.Context, ch challengeRecord, role stri
 		return nil, s.storeErr(err, "")
 	}
 	posting := slices.Contains(req.Scopes, config.ScopePosting)
-	needs := posting && !acct.Authorizes(s.set.ServiceAccount)
+	authorize := s.appAccount(req.ClientID) // the account the page asks Keychain to add (per-app consent)
+	needs := posting && !acct.Authorizes(authorize)
 	return map[string]any{
-		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount,
+		"session_id": id, "username": ch.User, "service_account": s.set.ServiceAccount, "authorize_account": authorize,
 		"needs_authority": needs,
 		"demo_authority":  needs && s.demoAuth != nil, // hivegate demo only: demo.go
 	}, nil

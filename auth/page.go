@@ -31,6 +31,7 @@ type pageData struct {
 	Operations     []string `json:"operations,omitempty"`
 	RedirectHost   string   `json:"redirect_host,omitempty"`
 	ServiceAccount string   `json:"service_account,omitempty"`
+	AppAccount     string   `json:"app_account,omitempty"` // the account the user authorizes (auth.apps[].account)
 	Account        string   `json:"account,omitempty"`
 	Error          string   `json:"error,omitempty"`
 	Description    string   `json:"error_description,omitempty"`

@@ -51,11 +51,11 @@ type Options struct {
 	Now       func() time.Time
 	LookupEnv func(string) (string, bool)
 	// DemoAuthority, set by `hivegate demo` only (no config key turns it
-	// on), adds the service account to a user's posting authority with the
-	// demo's own copy of the user's key, for demo users without Hive
-	// Keychain: the login page offers it, marked as demo-only, at
-	// POST /oauth2/demo-authority. nil: no such endpoint.
-	DemoAuthority func(ctx context.Context, user string) error
+	// on), adds account (the app's, per-app consent) to a user's posting
+	// authority with the demo's own copy of the user's key, for demo users
+	// without Hive Keychain: the login page offers it, marked as demo-only,
+	// at POST /oauth2/demo-authority. nil: no such endpoint.
+	DemoAuthority func(ctx context.Context, user, account string) error
 }
 
 // Caller is the part of the dispatcher the service and its signer read
@@ -75,8 +75,8 @@ type Service struct {
 	loginRate *limiter
 	tokenRate *limiter
 	appsMu    sync.RWMutex
-	apps      map[string]config.AuthApp                    // follows config reloads (SetApps)
-	demoAuth  func(ctx context.Context, user string) error // Options.DemoAuthority: hivegate demo only
+	apps      map[string]config.AuthApp                             // follows config reloads (SetApps)
+	demoAuth  func(ctx context.Context, user, account string) error // Options.DemoAuthority: hivegate demo only
 	// bg lives until Close; the HiveAuth logins waiting for a wallet
 	// (hiveauth.go) hold a slot each and end with it.
 	bg            context.Context

@@ -96,6 +96,13 @@ type AuthApp struct {
 	ClientID string `yaml:"client_id" as:"client_id"`
 	// Name is shown to users on the login page (default: ClientID).
 	Name string `yaml:"name"`
+	// Account is the app's Hive account (auth.apps[].account, default:
+	// ClientID), HiveSigner's consent chain: a user authorizes the app by
+	// adding this account to their posting authority, and this account
+	// lists the service account in its own; revoking it on chain revokes
+	// this app alone. The service account itself is direct consent: one
+	// authorization covers every app naming it.
+	Account string `yaml:"account" as:"account"`
 	// SecretSHA256 is the hex sha256 of the app's client secret
 	// (auth.apps[].secret_sha256). Empty: a public client (a browser or
 	// mobile app), which must use PKCE.
@@ -179,6 +186,9 @@ func (s *AuthSettings) validate(d *decoder, path string) error {
 		if app.Name == "" {
 			app.Name = app.ClientID
 		}
+		if app.Account == "" {
+			app.Account = app.ClientID
+		}
 	}
 	switch {
 	case s.ServiceKeyFile != "" && s.ServiceKeyEnv != "":
@@ -196,6 +206,11 @@ func (s *AuthSettings) validate(d *decoder, path string) error {
 	}
 	if s.TokenKeyFile == "" && s.TokenKeyEnv == "" {
 		d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: auth: no token_key_file or token_key_env: tokens are signed with a key made at start, so they die with the process and other replicas refuse them", s.Pos))
+	}
+	for i, app := range s.Apps {
+		if app.Account == s.ServiceAccount {
+			d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: auth.apps[%d].account is the service account @%s: direct consent, so a user who authorizes it authorizes every app naming it, and a leaked service key exposes them all (docs/authorization.md)", app.Pos, i, app.Account))
+		}
 	}
 	if strings.HasPrefix(s.Issuer, "http://") && !loopbackURL(s.Issuer) {
 		d.cfg.Warnings = append(d.cfg.Warnings, fmt.Sprintf("%s: auth.issuer %s is not https: codes and tokens would cross the network in clear", s.Pos, s.Issuer))

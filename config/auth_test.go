@@ -125,6 +125,7 @@ func TestAuthErrors(t *testing.T) {
 		{"no redirect", minimal + "auth:\n  apps:\n    - client_id: demo.app\n", "auth.apps[0].redirect_uris", "required"},
 		{"implicit with a secret", strings.Replace(authYAML(""), "redirect_uris:", "secret_sha256: "+strings.Repeat("ab", 32)+"\n      implicit: true\n      redirect_uris:", 1), "auth.apps[0].implicit", "may not use the implicit flow"},
 		{"implicit not a bool", strings.Replace(authYAML(""), "redirect_uris:", "implicit: sometimes\n      redirect_uris:", 1), "auth.apps[0].implicit", ""},
+		{"bad app account", strings.Replace(authYAML(""), "redirect_uris:", "account: Demo_App\n      redirect_uris:", 1), "auth.apps[0].account", "not a Hive account name"},
 		{"single_replica not a bool", authYAML("  single_replica: 2\n"), "auth.single_replica", ""},
 	}
 	for _, tc := range testCases {
@@ -136,6 +137,27 @@ func TestAuthErrors(t *testing.T) {
 				t.Errorf("error %v, want key %s saying %q with a line", err, tc.key, tc.want)
 			}
 		})
+	}
+}
+
+// TestAuthAppAccount: auth.apps[].account is the app's chain account
+// users authorize, the client id by default; naming the service account
+// (direct consent) warns.
+func TestAuthAppAccount(t *testing.T) {
+	t.Parallel()
+	def := mustParse(t, "a.yaml", authYAML(""))
+	set := mustParse(t, "a.yaml", strings.Replace(authYAML(""), "redirect_uris:", "account: demo.posting\n      redirect_uris:", 1))
+	direct := mustParse(t, "a.yaml", strings.Replace(authYAML(""), "redirect_uris:", "account: hivegate\n      redirect_uris:", 1))
+	if def.Auth.Apps[0].Account != "demo.app" || set.Auth.Apps[0].Account != "demo.posting" || direct.Auth.Apps[0].Account != "hivegate" {
+		t.Errorf("account: default %q, set %q, direct %q", def.Auth.Apps[0].Account, set.Auth.Apps[0].Account, direct.Auth.Apps[0].Account)
+	}
+	warns := func(c *config.Config) bool {
+		return slices.ContainsFunc(c.Warnings, func(w string) bool {
+			return strings.Contains(w, "direct consent") && strings.Contains(w, "auth.apps[0].account")
+		})
+	}
+	if warns(def) || warns(set) || !warns(direct) {
+		t.Errorf("direct consent warnings: default %q, set %q, direct %q", def.Warnings, set.Warnings, direct.Warnings)
 	}
 }
 

@@ -45,7 +45,7 @@ type Options struct {
 	UI bool
 	// AuthDemoAuthority is auth.Options.DemoAuthority: `hivegate demo`
 	// only.
-	AuthDemoAuthority func(ctx context.Context, user string) error
+	AuthDemoAuthority func(ctx context.Context, user, account string) error
 }
 
 // Gateway is one running hivegate: its cache, metrics and tracing, which

@@ -12,7 +12,6 @@ import (
 
 // Limits hived applies to signatures and expiration.
 const (
-	maxSigCheckDepth       = 2          // HIVE_MAX_SIG_CHECK_DEPTH
 	maxTimeUntilExpiration = time.Hour  // HIVE_MAX_TIME_UNTIL_EXPIRATION
 	taposWindow            = 0xffff + 1 // block_summary_object ids are ref_block_num
 	assertExceptionCode    = 10         // fc::assert_exception
@@ -79,68 +78,6 @@ func (c *callCtx) checkTaPoS(tx *hivetx.Transaction) *rpcError {
 	return nil
 }
 
-// signState is hived's sign_state: the keys that signed, which of them an
-// authority has used, and the accounts already found to approve.
-type signState struct {
-	ch       *chain
-	get      func(*Account) *Authority // the role member accounts are checked in
-	used     map[hivetx.PublicKey]bool
-	approved map[string]bool
-}
-
-func (s *signState) signedBy(key string) bool {
-	k, err := hivetx.ParsePublicKey(key)
-	if err != nil {
-		return false
-	}
-	if _, ok := s.used[k]; ok {
-		s.used[k] = true
-		return true
-	}
-	return false
-}
-
-// check reports whether the signatures satisfy auth: keys first, then
-// accounts (checked in the state's role, at most maxSigCheckDepth deep).
-func (s *signState) check(auth *Authority, depth int) bool {
-	if auth == nil {
-		return false
-	}
-	var total uint32
-	for _, kw := range auth.KeyAuths {
-		if s.signedBy(kw.Name) {
-			total += uint32(kw.Weight)
-			if total >= auth.WeightThreshold {
-				return true
-			}
-		}
-	}
-	for _, aw := range auth.AccountAuths {
-		ok := s.approved[aw.Name]
-		if !ok && depth < maxSigCheckDepth {
-			if a := s.ch.byName[aw.Name]; a != nil && s.check(s.get(a), depth+1) {
-				s.approved[aw.Name], ok = true, true
-			}
-		}
-		if ok {
-			total += uint32(aw.Weight)
-			if total >= auth.WeightThreshold {
-				return true
-			}
-		}
-	}
-	return total >= auth.WeightThreshold && auth.WeightThreshold > 0
-}
-
-func (s *signState) unused() bool {
-	for _, u := range s.used {
-		if !u {
-			return true
-		}
-	}
-	return false
-}
-
 func posting(a *Account) *Authority { return &a.Posting }
 func active(a *Account) *Authority  { return &a.Active }
 func owner(a *Account) *Authority   { return &a.Owner }
@@ -190,7 +127,7 @@ func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
 		}
 		s := newState(posting)
 		for _, id := range uniq(req.Posting) {
-			if !s.check(authOf(id, posting), 0) && !s.check(authOf(id, active), 0) && !s.check(authOf(id, owner), 0) {
+			if !s.checkAccount(id) && !s.checkAuthority(authOf(id, active)) && !s.checkAuthority(authOf(id, owner)) {
 				return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting", id)
 			}
 		}
@@ -201,12 +138,12 @@ func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
 	}
 	s := newState(active)
 	for _, id := range uniq(req.Active) {
-		if !s.check(authOf(id, active), 0) && !s.check(authOf(id, owner), 0) {
+		if !s.checkAccount(id) && !s.checkAuthority(authOf(id, owner)) {
 			return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active", id)
 		}
 	}
 	for _, id := range uniq(req.Owner) {
-		if !s.check(authOf(id, owner), 0) {
+		if !s.checkAuthority(authOf(id, owner)) {
 			return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner", id)
 		}
 	}

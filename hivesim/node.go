@@ -51,6 +51,9 @@ type Options struct {
 	// genesis InitialHead blocks earlier, so the chain runs on the clock's time.
 	// Every call reads it again to compute the head block.
 	Now func() time.Time
+	// AppAccounts are app accounts added at genesis, each linked to its
+	// broadcaster (app_accounts.go); none by default.
+	AppAccounts []AppAccount
 }
 
 // withDefaults fills unset options.
@@ -108,6 +111,7 @@ func New(opts Options) *Node {
 		calls: make(map[string]int),
 	}
 	n.ch = generate(opts, n.start)
+	n.ch.addAppAccounts(opts.AppAccounts)
 	n.ledger = ledger{applied: map[string]bool{}, inBlock: map[uint32]uint32{}}
 	n.methods, n.apis = registerMethods()
 	return n

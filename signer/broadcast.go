@@ -107,8 +107,9 @@ func checkOperations(g Grant, ops []hivetx.Operation) *Error {
 	return nil
 }
 
-// Broadcast checks ops against g (checkOperations) and that g's user has
-// given the service account posting authority, then builds the
+// Broadcast checks ops against g (checkOperations) and g's consent chain
+// on chain (checkConsent: user → app account → service account), then
+// builds the
 // transaction on the head hivegate reads, signs it with the service key
 // and broadcasts it with condenser_api.broadcast_transaction_synchronous
 // through the dispatcher: a broadcast route, never retried or cached,
@@ -119,14 +120,8 @@ func (s *Signer) Broadcast(ctx context.Context, g Grant, ops []hivetx.Operation)
 		return nil, e
 	}
 	chain := s.chain()
-	acct, _, err := ReadAccount(ctx, chain, true, g.User)
-	if err != nil {
-		return nil, chainAPIError(err)
-	}
-	if !acct.Authorizes(s.account) {
-		return nil, &Error{http.StatusUnauthorized, "unauthorized_client",
-			"@" + g.User + " has not given @" + s.account + " posting authority: log in again through the authorize page to add it",
-			connect.CodeFailedPrecondition}
+	if e := s.checkConsent(ctx, chain, g); e != nil {
+		return nil, e
 	}
 	h, err := readHead(ctx, chain)
 	if err != nil {

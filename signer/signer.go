@@ -1,8 +1,9 @@
 // Package signer builds, signs and broadcasts Hive transactions for a user
 // within the scope the user granted an app: it checks every operation
 // against the grant (the posting operations only, each acting for the
-// user alone), checks that the user's posting authority lists the service
-// account, builds the transaction on the head hivegate reads, signs it
+// user alone), checks the consent chain on chain (the user's posting
+// authority lists the app's account, whose own lists the service account:
+// consent.go), builds the transaction on the head hivegate reads, signs it
 // with the service account's posting key and broadcasts it through the
 // gateway's dispatcher. It also reads accounts and their authorities for
 // the OAuth service's login. It issues no token and serves no HTTP: the
@@ -106,11 +107,15 @@ func (s *Signer) Account() string { return s.account }
 func (s *Signer) PublicKey() hivetx.PublicKey { return s.key.PublicKey() }
 
 // Grant is what a broadcast acts within: the user, the app the user
-// authorized, and the scopes granted to it.
+// authorized (its client id, and its account on chain, which the user's
+// posting authority lists: consent.go), and the scopes granted to it.
 type Grant struct {
 	User   string
 	App    string
 	Scopes []string
+	// AppAccount is the app's account (auth.apps[].account). Empty or the
+	// service account: direct consent, the user lists the service account.
+	AppAccount string
 }
 
 // has reports whether the grant has scope.

@@ -107,7 +107,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	node := hivesim.New(hivesim.Options{Seed: *seed})
+	// demo.app's account exists from genesis and lists trent in its posting
+	// authority: the second link of per-app consent (user → app → service).
+	node := hivesim.New(hivesim.Options{Seed: *seed, AppAccounts: []hivesim.AppAccount{{Name: demoApp, Broadcaster: demoServiceAccount}}})
 	nodeLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -147,7 +149,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	appSrv := &http.Server{ReadHeaderTimeout: 10 * time.Second}
 	defer func() { _ = appSrv.Close() }()
 	logger.Info("simulated Hive node ready", "url", nodeURL, "seed", *seed)
-	logger.Warn("demo: DEMO ONLY: the login page lets demo users without Hive Keychain add the service account to their posting authority with the demo's copy of their key; only `hivegate demo` has this")
+	logger.Warn("demo: DEMO ONLY: the login page lets demo users without Hive Keychain add the app's account to their posting authority with the demo's copy of their key; only `hivegate demo` has this")
 	var adminAddr string // the admin listener starts before the main one
 	err = serveWith(ctx, cfg, logger, serveOptions{
 		adminReady: func(addr string) { adminAddr = addr },
@@ -159,7 +161,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			printDemoBanner(stdout, addr, adminAddr, nodeURL, appURL, relayURL)
 		},
 		ui:            true,
-		demoAuthority: demoAuthority(nodeURL, demoServiceAccount, logger),
+		demoAuthority: demoAuthority(nodeURL, logger),
 	})
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -251,9 +253,10 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL, relayURL string)
 		"     http://%s/oauth2/authorize?client_id=%s&redirect_uri=%s&response_type=code&scope=login,posting&state=…\n",
 		appURL, addr, demoApp, url.QueryEscape(redirect))
 	fmt.Fprintf(&b, "  2. Log in as alice with her posting key %s (every simulated account's keys derive from the\n"+
-		"     password %q: PrivateKey.fromLogin). Without Hive Keychain, approving takes a DEMO ONLY step: the demo adds\n"+
-		"     @%s to her posting authority with its own copy of her active key (a real hivegate never holds a key).\n",
-		hivesim.DemoKey("alice", "posting").WIF(), hivesim.DemoPassword, demoServiceAccount)
+		"     password %q: PrivateKey.fromLogin). Approving adds the app's account @%s to her posting authority\n"+
+		"     (@%s lists hivegate's @%s in its own since genesis). Without Hive Keychain this is a DEMO ONLY step: the demo\n"+
+		"     adds it with its own copy of her active key (a real hivegate never holds a key).\n",
+		hivesim.DemoKey("alice", "posting").WIF(), hivesim.DemoPassword, demoApp, demoApp, demoServiceAccount)
 	fmt.Fprintf(&b, "     Or choose \"Log in with HiveAuth\" (no key typed): the page shows a has:// link for a HiveAuth wallet; here\n"+
 		"     open it in the simulated wallet (DEMO ONLY link on the page), approve, and the page continues by itself.\n")
 	fmt.Fprintf(&b, "  3. hivegate sends you back to %s?code=…; the app's server exchanges the code (once, within a minute):\n"+

@@ -135,13 +135,15 @@ func TestDemoAppLogin(t *testing.T) {
 	ch := pageAPI("/oauth2/challenge", map[string]any{"request_id": req["request_id"], "username": user})
 	sig := hivesim.DemoKey(user, "posting").SignDigest(hivetx.MessageDigest(ch["message"].(string)))
 	login := pageAPI("/oauth2/login", map[string]any{"challenge_id": ch["challenge_id"], "signature": sig.String()})
-	if login["needs_authority"] != true || login["demo_authority"] != true {
-		t.Fatalf("login: %v, want needs_authority and demo_authority", login)
+	// Per-app consent: the page asks to add the app's account, demo.app
+	// (which lists trent since the demo's genesis), not the service account.
+	if login["needs_authority"] != true || login["demo_authority"] != true || login["authorize_account"] != "demo.app" {
+		t.Fatalf("login: %v, want needs_authority and demo_authority for demo.app", login)
 	}
 	if added := pageAPI("/oauth2/demo-authority", map[string]any{"session_id": login["session_id"]}); added["added"] != true {
 		t.Fatalf("demo-authority: %v", added)
 	}
-	if !strings.Contains(logs.String(), "DEMO ONLY") || !strings.Contains(logs.String(), "user="+user) {
+	if !strings.Contains(logs.String(), "DEMO ONLY") || !strings.Contains(logs.String(), "user="+user) || !strings.Contains(logs.String(), "account=demo.app") {
 		t.Errorf("the demo-only step is not in the logs:\n%s", logs.String())
 	}
 	grant := pageAPI("/oauth2/grant", map[string]any{"session_id": login["session_id"], "approve": true})

@@ -16,16 +16,17 @@ import (
 )
 
 // demoAuthority is auth.Options.DemoAuthority for `hivegate demo` and
-// nothing else: it adds the service account to user's posting authority
-// as Hive Keychain's requestAddAccountAuthority would, with an
+// nothing else: it adds account (the app's account: per-app consent, the
+// user → app → service account chain) to user's posting authority as Hive
+// Keychain's requestAddAccountAuthority would, with an
 // account_update signed by user's active key — which the demo has, since
 // every simulated account's keys derive from the published demo password.
 // A demo user without Keychain can then finish a posting login. It talks
 // to the simulated node directly (the gateway reads authorities past its
 // cache). Each use is logged as a warning by the auth service.
-func demoAuthority(nodeURL, serviceAccount string, logger *slog.Logger) func(ctx context.Context, user string) error {
+func demoAuthority(nodeURL string, logger *slog.Logger) func(ctx context.Context, user, account string) error {
 	hc := &http.Client{Timeout: 10 * time.Second}
-	return func(ctx context.Context, user string) error {
+	return func(ctx context.Context, user, account string) error {
 		var accounts []struct {
 			Posting      map[string]json.RawMessage `json:"posting"`
 			MemoKey      string                     `json:"memo_key"`
@@ -42,7 +43,7 @@ func demoAuthority(nodeURL, serviceAccount string, logger *slog.Logger) func(ctx
 		if err := json.Unmarshal(a.Posting["account_auths"], &auths); err != nil {
 			return fmt.Errorf("@%s's posting authority: %w", user, err)
 		}
-		name, _ := json.Marshal(serviceAccount)
+		name, _ := json.Marshal(account)
 		auths = append(auths, [2]json.RawMessage{name, json.RawMessage("1")})
 		// hived keeps account_auths sorted by name; so must the operation.
 		slices.SortFunc(auths, func(x, y [2]json.RawMessage) int { return bytes.Compare(x[0], y[0]) })
@@ -76,8 +77,8 @@ func demoAuthority(nodeURL, serviceAccount string, logger *slog.Logger) func(ctx
 		if err := nodeCall(ctx, hc, nodeURL, "condenser_api.broadcast_transaction_synchronous", []json.RawMessage{tx.AppendJSON(nil)}, nil); err != nil {
 			return err
 		}
-		logger.Warn("demo: DEMO ONLY: added the service account to a demo user's posting authority with the user's demo active key",
-			"user", user, "service_account", serviceAccount, "trx_id", tx.ID())
+		logger.Warn("demo: DEMO ONLY: added an app's account to a demo user's posting authority with the user's demo active key",
+			"user", user, "account", account, "trx_id", tx.ID())
 		return nil
 	}
 }

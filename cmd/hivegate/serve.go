@@ -156,7 +156,7 @@ type serveOptions struct {
 	// they hold, not 9090, which may or may not be free).
 	defaultAdminListen string
 	// demoAuthority is auth.Options.DemoAuthority: set by demoCmd only.
-	demoAuthority func(ctx context.Context, user string) error
+	demoAuthority func(ctx context.Context, user, account string) error
 }
 
 // serveWith runs the gateway, its admin listener when configured and its

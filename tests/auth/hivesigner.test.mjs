@@ -22,7 +22,7 @@ test("hivesigner SDK: me, vote, comment, customJson, revokeToken", async () => {
   const user = "bob";
   const tokens = await logIn(demo.url, user);
   assert.equal(tokens.username, user);
-  assert.ok(await authorizes(demo.url, user), "the login granted the service account posting authority");
+  assert.ok(await authorizes(demo.url, user), "the login added the app's account, demo.app, to the user's posting authority");
 
   // alice's post, published with her own key through the gateway.
   const permlink = `sdk-post-${Date.now()}`;
@@ -88,4 +88,33 @@ test("hivesigner SDK: me, vote, comment, customJson, revokeToken", async () => {
   assert.equal(client.accessToken, undefined);
   const again = new hivesigner.Client({ app: demoApp.clientId, apiURL: demo.url, accessToken: token });
   await assert.rejects(again.me(), (e) => e.error === "invalid_token" && /revoked/.test(e.error_description));
+});
+
+test("per-app consent: the user removes demo.app on chain and the SDK is refused, naming the link", async () => {
+  const user = "dave";
+  const tokens = await logIn(demo.url, user);
+  const client = new hivesigner.Client({ app: demoApp.clientId, apiURL: demo.url, accessToken: tokens.access_token });
+  const follow = (whom) => JSON.stringify(["follow", { follower: user, following: whom, what: ["blog"] }]);
+  const ok = await client.customJson([], [user], "follow", follow("alice"));
+  assert.match(ok.result.id, /^[0-9a-f]{40}$/);
+  // demo.app (the app's account, not hivegate's service account) is what
+  // the login added, and what the user removes to revoke the app.
+  assert.ok(await authorizes(demo.url, user), "the login added demo.app"); // waits out the gateway's 3 s cache
+  const [a] = await rpc(demo.url, "condenser_api.get_accounts", [[user]]);
+  assert.ok(a.posting.account_auths.some(([n]) => n === demoApp.account), `posting ${JSON.stringify(a.posting)}`);
+  assert.ok(!a.posting.account_auths.some(([n]) => n === demoApp.serviceAccount), "the service account itself was not added");
+  const chain = new dhive.Client([demo.url], { timeout: 30_000 });
+  await chain.broadcast.updateAccount(
+    {
+      account: user,
+      posting: { ...a.posting, account_auths: a.posting.account_auths.filter(([n]) => n !== demoApp.account) },
+      memo_key: a.memo_key,
+      json_metadata: a.json_metadata,
+    },
+    demoKey(user, "active"),
+  );
+  await assert.rejects(
+    client.customJson([], [user], "follow", follow("bob")),
+    (e) => e.error === "unauthorized_client" && e.error_description.includes(`@${user} has not authorized app @demo.app (posting)`),
+  );
 });

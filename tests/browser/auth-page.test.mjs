@@ -67,7 +67,7 @@ async function openPage(keychain) {
     });
     await page.exposeFunction("__keychainAddAuthority", async (user, authorized, role, weight) => {
       calls.push(["requestAddAccountAuthority", user, authorized, role, weight]);
-      await grantPostingAuthority(demo.url, user);
+      await grantPostingAuthority(demo.url, user, authorized);
       return { success: true, result: {} };
     });
     await page.addInitScript(() => {
@@ -113,7 +113,7 @@ async function unauthorizedUser(candidates) {
   for (const u of candidates) {
     if (!(await authorizes(demo.url, u, 0))) return u;
   }
-  throw new Error("every candidate already authorizes the service account");
+  throw new Error("every candidate already authorizes demo.app");
 }
 
 test("Keychain: sign the challenge, add the posting authority, back to the app with a code", async () => {
@@ -127,7 +127,7 @@ test("Keychain: sign the challenge, add the posting authority, back to the app w
     await page.click("#submit");
     await page.locator("#consent").waitFor({ state: "visible" });
     assert.equal(await page.textContent("#who"), `Logged in as @${user}.`);
-    assert.match(await page.textContent("#authority"), /Hive Keychain to add @trent/);
+    assert.match(await page.textContent("#authority"), /Hive Keychain to add @demo\.app, the app's account/);
     assert.ok(await page.locator("#keyfield").isHidden(), "with Keychain the page asks for no key");
     await mkdir(artifacts, { recursive: true });
     await page.screenshot({ path: path.join(artifacts, "auth-page-consent.png"), fullPage: true });
@@ -136,8 +136,8 @@ test("Keychain: sign the challenge, add the posting authority, back to the app w
     const back = new URL(page.url());
     assert.equal(back.searchParams.get("state"), "kc-state");
     assert.equal(back.searchParams.get("username"), user);
-    assert.deepEqual(calls, [["requestSignBuffer", user, "Posting"], ["requestAddAccountAuthority", user, "trent", "Posting", 1]]);
-    assert.ok(await authorizes(demo.url, user), "the chain lists trent in the user's posting authority");
+    assert.deepEqual(calls, [["requestSignBuffer", user, "Posting"], ["requestAddAccountAuthority", user, "demo.app", "Posting", 1]]);
+    assert.ok(await authorizes(demo.url, user), "the chain lists demo.app in the user's posting authority");
 
     const tokens = await exchange(back);
     const me = await (await fetch(`${demo.url}/api/me`, { method: "POST", headers: { Authorization: tokens.access_token } })).json();

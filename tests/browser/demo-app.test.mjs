@@ -36,7 +36,7 @@ after(async () => {
 test("example app: log in without Keychain (demo-only authority step), code exchanged, me, vote", async () => {
   const user = "grace";
   const key = demoKey(user, "posting");
-  assert.equal(await authorizes(demo.url, user, 0), false, "grace starts without trent in her posting authority");
+  assert.equal(await authorizes(demo.url, user, 0), false, "grace starts without demo.app in her posting authority");
   const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
   const page = await context.newPage();
   page.setDefaultTimeout(waitMs);
@@ -56,7 +56,7 @@ test("example app: log in without Keychain (demo-only authority step), code exch
     await page.locator("#consent").waitFor({ state: "visible" });
     const authority = page.locator("#authority.demo");
     await authority.waitFor({ state: "visible" });
-    assert.match(await authority.textContent(), /^DEMO ONLY \(hivegate demo\).*@trent/);
+    assert.match(await authority.textContent(), /^DEMO ONLY \(hivegate demo\).*@demo\.app/);
     await mkdir(artifacts, { recursive: true });
     await page.screenshot({ path: path.join(artifacts, "demo-app-consent.png"), fullPage: true });
     await page.click("#approve");
@@ -67,7 +67,7 @@ test("example app: log in without Keychain (demo-only authority step), code exch
     assert.equal(steps.length, 3, steps.join("\n---\n"));
     assert.match(steps[1], /exchanged the code for a token[\s\S]*POST .*\/api\/oauth2\/token[\s\S]*"username": "grace"/);
     assert.match(steps[2], /\/api\/me[\s\S]*"user": "grace"/);
-    assert.ok(await authorizes(demo.url, user), "the demo-only step put trent in grace's posting authority");
+    assert.ok(await authorizes(demo.url, user), "the demo-only step put demo.app in grace's posting authority");
 
     const author = await page.inputValue('input[name="author"]');
     const permlink = await page.inputValue('input[name="permlink"]');

@@ -1,12 +1,13 @@
 // Helpers of the app authorization tests: the demo's registered app, the
-// login page's API as the page calls it, and a wallet (dhive) that grants
-// the service account posting authority as Hive Keychain's
-// requestAddAccountAuthority does.
+// login page's API as the page calls it, and a wallet (dhive) that adds the
+// app's account to a user's posting authority as Hive Keychain's
+// requestAddAccountAuthority does (per-app consent: user → app account →
+// service account, whose second link demo.app has from the demo's genesis).
 import dhive from "@hiveio/dhive";
 import { rpc } from "./gateway.mjs";
 
-/** The demo's app and service account (cmd/hivegate/demo.go). */
-export const demoApp = { clientId: "demo.app", secret: "demo-secret", serviceAccount: "trent" };
+/** The demo's app, its chain account and the service account (cmd/hivegate/demo.go). */
+export const demoApp = { clientId: "demo.app", secret: "demo-secret", account: "demo.app", serviceAccount: "trent" };
 /** Every simulated account's keys derive from this password (hivesim/keys.go). */
 export const demoPassword = "hivegate-demo";
 
@@ -33,28 +34,29 @@ export async function pagePost(base, path, body) {
 }
 
 /**
- * Whether account's posting authority lists the service account, waiting
- * up to waitMs for the gateway's cache of get_accounts (3 s in the demo)
- * to show a change.
+ * Whether account's posting authority lists name (default: the demo app's
+ * account), waiting up to waitMs for the gateway's cache of get_accounts
+ * (3 s in the demo) to show a change.
  */
-export async function authorizes(base, account, waitMs = 10_000) {
+export async function authorizes(base, account, waitMs = 10_000, name = demoApp.account) {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const [a] = await rpc(base, "condenser_api.get_accounts", [[account]]);
-    const yes = a.posting.account_auths.some(([name]) => name === demoApp.serviceAccount);
+    const yes = a.posting.account_auths.some(([n]) => n === name);
     if (yes || Date.now() > deadline) return yes;
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 /**
- * Adds the service account to account's posting authority with an
- * account_update signed by the account's active key, broadcast through the
- * gateway with dhive (hived sorts account_auths; so must the signer).
+ * Adds authorized (default: the demo app's account) to account's posting
+ * authority with an account_update signed by the account's active key,
+ * broadcast through the gateway with dhive (hived sorts account_auths; so
+ * must the signer).
  */
-export async function grantPostingAuthority(base, account) {
+export async function grantPostingAuthority(base, account, authorized = demoApp.account) {
   const [a] = await rpc(base, "condenser_api.get_accounts", [[account]]);
-  const auths = [...a.posting.account_auths, [demoApp.serviceAccount, 1]].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  const auths = [...a.posting.account_auths, [authorized, 1]].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const client = new dhive.Client([base], { timeout: 30_000 });
   await client.broadcast.updateAccount(
     { account, posting: { ...a.posting, account_auths: auths }, memo_key: a.memo_key, json_metadata: a.json_metadata },
@@ -65,9 +67,10 @@ export async function grantPostingAuthority(base, account) {
 /**
  * Opens a login URL on hivegate's page and runs the page's flow as the
  * user would: signs the challenge with account's posting key (as
- * Keychain's requestSignBuffer would), grants the service account posting
- * authority when the login says it is missing (as Keychain's
- * requestAddAccountAuthority would), and approves. Returns the URL the
+ * Keychain's requestSignBuffer would), adds the account the login names
+ * (authorize_account: the app's) to the user's posting authority when the
+ * login says it is missing (as Keychain's requestAddAccountAuthority
+ * would), and approves. Returns the URL the
  * page sends the browser back to.
  */
 export async function approveLogin(loginURL, account) {
@@ -78,7 +81,7 @@ export async function approveLogin(loginURL, account) {
   const ch = await pagePost(base, "/oauth2/challenge", { request_id: req.request_id, username: account });
   const signature = demoKey(account, "posting").sign(dhive.cryptoUtils.sha256(ch.message)).toString();
   const login = await pagePost(base, "/oauth2/login", { challenge_id: ch.challenge_id, signature });
-  if (login.needs_authority) await grantPostingAuthority(base, account);
+  if (login.needs_authority) await grantPostingAuthority(base, account, login.authorize_account);
   const { redirect } = await pagePost(base, "/oauth2/grant", { session_id: login.session_id, approve: true });
   return redirect;
 }

@@ -114,15 +114,15 @@ function showConsent() {
     const a = $("authority");
     a.hidden = false;
     if (keychain()) {
-      a.textContent = `Approving asks Hive Keychain to add @${session.service_account} to your posting authority.`;
+      a.textContent = `Approving asks Hive Keychain to add @${session.authorize_account}, the app's account, to your posting authority (removing it later revokes this app alone).`;
     } else if (session.demo_authority) {
       a.className = "demo";
       a.textContent =
-        `DEMO ONLY (hivegate demo): no Hive Keychain here, so approving lets the demo add @${session.service_account} ` +
+        `DEMO ONLY (hivegate demo): no Hive Keychain here, so approving lets the demo add @${session.authorize_account} ` +
         `to your posting authority with its own copy of your active key (every demo account's keys come from a published ` +
         `password). A real hivegate never holds your keys and has no such step.`;
     } else {
-      a.textContent = `@${session.service_account} is not in your posting authority yet: add it with your wallet, or ${req.app_name} cannot post for you.`;
+      a.textContent = `@${session.authorize_account} is not in your posting authority yet: add it with your wallet, or ${req.app_name} cannot post for you.`;
     }
   }
   say("");
@@ -134,10 +134,10 @@ async function decide(approve) {
     if (approve && session.needs_authority && keychain()) {
       say("Confirm the posting authority in Hive Keychain…");
       await viaKeychain((cb) =>
-        keychain().requestAddAccountAuthority(session.username, session.service_account, "Posting", 1, cb),
+        keychain().requestAddAccountAuthority(session.username, session.authorize_account, "Posting", 1, cb),
       );
     } else if (approve && session.needs_authority && session.demo_authority) {
-      say(`Demo only: adding @${session.service_account} to your posting authority…`);
+      say(`Demo only: adding @${session.authorize_account} to your posting authority…`);
       await post("/oauth2/demo-authority", { session_id: session.session_id });
     }
     say("Going back to the app…");

@@ -44,7 +44,7 @@ type Options struct {
 	// interceptor (otelconnect) and the auth token policy, for instance.
 	HandlerOptions []connect.HandlerOption
 	// Services are more services mounted with the same options and listed
-	// by reflection and health (hive.auth.v1.AuthService).
+	// by reflection and health (hivegate.auth.v1.AuthService).
 	Services []Service
 }
 

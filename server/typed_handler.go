@@ -41,6 +41,8 @@ func (b *anyMessage) ProtoReflect() protoreflect.Message { return b.Message.Prot
 type cachedMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
+	// skip is the next_start skip the message was cut by (typed_page.go).
+	skip uint64
 	// encoded holds msg's wire encodings, made on first use (codec.go).
 	// Like the message, they live as long as the entry and are charged to
 	// cache_max_capacity with it (through grow).
@@ -136,8 +138,11 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 // params. Without a cache entry the cachedMessage is this call's alone.
 func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*cachedMessage, error) {
 	desc := tm.Response.Descriptor()
+	// The page is cut by the request's skip, which the params do not carry:
+	// a decoded message is shared only by calls with the same skip.
+	pg, _ := tm.page(req) // validated by prepare
 	if res.Entry != nil {
-		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc {
+		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc && a.skip == pg.skip {
 			return a, nil
 		}
 	}
@@ -148,15 +153,9 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 			tm.JSONRPC, desc.FullName(), err)
 	}
 	if tm.next != nil {
-		cp := tm.nextPlain
-		if cp == nil {
-			cp = tm.nextCases[order]
-		}
-		if cp != nil {
-			cp.build(m, tm.items, tm.next, req)
-		}
+		tm.finishPage(m, pg, order, req)
 	}
-	a := &cachedMessage{desc: desc, msg: m.Interface()}
+	a := &cachedMessage{desc: desc, msg: m.Interface(), skip: pg.skip}
 	if res.Entry != nil {
 		attach(res.Entry, a)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/gateway"
@@ -25,7 +26,7 @@ func Example() {
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(http.DefaultClient, url)
 	res, err := client.ListAccounts(context.Background(), connect.NewRequest(&database_apiv1.ListAccountsRequest{
-		Limit: 3, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
+		Limit: proto.Uint32(3), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func Example_paging() {
 	defer stop()
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(http.DefaultClient, url)
-	req := &database_apiv1.ListAccountsRequest{Limit: 3, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
+	req := &database_apiv1.ListAccountsRequest{Limit: proto.Uint32(3), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
 	last := ""
 	for page := 1; page <= 3; page++ {
 		res, err := client.ListAccounts(context.Background(), connect.NewRequest(req))
@@ -76,7 +77,7 @@ func Example_grpc() {
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(h2c, url, connect.WithGRPC())
 	res, err := client.ListWitnesses(context.Background(), connect.NewRequest(&database_apiv1.ListWitnessesRequest{
-		Limit: 2, Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}))
+		Limit: proto.Uint32(2), Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,8 +12,9 @@ const symbols: Record<string, string> = {
 /** Formats an asset as hived's legacy string does: "1.234 HIVE". */
 export function formatAsset(a: Asset | undefined): string {
   if (!a) return "";
-  const neg = a.amount.startsWith("-");
-  const digits = (neg ? a.amount.slice(1) : a.amount).padStart(a.precision + 1, "0");
+  const amount = a.amount.toString();
+  const neg = amount.startsWith("-");
+  const digits = (neg ? amount.slice(1) : amount).padStart(a.precision + 1, "0");
   const whole = digits.slice(0, digits.length - a.precision);
   const frac = a.precision > 0 ? "." + digits.slice(digits.length - a.precision) : "";
   return `${neg ? "-" : ""}${whole}${frac} ${symbols[a.nai] ?? a.nai}`;

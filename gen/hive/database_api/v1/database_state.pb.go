@@ -896,7 +896,7 @@ func (x *GetHardforkPropertiesResponse) GetProperties() *v1.HardforkProperties {
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of orders per side, 1..1000.
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -932,8 +932,8 @@ func (*GetOrderBookRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetOrderBookRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -2051,9 +2051,10 @@ const file_hive_database_api_v1_database_state_proto_rawDesc = "" +
 	"\x1dGetHardforkPropertiesResponse\x12A\n" +
 	"\n" +
 	"properties\x18\x01 \x01(\v2!.hive.types.v1.HardforkPropertiesR\n" +
-	"properties:\x04\xc8\xf3\x18\x02\"+\n" +
-	"\x13GetOrderBookRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"j\n" +
+	"properties:\x04\xc8\xf3\x18\x02\":\n" +
+	"\x13GetOrderBookRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"j\n" +
 	"\x14GetOrderBookResponse\x12(\n" +
 	"\x04asks\x18\x01 \x03(\v2\x14.hive.types.v1.OrderR\x04asks\x12(\n" +
 	"\x04bids\x18\x02 \x03(\v2\x14.hive.types.v1.OrderR\x04bids\"\x17\n" +
@@ -2113,8 +2114,8 @@ const file_hive_database_api_v1_database_state_proto_rawDesc = "" +
 	"\x1bAUTHORITY_LEVEL_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16AUTHORITY_LEVEL_ACTIVE\x10\x01\x12\x19\n" +
 	"\x15AUTHORITY_LEVEL_OWNER\x10\x02\x12\x1b\n" +
-	"\x17AUTHORITY_LEVEL_POSTING\x10\x03B\xe2\x01\n" +
-	"\x18com.hive.database_api.v1B\x12DatabaseStateProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"\x17AUTHORITY_LEVEL_POSTING\x10\x03B\xf1\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x12DatabaseStateProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_database_state_proto_rawDescOnce sync.Once
@@ -2224,6 +2225,7 @@ func file_hive_database_api_v1_database_state_proto_init() {
 	}
 	file_hive_database_api_v1_database_state_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[5].OneofWrappers = []any{}
+	file_hive_database_api_v1_database_state_proto_msgTypes[14].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[20].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[32].OneofWrappers = []any{}
 	type x struct{}

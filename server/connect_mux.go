@@ -95,7 +95,7 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 		connect.WithCompressMinBytes(compressMinBytes),
 	}, cachingCodecs()...)
 	opts = append(opts, co.HandlerOptions...)
-	ts := &typedServer{d: d, log: log, obs: obs}
+	ts := &typedServer{d: d, log: log, obs: obs, drift: newDriftLog(log, obs)}
 	byService := map[string]map[string]http.Handler{}
 	for _, tm := range a.methods {
 		svc := string(tm.Desc.Parent().FullName())

@@ -70,9 +70,10 @@ func attach(entry interface {
 
 // typedServer serves the typed RPCs through the dispatcher.
 type typedServer struct {
-	d   *dispatch.Dispatcher
-	log *slog.Logger
-	obs Observer
+	d     *dispatch.Dispatcher
+	log   *slog.Logger
+	obs   Observer
+	drift *driftLog
 }
 
 // handler returns the connect handler of one typed RPC: Connect (JSON and
@@ -147,10 +148,14 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 		}
 	}
 	m := tm.Response.New()
-	if _, err := transcode.Unmarshal(res.Result, m.Interface()); err != nil {
+	unknown, err := transcode.Unmarshal(res.Result, m.Interface())
+	if err != nil {
 		s.log.Warn("typed result does not fit its message", "procedure", tm.Procedure, "key", res.Key, "error", err)
 		return nil, fmt.Errorf("the backend's result for %s does not fit %s: %w (JsonRpcService.Call returns it unchanged)",
 			tm.JSONRPC, desc.FullName(), err)
+	}
+	if len(unknown) > 0 && s.drift != nil {
+		s.drift.unknown(tm.JSONRPC, tm.Procedure, unknown)
 	}
 	if tm.next != nil {
 		tm.finishPage(m, pg, order, req)

@@ -80,11 +80,11 @@ def main(addr):
     while True:
         resp, _ = unary(channel, "/hive.database_api.v1.DatabaseApiService/ListAccounts", req, accounts_pb2.ListAccountsResponse)
         names = [a.name for a in resp.accounts]
-        seen.extend(names[1:] if pages > 0 else names)  # hived's start is inclusive
+        seen.extend(names)  # no page repeats an item, whatever hived's start does
         pages += 1
-        if len(resp.accounts) < req.limit or not resp.HasField("next_start"):
+        if not resp.HasField("next_start"):  # unset on the last page
             break
-        req.start.CopyFrom(resp.next_start)
+        req.start.CopyFrom(resp.next_start)  # sent back unchanged
     check(len(seen) == count.count and len(set(seen)) == len(seen),
           "ListAccounts through next_start: %d pages, %d accounts, each once (the node has %d)" % (pages, len(seen), count.count))
 

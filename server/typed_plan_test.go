@@ -110,6 +110,11 @@ func TestPrepareParams(t *testing.T) {
 		{"block range count", "block_api.get_block_range",
 			&blockv1.GetBlockRangeRequest{StartingBlockNum: 5, Count: proto.Uint32(2)},
 			`{"starting_block_num":5,"count":2}`},
+		// Issue 28 item 6: database_api.get_order_book's market, as hived's
+		// own tests send it.
+		{"order book market", "database_api.get_order_book",
+			&dbv1.GetOrderBookRequest{Limit: proto.Uint32(10), Base: &typesv1.Asset{Amount: 1000, Precision: 3, Nai: "@@000000021"}, Quote: &typesv1.Asset{Amount: 1, Precision: 3, Nai: "@@000000013"}},
+			`{"limit":10,"base":{"amount":"1000","precision":3,"nai":"@@000000021"},"quote":{"amount":"1","precision":3,"nai":"@@000000013"}}`},
 		// Issue 28 item 2: an unset limit is the node's default. hived's
 		// list_* have none: hivegate sends the maximum.
 		{"unset limit, no node default", "database_api.list_accounts",

@@ -5,7 +5,6 @@ package gateway_test
 // from the client but "send next_start back".
 
 import (
-	"fmt"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -129,17 +128,6 @@ func applyNextStart(t *testing.T, req, next protoreflect.Message) {
 		}
 		req.Set(dst, next.Get(src))
 	}
-}
-
-// itemsField is a response's repeated message field.
-func itemsField(md protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
-	fields := md.Fields()
-	for i := range fields.Len() {
-		if fd := fields.Get(i); fd.IsList() && fd.Kind() == protoreflect.MessageKind {
-			return fd
-		}
-	}
-	panic(fmt.Sprintf("%s has no repeated message field", md.FullName()))
 }
 
 // busiestFollowed is the account with the most followers.

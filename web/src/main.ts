@@ -67,8 +67,8 @@ function main(): void {
     transportSelect.value = s.transport;
     limitInput.value = String(s.limit);
     const api = newDatabaseApi(newTransport(s.transport, s.gateway.replace(/\/+$/, "")));
-    void accounts.start(new Pager(accountPages(api), (a) => a.name, s.limit));
-    void witnesses.start(new Pager(witnessPages(api), (w) => w.owner, s.limit));
+    void accounts.start(new Pager(accountPages(api), s.limit));
+    void witnesses.start(new Pager(witnessPages(api), s.limit));
   };
 
   form.addEventListener("submit", (ev) => {

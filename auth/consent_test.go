@@ -11,8 +11,8 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/config"
-	authv1 "github.com/hivegate/hivegate/gen/hive/auth/v1"
-	"github.com/hivegate/hivegate/gen/hive/auth/v1/authv1connect"
+	authv1 "github.com/hivegate/hivegate/gen/hivegate/auth/v1"
+	"github.com/hivegate/hivegate/gen/hivegate/auth/v1/authv1connect"
 	"github.com/hivegate/hivegate/hivesim"
 )
 

@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	authv1 "github.com/hivegate/hivegate/gen/hive/auth/v1"
-	"github.com/hivegate/hivegate/gen/hive/auth/v1/authv1connect"
 	database_apiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	"github.com/hivegate/hivegate/gen/hive/database_api/v1/database_apiv1connect"
+	authv1 "github.com/hivegate/hivegate/gen/hivegate/auth/v1"
+	"github.com/hivegate/hivegate/gen/hivegate/auth/v1/authv1connect"
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 )
@@ -106,7 +107,7 @@ func TestTokenPolicyTyped(t *testing.T) {
 	ctx := context.Background()
 	db := database_apiv1connect.NewDatabaseApiServiceClient(http.DefaultClient, e.url)
 	accounts := func(tok string) error {
-		req := connect.NewRequest(&database_apiv1.ListAccountsRequest{Limit: 2, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME})
+		req := connect.NewRequest(&database_apiv1.ListAccountsRequest{Limit: proto.Uint32(2), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME})
 		if tok != "" {
 			req.Header().Set("Authorization", "Bearer "+tok)
 		}
@@ -119,7 +120,7 @@ func TestTokenPolicyTyped(t *testing.T) {
 	if err := accounts(login); err != nil {
 		t.Errorf("typed call with a login token: %v", err)
 	}
-	witnesses := connect.NewRequest(&database_apiv1.ListWitnessesRequest{Limit: 2, Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME})
+	witnesses := connect.NewRequest(&database_apiv1.ListWitnessesRequest{Limit: proto.Uint32(2), Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME})
 	witnesses.Header().Set("Authorization", login)
 	if _, err := db.ListWitnesses(ctx, witnesses); connect.CodeOf(err) != connect.CodePermissionDenied {
 		t.Errorf("typed call with too small a scope: %v", err)
@@ -140,7 +141,7 @@ func TestTokenPolicyTyped(t *testing.T) {
 	}
 }
 
-// TestTypedAuthService: hive.auth.v1.AuthService Me and Broadcast.
+// TestTypedAuthService: hivegate.auth.v1.AuthService Me and Broadcast.
 func TestTypedAuthService(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, "", "")

@@ -11,19 +11,19 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	authv1 "github.com/hivegate/hivegate/gen/hive/auth/v1"
-	"github.com/hivegate/hivegate/gen/hive/auth/v1/authv1connect"
+	authv1 "github.com/hivegate/hivegate/gen/hivegate/auth/v1"
+	"github.com/hivegate/hivegate/gen/hivegate/auth/v1/authv1connect"
 	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/signer"
 )
 
-// rpcService is hive.auth.v1.AuthService: /api/me and /api/broadcast for
+// rpcService is hivegate.auth.v1.AuthService: /api/me and /api/broadcast for
 // typed clients, through the same checks.
 type rpcService struct {
 	s *Service
 }
 
-// ConnectHandler returns the path and handler of hive.auth.v1.AuthService
+// ConnectHandler returns the path and handler of hivegate.auth.v1.AuthService
 // (Connect, gRPC and gRPC-Web).
 func (s *Service) ConnectHandler(opts ...connect.HandlerOption) (string, http.Handler) {
 	return authv1connect.NewAuthServiceHandler(&rpcService{s: s}, opts...)

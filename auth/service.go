@@ -5,7 +5,7 @@
 // that never leaves it) and grants the service account posting authority
 // over their account, and the app gets a code or a token. With it the app
 // reads /api/me and broadcasts posting operations through /api/broadcast
-// (or the typed hive.auth.v1.AuthService): the service verifies the token
+// (or the typed hivegate.auth.v1.AuthService): the service verifies the token
 // and hands its user, app and scope to package signer, which checks every
 // operation against them, builds the transaction, signs it with the
 // service account's posting key and broadcasts it through the gateway's

@@ -22,7 +22,7 @@ import (
 // gateway (codes, revocations and rate limits outlive config reloads), and
 // each generation's handler tree mounts the service's endpoints, wraps the
 // JSON-RPC caller and handler with the call policy, and hands the typed
-// services the policy's interceptor and the hive.auth.v1 service.
+// services the policy's interceptor and the hivegate.auth.v1 service.
 // Everything is a no-op when auth is off.
 
 // newAuth builds the auth service of cfg, or nil when auth is off, and
@@ -75,7 +75,7 @@ func (g *Gateway) authHandler(h http.Handler) http.Handler {
 }
 
 // mountAuth adds the service's HTTP endpoints to mux and returns what the
-// typed services need: the call policy's interceptor and the hive.auth.v1
+// typed services need: the call policy's interceptor and the hivegate.auth.v1
 // service.
 func (g *Gateway) mountAuth(mux *http.ServeMux) (interceptors []connect.Interceptor, services []server.Service) {
 	if g.auth == nil {

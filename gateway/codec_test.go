@@ -26,7 +26,7 @@ func TestCachedEncodingsStayCorrect(t *testing.T) {
 		"grpc":          database_apiv1connect.NewDatabaseApiServiceClient(g.h2c, g.srv.URL, connect.WithGRPC()),
 		"grpcweb+json":  database_apiv1connect.NewDatabaseApiServiceClient(g.h1, g.srv.URL, connect.WithGRPCWeb(), connect.WithProtoJSON()),
 	}
-	req := &dbv1.ListAccountsRequest{Limit: 50, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
+	req := &dbv1.ListAccountsRequest{Limit: proto.Uint32(50), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
 	first, err := clients["connect+proto"].ListAccounts(context.Background(), connect.NewRequest(req))
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 func BenchmarkCachedListAccounts1000(b *testing.B) {
 	g := startTypedGateway(b, hivesim.New(hivesim.Options{Seed: 1, Accounts: 1200}), gateway.Options{})
 	h := g.gw.Handler()
-	req := &dbv1.ListAccountsRequest{Limit: 1000, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
+	req := &dbv1.ListAccountsRequest{Limit: proto.Uint32(1000), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
 	bin, err := proto.Marshal(req)
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/gateway"
@@ -55,7 +56,7 @@ func TestTypedHitsWithinBudget(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
 		defer cancel()
-		res, err := c.ListAccounts(ctx, connect.NewRequest(&dbv1.ListAccountsRequest{Limit: limit, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
+		res, err := c.ListAccounts(ctx, connect.NewRequest(&dbv1.ListAccountsRequest{Limit: proto.Uint32(limit), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
 		if err != nil {
 			t.Fatalf("ListAccounts(%d): %v", limit, err)
 		}

@@ -50,13 +50,13 @@ func TestTypedValidation(t *testing.T) {
 		req  proto.Message
 		want string
 	}{
-		{"limit 0", dbMethod("ListAccounts"), &dbv1.ListAccountsRequest{Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, "limit: must be 1..1000, got 0"},
-		{"limit above the method's maximum", condenserMethod("GetRepliesByLastUpdate"), &condv1.GetRepliesByLastUpdateRequest{StartAuthor: "a", Limit: 21}, "limit: must be 1..20, got 21"},
+		{"limit 0", dbMethod("ListAccounts"), &dbv1.ListAccountsRequest{Limit: proto.Uint32(0), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, "limit: must be 1..1000, got 0"},
+		{"limit above the method's maximum", condenserMethod("GetRepliesByLastUpdate"), &condv1.GetRepliesByLastUpdateRequest{StartAuthor: "a", Limit: proto.Uint32(21)}, "limit: must be 1..20, got 21"},
 		{"start case of another order", dbMethod("ListAccounts"),
-			&dbv1.ListAccountsRequest{Limit: 5, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME, Start: byProxy},
+			&dbv1.ListAccountsRequest{Limit: proto.Uint32(5), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME, Start: byProxy},
 			"start: case by_proxy does not match order LIST_ACCOUNTS_ORDER_BY_NAME"},
-		{"account history start", condenserMethod("GetAccountHistory"), &condv1.GetAccountHistoryRequest{Account: "a", Start: 3, Limit: 10},
-			"start: must be -1 (the newest entry) or at least limit - 1 = 9, got 3"},
+		{"account history start", condenserMethod("GetAccountHistory"), &condv1.GetAccountHistoryRequest{Account: "a", Start: proto.Int64(-3), Limit: proto.Uint32(10)},
+			"start: must be -1 (the newest entry) or a sequence number, got -3"},
 	}
 	for _, tt := range tests {
 		for _, p := range protocols() {
@@ -137,14 +137,14 @@ func TestTypedBackendErrors(t *testing.T) {
 		wantCode   connect.Code
 		wantDetail int32 // the JsonRpcError code; 0: no detail
 	}{
-		{"hived assert", dbMethod("ListAccounts"), &dbv1.ListAccountsRequest{Limit: 5, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, connect.CodeInvalidArgument, -32003},
-		{"hived parse error", dbMethod("ListProposals"), &dbv1.ListProposalsRequest{Limit: 5, Order: dbv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_CREATOR}, connect.CodeInvalidArgument, -32000},
-		{"method not found", dbMethod("ListWitnesses"), &dbv1.ListWitnessesRequest{Limit: 5, Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}, connect.CodeUnimplemented, -32601},
-		{"unknown backend code", dbMethod("ListEscrows"), &dbv1.ListEscrowsRequest{Limit: 5, Order: dbv1.ListEscrowsOrder_LIST_ESCROWS_ORDER_BY_FROM_ID}, connect.CodeUnknown, 7},
-		{"HTTP 503", dbMethod("ListWitnessVotes"), &dbv1.ListWitnessVotesRequest{Limit: 5, Order: dbv1.ListWitnessVotesOrder_LIST_WITNESS_VOTES_ORDER_BY_ACCOUNT_WITNESS}, connect.CodeUnavailable, -32011},
-		{"not JSON", dbMethod("ListOwnerHistories"), &dbv1.ListOwnerHistoriesRequest{Limit: 5}, connect.CodeUnavailable, -32012},
-		{"timeout", dbMethod("ListSavingsWithdrawals"), &dbv1.ListSavingsWithdrawalsRequest{Limit: 5, Order: dbv1.ListSavingsWithdrawalsOrder_LIST_SAVINGS_WITHDRAWALS_ORDER_BY_FROM_ID}, connect.CodeDeadlineExceeded, -32010},
-		{"result does not fit the message", dbMethod("ListLimitOrders"), &dbv1.ListLimitOrdersRequest{Limit: 5, Order: dbv1.ListLimitOrdersOrder_LIST_LIMIT_ORDERS_ORDER_BY_ACCOUNT}, connect.CodeInternal, 0},
+		{"hived assert", dbMethod("ListAccounts"), &dbv1.ListAccountsRequest{Limit: proto.Uint32(5), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, connect.CodeInvalidArgument, -32003},
+		{"hived parse error", dbMethod("ListProposals"), &dbv1.ListProposalsRequest{Limit: proto.Uint32(5), Order: dbv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_CREATOR}, connect.CodeInvalidArgument, -32000},
+		{"method not found", dbMethod("ListWitnesses"), &dbv1.ListWitnessesRequest{Limit: proto.Uint32(5), Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}, connect.CodeUnimplemented, -32601},
+		{"unknown backend code", dbMethod("ListEscrows"), &dbv1.ListEscrowsRequest{Limit: proto.Uint32(5), Order: dbv1.ListEscrowsOrder_LIST_ESCROWS_ORDER_BY_FROM_ID}, connect.CodeUnknown, 7},
+		{"HTTP 503", dbMethod("ListWitnessVotes"), &dbv1.ListWitnessVotesRequest{Limit: proto.Uint32(5), Order: dbv1.ListWitnessVotesOrder_LIST_WITNESS_VOTES_ORDER_BY_ACCOUNT_WITNESS}, connect.CodeUnavailable, -32011},
+		{"not JSON", dbMethod("ListOwnerHistories"), &dbv1.ListOwnerHistoriesRequest{Limit: proto.Uint32(5)}, connect.CodeUnavailable, -32012},
+		{"timeout", dbMethod("ListSavingsWithdrawals"), &dbv1.ListSavingsWithdrawalsRequest{Limit: proto.Uint32(5), Order: dbv1.ListSavingsWithdrawalsOrder_LIST_SAVINGS_WITHDRAWALS_ORDER_BY_FROM_ID}, connect.CodeDeadlineExceeded, -32010},
+		{"result does not fit the message", dbMethod("ListLimitOrders"), &dbv1.ListLimitOrdersRequest{Limit: proto.Uint32(5), Order: dbv1.ListLimitOrdersOrder_LIST_LIMIT_ORDERS_ORDER_BY_ACCOUNT}, connect.CodeInternal, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,7 +183,7 @@ func TestTypedBackendUnreachable(t *testing.T) {
 	g := startTypedGateway(t, http.NotFoundHandler(), gateway.Options{})
 	g.backend.srv.Close()
 	_, err := g.call(context.Background(), protocols()[2], dbMethod("ListAccounts"),
-		&dbv1.ListAccountsRequest{Limit: 5, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, &dbv1.ListAccountsResponse{})
+		&dbv1.ListAccountsRequest{Limit: proto.Uint32(5), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, &dbv1.ListAccountsResponse{})
 	if connect.CodeOf(err) != connect.CodeUnavailable {
 		t.Fatalf("%v, want unavailable", err)
 	}

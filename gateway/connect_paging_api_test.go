@@ -1,11 +1,8 @@
 package gateway_test
 
-// Paging through the read API of issue 21 (bridge, condenser_api, tags_api,
-// rc_api, search_api, HAfAH's enum_virtual_ops) by sending next_start back:
-// every item is visited exactly once, for every order and sort.
+// The read API's lists walked by TestPagingContract.
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -13,7 +10,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/hivegate/hivegate/gateway"
 	ahv1 "github.com/hivegate/hivegate/gen/hive/account_history_api/v1"
 	bridgev1 "github.com/hivegate/hivegate/gen/hive/bridge/v1"
 	condv1 "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
@@ -23,11 +19,10 @@ import (
 	"github.com/hivegate/hivegate/hivesim"
 )
 
-// TestPagingReadAPI walks every new paged method and sort of the read API.
-func TestPagingReadAPI(t *testing.T) {
-	t.Parallel()
-	node := hivesim.New(hivesim.Options{Seed: 1})
-	g := startTypedGateway(t, node, gateway.Options{})
+// readPagingCases are the lists of the read API of issue 21 (bridge,
+// condenser_api, tags_api, rc_api, search_api, HAfAH's enum_virtual_ops),
+// every order and sort, walked by TestPagingContract.
+func readPagingCases(node *hivesim.Node) []pagingCase {
 	comments := node.Comments()
 	count := func(keep func(c hivesim.Comment) bool) int {
 		n := 0
@@ -111,18 +106,18 @@ func TestPagingReadAPI(t *testing.T) {
 		return n
 	}
 	team := len(community.Team)
-	b := "hive.bridge.v1.BridgeService."
+	b := "hive.bridge.v1.BridgeApiService."
 	cond := "hive.condenser_api.v1.CondenserApiService."
 	tags := "hive.tags_api.v1.TagsApiService."
 	tests := []pagingCase{
-		{"bridge notifications", b + "AccountNotifications", &bridgev1.AccountNotificationsRequest{Account: notified, Limit: 7}, minScore(node.Notifications(notified)), false, nil},
-		{"bridge post notifications", b + "PostNotifications", &bridgev1.PostNotificationsRequest{Author: busyPost.Author, Permlink: busyPost.Permlink, MinScore: proto.Uint32(0), Limit: 2},
-			len(node.PostNotifications(busyPost.Author, busyPost.Permlink)), false, nil},
-		{"bridge subscribers", b + "ListSubscribers", &bridgev1.ListSubscribersRequest{Community: community.Name, Limit: 4}, len(node.Subscribers(community.Name)), false, nil},
-		{"bridge community roles", b + "ListCommunityRoles", &bridgev1.ListCommunityRolesRequest{Community: community.Name, Limit: 2}, team, false, nil},
+		{"bridge notifications", b + "AccountNotifications", &bridgev1.AccountNotificationsRequest{Account: notified, Limit: proto.Uint32(7)}, minScore(node.Notifications(notified))},
+		{"bridge post notifications", b + "PostNotifications", &bridgev1.PostNotificationsRequest{Author: busyPost.Author, Permlink: busyPost.Permlink, MinScore: proto.Uint32(0), Limit: proto.Uint32(2)},
+			len(node.PostNotifications(busyPost.Author, busyPost.Permlink))},
+		{"bridge subscribers", b + "ListSubscribers", &bridgev1.ListSubscribersRequest{Community: community.Name, Limit: proto.Uint32(4)}, len(node.Subscribers(community.Name))},
+		{"bridge community roles", b + "ListCommunityRoles", &bridgev1.ListCommunityRolesRequest{Community: community.Name, Limit: proto.Uint32(2)}, team},
 	}
 	for _, sort := range []bridgev1.CommunitiesSort{bridgev1.CommunitiesSort_COMMUNITIES_SORT_RANK, bridgev1.CommunitiesSort_COMMUNITIES_SORT_NEW, bridgev1.CommunitiesSort_COMMUNITIES_SORT_SUBS} {
-		tests = append(tests, pagingCase{"bridge communities " + sort.String(), b + "ListCommunities", &bridgev1.ListCommunitiesRequest{Sort: sort, Limit: 3}, len(node.Communities()), false, nil})
+		tests = append(tests, pagingCase{"bridge communities " + sort.String(), b + "ListCommunities", &bridgev1.ListCommunitiesRequest{Sort: sort, Limit: proto.Uint32(3)}, len(node.Communities())})
 	}
 	ranked := map[bridgev1.RankedPostsSort]int{
 		bridgev1.RankedPostsSort_RANKED_POSTS_SORT_TRENDING:        count(func(c hivesim.Comment) bool { return root(c) && pending(c) }),
@@ -133,7 +128,7 @@ func TestPagingReadAPI(t *testing.T) {
 		bridgev1.RankedPostsSort_RANKED_POSTS_SORT_MUTED:           count(func(c hivesim.Comment) bool { return root(c) && pending(c) && hivesim.Muted(c) }),
 	}
 	for sort, want := range ranked {
-		tests = append(tests, pagingCase{"bridge ranked " + sort.String(), b + "GetRankedPosts", &bridgev1.GetRankedPostsRequest{Sort: sort, Limit: 20}, want, false, nil})
+		tests = append(tests, pagingCase{"bridge ranked " + sort.String(), b + "GetRankedPosts", &bridgev1.GetRankedPostsRequest{Sort: sort, Limit: proto.Uint32(20)}, want})
 	}
 	account := map[bridgev1.AccountPostsSort]struct {
 		account string
@@ -147,62 +142,50 @@ func TestPagingReadAPI(t *testing.T) {
 		bridgev1.AccountPostsSort_ACCOUNT_POSTS_SORT_PAYOUT:   {payer, pendingBy[payer]},
 	}
 	for sort, a := range account {
-		tests = append(tests, pagingCase{"bridge account posts " + sort.String(), b + "GetAccountPosts", &bridgev1.GetAccountPostsRequest{Sort: sort, Account: a.account, Limit: 2}, a.want, false, nil})
+		tests = append(tests, pagingCase{"bridge account posts " + sort.String(), b + "GetAccountPosts", &bridgev1.GetAccountPostsRequest{Sort: sort, Account: a.account, Limit: proto.Uint32(2)}, a.want})
 	}
 	discussions := []struct {
 		method string
 		query  *typesv1.DiscussionQuery
 		want   int
 	}{
-		{"GetDiscussionsByTrending", &typesv1.DiscussionQuery{Limit: 20}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_TRENDING]},
-		{"GetDiscussionsByHot", &typesv1.DiscussionQuery{Limit: 20}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_HOT]},
-		{"GetDiscussionsByCreated", &typesv1.DiscussionQuery{Limit: 20}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_CREATED]},
-		{"GetPostDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: 20}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT]},
-		{"GetCommentDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: 20}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT_COMMENTS]},
-		{"GetDiscussionsByBlog", &typesv1.DiscussionQuery{Tag: blog, Limit: 3}, len(node.Blog(blog))},
-		{"GetDiscussionsByFeed", &typesv1.DiscussionQuery{Tag: feed, Limit: 3}, node.FeedLen(feed)},
-		{"GetDiscussionsByComments", &typesv1.DiscussionQuery{StartAuthor: writer, Limit: 3}, commentsBy[writer]},
+		{"GetDiscussionsByTrending", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_TRENDING]},
+		{"GetDiscussionsByHot", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_HOT]},
+		{"GetDiscussionsByCreated", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_CREATED]},
+		{"GetPostDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT]},
+		{"GetCommentDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT_COMMENTS]},
+		{"GetDiscussionsByBlog", &typesv1.DiscussionQuery{Tag: proto.String(blog), Limit: proto.Uint32(3)}, len(node.Blog(blog))},
+		{"GetDiscussionsByFeed", &typesv1.DiscussionQuery{Tag: proto.String(feed), Limit: proto.Uint32(3)}, node.FeedLen(feed)},
+		{"GetDiscussionsByComments", &typesv1.DiscussionQuery{StartAuthor: writer, Limit: proto.Uint32(3)}, commentsBy[writer]},
 	}
 	for _, d := range discussions {
 		// condenser_api: the query is one positional object.
-		tests = append(tests, pagingCase{"condenser " + d.method, cond + d.method, condDiscussionRequest(d.method, d.query), d.want, false, nil})
+		tests = append(tests, pagingCase{"condenser " + d.method, cond + d.method, condDiscussionRequest(d.method, d.query), d.want})
 		if d.method == "GetDiscussionsByFeed" {
 			continue // tags_api has no feed
 		}
-		tests = append(tests, pagingCase{"tags " + d.method, tags + d.method, tagsDiscussionRequest(d.method, d.query), d.want, false, nil})
-	}
-	condProposalsLastID := func(req, prev protoreflect.Message) {
-		ps := prev.Interface().(*condv1.ListProposalsResponse).GetProposals()
-		req.Interface().(*condv1.ListProposalsRequest).LastId = proto.Uint64(ps[len(ps)-1].GetId())
+		tests = append(tests, pagingCase{"tags " + d.method, tags + d.method, tagsDiscussionRequest(d.method, d.query), d.want})
 	}
 	tests = append(tests,
-		pagingCase{"condenser witnesses by vote", cond + "GetWitnessesByVote", &condv1.GetWitnessesByVoteRequest{Limit: 7}, len(node.Witnesses()), true, nil},
-		pagingCase{"condenser lookup accounts", cond + "LookupAccounts", &condv1.LookupAccountsRequest{Limit: 37}, len(node.Accounts()), true, nil},
-		pagingCase{"condenser lookup witness accounts", cond + "LookupWitnessAccounts", &condv1.LookupWitnessAccountsRequest{Limit: 7}, len(node.Witnesses()), true, nil},
-		pagingCase{"condenser rc accounts", cond + "ListRcAccounts", &condv1.ListRcAccountsRequest{Limit: 37}, len(node.Accounts()), true, nil},
-		pagingCase{"condenser rc delegations", cond + "ListRcDirectDelegations", &condv1.ListRcDirectDelegationsRequest{Start: &condv1.RcDelegationCursor{FromAccount: rcFrom}, Limit: 2}, rcCount, true, nil},
-		pagingCase{"condenser proposals by_creator", cond + "ListProposals", &condv1.ListProposalsRequest{Limit: 4, Order: condv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_CREATOR}, len(node.Proposals()), true, condProposalsLastID},
-		pagingCase{"condenser proposals by_total_votes", cond + "ListProposals", &condv1.ListProposalsRequest{Limit: 4, Order: condv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_TOTAL_VOTES}, len(node.Proposals()), true, condProposalsLastID},
-		pagingCase{"condenser proposal votes by_voter_proposal", cond + "ListProposalVotes", &condv1.ListProposalVotesRequest{Limit: 10, Order: condv1.ListProposalVotesOrder_LIST_PROPOSAL_VOTES_ORDER_BY_VOTER_PROPOSAL}, len(node.ProposalVotes()), true, nil},
-		pagingCase{"condenser proposal votes by_proposal_voter", cond + "ListProposalVotes", &condv1.ListProposalVotesRequest{Limit: 10, Order: condv1.ListProposalVotesOrder_LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER}, len(node.ProposalVotes()), true, nil},
-		pagingCase{"rc_api accounts", "hive.rc_api.v1.RcApiService.ListRcAccounts", &rcv1.ListRcAccountsRequest{Limit: 37}, len(node.Accounts()), true, nil},
-		pagingCase{"rc_api delegations", "hive.rc_api.v1.RcApiService.ListRcDirectDelegations", &rcv1.ListRcDirectDelegationsRequest{Start: &rcv1.RcDelegationCursor{FromAccount: rcFrom}, Limit: 2}, rcCount, true, nil},
-		pagingCase{"search find_text by relevance", "hive.search_api.v1.SearchApiService.FindText", &searchv1.FindTextRequest{Pattern: "coffee", Sort: searchv1.FindTextSort_FIND_TEXT_SORT_RELEVANCE, Limit: 20},
-			count(func(c hivesim.Comment) bool { return strings.Contains(strings.ToLower(c.Title+" "+c.Body), "coffee") }), false, nil},
-		pagingCase{"search find_text by created", "hive.search_api.v1.SearchApiService.FindText", &searchv1.FindTextRequest{Pattern: "coffee", Sort: searchv1.FindTextSort_FIND_TEXT_SORT_CREATED, Limit: 20},
-			count(func(c hivesim.Comment) bool { return strings.Contains(strings.ToLower(c.Title+" "+c.Body), "coffee") }), false, nil},
-		pagingCase{"virtual ops (the backend's cursor)", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1100, Limit: 7}, 100, false, nil},
-		pagingCase{"virtual ops grouped", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1050, Limit: 9, GroupByBlock: proto.Bool(true)}, 50, false, nil},
+		pagingCase{"condenser witnesses by vote", cond + "GetWitnessesByVote", &condv1.GetWitnessesByVoteRequest{Limit: proto.Uint32(7)}, len(node.Witnesses())},
+		pagingCase{"condenser lookup accounts", cond + "LookupAccounts", &condv1.LookupAccountsRequest{Limit: proto.Uint32(37)}, len(node.Accounts())},
+		pagingCase{"condenser lookup witness accounts", cond + "LookupWitnessAccounts", &condv1.LookupWitnessAccountsRequest{Limit: proto.Uint32(7)}, len(node.Witnesses())},
+		pagingCase{"condenser rc accounts", cond + "ListRcAccounts", &condv1.ListRcAccountsRequest{Limit: proto.Uint32(37)}, len(node.Accounts())},
+		pagingCase{"condenser rc delegations", cond + "ListRcDirectDelegations", &condv1.ListRcDirectDelegationsRequest{Start: &condv1.RcDelegationCursor{FromAccount: rcFrom}, Limit: proto.Uint32(2)}, rcCount},
+		pagingCase{"condenser proposals by_creator", cond + "ListProposals", &condv1.ListProposalsRequest{Limit: proto.Uint32(4), Order: condv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_CREATOR}, len(node.Proposals())},
+		pagingCase{"condenser proposals by_total_votes", cond + "ListProposals", &condv1.ListProposalsRequest{Limit: proto.Uint32(4), Order: condv1.ListProposalsOrder_LIST_PROPOSALS_ORDER_BY_TOTAL_VOTES}, len(node.Proposals())},
+		pagingCase{"condenser proposal votes by_voter_proposal", cond + "ListProposalVotes", &condv1.ListProposalVotesRequest{Limit: proto.Uint32(10), Order: condv1.ListProposalVotesOrder_LIST_PROPOSAL_VOTES_ORDER_BY_VOTER_PROPOSAL}, len(node.ProposalVotes())},
+		pagingCase{"condenser proposal votes by_proposal_voter", cond + "ListProposalVotes", &condv1.ListProposalVotesRequest{Limit: proto.Uint32(10), Order: condv1.ListProposalVotesOrder_LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER}, len(node.ProposalVotes())},
+		pagingCase{"rc_api accounts", "hive.rc_api.v1.RcApiService.ListRcAccounts", &rcv1.ListRcAccountsRequest{Limit: proto.Uint32(37)}, len(node.Accounts())},
+		pagingCase{"rc_api delegations", "hive.rc_api.v1.RcApiService.ListRcDirectDelegations", &rcv1.ListRcDirectDelegationsRequest{Start: &rcv1.RcDelegationCursor{FromAccount: rcFrom}, Limit: proto.Uint32(2)}, rcCount},
+		pagingCase{"search find_text by relevance", "hive.search_api.v1.SearchApiService.FindText", &searchv1.FindTextRequest{Pattern: "coffee", Sort: searchv1.FindTextSort_FIND_TEXT_SORT_RELEVANCE, Limit: proto.Uint32(20)},
+			count(func(c hivesim.Comment) bool { return strings.Contains(strings.ToLower(c.Title+" "+c.Body), "coffee") })},
+		pagingCase{"search find_text by created", "hive.search_api.v1.SearchApiService.FindText", &searchv1.FindTextRequest{Pattern: "coffee", Sort: searchv1.FindTextSort_FIND_TEXT_SORT_CREATED, Limit: proto.Uint32(20)},
+			count(func(c hivesim.Comment) bool { return strings.Contains(strings.ToLower(c.Title+" "+c.Body), "coffee") })},
+		pagingCase{"virtual ops (the backend's cursor)", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1100, Limit: proto.Uint32(7)}, 100},
+		pagingCase{"virtual ops grouped", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1050, Limit: proto.Uint32(9), GroupByBlock: proto.Bool(true)}, 50},
 	)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if tt.want < 2 {
-				t.Fatalf("the simulated node holds %d items: too few to page", tt.want)
-			}
-			walkReadPages(t, g, tt)
-		})
-	}
+	return tests
 }
 
 func condDiscussionRequest(method string, q *typesv1.DiscussionQuery) proto.Message {
@@ -231,69 +214,6 @@ func tagsDiscussionRequest(method string, q *typesv1.DiscussionQuery) proto.Mess
 		return true
 	})
 	return m.Interface()
-}
-
-// walkReadPages is walkPages for the read API's shapes: the limit may sit
-// in the request's discussion query (and next_start then goes there), the
-// items may be names rather than messages, and a response may carry its
-// items in ops_by_block.
-func walkReadPages(t *testing.T, g *typedGateway, tt pagingCase) {
-	t.Helper()
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(tt.method))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := d.(protoreflect.MethodDescriptor)
-	respType, err := protoregistry.GlobalTypes.FindMessageByName(md.Output().FullName())
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := proto.Clone(tt.first).ProtoReflect()
-	// target is the message holding the limit and the cursor fields.
-	target := func(m protoreflect.Message) protoreflect.Message {
-		if q := m.Descriptor().Fields().ByName("query"); q != nil && q.Kind() == protoreflect.MessageKind {
-			return m.Mutable(q).Message()
-		}
-		return m
-	}
-	seen := map[string]int{}
-	ps := protocols()
-	for page := 0; ; page++ {
-		if page > 4*tt.want+10 {
-			t.Fatalf("still paging after %d pages", page)
-		}
-		resp := respType.New()
-		if _, err := g.call(context.Background(), ps[page%len(ps)], md, req.Interface(), resp.Interface()); err != nil {
-			t.Fatalf("page %d (%v): %v", page, req.Interface(), err)
-		}
-		items := pageItems(t, resp)
-		for i, key := range items {
-			if i == 0 && page > 0 && tt.inclusive {
-				continue // the previous page's last item, repeated
-			}
-			seen[key]++
-		}
-		next := resp.Get(md.Output().Fields().ByName("next_start")).Message()
-		tgt := target(req)
-		limit := tgt.Get(tgt.Descriptor().Fields().ByName("limit")).Uint()
-		if !next.IsValid() || (uint64(len(items)) < limit && md.Name() != "EnumVirtualOps") {
-			break
-		}
-		req = proto.Clone(req.Interface()).ProtoReflect()
-		applyNextStart(t, target(req), next)
-		if tt.next != nil {
-			tt.next(req, resp)
-		}
-	}
-	dups := 0
-	for _, n := range seen {
-		if n > 1 {
-			dups++
-		}
-	}
-	if len(seen) != tt.want || dups > 0 {
-		t.Errorf("visited %d distinct items (%d more than once), want %d", len(seen), dups, tt.want)
-	}
 }
 
 // pageItems returns a page's items as keys: each message's deterministic

@@ -46,10 +46,10 @@ func TestTypedSharesUpstreamCallWithJSONRPC(t *testing.T) {
 		jsonrpcBody string
 	}{
 		{"typed first, by_name", true,
-			&dbv1.ListAccountsRequest{Limit: 10, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME},
+			&dbv1.ListAccountsRequest{Limit: proto.Uint32(10), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME},
 			`{"jsonrpc":"2.0","id":7,"method":"database_api.list_accounts","params":{"start":"","limit":10,"order":"by_name"}}`},
 		{"JSON-RPC first, by_proxy", false,
-			&dbv1.ListAccountsRequest{Limit: 5, Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByProxy_{ByProxy: &dbv1.ListAccountsStart_ByProxy{}}}},
+			&dbv1.ListAccountsRequest{Limit: proto.Uint32(5), Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByProxy_{ByProxy: &dbv1.ListAccountsStart_ByProxy{}}}},
 			`{"jsonrpc":"2.0","id":"x","method":"call","params":["database_api","list_accounts",{"order":"by_proxy","limit":5,"start":["",""]}]}`},
 	}
 	for _, tt := range tests {
@@ -128,7 +128,7 @@ func TestTypedGeneratedClient(t *testing.T) {
 	c := database_apiv1connect.NewDatabaseApiServiceClient(g.h2c, g.srv.URL, connect.WithGRPC())
 	ctx, cancel := context.WithTimeout(context.Background(), typedHangGuard)
 	defer cancel()
-	resp, err := c.ListWitnesses(ctx, connect.NewRequest(&dbv1.ListWitnessesRequest{Limit: 3, Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_VOTE_NAME}))
+	resp, err := c.ListWitnesses(ctx, connect.NewRequest(&dbv1.ListWitnessesRequest{Limit: proto.Uint32(3), Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_VOTE_NAME}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestTypedGeneratedClient(t *testing.T) {
 
 	// Typed RPCs have no side effects: Connect clients may use HTTP GET.
 	get := database_apiv1connect.NewDatabaseApiServiceClient(g.h1, g.srv.URL, connect.WithHTTPGet(), connect.WithProtoJSON())
-	again, err := get.ListWitnesses(ctx, connect.NewRequest(&dbv1.ListWitnessesRequest{Limit: 3, Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_VOTE_NAME}))
+	again, err := get.ListWitnesses(ctx, connect.NewRequest(&dbv1.ListWitnessesRequest{Limit: proto.Uint32(3), Order: dbv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_VOTE_NAME}))
 	if err != nil {
 		t.Fatalf("GET: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestJSONRPCServiceCall(t *testing.T) {
 	}
 	// The typed call with the same arguments is a hit on the same entry.
 	md := dbv1.File_hive_database_api_v1_database_api_proto.Services().Get(0).Methods().ByName("ListAccounts")
-	h, err := g.call(ctx, protocols()[1], md, &dbv1.ListAccountsRequest{Limit: 4, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, &dbv1.ListAccountsResponse{})
+	h, err := g.call(ctx, protocols()[1], md, &dbv1.ListAccountsRequest{Limit: proto.Uint32(4), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}, &dbv1.ListAccountsResponse{})
 	if err != nil {
 		t.Fatal(err)
 	}

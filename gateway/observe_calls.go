@@ -38,6 +38,12 @@ func (o *callObserver) Served(ctx context.Context, frontend, method string, res 
 	}
 }
 
+// UnknownKey counts a key of a node's answer that the typed message does
+// not know. It implements server.DriftObserver.
+func (o *callObserver) UnknownKey(method, _ string) {
+	o.metrics.ObserveUnknownKey(method)
+}
+
 // Refused records a Connect call refused before dispatch (an invalid
 // request message). It implements server.Observer.
 func (o *callObserver) Refused(ctx context.Context, frontend string, kind jsonrpc.Kind, d time.Duration) {

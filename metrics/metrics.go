@@ -50,6 +50,7 @@ type Metrics struct {
 	upstreamInFlight *prometheus.GaugeVec
 	reloads          *prometheus.CounterVec
 	lastReload       prometheus.Gauge
+	unknownKeys      *prometheus.CounterVec
 	series           seriesCache
 }
 
@@ -106,6 +107,10 @@ func NewIn(ns, version string, src Sources) *Metrics {
 			Namespace: ns, Name: "config_reloads_total",
 			Help: "Config reloads, by result (ok or error).",
 		}, []string{"result"}),
+		unknownKeys: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Name: "typed_unknown_keys_total",
+			Help: "Keys of a node's answer that the typed (Connect/gRPC) message does not know, by JSON-RPC method: the node's API changed. The first of each method and key is logged.",
+		}, []string{"method"}),
 		lastReload: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: ns, Name: "config_last_reload_success_timestamp_seconds",
 			Help: "Unix time of the last successful config load (start or reload).",
@@ -121,7 +126,7 @@ func NewIn(ns, version string, src Sources) *Metrics {
 	m.reg.MustRegister(
 		m.requests, m.requestDuration, m.httpInFlight, m.httpDuration, m.httpResponses,
 		m.upstreamDuration, m.upstreamErrors, m.upstreamRetries, m.upstreamInFlight,
-		m.reloads, m.lastReload, build,
+		m.reloads, m.lastReload, m.unknownKeys, build,
 		newSourceCollector(ns, src),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -149,6 +154,12 @@ func (m *Metrics) ObserveCall(frontend, route, outcome string, d time.Duration) 
 	s := m.series.call(m, frontend, route, outcome)
 	s.count.Inc()
 	s.duration.Observe(d.Seconds())
+}
+
+// ObserveUnknownKey counts one key of a node's answer to method that the
+// typed message does not know.
+func (m *Metrics) ObserveUnknownKey(method string) {
+	m.unknownKeys.WithLabelValues(method).Inc()
 }
 
 // HTTPStarted counts an HTTP request in flight; the returned HTTPRequest's

@@ -44,7 +44,7 @@ type Options struct {
 	// interceptor (otelconnect) and the auth token policy, for instance.
 	HandlerOptions []connect.HandlerOption
 	// Services are more services mounted with the same options and listed
-	// by reflection and health (hive.auth.v1.AuthService).
+	// by reflection and health (hivegate.auth.v1.AuthService).
 	Services []Service
 }
 
@@ -95,7 +95,7 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 		connect.WithCompressMinBytes(compressMinBytes),
 	}, cachingCodecs()...)
 	opts = append(opts, co.HandlerOptions...)
-	ts := &typedServer{d: d, log: log, obs: obs}
+	ts := &typedServer{d: d, log: log, obs: obs, drift: newDriftLog(log, obs)}
 	byService := map[string]map[string]http.Handler{}
 	for _, tm := range a.methods {
 		svc := string(tm.Desc.Parent().FullName())

@@ -30,6 +30,9 @@ type cursorField struct {
 	paths        [][]protoreflect.FieldDescriptor
 	fromResponse bool
 	self         bool
+	// advance, when set, is the request field whose value plus the number
+	// of items on the page is the field's value (advance_field).
+	advance []protoreflect.FieldDescriptor
 	// stop, when set, is the request field whose value ends the paging:
 	// the page is the last one when the cursor value reaches it.
 	stop []protoreflect.FieldDescriptor
@@ -57,10 +60,22 @@ func planCursor(nm protoreflect.MessageDescriptor, cf protoreflect.FieldDescript
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		opts := fd.Options()
+		if proto.GetExtension(opts, hivegatev1.E_Skip).(bool) {
+			continue // set by finishPage, not from the items
+		}
 		spec := proto.GetExtension(opts, hivegatev1.E_ItemField).(string)
 		respSpec := proto.GetExtension(opts, hivegatev1.E_ResponseField).(string)
+		advSpec := proto.GetExtension(opts, hivegatev1.E_AdvanceField).(string)
+		if advSpec != "" {
+			path, err := resolvePath(req, advSpec)
+			if err != nil || spec != "" || respSpec != "" || !isInteger(fd) || !isInteger(path[len(path)-1]) {
+				return nil, fmt.Errorf("cursor field %s: advance_field %q needs integer fields and no item_field or response_field (%v)", fd.FullName(), advSpec, err)
+			}
+			cp.fields = append(cp.fields, cursorField{fd: fd, advance: path})
+			continue
+		}
 		if (spec == "") == (respSpec == "") {
-			return nil, fmt.Errorf("cursor field %s needs exactly one of (hivegate.v1.item_field) and (hivegate.v1.response_field)", fd.FullName())
+			return nil, fmt.Errorf("cursor field %s needs exactly one of (hivegate.v1.item_field), (hivegate.v1.response_field) and (hivegate.v1.advance_field)", fd.FullName())
 		}
 		if spec == "-" {
 			// Not carried by the items: left unset, which needs presence.
@@ -191,8 +206,9 @@ func (f *cursorField) check() error {
 // build sets next_start on resp from its items (or response fields); it
 // leaves next_start unset when the page is empty, when a field's item_end
 // says the page is the last, or when a field reached its stop_at_field in
-// the request req.
-func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.FieldDescriptor, req protoreflect.Message) {
+// the request req. last is the item next_start is built from (-1: the
+// page's last item).
+func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.FieldDescriptor, req protoreflect.Message, last int) {
 	var list protoreflect.List
 	n := 0
 	if items != nil {
@@ -202,11 +218,26 @@ func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.
 	if n == 0 && cp.needsItems() {
 		return
 	}
+	if last < 0 {
+		last = n - 1
+	}
 	nx := resp.NewField(next).Message()
 	cur := nx
 	if cp.oneofCase != nil {
 		cur = nx.NewField(cp.oneofCase).Message()
 	}
+	if !cp.fill(cur, resp, list, last, req) {
+		return // the last page
+	}
+	if cp.oneofCase != nil {
+		nx.Set(cp.oneofCase, protoreflect.ValueOfMessage(cur))
+	}
+	resp.Set(next, protoreflect.ValueOfMessage(nx))
+}
+
+// fill sets the fields of cursor cur from item last of list (the page's
+// items 0..last) or from the response; false means the page is the last.
+func (cp *cursorPlan) fill(cur, resp protoreflect.Message, list protoreflect.List, last int, req protoreflect.Message) bool {
 	for i := range cp.fields {
 		f := &cp.fields[i]
 		var v protoreflect.Value
@@ -214,29 +245,57 @@ func (cp *cursorPlan) build(resp protoreflect.Message, items, next protoreflect.
 		switch {
 		case f.fromResponse:
 			v, ok = f.value(resp, cur)
+		case f.advance != nil:
+			if req == nil {
+				return false
+			}
+			v = fromInt64(asInt64(get(req, f.advance), f.advance[len(f.advance)-1])+int64(last+1), f.fd)
 		case f.self:
-			v = list.Get(n - 1)
+			v = list.Get(last)
 			if f.first {
 				v = list.Get(0)
 			}
 		default:
-			item := list.Get(n - 1).Message()
+			item := list.Get(last).Message()
 			if f.first {
 				item = list.Get(0).Message()
 			}
 			v, ok = f.value(item, cur)
 		}
 		if !ok || f.stopped(v, req) {
-			return // the last page
+			return false
 		}
 		if v.IsValid() {
 			cur.Set(f.fd, v)
 		}
 	}
-	if cp.oneofCase != nil {
-		nx.Set(cp.oneofCase, protoreflect.ValueOfMessage(cur))
+	return true
+}
+
+// sameCursor counts the items up to item last whose cursor equals item
+// last's, contiguous from last back: the items a node with an inclusive
+// start answers again when sent that cursor.
+func (cp *cursorPlan) sameCursor(resp protoreflect.Message, items, next protoreflect.FieldDescriptor, req protoreflect.Message, last int) int {
+	list := resp.Get(items).List()
+	key := func(i int) proto.Message {
+		cur := resp.NewField(next).Message()
+		if cp.oneofCase != nil {
+			cur = cur.NewField(cp.oneofCase).Message()
+		}
+		cp.fill(cur, resp, list, i, req)
+		for _, f := range cp.fields {
+			if proto.GetExtension(f.fd.Options(), hivegatev1.E_NodeIgnores).(bool) {
+				cur.Clear(f.fd)
+			}
+		}
+		return cur.Interface()
 	}
-	resp.Set(next, protoreflect.ValueOfMessage(nx))
+	want := key(last)
+	count := 1
+	for j := last - 1; j >= 0 && proto.Equal(key(j), want); j-- {
+		count++
+	}
+	return count
 }
 
 // needsItems reports whether a field of the cursor comes from the items.

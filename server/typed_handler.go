@@ -41,6 +41,8 @@ func (b *anyMessage) ProtoReflect() protoreflect.Message { return b.Message.Prot
 type cachedMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
+	// skip is the next_start skip the message was cut by (typed_page.go).
+	skip uint64
 	// encoded holds msg's wire encodings, made on first use (codec.go).
 	// Like the message, they live as long as the entry and are charged to
 	// cache_max_capacity with it (through grow).
@@ -68,9 +70,10 @@ func attach(entry interface {
 
 // typedServer serves the typed RPCs through the dispatcher.
 type typedServer struct {
-	d   *dispatch.Dispatcher
-	log *slog.Logger
-	obs Observer
+	d     *dispatch.Dispatcher
+	log   *slog.Logger
+	obs   Observer
+	drift *driftLog
 }
 
 // handler returns the connect handler of one typed RPC: Connect (JSON and
@@ -136,27 +139,28 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 // params. Without a cache entry the cachedMessage is this call's alone.
 func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*cachedMessage, error) {
 	desc := tm.Response.Descriptor()
+	// The page is cut by the request's skip, which the params do not carry:
+	// a decoded message is shared only by calls with the same skip.
+	pg, _ := tm.page(req) // validated by prepare
 	if res.Entry != nil {
-		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc {
+		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc && a.skip == pg.skip {
 			return a, nil
 		}
 	}
 	m := tm.Response.New()
-	if _, err := transcode.Unmarshal(res.Result, m.Interface()); err != nil {
+	unknown, err := transcode.Unmarshal(res.Result, m.Interface())
+	if err != nil {
 		s.log.Warn("typed result does not fit its message", "procedure", tm.Procedure, "key", res.Key, "error", err)
 		return nil, fmt.Errorf("the backend's result for %s does not fit %s: %w (JsonRpcService.Call returns it unchanged)",
 			tm.JSONRPC, desc.FullName(), err)
 	}
-	if tm.next != nil {
-		cp := tm.nextPlain
-		if cp == nil {
-			cp = tm.nextCases[order]
-		}
-		if cp != nil {
-			cp.build(m, tm.items, tm.next, req)
-		}
+	if len(unknown) > 0 && s.drift != nil {
+		s.drift.unknown(tm.JSONRPC, tm.Procedure, unknown)
 	}
-	a := &cachedMessage{desc: desc, msg: m.Interface()}
+	if tm.next != nil {
+		tm.finishPage(m, pg, order, req)
+	}
+	a := &cachedMessage{desc: desc, msg: m.Interface(), skip: pg.skip}
 	if res.Entry != nil {
 		attach(res.Entry, a)
 	}

@@ -64,6 +64,15 @@ type typedMethod struct {
 	// by order value, when it is.
 	nextPlain *cursorPlan
 	nextCases map[protoreflect.EnumNumber]*cursorPlan
+
+	// limitDefault is the node's page size for an unset limit (0: none,
+	// an unset limit is limitMax). inclusive is set when the node's start
+	// names the page's first item; skipReq then leads from the request to
+	// its skip count, and skipNext is next_start's (typed_page.go).
+	limitDefault uint64
+	inclusive    bool
+	skipReq      []protoreflect.FieldDescriptor
+	skipNext     protoreflect.FieldDescriptor
 }
 
 // fieldDefault is a field's (hivegate.v1.json_default), decoded once.
@@ -141,6 +150,9 @@ func planMethod(m *transcode.Method) (*typedMethod, error) {
 		return nil, err
 	}
 	if err := tm.planNext(); err != nil {
+		return nil, err
+	}
+	if err := tm.planPage(); err != nil {
 		return nil, err
 	}
 	return tm, nil

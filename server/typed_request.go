@@ -32,27 +32,20 @@ func invalidArgument(format string, args ...any) *connect.Error {
 // message belongs to this call and is modified in place.
 //
 // The steps, all driven by the schema's options:
-//   - the page size (limit_max) must be 1..max;
+//   - the page size (limit_max) must be 1..max, or unset (the node's
+//     default); the limit sent is the page size plus next_start's skip,
+//     lowered for pages that count down near entry 0 (typed_page.go);
 //   - order and start agree: an unset order is taken from the start's case,
 //     a case of another order is invalid_argument, an unset start becomes
 //     the order's first page (first_page, or the minimal cursor);
-//   - a counts_down start is -1 or at least limit - 1;
+//   - a counts_down start is -1 (unset) or a sequence number;
 //   - unset fields with a json_default get it;
 //   - in a positional cursor an unset time is sent as 1970-01-01T00:00:00,
 //     and no positional element may be left out before a set one.
 func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, protoreflect.EnumNumber, error) {
-	var limit int64
-	if tm.limit != nil {
-		limit = asInt64(get(req, tm.limitPath), tm.limit)
-		if limit < 1 || uint64(limit) > tm.limitMax {
-			return nil, 0, invalidArgument("%s: must be 1..%d, got %d", tm.limitName, tm.limitMax, limit)
-		}
-	}
-	for _, fd := range tm.countsDown {
-		if s := asInt64(req.Get(fd), fd); s != -1 && s < limit-1 {
-			return nil, 0, invalidArgument("%s: must be -1 (the newest entry) or at least %s - 1 = %d, got %d",
-				fd.Name(), tm.limitName, limit-1, s)
-		}
+	pg, err := tm.page(req)
+	if err != nil {
+		return nil, 0, err
 	}
 	for _, d := range tm.defaults {
 		if !written(req, d.fd) {
@@ -63,6 +56,9 @@ func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, proto
 	if err != nil {
 		return nil, 0, err
 	}
+	// The request keeps the client's limit and skip (the answer is cut by
+	// them after the call); the params carry what the node is asked.
+	req = tm.sendable(req, pg)
 	if tm.tuple {
 		// A start left for its first_page JSON is spliced in below.
 		var skip protoreflect.FieldDescriptor

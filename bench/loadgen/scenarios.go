@@ -26,7 +26,7 @@ const (
 
 // connectListProto is scenario 4a's request as binary protobuf.
 func connectListProto() string {
-	b, err := proto.Marshal(&dbv1.ListAccountsRequest{Limit: 1000, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME})
+	b, err := proto.Marshal(&dbv1.ListAccountsRequest{Limit: proto.Uint32(1000), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME})
 	if err != nil {
 		panic(err) // a fixed, valid message
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	database_apiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	"github.com/hivegate/hivegate/gen/hive/database_api/v1/database_apiv1connect"
@@ -132,7 +133,7 @@ func checkGRPCListAccounts(t *testing.T, addr string) {
 	protocols.SetUnencryptedHTTP2(true)
 	hc := &http.Client{Transport: &http.Transport{Protocols: &protocols}}
 	client := database_apiv1connect.NewDatabaseApiServiceClient(hc, "http://"+addr, connect.WithGRPC())
-	resp, err := client.ListAccounts(context.Background(), connect.NewRequest(&database_apiv1.ListAccountsRequest{Limit: 3, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
+	resp, err := client.ListAccounts(context.Background(), connect.NewRequest(&database_apiv1.ListAccountsRequest{Limit: proto.Uint32(3), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
 	if err != nil {
 		t.Fatalf("gRPC ListAccounts: %v", err)
 	}

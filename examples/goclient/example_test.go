@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/gateway"
@@ -25,7 +26,7 @@ func Example() {
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(http.DefaultClient, url)
 	res, err := client.ListAccounts(context.Background(), connect.NewRequest(&database_apiv1.ListAccountsRequest{
-		Limit: 3, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
+		Limit: proto.Uint32(3), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,15 +35,14 @@ func Example() {
 }
 
 // Example_paging walks accounts by name page by page: each response's
-// NextStart goes back as the next request's Start, and the next page begins
-// with the account the previous one ended with, which is skipped.
+// NextStart goes back, unchanged, as the next request's Start; no account
+// repeats, and NextStart is nil on the last page.
 func Example_paging() {
 	url, stop := startGateway()
 	defer stop()
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(http.DefaultClient, url)
-	req := &database_apiv1.ListAccountsRequest{Limit: 3, Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
-	last := ""
+	req := &database_apiv1.ListAccountsRequest{Limit: proto.Uint32(3), Order: database_apiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME}
 	for page := 1; page <= 3; page++ {
 		res, err := client.ListAccounts(context.Background(), connect.NewRequest(req))
 		if err != nil {
@@ -50,18 +50,18 @@ func Example_paging() {
 		}
 		var names []string
 		for _, a := range res.Msg.Accounts {
-			if a.Name != last {
-				names = append(names, a.Name)
-			}
+			names = append(names, a.Name)
 		}
-		last = res.Msg.Accounts[len(res.Msg.Accounts)-1].Name
 		fmt.Println("page", page, names)
+		if res.Msg.NextStart == nil {
+			break // the last page
+		}
 		req.Start = res.Msg.NextStart
 	}
 	// Output:
 	// page 1 [alice armine309 arvovo.gulo]
-	// page 2 [beelkaon beka728]
-	// page 3 [beon beonjo]
+	// page 2 [beelkaon beka728 beon]
+	// page 3 [beonjo bepearbe.faus bepeon127]
 }
 
 // Example_grpc calls the same service with the gRPC protocol, which needs
@@ -76,7 +76,7 @@ func Example_grpc() {
 
 	client := database_apiv1connect.NewDatabaseApiServiceClient(h2c, url, connect.WithGRPC())
 	res, err := client.ListWitnesses(context.Background(), connect.NewRequest(&database_apiv1.ListWitnessesRequest{
-		Limit: 2, Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}))
+		Limit: proto.Uint32(2), Order: database_apiv1.ListWitnessesOrder_LIST_WITNESSES_ORDER_BY_NAME}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestFileOptions(t *testing.T) {
 		parts := strings.Split(pkg, ".")
 		want := map[string]string{
 			"csharp_namespace": strings.Join(cs, "."),
-			"java_package":     "com." + pkg,
+			"java_package":     javaPackage(pkg),
 			"go_package":       "github.com/hivegate/hivegate/gen/" + dir + ";" + parts[len(parts)-2] + parts[len(parts)-1],
 		}
 		got := map[string]string{
@@ -97,6 +97,17 @@ func TestFileOptions(t *testing.T) {
 			t.Errorf("%s: java_multiple_files is not set", fd.Path())
 		}
 	}
+}
+
+// javaPackage is the Java package of proto package pkg: under
+// io.github.hivegate, a name the project owns (its GitHub organisation);
+// hivegate's own packages are io.github.hivegate.v1, not
+// io.github.hivegate.hivegate.v1.
+func javaPackage(pkg string) string {
+	if rest, ok := strings.CutPrefix(pkg, "hivegate."); ok {
+		return "io.github.hivegate." + rest
+	}
+	return "io.github.hivegate." + pkg
 }
 
 // TestNoReservedFieldNames checks that no field is named after a reserved

@@ -311,7 +311,7 @@ func (e *encoder) scalar(f *fieldPlan, v protoreflect.Value) error {
 		e.buf = strconv.AppendUint(e.buf, v.Uint(), 10)
 	case kindInt64:
 		i := v.Int()
-		if i > maxExactFloatInt || i < -maxExactFloatInt {
+		if f.quoted || i > maxExactFloatInt || i < -maxExactFloatInt {
 			e.buf = append(e.buf, '"')
 			e.buf = strconv.AppendInt(e.buf, i, 10)
 			e.buf = append(e.buf, '"')
@@ -320,7 +320,7 @@ func (e *encoder) scalar(f *fieldPlan, v protoreflect.Value) error {
 		}
 	case kindUint64:
 		u := v.Uint()
-		if u > maxExactFloatInt {
+		if f.quoted || u > maxExactFloatInt {
 			e.buf = append(e.buf, '"')
 			e.buf = strconv.AppendUint(e.buf, u, 10)
 			e.buf = append(e.buf, '"')

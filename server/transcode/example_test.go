@@ -3,6 +3,8 @@ package transcode_test
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	databaseapiv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	"github.com/hivegate/hivegate/server/transcode"
 )
@@ -11,7 +13,7 @@ import (
 // the start cursor written bare, unset optional fields left out.
 func ExampleMarshalParams() {
 	req := &databaseapiv1.ListAccountsRequest{
-		Limit: 10,
+		Limit: proto.Uint32(10),
 		Order: databaseapiv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME,
 		Start: &databaseapiv1.ListAccountsStart{
 			Start: &databaseapiv1.ListAccountsStart_ByName_{

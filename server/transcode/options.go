@@ -15,6 +15,8 @@ const (
 	optJSONRPCMethod protowire.Number = 51003 // MethodOptions, string
 	optHivedName     protowire.Number = 51004 // EnumValueOptions, string
 	optTimeSep       protowire.Number = 51014 // FieldOptions, string
+	optJSONQuoted    protowire.Number = 51017 // FieldOptions, bool
+	optSkip          protowire.Number = 51020 // FieldOptions, bool
 	shapeUnspecified                  = 0     // hivegate.v1.JSON_SHAPE_UNSPECIFIED
 	shapeTuple                        = 1     // hivegate.v1.JSON_SHAPE_TUPLE
 	shapeBare                         = 2     // hivegate.v1.JSON_SHAPE_BARE
@@ -49,6 +51,10 @@ func readOption(opts proto.Message, n protowire.Number) optionValue {
 			v = optionValue{num: uint64(val.Enum()), ok: true}
 		case protoreflect.StringKind:
 			v = optionValue{str: val.String(), ok: true}
+		case protoreflect.BoolKind:
+			if val.Bool() {
+				v = optionValue{num: 1, ok: true}
+			}
 		}
 		return false
 	})

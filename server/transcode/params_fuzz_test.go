@@ -29,11 +29,11 @@ func FuzzMarshalParams(f *testing.F) {
 		f.Fatal("no typed methods registered")
 	}
 	seeds := []proto.Message{
-		&dbv1.ListAccountsRequest{Limit: 10, Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME,
+		&dbv1.ListAccountsRequest{Limit: proto.Uint32(10), Order: dbv1.ListAccountsOrder_LIST_ACCOUNTS_ORDER_BY_NAME,
 			Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByName_{ByName: &dbv1.ListAccountsStart_ByName{Account: "alice\"<>&\u2028"}}}},
-		&dbv1.ListAccountsRequest{Limit: 1000, Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByNextVestingWithdrawal_{
+		&dbv1.ListAccountsRequest{Limit: proto.Uint32(1000), Start: &dbv1.ListAccountsStart{Start: &dbv1.ListAccountsStart_ByNextVestingWithdrawal_{
 			ByNextVestingWithdrawal: &dbv1.ListAccountsStart_ByNextVestingWithdrawal{NextVestingWithdrawal: timestamppb.New(timestamppb.Now().AsTime())}}}},
-		&dbv1.ListWitnessesRequest{Limit: 3},
+		&dbv1.ListWitnessesRequest{Limit: proto.Uint32(3)},
 	}
 	for i, m := range seeds {
 		b, err := proto.Marshal(m)

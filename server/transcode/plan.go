@@ -80,6 +80,9 @@ type fieldPlan struct {
 	// timeSep is the date/time separator of a Timestamp field's string
 	// ((hivegate.v1.time_separator)); 0 means hived's 'T'.
 	timeSep byte
+	// quoted writes a 64-bit integer as a JSON string at every size
+	// ((hivegate.v1.json_quoted)).
+	quoted bool
 }
 
 // Codec converts between hived JSON and protobuf messages. It caches one plan
@@ -166,6 +169,9 @@ func (b *planBuilder) message(md protoreflect.MessageDescriptor) *messagePlan {
 		if isResponse && fd.Name() == "next_start" {
 			continue
 		}
+		if readOption(fd.Options(), optSkip).num == 1 {
+			continue // hivegate's own page state (hivegate.v1.skip), never in hived JSON
+		}
 		p.fields = append(p.fields, b.field(fd))
 	}
 	slices.SortFunc(p.fields, func(x, y *fieldPlan) int {
@@ -226,6 +232,7 @@ func (b *planBuilder) field(fd protoreflect.FieldDescriptor) *fieldPlan {
 	}
 	f.list = fd.IsList()
 	f.presence = fd.HasPresence()
+	f.quoted = readOption(fd.Options(), optJSONQuoted).num == 1
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		f.kind = kindBool

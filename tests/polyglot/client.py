@@ -4,10 +4,10 @@ python3-protobuf: the calls go through grpc's generic unary API with the
 generated message classes, so no gRPC code generator is involved.
 
 It checks, against `hivegate demo`:
-  1. a typed bridge call (BridgeService/GetRankedPosts) answers typed posts;
+  1. a typed bridge call (BridgeApiService/GetRankedPosts) answers typed posts;
   2. a paged list (DatabaseApiService/ListAccounts) followed through
      next_start visits every account exactly once;
-  3. an error (BridgeService/GetProfile of an unknown account) carries the
+  3. an error (BridgeApiService/GetProfile of an unknown account) carries the
      backend's JSON-RPC error as a hivegate.v1.JsonRpcError detail.
 """
 
@@ -63,7 +63,7 @@ def main(addr):
 
     # 1. A typed bridge call.
     req = bridge_api_pb2.GetRankedPostsRequest(sort=bridge_api_pb2.RANKED_POSTS_SORT_CREATED, limit=5)
-    resp, _ = unary(channel, "/hive.bridge.v1.BridgeService/GetRankedPosts", req, bridge_api_pb2.GetRankedPostsResponse)
+    resp, _ = unary(channel, "/hive.bridge.v1.BridgeApiService/GetRankedPosts", req, bridge_api_pb2.GetRankedPostsResponse)
     check(len(resp.posts) == 5, "bridge GetRankedPosts answers 5 typed posts")
     first = resp.posts[0]
     check(first.author != "" and first.created.seconds > 0, "a post has an author and a Timestamp: @%s %s" % (first.author, first.created.ToJsonString()))
@@ -80,18 +80,18 @@ def main(addr):
     while True:
         resp, _ = unary(channel, "/hive.database_api.v1.DatabaseApiService/ListAccounts", req, accounts_pb2.ListAccountsResponse)
         names = [a.name for a in resp.accounts]
-        seen.extend(names[1:] if pages > 0 else names)  # hived's start is inclusive
+        seen.extend(names)  # no page repeats an item, whatever hived's start does
         pages += 1
-        if len(resp.accounts) < req.limit or not resp.HasField("next_start"):
+        if not resp.HasField("next_start"):  # unset on the last page
             break
-        req.start.CopyFrom(resp.next_start)
+        req.start.CopyFrom(resp.next_start)  # sent back unchanged
     check(len(seen) == count.count and len(set(seen)) == len(seen),
           "ListAccounts through next_start: %d pages, %d accounts, each once (the node has %d)" % (pages, len(seen), count.count))
 
     # 3. An error and its detail.
     req = bridge_api_pb2.GetProfileRequest(account="nosuchaccount")
     try:
-        unary(channel, "/hive.bridge.v1.BridgeService/GetProfile", req, bridge_api_pb2.GetProfileResponse)
+        unary(channel, "/hive.bridge.v1.BridgeApiService/GetProfile", req, bridge_api_pb2.GetProfileResponse)
         check(False, "GetProfile of an unknown account fails")
     except grpc.RpcError as err:
         check(err.code() == grpc.StatusCode.INVALID_ARGUMENT, "GetProfile of an unknown account: %s %s" % (err.code(), err.details()))

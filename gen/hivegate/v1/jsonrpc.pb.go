@@ -211,8 +211,8 @@ const file_hivegate_v1_jsonrpc_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12*\n" +
 	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data2M\n" +
 	"\x0eJsonRpcService\x12;\n" +
-	"\x04Call\x12\x18.hivegate.v1.CallRequest\x1a\x19.hivegate.v1.CallResponseB\xa5\x01\n" +
-	"\x0fcom.hivegate.v1B\fJsonrpcProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
+	"\x04Call\x12\x18.hivegate.v1.CallRequest\x1a\x19.hivegate.v1.CallResponseB\xab\x01\n" +
+	"\x15io.github.hivegate.v1B\fJsonrpcProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
 
 var (
 	file_hivegate_v1_jsonrpc_proto_rawDescOnce sync.Once

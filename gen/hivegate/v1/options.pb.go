@@ -117,6 +117,14 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Filename:      "hivegate/v1/options.proto",
 	},
 	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51017,
+		Name:          "hivegate.v1.json_quoted",
+		Tag:           "varint,51017,opt,name=json_quoted",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
 		ExtensionType: (*string)(nil),
 		Field:         51003,
@@ -146,6 +154,22 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         51006,
 		Name:          "hivegate.v1.limit_field",
 		Tag:           "bytes,51006,opt,name=limit_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*uint32)(nil),
+		Field:         51018,
+		Name:          "hivegate.v1.limit_default",
+		Tag:           "varint,51018,opt,name=limit_default",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51019,
+		Name:          "hivegate.v1.start_inclusive",
+		Tag:           "varint,51019,opt,name=start_inclusive",
 		Filename:      "hivegate/v1/options.proto",
 	},
 	{
@@ -220,6 +244,30 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,51016,opt,name=stop_at_field",
 		Filename:      "hivegate/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51020,
+		Name:          "hivegate.v1.skip",
+		Tag:           "varint,51020,opt,name=skip",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51021,
+		Name:          "hivegate.v1.advance_field",
+		Tag:           "bytes,51021,opt,name=advance_field",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51022,
+		Name:          "hivegate.v1.node_ignores",
+		Tag:           "varint,51022,opt,name=node_ignores",
+		Filename:      "hivegate/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -246,6 +294,12 @@ var (
 	//
 	// optional string time_separator = 51014;
 	E_TimeSeparator = &file_hivegate_v1_options_proto_extTypes[2]
+	// On a 64-bit integer field: written as a JSON string at every size, as
+	// hived writes an Asset's amount ("1000"). Reading accepts numbers and
+	// numeric strings either way.
+	//
+	// optional bool json_quoted = 51017;
+	E_JsonQuoted = &file_hivegate_v1_options_proto_extTypes[3]
 	// On a field of a cursor message that a response's next_start holds: where
 	// hivegate takes the field's value from, as a dot path of field names into
 	// the page's last item ("name", "proposal.proposal_id"). Several paths
@@ -258,25 +312,25 @@ var (
 	// symbol): next_start leaves it unset.
 	//
 	// optional string item_field = 51007;
-	E_ItemField = &file_hivegate_v1_options_proto_extTypes[7]
+	E_ItemField = &file_hivegate_v1_options_proto_extTypes[10]
 	// On a field with item_field: take the value from the page's first item
 	// rather than its last (account history pages list the oldest entry first
 	// and continue towards older entries).
 	//
 	// optional bool item_first = 51008;
-	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[8]
+	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[11]
 	// On an integer field with item_field: added to the item's value (account
 	// history: -1, so that the next page ends just before this page's first
 	// entry and pages do not overlap).
 	//
 	// optional int64 item_offset = 51009;
-	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[9]
+	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[12]
 	// On an integer field with item_field: when the item's value equals this,
 	// the page is the last one and next_start is unset (blogs and account
 	// histories end at entry 0, and 0 as a start would mean "the newest").
 	//
 	// optional int64 item_end = 51010;
-	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[10]
+	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[13]
 	// On a oneof case of a `Start` message: the hived JSON hivegate sends as
 	// `start` when the request leaves `start` unset and its order selects this
 	// case. Without it the first page uses the minimal start (the case's cursor
@@ -286,21 +340,21 @@ var (
 	// by_price, proposals in either direction).
 	//
 	// optional string first_page = 51011;
-	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[11]
+	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[14]
 	// On a request field: the hived JSON value hivegate sends when the field is
 	// unset (an enum at its _UNSPECIFIED zero, an unset optional or message).
 	// Positional (TUPLE) params cannot leave a middle element out, so
 	// condenser_api's get_followers and get_following send follow_type "blog".
 	//
 	// optional string json_default = 51012;
-	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[12]
+	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[15]
 	// On an integer request field: the field is the sequence number of the
 	// newest entry of a page that counts down (account history). It must be -1
 	// (the newest entry) or at least limit - 1; anything else is
 	// invalid_argument.
 	//
 	// optional bool counts_down = 51013;
-	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[13]
+	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[16]
 	// On a field of a cursor message that a response's next_start holds,
 	// instead of item_field: the response field (a dot path) the value is
 	// copied from, for backends that compute the next cursor themselves
@@ -308,14 +362,36 @@ var (
 	// next_operation_begin). item_end applies to the value as well.
 	//
 	// optional string response_field = 51015;
-	E_ResponseField = &file_hivegate_v1_options_proto_extTypes[14]
+	E_ResponseField = &file_hivegate_v1_options_proto_extTypes[17]
 	// On an integer cursor field: the request field (a dot path) the value is
 	// compared with; when the value is at least the request's, the page is the
 	// last one and next_start is unset (enum_virtual_ops: the next block
 	// reached block_range_end).
 	//
 	// optional string stop_at_field = 51016;
-	E_StopAtField = &file_hivegate_v1_options_proto_extTypes[15]
+	E_StopAtField = &file_hivegate_v1_options_proto_extTypes[18]
+	// On a `optional uint32` field of a start (a request field, or a field of
+	// the request's `start` message outside its oneof) and of next_start: the
+	// number of items at the start of the node's answer that earlier pages
+	// returned already, because the node's start is inclusive and several
+	// items can share one cursor value (trades in one second, proposals of
+	// one creator). hivegate never sends it to the node: it asks for
+	// limit + skip items and drops the first skip.
+	//
+	// optional bool skip = 51020;
+	E_Skip = &file_hivegate_v1_options_proto_extTypes[19]
+	// On an integer field of next_start, instead of item_field: the request
+	// field (a dot path) plus the number of items on the page
+	// (block_api.get_block_range: starting_block_num + count of blocks).
+	//
+	// optional string advance_field = 51021;
+	E_AdvanceField = &file_hivegate_v1_options_proto_extTypes[20]
+	// On a field of a start cursor: the node ignores it (hived's
+	// list_proposals reads only the first element of its start). Items are
+	// then counted for (hivegate.v1.skip) by the other fields alone.
+	//
+	// optional bool node_ignores = 51022;
+	E_NodeIgnores = &file_hivegate_v1_options_proto_extTypes[21]
 )
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -324,19 +400,37 @@ var (
 	// "database_api.list_accounts".
 	//
 	// optional string jsonrpc_method = 51003;
-	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[3]
+	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[4]
 	// The largest page size the backend accepts for this method. hivegate
 	// rejects a page size outside 1..limit_max with invalid_argument before any
 	// upstream call. The page size is the request field `limit`, or the field
 	// named by limit_field.
 	//
 	// optional uint32 limit_max = 51005;
-	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[5]
+	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[6]
 	// The request field holding the page size when it is not `limit`
 	// (block_api.get_block_range: "count").
 	//
 	// optional string limit_field = 51006;
-	E_LimitField = &file_hivegate_v1_options_proto_extTypes[6]
+	E_LimitField = &file_hivegate_v1_options_proto_extTypes[7]
+	// The node's page size when the request leaves the limit unset. hivegate
+	// then sends no limit on a first page (the node applies its default) and
+	// pages by this size. Without it (hived's list_* have no default) an
+	// unset limit means limit_max, and hivegate sends it.
+	//
+	// optional uint32 limit_default = 51018;
+	E_LimitDefault = &file_hivegate_v1_options_proto_extTypes[8]
+	// The node's start names the first item of the page it answers (hived's
+	// list_* and lookups, reputations, RC lists, trade history): hivegate
+	// builds next_start from the page's last item with a (hivegate.v1.skip)
+	// count of the items already returned under that cursor, and on the next
+	// call asks for limit + skip items and drops the first skip. Unset: the
+	// node's start is exclusive (hivemind starts after the item named) or the
+	// cursor is computed so that pages do not overlap (item_offset,
+	// response_field, advance_field).
+	//
+	// optional bool start_inclusive = 51019;
+	E_StartInclusive = &file_hivegate_v1_options_proto_extTypes[9]
 )
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -345,7 +439,7 @@ var (
 	// without the enum's prefix, lowercased (LIST_ACCOUNTS_ORDER_BY_NAME is "by_name").
 	//
 	// optional string hived_name = 51004;
-	E_HivedName = &file_hivegate_v1_options_proto_extTypes[4]
+	E_HivedName = &file_hivegate_v1_options_proto_extTypes[5]
 )
 
 var File_hivegate_v1_options_proto protoreflect.FileDescriptor
@@ -361,13 +455,17 @@ const file_hivegate_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"json_shape\x12\x1f.google.protobuf.MessageOptions\x18\xb9\x8e\x03 \x01(\x0e2\x16.hivegate.v1.JsonShapeR\tjsonShape::\n" +
 	"\bjson_key\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\tR\ajsonKey:F\n" +
-	"\x0etime_separator\x12\x1d.google.protobuf.FieldOptions\x18Ǝ\x03 \x01(\tR\rtimeSeparator:G\n" +
+	"\x0etime_separator\x12\x1d.google.protobuf.FieldOptions\x18Ǝ\x03 \x01(\tR\rtimeSeparator:@\n" +
+	"\vjson_quoted\x12\x1d.google.protobuf.FieldOptions\x18Ɏ\x03 \x01(\bR\n" +
+	"jsonQuoted:G\n" +
 	"\x0ejsonrpc_method\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\tR\rjsonrpcMethod:B\n" +
 	"\n" +
 	"hived_name\x12!.google.protobuf.EnumValueOptions\x18\xbc\x8e\x03 \x01(\tR\thivedName:=\n" +
 	"\tlimit_max\x12\x1e.google.protobuf.MethodOptions\x18\xbd\x8e\x03 \x01(\rR\blimitMax:A\n" +
 	"\vlimit_field\x12\x1e.google.protobuf.MethodOptions\x18\xbe\x8e\x03 \x01(\tR\n" +
-	"limitField:>\n" +
+	"limitField:E\n" +
+	"\rlimit_default\x12\x1e.google.protobuf.MethodOptions\x18ʎ\x03 \x01(\rR\flimitDefault:I\n" +
+	"\x0fstart_inclusive\x12\x1e.google.protobuf.MethodOptions\x18ˎ\x03 \x01(\bR\x0estartInclusive:>\n" +
 	"\n" +
 	"item_field\x12\x1d.google.protobuf.FieldOptions\x18\xbf\x8e\x03 \x01(\tR\titemField:>\n" +
 	"\n" +
@@ -381,8 +479,11 @@ const file_hivegate_v1_options_proto_rawDesc = "" +
 	"\vcounts_down\x12\x1d.google.protobuf.FieldOptions\x18Ŏ\x03 \x01(\bR\n" +
 	"countsDown:F\n" +
 	"\x0eresponse_field\x12\x1d.google.protobuf.FieldOptions\x18ǎ\x03 \x01(\tR\rresponseField:C\n" +
-	"\rstop_at_field\x12\x1d.google.protobuf.FieldOptions\x18Ȏ\x03 \x01(\tR\vstopAtFieldB\xa5\x01\n" +
-	"\x0fcom.hivegate.v1B\fOptionsProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
+	"\rstop_at_field\x12\x1d.google.protobuf.FieldOptions\x18Ȏ\x03 \x01(\tR\vstopAtField:3\n" +
+	"\x04skip\x12\x1d.google.protobuf.FieldOptions\x18̎\x03 \x01(\bR\x04skip:D\n" +
+	"\radvance_field\x12\x1d.google.protobuf.FieldOptions\x18͎\x03 \x01(\tR\fadvanceField:B\n" +
+	"\fnode_ignores\x12\x1d.google.protobuf.FieldOptions\x18Ύ\x03 \x01(\bR\vnodeIgnoresB\xab\x01\n" +
+	"\x15io.github.hivegate.v1B\fOptionsProtoP\x01Z7github.com/hivegate/hivegate/gen/hivegate/v1;hivegatev1\xa2\x02\x03HXX\xaa\x02\vHivegate.V1\xca\x02\vHivegate\\V1\xe2\x02\x17Hivegate\\V1\\GPBMetadata\xea\x02\fHivegate::V1b\x06proto3"
 
 var (
 	file_hivegate_v1_options_proto_rawDescOnce sync.Once
@@ -408,24 +509,30 @@ var file_hivegate_v1_options_proto_depIdxs = []int32{
 	1,  // 0: hivegate.v1.json_shape:extendee -> google.protobuf.MessageOptions
 	2,  // 1: hivegate.v1.json_key:extendee -> google.protobuf.FieldOptions
 	2,  // 2: hivegate.v1.time_separator:extendee -> google.protobuf.FieldOptions
-	3,  // 3: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
-	4,  // 4: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
-	3,  // 5: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
-	3,  // 6: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
-	2,  // 7: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
-	2,  // 8: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
-	2,  // 9: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
-	2,  // 10: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
-	2,  // 11: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
-	2,  // 12: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
-	2,  // 13: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
-	2,  // 14: hivegate.v1.response_field:extendee -> google.protobuf.FieldOptions
-	2,  // 15: hivegate.v1.stop_at_field:extendee -> google.protobuf.FieldOptions
-	0,  // 16: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	16, // [16:17] is the sub-list for extension type_name
-	0,  // [0:16] is the sub-list for extension extendee
+	2,  // 3: hivegate.v1.json_quoted:extendee -> google.protobuf.FieldOptions
+	3,  // 4: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
+	4,  // 5: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
+	3,  // 6: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
+	3,  // 7: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
+	3,  // 8: hivegate.v1.limit_default:extendee -> google.protobuf.MethodOptions
+	3,  // 9: hivegate.v1.start_inclusive:extendee -> google.protobuf.MethodOptions
+	2,  // 10: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
+	2,  // 11: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
+	2,  // 12: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
+	2,  // 13: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
+	2,  // 14: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
+	2,  // 15: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
+	2,  // 16: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
+	2,  // 17: hivegate.v1.response_field:extendee -> google.protobuf.FieldOptions
+	2,  // 18: hivegate.v1.stop_at_field:extendee -> google.protobuf.FieldOptions
+	2,  // 19: hivegate.v1.skip:extendee -> google.protobuf.FieldOptions
+	2,  // 20: hivegate.v1.advance_field:extendee -> google.protobuf.FieldOptions
+	2,  // 21: hivegate.v1.node_ignores:extendee -> google.protobuf.FieldOptions
+	0,  // 22: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	22, // [22:23] is the sub-list for extension type_name
+	0,  // [0:22] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
 }
 
@@ -441,7 +548,7 @@ func file_hivegate_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hivegate_v1_options_proto_rawDesc), len(file_hivegate_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 16,
+			NumExtensions: 22,
 			NumServices:   0,
 		},
 		GoTypes:           file_hivegate_v1_options_proto_goTypes,

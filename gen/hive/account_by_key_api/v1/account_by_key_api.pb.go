@@ -126,8 +126,8 @@ const file_hive_account_by_key_api_v1_account_by_key_api_proto_rawDesc = "" +
 	"\x18GetKeyReferencesResponse\x123\n" +
 	"\baccounts\x18\x01 \x03(\v2\x17.hive.types.v1.NameListR\baccounts2\xc6\x01\n" +
 	"\x16AccountByKeyApiService\x12\xab\x01\n" +
-	"\x10GetKeyReferences\x123.hive.account_by_key_api.v1.GetKeyReferencesRequest\x1a4.hive.account_by_key_api.v1.GetKeyReferencesResponse\",\xda\xf3\x18%account_by_key_api.get_key_references\x90\x02\x01B\x86\x02\n" +
-	"\x1ecom.hive.account_by_key_api.v1B\x14AccountByKeyApiProtoP\x01ZPgithub.com/hivegate/hivegate/gen/hive/account_by_key_api/v1;account_by_key_apiv1\xa2\x02\x03HAX\xaa\x02\x17Hive.AccountByKeyApi.V1\xca\x02\x17Hive\\AccountByKeyApi\\V1\xe2\x02#Hive\\AccountByKeyApi\\V1\\GPBMetadata\xea\x02\x19Hive::AccountByKeyApi::V1b\x06proto3"
+	"\x10GetKeyReferences\x123.hive.account_by_key_api.v1.GetKeyReferencesRequest\x1a4.hive.account_by_key_api.v1.GetKeyReferencesResponse\",\xda\xf3\x18%account_by_key_api.get_key_references\x90\x02\x01B\x95\x02\n" +
+	"-io.github.hivegate.hive.account_by_key_api.v1B\x14AccountByKeyApiProtoP\x01ZPgithub.com/hivegate/hivegate/gen/hive/account_by_key_api/v1;account_by_key_apiv1\xa2\x02\x03HAX\xaa\x02\x17Hive.AccountByKeyApi.V1\xca\x02\x17Hive\\AccountByKeyApi\\V1\xe2\x02#Hive\\AccountByKeyApi\\V1\\GPBMetadata\xea\x02\x19Hive::AccountByKeyApi::V1b\x06proto3"
 
 var (
 	file_hive_account_by_key_api_v1_account_by_key_api_proto_rawDescOnce sync.Once

@@ -30,13 +30,14 @@ type GetAccountHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account (required).
 	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
-	// The sequence number of the newest entry wanted: -1 for the account's
-	// newest entry, otherwise 0-based. It must be at least limit - 1 (the page
-	// covers start - limit + 1 .. start). Note that 0 is a real position (the
+	// The sequence number of the newest entry wanted, 0-based; unset or -1
+	// means the account's newest entry. hivegate lowers the page size it
+	// sends near the oldest entry (a page never reaches below entry 0), so
+	// any start >= -1 works with any limit. 0 is a real position (the
 	// account's first operation), not "unset".
-	Start int64 `protobuf:"varint,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required: 0 is rejected by HAfAH).
-	Limit uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Start *int64 `protobuf:"varint,2,opt,name=start,proto3,oneof" json:"start,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Whether to include operations from reversible blocks; unset means the
 	// backend's default (false).
 	IncludeReversible *bool `protobuf:"varint,4,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
@@ -89,15 +90,15 @@ func (x *GetAccountHistoryRequest) GetAccount() string {
 }
 
 func (x *GetAccountHistoryRequest) GetStart() int64 {
-	if x != nil {
-		return x.Start
+	if x != nil && x.Start != nil {
+		return *x.Start
 	}
 	return 0
 }
 
 func (x *GetAccountHistoryRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -129,10 +130,9 @@ type GetAccountHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, ascending by sequence number.
 	History []*v1.AccountHistoryEntry `protobuf:"bytes,1,rep,name=history,proto3" json:"history,omitempty"`
-	// The request cursor for the next (older) page: start = the first entry's
-	// sequence - 1, so pages do not overlap. Unset when the page is empty or
-	// reaches sequence 0. When next_start.start < limit - 1, lower the limit to
-	// start + 1. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetAccountHistoryStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -244,8 +244,8 @@ type EnumVirtualOpsRequest struct {
 	// The operation id to start at within block_range_begin (inclusive);
 	// unset means 0, the block's first.
 	OperationBegin *uint64 `protobuf:"varint,5,opt,name=operation_begin,json=operationBegin,proto3,oneof" json:"operation_begin,omitempty"`
-	// The page size, 1..150000 (required; HAfAH's default is 150000).
-	Limit uint32 `protobuf:"varint,6,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..150000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Operation filter: bit i selects virtual operation type i (see
 	// openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
 	Filter        *uint64 `protobuf:"varint,7,opt,name=filter,proto3,oneof" json:"filter,omitempty"`
@@ -319,8 +319,8 @@ func (x *EnumVirtualOpsRequest) GetOperationBegin() uint64 {
 }
 
 func (x *EnumVirtualOpsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -345,10 +345,9 @@ type EnumVirtualOpsResponse struct {
 	NextBlockRangeBegin uint32 `protobuf:"varint,3,opt,name=next_block_range_begin,json=nextBlockRangeBegin,proto3" json:"next_block_range_begin,omitempty"`
 	// The operation id where the next page starts within that block.
 	NextOperationBegin uint64 `protobuf:"varint,4,opt,name=next_operation_begin,json=nextOperationBegin,proto3" json:"next_operation_begin,omitempty"`
-	// The request fields for the next page, from next_block_range_begin and
-	// next_operation_begin (pages do not overlap). Unset when the range is done:
-	// next_block_range_begin reached block_range_end, or is 0. Computed by
-	// hivegate; not part of HAfAH's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *EnumVirtualOpsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -762,14 +761,17 @@ var File_hive_account_history_api_v1_account_history_api_proto protoreflect.File
 
 const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\n" +
-	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xd4\x02\n" +
+	"5hive/account_history_api/v1/account_history_api.proto\x12\x1bhive.account_history_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\"\xf8\x02\n" +
 	"\x18GetAccountHistoryRequest\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
-	"\x05start\x18\x02 \x01(\x03B\x04\xa8\xf4\x18\x01R\x05start\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\x122\n" +
-	"\x12include_reversible\x18\x04 \x01(\bH\x00R\x11includeReversible\x88\x01\x01\x125\n" +
-	"\x14operation_filter_low\x18\x05 \x01(\x04H\x01R\x12operationFilterLow\x88\x01\x01\x127\n" +
-	"\x15operation_filter_high\x18\x06 \x01(\x04H\x02R\x13operationFilterHigh\x88\x01\x01B\x15\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12%\n" +
+	"\x05start\x18\x02 \x01(\x03B\n" +
+	"\xa2\xf4\x18\x02-1\xa8\xf4\x18\x01H\x00R\x05start\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x01R\x05limit\x88\x01\x01\x122\n" +
+	"\x12include_reversible\x18\x04 \x01(\bH\x02R\x11includeReversible\x88\x01\x01\x125\n" +
+	"\x14operation_filter_low\x18\x05 \x01(\x04H\x03R\x12operationFilterLow\x88\x01\x01\x127\n" +
+	"\x15operation_filter_high\x18\x06 \x01(\x04H\x04R\x13operationFilterHigh\x88\x01\x01B\b\n" +
+	"\x06_startB\b\n" +
+	"\x06_limitB\x15\n" +
 	"\x13_include_reversibleB\x17\n" +
 	"\x15_operation_filter_lowB\x18\n" +
 	"\x16_operation_filter_high\"\xad\x01\n" +
@@ -778,18 +780,19 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v23.hive.account_history_api.v1.GetAccountHistoryStartR\tnextStart\"Q\n" +
 	"\x16GetAccountHistoryStart\x127\n" +
-	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start\"\xf4\x02\n" +
+	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start\"\x83\x03\n" +
 	"\x15EnumVirtualOpsRequest\x12*\n" +
 	"\x11block_range_begin\x18\x01 \x01(\rR\x0fblockRangeBegin\x12&\n" +
 	"\x0fblock_range_end\x18\x02 \x01(\rR\rblockRangeEnd\x122\n" +
 	"\x12include_reversible\x18\x03 \x01(\bH\x00R\x11includeReversible\x88\x01\x01\x12)\n" +
 	"\x0egroup_by_block\x18\x04 \x01(\bH\x01R\fgroupByBlock\x88\x01\x01\x12,\n" +
-	"\x0foperation_begin\x18\x05 \x01(\x04H\x02R\x0eoperationBegin\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x06 \x01(\rR\x05limit\x12\x1b\n" +
-	"\x06filter\x18\a \x01(\x04H\x03R\x06filter\x88\x01\x01B\x15\n" +
+	"\x0foperation_begin\x18\x05 \x01(\x04H\x02R\x0eoperationBegin\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x06 \x01(\rH\x03R\x05limit\x88\x01\x01\x12\x1b\n" +
+	"\x06filter\x18\a \x01(\x04H\x04R\x06filter\x88\x01\x01B\x15\n" +
 	"\x13_include_reversibleB\x11\n" +
 	"\x0f_group_by_blockB\x12\n" +
-	"\x10_operation_beginB\t\n" +
+	"\x10_operation_beginB\b\n" +
+	"\x06_limitB\t\n" +
 	"\a_filter\"\xd3\x02\n" +
 	"\x16EnumVirtualOpsResponse\x121\n" +
 	"\x03ops\x18\x01 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\x12N\n" +
@@ -824,8 +827,8 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xac\x01\n" +
 	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"1\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
 	"\rGetOpsInBlock\x121.hive.account_history_api.v1.GetOpsInBlockRequest\x1a2.hive.account_history_api.v1.GetOpsInBlockResponse\"+\xda\xf3\x18$account_history_api.get_ops_in_block\x90\x02\x01\x12\xa5\x01\n" +
-	"\x0eGetTransaction\x122.hive.account_history_api.v1.GetTransactionRequest\x1a3.hive.account_history_api.v1.GetTransactionResponse\"*\xda\xf3\x18#account_history_api.get_transaction\x90\x02\x01B\x93\x02\n" +
-	"\x1fcom.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"
+	"\x0eGetTransaction\x122.hive.account_history_api.v1.GetTransactionRequest\x1a3.hive.account_history_api.v1.GetTransactionResponse\"*\xda\xf3\x18#account_history_api.get_transaction\x90\x02\x01B\xa2\x02\n" +
+	".io.github.hivegate.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"
 
 var (
 	file_hive_account_history_api_v1_account_history_api_proto_rawDescOnce sync.Once

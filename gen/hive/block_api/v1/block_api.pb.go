@@ -213,7 +213,7 @@ type GetBlockRangeRequest struct {
 	// The first block number (at least 1).
 	StartingBlockNum uint32 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
 	// The number of blocks, 1..1000; the range is clipped at the head block.
-	Count         uint32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Count         *uint32 `protobuf:"varint,2,opt,name=count,proto3,oneof" json:"count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -256,8 +256,8 @@ func (x *GetBlockRangeRequest) GetStartingBlockNum() uint32 {
 }
 
 func (x *GetBlockRangeRequest) GetCount() uint32 {
-	if x != nil {
-		return x.Count
+	if x != nil && x.Count != nil {
+		return *x.Count
 	}
 	return 0
 }
@@ -267,7 +267,11 @@ type GetBlockRangeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The blocks, ascending. For the next range, start at the last block's
 	// number + 1.
-	Blocks        []*v1.SignedBlock `protobuf:"bytes,1,rep,name=blocks,proto3" json:"blocks,omitempty"`
+	Blocks []*v1.SignedBlock `protobuf:"bytes,1,rep,name=blocks,proto3" json:"blocks,omitempty"`
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
+	NextStart     *GetBlockRangeStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -309,6 +313,59 @@ func (x *GetBlockRangeResponse) GetBlocks() []*v1.SignedBlock {
 	return nil
 }
 
+func (x *GetBlockRangeResponse) GetNextStart() *GetBlockRangeStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetBlockRangeStart is get_block_range's cursor: the block after the page.
+type GetBlockRangeStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first block of the next page.
+	StartingBlockNum uint32 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetBlockRangeStart) Reset() {
+	*x = GetBlockRangeStart{}
+	mi := &file_hive_block_api_v1_block_api_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBlockRangeStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBlockRangeStart) ProtoMessage() {}
+
+func (x *GetBlockRangeStart) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_block_api_v1_block_api_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBlockRangeStart.ProtoReflect.Descriptor instead.
+func (*GetBlockRangeStart) Descriptor() ([]byte, []int) {
+	return file_hive_block_api_v1_block_api_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetBlockRangeStart) GetStartingBlockNum() uint32 {
+	if x != nil {
+		return x.StartingBlockNum
+	}
+	return 0
+}
+
 var File_hive_block_api_v1_block_api_proto protoreflect.FileDescriptor
 
 const file_hive_block_api_v1_block_api_proto_rawDesc = "" +
@@ -321,17 +378,22 @@ const file_hive_block_api_v1_block_api_proto_rawDesc = "" +
 	"\x15GetBlockHeaderRequest\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\rR\bblockNum\"L\n" +
 	"\x16GetBlockHeaderResponse\x122\n" +
-	"\x06header\x18\x01 \x01(\v2\x1a.hive.types.v1.BlockHeaderR\x06header\"Z\n" +
+	"\x06header\x18\x01 \x01(\v2\x1a.hive.types.v1.BlockHeaderR\x06header\"i\n" +
 	"\x14GetBlockRangeRequest\x12,\n" +
-	"\x12starting_block_num\x18\x01 \x01(\rR\x10startingBlockNum\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\rR\x05count\"K\n" +
+	"\x12starting_block_num\x18\x01 \x01(\rR\x10startingBlockNum\x12\x19\n" +
+	"\x05count\x18\x02 \x01(\rH\x00R\x05count\x88\x01\x01B\b\n" +
+	"\x06_count\"\x91\x01\n" +
 	"\x15GetBlockRangeResponse\x122\n" +
-	"\x06blocks\x18\x01 \x03(\v2\x1a.hive.types.v1.SignedBlockR\x06blocks2\xa2\x03\n" +
+	"\x06blocks\x18\x01 \x03(\v2\x1a.hive.types.v1.SignedBlockR\x06blocks\x12D\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2%.hive.block_api.v1.GetBlockRangeStartR\tnextStart\"Z\n" +
+	"\x12GetBlockRangeStart\x12D\n" +
+	"\x12starting_block_num\x18\x01 \x01(\rB\x16\xea\xf4\x18\x12starting_block_numR\x10startingBlockNum2\xa2\x03\n" +
 	"\x0fBlockApiService\x12o\n" +
 	"\bGetBlock\x12\".hive.block_api.v1.GetBlockRequest\x1a#.hive.block_api.v1.GetBlockResponse\"\x1a\xda\xf3\x18\x13block_api.get_block\x90\x02\x01\x12\x88\x01\n" +
 	"\x0eGetBlockHeader\x12(.hive.block_api.v1.GetBlockHeaderRequest\x1a).hive.block_api.v1.GetBlockHeaderResponse\"!\xda\xf3\x18\x1ablock_api.get_block_header\x90\x02\x01\x12\x92\x01\n" +
-	"\rGetBlockRange\x12'.hive.block_api.v1.GetBlockRangeRequest\x1a(.hive.block_api.v1.GetBlockRangeResponse\".\xda\xf3\x18\x19block_api.get_block_range\xe8\xf3\x18\xe8\a\xf2\xf3\x18\x05count\x90\x02\x01B\xc8\x01\n" +
-	"\x15com.hive.block_api.v1B\rBlockApiProtoP\x01Z>github.com/hivegate/hivegate/gen/hive/block_api/v1;block_apiv1\xa2\x02\x03HBX\xaa\x02\x10Hive.BlockApi.V1\xca\x02\x10Hive\\BlockApi\\V1\xe2\x02\x1cHive\\BlockApi\\V1\\GPBMetadata\xea\x02\x12Hive::BlockApi::V1b\x06proto3"
+	"\rGetBlockRange\x12'.hive.block_api.v1.GetBlockRangeRequest\x1a(.hive.block_api.v1.GetBlockRangeResponse\".\xda\xf3\x18\x19block_api.get_block_range\xe8\xf3\x18\xe8\a\xf2\xf3\x18\x05count\x90\x02\x01B\xd7\x01\n" +
+	"$io.github.hivegate.hive.block_api.v1B\rBlockApiProtoP\x01Z>github.com/hivegate/hivegate/gen/hive/block_api/v1;block_apiv1\xa2\x02\x03HBX\xaa\x02\x10Hive.BlockApi.V1\xca\x02\x10Hive\\BlockApi\\V1\xe2\x02\x1cHive\\BlockApi\\V1\\GPBMetadata\xea\x02\x12Hive::BlockApi::V1b\x06proto3"
 
 var (
 	file_hive_block_api_v1_block_api_proto_rawDescOnce sync.Once
@@ -345,7 +407,7 @@ func file_hive_block_api_v1_block_api_proto_rawDescGZIP() []byte {
 	return file_hive_block_api_v1_block_api_proto_rawDescData
 }
 
-var file_hive_block_api_v1_block_api_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hive_block_api_v1_block_api_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hive_block_api_v1_block_api_proto_goTypes = []any{
 	(*GetBlockRequest)(nil),        // 0: hive.block_api.v1.GetBlockRequest
 	(*GetBlockResponse)(nil),       // 1: hive.block_api.v1.GetBlockResponse
@@ -353,24 +415,26 @@ var file_hive_block_api_v1_block_api_proto_goTypes = []any{
 	(*GetBlockHeaderResponse)(nil), // 3: hive.block_api.v1.GetBlockHeaderResponse
 	(*GetBlockRangeRequest)(nil),   // 4: hive.block_api.v1.GetBlockRangeRequest
 	(*GetBlockRangeResponse)(nil),  // 5: hive.block_api.v1.GetBlockRangeResponse
-	(*v1.SignedBlock)(nil),         // 6: hive.types.v1.SignedBlock
-	(*v1.BlockHeader)(nil),         // 7: hive.types.v1.BlockHeader
+	(*GetBlockRangeStart)(nil),     // 6: hive.block_api.v1.GetBlockRangeStart
+	(*v1.SignedBlock)(nil),         // 7: hive.types.v1.SignedBlock
+	(*v1.BlockHeader)(nil),         // 8: hive.types.v1.BlockHeader
 }
 var file_hive_block_api_v1_block_api_proto_depIdxs = []int32{
-	6, // 0: hive.block_api.v1.GetBlockResponse.block:type_name -> hive.types.v1.SignedBlock
-	7, // 1: hive.block_api.v1.GetBlockHeaderResponse.header:type_name -> hive.types.v1.BlockHeader
-	6, // 2: hive.block_api.v1.GetBlockRangeResponse.blocks:type_name -> hive.types.v1.SignedBlock
-	0, // 3: hive.block_api.v1.BlockApiService.GetBlock:input_type -> hive.block_api.v1.GetBlockRequest
-	2, // 4: hive.block_api.v1.BlockApiService.GetBlockHeader:input_type -> hive.block_api.v1.GetBlockHeaderRequest
-	4, // 5: hive.block_api.v1.BlockApiService.GetBlockRange:input_type -> hive.block_api.v1.GetBlockRangeRequest
-	1, // 6: hive.block_api.v1.BlockApiService.GetBlock:output_type -> hive.block_api.v1.GetBlockResponse
-	3, // 7: hive.block_api.v1.BlockApiService.GetBlockHeader:output_type -> hive.block_api.v1.GetBlockHeaderResponse
-	5, // 8: hive.block_api.v1.BlockApiService.GetBlockRange:output_type -> hive.block_api.v1.GetBlockRangeResponse
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 0: hive.block_api.v1.GetBlockResponse.block:type_name -> hive.types.v1.SignedBlock
+	8, // 1: hive.block_api.v1.GetBlockHeaderResponse.header:type_name -> hive.types.v1.BlockHeader
+	7, // 2: hive.block_api.v1.GetBlockRangeResponse.blocks:type_name -> hive.types.v1.SignedBlock
+	6, // 3: hive.block_api.v1.GetBlockRangeResponse.next_start:type_name -> hive.block_api.v1.GetBlockRangeStart
+	0, // 4: hive.block_api.v1.BlockApiService.GetBlock:input_type -> hive.block_api.v1.GetBlockRequest
+	2, // 5: hive.block_api.v1.BlockApiService.GetBlockHeader:input_type -> hive.block_api.v1.GetBlockHeaderRequest
+	4, // 6: hive.block_api.v1.BlockApiService.GetBlockRange:input_type -> hive.block_api.v1.GetBlockRangeRequest
+	1, // 7: hive.block_api.v1.BlockApiService.GetBlock:output_type -> hive.block_api.v1.GetBlockResponse
+	3, // 8: hive.block_api.v1.BlockApiService.GetBlockHeader:output_type -> hive.block_api.v1.GetBlockHeaderResponse
+	5, // 9: hive.block_api.v1.BlockApiService.GetBlockRange:output_type -> hive.block_api.v1.GetBlockRangeResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_hive_block_api_v1_block_api_proto_init() }
@@ -378,13 +442,14 @@ func file_hive_block_api_v1_block_api_proto_init() {
 	if File_hive_block_api_v1_block_api_proto != nil {
 		return
 	}
+	file_hive_block_api_v1_block_api_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_block_api_v1_block_api_proto_rawDesc), len(file_hive_block_api_v1_block_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -292,8 +292,8 @@ type AccountNotificationsRequest struct {
 	MinScore *uint32 `protobuf:"varint,2,opt,name=min_score,json=minScore,proto3,oneof" json:"min_score,omitempty"`
 	// The notification to start after (exclusive); unset for the newest.
 	LastId *int64 `protobuf:"varint,3,opt,name=last_id,json=lastId,proto3,oneof" json:"last_id,omitempty"`
-	// The page size, 1..100 (required).
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..100 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -350,8 +350,8 @@ func (x *AccountNotificationsRequest) GetLastId() int64 {
 }
 
 func (x *AccountNotificationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -361,9 +361,9 @@ type AccountNotificationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The notifications, newest first.
 	Notifications []*Notification `protobuf:"bytes,1,rep,name=notifications,proto3" json:"notifications,omitempty"`
-	// The request field for the next page: last_id = the last notification's
-	// id (exclusive). Unset when the page is empty. Computed by hivegate; not
-	// part of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *NotificationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -656,7 +656,7 @@ type GetAccountPostsRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,4,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The page size, 1..20 (hivemind's max_posts_per_call; required).
-	Limit uint32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,5,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The account viewing the posts; unset for none.
 	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -722,8 +722,8 @@ func (x *GetAccountPostsRequest) GetStartPermlink() string {
 }
 
 func (x *GetAccountPostsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -740,9 +740,9 @@ type GetAccountPostsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.BridgePost `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *PostsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -861,8 +861,8 @@ type GetRankedPostsRequest struct {
 	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
-	// The page size, 1..20 (required).
-	Limit         uint32 `protobuf:"varint,6,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -933,8 +933,8 @@ func (x *GetRankedPostsRequest) GetStartPermlink() string {
 }
 
 func (x *GetRankedPostsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -944,8 +944,9 @@ type GetRankedPostsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts, in rank order (pinned community posts first).
 	Posts []*v1.BridgePost `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page (exclusive). Unset when the page is
-	// empty. Computed by hivegate; not part of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *PostsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1530,8 +1531,8 @@ type ListCommunitiesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The community to start after (exclusive); unset for the first page.
 	Last *string `protobuf:"bytes,1,opt,name=last,proto3,oneof" json:"last,omitempty"`
-	// The page size, 1..100 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..100 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Only communities whose title or about match this text search.
 	Query *string `protobuf:"bytes,3,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	// The order; unset means rank.
@@ -1580,8 +1581,8 @@ func (x *ListCommunitiesRequest) GetLast() string {
 }
 
 func (x *ListCommunitiesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1612,9 +1613,9 @@ type ListCommunitiesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The communities.
 	Communities []*CommunityListItem `protobuf:"bytes,1,rep,name=communities,proto3" json:"communities,omitempty"`
-	// The request field for the next page: last = the last community
-	// (exclusive). Unset when the page is empty. Computed by hivegate; not part
-	// of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListCommunitiesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2054,8 +2055,8 @@ type ListCommunityRolesRequest struct {
 	Community string `protobuf:"bytes,1,opt,name=community,proto3" json:"community,omitempty"`
 	// The member to start after (exclusive); unset for the first page.
 	Last *string `protobuf:"bytes,2,opt,name=last,proto3,oneof" json:"last,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2105,8 +2106,8 @@ func (x *ListCommunityRolesRequest) GetLast() string {
 }
 
 func (x *ListCommunityRolesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -2116,9 +2117,9 @@ type ListCommunityRolesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The members, by role (owner first) and name.
 	Roles []*CommunityRole `protobuf:"bytes,1,rep,name=roles,proto3" json:"roles,omitempty"`
-	// The request field for the next page: last = the last member
-	// (exclusive). Unset when the page is empty. Computed by hivegate; not part
-	// of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *CommunityRolesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2221,8 +2222,8 @@ type ListSubscribersRequest struct {
 	Community string `protobuf:"bytes,1,opt,name=community,proto3" json:"community,omitempty"`
 	// The subscriber to start after (exclusive); unset for the first page.
 	Last *string `protobuf:"bytes,2,opt,name=last,proto3,oneof" json:"last,omitempty"`
-	// The page size, 1..100 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..100 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2272,8 +2273,8 @@ func (x *ListSubscribersRequest) GetLast() string {
 }
 
 func (x *ListSubscribersRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -2283,9 +2284,9 @@ type ListSubscribersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The subscribers, by name.
 	Subscribers []*Subscriber `protobuf:"bytes,1,rep,name=subscribers,proto3" json:"subscribers,omitempty"`
-	// The request field for the next page: last = the last subscriber
-	// (exclusive). Unset when the page is empty. Computed by hivegate; not part
-	// of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *SubscribersStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2458,7 +2459,7 @@ func (x *Subscriber) GetCreatedAt() *timestamppb.Timestamp {
 type ListPopCommunitiesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of communities, 1..25 (required).
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2494,8 +2495,8 @@ func (*ListPopCommunitiesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListPopCommunitiesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -2605,7 +2606,7 @@ func (x *CommunityTitle) GetTitle() string {
 type GetTrendingTopicsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of topics, 1..25 (required).
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The account viewing them; unset for none.
 	Observer      *string `protobuf:"bytes,2,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2643,8 +2644,8 @@ func (*GetTrendingTopicsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetTrendingTopicsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -4203,7 +4204,7 @@ func (x *ProfileContext) GetMuted() bool {
 type GetPayoutStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of items, 1..250 (required).
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4239,8 +4240,8 @@ func (*GetPayoutStatsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetPayoutStatsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -4403,8 +4404,8 @@ type PostNotificationsRequest struct {
 	MinScore *uint32 `protobuf:"varint,3,opt,name=min_score,json=minScore,proto3,oneof" json:"min_score,omitempty"`
 	// The notification to start after (exclusive); unset for the newest.
 	LastId *int64 `protobuf:"varint,4,opt,name=last_id,json=lastId,proto3,oneof" json:"last_id,omitempty"`
-	// The page size, 1..100 (required).
-	Limit         uint32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..100 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,5,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4468,8 +4469,8 @@ func (x *PostNotificationsRequest) GetLastId() int64 {
 }
 
 func (x *PostNotificationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -4479,9 +4480,9 @@ type PostNotificationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The notifications, newest first.
 	Notifications []*Notification `protobuf:"bytes,1,rep,name=notifications,proto3" json:"notifications,omitempty"`
-	// The request field for the next page: last_id = the last notification's
-	// id (exclusive). Unset when the page is empty. Computed by hivegate; not
-	// part of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *NotificationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4646,16 +4647,17 @@ var File_hive_bridge_v1_bridge_api_proto protoreflect.FileDescriptor
 
 const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhive/bridge/v1/bridge_api.proto\x12\x0ehive.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x19hivegate/v1/options.proto\"\xa7\x01\n" +
+	"\x1fhive/bridge/v1/bridge_api.proto\x12\x0ehive.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x19hivegate/v1/options.proto\"\xb6\x01\n" +
 	"\x1bAccountNotificationsRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12 \n" +
 	"\tmin_score\x18\x02 \x01(\rH\x00R\bminScore\x88\x01\x01\x12\x1c\n" +
-	"\alast_id\x18\x03 \x01(\x03H\x01R\x06lastId\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limitB\f\n" +
+	"\alast_id\x18\x03 \x01(\x03H\x01R\x06lastId\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x02R\x05limit\x88\x01\x01B\f\n" +
 	"\n" +
 	"_min_scoreB\n" +
 	"\n" +
-	"\b_last_id\"\xab\x01\n" +
+	"\b_last_idB\b\n" +
+	"\x06_limit\"\xab\x01\n" +
 	"\x1cAccountNotificationsResponse\x12B\n" +
 	"\rnotifications\x18\x01 \x03(\v2\x1c.hive.bridge.v1.NotificationR\rnotifications\x12A\n" +
 	"\n" +
@@ -4672,14 +4674,15 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x1dDoesUserFollowAnyListsRequest\x12\x1a\n" +
 	"\bobserver\x18\x01 \x01(\tR\bobserver\"@\n" +
 	"\x1eDoesUserFollowAnyListsResponse\x12\x18\n" +
-	"\afollows\x18\x01 \x01(\bR\afollows:\x04\xc8\xf3\x18\x02\"\xf6\x01\n" +
+	"\afollows\x18\x01 \x01(\bR\afollows:\x04\xc8\xf3\x18\x02\"\x85\x02\n" +
 	"\x16GetAccountPostsRequest\x124\n" +
 	"\x04sort\x18\x01 \x01(\x0e2 .hive.bridge.v1.AccountPostsSortR\x04sort\x12\x18\n" +
 	"\aaccount\x18\x02 \x01(\tR\aaccount\x12!\n" +
 	"\fstart_author\x18\x03 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink\x12\x14\n" +
-	"\x05limit\x18\x05 \x01(\rR\x05limit\x12\x1f\n" +
-	"\bobserver\x18\x06 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
+	"\x0estart_permlink\x18\x04 \x01(\tR\rstartPermlink\x12\x19\n" +
+	"\x05limit\x18\x05 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x01R\bobserver\x88\x01\x01B\b\n" +
+	"\x06_limitB\v\n" +
 	"\t_observer\"\x8b\x01\n" +
 	"\x17GetAccountPostsResponse\x12/\n" +
 	"\x05posts\x18\x01 \x03(\v2\x19.hive.types.v1.BridgePostR\x05posts\x129\n" +
@@ -4689,14 +4692,15 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"PostsStart\x12-\n" +
 	"\fstart_author\x18\x01 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
-	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"\xda\x01\n" +
+	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"\xe9\x01\n" +
 	"\x15GetRankedPostsRequest\x123\n" +
 	"\x04sort\x18\x01 \x01(\x0e2\x1f.hive.bridge.v1.RankedPostsSortR\x04sort\x12\x10\n" +
 	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x1a\n" +
 	"\bobserver\x18\x03 \x01(\tR\bobserver\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x14\n" +
-	"\x05limit\x18\x06 \x01(\rR\x05limit\"\x8a\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x19\n" +
+	"\x05limit\x18\x06 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"\x8a\x01\n" +
 	"\x16GetRankedPostsResponse\x12/\n" +
 	"\x05posts\x18\x01 \x03(\v2\x19.hive.types.v1.BridgePostR\x05posts\x129\n" +
 	"\n" +
@@ -4749,14 +4753,15 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aaccount\x18\x02 \x01(\tR\aaccount\"_\n" +
 	"\x1bGetCommunityContextResponse\x12:\n" +
-	"\acontext\x18\x01 \x01(\v2 .hive.bridge.v1.CommunityContextR\acontext:\x04\xc8\xf3\x18\x02\"\xd8\x01\n" +
+	"\acontext\x18\x01 \x01(\v2 .hive.bridge.v1.CommunityContextR\acontext:\x04\xc8\xf3\x18\x02\"\xe7\x01\n" +
 	"\x16ListCommunitiesRequest\x12\x17\n" +
-	"\x04last\x18\x01 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12\x19\n" +
-	"\x05query\x18\x03 \x01(\tH\x01R\x05query\x88\x01\x01\x123\n" +
+	"\x04last\x18\x01 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12\x19\n" +
+	"\x05query\x18\x03 \x01(\tH\x02R\x05query\x88\x01\x01\x123\n" +
 	"\x04sort\x18\x04 \x01(\x0e2\x1f.hive.bridge.v1.CommunitiesSortR\x04sort\x12\x1f\n" +
-	"\bobserver\x18\x05 \x01(\tH\x02R\bobserver\x88\x01\x01B\a\n" +
+	"\bobserver\x18\x05 \x01(\tH\x03R\bobserver\x88\x01\x01B\a\n" +
 	"\x05_lastB\b\n" +
+	"\x06_limitB\b\n" +
 	"\x06_queryB\v\n" +
 	"\t_observer\"\xa9\x01\n" +
 	"\x17ListCommunitiesResponse\x12C\n" +
@@ -4796,23 +4801,25 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\tcommunity\x18\x01 \x01(\tR\tcommunity\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x14\n" +
-	"\x05label\x18\x04 \x01(\tR\x05label:\x04\xc8\xf3\x18\x01\"q\n" +
+	"\x05label\x18\x04 \x01(\tR\x05label:\x04\xc8\xf3\x18\x01\"\x80\x01\n" +
 	"\x19ListCommunityRolesRequest\x12\x1c\n" +
 	"\tcommunity\x18\x01 \x01(\tR\tcommunity\x12\x17\n" +
-	"\x04last\x18\x02 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limitB\a\n" +
-	"\x05_last\"\x9b\x01\n" +
+	"\x04last\x18\x02 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05_lastB\b\n" +
+	"\x06_limit\"\x9b\x01\n" +
 	"\x1aListCommunityRolesResponse\x123\n" +
 	"\x05roles\x18\x01 \x03(\v2\x1d.hive.bridge.v1.CommunityRoleR\x05roles\x12B\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2#.hive.bridge.v1.CommunityRolesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"6\n" +
 	"\x13CommunityRolesStart\x12\x1f\n" +
-	"\x04last\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x04last\"n\n" +
+	"\x04last\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x04last\"}\n" +
 	"\x16ListSubscribersRequest\x12\x1c\n" +
 	"\tcommunity\x18\x01 \x01(\tR\tcommunity\x12\x17\n" +
-	"\x04last\x18\x02 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limitB\a\n" +
-	"\x05_last\"\x9e\x01\n" +
+	"\x04last\x18\x02 \x01(\tH\x00R\x04last\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x01R\x05limit\x88\x01\x01B\a\n" +
+	"\x05_lastB\b\n" +
+	"\x06_limit\"\x9e\x01\n" +
 	"\x17ListSubscribersResponse\x12<\n" +
 	"\vsubscribers\x18\x01 \x03(\v2\x1a.hive.bridge.v1.SubscriberR\vsubscribers\x12?\n" +
 	"\n" +
@@ -4826,17 +4833,19 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x05title\x18\x03 \x01(\tH\x00R\x05title\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt:\x04\xc8\xf3\x18\x01B\b\n" +
-	"\x06_title\"1\n" +
-	"\x19ListPopCommunitiesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"d\n" +
+	"\x06_title\"@\n" +
+	"\x19ListPopCommunitiesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"d\n" +
 	"\x1aListPopCommunitiesResponse\x12@\n" +
 	"\vcommunities\x18\x01 \x03(\v2\x1e.hive.bridge.v1.CommunityTitleR\vcommunities:\x04\xc8\xf3\x18\x02\"@\n" +
 	"\x0eCommunityTitle\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title:\x04\xc8\xf3\x18\x01\"^\n" +
-	"\x18GetTrendingTopicsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12\x1f\n" +
-	"\bobserver\x18\x02 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title:\x04\xc8\xf3\x18\x01\"m\n" +
+	"\x18GetTrendingTopicsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1f\n" +
+	"\bobserver\x18\x02 \x01(\tH\x01R\bobserver\x88\x01\x01B\b\n" +
+	"\x06_limitB\v\n" +
 	"\t_observer\"Y\n" +
 	"\x19GetTrendingTopicsResponse\x126\n" +
 	"\x06topics\x18\x01 \x03(\v2\x1e.hive.bridge.v1.CommunityTitleR\x06topics:\x04\xc8\xf3\x18\x02\"\x1d\n" +
@@ -4951,9 +4960,10 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x16muted_list_description\x18\b \x01(\tR\x14mutedListDescription\"B\n" +
 	"\x0eProfileContext\x12\x1a\n" +
 	"\bfollowed\x18\x01 \x01(\bR\bfollowed\x12\x14\n" +
-	"\x05muted\x18\x02 \x01(\bR\x05muted\"-\n" +
-	"\x15GetPayoutStatsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"v\n" +
+	"\x05muted\x18\x02 \x01(\bR\x05muted\"<\n" +
+	"\x15GetPayoutStatsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"v\n" +
 	"\x16GetPayoutStatsResponse\x120\n" +
 	"\x05items\x18\x01 \x03(\v2\x1a.hive.bridge.v1.PayoutStatR\x05items\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x14\n" +
@@ -4964,17 +4974,18 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
 	"\x06payout\x18\x03 \x01(\x01R\x06payout\x12\x14\n" +
 	"\x05posts\x18\x04 \x01(\rR\x05posts\x120\n" +
-	"\aauthors\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\aauthors:\x04\xc8\xf3\x18\x01\"\xbe\x01\n" +
+	"\aauthors\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\aauthors:\x04\xc8\xf3\x18\x01\"\xcd\x01\n" +
 	"\x18PostNotificationsRequest\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
 	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x12 \n" +
 	"\tmin_score\x18\x03 \x01(\rH\x00R\bminScore\x88\x01\x01\x12\x1c\n" +
-	"\alast_id\x18\x04 \x01(\x03H\x01R\x06lastId\x88\x01\x01\x12\x14\n" +
-	"\x05limit\x18\x05 \x01(\rR\x05limitB\f\n" +
+	"\alast_id\x18\x04 \x01(\x03H\x01R\x06lastId\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x05 \x01(\rH\x02R\x05limit\x88\x01\x01B\f\n" +
 	"\n" +
 	"_min_scoreB\n" +
 	"\n" +
-	"\b_last_id\"\xa8\x01\n" +
+	"\b_last_idB\b\n" +
+	"\x06_limit\"\xa8\x01\n" +
 	"\x19PostNotificationsResponse\x12B\n" +
 	"\rnotifications\x18\x01 \x03(\v2\x1c.hive.bridge.v1.NotificationR\rnotifications\x12A\n" +
 	"\n" +
@@ -5013,11 +5024,11 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x1cFOLLOW_LIST_TYPE_BLACKLISTED\x10\x01\x12%\n" +
 	"!FOLLOW_LIST_TYPE_FOLLOW_BLACKLIST\x10\x02\x12\x1a\n" +
 	"\x16FOLLOW_LIST_TYPE_MUTED\x10\x03\x12!\n" +
-	"\x1dFOLLOW_LIST_TYPE_FOLLOW_MUTED\x10\x042\x9e\x1a\n" +
-	"\rBridgeService\x12\x9a\x01\n" +
-	"\x14AccountNotifications\x12+.hive.bridge.v1.AccountNotificationsRequest\x1a,.hive.bridge.v1.AccountNotificationsResponse\"'\xda\xf3\x18\x1cbridge.account_notifications\xe8\xf3\x18d\x90\x02\x01\x12\xa1\x01\n" +
-	"\x16DoesUserFollowAnyLists\x12-.hive.bridge.v1.DoesUserFollowAnyListsRequest\x1a..hive.bridge.v1.DoesUserFollowAnyListsResponse\"(\xda\xf3\x18!bridge.does_user_follow_any_lists\x90\x02\x01\x12\x87\x01\n" +
-	"\x0fGetAccountPosts\x12&.hive.bridge.v1.GetAccountPostsRequest\x1a'.hive.bridge.v1.GetAccountPostsResponse\"#\xda\xf3\x18\x18bridge.get_account_posts\xe8\xf3\x18\x14\x90\x02\x01\x12v\n" +
+	"\x1dFOLLOW_LIST_TYPE_FOLLOW_MUTED\x10\x042\xbd\x1a\n" +
+	"\x10BridgeApiService\x12\x9e\x01\n" +
+	"\x14AccountNotifications\x12+.hive.bridge.v1.AccountNotificationsRequest\x1a,.hive.bridge.v1.AccountNotificationsResponse\"+\xda\xf3\x18\x1cbridge.account_notifications\xe8\xf3\x18d\xd0\xf4\x18d\x90\x02\x01\x12\xa1\x01\n" +
+	"\x16DoesUserFollowAnyLists\x12-.hive.bridge.v1.DoesUserFollowAnyListsRequest\x1a..hive.bridge.v1.DoesUserFollowAnyListsResponse\"(\xda\xf3\x18!bridge.does_user_follow_any_lists\x90\x02\x01\x12\x8b\x01\n" +
+	"\x0fGetAccountPosts\x12&.hive.bridge.v1.GetAccountPostsRequest\x1a'.hive.bridge.v1.GetAccountPostsResponse\"'\xda\xf3\x18\x18bridge.get_account_posts\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12v\n" +
 	"\fGetCommunity\x12#.hive.bridge.v1.GetCommunityRequest\x1a$.hive.bridge.v1.GetCommunityResponse\"\x1b\xda\xf3\x18\x14bridge.get_community\x90\x02\x01\x12\x93\x01\n" +
 	"\x13GetCommunityContext\x12*.hive.bridge.v1.GetCommunityContextRequest\x1a+.hive.bridge.v1.GetCommunityContextResponse\"#\xda\xf3\x18\x1cbridge.get_community_context\x90\x02\x01\x12z\n" +
 	"\rGetDiscussion\x12$.hive.bridge.v1.GetDiscussionRequest\x1a%.hive.bridge.v1.GetDiscussionResponse\"\x1c\xda\xf3\x18\x15bridge.get_discussion\x90\x02\x01\x12{\n" +
@@ -5027,20 +5038,20 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\rGetPostHeader\x12$.hive.bridge.v1.GetPostHeaderRequest\x1a%.hive.bridge.v1.GetPostHeaderResponse\"\x1d\xda\xf3\x18\x16bridge.get_post_header\x90\x02\x01\x12n\n" +
 	"\n" +
 	"GetProfile\x12!.hive.bridge.v1.GetProfileRequest\x1a\".hive.bridge.v1.GetProfileResponse\"\x19\xda\xf3\x18\x12bridge.get_profile\x90\x02\x01\x12r\n" +
-	"\vGetProfiles\x12\".hive.bridge.v1.GetProfilesRequest\x1a#.hive.bridge.v1.GetProfilesResponse\"\x1a\xda\xf3\x18\x13bridge.get_profiles\x90\x02\x01\x12\x83\x01\n" +
-	"\x0eGetRankedPosts\x12%.hive.bridge.v1.GetRankedPostsRequest\x1a&.hive.bridge.v1.GetRankedPostsResponse\"\"\xda\xf3\x18\x17bridge.get_ranked_posts\xe8\xf3\x18\x14\x90\x02\x01\x12\xc0\x01\n" +
+	"\vGetProfiles\x12\".hive.bridge.v1.GetProfilesRequest\x1a#.hive.bridge.v1.GetProfilesResponse\"\x1a\xda\xf3\x18\x13bridge.get_profiles\x90\x02\x01\x12\x87\x01\n" +
+	"\x0eGetRankedPosts\x12%.hive.bridge.v1.GetRankedPostsRequest\x1a&.hive.bridge.v1.GetRankedPostsResponse\"&\xda\xf3\x18\x17bridge.get_ranked_posts\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xc0\x01\n" +
 	"\x1eGetRelationshipBetweenAccounts\x125.hive.bridge.v1.GetRelationshipBetweenAccountsRequest\x1a6.hive.bridge.v1.GetRelationshipBetweenAccountsResponse\"/\xda\xf3\x18(bridge.get_relationship_between_accounts\x90\x02\x01\x12\x8f\x01\n" +
 	"\x11GetTrendingTopics\x12(.hive.bridge.v1.GetTrendingTopicsRequest\x1a).hive.bridge.v1.GetTrendingTopicsResponse\"%\xda\xf3\x18\x1abridge.get_trending_topics\xe8\xf3\x18\x19\x90\x02\x01\x12\x97\x01\n" +
-	"\x14ListAllSubscriptions\x12+.hive.bridge.v1.ListAllSubscriptionsRequest\x1a,.hive.bridge.v1.ListAllSubscriptionsResponse\"$\xda\xf3\x18\x1dbridge.list_all_subscriptions\x90\x02\x01\x12\x86\x01\n" +
-	"\x0fListCommunities\x12&.hive.bridge.v1.ListCommunitiesRequest\x1a'.hive.bridge.v1.ListCommunitiesResponse\"\"\xda\xf3\x18\x17bridge.list_communities\xe8\xf3\x18d\x90\x02\x01\x12\x94\x01\n" +
-	"\x12ListCommunityRoles\x12).hive.bridge.v1.ListCommunityRolesRequest\x1a*.hive.bridge.v1.ListCommunityRolesResponse\"'\xda\xf3\x18\x1bbridge.list_community_roles\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x98\x01\n" +
+	"\x14ListAllSubscriptions\x12+.hive.bridge.v1.ListAllSubscriptionsRequest\x1a,.hive.bridge.v1.ListAllSubscriptionsResponse\"$\xda\xf3\x18\x1dbridge.list_all_subscriptions\x90\x02\x01\x12\x8a\x01\n" +
+	"\x0fListCommunities\x12&.hive.bridge.v1.ListCommunitiesRequest\x1a'.hive.bridge.v1.ListCommunitiesResponse\"&\xda\xf3\x18\x17bridge.list_communities\xe8\xf3\x18d\xd0\xf4\x18d\x90\x02\x01\x12\x98\x01\n" +
+	"\x12ListCommunityRoles\x12).hive.bridge.v1.ListCommunityRolesRequest\x1a*.hive.bridge.v1.ListCommunityRolesResponse\"+\xda\xf3\x18\x1bbridge.list_community_roles\xe8\xf3\x18\xe8\a\xd0\xf4\x182\x90\x02\x01\x12\x98\x01\n" +
 	"\x14ListMutedReasonsEnum\x12+.hive.bridge.v1.ListMutedReasonsEnumRequest\x1a,.hive.bridge.v1.ListMutedReasonsEnumResponse\"%\xda\xf3\x18\x1ebridge.list_muted_reasons_enum\x90\x02\x01\x12\x93\x01\n" +
-	"\x12ListPopCommunities\x12).hive.bridge.v1.ListPopCommunitiesRequest\x1a*.hive.bridge.v1.ListPopCommunitiesResponse\"&\xda\xf3\x18\x1bbridge.list_pop_communities\xe8\xf3\x18\x19\x90\x02\x01\x12\x86\x01\n" +
-	"\x0fListSubscribers\x12&.hive.bridge.v1.ListSubscribersRequest\x1a'.hive.bridge.v1.ListSubscribersResponse\"\"\xda\xf3\x18\x17bridge.list_subscribers\xe8\xf3\x18d\x90\x02\x01\x12z\n" +
-	"\rNormalizePost\x12$.hive.bridge.v1.NormalizePostRequest\x1a%.hive.bridge.v1.NormalizePostResponse\"\x1c\xda\xf3\x18\x15bridge.normalize_post\x90\x02\x01\x12\x8e\x01\n" +
-	"\x11PostNotifications\x12(.hive.bridge.v1.PostNotificationsRequest\x1a).hive.bridge.v1.PostNotificationsResponse\"$\xda\xf3\x18\x19bridge.post_notifications\xe8\xf3\x18d\x90\x02\x01\x12\x92\x01\n" +
-	"\x13UnreadNotifications\x12*.hive.bridge.v1.UnreadNotificationsRequest\x1a+.hive.bridge.v1.UnreadNotificationsResponse\"\"\xda\xf3\x18\x1bbridge.unread_notifications\x90\x02\x01B\xb8\x01\n" +
-	"\x12com.hive.bridge.v1B\x0eBridgeApiProtoP\x01Z8github.com/hivegate/hivegate/gen/hive/bridge/v1;bridgev1\xa2\x02\x03HBX\xaa\x02\x0eHive.Bridge.V1\xca\x02\x0eHive\\Bridge\\V1\xe2\x02\x1aHive\\Bridge\\V1\\GPBMetadata\xea\x02\x10Hive::Bridge::V1b\x06proto3"
+	"\x12ListPopCommunities\x12).hive.bridge.v1.ListPopCommunitiesRequest\x1a*.hive.bridge.v1.ListPopCommunitiesResponse\"&\xda\xf3\x18\x1bbridge.list_pop_communities\xe8\xf3\x18\x19\x90\x02\x01\x12\x8a\x01\n" +
+	"\x0fListSubscribers\x12&.hive.bridge.v1.ListSubscribersRequest\x1a'.hive.bridge.v1.ListSubscribersResponse\"&\xda\xf3\x18\x17bridge.list_subscribers\xe8\xf3\x18d\xd0\xf4\x18d\x90\x02\x01\x12z\n" +
+	"\rNormalizePost\x12$.hive.bridge.v1.NormalizePostRequest\x1a%.hive.bridge.v1.NormalizePostResponse\"\x1c\xda\xf3\x18\x15bridge.normalize_post\x90\x02\x01\x12\x92\x01\n" +
+	"\x11PostNotifications\x12(.hive.bridge.v1.PostNotificationsRequest\x1a).hive.bridge.v1.PostNotificationsResponse\"(\xda\xf3\x18\x19bridge.post_notifications\xe8\xf3\x18d\xd0\xf4\x18d\x90\x02\x01\x12\x92\x01\n" +
+	"\x13UnreadNotifications\x12*.hive.bridge.v1.UnreadNotificationsRequest\x1a+.hive.bridge.v1.UnreadNotificationsResponse\"\"\xda\xf3\x18\x1bbridge.unread_notifications\x90\x02\x01B\xc7\x01\n" +
+	"!io.github.hivegate.hive.bridge.v1B\x0eBridgeApiProtoP\x01Z8github.com/hivegate/hivegate/gen/hive/bridge/v1;bridgev1\xa2\x02\x03HBX\xaa\x02\x0eHive.Bridge.V1\xca\x02\x0eHive\\Bridge\\V1\xe2\x02\x1aHive\\Bridge\\V1\\GPBMetadata\xea\x02\x10Hive::Bridge::V1b\x06proto3"
 
 var (
 	file_hive_bridge_v1_bridge_api_proto_rawDescOnce sync.Once
@@ -5189,54 +5200,54 @@ var file_hive_bridge_v1_bridge_api_proto_depIdxs = []int32{
 	6,  // 47: hive.bridge.v1.PostNotificationsResponse.next_start:type_name -> hive.bridge.v1.NotificationsStart
 	75, // 48: hive.bridge.v1.UnreadNotificationsResponse.lastread:type_name -> google.protobuf.Timestamp
 	76, // 49: hive.bridge.v1.GetDiscussionResponse.PostsEntry.value:type_name -> hive.types.v1.BridgePost
-	4,  // 50: hive.bridge.v1.BridgeService.AccountNotifications:input_type -> hive.bridge.v1.AccountNotificationsRequest
-	8,  // 51: hive.bridge.v1.BridgeService.DoesUserFollowAnyLists:input_type -> hive.bridge.v1.DoesUserFollowAnyListsRequest
-	10, // 52: hive.bridge.v1.BridgeService.GetAccountPosts:input_type -> hive.bridge.v1.GetAccountPostsRequest
-	15, // 53: hive.bridge.v1.BridgeService.GetCommunity:input_type -> hive.bridge.v1.GetCommunityRequest
-	20, // 54: hive.bridge.v1.BridgeService.GetCommunityContext:input_type -> hive.bridge.v1.GetCommunityContextRequest
-	43, // 55: hive.bridge.v1.BridgeService.GetDiscussion:input_type -> hive.bridge.v1.GetDiscussionRequest
-	52, // 56: hive.bridge.v1.BridgeService.GetFollowList:input_type -> hive.bridge.v1.GetFollowListRequest
-	66, // 57: hive.bridge.v1.BridgeService.GetPayoutStats:input_type -> hive.bridge.v1.GetPayoutStatsRequest
-	45, // 58: hive.bridge.v1.BridgeService.GetPost:input_type -> hive.bridge.v1.GetPostRequest
-	47, // 59: hive.bridge.v1.BridgeService.GetPostHeader:input_type -> hive.bridge.v1.GetPostHeaderRequest
-	57, // 60: hive.bridge.v1.BridgeService.GetProfile:input_type -> hive.bridge.v1.GetProfileRequest
-	59, // 61: hive.bridge.v1.BridgeService.GetProfiles:input_type -> hive.bridge.v1.GetProfilesRequest
-	13, // 62: hive.bridge.v1.BridgeService.GetRankedPosts:input_type -> hive.bridge.v1.GetRankedPostsRequest
-	55, // 63: hive.bridge.v1.BridgeService.GetRelationshipBetweenAccounts:input_type -> hive.bridge.v1.GetRelationshipBetweenAccountsRequest
-	39, // 64: hive.bridge.v1.BridgeService.GetTrendingTopics:input_type -> hive.bridge.v1.GetTrendingTopicsRequest
-	26, // 65: hive.bridge.v1.BridgeService.ListAllSubscriptions:input_type -> hive.bridge.v1.ListAllSubscriptionsRequest
-	22, // 66: hive.bridge.v1.BridgeService.ListCommunities:input_type -> hive.bridge.v1.ListCommunitiesRequest
-	29, // 67: hive.bridge.v1.BridgeService.ListCommunityRoles:input_type -> hive.bridge.v1.ListCommunityRolesRequest
-	41, // 68: hive.bridge.v1.BridgeService.ListMutedReasonsEnum:input_type -> hive.bridge.v1.ListMutedReasonsEnumRequest
-	36, // 69: hive.bridge.v1.BridgeService.ListPopCommunities:input_type -> hive.bridge.v1.ListPopCommunitiesRequest
-	32, // 70: hive.bridge.v1.BridgeService.ListSubscribers:input_type -> hive.bridge.v1.ListSubscribersRequest
-	49, // 71: hive.bridge.v1.BridgeService.NormalizePost:input_type -> hive.bridge.v1.NormalizePostRequest
-	69, // 72: hive.bridge.v1.BridgeService.PostNotifications:input_type -> hive.bridge.v1.PostNotificationsRequest
-	71, // 73: hive.bridge.v1.BridgeService.UnreadNotifications:input_type -> hive.bridge.v1.UnreadNotificationsRequest
-	5,  // 74: hive.bridge.v1.BridgeService.AccountNotifications:output_type -> hive.bridge.v1.AccountNotificationsResponse
-	9,  // 75: hive.bridge.v1.BridgeService.DoesUserFollowAnyLists:output_type -> hive.bridge.v1.DoesUserFollowAnyListsResponse
-	11, // 76: hive.bridge.v1.BridgeService.GetAccountPosts:output_type -> hive.bridge.v1.GetAccountPostsResponse
-	16, // 77: hive.bridge.v1.BridgeService.GetCommunity:output_type -> hive.bridge.v1.GetCommunityResponse
-	21, // 78: hive.bridge.v1.BridgeService.GetCommunityContext:output_type -> hive.bridge.v1.GetCommunityContextResponse
-	44, // 79: hive.bridge.v1.BridgeService.GetDiscussion:output_type -> hive.bridge.v1.GetDiscussionResponse
-	53, // 80: hive.bridge.v1.BridgeService.GetFollowList:output_type -> hive.bridge.v1.GetFollowListResponse
-	67, // 81: hive.bridge.v1.BridgeService.GetPayoutStats:output_type -> hive.bridge.v1.GetPayoutStatsResponse
-	46, // 82: hive.bridge.v1.BridgeService.GetPost:output_type -> hive.bridge.v1.GetPostResponse
-	48, // 83: hive.bridge.v1.BridgeService.GetPostHeader:output_type -> hive.bridge.v1.GetPostHeaderResponse
-	58, // 84: hive.bridge.v1.BridgeService.GetProfile:output_type -> hive.bridge.v1.GetProfileResponse
-	60, // 85: hive.bridge.v1.BridgeService.GetProfiles:output_type -> hive.bridge.v1.GetProfilesResponse
-	14, // 86: hive.bridge.v1.BridgeService.GetRankedPosts:output_type -> hive.bridge.v1.GetRankedPostsResponse
-	56, // 87: hive.bridge.v1.BridgeService.GetRelationshipBetweenAccounts:output_type -> hive.bridge.v1.GetRelationshipBetweenAccountsResponse
-	40, // 88: hive.bridge.v1.BridgeService.GetTrendingTopics:output_type -> hive.bridge.v1.GetTrendingTopicsResponse
-	27, // 89: hive.bridge.v1.BridgeService.ListAllSubscriptions:output_type -> hive.bridge.v1.ListAllSubscriptionsResponse
-	23, // 90: hive.bridge.v1.BridgeService.ListCommunities:output_type -> hive.bridge.v1.ListCommunitiesResponse
-	30, // 91: hive.bridge.v1.BridgeService.ListCommunityRoles:output_type -> hive.bridge.v1.ListCommunityRolesResponse
-	42, // 92: hive.bridge.v1.BridgeService.ListMutedReasonsEnum:output_type -> hive.bridge.v1.ListMutedReasonsEnumResponse
-	37, // 93: hive.bridge.v1.BridgeService.ListPopCommunities:output_type -> hive.bridge.v1.ListPopCommunitiesResponse
-	33, // 94: hive.bridge.v1.BridgeService.ListSubscribers:output_type -> hive.bridge.v1.ListSubscribersResponse
-	51, // 95: hive.bridge.v1.BridgeService.NormalizePost:output_type -> hive.bridge.v1.NormalizePostResponse
-	70, // 96: hive.bridge.v1.BridgeService.PostNotifications:output_type -> hive.bridge.v1.PostNotificationsResponse
-	72, // 97: hive.bridge.v1.BridgeService.UnreadNotifications:output_type -> hive.bridge.v1.UnreadNotificationsResponse
+	4,  // 50: hive.bridge.v1.BridgeApiService.AccountNotifications:input_type -> hive.bridge.v1.AccountNotificationsRequest
+	8,  // 51: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:input_type -> hive.bridge.v1.DoesUserFollowAnyListsRequest
+	10, // 52: hive.bridge.v1.BridgeApiService.GetAccountPosts:input_type -> hive.bridge.v1.GetAccountPostsRequest
+	15, // 53: hive.bridge.v1.BridgeApiService.GetCommunity:input_type -> hive.bridge.v1.GetCommunityRequest
+	20, // 54: hive.bridge.v1.BridgeApiService.GetCommunityContext:input_type -> hive.bridge.v1.GetCommunityContextRequest
+	43, // 55: hive.bridge.v1.BridgeApiService.GetDiscussion:input_type -> hive.bridge.v1.GetDiscussionRequest
+	52, // 56: hive.bridge.v1.BridgeApiService.GetFollowList:input_type -> hive.bridge.v1.GetFollowListRequest
+	66, // 57: hive.bridge.v1.BridgeApiService.GetPayoutStats:input_type -> hive.bridge.v1.GetPayoutStatsRequest
+	45, // 58: hive.bridge.v1.BridgeApiService.GetPost:input_type -> hive.bridge.v1.GetPostRequest
+	47, // 59: hive.bridge.v1.BridgeApiService.GetPostHeader:input_type -> hive.bridge.v1.GetPostHeaderRequest
+	57, // 60: hive.bridge.v1.BridgeApiService.GetProfile:input_type -> hive.bridge.v1.GetProfileRequest
+	59, // 61: hive.bridge.v1.BridgeApiService.GetProfiles:input_type -> hive.bridge.v1.GetProfilesRequest
+	13, // 62: hive.bridge.v1.BridgeApiService.GetRankedPosts:input_type -> hive.bridge.v1.GetRankedPostsRequest
+	55, // 63: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:input_type -> hive.bridge.v1.GetRelationshipBetweenAccountsRequest
+	39, // 64: hive.bridge.v1.BridgeApiService.GetTrendingTopics:input_type -> hive.bridge.v1.GetTrendingTopicsRequest
+	26, // 65: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:input_type -> hive.bridge.v1.ListAllSubscriptionsRequest
+	22, // 66: hive.bridge.v1.BridgeApiService.ListCommunities:input_type -> hive.bridge.v1.ListCommunitiesRequest
+	29, // 67: hive.bridge.v1.BridgeApiService.ListCommunityRoles:input_type -> hive.bridge.v1.ListCommunityRolesRequest
+	41, // 68: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:input_type -> hive.bridge.v1.ListMutedReasonsEnumRequest
+	36, // 69: hive.bridge.v1.BridgeApiService.ListPopCommunities:input_type -> hive.bridge.v1.ListPopCommunitiesRequest
+	32, // 70: hive.bridge.v1.BridgeApiService.ListSubscribers:input_type -> hive.bridge.v1.ListSubscribersRequest
+	49, // 71: hive.bridge.v1.BridgeApiService.NormalizePost:input_type -> hive.bridge.v1.NormalizePostRequest
+	69, // 72: hive.bridge.v1.BridgeApiService.PostNotifications:input_type -> hive.bridge.v1.PostNotificationsRequest
+	71, // 73: hive.bridge.v1.BridgeApiService.UnreadNotifications:input_type -> hive.bridge.v1.UnreadNotificationsRequest
+	5,  // 74: hive.bridge.v1.BridgeApiService.AccountNotifications:output_type -> hive.bridge.v1.AccountNotificationsResponse
+	9,  // 75: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:output_type -> hive.bridge.v1.DoesUserFollowAnyListsResponse
+	11, // 76: hive.bridge.v1.BridgeApiService.GetAccountPosts:output_type -> hive.bridge.v1.GetAccountPostsResponse
+	16, // 77: hive.bridge.v1.BridgeApiService.GetCommunity:output_type -> hive.bridge.v1.GetCommunityResponse
+	21, // 78: hive.bridge.v1.BridgeApiService.GetCommunityContext:output_type -> hive.bridge.v1.GetCommunityContextResponse
+	44, // 79: hive.bridge.v1.BridgeApiService.GetDiscussion:output_type -> hive.bridge.v1.GetDiscussionResponse
+	53, // 80: hive.bridge.v1.BridgeApiService.GetFollowList:output_type -> hive.bridge.v1.GetFollowListResponse
+	67, // 81: hive.bridge.v1.BridgeApiService.GetPayoutStats:output_type -> hive.bridge.v1.GetPayoutStatsResponse
+	46, // 82: hive.bridge.v1.BridgeApiService.GetPost:output_type -> hive.bridge.v1.GetPostResponse
+	48, // 83: hive.bridge.v1.BridgeApiService.GetPostHeader:output_type -> hive.bridge.v1.GetPostHeaderResponse
+	58, // 84: hive.bridge.v1.BridgeApiService.GetProfile:output_type -> hive.bridge.v1.GetProfileResponse
+	60, // 85: hive.bridge.v1.BridgeApiService.GetProfiles:output_type -> hive.bridge.v1.GetProfilesResponse
+	14, // 86: hive.bridge.v1.BridgeApiService.GetRankedPosts:output_type -> hive.bridge.v1.GetRankedPostsResponse
+	56, // 87: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:output_type -> hive.bridge.v1.GetRelationshipBetweenAccountsResponse
+	40, // 88: hive.bridge.v1.BridgeApiService.GetTrendingTopics:output_type -> hive.bridge.v1.GetTrendingTopicsResponse
+	27, // 89: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:output_type -> hive.bridge.v1.ListAllSubscriptionsResponse
+	23, // 90: hive.bridge.v1.BridgeApiService.ListCommunities:output_type -> hive.bridge.v1.ListCommunitiesResponse
+	30, // 91: hive.bridge.v1.BridgeApiService.ListCommunityRoles:output_type -> hive.bridge.v1.ListCommunityRolesResponse
+	42, // 92: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:output_type -> hive.bridge.v1.ListMutedReasonsEnumResponse
+	37, // 93: hive.bridge.v1.BridgeApiService.ListPopCommunities:output_type -> hive.bridge.v1.ListPopCommunitiesResponse
+	33, // 94: hive.bridge.v1.BridgeApiService.ListSubscribers:output_type -> hive.bridge.v1.ListSubscribersResponse
+	51, // 95: hive.bridge.v1.BridgeApiService.NormalizePost:output_type -> hive.bridge.v1.NormalizePostResponse
+	70, // 96: hive.bridge.v1.BridgeApiService.PostNotifications:output_type -> hive.bridge.v1.PostNotificationsResponse
+	72, // 97: hive.bridge.v1.BridgeApiService.UnreadNotifications:output_type -> hive.bridge.v1.UnreadNotificationsResponse
 	74, // [74:98] is the sub-list for method output_type
 	50, // [50:74] is the sub-list for method input_type
 	50, // [50:50] is the sub-list for extension type_name
@@ -5251,6 +5262,7 @@ func file_hive_bridge_v1_bridge_api_proto_init() {
 	}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hive_bridge_v1_bridge_api_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[11].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[15].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[18].OneofWrappers = []any{}
@@ -5258,6 +5270,7 @@ func file_hive_bridge_v1_bridge_api_proto_init() {
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[25].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[28].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[31].OneofWrappers = []any{}
+	file_hive_bridge_v1_bridge_api_proto_msgTypes[32].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[35].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[39].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[41].OneofWrappers = []any{}
@@ -5265,6 +5278,7 @@ func file_hive_bridge_v1_bridge_api_proto_init() {
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[51].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[53].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[55].OneofWrappers = []any{}
+	file_hive_bridge_v1_bridge_api_proto_msgTypes[62].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[65].OneofWrappers = []any{}
 	file_hive_bridge_v1_bridge_api_proto_msgTypes[67].OneofWrappers = []any{}
 	type x struct{}

@@ -29,12 +29,14 @@ type GetAccountHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account (required).
 	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
-	// The sequence number of the newest entry wanted: -1 for the account's
-	// newest entry, otherwise 0-based and at least limit - 1. 0 is a real
-	// position (the account's first operation), not "unset".
-	Start int64 `protobuf:"varint,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The sequence number of the newest entry wanted, 0-based; unset or -1
+	// means the account's newest entry. hivegate lowers the page size it
+	// sends near the oldest entry (a page never reaches below entry 0), so
+	// any start >= -1 works with any limit. 0 is a real position (the
+	// account's first operation), not "unset".
+	Start *int64 `protobuf:"varint,2,opt,name=start,proto3,oneof" json:"start,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Operation type filter, low 64 bits (bit i = operation type i). Set it
 	// (0 for none) whenever operation_filter_high is set: params are positional.
 	OperationFilterLow *uint64 `protobuf:"varint,4,opt,name=operation_filter_low,json=operationFilterLow,proto3,oneof" json:"operation_filter_low,omitempty"`
@@ -82,15 +84,15 @@ func (x *GetAccountHistoryRequest) GetAccount() string {
 }
 
 func (x *GetAccountHistoryRequest) GetStart() int64 {
-	if x != nil {
-		return x.Start
+	if x != nil && x.Start != nil {
+		return *x.Start
 	}
 	return 0
 }
 
 func (x *GetAccountHistoryRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -114,10 +116,9 @@ type GetAccountHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, ascending by sequence number, operations in legacy form.
 	History []*v1.LegacyAccountHistoryEntry `protobuf:"bytes,1,rep,name=history,proto3" json:"history,omitempty"`
-	// The request cursor for the next (older) page: start = the first entry's
-	// sequence - 1, so pages do not overlap. Unset when the page is empty or
-	// reaches sequence 0. When next_start.start < limit - 1, lower the limit to
-	// start + 1. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetAccountHistoryStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -216,8 +217,10 @@ func (x *GetAccountHistoryStart) GetStart() int64 {
 // GetBlockRequest is condenser_api.get_block's params: [block_num].
 type GetBlockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number (the first block is 1).
-	BlockNum      uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The block number (the first block is 1). Signed, so that every number a client
+	// sends is expressible: nodes read it as hived's uint32 (the recorded
+	// -1 names no block).
+	BlockNum      int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -252,7 +255,7 @@ func (*GetBlockRequest) Descriptor() ([]byte, []int) {
 	return file_hive_condenser_api_v1_chain_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *GetBlockRequest) GetBlockNum() uint32 {
+func (x *GetBlockRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -398,8 +401,10 @@ type GetVestingDelegationsRequest struct {
 	Delegator string `protobuf:"bytes,1,opt,name=delegator,proto3" json:"delegator,omitempty"`
 	// The delegatee to start at (inclusive); "" for the first.
 	StartAccount string `protobuf:"bytes,2,opt,name=start_account,json=startAccount,proto3" json:"start_account,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -449,8 +454,15 @@ func (x *GetVestingDelegationsRequest) GetStartAccount() string {
 }
 
 func (x *GetVestingDelegationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetVestingDelegationsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -460,9 +472,9 @@ type GetVestingDelegationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The delegator's delegations, by delegatee.
 	Delegations []*v1.LegacyVestingDelegation `protobuf:"bytes,1,rep,name=delegations,proto3" json:"delegations,omitempty"`
-	// The request cursor for the next page: start_account = the last
-	// delegation's delegatee (inclusive, so the next page repeats it first).
-	// Unset when the page is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetVestingDelegationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -516,7 +528,10 @@ func (x *GetVestingDelegationsResponse) GetNextStart() *GetVestingDelegationsSta
 type GetVestingDelegationsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetVestingDelegationsRequest.start_account.
-	StartAccount  string `protobuf:"bytes,1,opt,name=start_account,json=startAccount,proto3" json:"start_account,omitempty"`
+	StartAccount string `protobuf:"bytes,1,opt,name=start_account,json=startAccount,proto3" json:"start_account,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -556,6 +571,13 @@ func (x *GetVestingDelegationsStart) GetStartAccount() string {
 		return x.StartAccount
 	}
 	return ""
+}
+
+func (x *GetVestingDelegationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
 }
 
 // GetOpsInBlockRequest is condenser_api.get_ops_in_block's params:
@@ -665,13 +687,16 @@ var File_hive_condenser_api_v1_chain_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\n" +
-	"!hive/condenser_api/v1/chain.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/legacy.proto\x1a\x19hivegate/v1/options.proto\"\x8f\x02\n" +
+	"!hive/condenser_api/v1/chain.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/legacy.proto\x1a\x19hivegate/v1/options.proto\"\xb3\x02\n" +
 	"\x18GetAccountHistoryRequest\x12\x18\n" +
-	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
-	"\x05start\x18\x02 \x01(\x03B\x04\xa8\xf4\x18\x01R\x05start\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\x125\n" +
-	"\x14operation_filter_low\x18\x04 \x01(\x04H\x00R\x12operationFilterLow\x88\x01\x01\x127\n" +
-	"\x15operation_filter_high\x18\x05 \x01(\x04H\x01R\x13operationFilterHigh\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x17\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12%\n" +
+	"\x05start\x18\x02 \x01(\x03B\n" +
+	"\xa2\xf4\x18\x02-1\xa8\xf4\x18\x01H\x00R\x05start\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x01R\x05limit\x88\x01\x01\x125\n" +
+	"\x14operation_filter_low\x18\x04 \x01(\x04H\x02R\x12operationFilterLow\x88\x01\x01\x127\n" +
+	"\x15operation_filter_high\x18\x05 \x01(\x04H\x03R\x13operationFilterHigh\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_startB\b\n" +
+	"\x06_limitB\x17\n" +
 	"\x15_operation_filter_lowB\x18\n" +
 	"\x16_operation_filter_high\"\xb3\x01\n" +
 	"\x19GetAccountHistoryResponse\x12B\n" +
@@ -681,31 +706,36 @@ const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\x16GetAccountHistoryStart\x127\n" +
 	"\x05start\x18\x01 \x01(\x03B!\xfa\xf3\x18\bsequence\x80\xf4\x18\x01\x88\xf4\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x90\xf4\x18\x00R\x05start\"4\n" +
 	"\x0fGetBlockRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum:\x04\xc8\xf3\x18\x01\"P\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum:\x04\xc8\xf3\x18\x01\"P\n" +
 	"\x10GetBlockResponse\x126\n" +
 	"\x05block\x18\x01 \x01(\v2 .hive.types.v1.LegacySignedBlockR\x05block:\x04\xc8\xf3\x18\x02\")\n" +
 	"!GetDynamicGlobalPropertiesRequest:\x04\xc8\xf3\x18\x01\"x\n" +
 	"\"GetDynamicGlobalPropertiesResponse\x12L\n" +
 	"\n" +
 	"properties\x18\x01 \x01(\v2,.hive.types.v1.LegacyDynamicGlobalPropertiesR\n" +
-	"properties:\x04\xc8\xf3\x18\x02\"}\n" +
+	"properties:\x04\xc8\xf3\x18\x02\"\xb4\x01\n" +
 	"\x1cGetVestingDelegationsRequest\x12\x1c\n" +
 	"\tdelegator\x18\x01 \x01(\tR\tdelegator\x12#\n" +
-	"\rstart_account\x18\x02 \x01(\tR\fstartAccount\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xc1\x01\n" +
+	"\rstart_account\x18\x02 \x01(\tR\fstartAccount\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xc1\x01\n" +
 	"\x1dGetVestingDelegationsResponse\x12H\n" +
 	"\vdelegations\x18\x01 \x03(\v2&.hive.types.v1.LegacyVestingDelegationR\vdelegations\x12P\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"P\n" +
+	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"x\n" +
 	"\x1aGetVestingDelegationsStart\x122\n" +
-	"\rstart_account\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\fstartAccount\"r\n" +
+	"\rstart_account\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\fstartAccount\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"r\n" +
 	"\x14GetOpsInBlockRequest\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12&\n" +
 	"\fonly_virtual\x18\x02 \x01(\bH\x00R\vonlyVirtual\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0f\n" +
 	"\r_only_virtual\"V\n" +
 	"\x15GetOpsInBlockResponse\x127\n" +
-	"\x03ops\x18\x01 \x03(\v2%.hive.types.v1.LegacyAppliedOperationR\x03ops:\x04\xc8\xf3\x18\x02B\xe1\x01\n" +
-	"\x19com.hive.condenser_api.v1B\n" +
+	"\x03ops\x18\x01 \x03(\v2%.hive.types.v1.LegacyAppliedOperationR\x03ops:\x04\xc8\xf3\x18\x02B\xf0\x01\n" +
+	"(io.github.hivegate.hive.condenser_api.v1B\n" +
 	"ChainProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (
@@ -761,6 +791,8 @@ func file_hive_condenser_api_v1_chain_proto_init() {
 		return
 	}
 	file_hive_condenser_api_v1_chain_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_chain_proto_msgTypes[7].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_chain_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_chain_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -594,10 +594,9 @@ type GetDiscussionsByBlogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -698,10 +697,9 @@ type GetDiscussionsByCommentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -802,10 +800,9 @@ type GetDiscussionsByCreatedResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -906,10 +903,9 @@ type GetDiscussionsByFeedResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1010,10 +1006,9 @@ type GetDiscussionsByHotResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1114,10 +1109,9 @@ type GetDiscussionsByTrendingResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1218,10 +1212,9 @@ type GetCommentDiscussionsByPayoutResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1322,10 +1315,9 @@ type GetPostDiscussionsByPayoutResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The query fields for the next page: start_author/start_permlink =
-	// the last post (hivemind's start is exclusive, so pages do not overlap).
-	// Unset when the page is empty. Computed by hivegate; not part of the
-	// backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1455,8 +1447,8 @@ const file_hive_condenser_api_v1_condenser_content_proto_rawDesc = "" +
 	"\"GetPostDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02B\xec\x01\n" +
-	"\x19com.hive.condenser_api.v1B\x15CondenserContentProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02B\xfb\x01\n" +
+	"(io.github.hivegate.hive.condenser_api.v1B\x15CondenserContentProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (
 	file_hive_condenser_api_v1_condenser_content_proto_rawDescOnce sync.Once

@@ -314,7 +314,7 @@ func (x *GetOpenOrdersResponse) GetOrders() []*v1.LegacyLimitOrder {
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of orders per side, 1..500.
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -350,8 +350,8 @@ func (*GetOrderBookRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetOrderBookRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -415,7 +415,7 @@ func (x *GetOrderBookResponse) GetAsks() []*v1.LegacyOrder {
 type GetRecentTradesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of trades, 1..1000.
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,8 +451,8 @@ func (*GetRecentTradesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetRecentTradesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -641,7 +641,9 @@ type GetTradeHistoryRequest struct {
 	// The latest trade time (inclusive).
 	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
 	// The number of trades, 1..1000.
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -691,8 +693,15 @@ func (x *GetTradeHistoryRequest) GetEnd() *timestamppb.Timestamp {
 }
 
 func (x *GetTradeHistoryRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetTradeHistoryRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -701,7 +710,11 @@ func (x *GetTradeHistoryRequest) GetLimit() uint32 {
 type GetTradeHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The trades, oldest first.
-	Trades        []*v1.LegacyMarketTrade `protobuf:"bytes,1,rep,name=trades,proto3" json:"trades,omitempty"`
+	Trades []*v1.LegacyMarketTrade `protobuf:"bytes,1,rep,name=trades,proto3" json:"trades,omitempty"`
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
+	NextStart     *GetTradeHistoryStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -743,6 +756,70 @@ func (x *GetTradeHistoryResponse) GetTrades() []*v1.LegacyMarketTrade {
 	return nil
 }
 
+func (x *GetTradeHistoryResponse) GetNextStart() *GetTradeHistoryStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetTradeHistoryStart is get_trade_history's cursor: the time of the page's
+// last trade and how many trades of that second the pages returned already
+// (hived's start is inclusive and several trades can share one second).
+type GetTradeHistoryStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The next page's start.
+	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Trades at `start` already returned.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTradeHistoryStart) Reset() {
+	*x = GetTradeHistoryStart{}
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTradeHistoryStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTradeHistoryStart) ProtoMessage() {}
+
+func (x *GetTradeHistoryStart) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTradeHistoryStart.ProtoReflect.Descriptor instead.
+func (*GetTradeHistoryStart) Descriptor() ([]byte, []int) {
+	return file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetTradeHistoryStart) GetStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Start
+	}
+	return nil
+}
+
+func (x *GetTradeHistoryStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetVolumeRequest is condenser_api.get_volume's params: [] (exactly zero arguments).
 type GetVolumeRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -752,7 +829,7 @@ type GetVolumeRequest struct {
 
 func (x *GetVolumeRequest) Reset() {
 	*x = GetVolumeRequest{}
-	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[14]
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +841,7 @@ func (x *GetVolumeRequest) String() string {
 func (*GetVolumeRequest) ProtoMessage() {}
 
 func (x *GetVolumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[14]
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +854,7 @@ func (x *GetVolumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolumeRequest.ProtoReflect.Descriptor instead.
 func (*GetVolumeRequest) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP(), []int{14}
+	return file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP(), []int{15}
 }
 
 // GetVolumeResponse is the market volume of the last 24 hours.
@@ -793,7 +870,7 @@ type GetVolumeResponse struct {
 
 func (x *GetVolumeResponse) Reset() {
 	*x = GetVolumeResponse{}
-	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[15]
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +882,7 @@ func (x *GetVolumeResponse) String() string {
 func (*GetVolumeResponse) ProtoMessage() {}
 
 func (x *GetVolumeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[15]
+	mi := &file_hive_condenser_api_v1_condenser_market_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +895,7 @@ func (x *GetVolumeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolumeResponse.ProtoReflect.Descriptor instead.
 func (*GetVolumeResponse) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP(), []int{15}
+	return file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetVolumeResponse) GetHiveVolume() *v1.LegacyAsset {
@@ -852,14 +929,16 @@ const file_hive_condenser_api_v1_condenser_market_proto_rawDesc = "" +
 	"\x14GetOpenOrdersRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount:\x04\xc8\xf3\x18\x01\"V\n" +
 	"\x15GetOpenOrdersResponse\x127\n" +
-	"\x06orders\x18\x01 \x03(\v2\x1f.hive.types.v1.LegacyLimitOrderR\x06orders:\x04\xc8\xf3\x18\x02\"1\n" +
-	"\x13GetOrderBookRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"v\n" +
+	"\x06orders\x18\x01 \x03(\v2\x1f.hive.types.v1.LegacyLimitOrderR\x06orders:\x04\xc8\xf3\x18\x02\"@\n" +
+	"\x13GetOrderBookRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"v\n" +
 	"\x14GetOrderBookResponse\x12.\n" +
 	"\x04bids\x18\x01 \x03(\v2\x1a.hive.types.v1.LegacyOrderR\x04bids\x12.\n" +
-	"\x04asks\x18\x02 \x03(\v2\x1a.hive.types.v1.LegacyOrderR\x04asks\"4\n" +
-	"\x16GetRecentTradesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"Y\n" +
+	"\x04asks\x18\x02 \x03(\v2\x1a.hive.types.v1.LegacyOrderR\x04asks\"C\n" +
+	"\x16GetRecentTradesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"Y\n" +
 	"\x17GetRecentTradesResponse\x128\n" +
 	"\x06trades\x18\x01 \x03(\v2 .hive.types.v1.LegacyMarketTradeR\x06trades:\x04\xc8\xf3\x18\x02\"\x18\n" +
 	"\x10GetTickerRequest:\x04\xc8\xf3\x18\x01\"\x8a\x02\n" +
@@ -873,20 +952,29 @@ const file_hive_condenser_api_v1_condenser_market_proto_rawDesc = "" +
 	"\vhive_volume\x18\x05 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\n" +
 	"hiveVolume\x129\n" +
 	"\n" +
-	"hbd_volume\x18\x06 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\thbdVolume\"\x94\x01\n" +
+	"hbd_volume\x18\x06 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\thbdVolume\"\xcb\x01\n" +
 	"\x16GetTradeHistoryRequest\x120\n" +
 	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12,\n" +
-	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"Y\n" +
+	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xa5\x01\n" +
 	"\x17GetTradeHistoryResponse\x128\n" +
-	"\x06trades\x18\x01 \x03(\v2 .hive.types.v1.LegacyMarketTradeR\x06trades:\x04\xc8\xf3\x18\x02\"\x18\n" +
+	"\x06trades\x18\x01 \x03(\v2 .hive.types.v1.LegacyMarketTradeR\x06trades\x12J\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2+.hive.condenser_api.v1.GetTradeHistoryStartR\tnextStart:\x04\xc8\xf3\x18\x02\"z\n" +
+	"\x14GetTradeHistoryStart\x12:\n" +
+	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\b\xfa\xf3\x18\x04dateR\x05start\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x18\n" +
 	"\x10GetVolumeRequest:\x04\xc8\xf3\x18\x01\"\x8b\x01\n" +
 	"\x11GetVolumeResponse\x12;\n" +
 	"\vhive_volume\x18\x01 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\n" +
 	"hiveVolume\x129\n" +
 	"\n" +
-	"hbd_volume\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\thbdVolumeB\xeb\x01\n" +
-	"\x19com.hive.condenser_api.v1B\x14CondenserMarketProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
+	"hbd_volume\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\thbdVolumeB\xfa\x01\n" +
+	"(io.github.hivegate.hive.condenser_api.v1B\x14CondenserMarketProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (
 	file_hive_condenser_api_v1_condenser_market_proto_rawDescOnce sync.Once
@@ -900,7 +988,7 @@ func file_hive_condenser_api_v1_condenser_market_proto_rawDescGZIP() []byte {
 	return file_hive_condenser_api_v1_condenser_market_proto_rawDescData
 }
 
-var file_hive_condenser_api_v1_condenser_market_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_hive_condenser_api_v1_condenser_market_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_hive_condenser_api_v1_condenser_market_proto_goTypes = []any{
 	(*GetMarketHistoryRequest)(nil),         // 0: hive.condenser_api.v1.GetMarketHistoryRequest
 	(*GetMarketHistoryResponse)(nil),        // 1: hive.condenser_api.v1.GetMarketHistoryResponse
@@ -916,35 +1004,38 @@ var file_hive_condenser_api_v1_condenser_market_proto_goTypes = []any{
 	(*GetTickerResponse)(nil),               // 11: hive.condenser_api.v1.GetTickerResponse
 	(*GetTradeHistoryRequest)(nil),          // 12: hive.condenser_api.v1.GetTradeHistoryRequest
 	(*GetTradeHistoryResponse)(nil),         // 13: hive.condenser_api.v1.GetTradeHistoryResponse
-	(*GetVolumeRequest)(nil),                // 14: hive.condenser_api.v1.GetVolumeRequest
-	(*GetVolumeResponse)(nil),               // 15: hive.condenser_api.v1.GetVolumeResponse
-	(*timestamppb.Timestamp)(nil),           // 16: google.protobuf.Timestamp
-	(*v1.MarketBucket)(nil),                 // 17: hive.types.v1.MarketBucket
-	(*v1.LegacyLimitOrder)(nil),             // 18: hive.types.v1.LegacyLimitOrder
-	(*v1.LegacyOrder)(nil),                  // 19: hive.types.v1.LegacyOrder
-	(*v1.LegacyMarketTrade)(nil),            // 20: hive.types.v1.LegacyMarketTrade
-	(*v1.LegacyAsset)(nil),                  // 21: hive.types.v1.LegacyAsset
+	(*GetTradeHistoryStart)(nil),            // 14: hive.condenser_api.v1.GetTradeHistoryStart
+	(*GetVolumeRequest)(nil),                // 15: hive.condenser_api.v1.GetVolumeRequest
+	(*GetVolumeResponse)(nil),               // 16: hive.condenser_api.v1.GetVolumeResponse
+	(*timestamppb.Timestamp)(nil),           // 17: google.protobuf.Timestamp
+	(*v1.MarketBucket)(nil),                 // 18: hive.types.v1.MarketBucket
+	(*v1.LegacyLimitOrder)(nil),             // 19: hive.types.v1.LegacyLimitOrder
+	(*v1.LegacyOrder)(nil),                  // 20: hive.types.v1.LegacyOrder
+	(*v1.LegacyMarketTrade)(nil),            // 21: hive.types.v1.LegacyMarketTrade
+	(*v1.LegacyAsset)(nil),                  // 22: hive.types.v1.LegacyAsset
 }
 var file_hive_condenser_api_v1_condenser_market_proto_depIdxs = []int32{
-	16, // 0: hive.condenser_api.v1.GetMarketHistoryRequest.start:type_name -> google.protobuf.Timestamp
-	16, // 1: hive.condenser_api.v1.GetMarketHistoryRequest.end:type_name -> google.protobuf.Timestamp
-	17, // 2: hive.condenser_api.v1.GetMarketHistoryResponse.buckets:type_name -> hive.types.v1.MarketBucket
-	18, // 3: hive.condenser_api.v1.GetOpenOrdersResponse.orders:type_name -> hive.types.v1.LegacyLimitOrder
-	19, // 4: hive.condenser_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.LegacyOrder
-	19, // 5: hive.condenser_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.LegacyOrder
-	20, // 6: hive.condenser_api.v1.GetRecentTradesResponse.trades:type_name -> hive.types.v1.LegacyMarketTrade
-	21, // 7: hive.condenser_api.v1.GetTickerResponse.hive_volume:type_name -> hive.types.v1.LegacyAsset
-	21, // 8: hive.condenser_api.v1.GetTickerResponse.hbd_volume:type_name -> hive.types.v1.LegacyAsset
-	16, // 9: hive.condenser_api.v1.GetTradeHistoryRequest.start:type_name -> google.protobuf.Timestamp
-	16, // 10: hive.condenser_api.v1.GetTradeHistoryRequest.end:type_name -> google.protobuf.Timestamp
-	20, // 11: hive.condenser_api.v1.GetTradeHistoryResponse.trades:type_name -> hive.types.v1.LegacyMarketTrade
-	21, // 12: hive.condenser_api.v1.GetVolumeResponse.hive_volume:type_name -> hive.types.v1.LegacyAsset
-	21, // 13: hive.condenser_api.v1.GetVolumeResponse.hbd_volume:type_name -> hive.types.v1.LegacyAsset
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	17, // 0: hive.condenser_api.v1.GetMarketHistoryRequest.start:type_name -> google.protobuf.Timestamp
+	17, // 1: hive.condenser_api.v1.GetMarketHistoryRequest.end:type_name -> google.protobuf.Timestamp
+	18, // 2: hive.condenser_api.v1.GetMarketHistoryResponse.buckets:type_name -> hive.types.v1.MarketBucket
+	19, // 3: hive.condenser_api.v1.GetOpenOrdersResponse.orders:type_name -> hive.types.v1.LegacyLimitOrder
+	20, // 4: hive.condenser_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.LegacyOrder
+	20, // 5: hive.condenser_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.LegacyOrder
+	21, // 6: hive.condenser_api.v1.GetRecentTradesResponse.trades:type_name -> hive.types.v1.LegacyMarketTrade
+	22, // 7: hive.condenser_api.v1.GetTickerResponse.hive_volume:type_name -> hive.types.v1.LegacyAsset
+	22, // 8: hive.condenser_api.v1.GetTickerResponse.hbd_volume:type_name -> hive.types.v1.LegacyAsset
+	17, // 9: hive.condenser_api.v1.GetTradeHistoryRequest.start:type_name -> google.protobuf.Timestamp
+	17, // 10: hive.condenser_api.v1.GetTradeHistoryRequest.end:type_name -> google.protobuf.Timestamp
+	21, // 11: hive.condenser_api.v1.GetTradeHistoryResponse.trades:type_name -> hive.types.v1.LegacyMarketTrade
+	14, // 12: hive.condenser_api.v1.GetTradeHistoryResponse.next_start:type_name -> hive.condenser_api.v1.GetTradeHistoryStart
+	17, // 13: hive.condenser_api.v1.GetTradeHistoryStart.start:type_name -> google.protobuf.Timestamp
+	22, // 14: hive.condenser_api.v1.GetVolumeResponse.hive_volume:type_name -> hive.types.v1.LegacyAsset
+	22, // 15: hive.condenser_api.v1.GetVolumeResponse.hbd_volume:type_name -> hive.types.v1.LegacyAsset
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_hive_condenser_api_v1_condenser_market_proto_init() }
@@ -952,13 +1043,17 @@ func file_hive_condenser_api_v1_condenser_market_proto_init() {
 	if File_hive_condenser_api_v1_condenser_market_proto != nil {
 		return
 	}
+	file_hive_condenser_api_v1_condenser_market_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_market_proto_msgTypes[8].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_market_proto_msgTypes[12].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_market_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_condenser_api_v1_condenser_market_proto_rawDesc), len(file_hive_condenser_api_v1_condenser_market_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -31,7 +31,9 @@ type GetBlogRequest struct {
 	// The newest entry id wanted (inclusive); 0 (or -1) for the newest entry.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
 	// The page size, 1..20 (hivemind's max_posts_per_call; required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -81,8 +83,15 @@ func (x *GetBlogRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetBlogRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetBlogRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -92,11 +101,9 @@ type GetBlogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first, each with its post.
 	Entries []*v1.CommentBlogEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id. The start is inclusive, so the next page repeats that
-	// entry first (entry ids count from 0, and 0 as a start means "newest", so
-	// the cursor cannot skip ahead). Unset when the page is empty or ends at
-	// entry 0. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetBlogStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -150,7 +157,10 @@ func (x *GetBlogResponse) GetNextStart() *GetBlogStart {
 type GetBlogStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetBlogRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -192,6 +202,13 @@ func (x *GetBlogStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetBlogStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetBlogEntriesRequest is condenser_api.get_blog_entries' params:
 // [account, start_entry_id, limit].
 type GetBlogEntriesRequest struct {
@@ -200,8 +217,10 @@ type GetBlogEntriesRequest struct {
 	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
 	// The newest entry id wanted (inclusive); 0 (or -1) for the newest entry.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
-	// The page size, 1..500 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..500 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -251,8 +270,15 @@ func (x *GetBlogEntriesRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetBlogEntriesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetBlogEntriesRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -262,11 +288,9 @@ type GetBlogEntriesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first.
 	Entries []*v1.BlogEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id. The start is inclusive, so the next page repeats that
-	// entry first (entry ids count from 0, and 0 as a start means "newest", so
-	// the cursor cannot skip ahead). Unset when the page is empty or ends at
-	// entry 0. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetBlogEntriesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -320,7 +344,10 @@ func (x *GetBlogEntriesResponse) GetNextStart() *GetBlogEntriesStart {
 type GetBlogEntriesStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetBlogEntriesRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -362,6 +389,13 @@ func (x *GetBlogEntriesStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetBlogEntriesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetFeedRequest is condenser_api.get_feed's params: [account, start_entry_id, limit].
 type GetFeedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -370,7 +404,9 @@ type GetFeedRequest struct {
 	// The newest entry id wanted (inclusive); 0 for the newest.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
 	// The page size, 1..500.
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -420,8 +456,15 @@ func (x *GetFeedRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetFeedRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetFeedRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -431,11 +474,9 @@ type GetFeedResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first, each with its post.
 	Entries []*v1.CommentFeedEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id. The start is inclusive, so the next page repeats that
-	// entry first (entry ids count from 0, and 0 as a start means "newest", so
-	// the cursor cannot skip ahead). Unset when the page is empty or ends at
-	// entry 0. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFeedStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -489,7 +530,10 @@ func (x *GetFeedResponse) GetNextStart() *GetFeedStart {
 type GetFeedStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetFeedRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -531,6 +575,13 @@ func (x *GetFeedStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetFeedStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetFeedEntriesRequest is condenser_api.get_feed_entries' params:
 // [account, start_entry_id, limit].
 type GetFeedEntriesRequest struct {
@@ -540,7 +591,9 @@ type GetFeedEntriesRequest struct {
 	// The newest entry id wanted (inclusive); 0 for the newest.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
 	// The page size, 1..500.
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -590,8 +643,15 @@ func (x *GetFeedEntriesRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetFeedEntriesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetFeedEntriesRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -602,11 +662,9 @@ type GetFeedEntriesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first.
 	Entries []*v1.FeedEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id. The start is inclusive, so the next page repeats that
-	// entry first (entry ids count from 0, and 0 as a start means "newest", so
-	// the cursor cannot skip ahead). Unset when the page is empty or ends at
-	// entry 0. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFeedEntriesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -660,7 +718,10 @@ func (x *GetFeedEntriesResponse) GetNextStart() *GetFeedEntriesStart {
 type GetFeedEntriesStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetFeedEntriesRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -702,6 +763,13 @@ func (x *GetFeedEntriesStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetFeedEntriesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetFollowersRequest is condenser_api.get_followers' params:
 // [account, start, follow_type, limit].
 type GetFollowersRequest struct {
@@ -713,8 +781,8 @@ type GetFollowersRequest struct {
 	Start string `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
 	// Followers (blog) or muters (ignore); unset is sent as blog.
 	FollowType v1.FollowType `protobuf:"varint,3,opt,name=follow_type,json=followType,proto3,enum=hive.types.v1.FollowType" json:"follow_type,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -771,8 +839,8 @@ func (x *GetFollowersRequest) GetFollowType() v1.FollowType {
 }
 
 func (x *GetFollowersRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -782,9 +850,9 @@ type GetFollowersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relations, ordered by follower.
 	Follows []*v1.Follow `protobuf:"bytes,1,rep,name=follows,proto3" json:"follows,omitempty"`
-	// The request cursor for the next page: start = the last relation's
-	// follower (hivemind's start is exclusive, so pages do not overlap). Unset
-	// when the page is empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFollowersStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -891,8 +959,8 @@ type GetFollowingRequest struct {
 	Start string `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
 	// Follows (blog) or mutes (ignore); unset is sent as blog.
 	FollowType v1.FollowType `protobuf:"varint,3,opt,name=follow_type,json=followType,proto3,enum=hive.types.v1.FollowType" json:"follow_type,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -949,8 +1017,8 @@ func (x *GetFollowingRequest) GetFollowType() v1.FollowType {
 }
 
 func (x *GetFollowingRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -960,9 +1028,9 @@ type GetFollowingResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relations, ordered by the followed account.
 	Follows []*v1.Follow `protobuf:"bytes,1,rep,name=follows,proto3" json:"follows,omitempty"`
-	// The request cursor for the next page: start = the last relation's
-	// following (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFollowingStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1067,8 +1135,8 @@ type GetRepliesByLastUpdateRequest struct {
 	StartAuthor string `protobuf:"bytes,1,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
 	// "" for the first page; later: the last reply's permlink (exclusive).
 	StartPermlink string `protobuf:"bytes,2,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; unset leaves it out (bodies
 	// whole).
 	TruncateBody  *uint32 `protobuf:"varint,4,opt,name=truncate_body,json=truncateBody,proto3,oneof" json:"truncate_body,omitempty"`
@@ -1121,8 +1189,8 @@ func (x *GetRepliesByLastUpdateRequest) GetStartPermlink() string {
 }
 
 func (x *GetRepliesByLastUpdateRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1139,9 +1207,9 @@ type GetRepliesByLastUpdateResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The replies, most recently updated first.
 	Replies []*v1.Post `protobuf:"bytes,1,rep,name=replies,proto3" json:"replies,omitempty"`
-	// The request cursor for the next page: the last reply's author and
-	// permlink (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetRepliesByLastUpdateStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1259,8 +1327,8 @@ type GetDiscussionsByAuthorBeforeDateRequest struct {
 	// because "" is hivemind's default and the value is never read; any
 	// "YYYY-MM-DDTHH:MM:SS" is accepted too.
 	BeforeDate string `protobuf:"bytes,3,opt,name=before_date,json=beforeDate,proto3" json:"before_date,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; unset leaves it out (bodies
 	// whole).
 	TruncateBody  *uint32 `protobuf:"varint,5,opt,name=truncate_body,json=truncateBody,proto3,oneof" json:"truncate_body,omitempty"`
@@ -1320,8 +1388,8 @@ func (x *GetDiscussionsByAuthorBeforeDateRequest) GetBeforeDate() string {
 }
 
 func (x *GetDiscussionsByAuthorBeforeDateRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1338,9 +1406,9 @@ type GetDiscussionsByAuthorBeforeDateResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The author's top-level posts (no reblogs), newest first.
 	Discussions []*v1.Post `protobuf:"bytes,1,rep,name=discussions,proto3" json:"discussions,omitempty"`
-	// The request cursor for the next page: start_permlink = the last post's
-	// permlink (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetDiscussionsByAuthorBeforeDateStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1442,8 +1510,8 @@ type GetTrendingTagsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag to start after (exclusive) in trending order; "" for the first page.
 	StartTag string `protobuf:"bytes,1,opt,name=start_tag,json=startTag,proto3" json:"start_tag,omitempty"`
-	// The page size, 1..250 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..250 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1486,8 +1554,8 @@ func (x *GetTrendingTagsRequest) GetStartTag() string {
 }
 
 func (x *GetTrendingTagsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1497,9 +1565,9 @@ type GetTrendingTagsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tags, by pending payouts, highest first.
 	Tags []*v1.TrendingTag `protobuf:"bytes,1,rep,name=tags,proto3" json:"tags,omitempty"`
-	// The request cursor for the next page: start_tag = the last tag's name
-	// (exclusive). Unset when the page is empty. Computed by hivegate; not
-	// part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetTrendingTagsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1601,8 +1669,10 @@ type GetAccountReputationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account name to start at (inclusive; a prefix works: "ste").
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1645,8 +1715,15 @@ func (x *GetAccountReputationsRequest) GetAccountLowerBound() string {
 }
 
 func (x *GetAccountReputationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetAccountReputationsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -1656,9 +1733,9 @@ type GetAccountReputationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts, by name, with their raw reputation.
 	Reputations []*v1.AccountReputation `protobuf:"bytes,1,rep,name=reputations,proto3" json:"reputations,omitempty"`
-	// The request cursor for the next page: account_lower_bound = the last
-	// account (inclusive, so the next page repeats it first). Unset when the
-	// page is empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetAccountReputationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1713,8 +1790,11 @@ type GetAccountReputationsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetAccountReputationsRequest.account_lower_bound.
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetAccountReputationsStart) Reset() {
@@ -1754,82 +1834,112 @@ func (x *GetAccountReputationsStart) GetAccountLowerBound() string {
 	return ""
 }
 
+func (x *GetAccountReputationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 var File_hive_condenser_api_v1_condenser_social_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_condenser_social_proto_rawDesc = "" +
 	"\n" +
-	",hive/condenser_api/v1/condenser_social.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"l\n" +
+	",hive/condenser_api/v1/condenser_social.proto\x12\x15hive.condenser_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"\xa3\x01\n" +
 	"\x0eGetBlogRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x96\x01\n" +
 	"\x0fGetBlogResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentBlogEntryR\aentries\x12B\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"n\n" +
 	"\fGetBlogStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"s\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xaa\x01\n" +
 	"\x15GetBlogEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x9d\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x9d\x01\n" +
 	"\x16GetBlogEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.BlogEntryR\aentries\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"u\n" +
 	"\x13GetBlogEntriesStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"l\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xa3\x01\n" +
 	"\x0eGetFeedRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x96\x01\n" +
 	"\x0fGetFeedResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentFeedEntryR\aentries\x12B\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetFeedStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"next_start\x18\x0f \x01(\v2#.hive.condenser_api.v1.GetFeedStartR\tnextStart:\x04\xc8\xf3\x18\x02\"n\n" +
 	"\fGetFeedStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"s\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xaa\x01\n" +
 	"\x15GetFeedEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x9d\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x9d\x01\n" +
 	"\x16GetFeedEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.FeedEntryR\aentries\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetFeedEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.GetFeedEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"u\n" +
 	"\x13GetFeedEntriesStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"\xa9\x01\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xb8\x01\n" +
 	"\x13GetFollowersRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12F\n" +
 	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\n" +
 	"\xa2\xf4\x18\x06\"blog\"R\n" +
-	"followType\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
+	"followType\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"\x96\x01\n" +
 	"\x14GetFollowersResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12G\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\"7\n" +
 	"\x11GetFollowersStart\x12\"\n" +
-	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xa9\x01\n" +
+	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xb8\x01\n" +
 	"\x13GetFollowingRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12F\n" +
 	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\n" +
 	"\xa2\xf4\x18\x06\"blog\"R\n" +
-	"followType\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x96\x01\n" +
+	"followType\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"\x96\x01\n" +
 	"\x14GetFollowingResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12G\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2(.hive.condenser_api.v1.GetFollowingStartR\tnextStart:\x04\xc8\xf3\x18\x02\"8\n" +
 	"\x11GetFollowingStart\x12#\n" +
-	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start\"\xc1\x01\n" +
+	"\x05start\x18\x01 \x01(\tB\r\xfa\xf3\x18\tfollowingR\x05start\"\xd0\x01\n" +
 	"\x1dGetRepliesByLastUpdateRequest\x12!\n" +
 	"\fstart_author\x18\x01 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\x12(\n" +
-	"\rtruncate_body\x18\x04 \x01(\rH\x00R\ftruncateBody\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x10\n" +
+	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12(\n" +
+	"\rtruncate_body\x18\x04 \x01(\rH\x01R\ftruncateBody\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\x10\n" +
 	"\x0e_truncate_body\"\xa8\x01\n" +
 	"\x1eGetRepliesByLastUpdateResponse\x12-\n" +
 	"\areplies\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\areplies\x12Q\n" +
@@ -1838,40 +1948,47 @@ const file_hive_condenser_api_v1_condenser_social_proto_rawDesc = "" +
 	"\x1bGetRepliesByLastUpdateStart\x12-\n" +
 	"\fstart_author\x18\x01 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
-	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"\xe1\x01\n" +
+	"\x0estart_permlink\x18\x02 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"\xf0\x01\n" +
 	"'GetDiscussionsByAuthorBeforeDateRequest\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12%\n" +
 	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x1f\n" +
 	"\vbefore_date\x18\x03 \x01(\tR\n" +
-	"beforeDate\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\x12(\n" +
-	"\rtruncate_body\x18\x05 \x01(\rH\x00R\ftruncateBody\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x10\n" +
+	"beforeDate\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01\x12(\n" +
+	"\rtruncate_body\x18\x05 \x01(\rH\x01R\ftruncateBody\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\x10\n" +
 	"\x0e_truncate_body\"\xc4\x01\n" +
 	"(GetDiscussionsByAuthorBeforeDateResponse\x125\n" +
 	"\vdiscussions\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\vdiscussions\x12[\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2<.hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\\\n" +
 	"%GetDiscussionsByAuthorBeforeDateStart\x123\n" +
-	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"Q\n" +
+	"\x0estart_permlink\x18\x01 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink\"`\n" +
 	"\x16GetTrendingTagsRequest\x12\x1b\n" +
-	"\tstart_tag\x18\x01 \x01(\tR\bstartTag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x9b\x01\n" +
+	"\tstart_tag\x18\x01 \x01(\tR\bstartTag\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"\x9b\x01\n" +
 	"\x17GetTrendingTagsResponse\x12.\n" +
 	"\x04tags\x18\x01 \x03(\v2\x1a.hive.types.v1.TrendingTagR\x04tags\x12J\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2+.hive.condenser_api.v1.GetTrendingTagsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"=\n" +
 	"\x14GetTrendingTagsStart\x12%\n" +
-	"\tstart_tag\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\bstartTag\"j\n" +
+	"\tstart_tag\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\bstartTag\"\xa1\x01\n" +
 	"\x1cGetAccountReputationsRequest\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xbb\x01\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xbb\x01\n" +
 	"\x1dGetAccountReputationsResponse\x12B\n" +
 	"\vreputations\x18\x01 \x03(\v2 .hive.types.v1.AccountReputationR\vreputations\x12P\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetAccountReputationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"Y\n" +
+	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.GetAccountReputationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x81\x01\n" +
 	"\x1aGetAccountReputationsStart\x12;\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBoundB\xeb\x01\n" +
-	"\x19com.hive.condenser_api.v1B\x14CondenserSocialProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skipB\xfa\x01\n" +
+	"(io.github.hivegate.hive.condenser_api.v1B\x14CondenserSocialProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (
 	file_hive_condenser_api_v1_condenser_social_proto_rawDescOnce sync.Once
@@ -1962,8 +2079,21 @@ func file_hive_condenser_api_v1_condenser_social_proto_init() {
 	if File_hive_condenser_api_v1_condenser_social_proto != nil {
 		return
 	}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[2].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[3].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[5].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[8].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[9].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[11].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[12].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[15].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[18].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[21].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[24].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[27].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_social_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -811,8 +811,10 @@ func (x *GetActiveWitnessesResponse) GetWitnesses() []string {
 // GetBlockHeaderRequest is condenser_api.get_block_header's params: [block_num].
 type GetBlockHeaderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number.
-	BlockNum      uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The block number. Signed, so that every number a client
+	// sends is expressible: nodes read it as hived's uint32 (the recorded
+	// -1 names no block).
+	BlockNum      int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -847,7 +849,7 @@ func (*GetBlockHeaderRequest) Descriptor() ([]byte, []int) {
 	return file_hive_condenser_api_v1_condenser_state_proto_rawDescGZIP(), []int{12}
 }
 
-func (x *GetBlockHeaderRequest) GetBlockNum() uint32 {
+func (x *GetBlockHeaderRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -1447,8 +1449,10 @@ type GetExpiringVestingDelegationsRequest struct {
 	// The expiration time to start at (inclusive); unset is sent as
 	// 1970-01-01T00:00:00, the first page.
 	Start *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1498,8 +1502,15 @@ func (x *GetExpiringVestingDelegationsRequest) GetStart() *timestamppb.Timestamp
 }
 
 func (x *GetExpiringVestingDelegationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetExpiringVestingDelegationsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -1510,10 +1521,9 @@ type GetExpiringVestingDelegationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The delegations, by expiration.
 	Delegations []*v1.LegacyVestingDelegationExpiration `protobuf:"bytes,1,rep,name=delegations,proto3" json:"delegations,omitempty"`
-	// The request cursor for the next page: start = the last delegation's
-	// expiration. The start is inclusive: the next page repeats the delegations
-	// expiring at that time, drop those already seen. Unset when the page is
-	// empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetExpiringVestingDelegationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1568,7 +1578,10 @@ func (x *GetExpiringVestingDelegationsResponse) GetNextStart() *GetExpiringVesti
 type GetExpiringVestingDelegationsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetExpiringVestingDelegationsRequest.start.
-	Start         *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1608,6 +1621,13 @@ func (x *GetExpiringVestingDelegationsStart) GetStart() *timestamppb.Timestamp {
 		return x.Start
 	}
 	return nil
+}
+
+func (x *GetExpiringVestingDelegationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
 }
 
 // GetFeedHistoryRequest is condenser_api.get_feed_history's params: [] (exactly zero arguments).
@@ -3022,8 +3042,10 @@ type GetWitnessesByVoteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The witness to start at (inclusive); "" for the top witness.
 	StartName string `protobuf:"bytes,1,opt,name=start_name,json=startName,proto3" json:"start_name,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3066,8 +3088,15 @@ func (x *GetWitnessesByVoteRequest) GetStartName() string {
 }
 
 func (x *GetWitnessesByVoteRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetWitnessesByVoteRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -3077,9 +3106,9 @@ type GetWitnessesByVoteResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The witnesses, most votes first.
 	Witnesses []*v1.LegacyWitness `protobuf:"bytes,1,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
-	// The request cursor for the next page: start_name = the last witness.
-	// The start is inclusive: the next page repeats that witness first. Unset
-	// when the page is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetWitnessesByVoteStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3133,7 +3162,10 @@ func (x *GetWitnessesByVoteResponse) GetNextStart() *GetWitnessesByVoteStart {
 type GetWitnessesByVoteStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetWitnessesByVoteRequest.start_name.
-	StartName     string `protobuf:"bytes,1,opt,name=start_name,json=startName,proto3" json:"start_name,omitempty"`
+	StartName string `protobuf:"bytes,1,opt,name=start_name,json=startName,proto3" json:"start_name,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3173,6 +3205,13 @@ func (x *GetWitnessesByVoteStart) GetStartName() string {
 		return x.StartName
 	}
 	return ""
+}
+
+func (x *GetWitnessesByVoteStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
 }
 
 // IsKnownTransactionRequest is condenser_api.is_known_transaction's params: [id].
@@ -3272,8 +3311,10 @@ type ListRcAccountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account to start at (inclusive); "" for the first.
 	Start string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3316,8 +3357,15 @@ func (x *ListRcAccountsRequest) GetStart() string {
 }
 
 func (x *ListRcAccountsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListRcAccountsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -3327,9 +3375,9 @@ type ListRcAccountsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts' resource credits.
 	RcAccounts []*v1.LegacyRcAccount `protobuf:"bytes,1,rep,name=rc_accounts,json=rcAccounts,proto3" json:"rc_accounts,omitempty"`
-	// The request cursor for the next page: start = the last account
-	// (inclusive: the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListRcAccountsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3383,7 +3431,10 @@ func (x *ListRcAccountsResponse) GetNextStart() *ListRcAccountsStart {
 type ListRcAccountsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for ListRcAccountsRequest.start.
-	Start         string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	Start string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3425,6 +3476,13 @@ func (x *ListRcAccountsStart) GetStart() string {
 	return ""
 }
 
+func (x *ListRcAccountsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // ListRcDirectDelegationsRequest is condenser_api.list_rc_direct_delegations'
 // params: [[from, to], limit].
 type ListRcDirectDelegationsRequest struct {
@@ -3432,8 +3490,8 @@ type ListRcDirectDelegationsRequest struct {
 	// Where the page starts (inclusive): the delegator (required, an existing
 	// account) and the delegatee to start at ("" for the first).
 	Start *RcDelegationCursor `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3476,8 +3534,8 @@ func (x *ListRcDirectDelegationsRequest) GetStart() *RcDelegationCursor {
 }
 
 func (x *ListRcDirectDelegationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -3490,7 +3548,10 @@ type RcDelegationCursor struct {
 	// The delegator; only its delegations are listed.
 	FromAccount string `protobuf:"bytes,1,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The delegatee to start at; "" for the first (otherwise an existing account).
-	To            string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3539,14 +3600,21 @@ func (x *RcDelegationCursor) GetTo() string {
 	return ""
 }
 
+func (x *RcDelegationCursor) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // ListRcDirectDelegationsResponse is the bare array of delegations.
 type ListRcDirectDelegationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The delegator's RC delegations, by delegatee.
 	RcDirectDelegations []*v1.RcDirectDelegation `protobuf:"bytes,1,rep,name=rc_direct_delegations,json=rcDirectDelegations,proto3" json:"rc_direct_delegations,omitempty"`
-	// The request cursor for the next page: start = [from, the last
-	// delegatee] (inclusive: the next page repeats it first). Unset when the
-	// page is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *RcDelegationCursor `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3752,8 +3820,10 @@ type LookupAccountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The name to start at (inclusive; a prefix works).
 	LowerBoundName string `protobuf:"bytes,1,opt,name=lower_bound_name,json=lowerBoundName,proto3" json:"lower_bound_name,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3796,8 +3866,15 @@ func (x *LookupAccountsRequest) GetLowerBoundName() string {
 }
 
 func (x *LookupAccountsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *LookupAccountsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -3807,9 +3884,9 @@ type LookupAccountsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The names, ascending.
 	Names []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
-	// The request cursor for the next page: lower_bound_name = the last name
-	// (inclusive: the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *LookupAccountsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3864,8 +3941,11 @@ type LookupAccountsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for LookupAccountsRequest.lower_bound_name.
 	LowerBoundName string `protobuf:"bytes,1,opt,name=lower_bound_name,json=lowerBoundName,proto3" json:"lower_bound_name,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LookupAccountsStart) Reset() {
@@ -3905,14 +3985,23 @@ func (x *LookupAccountsStart) GetLowerBoundName() string {
 	return ""
 }
 
+func (x *LookupAccountsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // LookupWitnessAccountsRequest is condenser_api.lookup_witness_accounts'
 // params: [lower_bound_name, limit].
 type LookupWitnessAccountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The name to start at (inclusive).
 	LowerBoundName string `protobuf:"bytes,1,opt,name=lower_bound_name,json=lowerBoundName,proto3" json:"lower_bound_name,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3955,8 +4044,15 @@ func (x *LookupWitnessAccountsRequest) GetLowerBoundName() string {
 }
 
 func (x *LookupWitnessAccountsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *LookupWitnessAccountsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -3966,9 +4062,9 @@ type LookupWitnessAccountsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The witness names, ascending.
 	Names []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
-	// The request cursor for the next page: lower_bound_name = the last name
-	// (inclusive: the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *LookupWitnessAccountsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4024,8 +4120,11 @@ type LookupWitnessAccountsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for LookupWitnessAccountsRequest.lower_bound_name.
 	LowerBoundName string `protobuf:"bytes,1,opt,name=lower_bound_name,json=lowerBoundName,proto3" json:"lower_bound_name,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LookupWitnessAccountsStart) Reset() {
@@ -4063,6 +4162,13 @@ func (x *LookupWitnessAccountsStart) GetLowerBoundName() string {
 		return x.LowerBoundName
 	}
 	return ""
+}
+
+func (x *LookupWitnessAccountsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
 }
 
 // GetTransactionRequest is condenser_api.get_transaction's params: [id].
@@ -4656,7 +4762,7 @@ type ListProposalsRequest struct {
 	// the chosen direction.
 	Start *ListProposalsStart `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListProposalsOrder `protobuf:"varint,3,opt,name=order,proto3,enum=hive.condenser_api.v1.ListProposalsOrder" json:"order,omitempty"`
 	// The direction; unset is sent as ascending.
@@ -4708,8 +4814,8 @@ func (x *ListProposalsRequest) GetStart() *ListProposalsStart {
 }
 
 func (x *ListProposalsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -4753,7 +4859,10 @@ type ListProposalsStart struct {
 	//	*ListProposalsStart_ByStartDate_
 	//	*ListProposalsStart_ByEndDate_
 	//	*ListProposalsStart_ByTotalVotes_
-	Start         isListProposalsStart_Start `protobuf_oneof:"start"`
+	Start isListProposalsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4831,6 +4940,13 @@ func (x *ListProposalsStart) GetByTotalVotes() *ListProposalsStart_ByTotalVotes 
 	return nil
 }
 
+func (x *ListProposalsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListProposalsStart_Start interface {
 	isListProposalsStart_Start()
 }
@@ -4868,9 +4984,9 @@ type ListProposalsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The proposals, in the requested order and direction.
 	Proposals []*v1.LegacyProposal `protobuf:"bytes,1,rep,name=proposals,proto3" json:"proposals,omitempty"`
-	// The cursor of the last proposal, ready to send back as `start` together
-	// with last_id = that proposal's id. Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListProposalsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4927,7 +5043,7 @@ type ListProposalVotesRequest struct {
 	// Where the page starts (inclusive). Unset: the first page.
 	Start *ListProposalVotesStart `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListProposalVotesOrder `protobuf:"varint,3,opt,name=order,proto3,enum=hive.condenser_api.v1.ListProposalVotesOrder" json:"order,omitempty"`
 	// The direction; unset is sent as ascending.
@@ -4976,8 +5092,8 @@ func (x *ListProposalVotesRequest) GetStart() *ListProposalVotesStart {
 }
 
 func (x *ListProposalVotesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -5012,7 +5128,10 @@ type ListProposalVotesStart struct {
 	//
 	//	*ListProposalVotesStart_ByVoterProposal_
 	//	*ListProposalVotesStart_ByProposalVoter_
-	Start         isListProposalVotesStart_Start `protobuf_oneof:"start"`
+	Start isListProposalVotesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5072,6 +5191,13 @@ func (x *ListProposalVotesStart) GetByProposalVoter() *ListProposalVotesStart_By
 	return nil
 }
 
+func (x *ListProposalVotesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListProposalVotesStart_Start interface {
 	isListProposalVotesStart_Start()
 }
@@ -5095,9 +5221,9 @@ type ListProposalVotesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The votes, each with its proposal.
 	ProposalVotes []*v1.LegacyProposalVote `protobuf:"bytes,1,rep,name=proposal_votes,json=proposalVotes,proto3" json:"proposal_votes,omitempty"`
-	// The cursor of the last vote, ready to send back as `start` (the next
-	// page repeats it first). Unset when the page is empty. Computed by
-	// hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListProposalVotesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5474,7 +5600,7 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x1aGetActiveWitnessesResponse\x12\x1c\n" +
 	"\twitnesses\x18\x01 \x03(\tR\twitnesses:\x04\xc8\xf3\x18\x02\":\n" +
 	"\x15GetBlockHeaderRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum:\x04\xc8\xf3\x18\x01\"R\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum:\x04\xc8\xf3\x18\x01\"R\n" +
 	"\x16GetBlockHeaderResponse\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x1a.hive.types.v1.BlockHeaderR\x06header:\x04\xc8\xf3\x18\x02\"!\n" +
 	"\x19GetChainPropertiesRequest:\x04\xc8\xf3\x18\x01\"h\n" +
@@ -5500,18 +5626,23 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\ffrom_account\x18\x01 \x01(\tR\vfromAccount\x12\x1b\n" +
 	"\tescrow_id\x18\x02 \x01(\rR\bescrowId:\x04\xc8\xf3\x18\x01\"N\n" +
 	"\x11GetEscrowResponse\x123\n" +
-	"\x06escrow\x18\x01 \x01(\v2\x1b.hive.types.v1.LegacyEscrowR\x06escrow:\x04\xc8\xf3\x18\x02\"\x8e\x01\n" +
+	"\x06escrow\x18\x01 \x01(\v2\x1b.hive.types.v1.LegacyEscrowR\x06escrow:\x04\xc8\xf3\x18\x02\"\xc5\x01\n" +
 	"$GetExpiringVestingDelegationsRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x120\n" +
-	"\x05start\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xdb\x01\n" +
+	"\x05start\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xdb\x01\n" +
 	"%GetExpiringVestingDelegationsResponse\x12R\n" +
 	"\vdelegations\x18\x01 \x03(\v20.hive.types.v1.LegacyVestingDelegationExpirationR\vdelegations\x12X\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v29.hive.condenser_api.v1.GetExpiringVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"f\n" +
+	"next_start\x18\x0f \x01(\v29.hive.condenser_api.v1.GetExpiringVestingDelegationsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x8e\x01\n" +
 	"\"GetExpiringVestingDelegationsStart\x12@\n" +
 	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
-	"expirationR\x05start\"\x1d\n" +
+	"expirationR\x05start\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x1d\n" +
 	"\x15GetFeedHistoryRequest:\x04\xc8\xf3\x18\x01\"c\n" +
 	"\x16GetFeedHistoryResponse\x12C\n" +
 	"\ffeed_history\x18\x01 \x01(\v2 .hive.types.v1.LegacyFeedHistoryR\vfeedHistory:\x04\xc8\xf3\x18\x02\"!\n" +
@@ -5573,38 +5704,51 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x14GetWitnessesResponse\x12D\n" +
 	"\twitnesses\x18\x01 \x03(\v2&.hive.condenser_api.v1.OptionalWitnessR\twitnesses:\x04\xc8\xf3\x18\x02\"O\n" +
 	"\x0fOptionalWitness\x126\n" +
-	"\awitness\x18\x01 \x01(\v2\x1c.hive.types.v1.LegacyWitnessR\awitness:\x04\xc8\xf3\x18\x02\"V\n" +
+	"\awitness\x18\x01 \x01(\v2\x1c.hive.types.v1.LegacyWitnessR\awitness:\x04\xc8\xf3\x18\x02\"\x8d\x01\n" +
 	"\x19GetWitnessesByVoteRequest\x12\x1d\n" +
 	"\n" +
-	"start_name\x18\x01 \x01(\tR\tstartName\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xad\x01\n" +
+	"start_name\x18\x01 \x01(\tR\tstartName\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xad\x01\n" +
 	"\x1aGetWitnessesByVoteResponse\x12:\n" +
 	"\twitnesses\x18\x01 \x03(\v2\x1c.hive.types.v1.LegacyWitnessR\twitnesses\x12M\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2..hive.condenser_api.v1.GetWitnessesByVoteStartR\tnextStart:\x04\xc8\xf3\x18\x02\"C\n" +
+	"next_start\x18\x0f \x01(\v2..hive.condenser_api.v1.GetWitnessesByVoteStartR\tnextStart:\x04\xc8\xf3\x18\x02\"k\n" +
 	"\x17GetWitnessesByVoteStart\x12(\n" +
 	"\n" +
-	"start_name\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\tstartName\"1\n" +
+	"start_name\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\tstartName\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"1\n" +
 	"\x19IsKnownTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id:\x04\xc8\xf3\x18\x01\"=\n" +
 	"\x1aIsKnownTransactionResponse\x12\x19\n" +
-	"\bis_known\x18\x01 \x01(\bR\aisKnown:\x04\xc8\xf3\x18\x02\"I\n" +
+	"\bis_known\x18\x01 \x01(\bR\aisKnown:\x04\xc8\xf3\x18\x02\"\x80\x01\n" +
 	"\x15ListRcAccountsRequest\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\xaa\x01\n" +
+	"\x05start\x18\x01 \x01(\tR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xaa\x01\n" +
 	"\x16ListRcAccountsResponse\x12?\n" +
 	"\vrc_accounts\x18\x01 \x03(\v2\x1e.hive.types.v1.LegacyRcAccountR\n" +
 	"rcAccounts\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.ListRcAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"8\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.ListRcAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"`\n" +
 	"\x13ListRcAccountsStart\x12!\n" +
-	"\x05start\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x05start\"}\n" +
+	"\x05start\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x05start\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x8c\x01\n" +
 	"\x1eListRcDirectDelegationsRequest\x12?\n" +
-	"\x05start\x18\x01 \x01(\v2).hive.condenser_api.v1.RcDelegationCursorR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"g\n" +
+	"\x05start\x18\x01 \x01(\v2).hive.condenser_api.v1.RcDelegationCursorR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"\x8f\x01\n" +
 	"\x12RcDelegationCursor\x123\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12\x16\n" +
-	"\x02to\x18\x02 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to:\x04\xc8\xf3\x18\x01\"\xc8\x01\n" +
+	"\x02to\x18\x02 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\a\n" +
+	"\x05_skip\"\xc8\x01\n" +
 	"\x1fListRcDirectDelegationsResponse\x12U\n" +
 	"\x15rc_direct_delegations\x18\x01 \x03(\v2!.hive.types.v1.RcDirectDelegationR\x13rcDirectDelegations\x12H\n" +
 	"\n" +
@@ -5616,25 +5760,35 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x1aLookupAccountNamesResponse\x12B\n" +
 	"\baccounts\x18\x01 \x03(\v2&.hive.condenser_api.v1.OptionalAccountR\baccounts:\x04\xc8\xf3\x18\x02\"O\n" +
 	"\x0fOptionalAccount\x126\n" +
-	"\aaccount\x18\x01 \x01(\v2\x1c.hive.types.v1.LegacyAccountR\aaccount:\x04\xc8\xf3\x18\x02\"]\n" +
+	"\aaccount\x18\x01 \x01(\v2\x1c.hive.types.v1.LegacyAccountR\aaccount:\x04\xc8\xf3\x18\x02\"\x94\x01\n" +
 	"\x15LookupAccountsRequest\x12(\n" +
-	"\x10lower_bound_name\x18\x01 \x01(\tR\x0elowerBoundName\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x7f\n" +
+	"\x10lower_bound_name\x18\x01 \x01(\tR\x0elowerBoundName\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x7f\n" +
 	"\x16LookupAccountsResponse\x12\x14\n" +
 	"\x05names\x18\x01 \x03(\tR\x05names\x12I\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.LookupAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"next_start\x18\x0f \x01(\v2*.hive.condenser_api.v1.LookupAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"n\n" +
 	"\x13LookupAccountsStart\x12/\n" +
-	"\x10lower_bound_name\x18\x01 \x01(\tB\x05\xfa\xf3\x18\x01.R\x0elowerBoundName\"d\n" +
+	"\x10lower_bound_name\x18\x01 \x01(\tB\x05\xfa\xf3\x18\x01.R\x0elowerBoundName\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x9b\x01\n" +
 	"\x1cLookupWitnessAccountsRequest\x12(\n" +
-	"\x10lower_bound_name\x18\x01 \x01(\tR\x0elowerBoundName\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit:\x04\xc8\xf3\x18\x01\"\x8d\x01\n" +
+	"\x10lower_bound_name\x18\x01 \x01(\tR\x0elowerBoundName\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x8d\x01\n" +
 	"\x1dLookupWitnessAccountsResponse\x12\x14\n" +
 	"\x05names\x18\x01 \x03(\tR\x05names\x12P\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.LookupWitnessAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"next_start\x18\x0f \x01(\v21.hive.condenser_api.v1.LookupWitnessAccountsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"u\n" +
 	"\x1aLookupWitnessAccountsStart\x12/\n" +
-	"\x10lower_bound_name\x18\x01 \x01(\tB\x05\xfa\xf3\x18\x01.R\x0elowerBoundName\"-\n" +
+	"\x10lower_bound_name\x18\x01 \x01(\tB\x05\xfa\xf3\x18\x01.R\x0elowerBoundName\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"-\n" +
 	"\x15GetTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id:\x04\xc8\xf3\x18\x01\"b\n" +
 	"\x16GetTransactionResponse\x12B\n" +
@@ -5662,22 +5816,24 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x05level\x18\x03 \x01(\tH\x00R\x05level\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
 	"\x06_level\"<\n" +
 	"\x1eVerifyAccountAuthorityResponse\x12\x14\n" +
-	"\x05valid\x18\x01 \x01(\bR\x05valid:\x04\xc8\xf3\x18\x02\"\x81\x03\n" +
+	"\x05valid\x18\x01 \x01(\bR\x05valid:\x04\xc8\xf3\x18\x02\"\x90\x03\n" +
 	"\x14ListProposalsRequest\x12?\n" +
-	"\x05start\x18\x01 \x01(\v2).hive.condenser_api.v1.ListProposalsStartR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12?\n" +
+	"\x05start\x18\x01 \x01(\v2).hive.condenser_api.v1.ListProposalsStartR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12?\n" +
 	"\x05order\x18\x03 \x01(\x0e2).hive.condenser_api.v1.ListProposalsOrderR\x05order\x12_\n" +
 	"\x0forder_direction\x18\x04 \x01(\x0e2%.hive.condenser_api.v1.OrderDirectionB\x0f\xa2\xf4\x18\v\"ascending\"R\x0eorderDirection\x12@\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusB\t\xa2\xf4\x18\x05\"all\"R\x06status\x12\x1c\n" +
-	"\alast_id\x18\x06 \x01(\x04H\x00R\x06lastId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
+	"\alast_id\x18\x06 \x01(\x04H\x01R\x06lastId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limitB\n" +
 	"\n" +
-	"\b_last_id\"\x8d\x06\n" +
+	"\b_last_id\"\xb5\x06\n" +
 	"\x12ListProposalsStart\x12\\\n" +
 	"\n" +
 	"by_creator\x18\x01 \x01(\v23.hive.condenser_api.v1.ListProposalsStart.ByCreatorB\x06\x9a\xf4\x18\x02[]H\x00R\tbyCreator\x12c\n" +
 	"\rby_start_date\x18\x02 \x01(\v25.hive.condenser_api.v1.ListProposalsStart.ByStartDateB\x06\x9a\xf4\x18\x02[]H\x00R\vbyStartDate\x12]\n" +
 	"\vby_end_date\x18\x03 \x01(\v23.hive.condenser_api.v1.ListProposalsStart.ByEndDateB\x06\x9a\xf4\x18\x02[]H\x00R\tbyEndDate\x12f\n" +
-	"\x0eby_total_votes\x18\x04 \x01(\v26.hive.condenser_api.v1.ListProposalsStart.ByTotalVotesB\x06\x9a\xf4\x18\x02[]H\x00R\fbyTotalVotes\x1aI\n" +
+	"\x0eby_total_votes\x18\x04 \x01(\v26.hive.condenser_api.v1.ListProposalsStart.ByTotalVotesB\x06\x9a\xf4\x18\x02[]H\x00R\fbyTotalVotes\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1aI\n" +
 	"\tByCreator\x12*\n" +
 	"\acreator\x18\x01 \x01(\tB\v\xfa\xf3\x18\acreatorH\x00R\acreator\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
 	"\n" +
@@ -5692,20 +5848,23 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\vtotal_votes\x18\x01 \x01(\x04B\x0f\xfa\xf3\x18\vtotal_votesH\x00R\n" +
 	"totalVotes\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_total_votes:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xa4\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xa4\x01\n" +
 	"\x15ListProposalsResponse\x12;\n" +
 	"\tproposals\x18\x01 \x03(\v2\x1d.hive.types.v1.LegacyProposalR\tproposals\x12H\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2).hive.condenser_api.v1.ListProposalsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xe3\x02\n" +
+	"next_start\x18\x0f \x01(\v2).hive.condenser_api.v1.ListProposalsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xf2\x02\n" +
 	"\x18ListProposalVotesRequest\x12C\n" +
-	"\x05start\x18\x01 \x01(\v2-.hive.condenser_api.v1.ListProposalVotesStartR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12C\n" +
+	"\x05start\x18\x01 \x01(\v2-.hive.condenser_api.v1.ListProposalVotesStartR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12C\n" +
 	"\x05order\x18\x03 \x01(\x0e2-.hive.condenser_api.v1.ListProposalVotesOrderR\x05order\x12_\n" +
 	"\x0forder_direction\x18\x04 \x01(\x0e2%.hive.condenser_api.v1.OrderDirectionB\x0f\xa2\xf4\x18\v\"ascending\"R\x0eorderDirection\x12@\n" +
-	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusB\t\xa2\xf4\x18\x05\"all\"R\x06status:\x04\xc8\xf3\x18\x01\"\xc5\x04\n" +
+	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusB\t\xa2\xf4\x18\x05\"all\"R\x06status:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_limit\"\xed\x04\n" +
 	"\x16ListProposalVotesStart\x12s\n" +
 	"\x11by_voter_proposal\x18\x01 \x01(\v2=.hive.condenser_api.v1.ListProposalVotesStart.ByVoterProposalB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyVoterProposal\x12s\n" +
-	"\x11by_proposal_voter\x18\x02 \x01(\v2=.hive.condenser_api.v1.ListProposalVotesStart.ByProposalVoterB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyProposalVoter\x1a\x97\x01\n" +
+	"\x11by_proposal_voter\x18\x02 \x01(\v2=.hive.condenser_api.v1.ListProposalVotesStart.ByProposalVoterB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyProposalVoter\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x97\x01\n" +
 	"\x0fByVoterProposal\x12$\n" +
 	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterH\x00R\x05voter\x88\x01\x01\x12>\n" +
 	"\vproposal_id\x18\x02 \x01(\x03B\x18\xfa\xf3\x18\x14proposal.proposal_idH\x01R\n" +
@@ -5718,7 +5877,8 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x05voter\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05voterH\x01R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_proposal_idB\b\n" +
 	"\x06_voter:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb9\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb9\x01\n" +
 	"\x19ListProposalVotesResponse\x12H\n" +
 	"\x0eproposal_votes\x18\x01 \x03(\v2!.hive.types.v1.LegacyProposalVoteR\rproposalVotes\x12L\n" +
 	"\n" +
@@ -5741,8 +5901,8 @@ const file_hive_condenser_api_v1_condenser_state_proto_rawDesc = "" +
 	"\x16ListProposalVotesOrder\x12)\n" +
 	"%LIST_PROPOSAL_VOTES_ORDER_UNSPECIFIED\x10\x00\x12/\n" +
 	"+LIST_PROPOSAL_VOTES_ORDER_BY_VOTER_PROPOSAL\x10\x01\x12/\n" +
-	"+LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER\x10\x02B\xea\x01\n" +
-	"\x19com.hive.condenser_api.v1B\x13CondenserStateProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
+	"+LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER\x10\x02B\xf9\x01\n" +
+	"(io.github.hivegate.hive.condenser_api.v1B\x13CondenserStateProtoP\x01ZFgithub.com/hivegate/hivegate/gen/hive/condenser_api/v1;condenser_apiv1\xa2\x02\x03HCX\xaa\x02\x14Hive.CondenserApi.V1\xca\x02\x14Hive\\CondenserApi\\V1\xe2\x02 Hive\\CondenserApi\\V1\\GPBMetadata\xea\x02\x16Hive::CondenserApi::V1b\x06proto3"
 
 var (
 	file_hive_condenser_api_v1_condenser_state_proto_rawDescOnce sync.Once
@@ -5978,8 +6138,20 @@ func file_hive_condenser_api_v1_condenser_state_proto_init() {
 	}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[8].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[10].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[26].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[28].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[55].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[60].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[62].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[65].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[67].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[68].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[69].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[71].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[74].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[76].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[77].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[79].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[90].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[92].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[93].OneofWrappers = []any{
@@ -5988,6 +6160,7 @@ func file_hive_condenser_api_v1_condenser_state_proto_init() {
 		(*ListProposalsStart_ByEndDate_)(nil),
 		(*ListProposalsStart_ByTotalVotes_)(nil),
 	}
+	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[95].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_state_proto_msgTypes[96].OneofWrappers = []any{
 		(*ListProposalVotesStart_ByVoterProposal_)(nil),
 		(*ListProposalVotesStart_ByProposalVoter_)(nil),

@@ -251,7 +251,7 @@ func (ListDeclineVotingRightsRequestsOrder) EnumDescriptor() ([]byte, []int) {
 type ListAccountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000 (hived rejects 0 and anything above 1000).
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListAccountsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListAccountsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -293,8 +293,8 @@ func (*ListAccountsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListAccountsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -334,7 +334,10 @@ type ListAccountsStart struct {
 	//	*ListAccountsStart_ByName_
 	//	*ListAccountsStart_ByProxy_
 	//	*ListAccountsStart_ByNextVestingWithdrawal_
-	Start         isListAccountsStart_Start `protobuf_oneof:"start"`
+	Start isListAccountsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -403,6 +406,13 @@ func (x *ListAccountsStart) GetByNextVestingWithdrawal() *ListAccountsStart_ByNe
 	return nil
 }
 
+func (x *ListAccountsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListAccountsStart_Start interface {
 	isListAccountsStart_Start()
 }
@@ -433,9 +443,9 @@ type ListAccountsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts, in the requested order.
 	Accounts []*v1.Account `protobuf:"bytes,1,rep,name=accounts,proto3" json:"accounts,omitempty"`
-	// The cursor of the last account on this page, ready to send back as
-	// `start` for the next page (which repeats that account first). Unset when
-	// the page is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListAccountsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -492,7 +502,7 @@ func (x *ListAccountsResponse) GetNextStart() *ListAccountsStart {
 type ListOwnerHistoriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page.
 	Start         *ListOwnerHistoriesStart `protobuf:"bytes,3,opt,name=start,proto3" json:"start,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -530,8 +540,8 @@ func (*ListOwnerHistoriesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListOwnerHistoriesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -553,6 +563,9 @@ type ListOwnerHistoriesStart struct {
 	// The last_valid_time to start at within that account;
 	// 1970-01-01T00:00:00 (or unset) starts at the account's oldest entry.
 	LastValidTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=last_valid_time,json=lastValidTime,proto3" json:"last_valid_time,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -601,15 +614,22 @@ func (x *ListOwnerHistoriesStart) GetLastValidTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ListOwnerHistoriesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // ListOwnerHistoriesResponse is one page of owner histories
 // ({"owner_auths": [...]} in hived JSON).
 type ListOwnerHistoriesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The owner history entries, in order.
 	OwnerAuths []*v1.OwnerAuthorityHistory `protobuf:"bytes,1,rep,name=owner_auths,json=ownerAuths,proto3" json:"owner_auths,omitempty"`
-	// The cursor of the last entry on this page, ready to send back as `start`
-	// (the next page repeats that entry first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListOwnerHistoriesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -663,7 +683,7 @@ func (x *ListOwnerHistoriesResponse) GetNextStart() *ListOwnerHistoriesStart {
 type ListAccountRecoveryRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListAccountRecoveryRequestsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListAccountRecoveryRequestsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -703,8 +723,8 @@ func (*ListAccountRecoveryRequestsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListAccountRecoveryRequestsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -733,7 +753,10 @@ type ListAccountRecoveryRequestsStart struct {
 	//
 	//	*ListAccountRecoveryRequestsStart_ByAccount_
 	//	*ListAccountRecoveryRequestsStart_ByExpiration_
-	Start         isListAccountRecoveryRequestsStart_Start `protobuf_oneof:"start"`
+	Start isListAccountRecoveryRequestsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -793,6 +816,13 @@ func (x *ListAccountRecoveryRequestsStart) GetByExpiration() *ListAccountRecover
 	return nil
 }
 
+func (x *ListAccountRecoveryRequestsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListAccountRecoveryRequestsStart_Start interface {
 	isListAccountRecoveryRequestsStart_Start()
 }
@@ -817,9 +847,9 @@ type ListAccountRecoveryRequestsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The recovery requests, in the requested order.
 	Requests []*v1.AccountRecoveryRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	// The cursor of the last request on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListAccountRecoveryRequestsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -873,7 +903,7 @@ func (x *ListAccountRecoveryRequestsResponse) GetNextStart() *ListAccountRecover
 type ListChangeRecoveryAccountRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListChangeRecoveryAccountRequestsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListChangeRecoveryAccountRequestsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -913,8 +943,8 @@ func (*ListChangeRecoveryAccountRequestsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListChangeRecoveryAccountRequestsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -943,7 +973,10 @@ type ListChangeRecoveryAccountRequestsStart struct {
 	//
 	//	*ListChangeRecoveryAccountRequestsStart_ByAccount_
 	//	*ListChangeRecoveryAccountRequestsStart_ByEffectiveDate_
-	Start         isListChangeRecoveryAccountRequestsStart_Start `protobuf_oneof:"start"`
+	Start isListChangeRecoveryAccountRequestsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1003,6 +1036,13 @@ func (x *ListChangeRecoveryAccountRequestsStart) GetByEffectiveDate() *ListChang
 	return nil
 }
 
+func (x *ListChangeRecoveryAccountRequestsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListChangeRecoveryAccountRequestsStart_Start interface {
 	isListChangeRecoveryAccountRequestsStart_Start()
 }
@@ -1029,9 +1069,9 @@ type ListChangeRecoveryAccountRequestsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The requests, in the requested order.
 	Requests []*v1.ChangeRecoveryAccountRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	// The cursor of the last request on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListChangeRecoveryAccountRequestsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1085,7 +1125,7 @@ func (x *ListChangeRecoveryAccountRequestsResponse) GetNextStart() *ListChangeRe
 type ListDeclineVotingRightsRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListDeclineVotingRightsRequestsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListDeclineVotingRightsRequestsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -1125,8 +1165,8 @@ func (*ListDeclineVotingRightsRequestsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListDeclineVotingRightsRequestsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1155,7 +1195,10 @@ type ListDeclineVotingRightsRequestsStart struct {
 	//
 	//	*ListDeclineVotingRightsRequestsStart_ByAccount_
 	//	*ListDeclineVotingRightsRequestsStart_ByEffectiveDate_
-	Start         isListDeclineVotingRightsRequestsStart_Start `protobuf_oneof:"start"`
+	Start isListDeclineVotingRightsRequestsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1215,6 +1258,13 @@ func (x *ListDeclineVotingRightsRequestsStart) GetByEffectiveDate() *ListDecline
 	return nil
 }
 
+func (x *ListDeclineVotingRightsRequestsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListDeclineVotingRightsRequestsStart_Start interface {
 	isListDeclineVotingRightsRequestsStart_Start()
 }
@@ -1241,9 +1291,9 @@ type ListDeclineVotingRightsRequestsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The requests, in the requested order.
 	Requests []*v1.DeclineVotingRightsRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	// The cursor of the last request on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListDeclineVotingRightsRequestsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1758,17 +1808,19 @@ var File_hive_database_api_v1_accounts_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"\n" +
-	"#hive/database_api/v1/accounts.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bhive/types/v1/account.proto\x1a\x19hivegate/v1/options.proto\"\xf9\x01\n" +
-	"\x13ListAccountsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12=\n" +
+	"#hive/database_api/v1/accounts.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bhive/types/v1/account.proto\x1a\x19hivegate/v1/options.proto\"\x88\x02\n" +
+	"\x13ListAccountsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12=\n" +
 	"\x05order\x18\x02 \x01(\x0e2'.hive.database_api.v1.ListAccountsOrderR\x05order\x12=\n" +
 	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListAccountsStartR\x05start\x125\n" +
-	"\x14delayed_votes_active\x18\x04 \x01(\bH\x00R\x12delayedVotesActive\x88\x01\x01B\x17\n" +
-	"\x15_delayed_votes_active\"\x8d\x05\n" +
+	"\x14delayed_votes_active\x18\x04 \x01(\bH\x01R\x12delayedVotesActive\x88\x01\x01B\b\n" +
+	"\x06_limitB\x17\n" +
+	"\x15_delayed_votes_active\"\xb5\x05\n" +
 	"\x11ListAccountsStart\x12I\n" +
 	"\aby_name\x18\x01 \x01(\v2..hive.database_api.v1.ListAccountsStart.ByNameH\x00R\x06byName\x12L\n" +
 	"\bby_proxy\x18\x02 \x01(\v2/.hive.database_api.v1.ListAccountsStart.ByProxyH\x00R\abyProxy\x12~\n" +
-	"\x1aby_next_vesting_withdrawal\x18\x03 \x01(\v2?.hive.database_api.v1.ListAccountsStart.ByNextVestingWithdrawalH\x00R\x17byNextVestingWithdrawal\x1a2\n" +
+	"\x1aby_next_vesting_withdrawal\x18\x03 \x01(\v2?.hive.database_api.v1.ListAccountsStart.ByNextVestingWithdrawalH\x00R\x17byNextVestingWithdrawal\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a2\n" +
 	"\x06ByName\x12\"\n" +
 	"\aaccount\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\aaccount:\x04\xc8\xf3\x18\x02\x1aT\n" +
 	"\aByProxy\x12\x1f\n" +
@@ -1779,72 +1831,85 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"\aaccount\x18\x02 \x01(\tB\b\xfa\xf3\x18\x04nameH\x00R\aaccount\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
 	"\n" +
 	"\b_account:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x92\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x92\x01\n" +
 	"\x14ListAccountsResponse\x122\n" +
 	"\baccounts\x18\x01 \x03(\v2\x16.hive.types.v1.AccountR\baccounts\x12F\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2'.hive.database_api.v1.ListAccountsStartR\tnextStart\"v\n" +
-	"\x19ListOwnerHistoriesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12C\n" +
-	"\x05start\x18\x03 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\x05start\"\x9f\x01\n" +
+	"next_start\x18\x02 \x01(\v2'.hive.database_api.v1.ListAccountsStartR\tnextStart\"\x85\x01\n" +
+	"\x19ListOwnerHistoriesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12C\n" +
+	"\x05start\x18\x03 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\x05startB\b\n" +
+	"\x06_limit\"\xc7\x01\n" +
 	"\x17ListOwnerHistoriesStart\x12%\n" +
 	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount\x12W\n" +
-	"\x0flast_valid_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0flast_valid_timeR\rlastValidTime:\x04\xc8\xf3\x18\x01\"\xb1\x01\n" +
+	"\x0flast_valid_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0flast_valid_timeR\rlastValidTime\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\a\n" +
+	"\x05_skip\"\xb1\x01\n" +
 	"\x1aListOwnerHistoriesResponse\x12E\n" +
 	"\vowner_auths\x18\x01 \x03(\v2$.hive.types.v1.OwnerAuthorityHistoryR\n" +
 	"ownerAuths\x12L\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\tnextStart\"\xd6\x01\n" +
-	"\"ListAccountRecoveryRequestsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12L\n" +
+	"next_start\x18\x02 \x01(\v2-.hive.database_api.v1.ListOwnerHistoriesStartR\tnextStart\"\xe5\x01\n" +
+	"\"ListAccountRecoveryRequestsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12L\n" +
 	"\x05order\x18\x02 \x01(\x0e26.hive.database_api.v1.ListAccountRecoveryRequestsOrderR\x05order\x12L\n" +
-	"\x05start\x18\x03 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\x05start\"\xf9\x03\n" +
+	"\x05start\x18\x03 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\x05startB\b\n" +
+	"\x06_limit\"\xa1\x04\n" +
 	" ListAccountRecoveryRequestsStart\x12a\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2@.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByAccountH\x00R\tbyAccount\x12j\n" +
-	"\rby_expiration\x18\x02 \x01(\v2C.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByExpirationH\x00R\fbyExpiration\x1aW\n" +
+	"\rby_expiration\x18\x02 \x01(\v2C.hive.database_api.v1.ListAccountRecoveryRequestsStart.ByExpirationH\x00R\fbyExpiration\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1aW\n" +
 	"\tByAccount\x12D\n" +
 	"\x12account_to_recover\x18\x01 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1a\x9d\x01\n" +
 	"\fByExpiration\x12A\n" +
 	"\aexpires\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\v\xfa\xf3\x18\aexpiresR\aexpires\x12D\n" +
 	"\x12account_to_recover\x18\x02 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xbf\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xbf\x01\n" +
 	"#ListAccountRecoveryRequestsResponse\x12A\n" +
 	"\brequests\x18\x01 \x03(\v2%.hive.types.v1.AccountRecoveryRequestR\brequests\x12U\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\tnextStart\"\xe8\x01\n" +
-	"(ListChangeRecoveryAccountRequestsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12R\n" +
+	"next_start\x18\x02 \x01(\v26.hive.database_api.v1.ListAccountRecoveryRequestsStartR\tnextStart\"\xf7\x01\n" +
+	"(ListChangeRecoveryAccountRequestsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12R\n" +
 	"\x05order\x18\x02 \x01(\x0e2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsOrderR\x05order\x12R\n" +
-	"\x05start\x18\x03 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\x05start\"\xa6\x04\n" +
+	"\x05start\x18\x03 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\x05startB\b\n" +
+	"\x06_limit\"\xce\x04\n" +
 	"&ListChangeRecoveryAccountRequestsStart\x12g\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2F.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByAccountH\x00R\tbyAccount\x12z\n" +
-	"\x11by_effective_date\x18\x02 \x01(\v2L.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1aW\n" +
+	"\x11by_effective_date\x18\x02 \x01(\v2L.hive.database_api.v1.ListChangeRecoveryAccountRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1aW\n" +
 	"\tByAccount\x12D\n" +
 	"\x12account_to_recover\x18\x01 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x02\x1a\xae\x01\n" +
 	"\x0fByEffectiveDate\x12O\n" +
 	"\feffective_on\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x10\xfa\xf3\x18\feffective_onR\veffectiveOn\x12D\n" +
 	"\x12account_to_recover\x18\x02 \x01(\tB\x16\xfa\xf3\x18\x12account_to_recoverR\x10accountToRecover:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xd1\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xd1\x01\n" +
 	")ListChangeRecoveryAccountRequestsResponse\x12G\n" +
 	"\brequests\x18\x01 \x03(\v2+.hive.types.v1.ChangeRecoveryAccountRequestR\brequests\x12[\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\tnextStart\"\xe2\x01\n" +
-	"&ListDeclineVotingRightsRequestsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12P\n" +
+	"next_start\x18\x02 \x01(\v2<.hive.database_api.v1.ListChangeRecoveryAccountRequestsStartR\tnextStart\"\xf1\x01\n" +
+	"&ListDeclineVotingRightsRequestsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12P\n" +
 	"\x05order\x18\x02 \x01(\x0e2:.hive.database_api.v1.ListDeclineVotingRightsRequestsOrderR\x05order\x12P\n" +
-	"\x05start\x18\x03 \x01(\v2:.hive.database_api.v1.ListDeclineVotingRightsRequestsStartR\x05start\"\xe8\x03\n" +
+	"\x05start\x18\x03 \x01(\v2:.hive.database_api.v1.ListDeclineVotingRightsRequestsStartR\x05startB\b\n" +
+	"\x06_limit\"\x90\x04\n" +
 	"$ListDeclineVotingRightsRequestsStart\x12e\n" +
 	"\n" +
 	"by_account\x18\x01 \x01(\v2D.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByAccountH\x00R\tbyAccount\x12x\n" +
-	"\x11by_effective_date\x18\x02 \x01(\v2J.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x1a8\n" +
+	"\x11by_effective_date\x18\x02 \x01(\v2J.hive.database_api.v1.ListDeclineVotingRightsRequestsStart.ByEffectiveDateH\x00R\x0fbyEffectiveDate\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a8\n" +
 	"\tByAccount\x12%\n" +
 	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x02\x1a\x95\x01\n" +
 	"\x0fByEffectiveDate\x12U\n" +
 	"\x0eeffective_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x12\xfa\xf3\x18\x0eeffective_dateR\reffectiveDate\x12%\n" +
 	"\aaccount\x18\x02 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xcb\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xcb\x01\n" +
 	"'ListDeclineVotingRightsRequestsResponse\x12E\n" +
 	"\brequests\x18\x01 \x03(\v2).hive.types.v1.DeclineVotingRightsRequestR\brequests\x12Y\n" +
 	"\n" +
@@ -1865,8 +1930,8 @@ const file_hive_database_api_v1_accounts_proto_rawDesc = "" +
 	"$ListDeclineVotingRightsRequestsOrder\x129\n" +
 	"5LIST_DECLINE_VOTING_RIGHTS_REQUESTS_ORDER_UNSPECIFIED\x10\x00\x128\n" +
 	"4LIST_DECLINE_VOTING_RIGHTS_REQUESTS_ORDER_BY_ACCOUNT\x10\x01\x12?\n" +
-	";LIST_DECLINE_VOTING_RIGHTS_REQUESTS_ORDER_BY_EFFECTIVE_DATE\x10\x02B\xdd\x01\n" +
-	"\x18com.hive.database_api.v1B\rAccountsProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	";LIST_DECLINE_VOTING_RIGHTS_REQUESTS_ORDER_BY_EFFECTIVE_DATE\x10\x02B\xec\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\rAccountsProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_accounts_proto_rawDescOnce sync.Once
@@ -1970,14 +2035,19 @@ func file_hive_database_api_v1_accounts_proto_init() {
 		(*ListAccountsStart_ByProxy_)(nil),
 		(*ListAccountsStart_ByNextVestingWithdrawal_)(nil),
 	}
+	file_hive_database_api_v1_accounts_proto_msgTypes[3].OneofWrappers = []any{}
+	file_hive_database_api_v1_accounts_proto_msgTypes[4].OneofWrappers = []any{}
+	file_hive_database_api_v1_accounts_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hive_database_api_v1_accounts_proto_msgTypes[7].OneofWrappers = []any{
 		(*ListAccountRecoveryRequestsStart_ByAccount_)(nil),
 		(*ListAccountRecoveryRequestsStart_ByExpiration_)(nil),
 	}
+	file_hive_database_api_v1_accounts_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hive_database_api_v1_accounts_proto_msgTypes[10].OneofWrappers = []any{
 		(*ListChangeRecoveryAccountRequestsStart_ByAccount_)(nil),
 		(*ListChangeRecoveryAccountRequestsStart_ByEffectiveDate_)(nil),
 	}
+	file_hive_database_api_v1_accounts_proto_msgTypes[12].OneofWrappers = []any{}
 	file_hive_database_api_v1_accounts_proto_msgTypes[13].OneofWrappers = []any{
 		(*ListDeclineVotingRightsRequestsStart_ByAccount_)(nil),
 		(*ListDeclineVotingRightsRequestsStart_ByEffectiveDate_)(nil),

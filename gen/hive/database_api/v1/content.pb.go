@@ -180,7 +180,7 @@ func (ListVotesOrder) EnumDescriptor() ([]byte, []int) {
 type ListCommentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListCommentsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListCommentsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -220,8 +220,8 @@ func (*ListCommentsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListCommentsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -256,7 +256,10 @@ type ListCommentsStart struct {
 	//	*ListCommentsStart_ByParent_
 	//	*ListCommentsStart_ByLastUpdate_
 	//	*ListCommentsStart_ByAuthorLastUpdate_
-	Start         isListCommentsStart_Start `protobuf_oneof:"start"`
+	Start isListCommentsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -352,6 +355,13 @@ func (x *ListCommentsStart) GetByAuthorLastUpdate() *ListCommentsStart_ByAuthorL
 	return nil
 }
 
+func (x *ListCommentsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListCommentsStart_Start interface {
 	isListCommentsStart_Start()
 }
@@ -403,9 +413,9 @@ type ListCommentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The comments, in the requested order.
 	Comments []*v1.Comment `protobuf:"bytes,1,rep,name=comments,proto3" json:"comments,omitempty"`
-	// The cursor of the last comment on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListCommentsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -459,7 +469,7 @@ func (x *ListCommentsResponse) GetNextStart() *ListCommentsStart {
 type ListVotesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListVotesOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListVotesOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Required by hivemind: the comment
@@ -503,8 +513,8 @@ func (*ListVotesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListVotesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -549,7 +559,10 @@ type ListVotesStart struct {
 	//	*ListVotesStart_ByVoterCommentSymbol_
 	//	*ListVotesStart_ByCommentSymbolVoter_
 	//	*ListVotesStart_ByVoterSymbolComment_
-	Start         isListVotesStart_Start `protobuf_oneof:"start"`
+	Start isListVotesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -649,6 +662,13 @@ func (x *ListVotesStart) GetByVoterSymbolComment() *ListVotesStart_ByVoterSymbol
 	return nil
 }
 
+func (x *ListVotesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListVotesStart_Start interface {
 	isListVotesStart_Start()
 }
@@ -708,9 +728,9 @@ type ListVotesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The votes, in the requested order.
 	Votes []*v1.CommentVote `protobuf:"bytes,1,rep,name=votes,proto3" json:"votes,omitempty"`
-	// The cursor of the last vote on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListVotesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1607,11 +1627,12 @@ var File_hive_database_api_v1_content_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\n" +
-	"\"hive/database_api/v1/content.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1bhive/types/v1/comment.proto\x1a\x19hivegate/v1/options.proto\"\xa9\x01\n" +
-	"\x13ListCommentsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12=\n" +
+	"\"hive/database_api/v1/content.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1bhive/types/v1/comment.proto\x1a\x19hivegate/v1/options.proto\"\xb8\x01\n" +
+	"\x13ListCommentsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12=\n" +
 	"\x05order\x18\x02 \x01(\x0e2'.hive.database_api.v1.ListCommentsOrderR\x05order\x12=\n" +
-	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\x05start\"\x9e\x0e\n" +
+	"\x05start\x18\x03 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\x05startB\b\n" +
+	"\x06_limit\"\xc6\x0e\n" +
 	"\x11ListCommentsStart\x12_\n" +
 	"\x0fby_cashout_time\x18\x01 \x01(\v25.hive.database_api.v1.ListCommentsStart.ByCashoutTimeH\x00R\rbyCashoutTime\x12U\n" +
 	"\vby_permlink\x18\x02 \x01(\v22.hive.database_api.v1.ListCommentsStart.ByPermlinkH\x00R\n" +
@@ -1619,7 +1640,8 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\aby_root\x18\x03 \x01(\v2..hive.database_api.v1.ListCommentsStart.ByRootH\x00R\x06byRoot\x12O\n" +
 	"\tby_parent\x18\x04 \x01(\v20.hive.database_api.v1.ListCommentsStart.ByParentH\x00R\bbyParent\x12\\\n" +
 	"\x0eby_last_update\x18\x05 \x01(\v24.hive.database_api.v1.ListCommentsStart.ByLastUpdateH\x00R\fbyLastUpdate\x12o\n" +
-	"\x15by_author_last_update\x18\x06 \x01(\v2:.hive.database_api.v1.ListCommentsStart.ByAuthorLastUpdateH\x00R\x12byAuthorLastUpdate\x1a\xb4\x01\n" +
+	"\x15by_author_last_update\x18\x06 \x01(\v2:.hive.database_api.v1.ListCommentsStart.ByAuthorLastUpdateH\x00R\x12byAuthorLastUpdate\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\xb4\x01\n" +
 	"\rByCashoutTime\x12O\n" +
 	"\fcashout_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x10\xfa\xf3\x18\fcashout_timeR\vcashoutTime\x12\"\n" +
 	"\x06author\x18\x02 \x01(\tB\n" +
@@ -1658,24 +1680,27 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\fstart_author\x18\x03 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
 	"\x0estart_permlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkR\rstartPermlink:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x92\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x92\x01\n" +
 	"\x14ListCommentsResponse\x122\n" +
 	"\bcomments\x18\x01 \x03(\v2\x16.hive.types.v1.CommentR\bcomments\x12F\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\tnextStart\"\xce\x01\n" +
-	"\x10ListVotesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12:\n" +
+	"next_start\x18\x02 \x01(\v2'.hive.database_api.v1.ListCommentsStartR\tnextStart\"\xdd\x01\n" +
+	"\x10ListVotesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12:\n" +
 	"\x05order\x18\x02 \x01(\x0e2$.hive.database_api.v1.ListVotesOrderR\x05order\x12:\n" +
 	"\x05start\x18\x03 \x01(\v2$.hive.database_api.v1.ListVotesStartR\x05start\x12\x1f\n" +
-	"\bobserver\x18\x04 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
-	"\t_observer\"\x92\x0e\n" +
+	"\bobserver\x18\x04 \x01(\tH\x01R\bobserver\x88\x01\x01B\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\xba\x0e\n" +
 	"\x0eListVotesStart\x12_\n" +
 	"\x10by_comment_voter\x18\x01 \x01(\v23.hive.database_api.v1.ListVotesStart.ByCommentVoterH\x00R\x0ebyCommentVoter\x12_\n" +
 	"\x10by_voter_comment\x18\x02 \x01(\v23.hive.database_api.v1.ListVotesStart.ByVoterCommentH\x00R\x0ebyVoterComment\x12v\n" +
 	"\x17by_comment_voter_symbol\x18\x03 \x01(\v29.hive.database_api.v1.ListVotesStart.ByCommentVoterSymbolB\x02\x18\x01H\x00R\x14byCommentVoterSymbol\x12v\n" +
 	"\x17by_voter_comment_symbol\x18\x04 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterCommentSymbolB\x02\x18\x01H\x00R\x14byVoterCommentSymbol\x12v\n" +
 	"\x17by_comment_symbol_voter\x18\x05 \x01(\v29.hive.database_api.v1.ListVotesStart.ByCommentSymbolVoterB\x02\x18\x01H\x00R\x14byCommentSymbolVoter\x12v\n" +
-	"\x17by_voter_symbol_comment\x18\x06 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterSymbolCommentB\x02\x18\x01H\x00R\x14byVoterSymbolComment\x1a\x85\x01\n" +
+	"\x17by_voter_symbol_comment\x18\x06 \x01(\v29.hive.database_api.v1.ListVotesStart.ByVoterSymbolCommentB\x02\x18\x01H\x00R\x14byVoterSymbolComment\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x85\x01\n" +
 	"\x0eByCommentVoter\x12\"\n" +
 	"\x06author\x18\x01 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06authorR\x06author\x12(\n" +
@@ -1713,7 +1738,8 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"\bpermlink\x18\x04 \x01(\tB\f\xfa\xf3\x18\bpermlinkH\x01R\bpermlink\x88\x01\x01:\x04\xc8\xf3\x18\x01B\t\n" +
 	"\a_authorB\v\n" +
 	"\t_permlink:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x8a\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x8a\x01\n" +
 	"\x11ListVotesResponse\x120\n" +
 	"\x05votes\x18\x01 \x03(\v2\x1a.hive.types.v1.CommentVoteR\x05votes\x12C\n" +
 	"\n" +
@@ -1733,8 +1759,8 @@ const file_hive_database_api_v1_content_proto_rawDesc = "" +
 	"(LIST_VOTES_ORDER_BY_COMMENT_VOTER_SYMBOL\x10\x03\x1a\x02\b\x01\x120\n" +
 	"(LIST_VOTES_ORDER_BY_VOTER_COMMENT_SYMBOL\x10\x04\x1a\x02\b\x01\x120\n" +
 	"(LIST_VOTES_ORDER_BY_COMMENT_SYMBOL_VOTER\x10\x05\x1a\x02\b\x01\x120\n" +
-	"(LIST_VOTES_ORDER_BY_VOTER_SYMBOL_COMMENT\x10\x06\x1a\x02\b\x01B\xdc\x01\n" +
-	"\x18com.hive.database_api.v1B\fContentProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"(LIST_VOTES_ORDER_BY_VOTER_SYMBOL_COMMENT\x10\x06\x1a\x02\b\x01B\xeb\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\fContentProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_content_proto_rawDescOnce sync.Once
@@ -1816,6 +1842,7 @@ func file_hive_database_api_v1_content_proto_init() {
 	if File_hive_database_api_v1_content_proto != nil {
 		return
 	}
+	file_hive_database_api_v1_content_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_database_api_v1_content_proto_msgTypes[1].OneofWrappers = []any{
 		(*ListCommentsStart_ByCashoutTime_)(nil),
 		(*ListCommentsStart_ByPermlink_)(nil),

@@ -460,7 +460,7 @@ func (ListLimitOrdersOrder) EnumDescriptor() ([]byte, []int) {
 type ListEscrowsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListEscrowsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListEscrowsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -500,8 +500,8 @@ func (*ListEscrowsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListEscrowsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -529,7 +529,10 @@ type ListEscrowsStart struct {
 	//
 	//	*ListEscrowsStart_ByFromId_
 	//	*ListEscrowsStart_ByRatificationDeadline_
-	Start         isListEscrowsStart_Start `protobuf_oneof:"start"`
+	Start isListEscrowsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -589,6 +592,13 @@ func (x *ListEscrowsStart) GetByRatificationDeadline() *ListEscrowsStart_ByRatif
 	return nil
 }
 
+func (x *ListEscrowsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListEscrowsStart_Start interface {
 	isListEscrowsStart_Start()
 }
@@ -612,9 +622,9 @@ type ListEscrowsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The escrows, in the requested order.
 	Escrows []*v1.Escrow `protobuf:"bytes,1,rep,name=escrows,proto3" json:"escrows,omitempty"`
-	// The cursor of the last escrow on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListEscrowsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -668,7 +678,7 @@ func (x *ListEscrowsResponse) GetNextStart() *ListEscrowsStart {
 type ListWithdrawVestingRoutesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListWithdrawVestingRoutesOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListWithdrawVestingRoutesOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -708,8 +718,8 @@ func (*ListWithdrawVestingRoutesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListWithdrawVestingRoutesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -738,7 +748,10 @@ type ListWithdrawVestingRoutesStart struct {
 	//
 	//	*ListWithdrawVestingRoutesStart_ByWithdrawRoute_
 	//	*ListWithdrawVestingRoutesStart_ByDestination_
-	Start         isListWithdrawVestingRoutesStart_Start `protobuf_oneof:"start"`
+	Start isListWithdrawVestingRoutesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -798,6 +811,13 @@ func (x *ListWithdrawVestingRoutesStart) GetByDestination() *ListWithdrawVesting
 	return nil
 }
 
+func (x *ListWithdrawVestingRoutesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListWithdrawVestingRoutesStart_Start interface {
 	isListWithdrawVestingRoutesStart_Start()
 }
@@ -822,9 +842,9 @@ type ListWithdrawVestingRoutesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The routes, in the requested order.
 	Routes []*v1.WithdrawVestingRoute `protobuf:"bytes,1,rep,name=routes,proto3" json:"routes,omitempty"`
-	// The cursor of the last route on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListWithdrawVestingRoutesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -878,7 +898,7 @@ func (x *ListWithdrawVestingRoutesResponse) GetNextStart() *ListWithdrawVestingR
 type ListSavingsWithdrawalsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListSavingsWithdrawalsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListSavingsWithdrawalsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -918,8 +938,8 @@ func (*ListSavingsWithdrawalsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListSavingsWithdrawalsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -949,7 +969,10 @@ type ListSavingsWithdrawalsStart struct {
 	//	*ListSavingsWithdrawalsStart_ByFromId_
 	//	*ListSavingsWithdrawalsStart_ByCompleteFromId_
 	//	*ListSavingsWithdrawalsStart_ByToComplete_
-	Start         isListSavingsWithdrawalsStart_Start `protobuf_oneof:"start"`
+	Start isListSavingsWithdrawalsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1018,6 +1041,13 @@ func (x *ListSavingsWithdrawalsStart) GetByToComplete() *ListSavingsWithdrawalsS
 	return nil
 }
 
+func (x *ListSavingsWithdrawalsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListSavingsWithdrawalsStart_Start interface {
 	isListSavingsWithdrawalsStart_Start()
 }
@@ -1049,9 +1079,9 @@ type ListSavingsWithdrawalsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The withdrawals, in the requested order.
 	Withdrawals []*v1.SavingsWithdrawal `protobuf:"bytes,1,rep,name=withdrawals,proto3" json:"withdrawals,omitempty"`
-	// The cursor of the last withdrawal on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListSavingsWithdrawalsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1105,7 +1135,7 @@ func (x *ListSavingsWithdrawalsResponse) GetNextStart() *ListSavingsWithdrawalsS
 type ListVestingDelegationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListVestingDelegationsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListVestingDelegationsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page.
@@ -1145,8 +1175,8 @@ func (*ListVestingDelegationsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListVestingDelegationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1173,7 +1203,10 @@ type ListVestingDelegationsStart struct {
 	// Types that are valid to be assigned to Start:
 	//
 	//	*ListVestingDelegationsStart_ByDelegation_
-	Start         isListVestingDelegationsStart_Start `protobuf_oneof:"start"`
+	Start isListVestingDelegationsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1224,6 +1257,13 @@ func (x *ListVestingDelegationsStart) GetByDelegation() *ListVestingDelegationsS
 	return nil
 }
 
+func (x *ListVestingDelegationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListVestingDelegationsStart_Start interface {
 	isListVestingDelegationsStart_Start()
 }
@@ -1241,9 +1281,9 @@ type ListVestingDelegationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The delegations, in order.
 	Delegations []*v1.VestingDelegation `protobuf:"bytes,1,rep,name=delegations,proto3" json:"delegations,omitempty"`
-	// The cursor of the last delegation on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListVestingDelegationsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1297,7 +1337,7 @@ func (x *ListVestingDelegationsResponse) GetNextStart() *ListVestingDelegationsS
 type ListVestingDelegationExpirationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListVestingDelegationExpirationsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListVestingDelegationExpirationsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -1337,8 +1377,8 @@ func (*ListVestingDelegationExpirationsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListVestingDelegationExpirationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1367,7 +1407,10 @@ type ListVestingDelegationExpirationsStart struct {
 	//
 	//	*ListVestingDelegationExpirationsStart_ByExpiration_
 	//	*ListVestingDelegationExpirationsStart_ByAccountExpiration_
-	Start         isListVestingDelegationExpirationsStart_Start `protobuf_oneof:"start"`
+	Start isListVestingDelegationExpirationsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1427,6 +1470,13 @@ func (x *ListVestingDelegationExpirationsStart) GetByAccountExpiration() *ListVe
 	return nil
 }
 
+func (x *ListVestingDelegationExpirationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListVestingDelegationExpirationsStart_Start interface {
 	isListVestingDelegationExpirationsStart_Start()
 }
@@ -1453,9 +1503,9 @@ type ListVestingDelegationExpirationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The returning delegations, in the requested order.
 	Delegations []*v1.VestingDelegationExpiration `protobuf:"bytes,1,rep,name=delegations,proto3" json:"delegations,omitempty"`
-	// The cursor of the last entry on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListVestingDelegationExpirationsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1510,7 +1560,7 @@ func (x *ListVestingDelegationExpirationsResponse) GetNextStart() *ListVestingDe
 type ListHbdConversionRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListHbdConversionRequestsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListHbdConversionRequestsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -1550,8 +1600,8 @@ func (*ListHbdConversionRequestsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListHbdConversionRequestsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1580,7 +1630,10 @@ type ListHbdConversionRequestsStart struct {
 	//
 	//	*ListHbdConversionRequestsStart_ByConversionDate_
 	//	*ListHbdConversionRequestsStart_ByAccount_
-	Start         isListHbdConversionRequestsStart_Start `protobuf_oneof:"start"`
+	Start isListHbdConversionRequestsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1640,6 +1693,13 @@ func (x *ListHbdConversionRequestsStart) GetByAccount() *ListHbdConversionReques
 	return nil
 }
 
+func (x *ListHbdConversionRequestsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListHbdConversionRequestsStart_Start interface {
 	isListHbdConversionRequestsStart_Start()
 }
@@ -1664,9 +1724,9 @@ type ListHbdConversionRequestsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversion requests, in the requested order.
 	Requests []*v1.ConvertRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	// The cursor of the last request on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListHbdConversionRequestsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1721,7 +1781,7 @@ func (x *ListHbdConversionRequestsResponse) GetNextStart() *ListHbdConversionReq
 type ListCollateralizedConversionRequestsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListCollateralizedConversionRequestsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListCollateralizedConversionRequestsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -1761,8 +1821,8 @@ func (*ListCollateralizedConversionRequestsRequest) Descriptor() ([]byte, []int)
 }
 
 func (x *ListCollateralizedConversionRequestsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1791,7 +1851,10 @@ type ListCollateralizedConversionRequestsStart struct {
 	//
 	//	*ListCollateralizedConversionRequestsStart_ByConversionDate_
 	//	*ListCollateralizedConversionRequestsStart_ByAccount_
-	Start         isListCollateralizedConversionRequestsStart_Start `protobuf_oneof:"start"`
+	Start isListCollateralizedConversionRequestsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1851,6 +1914,13 @@ func (x *ListCollateralizedConversionRequestsStart) GetByAccount() *ListCollater
 	return nil
 }
 
+func (x *ListCollateralizedConversionRequestsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListCollateralizedConversionRequestsStart_Start interface {
 	isListCollateralizedConversionRequestsStart_Start()
 }
@@ -1877,9 +1947,9 @@ type ListCollateralizedConversionRequestsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversion requests, in the requested order.
 	Requests []*v1.CollateralizedConvertRequest `protobuf:"bytes,1,rep,name=requests,proto3" json:"requests,omitempty"`
-	// The cursor of the last request on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListCollateralizedConversionRequestsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1933,7 +2003,7 @@ func (x *ListCollateralizedConversionRequestsResponse) GetNextStart() *ListColla
 type ListLimitOrdersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListLimitOrdersOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListLimitOrdersOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order
@@ -1974,8 +2044,8 @@ func (*ListLimitOrdersRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListLimitOrdersRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -2003,7 +2073,10 @@ type ListLimitOrdersStart struct {
 	//
 	//	*ListLimitOrdersStart_ByPrice_
 	//	*ListLimitOrdersStart_ByAccount_
-	Start         isListLimitOrdersStart_Start `protobuf_oneof:"start"`
+	Start isListLimitOrdersStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2063,6 +2136,13 @@ func (x *ListLimitOrdersStart) GetByAccount() *ListLimitOrdersStart_ByAccount {
 	return nil
 }
 
+func (x *ListLimitOrdersStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListLimitOrdersStart_Start interface {
 	isListLimitOrdersStart_Start()
 }
@@ -2086,9 +2166,9 @@ type ListLimitOrdersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The orders, in the requested order.
 	Orders []*v1.LimitOrder `protobuf:"bytes,1,rep,name=orders,proto3" json:"orders,omitempty"`
-	// The cursor of the last order on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListLimitOrdersStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2203,7 +2283,7 @@ type ListEscrowsStart_ByRatificationDeadline struct {
 	// The ratification deadline to start at.
 	RatificationDeadline *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=ratification_deadline,json=ratificationDeadline,proto3" json:"ratification_deadline,omitempty"`
 	// The escrow's chain object id (Escrow.id) to start at.
-	Id            uint64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2252,7 +2332,7 @@ func (x *ListEscrowsStart_ByRatificationDeadline) GetRatificationDeadline() *tim
 	return nil
 }
 
-func (x *ListEscrowsStart_ByRatificationDeadline) GetId() uint64 {
+func (x *ListEscrowsStart_ByRatificationDeadline) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2320,7 +2400,7 @@ type ListWithdrawVestingRoutesStart_ByDestination struct {
 	// The destination account to start at.
 	ToAccount string `protobuf:"bytes,1,opt,name=to_account,json=toAccount,proto3" json:"to_account,omitempty"`
 	// The route's chain object id (WithdrawVestingRoute.id) to start at.
-	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2362,7 +2442,7 @@ func (x *ListWithdrawVestingRoutesStart_ByDestination) GetToAccount() string {
 	return ""
 }
 
-func (x *ListWithdrawVestingRoutesStart_ByDestination) GetId() uint64 {
+func (x *ListWithdrawVestingRoutesStart_ByDestination) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2375,7 +2455,7 @@ type ListSavingsWithdrawalsStart_ByFromId struct {
 	// The source account to start at.
 	FromAccount string `protobuf:"bytes,1,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The account's request id to start at.
-	RequestId     uint32 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId     int64 `protobuf:"varint,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2417,7 +2497,7 @@ func (x *ListSavingsWithdrawalsStart_ByFromId) GetFromAccount() string {
 	return ""
 }
 
-func (x *ListSavingsWithdrawalsStart_ByFromId) GetRequestId() uint32 {
+func (x *ListSavingsWithdrawalsStart_ByFromId) GetRequestId() int64 {
 	if x != nil {
 		return x.RequestId
 	}
@@ -2433,7 +2513,7 @@ type ListSavingsWithdrawalsStart_ByCompleteFromId struct {
 	// The source account to start at within that time.
 	FromAccount string `protobuf:"bytes,2,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The account's request id to start at.
-	RequestId     uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId     int64 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2482,7 +2562,7 @@ func (x *ListSavingsWithdrawalsStart_ByCompleteFromId) GetFromAccount() string {
 	return ""
 }
 
-func (x *ListSavingsWithdrawalsStart_ByCompleteFromId) GetRequestId() uint32 {
+func (x *ListSavingsWithdrawalsStart_ByCompleteFromId) GetRequestId() int64 {
 	if x != nil {
 		return x.RequestId
 	}
@@ -2498,7 +2578,7 @@ type ListSavingsWithdrawalsStart_ByToComplete struct {
 	// The completion time to start at within that account.
 	Complete *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=complete,proto3" json:"complete,omitempty"`
 	// The withdrawal's chain object id (SavingsWithdrawal.id) to start at.
-	Id            uint64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2547,7 +2627,7 @@ func (x *ListSavingsWithdrawalsStart_ByToComplete) GetComplete() *timestamppb.Ti
 	return nil
 }
 
-func (x *ListSavingsWithdrawalsStart_ByToComplete) GetId() uint64 {
+func (x *ListSavingsWithdrawalsStart_ByToComplete) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2617,7 +2697,7 @@ type ListVestingDelegationExpirationsStart_ByExpiration struct {
 	// The expiration time to start at.
 	Expiration *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=expiration,proto3" json:"expiration,omitempty"`
 	// The chain object id (VestingDelegationExpiration.id) to start at.
-	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2659,7 +2739,7 @@ func (x *ListVestingDelegationExpirationsStart_ByExpiration) GetExpiration() *ti
 	return nil
 }
 
-func (x *ListVestingDelegationExpirationsStart_ByExpiration) GetId() uint64 {
+func (x *ListVestingDelegationExpirationsStart_ByExpiration) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2675,7 +2755,7 @@ type ListVestingDelegationExpirationsStart_ByAccountExpiration struct {
 	// The expiration time to start at within that delegator.
 	Expiration *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expiration,proto3" json:"expiration,omitempty"`
 	// The chain object id to start at.
-	Id            uint64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2724,7 +2804,7 @@ func (x *ListVestingDelegationExpirationsStart_ByAccountExpiration) GetExpiratio
 	return nil
 }
 
-func (x *ListVestingDelegationExpirationsStart_ByAccountExpiration) GetId() uint64 {
+func (x *ListVestingDelegationExpirationsStart_ByAccountExpiration) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2737,7 +2817,7 @@ type ListHbdConversionRequestsStart_ByConversionDate struct {
 	// The conversion time to start at.
 	ConversionDate *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=conversion_date,json=conversionDate,proto3" json:"conversion_date,omitempty"`
 	// The chain object id (ConvertRequest.id) to start at.
-	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2779,7 +2859,7 @@ func (x *ListHbdConversionRequestsStart_ByConversionDate) GetConversionDate() *t
 	return nil
 }
 
-func (x *ListHbdConversionRequestsStart_ByConversionDate) GetId() uint64 {
+func (x *ListHbdConversionRequestsStart_ByConversionDate) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2847,7 +2927,7 @@ type ListCollateralizedConversionRequestsStart_ByConversionDate struct {
 	// The conversion time to start at.
 	ConversionDate *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=conversion_date,json=conversionDate,proto3" json:"conversion_date,omitempty"`
 	// The chain object id (CollateralizedConvertRequest.id) to start at.
-	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2889,7 +2969,7 @@ func (x *ListCollateralizedConversionRequestsStart_ByConversionDate) GetConversi
 	return nil
 }
 
-func (x *ListCollateralizedConversionRequestsStart_ByConversionDate) GetId() uint64 {
+func (x *ListCollateralizedConversionRequestsStart_ByConversionDate) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -2958,7 +3038,7 @@ type ListLimitOrdersStart_ByPrice struct {
 	// side (base HIVE or base HBD).
 	SellPrice *v1.Price `protobuf:"bytes,1,opt,name=sell_price,json=sellPrice,proto3" json:"sell_price,omitempty"`
 	// The order's chain object id (LimitOrder.id) to start at.
-	Id            uint64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3000,7 +3080,7 @@ func (x *ListLimitOrdersStart_ByPrice) GetSellPrice() *v1.Price {
 	return nil
 }
 
-func (x *ListLimitOrdersStart_ByPrice) GetId() uint64 {
+func (x *ListLimitOrdersStart_ByPrice) GetId() int64 {
 	if x != nil {
 		return x.Id
 	}
@@ -3066,15 +3146,17 @@ var File_hive_database_api_v1_database_finance_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_database_finance_proto_rawDesc = "" +
 	"\n" +
-	"+hive/database_api/v1/database_finance.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1bhive/types/v1/finance.proto\x1a\x19hivegate/v1/options.proto\"\xa6\x01\n" +
-	"\x12ListEscrowsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12<\n" +
+	"+hive/database_api/v1/database_finance.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1bhive/types/v1/finance.proto\x1a\x19hivegate/v1/options.proto\"\xb5\x01\n" +
+	"\x12ListEscrowsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12<\n" +
 	"\x05order\x18\x02 \x01(\x0e2&.hive.database_api.v1.ListEscrowsOrderR\x05order\x12<\n" +
-	"\x05start\x18\x03 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\x05start\"\xc9\x04\n" +
+	"\x05start\x18\x03 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\x05startB\b\n" +
+	"\x06_limit\"\xf1\x04\n" +
 	"\x10ListEscrowsStart\x12O\n" +
 	"\n" +
 	"by_from_id\x18\x01 \x01(\v2/.hive.database_api.v1.ListEscrowsStart.ByFromIdH\x00R\bbyFromId\x12y\n" +
-	"\x18by_ratification_deadline\x18\x02 \x01(\v2=.hive.database_api.v1.ListEscrowsStart.ByRatificationDeadlineH\x00R\x16byRatificationDeadline\x1aq\n" +
+	"\x18by_ratification_deadline\x18\x02 \x01(\v2=.hive.database_api.v1.ListEscrowsStart.ByRatificationDeadlineH\x00R\x16byRatificationDeadline\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1aq\n" +
 	"\bByFromId\x123\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12*\n" +
 	"\tescrow_id\x18\x02 \x01(\rB\r\xfa\xf3\x18\tescrow_idR\bescrowId:\x04\xc8\xf3\x18\x01\x1a\xe6\x01\n" +
@@ -3082,19 +3164,22 @@ const file_hive_database_api_v1_database_finance_proto_rawDesc = "" +
 	"\vis_approved\x18\x01 \x01(\bB!\xfa\xf3\x18\x1dto_approved && agent_approvedR\n" +
 	"isApproved\x12j\n" +
 	"\x15ratification_deadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x19\xfa\xf3\x18\x15ratification_deadlineR\x14ratificationDeadline\x12\x16\n" +
-	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x8d\x01\n" +
+	"\x02id\x18\x03 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x8d\x01\n" +
 	"\x13ListEscrowsResponse\x12/\n" +
 	"\aescrows\x18\x01 \x03(\v2\x15.hive.types.v1.EscrowR\aescrows\x12E\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\tnextStart\"\xd0\x01\n" +
-	" ListWithdrawVestingRoutesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12J\n" +
+	"next_start\x18\x02 \x01(\v2&.hive.database_api.v1.ListEscrowsStartR\tnextStart\"\xdf\x01\n" +
+	" ListWithdrawVestingRoutesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12J\n" +
 	"\x05order\x18\x02 \x01(\x0e24.hive.database_api.v1.ListWithdrawVestingRoutesOrderR\x05order\x12J\n" +
-	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\x05start\"\xeb\x03\n" +
+	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\x05startB\b\n" +
+	"\x06_limit\"\x93\x04\n" +
 	"\x1eListWithdrawVestingRoutesStart\x12r\n" +
 	"\x11by_withdraw_route\x18\x01 \x01(\v2D.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByWithdrawRouteH\x00R\x0fbyWithdrawRoute\x12k\n" +
-	"\x0eby_destination\x18\x02 \x01(\v2B.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByDestinationH\x00R\rbyDestination\x1a{\n" +
+	"\x0eby_destination\x18\x02 \x01(\v2B.hive.database_api.v1.ListWithdrawVestingRoutesStart.ByDestinationH\x00R\rbyDestination\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a{\n" +
 	"\x0fByWithdrawRoute\x123\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12-\n" +
 	"\n" +
@@ -3104,136 +3189,155 @@ const file_hive_database_api_v1_database_finance_proto_rawDesc = "" +
 	"\n" +
 	"to_account\x18\x01 \x01(\tB\x0e\xfa\xf3\x18\n" +
 	"to_accountR\ttoAccount\x12\x16\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb5\x01\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb5\x01\n" +
 	"!ListWithdrawVestingRoutesResponse\x12;\n" +
 	"\x06routes\x18\x01 \x03(\v2#.hive.types.v1.WithdrawVestingRouteR\x06routes\x12S\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\tnextStart\"\xc7\x01\n" +
-	"\x1dListSavingsWithdrawalsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12G\n" +
+	"next_start\x18\x02 \x01(\v24.hive.database_api.v1.ListWithdrawVestingRoutesStartR\tnextStart\"\xd6\x01\n" +
+	"\x1dListSavingsWithdrawalsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12G\n" +
 	"\x05order\x18\x02 \x01(\x0e21.hive.database_api.v1.ListSavingsWithdrawalsOrderR\x05order\x12G\n" +
-	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\x05start\"\xad\x06\n" +
+	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\x05startB\b\n" +
+	"\x06_limit\"\xd5\x06\n" +
 	"\x1bListSavingsWithdrawalsStart\x12Z\n" +
 	"\n" +
 	"by_from_id\x18\x01 \x01(\v2:.hive.database_api.v1.ListSavingsWithdrawalsStart.ByFromIdH\x00R\bbyFromId\x12s\n" +
 	"\x13by_complete_from_id\x18\x02 \x01(\v2B.hive.database_api.v1.ListSavingsWithdrawalsStart.ByCompleteFromIdH\x00R\x10byCompleteFromId\x12f\n" +
-	"\x0eby_to_complete\x18\x03 \x01(\v2>.hive.database_api.v1.ListSavingsWithdrawalsStart.ByToCompleteH\x00R\fbyToComplete\x1at\n" +
+	"\x0eby_to_complete\x18\x03 \x01(\v2>.hive.database_api.v1.ListSavingsWithdrawalsStart.ByToCompleteH\x00R\fbyToComplete\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1at\n" +
 	"\bByFromId\x123\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12-\n" +
 	"\n" +
-	"request_id\x18\x02 \x01(\rB\x0e\xfa\xf3\x18\n" +
+	"request_id\x18\x02 \x01(\x03B\x0e\xfa\xf3\x18\n" +
 	"request_idR\trequestId:\x04\xc8\xf3\x18\x01\x1a\xc2\x01\n" +
 	"\x10ByCompleteFromId\x12D\n" +
 	"\bcomplete\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bcompleteR\bcomplete\x123\n" +
 	"\ffrom_account\x18\x02 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12-\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\rB\x0e\xfa\xf3\x18\n" +
+	"request_id\x18\x03 \x01(\x03B\x0e\xfa\xf3\x18\n" +
 	"request_idR\trequestId:\x04\xc8\xf3\x18\x01\x1a\x8a\x01\n" +
 	"\fByToComplete\x12\x16\n" +
 	"\x02to\x18\x01 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to\x12D\n" +
 	"\bcomplete\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bcompleteR\bcomplete\x12\x16\n" +
-	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb6\x01\n" +
+	"\x02id\x18\x03 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb6\x01\n" +
 	"\x1eListSavingsWithdrawalsResponse\x12B\n" +
 	"\vwithdrawals\x18\x01 \x03(\v2 .hive.types.v1.SavingsWithdrawalR\vwithdrawals\x12P\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\tnextStart\"\xc7\x01\n" +
-	"\x1dListVestingDelegationsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12G\n" +
+	"next_start\x18\x02 \x01(\v21.hive.database_api.v1.ListSavingsWithdrawalsStartR\tnextStart\"\xd6\x01\n" +
+	"\x1dListVestingDelegationsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12G\n" +
 	"\x05order\x18\x02 \x01(\x0e21.hive.database_api.v1.ListVestingDelegationsOrderR\x05order\x12G\n" +
-	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\x05start\"\x83\x02\n" +
+	"\x05start\x18\x03 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\x05startB\b\n" +
+	"\x06_limit\"\xab\x02\n" +
 	"\x1bListVestingDelegationsStart\x12e\n" +
-	"\rby_delegation\x18\x01 \x01(\v2>.hive.database_api.v1.ListVestingDelegationsStart.ByDelegationH\x00R\fbyDelegation\x1an\n" +
+	"\rby_delegation\x18\x01 \x01(\v2>.hive.database_api.v1.ListVestingDelegationsStart.ByDelegationH\x00R\fbyDelegation\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1an\n" +
 	"\fByDelegation\x12+\n" +
 	"\tdelegator\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegatorR\tdelegator\x12+\n" +
 	"\tdelegatee\x18\x02 \x01(\tB\r\xfa\xf3\x18\tdelegateeR\tdelegatee:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb6\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb6\x01\n" +
 	"\x1eListVestingDelegationsResponse\x12B\n" +
 	"\vdelegations\x18\x01 \x03(\v2 .hive.types.v1.VestingDelegationR\vdelegations\x12P\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\tnextStart\"\xe5\x01\n" +
-	"'ListVestingDelegationExpirationsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12Q\n" +
+	"next_start\x18\x02 \x01(\v21.hive.database_api.v1.ListVestingDelegationsStartR\tnextStart\"\xf4\x01\n" +
+	"'ListVestingDelegationExpirationsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12Q\n" +
 	"\x05order\x18\x02 \x01(\x0e2;.hive.database_api.v1.ListVestingDelegationExpirationsOrderR\x05order\x12Q\n" +
-	"\x05start\x18\x03 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\x05start\"\xd8\x04\n" +
+	"\x05start\x18\x03 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\x05startB\b\n" +
+	"\x06_limit\"\x80\x05\n" +
 	"%ListVestingDelegationExpirationsStart\x12o\n" +
 	"\rby_expiration\x18\x01 \x01(\v2H.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByExpirationH\x00R\fbyExpiration\x12\x85\x01\n" +
-	"\x15by_account_expiration\x18\x02 \x01(\v2O.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByAccountExpirationH\x00R\x13byAccountExpiration\x1ax\n" +
+	"\x15by_account_expiration\x18\x02 \x01(\v2O.hive.database_api.v1.ListVestingDelegationExpirationsStart.ByAccountExpirationH\x00R\x13byAccountExpiration\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1ax\n" +
 	"\fByExpiration\x12J\n" +
 	"\n" +
 	"expiration\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
 	"expirationR\n" +
 	"expiration\x12\x16\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\xac\x01\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\xac\x01\n" +
 	"\x13ByAccountExpiration\x12+\n" +
 	"\tdelegator\x18\x01 \x01(\tB\r\xfa\xf3\x18\tdelegatorR\tdelegator\x12J\n" +
 	"\n" +
 	"expiration\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
 	"expirationR\n" +
 	"expiration\x12\x16\n" +
-	"\x02id\x18\x03 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xd4\x01\n" +
+	"\x02id\x18\x03 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xd4\x01\n" +
 	"(ListVestingDelegationExpirationsResponse\x12L\n" +
 	"\vdelegations\x18\x01 \x03(\v2*.hive.types.v1.VestingDelegationExpirationR\vdelegations\x12Z\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\tnextStart\"\xd0\x01\n" +
-	" ListHbdConversionRequestsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12J\n" +
+	"next_start\x18\x02 \x01(\v2;.hive.database_api.v1.ListVestingDelegationExpirationsStartR\tnextStart\"\xdf\x01\n" +
+	" ListHbdConversionRequestsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12J\n" +
 	"\x05order\x18\x02 \x01(\x0e24.hive.database_api.v1.ListHbdConversionRequestsOrderR\x05order\x12J\n" +
-	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\x05start\"\xf5\x03\n" +
+	"\x05start\x18\x03 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\x05startB\b\n" +
+	"\x06_limit\"\x9d\x04\n" +
 	"\x1eListHbdConversionRequestsStart\x12u\n" +
 	"\x12by_conversion_date\x18\x01 \x01(\v2E.hive.database_api.v1.ListHbdConversionRequestsStart.ByConversionDateH\x00R\x10byConversionDate\x12_\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v2>.hive.database_api.v1.ListHbdConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1a\x8a\x01\n" +
+	"by_account\x18\x02 \x01(\v2>.hive.database_api.v1.ListHbdConversionRequestsStart.ByAccountH\x00R\tbyAccount\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x8a\x01\n" +
 	"\x10ByConversionDate\x12X\n" +
 	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0fconversion_dateR\x0econversionDate\x12\x16\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
 	"\tByAccount\x12\x1f\n" +
 	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner\x12+\n" +
 	"\trequestid\x18\x02 \x01(\rB\r\xfa\xf3\x18\trequestidR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb3\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb3\x01\n" +
 	"!ListHbdConversionRequestsResponse\x129\n" +
 	"\brequests\x18\x01 \x03(\v2\x1d.hive.types.v1.ConvertRequestR\brequests\x12S\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\tnextStart\"\xf1\x01\n" +
-	"+ListCollateralizedConversionRequestsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12U\n" +
+	"next_start\x18\x02 \x01(\v24.hive.database_api.v1.ListHbdConversionRequestsStartR\tnextStart\"\x80\x02\n" +
+	"+ListCollateralizedConversionRequestsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12U\n" +
 	"\x05order\x18\x02 \x01(\x0e2?.hive.database_api.v1.ListCollateralizedConversionRequestsOrderR\x05order\x12U\n" +
-	"\x05start\x18\x03 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\x05start\"\x97\x04\n" +
+	"\x05start\x18\x03 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\x05startB\b\n" +
+	"\x06_limit\"\xbf\x04\n" +
 	")ListCollateralizedConversionRequestsStart\x12\x80\x01\n" +
 	"\x12by_conversion_date\x18\x01 \x01(\v2P.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByConversionDateH\x00R\x10byConversionDate\x12j\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v2I.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByAccountH\x00R\tbyAccount\x1a\x8a\x01\n" +
+	"by_account\x18\x02 \x01(\v2I.hive.database_api.v1.ListCollateralizedConversionRequestsStart.ByAccountH\x00R\tbyAccount\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x8a\x01\n" +
 	"\x10ByConversionDate\x12X\n" +
 	"\x0fconversion_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x13\xfa\xf3\x18\x0fconversion_dateR\x0econversionDate\x12\x16\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a_\n" +
 	"\tByAccount\x12\x1f\n" +
 	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner\x12+\n" +
 	"\trequestid\x18\x02 \x01(\rB\r\xfa\xf3\x18\trequestidR\trequestid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xd7\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xd7\x01\n" +
 	",ListCollateralizedConversionRequestsResponse\x12G\n" +
 	"\brequests\x18\x01 \x03(\v2+.hive.types.v1.CollateralizedConvertRequestR\brequests\x12^\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\tnextStart\"\xb2\x01\n" +
-	"\x16ListLimitOrdersRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12@\n" +
+	"next_start\x18\x02 \x01(\v2?.hive.database_api.v1.ListCollateralizedConversionRequestsStartR\tnextStart\"\xc1\x01\n" +
+	"\x16ListLimitOrdersRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12@\n" +
 	"\x05order\x18\x02 \x01(\x0e2*.hive.database_api.v1.ListLimitOrdersOrderR\x05order\x12@\n" +
-	"\x05start\x18\x03 \x01(\v2*.hive.database_api.v1.ListLimitOrdersStartR\x05start\"\xa1\x03\n" +
+	"\x05start\x18\x03 \x01(\v2*.hive.database_api.v1.ListLimitOrdersStartR\x05startB\b\n" +
+	"\x06_limit\"\xc9\x03\n" +
 	"\x14ListLimitOrdersStart\x12W\n" +
 	"\bby_price\x18\x01 \x01(\v22.hive.database_api.v1.ListLimitOrdersStart.ByPriceB\x06\x9a\xf4\x18\x02[]H\x00R\abyPrice\x12U\n" +
 	"\n" +
-	"by_account\x18\x02 \x01(\v24.hive.database_api.v1.ListLimitOrdersStart.ByAccountH\x00R\tbyAccount\x1al\n" +
+	"by_account\x18\x02 \x01(\v24.hive.database_api.v1.ListLimitOrdersStart.ByAccountH\x00R\tbyAccount\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1al\n" +
 	"\aByPrice\x12C\n" +
 	"\n" +
 	"sell_price\x18\x01 \x01(\v2\x14.hive.types.v1.PriceB\x0e\xfa\xf3\x18\n" +
 	"sell_priceR\tsellPrice\x12\x16\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\\\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idR\x02id:\x04\xc8\xf3\x18\x01\x1a\\\n" +
 	"\tByAccount\x12\"\n" +
 	"\x06seller\x18\x01 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06sellerR\x06seller\x12%\n" +
 	"\aorderid\x18\x02 \x01(\rB\v\xfa\xf3\x18\aorderidR\aorderid:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x97\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x97\x01\n" +
 	"\x17ListLimitOrdersResponse\x121\n" +
 	"\x06orders\x18\x01 \x03(\v2\x19.hive.types.v1.LimitOrderR\x06orders\x12I\n" +
 	"\n" +
@@ -3269,8 +3373,8 @@ const file_hive_database_api_v1_database_finance_proto_rawDesc = "" +
 	"\x14ListLimitOrdersOrder\x12'\n" +
 	"#LIST_LIMIT_ORDERS_ORDER_UNSPECIFIED\x10\x00\x12$\n" +
 	" LIST_LIMIT_ORDERS_ORDER_BY_PRICE\x10\x01\x12&\n" +
-	"\"LIST_LIMIT_ORDERS_ORDER_BY_ACCOUNT\x10\x02B\xe4\x01\n" +
-	"\x18com.hive.database_api.v1B\x14DatabaseFinanceProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"\"LIST_LIMIT_ORDERS_ORDER_BY_ACCOUNT\x10\x02B\xf3\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x14DatabaseFinanceProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_database_finance_proto_rawDescOnce sync.Once
@@ -3415,34 +3519,42 @@ func file_hive_database_api_v1_database_finance_proto_init() {
 	if File_hive_database_api_v1_database_finance_proto != nil {
 		return
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[1].OneofWrappers = []any{
 		(*ListEscrowsStart_ByFromId_)(nil),
 		(*ListEscrowsStart_ByRatificationDeadline_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[4].OneofWrappers = []any{
 		(*ListWithdrawVestingRoutesStart_ByWithdrawRoute_)(nil),
 		(*ListWithdrawVestingRoutesStart_ByDestination_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[7].OneofWrappers = []any{
 		(*ListSavingsWithdrawalsStart_ByFromId_)(nil),
 		(*ListSavingsWithdrawalsStart_ByCompleteFromId_)(nil),
 		(*ListSavingsWithdrawalsStart_ByToComplete_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[10].OneofWrappers = []any{
 		(*ListVestingDelegationsStart_ByDelegation_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[12].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[13].OneofWrappers = []any{
 		(*ListVestingDelegationExpirationsStart_ByExpiration_)(nil),
 		(*ListVestingDelegationExpirationsStart_ByAccountExpiration_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[15].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[16].OneofWrappers = []any{
 		(*ListHbdConversionRequestsStart_ByConversionDate_)(nil),
 		(*ListHbdConversionRequestsStart_ByAccount_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[18].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[19].OneofWrappers = []any{
 		(*ListCollateralizedConversionRequestsStart_ByConversionDate_)(nil),
 		(*ListCollateralizedConversionRequestsStart_ByAccount_)(nil),
 	}
+	file_hive_database_api_v1_database_finance_proto_msgTypes[21].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_finance_proto_msgTypes[22].OneofWrappers = []any{
 		(*ListLimitOrdersStart_ByPrice_)(nil),
 		(*ListLimitOrdersStart_ByAccount_)(nil),

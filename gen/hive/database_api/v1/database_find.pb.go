@@ -1849,8 +1849,8 @@ const file_hive_database_api_v1_database_find_proto_rawDesc = "" +
 	"\x1eFindWithdrawVestingRoutesOrder\x122\n" +
 	".FIND_WITHDRAW_VESTING_ROUTES_ORDER_UNSPECIFIED\x10\x00\x128\n" +
 	"4FIND_WITHDRAW_VESTING_ROUTES_ORDER_BY_WITHDRAW_ROUTE\x10\x01\x125\n" +
-	"1FIND_WITHDRAW_VESTING_ROUTES_ORDER_BY_DESTINATION\x10\x02B\xe1\x01\n" +
-	"\x18com.hive.database_api.v1B\x11DatabaseFindProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"1FIND_WITHDRAW_VESTING_ROUTES_ORDER_BY_DESTINATION\x10\x02B\xf0\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x11DatabaseFindProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_database_find_proto_rawDescOnce sync.Once

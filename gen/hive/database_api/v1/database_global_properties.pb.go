@@ -117,8 +117,8 @@ const file_hive_database_api_v1_database_global_properties_proto_rawDesc = "" +
 	"\"GetDynamicGlobalPropertiesResponse\x12F\n" +
 	"\n" +
 	"properties\x18\x01 \x01(\v2&.hive.types.v1.DynamicGlobalPropertiesR\n" +
-	"properties:\x04\xc8\xf3\x18\x02B\xed\x01\n" +
-	"\x18com.hive.database_api.v1B\x1dDatabaseGlobalPropertiesProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"properties:\x04\xc8\xf3\x18\x02B\xfc\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x1dDatabaseGlobalPropertiesProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_database_global_properties_proto_rawDescOnce sync.Once

@@ -187,7 +187,7 @@ func (ListSmtTokenEmissionsOrder) EnumDescriptor() ([]byte, []int) {
 type ListSmtContributionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListSmtContributionsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListSmtContributionsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page (an empty array).
@@ -227,8 +227,8 @@ func (*ListSmtContributionsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListSmtContributionsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -258,7 +258,10 @@ type ListSmtContributionsStart struct {
 	//	*ListSmtContributionsStart_BySymbolContributor_
 	//	*ListSmtContributionsStart_BySymbolId_
 	//	*ListSmtContributionsStart_ByContributor_
-	Start         isListSmtContributionsStart_Start `protobuf_oneof:"start"`
+	Start isListSmtContributionsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -327,6 +330,13 @@ func (x *ListSmtContributionsStart) GetByContributor() *ListSmtContributionsStar
 	return nil
 }
 
+func (x *ListSmtContributionsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListSmtContributionsStart_Start interface {
 	isListSmtContributionsStart_Start()
 }
@@ -358,8 +368,9 @@ type ListSmtContributionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The contributions, in the requested order.
 	Contributions []*v1.SmtContribution `protobuf:"bytes,1,rep,name=contributions,proto3" json:"contributions,omitempty"`
-	// The cursor of the last contribution on this page, ready to send back as
-	// `start`. Unset when the page is empty. Not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListSmtContributionsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -413,7 +424,7 @@ func (x *ListSmtContributionsResponse) GetNextStart() *ListSmtContributionsStart
 type ListSmtTokensRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListSmtTokensOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListSmtTokensOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page (for by_symbol
@@ -454,8 +465,8 @@ func (*ListSmtTokensRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListSmtTokensRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -483,7 +494,10 @@ type ListSmtTokensStart struct {
 	//
 	//	*ListSmtTokensStart_BySymbol_
 	//	*ListSmtTokensStart_ByControlAccount_
-	Start         isListSmtTokensStart_Start `protobuf_oneof:"start"`
+	Start isListSmtTokensStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -543,6 +557,13 @@ func (x *ListSmtTokensStart) GetByControlAccount() *ListSmtTokensStart_ByControl
 	return nil
 }
 
+func (x *ListSmtTokensStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListSmtTokensStart_Start interface {
 	isListSmtTokensStart_Start()
 }
@@ -566,8 +587,9 @@ type ListSmtTokensResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tokens, in the requested order.
 	Tokens []*v1.SmtToken `protobuf:"bytes,1,rep,name=tokens,proto3" json:"tokens,omitempty"`
-	// The cursor of the last token on this page, ready to send back as
-	// `start`. Unset when the page is empty. Not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListSmtTokensStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -621,7 +643,7 @@ func (x *ListSmtTokensResponse) GetNextStart() *ListSmtTokensStart {
 type ListSmtTokenEmissionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListSmtTokenEmissionsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListSmtTokenEmissionsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page (an empty array).
@@ -661,8 +683,8 @@ func (*ListSmtTokenEmissionsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListSmtTokenEmissionsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -689,7 +711,10 @@ type ListSmtTokenEmissionsStart struct {
 	// Types that are valid to be assigned to Start:
 	//
 	//	*ListSmtTokenEmissionsStart_BySymbolTime_
-	Start         isListSmtTokenEmissionsStart_Start `protobuf_oneof:"start"`
+	Start isListSmtTokenEmissionsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -740,6 +765,13 @@ func (x *ListSmtTokenEmissionsStart) GetBySymbolTime() *ListSmtTokenEmissionsSta
 	return nil
 }
 
+func (x *ListSmtTokenEmissionsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListSmtTokenEmissionsStart_Start interface {
 	isListSmtTokenEmissionsStart_Start()
 }
@@ -757,8 +789,9 @@ type ListSmtTokenEmissionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The emissions, in order.
 	TokenEmissions []*v1.SmtTokenEmissions `protobuf:"bytes,1,rep,name=token_emissions,json=tokenEmissions,proto3" json:"token_emissions,omitempty"`
-	// The cursor of the last emission on this page, ready to send back as
-	// `start`. Unset when the page is empty. Not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListSmtTokenEmissionsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -881,7 +914,7 @@ type ListSmtContributionsStart_BySymbolId struct {
 	// The token to start at.
 	Symbol *v1.Symbol `protobuf:"bytes,1,opt,name=symbol,proto3" json:"symbol,omitempty"`
 	// The chain object id (SmtContribution.id) to start at.
-	Id            *uint64 `protobuf:"varint,2,opt,name=id,proto3,oneof" json:"id,omitempty"`
+	Id            *int64 `protobuf:"varint,2,opt,name=id,proto3,oneof" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -923,7 +956,7 @@ func (x *ListSmtContributionsStart_BySymbolId) GetSymbol() *v1.Symbol {
 	return nil
 }
 
-func (x *ListSmtContributionsStart_BySymbolId) GetId() uint64 {
+func (x *ListSmtContributionsStart_BySymbolId) GetId() int64 {
 	if x != nil && x.Id != nil {
 		return *x.Id
 	}
@@ -1156,16 +1189,18 @@ var File_hive_database_api_v1_database_smt_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_database_smt_proto_rawDesc = "" +
 	"\n" +
-	"'hive/database_api/v1/database_smt.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x17hive/types/v1/smt.proto\x1a\x19hivegate/v1/options.proto\"\xc1\x01\n" +
-	"\x1bListSmtContributionsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12E\n" +
+	"'hive/database_api/v1/database_smt.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x17hive/types/v1/smt.proto\x1a\x19hivegate/v1/options.proto\"\xd0\x01\n" +
+	"\x1bListSmtContributionsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12E\n" +
 	"\x05order\x18\x02 \x01(\x0e2/.hive.database_api.v1.ListSmtContributionsOrderR\x05order\x12E\n" +
-	"\x05start\x18\x03 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\x05start\"\xe3\a\n" +
+	"\x05start\x18\x03 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\x05startB\b\n" +
+	"\x06_limit\"\x8b\b\n" +
 	"\x19ListSmtContributionsStart\x12\x81\x01\n" +
 	"\x15by_symbol_contributor\x18\x01 \x01(\v2C.hive.database_api.v1.ListSmtContributionsStart.BySymbolContributorB\x06\x9a\xf4\x18\x02[]H\x00R\x13bySymbolContributor\x12f\n" +
 	"\fby_symbol_id\x18\x02 \x01(\v2:.hive.database_api.v1.ListSmtContributionsStart.BySymbolIdB\x06\x9a\xf4\x18\x02[]H\x00R\n" +
 	"bySymbolId\x12n\n" +
-	"\x0eby_contributor\x18\x03 \x01(\v2=.hive.database_api.v1.ListSmtContributionsStart.ByContributorB\x06\x9a\xf4\x18\x02[]H\x00R\rbyContributor\x1a\xf5\x01\n" +
+	"\x0eby_contributor\x18\x03 \x01(\v2=.hive.database_api.v1.ListSmtContributionsStart.ByContributorB\x06\x9a\xf4\x18\x02[]H\x00R\rbyContributor\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\xf5\x01\n" +
 	"\x13BySymbolContributor\x129\n" +
 	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
 	"\xfa\xf3\x18\x06symbolR\x06symbol\x126\n" +
@@ -1177,7 +1212,7 @@ const file_hive_database_api_v1_database_smt_proto_rawDesc = "" +
 	"BySymbolId\x129\n" +
 	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
 	"\xfa\xf3\x18\x06symbolR\x06symbol\x12\x1b\n" +
-	"\x02id\x18\x02 \x01(\x04B\x06\xfa\xf3\x18\x02idH\x00R\x02id\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x05\n" +
+	"\x02id\x18\x02 \x01(\x03B\x06\xfa\xf3\x18\x02idH\x00R\x02id\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x05\n" +
 	"\x03_id\x1a\xef\x01\n" +
 	"\rByContributor\x126\n" +
 	"\vcontributor\x18\x01 \x01(\tB\x0f\xfa\xf3\x18\vcontributorH\x00R\vcontributor\x88\x01\x01\x129\n" +
@@ -1186,39 +1221,46 @@ const file_hive_database_api_v1_database_smt_proto_rawDesc = "" +
 	"\x0fcontribution_id\x18\x03 \x01(\rB\x13\xfa\xf3\x18\x0fcontribution_idH\x01R\x0econtributionId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_contributorB\x12\n" +
 	"\x10_contribution_id:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xb4\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xb4\x01\n" +
 	"\x1cListSmtContributionsResponse\x12D\n" +
 	"\rcontributions\x18\x01 \x03(\v2\x1e.hive.types.v1.SmtContributionR\rcontributions\x12N\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\tnextStart\"\xac\x01\n" +
-	"\x14ListSmtTokensRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12>\n" +
+	"next_start\x18\x02 \x01(\v2/.hive.database_api.v1.ListSmtContributionsStartR\tnextStart\"\xbb\x01\n" +
+	"\x14ListSmtTokensRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12>\n" +
 	"\x05order\x18\x02 \x01(\x0e2(.hive.database_api.v1.ListSmtTokensOrderR\x05order\x12>\n" +
-	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\x05start\"\xe9\x03\n" +
+	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\x05startB\b\n" +
+	"\x06_limit\"\x91\x04\n" +
 	"\x12ListSmtTokensStart\x12X\n" +
 	"\tby_symbol\x18\x01 \x01(\v21.hive.database_api.v1.ListSmtTokensStart.BySymbolB\x06\x9a\xf4\x18\x02{}H\x00R\bbySymbol\x12i\n" +
-	"\x12by_control_account\x18\x02 \x01(\v29.hive.database_api.v1.ListSmtTokensStart.ByControlAccountH\x00R\x10byControlAccount\x1aX\n" +
+	"\x12by_control_account\x18\x02 \x01(\v29.hive.database_api.v1.ListSmtTokensStart.ByControlAccountH\x00R\x10byControlAccount\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1aX\n" +
 	"\bBySymbol\x12F\n" +
 	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\x17\xfa\xf3\x18\x13token.liquid_symbolR\x06symbol:\x04\xc8\xf3\x18\x02\x1a\xa4\x01\n" +
 	"\x10ByControlAccount\x12B\n" +
 	"\x0fcontrol_account\x18\x01 \x01(\tB\x19\xfa\xf3\x18\x15token.control_accountR\x0econtrolAccount\x12F\n" +
 	"\x06symbol\x18\x02 \x01(\v2\x15.hive.types.v1.SymbolB\x17\xfa\xf3\x18\x13token.liquid_symbolR\x06symbol:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x91\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x91\x01\n" +
 	"\x15ListSmtTokensResponse\x12/\n" +
 	"\x06tokens\x18\x01 \x03(\v2\x17.hive.types.v1.SmtTokenR\x06tokens\x12G\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\tnextStart\"\xc4\x01\n" +
-	"\x1cListSmtTokenEmissionsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12F\n" +
+	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListSmtTokensStartR\tnextStart\"\xd3\x01\n" +
+	"\x1cListSmtTokenEmissionsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12F\n" +
 	"\x05order\x18\x02 \x01(\x0e20.hive.database_api.v1.ListSmtTokenEmissionsOrderR\x05order\x12F\n" +
-	"\x05start\x18\x03 \x01(\v20.hive.database_api.v1.ListSmtTokenEmissionsStartR\x05start\"\xc0\x02\n" +
+	"\x05start\x18\x03 \x01(\v20.hive.database_api.v1.ListSmtTokenEmissionsStartR\x05startB\b\n" +
+	"\x06_limit\"\xe8\x02\n" +
 	"\x1aListSmtTokenEmissionsStart\x12m\n" +
-	"\x0eby_symbol_time\x18\x01 \x01(\v2=.hive.database_api.v1.ListSmtTokenEmissionsStart.BySymbolTimeB\x06\x9a\xf4\x18\x02[]H\x00R\fbySymbolTime\x1a\xa3\x01\n" +
+	"\x0eby_symbol_time\x18\x01 \x01(\v2=.hive.database_api.v1.ListSmtTokenEmissionsStart.BySymbolTimeB\x06\x9a\xf4\x18\x02[]H\x00R\fbySymbolTime\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\xa3\x01\n" +
 	"\fBySymbolTime\x129\n" +
 	"\x06symbol\x18\x01 \x01(\v2\x15.hive.types.v1.SymbolB\n" +
 	"\xfa\xf3\x18\x06symbolR\x06symbol\x12R\n" +
 	"\rschedule_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampB\x11\xfa\xf3\x18\rschedule_timeR\fscheduleTime:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xbb\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xbb\x01\n" +
 	"\x1dListSmtTokenEmissionsResponse\x12I\n" +
 	"\x0ftoken_emissions\x18\x01 \x03(\v2 .hive.types.v1.SmtTokenEmissionsR\x0etokenEmissions\x12O\n" +
 	"\n" +
@@ -1234,8 +1276,8 @@ const file_hive_database_api_v1_database_smt_proto_rawDesc = "" +
 	"(LIST_SMT_TOKENS_ORDER_BY_CONTROL_ACCOUNT\x10\x02*\x7f\n" +
 	"\x1aListSmtTokenEmissionsOrder\x12.\n" +
 	"*LIST_SMT_TOKEN_EMISSIONS_ORDER_UNSPECIFIED\x10\x00\x121\n" +
-	"-LIST_SMT_TOKEN_EMISSIONS_ORDER_BY_SYMBOL_TIME\x10\x01B\xe0\x01\n" +
-	"\x18com.hive.database_api.v1B\x10DatabaseSmtProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"-LIST_SMT_TOKEN_EMISSIONS_ORDER_BY_SYMBOL_TIME\x10\x01B\xef\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x10DatabaseSmtProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_database_smt_proto_rawDescOnce sync.Once
@@ -1314,15 +1356,18 @@ func file_hive_database_api_v1_database_smt_proto_init() {
 	if File_hive_database_api_v1_database_smt_proto != nil {
 		return
 	}
+	file_hive_database_api_v1_database_smt_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_smt_proto_msgTypes[1].OneofWrappers = []any{
 		(*ListSmtContributionsStart_BySymbolContributor_)(nil),
 		(*ListSmtContributionsStart_BySymbolId_)(nil),
 		(*ListSmtContributionsStart_ByContributor_)(nil),
 	}
+	file_hive_database_api_v1_database_smt_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_smt_proto_msgTypes[4].OneofWrappers = []any{
 		(*ListSmtTokensStart_BySymbol_)(nil),
 		(*ListSmtTokensStart_ByControlAccount_)(nil),
 	}
+	file_hive_database_api_v1_database_smt_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_smt_proto_msgTypes[7].OneofWrappers = []any{
 		(*ListSmtTokenEmissionsStart_BySymbolTime_)(nil),
 	}

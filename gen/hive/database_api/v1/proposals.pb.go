@@ -199,7 +199,7 @@ func (ListProposalVotesOrder) EnumDescriptor() ([]byte, []int) {
 type ListProposalsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListProposalsOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListProposalsOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order in
@@ -249,8 +249,8 @@ func (*ListProposalsRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListProposalsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -303,7 +303,10 @@ type ListProposalsStart struct {
 	//	*ListProposalsStart_ByStartDate_
 	//	*ListProposalsStart_ByEndDate_
 	//	*ListProposalsStart_ByTotalVotes_
-	Start         isListProposalsStart_Start `protobuf_oneof:"start"`
+	Start isListProposalsStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -381,6 +384,13 @@ func (x *ListProposalsStart) GetByTotalVotes() *ListProposalsStart_ByTotalVotes 
 	return nil
 }
 
+func (x *ListProposalsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListProposalsStart_Start interface {
 	isListProposalsStart_Start()
 }
@@ -419,9 +429,9 @@ type ListProposalsResponse struct {
 	// The proposals, in the requested order and direction. Removed proposals
 	// are never listed.
 	Proposals []*v1.Proposal `protobuf:"bytes,1,rep,name=proposals,proto3" json:"proposals,omitempty"`
-	// The cursor of the last proposal on this page, ready to send back as
-	// `start` together with last_id = that proposal's id. Unset when the page
-	// is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListProposalsStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -476,7 +486,7 @@ func (x *ListProposalsResponse) GetNextStart() *ListProposalsStart {
 type ListProposalVotesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListProposalVotesOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListProposalVotesOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order in
@@ -521,8 +531,8 @@ func (*ListProposalVotesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListProposalVotesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -566,7 +576,10 @@ type ListProposalVotesStart struct {
 	//
 	//	*ListProposalVotesStart_ByVoterProposal_
 	//	*ListProposalVotesStart_ByProposalVoter_
-	Start         isListProposalVotesStart_Start `protobuf_oneof:"start"`
+	Start isListProposalVotesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -626,6 +639,13 @@ func (x *ListProposalVotesStart) GetByProposalVoter() *ListProposalVotesStart_By
 	return nil
 }
 
+func (x *ListProposalVotesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListProposalVotesStart_Start interface {
 	isListProposalVotesStart_Start()
 }
@@ -650,9 +670,9 @@ type ListProposalVotesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The votes, in the requested order and direction, each with its proposal.
 	ProposalVotes []*v1.ProposalVote `protobuf:"bytes,1,rep,name=proposal_votes,json=proposalVotes,proto3" json:"proposal_votes,omitempty"`
-	// The cursor of the last vote on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListProposalVotesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1046,62 +1066,67 @@ var File_hive_database_api_v1_proposals_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_proposals_proto_rawDesc = "" +
 	"\n" +
-	"$hive/database_api/v1/proposals.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1chive/types/v1/proposal.proto\x1a\x19hivegate/v1/options.proto\"\xdc\x02\n" +
-	"\x14ListProposalsRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12>\n" +
+	"$hive/database_api/v1/proposals.proto\x12\x14hive.database_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1chive/types/v1/proposal.proto\x1a\x19hivegate/v1/options.proto\"\xeb\x02\n" +
+	"\x14ListProposalsRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12>\n" +
 	"\x05order\x18\x02 \x01(\x0e2(.hive.database_api.v1.ListProposalsOrderR\x05order\x12>\n" +
 	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListProposalsStartR\x05start\x12M\n" +
 	"\x0forder_direction\x18\x04 \x01(\x0e2$.hive.database_api.v1.OrderDirectionR\x0eorderDirection\x125\n" +
 	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06status\x12\x1c\n" +
-	"\alast_id\x18\x06 \x01(\x04H\x00R\x06lastId\x88\x01\x01B\n" +
+	"\alast_id\x18\x06 \x01(\x04H\x01R\x06lastId\x88\x01\x01B\b\n" +
+	"\x06_limitB\n" +
 	"\n" +
-	"\b_last_id\"\xa9\b\n" +
+	"\b_last_id\"\xe1\b\n" +
 	"\x12ListProposalsStart\x12[\n" +
 	"\n" +
 	"by_creator\x18\x01 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByCreatorB\x06\x9a\xf4\x18\x02[]H\x00R\tbyCreator\x12b\n" +
 	"\rby_start_date\x18\x02 \x01(\v24.hive.database_api.v1.ListProposalsStart.ByStartDateB\x06\x9a\xf4\x18\x02[]H\x00R\vbyStartDate\x12\\\n" +
 	"\vby_end_date\x18\x03 \x01(\v22.hive.database_api.v1.ListProposalsStart.ByEndDateB\x06\x9a\xf4\x18\x02[]H\x00R\tbyEndDate\x12e\n" +
-	"\x0eby_total_votes\x18\x04 \x01(\v25.hive.database_api.v1.ListProposalsStart.ByTotalVotesB\x06\x9a\xf4\x18\x02[]H\x00R\fbyTotalVotes\x1a\x90\x01\n" +
+	"\x0eby_total_votes\x18\x04 \x01(\v25.hive.database_api.v1.ListProposalsStart.ByTotalVotesB\x06\x9a\xf4\x18\x02[]H\x00R\fbyTotalVotes\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x94\x01\n" +
 	"\tByCreator\x12*\n" +
-	"\acreator\x18\x01 \x01(\tB\v\xfa\xf3\x18\acreatorH\x00R\acreator\x88\x01\x01\x125\n" +
-	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x01R\n" +
+	"\acreator\x18\x01 \x01(\tB\v\xfa\xf3\x18\acreatorH\x00R\acreator\x88\x01\x01\x129\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x13\xfa\xf3\x18\vproposal_id\xf0\xf4\x18\x01H\x01R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\n" +
 	"\n" +
 	"\b_creatorB\x0e\n" +
-	"\f_proposal_id\x1a\xa5\x01\n" +
+	"\f_proposal_id\x1a\xa9\x01\n" +
 	"\vByStartDate\x12I\n" +
 	"\n" +
 	"start_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\x0e\xfa\xf3\x18\n" +
-	"start_dateR\tstartDate\x125\n" +
-	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x00R\n" +
+	"start_dateR\tstartDate\x129\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x13\xfa\xf3\x18\vproposal_id\xf0\xf4\x18\x01H\x00R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
-	"\f_proposal_id\x1a\x9d\x01\n" +
+	"\f_proposal_id\x1a\xa1\x01\n" +
 	"\tByEndDate\x12C\n" +
-	"\bend_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bend_dateR\aendDate\x125\n" +
-	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x00R\n" +
+	"\bend_date\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\f\xfa\xf3\x18\bend_dateR\aendDate\x129\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x13\xfa\xf3\x18\vproposal_id\xf0\xf4\x18\x01H\x00R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
-	"\f_proposal_id\x1a\xa2\x01\n" +
+	"\f_proposal_id\x1a\xa6\x01\n" +
 	"\fByTotalVotes\x125\n" +
 	"\vtotal_votes\x18\x01 \x01(\x04B\x0f\xfa\xf3\x18\vtotal_votesH\x00R\n" +
-	"totalVotes\x88\x01\x01\x125\n" +
-	"\vproposal_id\x18\x02 \x01(\x03B\x0f\xfa\xf3\x18\vproposal_idH\x01R\n" +
+	"totalVotes\x88\x01\x01\x129\n" +
+	"\vproposal_id\x18\x02 \x01(\x03B\x13\xfa\xf3\x18\vproposal_id\xf0\xf4\x18\x01H\x01R\n" +
 	"proposalId\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_total_votesB\x0e\n" +
 	"\f_proposal_id:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x97\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x97\x01\n" +
 	"\x15ListProposalsResponse\x125\n" +
 	"\tproposals\x18\x01 \x03(\v2\x17.hive.types.v1.ProposalR\tproposals\x12G\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListProposalsStartR\tnextStart\"\xbe\x02\n" +
-	"\x18ListProposalVotesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12B\n" +
+	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListProposalsStartR\tnextStart\"\xcd\x02\n" +
+	"\x18ListProposalVotesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12B\n" +
 	"\x05order\x18\x02 \x01(\x0e2,.hive.database_api.v1.ListProposalVotesOrderR\x05order\x12B\n" +
 	"\x05start\x18\x03 \x01(\v2,.hive.database_api.v1.ListProposalVotesStartR\x05start\x12M\n" +
 	"\x0forder_direction\x18\x04 \x01(\x0e2$.hive.database_api.v1.OrderDirectionR\x0eorderDirection\x125\n" +
-	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06status\"\xc3\x04\n" +
+	"\x06status\x18\x05 \x01(\x0e2\x1d.hive.types.v1.ProposalStatusR\x06statusB\b\n" +
+	"\x06_limit\"\xeb\x04\n" +
 	"\x16ListProposalVotesStart\x12r\n" +
 	"\x11by_voter_proposal\x18\x01 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByVoterProposalB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyVoterProposal\x12r\n" +
-	"\x11by_proposal_voter\x18\x02 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByProposalVoterB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyProposalVoter\x1a\x97\x01\n" +
+	"\x11by_proposal_voter\x18\x02 \x01(\v2<.hive.database_api.v1.ListProposalVotesStart.ByProposalVoterB\x06\x9a\xf4\x18\x02[]H\x00R\x0fbyProposalVoter\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a\x97\x01\n" +
 	"\x0fByVoterProposal\x12$\n" +
 	"\x05voter\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05voterH\x00R\x05voter\x88\x01\x01\x12>\n" +
 	"\vproposal_id\x18\x02 \x01(\x03B\x18\xfa\xf3\x18\x14proposal.proposal_idH\x01R\n" +
@@ -1114,7 +1139,8 @@ const file_hive_database_api_v1_proposals_proto_rawDesc = "" +
 	"\x05voter\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05voterH\x01R\x05voter\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0e\n" +
 	"\f_proposal_idB\b\n" +
 	"\x06_voter:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\xac\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\xac\x01\n" +
 	"\x19ListProposalVotesResponse\x12B\n" +
 	"\x0eproposal_votes\x18\x01 \x03(\v2\x1b.hive.types.v1.ProposalVoteR\rproposalVotes\x12K\n" +
 	"\n" +
@@ -1132,8 +1158,8 @@ const file_hive_database_api_v1_proposals_proto_rawDesc = "" +
 	"\x16ListProposalVotesOrder\x12)\n" +
 	"%LIST_PROPOSAL_VOTES_ORDER_UNSPECIFIED\x10\x00\x12/\n" +
 	"+LIST_PROPOSAL_VOTES_ORDER_BY_VOTER_PROPOSAL\x10\x01\x12/\n" +
-	"+LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER\x10\x02B\xde\x01\n" +
-	"\x18com.hive.database_api.v1B\x0eProposalsProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"+LIST_PROPOSAL_VOTES_ORDER_BY_PROPOSAL_VOTER\x10\x02B\xed\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x0eProposalsProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_proposals_proto_rawDescOnce sync.Once
@@ -1210,6 +1236,7 @@ func file_hive_database_api_v1_proposals_proto_init() {
 		(*ListProposalsStart_ByEndDate_)(nil),
 		(*ListProposalsStart_ByTotalVotes_)(nil),
 	}
+	file_hive_database_api_v1_proposals_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_database_api_v1_proposals_proto_msgTypes[4].OneofWrappers = []any{
 		(*ListProposalVotesStart_ByVoterProposal_)(nil),
 		(*ListProposalVotesStart_ByProposalVoter_)(nil),

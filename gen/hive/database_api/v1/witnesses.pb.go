@@ -140,7 +140,7 @@ func (ListWitnessVotesOrder) EnumDescriptor() ([]byte, []int) {
 type ListWitnessesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListWitnessesOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListWitnessesOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -180,8 +180,8 @@ func (*ListWitnessesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListWitnessesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -210,7 +210,10 @@ type ListWitnessesStart struct {
 	//	*ListWitnessesStart_ByName_
 	//	*ListWitnessesStart_ByVoteName_
 	//	*ListWitnessesStart_ByScheduleTime_
-	Start         isListWitnessesStart_Start `protobuf_oneof:"start"`
+	Start isListWitnessesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -279,6 +282,13 @@ func (x *ListWitnessesStart) GetByScheduleTime() *ListWitnessesStart_ByScheduleT
 	return nil
 }
 
+func (x *ListWitnessesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListWitnessesStart_Start interface {
 	isListWitnessesStart_Start()
 }
@@ -309,9 +319,9 @@ type ListWitnessesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The witnesses, in the requested order.
 	Witnesses []*v1.Witness `protobuf:"bytes,1,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
-	// The cursor of the last witness on this page, ready to send back as
-	// `start` (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListWitnessesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -365,7 +375,7 @@ func (x *ListWitnessesResponse) GetNextStart() *ListWitnessesStart {
 type ListWitnessVotesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The page size, 1..1000.
-	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The sort order; unset takes it from the case set in `start`.
 	Order ListWitnessVotesOrder `protobuf:"varint,2,opt,name=order,proto3,enum=hive.database_api.v1.ListWitnessVotesOrder" json:"order,omitempty"`
 	// Where the page starts (inclusive). Unset: the first page of the order.
@@ -405,8 +415,8 @@ func (*ListWitnessVotesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *ListWitnessVotesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -434,7 +444,10 @@ type ListWitnessVotesStart struct {
 	//
 	//	*ListWitnessVotesStart_ByAccountWitness_
 	//	*ListWitnessVotesStart_ByWitnessAccount_
-	Start         isListWitnessVotesStart_Start `protobuf_oneof:"start"`
+	Start isListWitnessVotesStart_Start `protobuf_oneof:"start"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -494,6 +507,13 @@ func (x *ListWitnessVotesStart) GetByWitnessAccount() *ListWitnessVotesStart_ByW
 	return nil
 }
 
+func (x *ListWitnessVotesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type isListWitnessVotesStart_Start interface {
 	isListWitnessVotesStart_Start()
 }
@@ -517,9 +537,9 @@ type ListWitnessVotesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The votes, in the requested order.
 	Votes []*v1.WitnessVote `protobuf:"bytes,1,rep,name=votes,proto3" json:"votes,omitempty"`
-	// The cursor of the last vote on this page, ready to send back as `start`
-	// (the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListWitnessVotesStart `protobuf:"bytes,2,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -843,16 +863,18 @@ var File_hive_database_api_v1_witnesses_proto protoreflect.FileDescriptor
 
 const file_hive_database_api_v1_witnesses_proto_rawDesc = "" +
 	"\n" +
-	"$hive/database_api/v1/witnesses.proto\x12\x14hive.database_api.v1\x1a\x1bhive/types/v1/witness.proto\x1a\x19hivegate/v1/options.proto\"\xac\x01\n" +
-	"\x14ListWitnessesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12>\n" +
+	"$hive/database_api/v1/witnesses.proto\x12\x14hive.database_api.v1\x1a\x1bhive/types/v1/witness.proto\x1a\x19hivegate/v1/options.proto\"\xbb\x01\n" +
+	"\x14ListWitnessesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12>\n" +
 	"\x05order\x18\x02 \x01(\x0e2(.hive.database_api.v1.ListWitnessesOrderR\x05order\x12>\n" +
-	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\x05start\"\xe1\x04\n" +
+	"\x05start\x18\x03 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\x05startB\b\n" +
+	"\x06_limit\"\x89\x05\n" +
 	"\x12ListWitnessesStart\x12J\n" +
 	"\aby_name\x18\x01 \x01(\v2/.hive.database_api.v1.ListWitnessesStart.ByNameH\x00R\x06byName\x12x\n" +
 	"\fby_vote_name\x18\x02 \x01(\v23.hive.database_api.v1.ListWitnessesStart.ByVoteNameB\x1f\x9a\xf4\x18\x1b[\"9223372036854775807\", \"\"]H\x00R\n" +
 	"byVoteName\x12c\n" +
-	"\x10by_schedule_time\x18\x03 \x01(\v27.hive.database_api.v1.ListWitnessesStart.ByScheduleTimeH\x00R\x0ebyScheduleTime\x1a/\n" +
+	"\x10by_schedule_time\x18\x03 \x01(\v27.hive.database_api.v1.ListWitnessesStart.ByScheduleTimeH\x00R\x0ebyScheduleTime\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1a/\n" +
 	"\x06ByName\x12\x1f\n" +
 	"\x05owner\x18\x01 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner:\x04\xc8\xf3\x18\x02\x1aT\n" +
 	"\n" +
@@ -862,25 +884,29 @@ const file_hive_database_api_v1_witnesses_proto_rawDesc = "" +
 	"\x0eByScheduleTime\x12P\n" +
 	"\x16virtual_scheduled_time\x18\x01 \x01(\tB\x1a\xfa\xf3\x18\x16virtual_scheduled_timeR\x14virtualScheduledTime\x12\x1f\n" +
 	"\x05owner\x18\x02 \x01(\tB\t\xfa\xf3\x18\x05ownerR\x05owner:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x96\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x96\x01\n" +
 	"\x15ListWitnessesResponse\x124\n" +
 	"\twitnesses\x18\x01 \x03(\v2\x16.hive.types.v1.WitnessR\twitnesses\x12G\n" +
 	"\n" +
-	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\tnextStart\"\xb5\x01\n" +
-	"\x17ListWitnessVotesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\x12A\n" +
+	"next_start\x18\x02 \x01(\v2(.hive.database_api.v1.ListWitnessesStartR\tnextStart\"\xc4\x01\n" +
+	"\x17ListWitnessVotesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12A\n" +
 	"\x05order\x18\x02 \x01(\x0e2+.hive.database_api.v1.ListWitnessVotesOrderR\x05order\x12A\n" +
-	"\x05start\x18\x03 \x01(\v2+.hive.database_api.v1.ListWitnessVotesStartR\x05start\"\xd2\x03\n" +
+	"\x05start\x18\x03 \x01(\v2+.hive.database_api.v1.ListWitnessVotesStartR\x05startB\b\n" +
+	"\x06_limit\"\xfa\x03\n" +
 	"\x15ListWitnessVotesStart\x12l\n" +
 	"\x12by_account_witness\x18\x01 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByAccountWitnessH\x00R\x10byAccountWitness\x12l\n" +
-	"\x12by_witness_account\x18\x02 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByWitnessAccountH\x00R\x10byWitnessAccount\x1af\n" +
+	"\x12by_witness_account\x18\x02 \x01(\v2<.hive.database_api.v1.ListWitnessVotesStart.ByWitnessAccountH\x00R\x10byWitnessAccount\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01\x1af\n" +
 	"\x10ByAccountWitness\x12%\n" +
 	"\aaccount\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount\x12%\n" +
 	"\awitness\x18\x02 \x01(\tB\v\xfa\xf3\x18\awitnessR\awitness:\x04\xc8\xf3\x18\x01\x1af\n" +
 	"\x10ByWitnessAccount\x12%\n" +
 	"\awitness\x18\x01 \x01(\tB\v\xfa\xf3\x18\awitnessR\awitness\x12%\n" +
 	"\aaccount\x18\x02 \x01(\tB\v\xfa\xf3\x18\aaccountR\aaccount:\x04\xc8\xf3\x18\x01:\x04\xc8\xf3\x18\x02B\a\n" +
-	"\x05start\"\x98\x01\n" +
+	"\x05startB\a\n" +
+	"\x05_skip\"\x98\x01\n" +
 	"\x18ListWitnessVotesResponse\x120\n" +
 	"\x05votes\x18\x01 \x03(\v2\x1a.hive.types.v1.WitnessVoteR\x05votes\x12J\n" +
 	"\n" +
@@ -893,8 +919,8 @@ const file_hive_database_api_v1_witnesses_proto_rawDesc = "" +
 	"\x15ListWitnessVotesOrder\x12(\n" +
 	"$LIST_WITNESS_VOTES_ORDER_UNSPECIFIED\x10\x00\x12/\n" +
 	"+LIST_WITNESS_VOTES_ORDER_BY_ACCOUNT_WITNESS\x10\x01\x12/\n" +
-	"+LIST_WITNESS_VOTES_ORDER_BY_WITNESS_ACCOUNT\x10\x02B\xde\x01\n" +
-	"\x18com.hive.database_api.v1B\x0eWitnessesProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
+	"+LIST_WITNESS_VOTES_ORDER_BY_WITNESS_ACCOUNT\x10\x02B\xed\x01\n" +
+	"'io.github.hivegate.hive.database_api.v1B\x0eWitnessesProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/database_api/v1;database_apiv1\xa2\x02\x03HDX\xaa\x02\x13Hive.DatabaseApi.V1\xca\x02\x13Hive\\DatabaseApi\\V1\xe2\x02\x1fHive\\DatabaseApi\\V1\\GPBMetadata\xea\x02\x15Hive::DatabaseApi::V1b\x06proto3"
 
 var (
 	file_hive_database_api_v1_witnesses_proto_rawDescOnce sync.Once
@@ -953,11 +979,13 @@ func file_hive_database_api_v1_witnesses_proto_init() {
 	if File_hive_database_api_v1_witnesses_proto != nil {
 		return
 	}
+	file_hive_database_api_v1_witnesses_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_database_api_v1_witnesses_proto_msgTypes[1].OneofWrappers = []any{
 		(*ListWitnessesStart_ByName_)(nil),
 		(*ListWitnessesStart_ByVoteName_)(nil),
 		(*ListWitnessesStart_ByScheduleTime_)(nil),
 	}
+	file_hive_database_api_v1_witnesses_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_database_api_v1_witnesses_proto_msgTypes[4].OneofWrappers = []any{
 		(*ListWitnessVotesStart_ByAccountWitness_)(nil),
 		(*ListWitnessVotesStart_ByWitnessAccount_)(nil),

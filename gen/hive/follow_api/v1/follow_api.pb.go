@@ -28,8 +28,10 @@ type GetAccountReputationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account name to start at (inclusive; a prefix works: "ste").
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -72,8 +74,15 @@ func (x *GetAccountReputationsRequest) GetAccountLowerBound() string {
 }
 
 func (x *GetAccountReputationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetAccountReputationsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -83,9 +92,9 @@ type GetAccountReputationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts, by name, with their raw reputation.
 	Reputations []*AccountReputation `protobuf:"bytes,1,rep,name=reputations,proto3" json:"reputations,omitempty"`
-	// The request cursor for the next page: account_lower_bound = the last
-	// account (inclusive, so the next page repeats it first). Unset when the
-	// page is empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetAccountReputationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -140,8 +149,11 @@ type GetAccountReputationsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetAccountReputationsRequest.account_lower_bound.
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetAccountReputationsStart) Reset() {
@@ -179,6 +191,13 @@ func (x *GetAccountReputationsStart) GetAccountLowerBound() string {
 		return x.AccountLowerBound
 	}
 	return ""
+}
+
+func (x *GetAccountReputationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
 }
 
 // AccountReputation is one account's raw reputation as follow_api writes it:
@@ -246,8 +265,10 @@ type GetBlogRequest struct {
 	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
 	// The newest entry id wanted (inclusive); 0 (or -1) for the newest entry.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
-	// The page size, 1..20 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -297,8 +318,15 @@ func (x *GetBlogRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetBlogRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetBlogRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -308,10 +336,9 @@ type GetBlogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first, each with its post.
 	Entries []*v1.CommentBlogEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id (inclusive: the next page repeats that entry first).
-	// Unset when the page is empty or ends at entry 0. Computed by hivegate;
-	// not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetBlogStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -365,7 +392,10 @@ func (x *GetBlogResponse) GetNextStart() *GetBlogStart {
 type GetBlogStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetBlogRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -407,6 +437,13 @@ func (x *GetBlogStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetBlogStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetBlogEntriesRequest is {account, start_entry_id, limit}.
 type GetBlogEntriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -414,8 +451,10 @@ type GetBlogEntriesRequest struct {
 	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
 	// The newest entry id wanted (inclusive); 0 (or -1) for the newest entry.
 	StartEntryId int64 `protobuf:"varint,2,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
-	// The page size, 1..500 (required).
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..500 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -465,8 +504,15 @@ func (x *GetBlogEntriesRequest) GetStartEntryId() int64 {
 }
 
 func (x *GetBlogEntriesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetBlogEntriesRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -476,10 +522,9 @@ type GetBlogEntriesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries, newest first.
 	Entries []*v1.BlogEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// The request cursor for the next (older) page: start_entry_id = the last
-	// entry's entry_id (inclusive: the next page repeats that entry first).
-	// Unset when the page is empty or ends at entry 0. Computed by hivegate;
-	// not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetBlogEntriesStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -533,7 +578,10 @@ func (x *GetBlogEntriesResponse) GetNextStart() *GetBlogEntriesStart {
 type GetBlogEntriesStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetBlogEntriesRequest.start_entry_id.
-	StartEntryId  int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	StartEntryId int64 `protobuf:"varint,1,opt,name=start_entry_id,json=startEntryId,proto3" json:"start_entry_id,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -575,6 +623,13 @@ func (x *GetBlogEntriesStart) GetStartEntryId() int64 {
 	return 0
 }
 
+func (x *GetBlogEntriesStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetFollowersRequest is {account, start, type, limit}.
 type GetFollowersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -585,8 +640,8 @@ type GetFollowersRequest struct {
 	// Followers (blog) or muters (ignore), JSON key "type"; unset leaves it
 	// out and hivemind uses blog.
 	FollowType v1.FollowType `protobuf:"varint,3,opt,name=follow_type,json=followType,proto3,enum=hive.types.v1.FollowType" json:"follow_type,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -643,8 +698,8 @@ func (x *GetFollowersRequest) GetFollowType() v1.FollowType {
 }
 
 func (x *GetFollowersRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -654,9 +709,9 @@ type GetFollowersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relations, ordered by follower.
 	Follows []*v1.Follow `protobuf:"bytes,1,rep,name=follows,proto3" json:"follows,omitempty"`
-	// The request cursor for the next page: start = the last relation's
-	// follower (exclusive). Unset when the page is empty. Computed by hivegate;
-	// not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFollowersStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -762,8 +817,8 @@ type GetFollowingRequest struct {
 	// Follows (blog) or mutes (ignore), JSON key "type"; unset leaves it out
 	// and hivemind uses blog.
 	FollowType v1.FollowType `protobuf:"varint,3,opt,name=follow_type,json=followType,proto3,enum=hive.types.v1.FollowType" json:"follow_type,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -820,8 +875,8 @@ func (x *GetFollowingRequest) GetFollowType() v1.FollowType {
 }
 
 func (x *GetFollowingRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -831,9 +886,9 @@ type GetFollowingResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relations, ordered by the followed account.
 	Follows []*v1.Follow `protobuf:"bytes,1,rep,name=follows,proto3" json:"follows,omitempty"`
-	// The request cursor for the next page: start = the last relation's
-	// following (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetFollowingStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1126,59 +1181,76 @@ var File_hive_follow_api_v1_follow_api_proto protoreflect.FileDescriptor
 
 const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\n" +
-	"#hive/follow_api/v1/follow_api.proto\x12\x12hive.follow_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"d\n" +
+	"#hive/follow_api/v1/follow_api.proto\x12\x12hive.follow_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"\x9b\x01\n" +
 	"\x1cGetAccountReputationsRequest\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\"\xb7\x01\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xb7\x01\n" +
 	"\x1dGetAccountReputationsResponse\x12G\n" +
 	"\vreputations\x18\x01 \x03(\v2%.hive.follow_api.v1.AccountReputationR\vreputations\x12M\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2..hive.follow_api.v1.GetAccountReputationsStartR\tnextStart\"Y\n" +
+	"next_start\x18\x0f \x01(\v2..hive.follow_api.v1.GetAccountReputationsStartR\tnextStart\"\x81\x01\n" +
 	"\x1aGetAccountReputationsStart\x12;\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\"W\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"W\n" +
 	"\x11AccountReputation\x12\"\n" +
 	"\aaccount\x18\x01 \x01(\tB\b\xd2\xf3\x18\x04nameR\aaccount\x12\x1e\n" +
 	"\n" +
 	"reputation\x18\x02 \x01(\x03R\n" +
-	"reputation\"f\n" +
+	"reputation\"\x9d\x01\n" +
 	"\x0eGetBlogRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\"\x93\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x93\x01\n" +
 	"\x0fGetBlogResponse\x129\n" +
 	"\aentries\x18\x01 \x03(\v2\x1f.hive.types.v1.CommentBlogEntryR\aentries\x12?\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2 .hive.follow_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"F\n" +
+	"next_start\x18\x0f \x01(\v2 .hive.follow_api.v1.GetBlogStartR\tnextStart:\x04\xc8\xf3\x18\x02\"n\n" +
 	"\fGetBlogStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"m\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xa4\x01\n" +
 	"\x15GetBlogEntriesRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12$\n" +
-	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\"\x9a\x01\n" +
+	"\x0estart_entry_id\x18\x02 \x01(\x03R\fstartEntryId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x9a\x01\n" +
 	"\x16GetBlogEntriesResponse\x122\n" +
 	"\aentries\x18\x01 \x03(\v2\x18.hive.types.v1.BlogEntryR\aentries\x12F\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2'.hive.follow_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"M\n" +
+	"next_start\x18\x0f \x01(\v2'.hive.follow_api.v1.GetBlogEntriesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"u\n" +
 	"\x13GetBlogEntriesStart\x126\n" +
-	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\"\xa1\x01\n" +
+	"\x0estart_entry_id\x18\x01 \x01(\x03B\x10\xfa\xf3\x18\bentry_id\x90\xf4\x18\x00R\fstartEntryId\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\xb0\x01\n" +
 	"\x13GetFollowersRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12D\n" +
 	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\b\xd2\xf3\x18\x04typeR\n" +
-	"followType\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\"\x93\x01\n" +
+	"followType\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"\x93\x01\n" +
 	"\x14GetFollowersResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12D\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2%.hive.follow_api.v1.GetFollowersStartR\tnextStart:\x04\xc8\xf3\x18\x02\"7\n" +
 	"\x11GetFollowersStart\x12\"\n" +
-	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xa1\x01\n" +
+	"\x05start\x18\x01 \x01(\tB\f\xfa\xf3\x18\bfollowerR\x05start\"\xb0\x01\n" +
 	"\x13GetFollowingRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x14\n" +
 	"\x05start\x18\x02 \x01(\tR\x05start\x12D\n" +
 	"\vfollow_type\x18\x03 \x01(\x0e2\x19.hive.types.v1.FollowTypeB\b\xd2\xf3\x18\x04typeR\n" +
-	"followType\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\"\x93\x01\n" +
+	"followType\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"\x93\x01\n" +
 	"\x14GetFollowingResponse\x12/\n" +
 	"\afollows\x18\x01 \x03(\v2\x15.hive.types.v1.FollowR\afollows\x12D\n" +
 	"\n" +
@@ -1193,16 +1265,16 @@ const file_hive_follow_api_v1_follow_api_proto_rawDesc = "" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
 	"\bpermlink\x18\x02 \x01(\tR\bpermlink\":\n" +
 	"\x16GetRebloggedByResponse\x12\x1a\n" +
-	"\baccounts\x18\x01 \x03(\tR\baccounts:\x04\xc8\xf3\x18\x022\xf8\a\n" +
-	"\x10FollowApiService\x12\xac\x01\n" +
-	"\x15GetAccountReputations\x120.hive.follow_api.v1.GetAccountReputationsRequest\x1a1.hive.follow_api.v1.GetAccountReputationsResponse\".\xda\xf3\x18\"follow_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01\x12r\n" +
-	"\aGetBlog\x12\".hive.follow_api.v1.GetBlogRequest\x1a#.hive.follow_api.v1.GetBlogResponse\"\x1e\xda\xf3\x18\x13follow_api.get_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\x90\x01\n" +
-	"\x0eGetBlogEntries\x12).hive.follow_api.v1.GetBlogEntriesRequest\x1a*.hive.follow_api.v1.GetBlogEntriesResponse\"'\xda\xf3\x18\x1bfollow_api.get_blog_entries\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\x87\x01\n" +
-	"\fGetFollowers\x12'.hive.follow_api.v1.GetFollowersRequest\x1a(.hive.follow_api.v1.GetFollowersResponse\"$\xda\xf3\x18\x18follow_api.get_followers\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x87\x01\n" +
-	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\"$\xda\xf3\x18\x18follow_api.get_following\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8b\x01\n" +
+	"\baccounts\x18\x01 \x03(\tR\baccounts:\x04\xc8\xf3\x18\x022\x8e\b\n" +
+	"\x10FollowApiService\x12\xb0\x01\n" +
+	"\x15GetAccountReputations\x120.hive.follow_api.v1.GetAccountReputationsRequest\x1a1.hive.follow_api.v1.GetAccountReputationsResponse\"2\xda\xf3\x18\"follow_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12v\n" +
+	"\aGetBlog\x12\".hive.follow_api.v1.GetBlogRequest\x1a#.hive.follow_api.v1.GetBlogResponse\"\"\xda\xf3\x18\x13follow_api.get_blog\xe8\xf3\x18\x14\xd8\xf4\x18\x01\x90\x02\x01\x12\x94\x01\n" +
+	"\x0eGetBlogEntries\x12).hive.follow_api.v1.GetBlogEntriesRequest\x1a*.hive.follow_api.v1.GetBlogEntriesResponse\"+\xda\xf3\x18\x1bfollow_api.get_blog_entries\xe8\xf3\x18\xf4\x03\xd8\xf4\x18\x01\x90\x02\x01\x12\x8c\x01\n" +
+	"\fGetFollowers\x12'.hive.follow_api.v1.GetFollowersRequest\x1a(.hive.follow_api.v1.GetFollowersResponse\")\xda\xf3\x18\x18follow_api.get_followers\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\x90\x02\x01\x12\x8c\x01\n" +
+	"\fGetFollowing\x12'.hive.follow_api.v1.GetFollowingRequest\x1a(.hive.follow_api.v1.GetFollowingResponse\")\xda\xf3\x18\x18follow_api.get_following\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\x90\x02\x01\x12\x8b\x01\n" +
 	"\x0eGetFollowCount\x12).hive.follow_api.v1.GetFollowCountRequest\x1a*.hive.follow_api.v1.GetFollowCountResponse\"\"\xda\xf3\x18\x1bfollow_api.get_follow_count\x90\x02\x01\x12\x8b\x01\n" +
-	"\x0eGetRebloggedBy\x12).hive.follow_api.v1.GetRebloggedByRequest\x1a*.hive.follow_api.v1.GetRebloggedByResponse\"\"\xda\xf3\x18\x1bfollow_api.get_reblogged_by\x90\x02\x01B\xd0\x01\n" +
-	"\x16com.hive.follow_api.v1B\x0eFollowApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/follow_api/v1;follow_apiv1\xa2\x02\x03HFX\xaa\x02\x11Hive.FollowApi.V1\xca\x02\x11Hive\\FollowApi\\V1\xe2\x02\x1dHive\\FollowApi\\V1\\GPBMetadata\xea\x02\x13Hive::FollowApi::V1b\x06proto3"
+	"\x0eGetRebloggedBy\x12).hive.follow_api.v1.GetRebloggedByRequest\x1a*.hive.follow_api.v1.GetRebloggedByResponse\"\"\xda\xf3\x18\x1bfollow_api.get_reblogged_by\x90\x02\x01B\xdf\x01\n" +
+	"%io.github.hivegate.hive.follow_api.v1B\x0eFollowApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/follow_api/v1;follow_apiv1\xa2\x02\x03HFX\xaa\x02\x11Hive.FollowApi.V1\xca\x02\x11Hive\\FollowApi\\V1\xe2\x02\x1dHive\\FollowApi\\V1\\GPBMetadata\xea\x02\x13Hive::FollowApi::V1b\x06proto3"
 
 var (
 	file_hive_follow_api_v1_follow_api_proto_rawDescOnce sync.Once
@@ -1284,6 +1356,14 @@ func file_hive_follow_api_v1_follow_api_proto_init() {
 	if File_hive_follow_api_v1_follow_api_proto != nil {
 		return
 	}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[2].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[4].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[7].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[9].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[10].OneofWrappers = []any{}
+	file_hive_follow_api_v1_follow_api_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

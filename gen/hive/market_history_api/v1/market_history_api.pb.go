@@ -222,7 +222,7 @@ func (x *GetMarketHistoryBucketsResponse) GetBucketSizes() []uint32 {
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of orders per side, 1..500.
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -258,8 +258,8 @@ func (*GetOrderBookRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetOrderBookRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -323,7 +323,7 @@ func (x *GetOrderBookResponse) GetAsks() []*v1.Order {
 type GetRecentTradesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The number of trades, 1..1000.
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -359,8 +359,8 @@ func (*GetRecentTradesRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetRecentTradesRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -548,7 +548,9 @@ type GetTradeHistoryRequest struct {
 	// The latest trade time (inclusive).
 	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
 	// The number of trades, 1..1000.
-	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -598,8 +600,15 @@ func (x *GetTradeHistoryRequest) GetEnd() *timestamppb.Timestamp {
 }
 
 func (x *GetTradeHistoryRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetTradeHistoryRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -608,7 +617,11 @@ func (x *GetTradeHistoryRequest) GetLimit() uint32 {
 type GetTradeHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The trades, oldest first.
-	Trades        []*v1.MarketTrade `protobuf:"bytes,1,rep,name=trades,proto3" json:"trades,omitempty"`
+	Trades []*v1.MarketTrade `protobuf:"bytes,1,rep,name=trades,proto3" json:"trades,omitempty"`
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
+	NextStart     *GetTradeHistoryStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -650,6 +663,70 @@ func (x *GetTradeHistoryResponse) GetTrades() []*v1.MarketTrade {
 	return nil
 }
 
+func (x *GetTradeHistoryResponse) GetNextStart() *GetTradeHistoryStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
+// GetTradeHistoryStart is get_trade_history's cursor: the time of the page's
+// last trade and how many trades of that second the pages returned already
+// (hived's start is inclusive and several trades can share one second).
+type GetTradeHistoryStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The next page's start.
+	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Trades at `start` already returned.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTradeHistoryStart) Reset() {
+	*x = GetTradeHistoryStart{}
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTradeHistoryStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTradeHistoryStart) ProtoMessage() {}
+
+func (x *GetTradeHistoryStart) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTradeHistoryStart.ProtoReflect.Descriptor instead.
+func (*GetTradeHistoryStart) Descriptor() ([]byte, []int) {
+	return file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetTradeHistoryStart) GetStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Start
+	}
+	return nil
+}
+
+func (x *GetTradeHistoryStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // GetVolumeRequest is market_history_api.get_volume's params ({}).
 type GetVolumeRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -659,7 +736,7 @@ type GetVolumeRequest struct {
 
 func (x *GetVolumeRequest) Reset() {
 	*x = GetVolumeRequest{}
-	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[12]
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +748,7 @@ func (x *GetVolumeRequest) String() string {
 func (*GetVolumeRequest) ProtoMessage() {}
 
 func (x *GetVolumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[12]
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +761,7 @@ func (x *GetVolumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolumeRequest.ProtoReflect.Descriptor instead.
 func (*GetVolumeRequest) Descriptor() ([]byte, []int) {
-	return file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP(), []int{12}
+	return file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP(), []int{13}
 }
 
 // GetVolumeResponse is the 24-hour volume.
@@ -700,7 +777,7 @@ type GetVolumeResponse struct {
 
 func (x *GetVolumeResponse) Reset() {
 	*x = GetVolumeResponse{}
-	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[13]
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -712,7 +789,7 @@ func (x *GetVolumeResponse) String() string {
 func (*GetVolumeResponse) ProtoMessage() {}
 
 func (x *GetVolumeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[13]
+	mi := &file_hive_market_history_api_v1_market_history_api_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -725,7 +802,7 @@ func (x *GetVolumeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolumeResponse.ProtoReflect.Descriptor instead.
 func (*GetVolumeResponse) Descriptor() ([]byte, []int) {
-	return file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP(), []int{13}
+	return file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetVolumeResponse) GetHiveVolume() *v1.Asset {
@@ -755,14 +832,16 @@ const file_hive_market_history_api_v1_market_history_api_proto_rawDesc = "" +
 	"\abuckets\x18\x01 \x03(\v2\x1b.hive.types.v1.MarketBucketR\abuckets\" \n" +
 	"\x1eGetMarketHistoryBucketsRequest\"D\n" +
 	"\x1fGetMarketHistoryBucketsResponse\x12!\n" +
-	"\fbucket_sizes\x18\x01 \x03(\rR\vbucketSizes\"+\n" +
-	"\x13GetOrderBookRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"j\n" +
+	"\fbucket_sizes\x18\x01 \x03(\rR\vbucketSizes\":\n" +
+	"\x13GetOrderBookRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"j\n" +
 	"\x14GetOrderBookResponse\x12(\n" +
 	"\x04bids\x18\x01 \x03(\v2\x14.hive.types.v1.OrderR\x04bids\x12(\n" +
-	"\x04asks\x18\x02 \x03(\v2\x14.hive.types.v1.OrderR\x04asks\".\n" +
-	"\x16GetRecentTradesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"M\n" +
+	"\x04asks\x18\x02 \x03(\v2\x14.hive.types.v1.OrderR\x04asks\"=\n" +
+	"\x16GetRecentTradesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"M\n" +
 	"\x17GetRecentTradesResponse\x122\n" +
 	"\x06trades\x18\x01 \x03(\v2\x1a.hive.types.v1.MarketTradeR\x06trades\"\x12\n" +
 	"\x10GetTickerRequest\"\xfe\x01\n" +
@@ -776,28 +855,37 @@ const file_hive_market_history_api_v1_market_history_api_proto_rawDesc = "" +
 	"\vhive_volume\x18\x05 \x01(\v2\x14.hive.types.v1.AssetR\n" +
 	"hiveVolume\x123\n" +
 	"\n" +
-	"hbd_volume\x18\x06 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume\"\x8e\x01\n" +
+	"hbd_volume\x18\x06 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume\"\xc5\x01\n" +
 	"\x16GetTradeHistoryRequest\x120\n" +
 	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12,\n" +
-	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\"M\n" +
+	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x9e\x01\n" +
 	"\x17GetTradeHistoryResponse\x122\n" +
-	"\x06trades\x18\x01 \x03(\v2\x1a.hive.types.v1.MarketTradeR\x06trades\"\x12\n" +
+	"\x06trades\x18\x01 \x03(\v2\x1a.hive.types.v1.MarketTradeR\x06trades\x12O\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v20.hive.market_history_api.v1.GetTradeHistoryStartR\tnextStart\"z\n" +
+	"\x14GetTradeHistoryStart\x12:\n" +
+	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampB\b\xfa\xf3\x18\x04dateR\x05start\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x12\n" +
 	"\x10GetVolumeRequest\"\x7f\n" +
 	"\x11GetVolumeResponse\x125\n" +
 	"\vhive_volume\x18\x01 \x01(\v2\x14.hive.types.v1.AssetR\n" +
 	"hiveVolume\x123\n" +
 	"\n" +
-	"hbd_volume\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume2\xb5\t\n" +
+	"hbd_volume\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume2\xb9\t\n" +
 	"\x17MarketHistoryApiService\x12\xab\x01\n" +
 	"\x10GetMarketHistory\x123.hive.market_history_api.v1.GetMarketHistoryRequest\x1a4.hive.market_history_api.v1.GetMarketHistoryResponse\",\xda\xf3\x18%market_history_api.get_market_history\x90\x02\x01\x12\xc8\x01\n" +
 	"\x17GetMarketHistoryBuckets\x12:.hive.market_history_api.v1.GetMarketHistoryBucketsRequest\x1a;.hive.market_history_api.v1.GetMarketHistoryBucketsResponse\"4\xda\xf3\x18-market_history_api.get_market_history_buckets\x90\x02\x01\x12\xa0\x01\n" +
 	"\fGetOrderBook\x12/.hive.market_history_api.v1.GetOrderBookRequest\x1a0.hive.market_history_api.v1.GetOrderBookResponse\"-\xda\xf3\x18!market_history_api.get_order_book\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\xac\x01\n" +
 	"\x0fGetRecentTrades\x122.hive.market_history_api.v1.GetRecentTradesRequest\x1a3.hive.market_history_api.v1.GetRecentTradesResponse\"0\xda\xf3\x18$market_history_api.get_recent_trades\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8e\x01\n" +
-	"\tGetTicker\x12,.hive.market_history_api.v1.GetTickerRequest\x1a-.hive.market_history_api.v1.GetTickerResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_ticker\x90\x02\x01\x12\xac\x01\n" +
-	"\x0fGetTradeHistory\x122.hive.market_history_api.v1.GetTradeHistoryRequest\x1a3.hive.market_history_api.v1.GetTradeHistoryResponse\"0\xda\xf3\x18$market_history_api.get_trade_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8e\x01\n" +
-	"\tGetVolume\x12,.hive.market_history_api.v1.GetVolumeRequest\x1a-.hive.market_history_api.v1.GetVolumeResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_volume\x90\x02\x01B\x8b\x02\n" +
-	"\x1ecom.hive.market_history_api.v1B\x15MarketHistoryApiProtoP\x01ZPgithub.com/hivegate/hivegate/gen/hive/market_history_api/v1;market_history_apiv1\xa2\x02\x03HMX\xaa\x02\x18Hive.MarketHistoryApi.V1\xca\x02\x18Hive\\MarketHistoryApi\\V1\xe2\x02$Hive\\MarketHistoryApi\\V1\\GPBMetadata\xea\x02\x1aHive::MarketHistoryApi::V1b\x06proto3"
+	"\tGetTicker\x12,.hive.market_history_api.v1.GetTickerRequest\x1a-.hive.market_history_api.v1.GetTickerResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_ticker\x90\x02\x01\x12\xb0\x01\n" +
+	"\x0fGetTradeHistory\x122.hive.market_history_api.v1.GetTradeHistoryRequest\x1a3.hive.market_history_api.v1.GetTradeHistoryResponse\"4\xda\xf3\x18$market_history_api.get_trade_history\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12\x8e\x01\n" +
+	"\tGetVolume\x12,.hive.market_history_api.v1.GetVolumeRequest\x1a-.hive.market_history_api.v1.GetVolumeResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_volume\x90\x02\x01B\x9a\x02\n" +
+	"-io.github.hivegate.hive.market_history_api.v1B\x15MarketHistoryApiProtoP\x01ZPgithub.com/hivegate/hivegate/gen/hive/market_history_api/v1;market_history_apiv1\xa2\x02\x03HMX\xaa\x02\x18Hive.MarketHistoryApi.V1\xca\x02\x18Hive\\MarketHistoryApi\\V1\xe2\x02$Hive\\MarketHistoryApi\\V1\\GPBMetadata\xea\x02\x1aHive::MarketHistoryApi::V1b\x06proto3"
 
 var (
 	file_hive_market_history_api_v1_market_history_api_proto_rawDescOnce sync.Once
@@ -811,7 +899,7 @@ func file_hive_market_history_api_v1_market_history_api_proto_rawDescGZIP() []by
 	return file_hive_market_history_api_v1_market_history_api_proto_rawDescData
 }
 
-var file_hive_market_history_api_v1_market_history_api_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_hive_market_history_api_v1_market_history_api_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_hive_market_history_api_v1_market_history_api_proto_goTypes = []any{
 	(*GetMarketHistoryRequest)(nil),         // 0: hive.market_history_api.v1.GetMarketHistoryRequest
 	(*GetMarketHistoryResponse)(nil),        // 1: hive.market_history_api.v1.GetMarketHistoryResponse
@@ -825,47 +913,50 @@ var file_hive_market_history_api_v1_market_history_api_proto_goTypes = []any{
 	(*GetTickerResponse)(nil),               // 9: hive.market_history_api.v1.GetTickerResponse
 	(*GetTradeHistoryRequest)(nil),          // 10: hive.market_history_api.v1.GetTradeHistoryRequest
 	(*GetTradeHistoryResponse)(nil),         // 11: hive.market_history_api.v1.GetTradeHistoryResponse
-	(*GetVolumeRequest)(nil),                // 12: hive.market_history_api.v1.GetVolumeRequest
-	(*GetVolumeResponse)(nil),               // 13: hive.market_history_api.v1.GetVolumeResponse
-	(*timestamppb.Timestamp)(nil),           // 14: google.protobuf.Timestamp
-	(*v1.MarketBucket)(nil),                 // 15: hive.types.v1.MarketBucket
-	(*v1.Order)(nil),                        // 16: hive.types.v1.Order
-	(*v1.MarketTrade)(nil),                  // 17: hive.types.v1.MarketTrade
-	(*v1.Asset)(nil),                        // 18: hive.types.v1.Asset
+	(*GetTradeHistoryStart)(nil),            // 12: hive.market_history_api.v1.GetTradeHistoryStart
+	(*GetVolumeRequest)(nil),                // 13: hive.market_history_api.v1.GetVolumeRequest
+	(*GetVolumeResponse)(nil),               // 14: hive.market_history_api.v1.GetVolumeResponse
+	(*timestamppb.Timestamp)(nil),           // 15: google.protobuf.Timestamp
+	(*v1.MarketBucket)(nil),                 // 16: hive.types.v1.MarketBucket
+	(*v1.Order)(nil),                        // 17: hive.types.v1.Order
+	(*v1.MarketTrade)(nil),                  // 18: hive.types.v1.MarketTrade
+	(*v1.Asset)(nil),                        // 19: hive.types.v1.Asset
 }
 var file_hive_market_history_api_v1_market_history_api_proto_depIdxs = []int32{
-	14, // 0: hive.market_history_api.v1.GetMarketHistoryRequest.start:type_name -> google.protobuf.Timestamp
-	14, // 1: hive.market_history_api.v1.GetMarketHistoryRequest.end:type_name -> google.protobuf.Timestamp
-	15, // 2: hive.market_history_api.v1.GetMarketHistoryResponse.buckets:type_name -> hive.types.v1.MarketBucket
-	16, // 3: hive.market_history_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.Order
-	16, // 4: hive.market_history_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.Order
-	17, // 5: hive.market_history_api.v1.GetRecentTradesResponse.trades:type_name -> hive.types.v1.MarketTrade
-	18, // 6: hive.market_history_api.v1.GetTickerResponse.hive_volume:type_name -> hive.types.v1.Asset
-	18, // 7: hive.market_history_api.v1.GetTickerResponse.hbd_volume:type_name -> hive.types.v1.Asset
-	14, // 8: hive.market_history_api.v1.GetTradeHistoryRequest.start:type_name -> google.protobuf.Timestamp
-	14, // 9: hive.market_history_api.v1.GetTradeHistoryRequest.end:type_name -> google.protobuf.Timestamp
-	17, // 10: hive.market_history_api.v1.GetTradeHistoryResponse.trades:type_name -> hive.types.v1.MarketTrade
-	18, // 11: hive.market_history_api.v1.GetVolumeResponse.hive_volume:type_name -> hive.types.v1.Asset
-	18, // 12: hive.market_history_api.v1.GetVolumeResponse.hbd_volume:type_name -> hive.types.v1.Asset
-	0,  // 13: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistory:input_type -> hive.market_history_api.v1.GetMarketHistoryRequest
-	2,  // 14: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistoryBuckets:input_type -> hive.market_history_api.v1.GetMarketHistoryBucketsRequest
-	4,  // 15: hive.market_history_api.v1.MarketHistoryApiService.GetOrderBook:input_type -> hive.market_history_api.v1.GetOrderBookRequest
-	6,  // 16: hive.market_history_api.v1.MarketHistoryApiService.GetRecentTrades:input_type -> hive.market_history_api.v1.GetRecentTradesRequest
-	8,  // 17: hive.market_history_api.v1.MarketHistoryApiService.GetTicker:input_type -> hive.market_history_api.v1.GetTickerRequest
-	10, // 18: hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory:input_type -> hive.market_history_api.v1.GetTradeHistoryRequest
-	12, // 19: hive.market_history_api.v1.MarketHistoryApiService.GetVolume:input_type -> hive.market_history_api.v1.GetVolumeRequest
-	1,  // 20: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistory:output_type -> hive.market_history_api.v1.GetMarketHistoryResponse
-	3,  // 21: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistoryBuckets:output_type -> hive.market_history_api.v1.GetMarketHistoryBucketsResponse
-	5,  // 22: hive.market_history_api.v1.MarketHistoryApiService.GetOrderBook:output_type -> hive.market_history_api.v1.GetOrderBookResponse
-	7,  // 23: hive.market_history_api.v1.MarketHistoryApiService.GetRecentTrades:output_type -> hive.market_history_api.v1.GetRecentTradesResponse
-	9,  // 24: hive.market_history_api.v1.MarketHistoryApiService.GetTicker:output_type -> hive.market_history_api.v1.GetTickerResponse
-	11, // 25: hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory:output_type -> hive.market_history_api.v1.GetTradeHistoryResponse
-	13, // 26: hive.market_history_api.v1.MarketHistoryApiService.GetVolume:output_type -> hive.market_history_api.v1.GetVolumeResponse
-	20, // [20:27] is the sub-list for method output_type
-	13, // [13:20] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	15, // 0: hive.market_history_api.v1.GetMarketHistoryRequest.start:type_name -> google.protobuf.Timestamp
+	15, // 1: hive.market_history_api.v1.GetMarketHistoryRequest.end:type_name -> google.protobuf.Timestamp
+	16, // 2: hive.market_history_api.v1.GetMarketHistoryResponse.buckets:type_name -> hive.types.v1.MarketBucket
+	17, // 3: hive.market_history_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.Order
+	17, // 4: hive.market_history_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.Order
+	18, // 5: hive.market_history_api.v1.GetRecentTradesResponse.trades:type_name -> hive.types.v1.MarketTrade
+	19, // 6: hive.market_history_api.v1.GetTickerResponse.hive_volume:type_name -> hive.types.v1.Asset
+	19, // 7: hive.market_history_api.v1.GetTickerResponse.hbd_volume:type_name -> hive.types.v1.Asset
+	15, // 8: hive.market_history_api.v1.GetTradeHistoryRequest.start:type_name -> google.protobuf.Timestamp
+	15, // 9: hive.market_history_api.v1.GetTradeHistoryRequest.end:type_name -> google.protobuf.Timestamp
+	18, // 10: hive.market_history_api.v1.GetTradeHistoryResponse.trades:type_name -> hive.types.v1.MarketTrade
+	12, // 11: hive.market_history_api.v1.GetTradeHistoryResponse.next_start:type_name -> hive.market_history_api.v1.GetTradeHistoryStart
+	15, // 12: hive.market_history_api.v1.GetTradeHistoryStart.start:type_name -> google.protobuf.Timestamp
+	19, // 13: hive.market_history_api.v1.GetVolumeResponse.hive_volume:type_name -> hive.types.v1.Asset
+	19, // 14: hive.market_history_api.v1.GetVolumeResponse.hbd_volume:type_name -> hive.types.v1.Asset
+	0,  // 15: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistory:input_type -> hive.market_history_api.v1.GetMarketHistoryRequest
+	2,  // 16: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistoryBuckets:input_type -> hive.market_history_api.v1.GetMarketHistoryBucketsRequest
+	4,  // 17: hive.market_history_api.v1.MarketHistoryApiService.GetOrderBook:input_type -> hive.market_history_api.v1.GetOrderBookRequest
+	6,  // 18: hive.market_history_api.v1.MarketHistoryApiService.GetRecentTrades:input_type -> hive.market_history_api.v1.GetRecentTradesRequest
+	8,  // 19: hive.market_history_api.v1.MarketHistoryApiService.GetTicker:input_type -> hive.market_history_api.v1.GetTickerRequest
+	10, // 20: hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory:input_type -> hive.market_history_api.v1.GetTradeHistoryRequest
+	13, // 21: hive.market_history_api.v1.MarketHistoryApiService.GetVolume:input_type -> hive.market_history_api.v1.GetVolumeRequest
+	1,  // 22: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistory:output_type -> hive.market_history_api.v1.GetMarketHistoryResponse
+	3,  // 23: hive.market_history_api.v1.MarketHistoryApiService.GetMarketHistoryBuckets:output_type -> hive.market_history_api.v1.GetMarketHistoryBucketsResponse
+	5,  // 24: hive.market_history_api.v1.MarketHistoryApiService.GetOrderBook:output_type -> hive.market_history_api.v1.GetOrderBookResponse
+	7,  // 25: hive.market_history_api.v1.MarketHistoryApiService.GetRecentTrades:output_type -> hive.market_history_api.v1.GetRecentTradesResponse
+	9,  // 26: hive.market_history_api.v1.MarketHistoryApiService.GetTicker:output_type -> hive.market_history_api.v1.GetTickerResponse
+	11, // 27: hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory:output_type -> hive.market_history_api.v1.GetTradeHistoryResponse
+	14, // 28: hive.market_history_api.v1.MarketHistoryApiService.GetVolume:output_type -> hive.market_history_api.v1.GetVolumeResponse
+	22, // [22:29] is the sub-list for method output_type
+	15, // [15:22] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hive_market_history_api_v1_market_history_api_proto_init() }
@@ -873,13 +964,17 @@ func file_hive_market_history_api_v1_market_history_api_proto_init() {
 	if File_hive_market_history_api_v1_market_history_api_proto != nil {
 		return
 	}
+	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[4].OneofWrappers = []any{}
+	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[10].OneofWrappers = []any{}
+	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_market_history_api_v1_market_history_api_proto_rawDesc), len(file_hive_market_history_api_v1_market_history_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1333,8 +1333,10 @@ type ListRcAccountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account to start at (inclusive); "" for the first.
 	Start string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1377,8 +1379,15 @@ func (x *ListRcAccountsRequest) GetStart() string {
 }
 
 func (x *ListRcAccountsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListRcAccountsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -1388,9 +1397,9 @@ type ListRcAccountsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts, by name.
 	RcAccounts []*v1.RcAccount `protobuf:"bytes,1,rep,name=rc_accounts,json=rcAccounts,proto3" json:"rc_accounts,omitempty"`
-	// The request cursor for the next page: start = the last account
-	// (inclusive: the next page repeats it first). Unset when the page is empty.
-	// Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *ListRcAccountsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1444,7 +1453,10 @@ func (x *ListRcAccountsResponse) GetNextStart() *ListRcAccountsStart {
 type ListRcAccountsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for ListRcAccountsRequest.start.
-	Start         string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	Start string `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1486,13 +1498,20 @@ func (x *ListRcAccountsStart) GetStart() string {
 	return ""
 }
 
+func (x *ListRcAccountsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // ListRcDirectDelegationsRequest is rc_api.list_rc_direct_delegations' params.
 type ListRcDirectDelegationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where the page starts (inclusive): [from, to], from required.
 	Start *RcDelegationCursor `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit         *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1535,8 +1554,8 @@ func (x *ListRcDirectDelegationsRequest) GetStart() *RcDelegationCursor {
 }
 
 func (x *ListRcDirectDelegationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1549,7 +1568,10 @@ type RcDelegationCursor struct {
 	// The delegator (an existing account); only its delegations are listed.
 	FromAccount string `protobuf:"bytes,1,opt,name=from_account,json=fromAccount,proto3" json:"from_account,omitempty"`
 	// The delegatee to start at; "" for the first.
-	To            string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,100,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1598,14 +1620,21 @@ func (x *RcDelegationCursor) GetTo() string {
 	return ""
 }
 
+func (x *RcDelegationCursor) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 // ListRcDirectDelegationsResponse is {"rc_direct_delegations": [...]}.
 type ListRcDirectDelegationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The delegations, by delegatee.
 	RcDirectDelegations []*v1.RcDirectDelegation `protobuf:"bytes,1,rep,name=rc_direct_delegations,json=rcDirectDelegations,proto3" json:"rc_direct_delegations,omitempty"`
-	// The cursor of the last delegation (inclusive: the next page repeats it
-	// first). Unset when the page is empty. Computed by hivegate; not part of
-	// hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *RcDelegationCursor `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1765,37 +1794,45 @@ const file_hive_rc_api_v1_rc_api_proto_rawDesc = "" +
 	"\fResourcePool\x12\x12\n" +
 	"\x04pool\x18\x01 \x01(\x03R\x04pool\x12\x1d\n" +
 	"\n" +
-	"fill_level\x18\x02 \x01(\rR\tfillLevel\"C\n" +
+	"fill_level\x18\x02 \x01(\rR\tfillLevel\"z\n" +
 	"\x15ListRcAccountsRequest\x12\x14\n" +
-	"\x05start\x18\x01 \x01(\tR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\"\x97\x01\n" +
+	"\x05start\x18\x01 \x01(\tR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x97\x01\n" +
 	"\x16ListRcAccountsResponse\x129\n" +
 	"\vrc_accounts\x18\x01 \x03(\v2\x18.hive.types.v1.RcAccountR\n" +
 	"rcAccounts\x12B\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2#.hive.rc_api.v1.ListRcAccountsStartR\tnextStart\"8\n" +
+	"next_start\x18\x0f \x01(\v2#.hive.rc_api.v1.ListRcAccountsStartR\tnextStart\"`\n" +
 	"\x13ListRcAccountsStart\x12!\n" +
-	"\x05start\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x05start\"p\n" +
+	"\x05start\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x05start\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip\"\x7f\n" +
 	"\x1eListRcDirectDelegationsRequest\x128\n" +
-	"\x05start\x18\x01 \x01(\v2\".hive.rc_api.v1.RcDelegationCursorR\x05start\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\"g\n" +
+	"\x05start\x18\x01 \x01(\v2\".hive.rc_api.v1.RcDelegationCursorR\x05start\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"\x8f\x01\n" +
 	"\x12RcDelegationCursor\x123\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\x10\xfa\xf3\x18\ffrom_accountR\vfromAccount\x12\x16\n" +
-	"\x02to\x18\x02 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to:\x04\xc8\xf3\x18\x01\"\xbb\x01\n" +
+	"\x02to\x18\x02 \x01(\tB\x06\xfa\xf3\x18\x02toR\x02to\x12\x1d\n" +
+	"\x04skip\x18d \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01:\x04\xc8\xf3\x18\x01B\a\n" +
+	"\x05_skip\"\xbb\x01\n" +
 	"\x1fListRcDirectDelegationsResponse\x12U\n" +
 	"\x15rc_direct_delegations\x18\x01 \x03(\v2!.hive.types.v1.RcDirectDelegationR\x13rcDirectDelegations\x12A\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\".hive.rc_api.v1.RcDelegationCursorR\tnextStart2\xde\a\n" +
+	"next_start\x18\x0f \x01(\v2\".hive.rc_api.v1.RcDelegationCursorR\tnextStart2\xe6\a\n" +
 	"\fRcApiService\x12\x7f\n" +
 	"\x0eFindRcAccounts\x12%.hive.rc_api.v1.FindRcAccountsRequest\x1a&.hive.rc_api.v1.FindRcAccountsResponse\"\x1e\xda\xf3\x18\x17rc_api.find_rc_accounts\x90\x02\x01\x12\x94\x01\n" +
 	"\x13GetRcOperationStats\x12*.hive.rc_api.v1.GetRcOperationStatsRequest\x1a+.hive.rc_api.v1.GetRcOperationStatsResponse\"$\xda\xf3\x18\x1drc_api.get_rc_operation_stats\x90\x02\x01\x12o\n" +
 	"\n" +
 	"GetRcStats\x12!.hive.rc_api.v1.GetRcStatsRequest\x1a\".hive.rc_api.v1.GetRcStatsResponse\"\x1a\xda\xf3\x18\x13rc_api.get_rc_stats\x90\x02\x01\x12\x8b\x01\n" +
 	"\x11GetResourceParams\x12(.hive.rc_api.v1.GetResourceParamsRequest\x1a).hive.rc_api.v1.GetResourceParamsResponse\"!\xda\xf3\x18\x1arc_api.get_resource_params\x90\x02\x01\x12\x83\x01\n" +
-	"\x0fGetResourcePool\x12&.hive.rc_api.v1.GetResourcePoolRequest\x1a'.hive.rc_api.v1.GetResourcePoolResponse\"\x1f\xda\xf3\x18\x18rc_api.get_resource_pool\x90\x02\x01\x12\x84\x01\n" +
-	"\x0eListRcAccounts\x12%.hive.rc_api.v1.ListRcAccountsRequest\x1a&.hive.rc_api.v1.ListRcAccountsResponse\"#\xda\xf3\x18\x17rc_api.list_rc_accounts\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xa9\x01\n" +
-	"\x17ListRcDirectDelegations\x12..hive.rc_api.v1.ListRcDirectDelegationsRequest\x1a/.hive.rc_api.v1.ListRcDirectDelegationsResponse\"-\xda\xf3\x18!rc_api.list_rc_direct_delegations\xe8\xf3\x18\xe8\a\x90\x02\x01B\xb0\x01\n" +
-	"\x12com.hive.rc_api.v1B\n" +
+	"\x0fGetResourcePool\x12&.hive.rc_api.v1.GetResourcePoolRequest\x1a'.hive.rc_api.v1.GetResourcePoolResponse\"\x1f\xda\xf3\x18\x18rc_api.get_resource_pool\x90\x02\x01\x12\x88\x01\n" +
+	"\x0eListRcAccounts\x12%.hive.rc_api.v1.ListRcAccountsRequest\x1a&.hive.rc_api.v1.ListRcAccountsResponse\"'\xda\xf3\x18\x17rc_api.list_rc_accounts\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12\xad\x01\n" +
+	"\x17ListRcDirectDelegations\x12..hive.rc_api.v1.ListRcDirectDelegationsRequest\x1a/.hive.rc_api.v1.ListRcDirectDelegationsResponse\"1\xda\xf3\x18!rc_api.list_rc_direct_delegations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01B\xbf\x01\n" +
+	"!io.github.hivegate.hive.rc_api.v1B\n" +
 	"RcApiProtoP\x01Z8github.com/hivegate/hivegate/gen/hive/rc_api/v1;rc_apiv1\xa2\x02\x03HRX\xaa\x02\rHive.RcApi.V1\xca\x02\rHive\\RcApi\\V1\xe2\x02\x19Hive\\RcApi\\V1\\GPBMetadata\xea\x02\x0fHive::RcApi::V1b\x06proto3"
 
 var (
@@ -1900,6 +1937,10 @@ func file_hive_rc_api_v1_rc_api_proto_init() {
 	}
 	file_hive_rc_api_v1_rc_api_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_rc_api_v1_rc_api_proto_msgTypes[11].OneofWrappers = []any{}
+	file_hive_rc_api_v1_rc_api_proto_msgTypes[21].OneofWrappers = []any{}
+	file_hive_rc_api_v1_rc_api_proto_msgTypes[23].OneofWrappers = []any{}
+	file_hive_rc_api_v1_rc_api_proto_msgTypes[24].OneofWrappers = []any{}
+	file_hive_rc_api_v1_rc_api_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

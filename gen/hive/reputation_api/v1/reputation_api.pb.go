@@ -28,8 +28,10 @@ type GetAccountReputationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account name to start at (inclusive; a prefix works: "ste").
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	// The page size, 1..1000 (required).
-	Limit         uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..1000 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// next_start's skip, sent back unchanged (never sent to the node).
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -72,8 +74,15 @@ func (x *GetAccountReputationsRequest) GetAccountLowerBound() string {
 }
 
 func (x *GetAccountReputationsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetAccountReputationsRequest) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
 	}
 	return 0
 }
@@ -83,9 +92,9 @@ type GetAccountReputationsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The accounts, by name, with their raw reputation.
 	Reputations []*v1.AccountReputation `protobuf:"bytes,1,rep,name=reputations,proto3" json:"reputations,omitempty"`
-	// The request cursor for the next page: account_lower_bound = the last
-	// account (inclusive, so the next page repeats it first). Unset when the
-	// page is empty. Computed by hivegate; not part of hived's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetAccountReputationsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -140,8 +149,11 @@ type GetAccountReputationsStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The value for GetAccountReputationsRequest.account_lower_bound.
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Items at the start of the node's answer that earlier pages returned
+	// already: set by hivegate in next_start, never sent to the node.
+	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetAccountReputationsStart) Reset() {
@@ -181,23 +193,35 @@ func (x *GetAccountReputationsStart) GetAccountLowerBound() string {
 	return ""
 }
 
+func (x *GetAccountReputationsStart) GetSkip() uint32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 var File_hive_reputation_api_v1_reputation_api_proto protoreflect.FileDescriptor
 
 const file_hive_reputation_api_v1_reputation_api_proto_rawDesc = "" +
 	"\n" +
-	"+hive/reputation_api/v1/reputation_api.proto\x12\x16hive.reputation_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"d\n" +
+	"+hive/reputation_api/v1/reputation_api.proto\x12\x16hive.reputation_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"\x9b\x01\n" +
 	"\x1cGetAccountReputationsRequest\x12.\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\"\xb6\x01\n" +
+	"\x13account_lower_bound\x18\x01 \x01(\tR\x11accountLowerBound\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\xb6\x01\n" +
 	"\x1dGetAccountReputationsResponse\x12B\n" +
 	"\vreputations\x18\x01 \x03(\v2 .hive.types.v1.AccountReputationR\vreputations\x12Q\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v22.hive.reputation_api.v1.GetAccountReputationsStartR\tnextStart\"Y\n" +
+	"next_start\x18\x0f \x01(\v22.hive.reputation_api.v1.GetAccountReputationsStartR\tnextStart\"\x81\x01\n" +
 	"\x1aGetAccountReputationsStart\x12;\n" +
-	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound2\xd1\x01\n" +
-	"\x14ReputationApiService\x12\xb8\x01\n" +
-	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\"2\xda\xf3\x18&reputation_api.get_account_reputations\xe8\xf3\x18\xe8\a\x90\x02\x01B\xf0\x01\n" +
-	"\x1acom.hive.reputation_api.v1B\x12ReputationApiProtoP\x01ZHgithub.com/hivegate/hivegate/gen/hive/reputation_api/v1;reputation_apiv1\xa2\x02\x03HRX\xaa\x02\x15Hive.ReputationApi.V1\xca\x02\x15Hive\\ReputationApi\\V1\xe2\x02!Hive\\ReputationApi\\V1\\GPBMetadata\xea\x02\x17Hive::ReputationApi::V1b\x06proto3"
+	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
+	"\x05_skip2\xd5\x01\n" +
+	"\x14ReputationApiService\x12\xbc\x01\n" +
+	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\"6\xda\xf3\x18&reputation_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01B\xff\x01\n" +
+	")io.github.hivegate.hive.reputation_api.v1B\x12ReputationApiProtoP\x01ZHgithub.com/hivegate/hivegate/gen/hive/reputation_api/v1;reputation_apiv1\xa2\x02\x03HRX\xaa\x02\x15Hive.ReputationApi.V1\xca\x02\x15Hive\\ReputationApi\\V1\xe2\x02!Hive\\ReputationApi\\V1\\GPBMetadata\xea\x02\x17Hive::ReputationApi::V1b\x06proto3"
 
 var (
 	file_hive_reputation_api_v1_reputation_api_proto_rawDescOnce sync.Once
@@ -235,6 +259,8 @@ func file_hive_reputation_api_v1_reputation_api_proto_init() {
 	if File_hive_reputation_api_v1_reputation_api_proto != nil {
 		return
 	}
+	file_hive_reputation_api_v1_reputation_api_proto_msgTypes[0].OneofWrappers = []any{}
+	file_hive_reputation_api_v1_reputation_api_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

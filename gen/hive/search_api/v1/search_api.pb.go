@@ -89,8 +89,8 @@ type FindTextRequest struct {
 	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,6,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The account viewing the posts; "" for none.
 	Observer string `protobuf:"bytes,7,opt,name=observer,proto3" json:"observer,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
@@ -165,8 +165,8 @@ func (x *FindTextRequest) GetStartPermlink() string {
 }
 
 func (x *FindTextRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -190,9 +190,9 @@ type FindTextResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.BridgePost `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of hivemind's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *FindTextStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -301,16 +301,17 @@ var File_hive_search_api_v1_search_api_proto protoreflect.FileDescriptor
 
 const file_hive_search_api_v1_search_api_proto_rawDesc = "" +
 	"\n" +
-	"#hive/search_api/v1/search_api.proto\x12\x12hive.search_api.v1\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x19hivegate/v1/options.proto\"\x9a\x02\n" +
+	"#hive/search_api/v1/search_api.proto\x12\x12hive.search_api.v1\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x19hivegate/v1/options.proto\"\xa9\x02\n" +
 	"\x0fFindTextRequest\x12\x18\n" +
 	"\apattern\x18\x01 \x01(\tR\apattern\x124\n" +
 	"\x04sort\x18\x02 \x01(\x0e2 .hive.search_api.v1.FindTextSortR\x04sort\x12\x16\n" +
 	"\x06author\x18\x03 \x01(\tR\x06author\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x14\n" +
-	"\x05limit\x18\x06 \x01(\rR\x05limit\x12\x1a\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x19\n" +
+	"\x05limit\x18\x06 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1a\n" +
 	"\bobserver\x18\a \x01(\tR\bobserver\x12#\n" +
-	"\rtruncate_body\x18\b \x01(\rR\ftruncateBody\"\x8b\x01\n" +
+	"\rtruncate_body\x18\b \x01(\rR\ftruncateBodyB\b\n" +
+	"\x06_limit\"\x8b\x01\n" +
 	"\x10FindTextResponse\x12/\n" +
 	"\x05posts\x18\x01 \x03(\v2\x19.hive.types.v1.BridgePostR\x05posts\x12@\n" +
 	"\n" +
@@ -322,10 +323,10 @@ const file_hive_search_api_v1_search_api_proto_rawDesc = "" +
 	"\fFindTextSort\x12\x1e\n" +
 	"\x1aFIND_TEXT_SORT_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18FIND_TEXT_SORT_RELEVANCE\x10\x01\x12\x1a\n" +
-	"\x16FIND_TEXT_SORT_CREATED\x10\x022\x8a\x01\n" +
-	"\x10SearchApiService\x12v\n" +
-	"\bFindText\x12#.hive.search_api.v1.FindTextRequest\x1a$.hive.search_api.v1.FindTextResponse\"\x1f\xda\xf3\x18\x14search_api.find_text\xe8\xf3\x18\x14\x90\x02\x01B\xd0\x01\n" +
-	"\x16com.hive.search_api.v1B\x0eSearchApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/search_api/v1;search_apiv1\xa2\x02\x03HSX\xaa\x02\x11Hive.SearchApi.V1\xca\x02\x11Hive\\SearchApi\\V1\xe2\x02\x1dHive\\SearchApi\\V1\\GPBMetadata\xea\x02\x13Hive::SearchApi::V1b\x06proto3"
+	"\x16FIND_TEXT_SORT_CREATED\x10\x022\x8e\x01\n" +
+	"\x10SearchApiService\x12z\n" +
+	"\bFindText\x12#.hive.search_api.v1.FindTextRequest\x1a$.hive.search_api.v1.FindTextResponse\"#\xda\xf3\x18\x14search_api.find_text\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01B\xdf\x01\n" +
+	"%io.github.hivegate.hive.search_api.v1B\x0eSearchApiProtoP\x01Z@github.com/hivegate/hivegate/gen/hive/search_api/v1;search_apiv1\xa2\x02\x03HSX\xaa\x02\x11Hive.SearchApi.V1\xca\x02\x11Hive\\SearchApi\\V1\xe2\x02\x1dHive\\SearchApi\\V1\\GPBMetadata\xea\x02\x13Hive::SearchApi::V1b\x06proto3"
 
 var (
 	file_hive_search_api_v1_search_api_proto_rawDescOnce sync.Once
@@ -366,6 +367,7 @@ func file_hive_search_api_v1_search_api_proto_init() {
 	if File_hive_search_api_v1_search_api_proto != nil {
 		return
 	}
+	file_hive_search_api_v1_search_api_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -34,8 +34,8 @@ type GetDiscussionsByAuthorBeforeDateRequest struct {
 	// Ignored by hivemind. Deviation from the time rule: kept as a string
 	// because "" is hivemind's default and the value is never read.
 	BeforeDate string `protobuf:"bytes,3,opt,name=before_date,json=beforeDate,proto3" json:"before_date,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; unset (or 0) keeps bodies whole.
 	TruncateBody *uint32 `protobuf:"varint,5,opt,name=truncate_body,json=truncateBody,proto3,oneof" json:"truncate_body,omitempty"`
 	// The account viewing the posts (affects muted/blacklisted flags); unset
@@ -97,8 +97,8 @@ func (x *GetDiscussionsByAuthorBeforeDateRequest) GetBeforeDate() string {
 }
 
 func (x *GetDiscussionsByAuthorBeforeDateRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -124,9 +124,9 @@ type GetDiscussionsByAuthorBeforeDateResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The author's top-level posts, newest first.
 	Discussions []*v1.Post `protobuf:"bytes,1,rep,name=discussions,proto3" json:"discussions,omitempty"`
-	// The request cursor for the next page: start_permlink = the last post's
-	// permlink (exclusive). Unset when the page is empty. Computed by
-	// hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *GetDiscussionsByAuthorBeforeDateStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -450,9 +450,9 @@ type GetCommentDiscussionsByPayoutRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -460,7 +460,7 @@ type GetCommentDiscussionsByPayoutRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -496,15 +496,15 @@ func (*GetCommentDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetCommentDiscussionsByPayoutRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetCommentDiscussionsByPayoutRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -531,8 +531,8 @@ func (x *GetCommentDiscussionsByPayoutRequest) GetStartPermlink() string {
 }
 
 func (x *GetCommentDiscussionsByPayoutRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -542,9 +542,9 @@ type GetCommentDiscussionsByPayoutResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -600,9 +600,9 @@ type GetDiscussionsByBlogRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -610,7 +610,7 @@ type GetDiscussionsByBlogRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,15 +646,15 @@ func (*GetDiscussionsByBlogRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetDiscussionsByBlogRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetDiscussionsByBlogRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -681,8 +681,8 @@ func (x *GetDiscussionsByBlogRequest) GetStartPermlink() string {
 }
 
 func (x *GetDiscussionsByBlogRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -692,9 +692,9 @@ type GetDiscussionsByBlogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -748,19 +748,16 @@ func (x *GetDiscussionsByBlogResponse) GetNextStart() *v1.DiscussionsStart {
 // hive.types.v1.DiscussionQuery).
 type GetDiscussionsByCommentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tag or community ("" for all); for get_discussions_by_blog the
-	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
 	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
-	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	// The account viewing the posts; unset for none.
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -795,16 +792,9 @@ func (*GetDiscussionsByCommentsRequest) Descriptor() ([]byte, []int) {
 	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{11}
 }
 
-func (x *GetDiscussionsByCommentsRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
-	}
-	return ""
-}
-
 func (x *GetDiscussionsByCommentsRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -831,8 +821,8 @@ func (x *GetDiscussionsByCommentsRequest) GetStartPermlink() string {
 }
 
 func (x *GetDiscussionsByCommentsRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -842,9 +832,9 @@ type GetDiscussionsByCommentsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -900,9 +890,9 @@ type GetDiscussionsByCreatedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -910,7 +900,7 @@ type GetDiscussionsByCreatedRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -946,15 +936,15 @@ func (*GetDiscussionsByCreatedRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetDiscussionsByCreatedRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetDiscussionsByCreatedRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -981,8 +971,8 @@ func (x *GetDiscussionsByCreatedRequest) GetStartPermlink() string {
 }
 
 func (x *GetDiscussionsByCreatedRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -992,9 +982,9 @@ type GetDiscussionsByCreatedResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1050,9 +1040,9 @@ type GetDiscussionsByHotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -1060,7 +1050,7 @@ type GetDiscussionsByHotRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1096,15 +1086,15 @@ func (*GetDiscussionsByHotRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetDiscussionsByHotRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetDiscussionsByHotRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1131,8 +1121,8 @@ func (x *GetDiscussionsByHotRequest) GetStartPermlink() string {
 }
 
 func (x *GetDiscussionsByHotRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -1142,9 +1132,9 @@ type GetDiscussionsByHotResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1200,9 +1190,9 @@ type GetDiscussionsByTrendingRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -1210,7 +1200,7 @@ type GetDiscussionsByTrendingRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1246,15 +1236,15 @@ func (*GetDiscussionsByTrendingRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetDiscussionsByTrendingRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetDiscussionsByTrendingRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1281,8 +1271,8 @@ func (x *GetDiscussionsByTrendingRequest) GetStartPermlink() string {
 }
 
 func (x *GetDiscussionsByTrendingRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -1292,9 +1282,9 @@ type GetDiscussionsByTrendingResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1350,9 +1340,9 @@ type GetPostDiscussionsByPayoutRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The tag or community ("" for all); for get_discussions_by_blog the
 	// account whose blog is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// The page size, 1..20 (required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
@@ -1360,7 +1350,7 @@ type GetPostDiscussionsByPayoutRequest struct {
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
 	// The account viewing the posts; "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1396,15 +1386,15 @@ func (*GetPostDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
 }
 
 func (x *GetPostDiscussionsByPayoutRequest) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *GetPostDiscussionsByPayoutRequest) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1431,8 +1421,8 @@ func (x *GetPostDiscussionsByPayoutRequest) GetStartPermlink() string {
 }
 
 func (x *GetPostDiscussionsByPayoutRequest) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -1442,9 +1432,9 @@ type GetPostDiscussionsByPayoutResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The posts.
 	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
-	// The request fields for the next page: start_author/start_permlink =
-	// the last post (exclusive, so pages do not overlap). Unset when the page is
-	// empty. Computed by hivegate; not part of the backend's JSON.
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
 	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1498,15 +1488,16 @@ var File_hive_tags_api_v1_tags_api_proto protoreflect.FileDescriptor
 
 const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhive/tags_api/v1/tags_api.proto\x12\x10hive.tags_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"\x89\x02\n" +
+	"\x1fhive/tags_api/v1/tags_api.proto\x12\x10hive.tags_api.v1\x1a\x1ahive/types/v1/social.proto\x1a\x19hivegate/v1/options.proto\"\x98\x02\n" +
 	"'GetDiscussionsByAuthorBeforeDateRequest\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12%\n" +
 	"\x0estart_permlink\x18\x02 \x01(\tR\rstartPermlink\x12\x1f\n" +
 	"\vbefore_date\x18\x03 \x01(\tR\n" +
-	"beforeDate\x12\x14\n" +
-	"\x05limit\x18\x04 \x01(\rR\x05limit\x12(\n" +
-	"\rtruncate_body\x18\x05 \x01(\rH\x00R\ftruncateBody\x88\x01\x01\x12\x1f\n" +
-	"\bobserver\x18\x06 \x01(\tH\x01R\bobserver\x88\x01\x01B\x10\n" +
+	"beforeDate\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\rH\x00R\x05limit\x88\x01\x01\x12(\n" +
+	"\rtruncate_body\x18\x05 \x01(\rH\x01R\ftruncateBody\x88\x01\x01\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\b\n" +
+	"\x06_limitB\x10\n" +
 	"\x0e_truncate_bodyB\v\n" +
 	"\t_observer\"\xbf\x01\n" +
 	"(GetDiscussionsByAuthorBeforeDateResponse\x125\n" +
@@ -1528,96 +1519,115 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\bobserver\x18\x03 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
 	"\t_observer\"F\n" +
 	"\x15GetDiscussionResponse\x12'\n" +
-	"\x04post\x18\x01 \x01(\v2\x13.hive.types.v1.PostR\x04post:\x04\xc8\xf3\x18\x02\"\xd9\x01\n" +
-	"$GetCommentDiscussionsByPayoutRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\x04post\x18\x01 \x01(\v2\x13.hive.types.v1.PostR\x04post:\x04\xc8\xf3\x18\x02\"\x87\x02\n" +
+	"$GetCommentDiscussionsByPayoutRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x98\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x98\x01\n" +
 	"%GetCommentDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd0\x01\n" +
-	"\x1bGetDiscussionsByBlogRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xfe\x01\n" +
+	"\x1bGetDiscussionsByBlogRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x8f\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x8f\x01\n" +
 	"\x1cGetDiscussionsByBlogResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd4\x01\n" +
-	"\x1fGetDiscussionsByCommentsRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xee\x01\n" +
+	"\x1fGetDiscussionsByCommentsRequest\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x00R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x93\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x01R\bobserver\x88\x01\x01B\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observerJ\x04\b\x01\x10\x02R\x03tag\"\x93\x01\n" +
 	" GetDiscussionsByCommentsResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd3\x01\n" +
-	"\x1eGetDiscussionsByCreatedRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x81\x02\n" +
+	"\x1eGetDiscussionsByCreatedRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x92\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x92\x01\n" +
 	"\x1fGetDiscussionsByCreatedResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xcf\x01\n" +
-	"\x1aGetDiscussionsByHotRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xfd\x01\n" +
+	"\x1aGetDiscussionsByHotRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x8e\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x8e\x01\n" +
 	"\x1bGetDiscussionsByHotResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd4\x01\n" +
-	"\x1fGetDiscussionsByTrendingRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x82\x02\n" +
+	"\x1fGetDiscussionsByTrendingRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x93\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x93\x01\n" +
 	" GetDiscussionsByTrendingResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\xd6\x01\n" +
-	"!GetPostDiscussionsByPayoutRequest\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x84\x02\n" +
+	"!GetPostDiscussionsByPayoutRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"\x95\x01\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x95\x01\n" +
 	"\"GetPostDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x022\xe7\r\n" +
-	"\x0eTagsApiService\x12\xd4\x01\n" +
-	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"9\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\x90\x02\x01\x12\xc7\x01\n" +
-	"\x1dGetCommentDiscussionsByPayout\x126.hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest\x1a7.hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse\"5\xda\xf3\x18*tags_api.get_comment_discussions_by_payout\xe8\xf3\x18\x14\x90\x02\x01\x12\x91\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x022\x87\x0e\n" +
+	"\x0eTagsApiService\x12\xd8\x01\n" +
+	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"=\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xcb\x01\n" +
+	"\x1dGetCommentDiscussionsByPayout\x126.hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest\x1a7.hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse\"9\xda\xf3\x18*tags_api.get_comment_discussions_by_payout\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\x91\x01\n" +
 	"\x11GetContentReplies\x12*.hive.tags_api.v1.GetContentRepliesRequest\x1a+.hive.tags_api.v1.GetContentRepliesResponse\"#\xda\xf3\x18\x1ctags_api.get_content_replies\x90\x02\x01\x12\x80\x01\n" +
-	"\rGetDiscussion\x12&.hive.tags_api.v1.GetDiscussionRequest\x1a'.hive.tags_api.v1.GetDiscussionResponse\"\x1e\xda\xf3\x18\x17tags_api.get_discussion\x90\x02\x01\x12\xa2\x01\n" +
-	"\x14GetDiscussionsByBlog\x12-.hive.tags_api.v1.GetDiscussionsByBlogRequest\x1a..hive.tags_api.v1.GetDiscussionsByBlogResponse\"+\xda\xf3\x18 tags_api.get_discussions_by_blog\xe8\xf3\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
-	"\x18GetDiscussionsByComments\x121.hive.tags_api.v1.GetDiscussionsByCommentsRequest\x1a2.hive.tags_api.v1.GetDiscussionsByCommentsResponse\"/\xda\xf3\x18$tags_api.get_discussions_by_comments\xe8\xf3\x18\x14\x90\x02\x01\x12\xae\x01\n" +
-	"\x17GetDiscussionsByCreated\x120.hive.tags_api.v1.GetDiscussionsByCreatedRequest\x1a1.hive.tags_api.v1.GetDiscussionsByCreatedResponse\".\xda\xf3\x18#tags_api.get_discussions_by_created\xe8\xf3\x18\x14\x90\x02\x01\x12\x9e\x01\n" +
-	"\x13GetDiscussionsByHot\x12,.hive.tags_api.v1.GetDiscussionsByHotRequest\x1a-.hive.tags_api.v1.GetDiscussionsByHotResponse\"*\xda\xf3\x18\x1ftags_api.get_discussions_by_hot\xe8\xf3\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
-	"\x18GetDiscussionsByTrending\x121.hive.tags_api.v1.GetDiscussionsByTrendingRequest\x1a2.hive.tags_api.v1.GetDiscussionsByTrendingResponse\"/\xda\xf3\x18$tags_api.get_discussions_by_trending\xe8\xf3\x18\x14\x90\x02\x01\x12\xbb\x01\n" +
-	"\x1aGetPostDiscussionsByPayout\x123.hive.tags_api.v1.GetPostDiscussionsByPayoutRequest\x1a4.hive.tags_api.v1.GetPostDiscussionsByPayoutResponse\"2\xda\xf3\x18'tags_api.get_post_discussions_by_payout\xe8\xf3\x18\x14\x90\x02\x01B\xc0\x01\n" +
-	"\x14com.hive.tags_api.v1B\fTagsApiProtoP\x01Z<github.com/hivegate/hivegate/gen/hive/tags_api/v1;tags_apiv1\xa2\x02\x03HTX\xaa\x02\x0fHive.TagsApi.V1\xca\x02\x0fHive\\TagsApi\\V1\xe2\x02\x1bHive\\TagsApi\\V1\\GPBMetadata\xea\x02\x11Hive::TagsApi::V1b\x06proto3"
+	"\rGetDiscussion\x12&.hive.tags_api.v1.GetDiscussionRequest\x1a'.hive.tags_api.v1.GetDiscussionResponse\"\x1e\xda\xf3\x18\x17tags_api.get_discussion\x90\x02\x01\x12\xa6\x01\n" +
+	"\x14GetDiscussionsByBlog\x12-.hive.tags_api.v1.GetDiscussionsByBlogRequest\x1a..hive.tags_api.v1.GetDiscussionsByBlogResponse\"/\xda\xf3\x18 tags_api.get_discussions_by_blog\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb6\x01\n" +
+	"\x18GetDiscussionsByComments\x121.hive.tags_api.v1.GetDiscussionsByCommentsRequest\x1a2.hive.tags_api.v1.GetDiscussionsByCommentsResponse\"3\xda\xf3\x18$tags_api.get_discussions_by_comments\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
+	"\x17GetDiscussionsByCreated\x120.hive.tags_api.v1.GetDiscussionsByCreatedRequest\x1a1.hive.tags_api.v1.GetDiscussionsByCreatedResponse\"2\xda\xf3\x18#tags_api.get_discussions_by_created\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xa2\x01\n" +
+	"\x13GetDiscussionsByHot\x12,.hive.tags_api.v1.GetDiscussionsByHotRequest\x1a-.hive.tags_api.v1.GetDiscussionsByHotResponse\".\xda\xf3\x18\x1ftags_api.get_discussions_by_hot\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb6\x01\n" +
+	"\x18GetDiscussionsByTrending\x121.hive.tags_api.v1.GetDiscussionsByTrendingRequest\x1a2.hive.tags_api.v1.GetDiscussionsByTrendingResponse\"3\xda\xf3\x18$tags_api.get_discussions_by_trending\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xbf\x01\n" +
+	"\x1aGetPostDiscussionsByPayout\x123.hive.tags_api.v1.GetPostDiscussionsByPayoutRequest\x1a4.hive.tags_api.v1.GetPostDiscussionsByPayoutResponse\"6\xda\xf3\x18'tags_api.get_post_discussions_by_payout\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01B\xcf\x01\n" +
+	"#io.github.hivegate.hive.tags_api.v1B\fTagsApiProtoP\x01Z<github.com/hivegate/hivegate/gen/hive/tags_api/v1;tags_apiv1\xa2\x02\x03HTX\xaa\x02\x0fHive.TagsApi.V1\xca\x02\x0fHive\\TagsApi\\V1\xe2\x02\x1bHive\\TagsApi\\V1\\GPBMetadata\xea\x02\x11Hive::TagsApi::V1b\x06proto3"
 
 var (
 	file_hive_tags_api_v1_tags_api_proto_rawDescOnce sync.Once
@@ -1711,6 +1721,13 @@ func file_hive_tags_api_v1_tags_api_proto_init() {
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[5].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[7].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[9].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[11].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[13].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[15].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[17].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -233,8 +233,8 @@ const file_hive_transaction_status_api_v1_transaction_status_api_proto_rawDesc =
 	"'TRANSACTION_STATUS_EXPIRED_IRREVERSIBLE\x10\x06\x12\x1e\n" +
 	"\x1aTRANSACTION_STATUS_TOO_OLD\x10\a2\xd2\x01\n" +
 	"\x1bTransactionStatusApiService\x12\xb2\x01\n" +
-	"\x0fFindTransaction\x126.hive.transaction_status_api.v1.FindTransactionRequest\x1a7.hive.transaction_status_api.v1.FindTransactionResponse\".\xda\xf3\x18'transaction_status_api.find_transaction\x90\x02\x01B\xab\x02\n" +
-	"\"com.hive.transaction_status_api.v1B\x19TransactionStatusApiProtoP\x01ZXgithub.com/hivegate/hivegate/gen/hive/transaction_status_api/v1;transaction_status_apiv1\xa2\x02\x03HTX\xaa\x02\x1cHive.TransactionStatusApi.V1\xca\x02\x1cHive\\TransactionStatusApi\\V1\xe2\x02(Hive\\TransactionStatusApi\\V1\\GPBMetadata\xea\x02\x1eHive::TransactionStatusApi::V1b\x06proto3"
+	"\x0fFindTransaction\x126.hive.transaction_status_api.v1.FindTransactionRequest\x1a7.hive.transaction_status_api.v1.FindTransactionResponse\".\xda\xf3\x18'transaction_status_api.find_transaction\x90\x02\x01B\xba\x02\n" +
+	"1io.github.hivegate.hive.transaction_status_api.v1B\x19TransactionStatusApiProtoP\x01ZXgithub.com/hivegate/hivegate/gen/hive/transaction_status_api/v1;transaction_status_apiv1\xa2\x02\x03HTX\xaa\x02\x1cHive.TransactionStatusApi.V1\xca\x02\x1cHive\\TransactionStatusApi\\V1\xe2\x02(Hive\\TransactionStatusApi\\V1\\GPBMetadata\xea\x02\x1eHive::TransactionStatusApi::V1b\x06proto3"
 
 var (
 	file_hive_transaction_status_api_v1_transaction_status_api_proto_rawDescOnce sync.Once

@@ -1136,8 +1136,8 @@ const file_hive_types_v1_account_proto_rawDesc = "" +
 	"\x1aDeclineVotingRightsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x18\n" +
 	"\aaccount\x18\x02 \x01(\tR\aaccount\x12A\n" +
-	"\x0eeffective_date\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\reffectiveDateB\xaf\x01\n" +
-	"\x11com.hive.types.v1B\fAccountProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x0eeffective_date\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\reffectiveDateB\xbe\x01\n" +
+	" io.github.hivegate.hive.types.v1B\fAccountProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_account_proto_rawDescOnce sync.Once

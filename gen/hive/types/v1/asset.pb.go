@@ -34,10 +34,10 @@ const (
 // legacy strings such as "1.000 HIVE" (see LegacyAsset).
 type Asset struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The amount in the token's smallest unit, as a decimal integer string
-	// (a 64-bit value; hived always writes it as a JSON string). The value in
-	// whole tokens is amount / 10^precision.
-	Amount string `protobuf:"bytes,1,opt,name=amount,proto3" json:"amount,omitempty"`
+	// The amount in the token's smallest unit (negative for a negative
+	// amount), as in LegacyAsset. The value in whole tokens is
+	// amount / 10^precision. hived writes it as a JSON string ("1000").
+	Amount int64 `protobuf:"varint,1,opt,name=amount,proto3" json:"amount,omitempty"`
 	// The number of decimal places of the token: 3 for HIVE and HBD, 6 for VESTS.
 	Precision uint32 `protobuf:"varint,2,opt,name=precision,proto3" json:"precision,omitempty"`
 	// The token's numerical asset identifier, "@@" followed by 9 digits, for
@@ -77,11 +77,11 @@ func (*Asset) Descriptor() ([]byte, []int) {
 	return file_hive_types_v1_asset_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *Asset) GetAmount() string {
+func (x *Asset) GetAmount() int64 {
 	if x != nil {
 		return x.Amount
 	}
-	return ""
+	return 0
 }
 
 func (x *Asset) GetPrecision() uint32 {
@@ -344,9 +344,9 @@ var File_hive_types_v1_asset_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_asset_proto_rawDesc = "" +
 	"\n" +
-	"\x19hive/types/v1/asset.proto\x12\rhive.types.v1\x1a\x19hivegate/v1/options.proto\"O\n" +
-	"\x05Asset\x12\x16\n" +
-	"\x06amount\x18\x01 \x01(\tR\x06amount\x12\x1c\n" +
+	"\x19hive/types/v1/asset.proto\x12\rhive.types.v1\x1a\x19hivegate/v1/options.proto\"U\n" +
+	"\x05Asset\x12\x1c\n" +
+	"\x06amount\x18\x01 \x01(\x03B\x04\xc8\xf4\x18\x01R\x06amount\x12\x1c\n" +
 	"\tprecision\x18\x02 \x01(\rR\tprecision\x12\x10\n" +
 	"\x03nai\x18\x03 \x01(\tR\x03nai\"]\n" +
 	"\x05Price\x12(\n" +
@@ -361,8 +361,8 @@ const file_hive_types_v1_asset_proto_rawDesc = "" +
 	"\x06symbol\x18\x03 \x01(\tR\x06symbol:\x04\xc8\xf3\x18\x03\"o\n" +
 	"\vLegacyPrice\x12.\n" +
 	"\x04base\x18\x01 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x04base\x120\n" +
-	"\x05quote\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x05quoteB\xad\x01\n" +
-	"\x11com.hive.types.v1B\n" +
+	"\x05quote\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetR\x05quoteB\xbc\x01\n" +
+	" io.github.hivegate.hive.types.v1B\n" +
 	"AssetProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (

@@ -217,8 +217,8 @@ const file_hive_types_v1_authority_proto_rawDesc = "" +
 	"\x06weight\x18\x02 \x01(\rR\x06weight:\x04\xc8\xf3\x18\x01\"9\n" +
 	"\aKeyAuth\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
-	"\x06weight\x18\x02 \x01(\rR\x06weight:\x04\xc8\xf3\x18\x01B\xb1\x01\n" +
-	"\x11com.hive.types.v1B\x0eAuthorityProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x06weight\x18\x02 \x01(\rR\x06weight:\x04\xc8\xf3\x18\x01B\xc0\x01\n" +
+	" io.github.hivegate.hive.types.v1B\x0eAuthorityProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_authority_proto_rawDescOnce sync.Once

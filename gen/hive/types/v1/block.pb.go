@@ -755,8 +755,8 @@ const file_hive_types_v1_block_proto_rawDesc = "" +
 	"signatures\x12%\n" +
 	"\x0etransaction_id\x18\a \x01(\tR\rtransactionId\x12\x1b\n" +
 	"\tblock_num\x18\b \x01(\rR\bblockNum\x12'\n" +
-	"\x0ftransaction_num\x18\t \x01(\rR\x0etransactionNumB\xad\x01\n" +
-	"\x11com.hive.types.v1B\n" +
+	"\x0ftransaction_num\x18\t \x01(\rR\x0etransactionNumB\xbc\x01\n" +
+	" io.github.hivegate.hive.types.v1B\n" +
 	"BlockProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (

@@ -650,8 +650,8 @@ const file_hive_types_v1_bridge_post_proto_rawDesc = "" +
 	"\n" +
 	"BridgeVote\x12\x18\n" +
 	"\arshares\x18\x01 \x01(\x03R\arshares\x12\x14\n" +
-	"\x05voter\x18\x02 \x01(\tR\x05voterB\xb2\x01\n" +
-	"\x11com.hive.types.v1B\x0fBridgePostProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x05voter\x18\x02 \x01(\tR\x05voterB\xc1\x01\n" +
+	" io.github.hivegate.hive.types.v1B\x0fBridgePostProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_bridge_post_proto_rawDescOnce sync.Once

@@ -1251,8 +1251,8 @@ const file_hive_types_v1_chain_state_proto_rawDesc = "" +
 	"\apair_id\x18\n" +
 	" \x01(\rH\x00R\x06pairId\x88\x01\x01B\n" +
 	"\n" +
-	"\b_pair_idB\xb2\x01\n" +
-	"\x11com.hive.types.v1B\x0fChainStateProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\b_pair_idB\xc1\x01\n" +
+	" io.github.hivegate.hive.types.v1B\x0fChainStateProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_chain_state_proto_rawDescOnce sync.Once

@@ -692,8 +692,8 @@ const file_hive_types_v1_comment_proto_rawDesc = "" +
 	"\x03_id\"J\n" +
 	"\x0eAuthorPermlink\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01B\xaf\x01\n" +
-	"\x11com.hive.types.v1B\fCommentProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink:\x04\xc8\xf3\x18\x01B\xbe\x01\n" +
+	" io.github.hivegate.hive.types.v1B\fCommentProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_comment_proto_rawDescOnce sync.Once

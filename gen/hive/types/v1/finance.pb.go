@@ -875,8 +875,8 @@ const file_hive_types_v1_finance_proto_rawDesc = "" +
 	"\aorderid\x18\x05 \x01(\rR\aorderid\x12\x19\n" +
 	"\bfor_sale\x18\x06 \x01(\x03R\aforSale\x123\n" +
 	"\n" +
-	"sell_price\x18\a \x01(\v2\x14.hive.types.v1.PriceR\tsellPriceB\xaf\x01\n" +
-	"\x11com.hive.types.v1B\fFinanceProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"sell_price\x18\a \x01(\v2\x14.hive.types.v1.PriceR\tsellPriceB\xbe\x01\n" +
+	" io.github.hivegate.hive.types.v1B\fFinanceProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_finance_proto_rawDescOnce sync.Once

@@ -576,8 +576,8 @@ const file_hive_types_v1_global_properties_proto_rawDesc = "" +
 	"\x13sps_interval_ledger\x180 \x01(\v2\x14.hive.types.v1.AssetB\x02\x18\x01R\x11spsIntervalLedger\x12T\n" +
 	"\"required_actions_partition_percent\x181 \x01(\rB\x02\x18\x01H\x01R\x1frequiredActionsPartitionPercent\x88\x01\x01B\x13\n" +
 	"\x11_sps_fund_percentB%\n" +
-	"#_required_actions_partition_percentB\xb8\x01\n" +
-	"\x11com.hive.types.v1B\x15GlobalPropertiesProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"#_required_actions_partition_percentB\xc7\x01\n" +
+	" io.github.hivegate.hive.types.v1B\x15GlobalPropertiesProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_global_properties_proto_rawDescOnce sync.Once

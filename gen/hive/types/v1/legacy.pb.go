@@ -1278,8 +1278,8 @@ const file_hive_types_v1_legacy_proto_rawDesc = "" +
 	"extensions\x12\x1e\n" +
 	"\n" +
 	"signatures\x18\x06 \x03(\tR\n" +
-	"signaturesB\xae\x01\n" +
-	"\x11com.hive.types.v1B\vLegacyProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"signaturesB\xbd\x01\n" +
+	" io.github.hivegate.hive.types.v1B\vLegacyProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_legacy_proto_rawDescOnce sync.Once

@@ -564,8 +564,8 @@ const file_hive_types_v1_market_proto_rawDesc = "" +
 	"\x04open\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04open\x12\x18\n" +
 	"\aseconds\x18\x03 \x01(\rR\aseconds\x123\n" +
 	"\x04hive\x18\x04 \x01(\v2\x1f.hive.types.v1.MarketBucketSideR\x04hive\x12:\n" +
-	"\bnon_hive\x18\x05 \x01(\v2\x1f.hive.types.v1.MarketBucketSideR\anonHiveB\xae\x01\n" +
-	"\x11com.hive.types.v1B\vMarketProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\bnon_hive\x18\x05 \x01(\v2\x1f.hive.types.v1.MarketBucketSideR\anonHiveB\xbd\x01\n" +
+	" io.github.hivegate.hive.types.v1B\vMarketProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_market_proto_rawDescOnce sync.Once

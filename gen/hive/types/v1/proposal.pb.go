@@ -326,8 +326,8 @@ const file_hive_types_v1_proposal_proto_rawDesc = "" +
 	"\x18PROPOSAL_STATUS_INACTIVE\x10\x02\x12\x1a\n" +
 	"\x16PROPOSAL_STATUS_ACTIVE\x10\x03\x12\x1b\n" +
 	"\x17PROPOSAL_STATUS_EXPIRED\x10\x04\x12\x1b\n" +
-	"\x17PROPOSAL_STATUS_VOTABLE\x10\x05B\xb0\x01\n" +
-	"\x11com.hive.types.v1B\rProposalProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x17PROPOSAL_STATUS_VOTABLE\x10\x05B\xbf\x01\n" +
+	" io.github.hivegate.hive.types.v1B\rProposalProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_proposal_proto_rawDescOnce sync.Once

@@ -297,8 +297,8 @@ const file_hive_types_v1_rc_proto_rawDesc = "" +
 	"\x12RcDirectDelegation\x12+\n" +
 	"\ffrom_account\x18\x01 \x01(\tB\b\xd2\xf3\x18\x04fromR\vfromAccount\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12!\n" +
-	"\fdelegated_rc\x18\x03 \x01(\x04R\vdelegatedRcB\xaa\x01\n" +
-	"\x11com.hive.types.v1B\aRcProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\fdelegated_rc\x18\x03 \x01(\x04R\vdelegatedRcB\xb9\x01\n" +
+	" io.github.hivegate.hive.types.v1B\aRcProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_rc_proto_rawDescOnce sync.Once

@@ -792,8 +792,8 @@ const file_hive_types_v1_smt_proto_rawDesc = "" +
 	" \x01(\x03R\frepAbsAmount\x127\n" +
 	"\x18lep_rel_amount_numerator\x18\v \x01(\rR\x15lepRelAmountNumerator\x127\n" +
 	"\x18rep_rel_amount_numerator\x18\f \x01(\rR\x15repRelAmountNumerator\x121\n" +
-	"\x15rel_amount_denom_bits\x18\r \x01(\rR\x12relAmountDenomBitsB\xab\x01\n" +
-	"\x11com.hive.types.v1B\bSmtProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x15rel_amount_denom_bits\x18\r \x01(\rR\x12relAmountDenomBitsB\xba\x01\n" +
+	" io.github.hivegate.hive.types.v1B\bSmtProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_smt_proto_rawDescOnce sync.Once

@@ -1645,24 +1645,26 @@ func (x *Content) GetPostId() int64 {
 }
 
 // DiscussionQuery is the query of the get_discussions_by_* methods (hived's
-// discussion_query, as hivemind reads it). Every field may be left at its
-// zero value, which hivemind reads as "not given". hivemind's start is
-// exclusive: a page starts after start_author/start_permlink.
+// discussion_query, as hivemind reads it). Unset `optional` fields are not
+// sent: hivemind refuses keys a method does not take (get_discussions_by_comments
+// takes no `tag`). hivemind's start is exclusive: a page starts after
+// start_author/start_permlink.
 type DiscussionQuery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tag or community to list ("" for all); for get_discussions_by_blog
-	// and _feed the account whose blog or feed is listed.
-	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The tag or community to list (unset for all); for get_discussions_by_blog
+	// and _feed the account whose blog or feed is listed. Leave it unset for
+	// get_discussions_by_comments, which refuses it.
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
 	// The page size, 1..20 (hivemind's max_posts_per_call; required).
-	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Truncate each body to this many characters; 0 keeps bodies whole.
 	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
 	// The author of the post to start after; "" for the first page.
 	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
 	// The permlink of the post to start after; "" for the first page.
 	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
-	// The account viewing the posts (muted and blacklisted flags); "" for none.
-	Observer      string `protobuf:"bytes,6,opt,name=observer,proto3" json:"observer,omitempty"`
+	// The account viewing the posts (muted and blacklisted flags); unset for none.
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1698,15 +1700,15 @@ func (*DiscussionQuery) Descriptor() ([]byte, []int) {
 }
 
 func (x *DiscussionQuery) GetTag() string {
-	if x != nil {
-		return x.Tag
+	if x != nil && x.Tag != nil {
+		return *x.Tag
 	}
 	return ""
 }
 
 func (x *DiscussionQuery) GetLimit() uint32 {
-	if x != nil {
-		return x.Limit
+	if x != nil && x.Limit != nil {
+		return *x.Limit
 	}
 	return 0
 }
@@ -1733,8 +1735,8 @@ func (x *DiscussionQuery) GetStartPermlink() string {
 }
 
 func (x *DiscussionQuery) GetObserver() string {
-	if x != nil {
-		return x.Observer
+	if x != nil && x.Observer != nil {
+		return *x.Observer
 	}
 	return ""
 }
@@ -2047,14 +2049,17 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"\apost_id\x18, \x01(\x03H\x01R\x06postId\x88\x01\x01B\x05\n" +
 	"\x03_idB\n" +
 	"\n" +
-	"\b_post_id\"\xc4\x01\n" +
-	"\x0fDiscussionQuery\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05limit\x18\x02 \x01(\rR\x05limit\x12#\n" +
+	"\b_post_id\"\xf2\x01\n" +
+	"\x0fDiscussionQuery\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
 	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
 	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
-	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1a\n" +
-	"\bobserver\x18\x06 \x01(\tR\bobserver\"v\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"v\n" +
 	"\x10DiscussionsStart\x12-\n" +
 	"\fstart_author\x18\x01 \x01(\tB\n" +
 	"\xfa\xf3\x18\x06authorR\vstartAuthor\x123\n" +
@@ -2067,8 +2072,8 @@ const file_hive_types_v1_social_proto_rawDesc = "" +
 	"FollowType\x12\x1b\n" +
 	"\x17FOLLOW_TYPE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10FOLLOW_TYPE_BLOG\x10\x01\x12\x16\n" +
-	"\x12FOLLOW_TYPE_IGNORE\x10\x02B\xae\x01\n" +
-	"\x11com.hive.types.v1B\vSocialProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\x12FOLLOW_TYPE_IGNORE\x10\x02B\xbd\x01\n" +
+	" io.github.hivegate.hive.types.v1B\vSocialProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_social_proto_rawDescOnce sync.Once
@@ -2158,6 +2163,7 @@ func file_hive_types_v1_social_proto_init() {
 	file_hive_types_v1_comment_proto_init()
 	file_hive_types_v1_social_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_types_v1_social_proto_msgTypes[10].OneofWrappers = []any{}
+	file_hive_types_v1_social_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

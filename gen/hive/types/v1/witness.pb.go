@@ -441,8 +441,8 @@ const file_hive_types_v1_witness_proto_rawDesc = "" +
 	"\vWitnessVote\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x18\n" +
 	"\awitness\x18\x02 \x01(\tR\awitness\x12\x18\n" +
-	"\aaccount\x18\x03 \x01(\tR\aaccountB\xaf\x01\n" +
-	"\x11com.hive.types.v1B\fWitnessProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
+	"\aaccount\x18\x03 \x01(\tR\aaccountB\xbe\x01\n" +
+	" io.github.hivegate.hive.types.v1B\fWitnessProtoP\x01Z6github.com/hivegate/hivegate/gen/hive/types/v1;typesv1\xa2\x02\x03HTX\xaa\x02\rHive.Types.V1\xca\x02\rHive\\Types\\V1\xe2\x02\x19Hive\\Types\\V1\\GPBMetadata\xea\x02\x0fHive::Types::V1b\x06proto3"
 
 var (
 	file_hive_types_v1_witness_proto_rawDescOnce sync.Once

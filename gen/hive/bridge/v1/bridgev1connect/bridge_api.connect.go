@@ -21,8 +21,8 @@ import (
 const _ = connect.IsAtLeastVersion1_13_0
 
 const (
-	// BridgeServiceName is the fully-qualified name of the BridgeService service.
-	BridgeServiceName = "hive.bridge.v1.BridgeService"
+	// BridgeApiServiceName is the fully-qualified name of the BridgeApiService service.
+	BridgeApiServiceName = "hive.bridge.v1.BridgeApiService"
 )
 
 // These constants are the fully-qualified names of the RPCs defined in this package. They're
@@ -33,81 +33,82 @@ const (
 // reflection-formatted method names, remove the leading slash and convert the remaining slash to a
 // period.
 const (
-	// BridgeServiceAccountNotificationsProcedure is the fully-qualified name of the BridgeService's
-	// AccountNotifications RPC.
-	BridgeServiceAccountNotificationsProcedure = "/hive.bridge.v1.BridgeService/AccountNotifications"
-	// BridgeServiceDoesUserFollowAnyListsProcedure is the fully-qualified name of the BridgeService's
-	// DoesUserFollowAnyLists RPC.
-	BridgeServiceDoesUserFollowAnyListsProcedure = "/hive.bridge.v1.BridgeService/DoesUserFollowAnyLists"
-	// BridgeServiceGetAccountPostsProcedure is the fully-qualified name of the BridgeService's
+	// BridgeApiServiceAccountNotificationsProcedure is the fully-qualified name of the
+	// BridgeApiService's AccountNotifications RPC.
+	BridgeApiServiceAccountNotificationsProcedure = "/hive.bridge.v1.BridgeApiService/AccountNotifications"
+	// BridgeApiServiceDoesUserFollowAnyListsProcedure is the fully-qualified name of the
+	// BridgeApiService's DoesUserFollowAnyLists RPC.
+	BridgeApiServiceDoesUserFollowAnyListsProcedure = "/hive.bridge.v1.BridgeApiService/DoesUserFollowAnyLists"
+	// BridgeApiServiceGetAccountPostsProcedure is the fully-qualified name of the BridgeApiService's
 	// GetAccountPosts RPC.
-	BridgeServiceGetAccountPostsProcedure = "/hive.bridge.v1.BridgeService/GetAccountPosts"
-	// BridgeServiceGetCommunityProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetAccountPostsProcedure = "/hive.bridge.v1.BridgeApiService/GetAccountPosts"
+	// BridgeApiServiceGetCommunityProcedure is the fully-qualified name of the BridgeApiService's
 	// GetCommunity RPC.
-	BridgeServiceGetCommunityProcedure = "/hive.bridge.v1.BridgeService/GetCommunity"
-	// BridgeServiceGetCommunityContextProcedure is the fully-qualified name of the BridgeService's
-	// GetCommunityContext RPC.
-	BridgeServiceGetCommunityContextProcedure = "/hive.bridge.v1.BridgeService/GetCommunityContext"
-	// BridgeServiceGetDiscussionProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetCommunityProcedure = "/hive.bridge.v1.BridgeApiService/GetCommunity"
+	// BridgeApiServiceGetCommunityContextProcedure is the fully-qualified name of the
+	// BridgeApiService's GetCommunityContext RPC.
+	BridgeApiServiceGetCommunityContextProcedure = "/hive.bridge.v1.BridgeApiService/GetCommunityContext"
+	// BridgeApiServiceGetDiscussionProcedure is the fully-qualified name of the BridgeApiService's
 	// GetDiscussion RPC.
-	BridgeServiceGetDiscussionProcedure = "/hive.bridge.v1.BridgeService/GetDiscussion"
-	// BridgeServiceGetFollowListProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetDiscussionProcedure = "/hive.bridge.v1.BridgeApiService/GetDiscussion"
+	// BridgeApiServiceGetFollowListProcedure is the fully-qualified name of the BridgeApiService's
 	// GetFollowList RPC.
-	BridgeServiceGetFollowListProcedure = "/hive.bridge.v1.BridgeService/GetFollowList"
-	// BridgeServiceGetPayoutStatsProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetFollowListProcedure = "/hive.bridge.v1.BridgeApiService/GetFollowList"
+	// BridgeApiServiceGetPayoutStatsProcedure is the fully-qualified name of the BridgeApiService's
 	// GetPayoutStats RPC.
-	BridgeServiceGetPayoutStatsProcedure = "/hive.bridge.v1.BridgeService/GetPayoutStats"
-	// BridgeServiceGetPostProcedure is the fully-qualified name of the BridgeService's GetPost RPC.
-	BridgeServiceGetPostProcedure = "/hive.bridge.v1.BridgeService/GetPost"
-	// BridgeServiceGetPostHeaderProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetPayoutStatsProcedure = "/hive.bridge.v1.BridgeApiService/GetPayoutStats"
+	// BridgeApiServiceGetPostProcedure is the fully-qualified name of the BridgeApiService's GetPost
+	// RPC.
+	BridgeApiServiceGetPostProcedure = "/hive.bridge.v1.BridgeApiService/GetPost"
+	// BridgeApiServiceGetPostHeaderProcedure is the fully-qualified name of the BridgeApiService's
 	// GetPostHeader RPC.
-	BridgeServiceGetPostHeaderProcedure = "/hive.bridge.v1.BridgeService/GetPostHeader"
-	// BridgeServiceGetProfileProcedure is the fully-qualified name of the BridgeService's GetProfile
-	// RPC.
-	BridgeServiceGetProfileProcedure = "/hive.bridge.v1.BridgeService/GetProfile"
-	// BridgeServiceGetProfilesProcedure is the fully-qualified name of the BridgeService's GetProfiles
-	// RPC.
-	BridgeServiceGetProfilesProcedure = "/hive.bridge.v1.BridgeService/GetProfiles"
-	// BridgeServiceGetRankedPostsProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetPostHeaderProcedure = "/hive.bridge.v1.BridgeApiService/GetPostHeader"
+	// BridgeApiServiceGetProfileProcedure is the fully-qualified name of the BridgeApiService's
+	// GetProfile RPC.
+	BridgeApiServiceGetProfileProcedure = "/hive.bridge.v1.BridgeApiService/GetProfile"
+	// BridgeApiServiceGetProfilesProcedure is the fully-qualified name of the BridgeApiService's
+	// GetProfiles RPC.
+	BridgeApiServiceGetProfilesProcedure = "/hive.bridge.v1.BridgeApiService/GetProfiles"
+	// BridgeApiServiceGetRankedPostsProcedure is the fully-qualified name of the BridgeApiService's
 	// GetRankedPosts RPC.
-	BridgeServiceGetRankedPostsProcedure = "/hive.bridge.v1.BridgeService/GetRankedPosts"
-	// BridgeServiceGetRelationshipBetweenAccountsProcedure is the fully-qualified name of the
-	// BridgeService's GetRelationshipBetweenAccounts RPC.
-	BridgeServiceGetRelationshipBetweenAccountsProcedure = "/hive.bridge.v1.BridgeService/GetRelationshipBetweenAccounts"
-	// BridgeServiceGetTrendingTopicsProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetRankedPostsProcedure = "/hive.bridge.v1.BridgeApiService/GetRankedPosts"
+	// BridgeApiServiceGetRelationshipBetweenAccountsProcedure is the fully-qualified name of the
+	// BridgeApiService's GetRelationshipBetweenAccounts RPC.
+	BridgeApiServiceGetRelationshipBetweenAccountsProcedure = "/hive.bridge.v1.BridgeApiService/GetRelationshipBetweenAccounts"
+	// BridgeApiServiceGetTrendingTopicsProcedure is the fully-qualified name of the BridgeApiService's
 	// GetTrendingTopics RPC.
-	BridgeServiceGetTrendingTopicsProcedure = "/hive.bridge.v1.BridgeService/GetTrendingTopics"
-	// BridgeServiceListAllSubscriptionsProcedure is the fully-qualified name of the BridgeService's
-	// ListAllSubscriptions RPC.
-	BridgeServiceListAllSubscriptionsProcedure = "/hive.bridge.v1.BridgeService/ListAllSubscriptions"
-	// BridgeServiceListCommunitiesProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceGetTrendingTopicsProcedure = "/hive.bridge.v1.BridgeApiService/GetTrendingTopics"
+	// BridgeApiServiceListAllSubscriptionsProcedure is the fully-qualified name of the
+	// BridgeApiService's ListAllSubscriptions RPC.
+	BridgeApiServiceListAllSubscriptionsProcedure = "/hive.bridge.v1.BridgeApiService/ListAllSubscriptions"
+	// BridgeApiServiceListCommunitiesProcedure is the fully-qualified name of the BridgeApiService's
 	// ListCommunities RPC.
-	BridgeServiceListCommunitiesProcedure = "/hive.bridge.v1.BridgeService/ListCommunities"
-	// BridgeServiceListCommunityRolesProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceListCommunitiesProcedure = "/hive.bridge.v1.BridgeApiService/ListCommunities"
+	// BridgeApiServiceListCommunityRolesProcedure is the fully-qualified name of the BridgeApiService's
 	// ListCommunityRoles RPC.
-	BridgeServiceListCommunityRolesProcedure = "/hive.bridge.v1.BridgeService/ListCommunityRoles"
-	// BridgeServiceListMutedReasonsEnumProcedure is the fully-qualified name of the BridgeService's
-	// ListMutedReasonsEnum RPC.
-	BridgeServiceListMutedReasonsEnumProcedure = "/hive.bridge.v1.BridgeService/ListMutedReasonsEnum"
-	// BridgeServiceListPopCommunitiesProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceListCommunityRolesProcedure = "/hive.bridge.v1.BridgeApiService/ListCommunityRoles"
+	// BridgeApiServiceListMutedReasonsEnumProcedure is the fully-qualified name of the
+	// BridgeApiService's ListMutedReasonsEnum RPC.
+	BridgeApiServiceListMutedReasonsEnumProcedure = "/hive.bridge.v1.BridgeApiService/ListMutedReasonsEnum"
+	// BridgeApiServiceListPopCommunitiesProcedure is the fully-qualified name of the BridgeApiService's
 	// ListPopCommunities RPC.
-	BridgeServiceListPopCommunitiesProcedure = "/hive.bridge.v1.BridgeService/ListPopCommunities"
-	// BridgeServiceListSubscribersProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceListPopCommunitiesProcedure = "/hive.bridge.v1.BridgeApiService/ListPopCommunities"
+	// BridgeApiServiceListSubscribersProcedure is the fully-qualified name of the BridgeApiService's
 	// ListSubscribers RPC.
-	BridgeServiceListSubscribersProcedure = "/hive.bridge.v1.BridgeService/ListSubscribers"
-	// BridgeServiceNormalizePostProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceListSubscribersProcedure = "/hive.bridge.v1.BridgeApiService/ListSubscribers"
+	// BridgeApiServiceNormalizePostProcedure is the fully-qualified name of the BridgeApiService's
 	// NormalizePost RPC.
-	BridgeServiceNormalizePostProcedure = "/hive.bridge.v1.BridgeService/NormalizePost"
-	// BridgeServicePostNotificationsProcedure is the fully-qualified name of the BridgeService's
+	BridgeApiServiceNormalizePostProcedure = "/hive.bridge.v1.BridgeApiService/NormalizePost"
+	// BridgeApiServicePostNotificationsProcedure is the fully-qualified name of the BridgeApiService's
 	// PostNotifications RPC.
-	BridgeServicePostNotificationsProcedure = "/hive.bridge.v1.BridgeService/PostNotifications"
-	// BridgeServiceUnreadNotificationsProcedure is the fully-qualified name of the BridgeService's
-	// UnreadNotifications RPC.
-	BridgeServiceUnreadNotificationsProcedure = "/hive.bridge.v1.BridgeService/UnreadNotifications"
+	BridgeApiServicePostNotificationsProcedure = "/hive.bridge.v1.BridgeApiService/PostNotifications"
+	// BridgeApiServiceUnreadNotificationsProcedure is the fully-qualified name of the
+	// BridgeApiService's UnreadNotifications RPC.
+	BridgeApiServiceUnreadNotificationsProcedure = "/hive.bridge.v1.BridgeApiService/UnreadNotifications"
 )
 
-// BridgeServiceClient is a client for the hive.bridge.v1.BridgeService service.
-type BridgeServiceClient interface {
+// BridgeApiServiceClient is a client for the hive.bridge.v1.BridgeApiService service.
+type BridgeApiServiceClient interface {
 	// AccountNotifications lists an account's notifications, newest first. Served by hivemind.
 	AccountNotifications(context.Context, *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error)
 	// DoesUserFollowAnyLists tells whether an account follows any blacklist
@@ -166,190 +167,190 @@ type BridgeServiceClient interface {
 	UnreadNotifications(context.Context, *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error)
 }
 
-// NewBridgeServiceClient constructs a client for the hive.bridge.v1.BridgeService service. By
+// NewBridgeApiServiceClient constructs a client for the hive.bridge.v1.BridgeApiService service. By
 // default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
 // and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
 // connect.WithGRPC() or connect.WithGRPCWeb() options.
 //
 // The URL supplied here should be the base URL for the Connect or gRPC server (for example,
 // http://api.acme.com or https://acme.com/grpc).
-func NewBridgeServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) BridgeServiceClient {
+func NewBridgeApiServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) BridgeApiServiceClient {
 	baseURL = strings.TrimRight(baseURL, "/")
-	bridgeServiceMethods := v1.File_hive_bridge_v1_bridge_api_proto.Services().ByName("BridgeService").Methods()
-	return &bridgeServiceClient{
+	bridgeApiServiceMethods := v1.File_hive_bridge_v1_bridge_api_proto.Services().ByName("BridgeApiService").Methods()
+	return &bridgeApiServiceClient{
 		accountNotifications: connect.NewClient[v1.AccountNotificationsRequest, v1.AccountNotificationsResponse](
 			httpClient,
-			baseURL+BridgeServiceAccountNotificationsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("AccountNotifications")),
+			baseURL+BridgeApiServiceAccountNotificationsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("AccountNotifications")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		doesUserFollowAnyLists: connect.NewClient[v1.DoesUserFollowAnyListsRequest, v1.DoesUserFollowAnyListsResponse](
 			httpClient,
-			baseURL+BridgeServiceDoesUserFollowAnyListsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("DoesUserFollowAnyLists")),
+			baseURL+BridgeApiServiceDoesUserFollowAnyListsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("DoesUserFollowAnyLists")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getAccountPosts: connect.NewClient[v1.GetAccountPostsRequest, v1.GetAccountPostsResponse](
 			httpClient,
-			baseURL+BridgeServiceGetAccountPostsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetAccountPosts")),
+			baseURL+BridgeApiServiceGetAccountPostsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetAccountPosts")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getCommunity: connect.NewClient[v1.GetCommunityRequest, v1.GetCommunityResponse](
 			httpClient,
-			baseURL+BridgeServiceGetCommunityProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetCommunity")),
+			baseURL+BridgeApiServiceGetCommunityProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetCommunity")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getCommunityContext: connect.NewClient[v1.GetCommunityContextRequest, v1.GetCommunityContextResponse](
 			httpClient,
-			baseURL+BridgeServiceGetCommunityContextProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetCommunityContext")),
+			baseURL+BridgeApiServiceGetCommunityContextProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetCommunityContext")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getDiscussion: connect.NewClient[v1.GetDiscussionRequest, v1.GetDiscussionResponse](
 			httpClient,
-			baseURL+BridgeServiceGetDiscussionProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetDiscussion")),
+			baseURL+BridgeApiServiceGetDiscussionProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetDiscussion")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getFollowList: connect.NewClient[v1.GetFollowListRequest, v1.GetFollowListResponse](
 			httpClient,
-			baseURL+BridgeServiceGetFollowListProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetFollowList")),
+			baseURL+BridgeApiServiceGetFollowListProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetFollowList")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getPayoutStats: connect.NewClient[v1.GetPayoutStatsRequest, v1.GetPayoutStatsResponse](
 			httpClient,
-			baseURL+BridgeServiceGetPayoutStatsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetPayoutStats")),
+			baseURL+BridgeApiServiceGetPayoutStatsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetPayoutStats")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getPost: connect.NewClient[v1.GetPostRequest, v1.GetPostResponse](
 			httpClient,
-			baseURL+BridgeServiceGetPostProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetPost")),
+			baseURL+BridgeApiServiceGetPostProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetPost")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getPostHeader: connect.NewClient[v1.GetPostHeaderRequest, v1.GetPostHeaderResponse](
 			httpClient,
-			baseURL+BridgeServiceGetPostHeaderProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetPostHeader")),
+			baseURL+BridgeApiServiceGetPostHeaderProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetPostHeader")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getProfile: connect.NewClient[v1.GetProfileRequest, v1.GetProfileResponse](
 			httpClient,
-			baseURL+BridgeServiceGetProfileProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetProfile")),
+			baseURL+BridgeApiServiceGetProfileProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetProfile")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getProfiles: connect.NewClient[v1.GetProfilesRequest, v1.GetProfilesResponse](
 			httpClient,
-			baseURL+BridgeServiceGetProfilesProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetProfiles")),
+			baseURL+BridgeApiServiceGetProfilesProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetProfiles")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getRankedPosts: connect.NewClient[v1.GetRankedPostsRequest, v1.GetRankedPostsResponse](
 			httpClient,
-			baseURL+BridgeServiceGetRankedPostsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetRankedPosts")),
+			baseURL+BridgeApiServiceGetRankedPostsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetRankedPosts")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getRelationshipBetweenAccounts: connect.NewClient[v1.GetRelationshipBetweenAccountsRequest, v1.GetRelationshipBetweenAccountsResponse](
 			httpClient,
-			baseURL+BridgeServiceGetRelationshipBetweenAccountsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetRelationshipBetweenAccounts")),
+			baseURL+BridgeApiServiceGetRelationshipBetweenAccountsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetRelationshipBetweenAccounts")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		getTrendingTopics: connect.NewClient[v1.GetTrendingTopicsRequest, v1.GetTrendingTopicsResponse](
 			httpClient,
-			baseURL+BridgeServiceGetTrendingTopicsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("GetTrendingTopics")),
+			baseURL+BridgeApiServiceGetTrendingTopicsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("GetTrendingTopics")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listAllSubscriptions: connect.NewClient[v1.ListAllSubscriptionsRequest, v1.ListAllSubscriptionsResponse](
 			httpClient,
-			baseURL+BridgeServiceListAllSubscriptionsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListAllSubscriptions")),
+			baseURL+BridgeApiServiceListAllSubscriptionsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListAllSubscriptions")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listCommunities: connect.NewClient[v1.ListCommunitiesRequest, v1.ListCommunitiesResponse](
 			httpClient,
-			baseURL+BridgeServiceListCommunitiesProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListCommunities")),
+			baseURL+BridgeApiServiceListCommunitiesProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListCommunities")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listCommunityRoles: connect.NewClient[v1.ListCommunityRolesRequest, v1.ListCommunityRolesResponse](
 			httpClient,
-			baseURL+BridgeServiceListCommunityRolesProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListCommunityRoles")),
+			baseURL+BridgeApiServiceListCommunityRolesProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListCommunityRoles")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listMutedReasonsEnum: connect.NewClient[v1.ListMutedReasonsEnumRequest, v1.ListMutedReasonsEnumResponse](
 			httpClient,
-			baseURL+BridgeServiceListMutedReasonsEnumProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListMutedReasonsEnum")),
+			baseURL+BridgeApiServiceListMutedReasonsEnumProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListMutedReasonsEnum")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listPopCommunities: connect.NewClient[v1.ListPopCommunitiesRequest, v1.ListPopCommunitiesResponse](
 			httpClient,
-			baseURL+BridgeServiceListPopCommunitiesProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListPopCommunities")),
+			baseURL+BridgeApiServiceListPopCommunitiesProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListPopCommunities")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		listSubscribers: connect.NewClient[v1.ListSubscribersRequest, v1.ListSubscribersResponse](
 			httpClient,
-			baseURL+BridgeServiceListSubscribersProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("ListSubscribers")),
+			baseURL+BridgeApiServiceListSubscribersProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("ListSubscribers")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		normalizePost: connect.NewClient[v1.NormalizePostRequest, v1.NormalizePostResponse](
 			httpClient,
-			baseURL+BridgeServiceNormalizePostProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("NormalizePost")),
+			baseURL+BridgeApiServiceNormalizePostProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("NormalizePost")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		postNotifications: connect.NewClient[v1.PostNotificationsRequest, v1.PostNotificationsResponse](
 			httpClient,
-			baseURL+BridgeServicePostNotificationsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("PostNotifications")),
+			baseURL+BridgeApiServicePostNotificationsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("PostNotifications")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		unreadNotifications: connect.NewClient[v1.UnreadNotificationsRequest, v1.UnreadNotificationsResponse](
 			httpClient,
-			baseURL+BridgeServiceUnreadNotificationsProcedure,
-			connect.WithSchema(bridgeServiceMethods.ByName("UnreadNotifications")),
+			baseURL+BridgeApiServiceUnreadNotificationsProcedure,
+			connect.WithSchema(bridgeApiServiceMethods.ByName("UnreadNotifications")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 	}
 }
 
-// bridgeServiceClient implements BridgeServiceClient.
-type bridgeServiceClient struct {
+// bridgeApiServiceClient implements BridgeApiServiceClient.
+type bridgeApiServiceClient struct {
 	accountNotifications           *connect.Client[v1.AccountNotificationsRequest, v1.AccountNotificationsResponse]
 	doesUserFollowAnyLists         *connect.Client[v1.DoesUserFollowAnyListsRequest, v1.DoesUserFollowAnyListsResponse]
 	getAccountPosts                *connect.Client[v1.GetAccountPostsRequest, v1.GetAccountPostsResponse]
@@ -376,128 +377,129 @@ type bridgeServiceClient struct {
 	unreadNotifications            *connect.Client[v1.UnreadNotificationsRequest, v1.UnreadNotificationsResponse]
 }
 
-// AccountNotifications calls hive.bridge.v1.BridgeService.AccountNotifications.
-func (c *bridgeServiceClient) AccountNotifications(ctx context.Context, req *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error) {
+// AccountNotifications calls hive.bridge.v1.BridgeApiService.AccountNotifications.
+func (c *bridgeApiServiceClient) AccountNotifications(ctx context.Context, req *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error) {
 	return c.accountNotifications.CallUnary(ctx, req)
 }
 
-// DoesUserFollowAnyLists calls hive.bridge.v1.BridgeService.DoesUserFollowAnyLists.
-func (c *bridgeServiceClient) DoesUserFollowAnyLists(ctx context.Context, req *connect.Request[v1.DoesUserFollowAnyListsRequest]) (*connect.Response[v1.DoesUserFollowAnyListsResponse], error) {
+// DoesUserFollowAnyLists calls hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists.
+func (c *bridgeApiServiceClient) DoesUserFollowAnyLists(ctx context.Context, req *connect.Request[v1.DoesUserFollowAnyListsRequest]) (*connect.Response[v1.DoesUserFollowAnyListsResponse], error) {
 	return c.doesUserFollowAnyLists.CallUnary(ctx, req)
 }
 
-// GetAccountPosts calls hive.bridge.v1.BridgeService.GetAccountPosts.
-func (c *bridgeServiceClient) GetAccountPosts(ctx context.Context, req *connect.Request[v1.GetAccountPostsRequest]) (*connect.Response[v1.GetAccountPostsResponse], error) {
+// GetAccountPosts calls hive.bridge.v1.BridgeApiService.GetAccountPosts.
+func (c *bridgeApiServiceClient) GetAccountPosts(ctx context.Context, req *connect.Request[v1.GetAccountPostsRequest]) (*connect.Response[v1.GetAccountPostsResponse], error) {
 	return c.getAccountPosts.CallUnary(ctx, req)
 }
 
-// GetCommunity calls hive.bridge.v1.BridgeService.GetCommunity.
-func (c *bridgeServiceClient) GetCommunity(ctx context.Context, req *connect.Request[v1.GetCommunityRequest]) (*connect.Response[v1.GetCommunityResponse], error) {
+// GetCommunity calls hive.bridge.v1.BridgeApiService.GetCommunity.
+func (c *bridgeApiServiceClient) GetCommunity(ctx context.Context, req *connect.Request[v1.GetCommunityRequest]) (*connect.Response[v1.GetCommunityResponse], error) {
 	return c.getCommunity.CallUnary(ctx, req)
 }
 
-// GetCommunityContext calls hive.bridge.v1.BridgeService.GetCommunityContext.
-func (c *bridgeServiceClient) GetCommunityContext(ctx context.Context, req *connect.Request[v1.GetCommunityContextRequest]) (*connect.Response[v1.GetCommunityContextResponse], error) {
+// GetCommunityContext calls hive.bridge.v1.BridgeApiService.GetCommunityContext.
+func (c *bridgeApiServiceClient) GetCommunityContext(ctx context.Context, req *connect.Request[v1.GetCommunityContextRequest]) (*connect.Response[v1.GetCommunityContextResponse], error) {
 	return c.getCommunityContext.CallUnary(ctx, req)
 }
 
-// GetDiscussion calls hive.bridge.v1.BridgeService.GetDiscussion.
-func (c *bridgeServiceClient) GetDiscussion(ctx context.Context, req *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
+// GetDiscussion calls hive.bridge.v1.BridgeApiService.GetDiscussion.
+func (c *bridgeApiServiceClient) GetDiscussion(ctx context.Context, req *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
 	return c.getDiscussion.CallUnary(ctx, req)
 }
 
-// GetFollowList calls hive.bridge.v1.BridgeService.GetFollowList.
-func (c *bridgeServiceClient) GetFollowList(ctx context.Context, req *connect.Request[v1.GetFollowListRequest]) (*connect.Response[v1.GetFollowListResponse], error) {
+// GetFollowList calls hive.bridge.v1.BridgeApiService.GetFollowList.
+func (c *bridgeApiServiceClient) GetFollowList(ctx context.Context, req *connect.Request[v1.GetFollowListRequest]) (*connect.Response[v1.GetFollowListResponse], error) {
 	return c.getFollowList.CallUnary(ctx, req)
 }
 
-// GetPayoutStats calls hive.bridge.v1.BridgeService.GetPayoutStats.
-func (c *bridgeServiceClient) GetPayoutStats(ctx context.Context, req *connect.Request[v1.GetPayoutStatsRequest]) (*connect.Response[v1.GetPayoutStatsResponse], error) {
+// GetPayoutStats calls hive.bridge.v1.BridgeApiService.GetPayoutStats.
+func (c *bridgeApiServiceClient) GetPayoutStats(ctx context.Context, req *connect.Request[v1.GetPayoutStatsRequest]) (*connect.Response[v1.GetPayoutStatsResponse], error) {
 	return c.getPayoutStats.CallUnary(ctx, req)
 }
 
-// GetPost calls hive.bridge.v1.BridgeService.GetPost.
-func (c *bridgeServiceClient) GetPost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.GetPostResponse], error) {
+// GetPost calls hive.bridge.v1.BridgeApiService.GetPost.
+func (c *bridgeApiServiceClient) GetPost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.GetPostResponse], error) {
 	return c.getPost.CallUnary(ctx, req)
 }
 
-// GetPostHeader calls hive.bridge.v1.BridgeService.GetPostHeader.
-func (c *bridgeServiceClient) GetPostHeader(ctx context.Context, req *connect.Request[v1.GetPostHeaderRequest]) (*connect.Response[v1.GetPostHeaderResponse], error) {
+// GetPostHeader calls hive.bridge.v1.BridgeApiService.GetPostHeader.
+func (c *bridgeApiServiceClient) GetPostHeader(ctx context.Context, req *connect.Request[v1.GetPostHeaderRequest]) (*connect.Response[v1.GetPostHeaderResponse], error) {
 	return c.getPostHeader.CallUnary(ctx, req)
 }
 
-// GetProfile calls hive.bridge.v1.BridgeService.GetProfile.
-func (c *bridgeServiceClient) GetProfile(ctx context.Context, req *connect.Request[v1.GetProfileRequest]) (*connect.Response[v1.GetProfileResponse], error) {
+// GetProfile calls hive.bridge.v1.BridgeApiService.GetProfile.
+func (c *bridgeApiServiceClient) GetProfile(ctx context.Context, req *connect.Request[v1.GetProfileRequest]) (*connect.Response[v1.GetProfileResponse], error) {
 	return c.getProfile.CallUnary(ctx, req)
 }
 
-// GetProfiles calls hive.bridge.v1.BridgeService.GetProfiles.
-func (c *bridgeServiceClient) GetProfiles(ctx context.Context, req *connect.Request[v1.GetProfilesRequest]) (*connect.Response[v1.GetProfilesResponse], error) {
+// GetProfiles calls hive.bridge.v1.BridgeApiService.GetProfiles.
+func (c *bridgeApiServiceClient) GetProfiles(ctx context.Context, req *connect.Request[v1.GetProfilesRequest]) (*connect.Response[v1.GetProfilesResponse], error) {
 	return c.getProfiles.CallUnary(ctx, req)
 }
 
-// GetRankedPosts calls hive.bridge.v1.BridgeService.GetRankedPosts.
-func (c *bridgeServiceClient) GetRankedPosts(ctx context.Context, req *connect.Request[v1.GetRankedPostsRequest]) (*connect.Response[v1.GetRankedPostsResponse], error) {
+// GetRankedPosts calls hive.bridge.v1.BridgeApiService.GetRankedPosts.
+func (c *bridgeApiServiceClient) GetRankedPosts(ctx context.Context, req *connect.Request[v1.GetRankedPostsRequest]) (*connect.Response[v1.GetRankedPostsResponse], error) {
 	return c.getRankedPosts.CallUnary(ctx, req)
 }
 
-// GetRelationshipBetweenAccounts calls hive.bridge.v1.BridgeService.GetRelationshipBetweenAccounts.
-func (c *bridgeServiceClient) GetRelationshipBetweenAccounts(ctx context.Context, req *connect.Request[v1.GetRelationshipBetweenAccountsRequest]) (*connect.Response[v1.GetRelationshipBetweenAccountsResponse], error) {
+// GetRelationshipBetweenAccounts calls
+// hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts.
+func (c *bridgeApiServiceClient) GetRelationshipBetweenAccounts(ctx context.Context, req *connect.Request[v1.GetRelationshipBetweenAccountsRequest]) (*connect.Response[v1.GetRelationshipBetweenAccountsResponse], error) {
 	return c.getRelationshipBetweenAccounts.CallUnary(ctx, req)
 }
 
-// GetTrendingTopics calls hive.bridge.v1.BridgeService.GetTrendingTopics.
-func (c *bridgeServiceClient) GetTrendingTopics(ctx context.Context, req *connect.Request[v1.GetTrendingTopicsRequest]) (*connect.Response[v1.GetTrendingTopicsResponse], error) {
+// GetTrendingTopics calls hive.bridge.v1.BridgeApiService.GetTrendingTopics.
+func (c *bridgeApiServiceClient) GetTrendingTopics(ctx context.Context, req *connect.Request[v1.GetTrendingTopicsRequest]) (*connect.Response[v1.GetTrendingTopicsResponse], error) {
 	return c.getTrendingTopics.CallUnary(ctx, req)
 }
 
-// ListAllSubscriptions calls hive.bridge.v1.BridgeService.ListAllSubscriptions.
-func (c *bridgeServiceClient) ListAllSubscriptions(ctx context.Context, req *connect.Request[v1.ListAllSubscriptionsRequest]) (*connect.Response[v1.ListAllSubscriptionsResponse], error) {
+// ListAllSubscriptions calls hive.bridge.v1.BridgeApiService.ListAllSubscriptions.
+func (c *bridgeApiServiceClient) ListAllSubscriptions(ctx context.Context, req *connect.Request[v1.ListAllSubscriptionsRequest]) (*connect.Response[v1.ListAllSubscriptionsResponse], error) {
 	return c.listAllSubscriptions.CallUnary(ctx, req)
 }
 
-// ListCommunities calls hive.bridge.v1.BridgeService.ListCommunities.
-func (c *bridgeServiceClient) ListCommunities(ctx context.Context, req *connect.Request[v1.ListCommunitiesRequest]) (*connect.Response[v1.ListCommunitiesResponse], error) {
+// ListCommunities calls hive.bridge.v1.BridgeApiService.ListCommunities.
+func (c *bridgeApiServiceClient) ListCommunities(ctx context.Context, req *connect.Request[v1.ListCommunitiesRequest]) (*connect.Response[v1.ListCommunitiesResponse], error) {
 	return c.listCommunities.CallUnary(ctx, req)
 }
 
-// ListCommunityRoles calls hive.bridge.v1.BridgeService.ListCommunityRoles.
-func (c *bridgeServiceClient) ListCommunityRoles(ctx context.Context, req *connect.Request[v1.ListCommunityRolesRequest]) (*connect.Response[v1.ListCommunityRolesResponse], error) {
+// ListCommunityRoles calls hive.bridge.v1.BridgeApiService.ListCommunityRoles.
+func (c *bridgeApiServiceClient) ListCommunityRoles(ctx context.Context, req *connect.Request[v1.ListCommunityRolesRequest]) (*connect.Response[v1.ListCommunityRolesResponse], error) {
 	return c.listCommunityRoles.CallUnary(ctx, req)
 }
 
-// ListMutedReasonsEnum calls hive.bridge.v1.BridgeService.ListMutedReasonsEnum.
-func (c *bridgeServiceClient) ListMutedReasonsEnum(ctx context.Context, req *connect.Request[v1.ListMutedReasonsEnumRequest]) (*connect.Response[v1.ListMutedReasonsEnumResponse], error) {
+// ListMutedReasonsEnum calls hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum.
+func (c *bridgeApiServiceClient) ListMutedReasonsEnum(ctx context.Context, req *connect.Request[v1.ListMutedReasonsEnumRequest]) (*connect.Response[v1.ListMutedReasonsEnumResponse], error) {
 	return c.listMutedReasonsEnum.CallUnary(ctx, req)
 }
 
-// ListPopCommunities calls hive.bridge.v1.BridgeService.ListPopCommunities.
-func (c *bridgeServiceClient) ListPopCommunities(ctx context.Context, req *connect.Request[v1.ListPopCommunitiesRequest]) (*connect.Response[v1.ListPopCommunitiesResponse], error) {
+// ListPopCommunities calls hive.bridge.v1.BridgeApiService.ListPopCommunities.
+func (c *bridgeApiServiceClient) ListPopCommunities(ctx context.Context, req *connect.Request[v1.ListPopCommunitiesRequest]) (*connect.Response[v1.ListPopCommunitiesResponse], error) {
 	return c.listPopCommunities.CallUnary(ctx, req)
 }
 
-// ListSubscribers calls hive.bridge.v1.BridgeService.ListSubscribers.
-func (c *bridgeServiceClient) ListSubscribers(ctx context.Context, req *connect.Request[v1.ListSubscribersRequest]) (*connect.Response[v1.ListSubscribersResponse], error) {
+// ListSubscribers calls hive.bridge.v1.BridgeApiService.ListSubscribers.
+func (c *bridgeApiServiceClient) ListSubscribers(ctx context.Context, req *connect.Request[v1.ListSubscribersRequest]) (*connect.Response[v1.ListSubscribersResponse], error) {
 	return c.listSubscribers.CallUnary(ctx, req)
 }
 
-// NormalizePost calls hive.bridge.v1.BridgeService.NormalizePost.
-func (c *bridgeServiceClient) NormalizePost(ctx context.Context, req *connect.Request[v1.NormalizePostRequest]) (*connect.Response[v1.NormalizePostResponse], error) {
+// NormalizePost calls hive.bridge.v1.BridgeApiService.NormalizePost.
+func (c *bridgeApiServiceClient) NormalizePost(ctx context.Context, req *connect.Request[v1.NormalizePostRequest]) (*connect.Response[v1.NormalizePostResponse], error) {
 	return c.normalizePost.CallUnary(ctx, req)
 }
 
-// PostNotifications calls hive.bridge.v1.BridgeService.PostNotifications.
-func (c *bridgeServiceClient) PostNotifications(ctx context.Context, req *connect.Request[v1.PostNotificationsRequest]) (*connect.Response[v1.PostNotificationsResponse], error) {
+// PostNotifications calls hive.bridge.v1.BridgeApiService.PostNotifications.
+func (c *bridgeApiServiceClient) PostNotifications(ctx context.Context, req *connect.Request[v1.PostNotificationsRequest]) (*connect.Response[v1.PostNotificationsResponse], error) {
 	return c.postNotifications.CallUnary(ctx, req)
 }
 
-// UnreadNotifications calls hive.bridge.v1.BridgeService.UnreadNotifications.
-func (c *bridgeServiceClient) UnreadNotifications(ctx context.Context, req *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error) {
+// UnreadNotifications calls hive.bridge.v1.BridgeApiService.UnreadNotifications.
+func (c *bridgeApiServiceClient) UnreadNotifications(ctx context.Context, req *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error) {
 	return c.unreadNotifications.CallUnary(ctx, req)
 }
 
-// BridgeServiceHandler is an implementation of the hive.bridge.v1.BridgeService service.
-type BridgeServiceHandler interface {
+// BridgeApiServiceHandler is an implementation of the hive.bridge.v1.BridgeApiService service.
+type BridgeApiServiceHandler interface {
 	// AccountNotifications lists an account's notifications, newest first. Served by hivemind.
 	AccountNotifications(context.Context, *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error)
 	// DoesUserFollowAnyLists tells whether an account follows any blacklist
@@ -556,332 +558,332 @@ type BridgeServiceHandler interface {
 	UnreadNotifications(context.Context, *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error)
 }
 
-// NewBridgeServiceHandler builds an HTTP handler from the service implementation. It returns the
+// NewBridgeApiServiceHandler builds an HTTP handler from the service implementation. It returns the
 // path on which to mount the handler and the handler itself.
 //
 // By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
 // and JSON codecs. They also support gzip compression.
-func NewBridgeServiceHandler(svc BridgeServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
-	bridgeServiceMethods := v1.File_hive_bridge_v1_bridge_api_proto.Services().ByName("BridgeService").Methods()
-	bridgeServiceAccountNotificationsHandler := connect.NewUnaryHandler(
-		BridgeServiceAccountNotificationsProcedure,
+func NewBridgeApiServiceHandler(svc BridgeApiServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	bridgeApiServiceMethods := v1.File_hive_bridge_v1_bridge_api_proto.Services().ByName("BridgeApiService").Methods()
+	bridgeApiServiceAccountNotificationsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceAccountNotificationsProcedure,
 		svc.AccountNotifications,
-		connect.WithSchema(bridgeServiceMethods.ByName("AccountNotifications")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("AccountNotifications")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceDoesUserFollowAnyListsHandler := connect.NewUnaryHandler(
-		BridgeServiceDoesUserFollowAnyListsProcedure,
+	bridgeApiServiceDoesUserFollowAnyListsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceDoesUserFollowAnyListsProcedure,
 		svc.DoesUserFollowAnyLists,
-		connect.WithSchema(bridgeServiceMethods.ByName("DoesUserFollowAnyLists")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("DoesUserFollowAnyLists")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetAccountPostsHandler := connect.NewUnaryHandler(
-		BridgeServiceGetAccountPostsProcedure,
+	bridgeApiServiceGetAccountPostsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetAccountPostsProcedure,
 		svc.GetAccountPosts,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetAccountPosts")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetAccountPosts")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetCommunityHandler := connect.NewUnaryHandler(
-		BridgeServiceGetCommunityProcedure,
+	bridgeApiServiceGetCommunityHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetCommunityProcedure,
 		svc.GetCommunity,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetCommunity")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetCommunity")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetCommunityContextHandler := connect.NewUnaryHandler(
-		BridgeServiceGetCommunityContextProcedure,
+	bridgeApiServiceGetCommunityContextHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetCommunityContextProcedure,
 		svc.GetCommunityContext,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetCommunityContext")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetCommunityContext")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetDiscussionHandler := connect.NewUnaryHandler(
-		BridgeServiceGetDiscussionProcedure,
+	bridgeApiServiceGetDiscussionHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetDiscussionProcedure,
 		svc.GetDiscussion,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetDiscussion")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetDiscussion")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetFollowListHandler := connect.NewUnaryHandler(
-		BridgeServiceGetFollowListProcedure,
+	bridgeApiServiceGetFollowListHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetFollowListProcedure,
 		svc.GetFollowList,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetFollowList")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetFollowList")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetPayoutStatsHandler := connect.NewUnaryHandler(
-		BridgeServiceGetPayoutStatsProcedure,
+	bridgeApiServiceGetPayoutStatsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetPayoutStatsProcedure,
 		svc.GetPayoutStats,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetPayoutStats")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetPayoutStats")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetPostHandler := connect.NewUnaryHandler(
-		BridgeServiceGetPostProcedure,
+	bridgeApiServiceGetPostHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetPostProcedure,
 		svc.GetPost,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetPost")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetPost")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetPostHeaderHandler := connect.NewUnaryHandler(
-		BridgeServiceGetPostHeaderProcedure,
+	bridgeApiServiceGetPostHeaderHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetPostHeaderProcedure,
 		svc.GetPostHeader,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetPostHeader")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetPostHeader")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetProfileHandler := connect.NewUnaryHandler(
-		BridgeServiceGetProfileProcedure,
+	bridgeApiServiceGetProfileHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetProfileProcedure,
 		svc.GetProfile,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetProfile")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetProfile")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetProfilesHandler := connect.NewUnaryHandler(
-		BridgeServiceGetProfilesProcedure,
+	bridgeApiServiceGetProfilesHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetProfilesProcedure,
 		svc.GetProfiles,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetProfiles")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetProfiles")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetRankedPostsHandler := connect.NewUnaryHandler(
-		BridgeServiceGetRankedPostsProcedure,
+	bridgeApiServiceGetRankedPostsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetRankedPostsProcedure,
 		svc.GetRankedPosts,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetRankedPosts")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetRankedPosts")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetRelationshipBetweenAccountsHandler := connect.NewUnaryHandler(
-		BridgeServiceGetRelationshipBetweenAccountsProcedure,
+	bridgeApiServiceGetRelationshipBetweenAccountsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetRelationshipBetweenAccountsProcedure,
 		svc.GetRelationshipBetweenAccounts,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetRelationshipBetweenAccounts")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetRelationshipBetweenAccounts")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceGetTrendingTopicsHandler := connect.NewUnaryHandler(
-		BridgeServiceGetTrendingTopicsProcedure,
+	bridgeApiServiceGetTrendingTopicsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceGetTrendingTopicsProcedure,
 		svc.GetTrendingTopics,
-		connect.WithSchema(bridgeServiceMethods.ByName("GetTrendingTopics")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("GetTrendingTopics")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListAllSubscriptionsHandler := connect.NewUnaryHandler(
-		BridgeServiceListAllSubscriptionsProcedure,
+	bridgeApiServiceListAllSubscriptionsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListAllSubscriptionsProcedure,
 		svc.ListAllSubscriptions,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListAllSubscriptions")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListAllSubscriptions")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListCommunitiesHandler := connect.NewUnaryHandler(
-		BridgeServiceListCommunitiesProcedure,
+	bridgeApiServiceListCommunitiesHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListCommunitiesProcedure,
 		svc.ListCommunities,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListCommunities")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListCommunities")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListCommunityRolesHandler := connect.NewUnaryHandler(
-		BridgeServiceListCommunityRolesProcedure,
+	bridgeApiServiceListCommunityRolesHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListCommunityRolesProcedure,
 		svc.ListCommunityRoles,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListCommunityRoles")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListCommunityRoles")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListMutedReasonsEnumHandler := connect.NewUnaryHandler(
-		BridgeServiceListMutedReasonsEnumProcedure,
+	bridgeApiServiceListMutedReasonsEnumHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListMutedReasonsEnumProcedure,
 		svc.ListMutedReasonsEnum,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListMutedReasonsEnum")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListMutedReasonsEnum")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListPopCommunitiesHandler := connect.NewUnaryHandler(
-		BridgeServiceListPopCommunitiesProcedure,
+	bridgeApiServiceListPopCommunitiesHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListPopCommunitiesProcedure,
 		svc.ListPopCommunities,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListPopCommunities")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListPopCommunities")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceListSubscribersHandler := connect.NewUnaryHandler(
-		BridgeServiceListSubscribersProcedure,
+	bridgeApiServiceListSubscribersHandler := connect.NewUnaryHandler(
+		BridgeApiServiceListSubscribersProcedure,
 		svc.ListSubscribers,
-		connect.WithSchema(bridgeServiceMethods.ByName("ListSubscribers")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("ListSubscribers")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceNormalizePostHandler := connect.NewUnaryHandler(
-		BridgeServiceNormalizePostProcedure,
+	bridgeApiServiceNormalizePostHandler := connect.NewUnaryHandler(
+		BridgeApiServiceNormalizePostProcedure,
 		svc.NormalizePost,
-		connect.WithSchema(bridgeServiceMethods.ByName("NormalizePost")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("NormalizePost")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServicePostNotificationsHandler := connect.NewUnaryHandler(
-		BridgeServicePostNotificationsProcedure,
+	bridgeApiServicePostNotificationsHandler := connect.NewUnaryHandler(
+		BridgeApiServicePostNotificationsProcedure,
 		svc.PostNotifications,
-		connect.WithSchema(bridgeServiceMethods.ByName("PostNotifications")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("PostNotifications")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	bridgeServiceUnreadNotificationsHandler := connect.NewUnaryHandler(
-		BridgeServiceUnreadNotificationsProcedure,
+	bridgeApiServiceUnreadNotificationsHandler := connect.NewUnaryHandler(
+		BridgeApiServiceUnreadNotificationsProcedure,
 		svc.UnreadNotifications,
-		connect.WithSchema(bridgeServiceMethods.ByName("UnreadNotifications")),
+		connect.WithSchema(bridgeApiServiceMethods.ByName("UnreadNotifications")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
-	return "/hive.bridge.v1.BridgeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return "/hive.bridge.v1.BridgeApiService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case BridgeServiceAccountNotificationsProcedure:
-			bridgeServiceAccountNotificationsHandler.ServeHTTP(w, r)
-		case BridgeServiceDoesUserFollowAnyListsProcedure:
-			bridgeServiceDoesUserFollowAnyListsHandler.ServeHTTP(w, r)
-		case BridgeServiceGetAccountPostsProcedure:
-			bridgeServiceGetAccountPostsHandler.ServeHTTP(w, r)
-		case BridgeServiceGetCommunityProcedure:
-			bridgeServiceGetCommunityHandler.ServeHTTP(w, r)
-		case BridgeServiceGetCommunityContextProcedure:
-			bridgeServiceGetCommunityContextHandler.ServeHTTP(w, r)
-		case BridgeServiceGetDiscussionProcedure:
-			bridgeServiceGetDiscussionHandler.ServeHTTP(w, r)
-		case BridgeServiceGetFollowListProcedure:
-			bridgeServiceGetFollowListHandler.ServeHTTP(w, r)
-		case BridgeServiceGetPayoutStatsProcedure:
-			bridgeServiceGetPayoutStatsHandler.ServeHTTP(w, r)
-		case BridgeServiceGetPostProcedure:
-			bridgeServiceGetPostHandler.ServeHTTP(w, r)
-		case BridgeServiceGetPostHeaderProcedure:
-			bridgeServiceGetPostHeaderHandler.ServeHTTP(w, r)
-		case BridgeServiceGetProfileProcedure:
-			bridgeServiceGetProfileHandler.ServeHTTP(w, r)
-		case BridgeServiceGetProfilesProcedure:
-			bridgeServiceGetProfilesHandler.ServeHTTP(w, r)
-		case BridgeServiceGetRankedPostsProcedure:
-			bridgeServiceGetRankedPostsHandler.ServeHTTP(w, r)
-		case BridgeServiceGetRelationshipBetweenAccountsProcedure:
-			bridgeServiceGetRelationshipBetweenAccountsHandler.ServeHTTP(w, r)
-		case BridgeServiceGetTrendingTopicsProcedure:
-			bridgeServiceGetTrendingTopicsHandler.ServeHTTP(w, r)
-		case BridgeServiceListAllSubscriptionsProcedure:
-			bridgeServiceListAllSubscriptionsHandler.ServeHTTP(w, r)
-		case BridgeServiceListCommunitiesProcedure:
-			bridgeServiceListCommunitiesHandler.ServeHTTP(w, r)
-		case BridgeServiceListCommunityRolesProcedure:
-			bridgeServiceListCommunityRolesHandler.ServeHTTP(w, r)
-		case BridgeServiceListMutedReasonsEnumProcedure:
-			bridgeServiceListMutedReasonsEnumHandler.ServeHTTP(w, r)
-		case BridgeServiceListPopCommunitiesProcedure:
-			bridgeServiceListPopCommunitiesHandler.ServeHTTP(w, r)
-		case BridgeServiceListSubscribersProcedure:
-			bridgeServiceListSubscribersHandler.ServeHTTP(w, r)
-		case BridgeServiceNormalizePostProcedure:
-			bridgeServiceNormalizePostHandler.ServeHTTP(w, r)
-		case BridgeServicePostNotificationsProcedure:
-			bridgeServicePostNotificationsHandler.ServeHTTP(w, r)
-		case BridgeServiceUnreadNotificationsProcedure:
-			bridgeServiceUnreadNotificationsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceAccountNotificationsProcedure:
+			bridgeApiServiceAccountNotificationsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceDoesUserFollowAnyListsProcedure:
+			bridgeApiServiceDoesUserFollowAnyListsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetAccountPostsProcedure:
+			bridgeApiServiceGetAccountPostsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetCommunityProcedure:
+			bridgeApiServiceGetCommunityHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetCommunityContextProcedure:
+			bridgeApiServiceGetCommunityContextHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetDiscussionProcedure:
+			bridgeApiServiceGetDiscussionHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetFollowListProcedure:
+			bridgeApiServiceGetFollowListHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetPayoutStatsProcedure:
+			bridgeApiServiceGetPayoutStatsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetPostProcedure:
+			bridgeApiServiceGetPostHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetPostHeaderProcedure:
+			bridgeApiServiceGetPostHeaderHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetProfileProcedure:
+			bridgeApiServiceGetProfileHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetProfilesProcedure:
+			bridgeApiServiceGetProfilesHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetRankedPostsProcedure:
+			bridgeApiServiceGetRankedPostsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetRelationshipBetweenAccountsProcedure:
+			bridgeApiServiceGetRelationshipBetweenAccountsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceGetTrendingTopicsProcedure:
+			bridgeApiServiceGetTrendingTopicsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListAllSubscriptionsProcedure:
+			bridgeApiServiceListAllSubscriptionsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListCommunitiesProcedure:
+			bridgeApiServiceListCommunitiesHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListCommunityRolesProcedure:
+			bridgeApiServiceListCommunityRolesHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListMutedReasonsEnumProcedure:
+			bridgeApiServiceListMutedReasonsEnumHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListPopCommunitiesProcedure:
+			bridgeApiServiceListPopCommunitiesHandler.ServeHTTP(w, r)
+		case BridgeApiServiceListSubscribersProcedure:
+			bridgeApiServiceListSubscribersHandler.ServeHTTP(w, r)
+		case BridgeApiServiceNormalizePostProcedure:
+			bridgeApiServiceNormalizePostHandler.ServeHTTP(w, r)
+		case BridgeApiServicePostNotificationsProcedure:
+			bridgeApiServicePostNotificationsHandler.ServeHTTP(w, r)
+		case BridgeApiServiceUnreadNotificationsProcedure:
+			bridgeApiServiceUnreadNotificationsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
 	})
 }
 
-// UnimplementedBridgeServiceHandler returns CodeUnimplemented from all methods.
-type UnimplementedBridgeServiceHandler struct{}
+// UnimplementedBridgeApiServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedBridgeApiServiceHandler struct{}
 
-func (UnimplementedBridgeServiceHandler) AccountNotifications(context.Context, *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.AccountNotifications is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) AccountNotifications(context.Context, *connect.Request[v1.AccountNotificationsRequest]) (*connect.Response[v1.AccountNotificationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.AccountNotifications is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) DoesUserFollowAnyLists(context.Context, *connect.Request[v1.DoesUserFollowAnyListsRequest]) (*connect.Response[v1.DoesUserFollowAnyListsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.DoesUserFollowAnyLists is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) DoesUserFollowAnyLists(context.Context, *connect.Request[v1.DoesUserFollowAnyListsRequest]) (*connect.Response[v1.DoesUserFollowAnyListsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetAccountPosts(context.Context, *connect.Request[v1.GetAccountPostsRequest]) (*connect.Response[v1.GetAccountPostsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetAccountPosts is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetAccountPosts(context.Context, *connect.Request[v1.GetAccountPostsRequest]) (*connect.Response[v1.GetAccountPostsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetAccountPosts is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetCommunity(context.Context, *connect.Request[v1.GetCommunityRequest]) (*connect.Response[v1.GetCommunityResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetCommunity is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetCommunity(context.Context, *connect.Request[v1.GetCommunityRequest]) (*connect.Response[v1.GetCommunityResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetCommunity is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetCommunityContext(context.Context, *connect.Request[v1.GetCommunityContextRequest]) (*connect.Response[v1.GetCommunityContextResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetCommunityContext is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetCommunityContext(context.Context, *connect.Request[v1.GetCommunityContextRequest]) (*connect.Response[v1.GetCommunityContextResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetCommunityContext is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetDiscussion(context.Context, *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetDiscussion is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetDiscussion(context.Context, *connect.Request[v1.GetDiscussionRequest]) (*connect.Response[v1.GetDiscussionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetDiscussion is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetFollowList(context.Context, *connect.Request[v1.GetFollowListRequest]) (*connect.Response[v1.GetFollowListResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetFollowList is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetFollowList(context.Context, *connect.Request[v1.GetFollowListRequest]) (*connect.Response[v1.GetFollowListResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetFollowList is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetPayoutStats(context.Context, *connect.Request[v1.GetPayoutStatsRequest]) (*connect.Response[v1.GetPayoutStatsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetPayoutStats is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetPayoutStats(context.Context, *connect.Request[v1.GetPayoutStatsRequest]) (*connect.Response[v1.GetPayoutStatsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetPayoutStats is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.GetPostResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetPost is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.GetPostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetPost is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetPostHeader(context.Context, *connect.Request[v1.GetPostHeaderRequest]) (*connect.Response[v1.GetPostHeaderResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetPostHeader is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetPostHeader(context.Context, *connect.Request[v1.GetPostHeaderRequest]) (*connect.Response[v1.GetPostHeaderResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetPostHeader is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetProfile(context.Context, *connect.Request[v1.GetProfileRequest]) (*connect.Response[v1.GetProfileResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetProfile is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetProfile(context.Context, *connect.Request[v1.GetProfileRequest]) (*connect.Response[v1.GetProfileResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetProfile is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetProfiles(context.Context, *connect.Request[v1.GetProfilesRequest]) (*connect.Response[v1.GetProfilesResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetProfiles is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetProfiles(context.Context, *connect.Request[v1.GetProfilesRequest]) (*connect.Response[v1.GetProfilesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetProfiles is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetRankedPosts(context.Context, *connect.Request[v1.GetRankedPostsRequest]) (*connect.Response[v1.GetRankedPostsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetRankedPosts is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetRankedPosts(context.Context, *connect.Request[v1.GetRankedPostsRequest]) (*connect.Response[v1.GetRankedPostsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetRankedPosts is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetRelationshipBetweenAccounts(context.Context, *connect.Request[v1.GetRelationshipBetweenAccountsRequest]) (*connect.Response[v1.GetRelationshipBetweenAccountsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetRelationshipBetweenAccounts is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetRelationshipBetweenAccounts(context.Context, *connect.Request[v1.GetRelationshipBetweenAccountsRequest]) (*connect.Response[v1.GetRelationshipBetweenAccountsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) GetTrendingTopics(context.Context, *connect.Request[v1.GetTrendingTopicsRequest]) (*connect.Response[v1.GetTrendingTopicsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.GetTrendingTopics is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) GetTrendingTopics(context.Context, *connect.Request[v1.GetTrendingTopicsRequest]) (*connect.Response[v1.GetTrendingTopicsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.GetTrendingTopics is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListAllSubscriptions(context.Context, *connect.Request[v1.ListAllSubscriptionsRequest]) (*connect.Response[v1.ListAllSubscriptionsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListAllSubscriptions is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListAllSubscriptions(context.Context, *connect.Request[v1.ListAllSubscriptionsRequest]) (*connect.Response[v1.ListAllSubscriptionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListAllSubscriptions is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListCommunities(context.Context, *connect.Request[v1.ListCommunitiesRequest]) (*connect.Response[v1.ListCommunitiesResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListCommunities is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListCommunities(context.Context, *connect.Request[v1.ListCommunitiesRequest]) (*connect.Response[v1.ListCommunitiesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListCommunities is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListCommunityRoles(context.Context, *connect.Request[v1.ListCommunityRolesRequest]) (*connect.Response[v1.ListCommunityRolesResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListCommunityRoles is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListCommunityRoles(context.Context, *connect.Request[v1.ListCommunityRolesRequest]) (*connect.Response[v1.ListCommunityRolesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListCommunityRoles is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListMutedReasonsEnum(context.Context, *connect.Request[v1.ListMutedReasonsEnumRequest]) (*connect.Response[v1.ListMutedReasonsEnumResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListMutedReasonsEnum is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListMutedReasonsEnum(context.Context, *connect.Request[v1.ListMutedReasonsEnumRequest]) (*connect.Response[v1.ListMutedReasonsEnumResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListPopCommunities(context.Context, *connect.Request[v1.ListPopCommunitiesRequest]) (*connect.Response[v1.ListPopCommunitiesResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListPopCommunities is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListPopCommunities(context.Context, *connect.Request[v1.ListPopCommunitiesRequest]) (*connect.Response[v1.ListPopCommunitiesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListPopCommunities is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) ListSubscribers(context.Context, *connect.Request[v1.ListSubscribersRequest]) (*connect.Response[v1.ListSubscribersResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.ListSubscribers is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) ListSubscribers(context.Context, *connect.Request[v1.ListSubscribersRequest]) (*connect.Response[v1.ListSubscribersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.ListSubscribers is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) NormalizePost(context.Context, *connect.Request[v1.NormalizePostRequest]) (*connect.Response[v1.NormalizePostResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.NormalizePost is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) NormalizePost(context.Context, *connect.Request[v1.NormalizePostRequest]) (*connect.Response[v1.NormalizePostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.NormalizePost is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) PostNotifications(context.Context, *connect.Request[v1.PostNotificationsRequest]) (*connect.Response[v1.PostNotificationsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.PostNotifications is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) PostNotifications(context.Context, *connect.Request[v1.PostNotificationsRequest]) (*connect.Response[v1.PostNotificationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.PostNotifications is not implemented"))
 }
 
-func (UnimplementedBridgeServiceHandler) UnreadNotifications(context.Context, *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeService.UnreadNotifications is not implemented"))
+func (UnimplementedBridgeApiServiceHandler) UnreadNotifications(context.Context, *connect.Request[v1.UnreadNotificationsRequest]) (*connect.Response[v1.UnreadNotificationsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.bridge.v1.BridgeApiService.UnreadNotifications is not implemented"))
 }

@@ -11,7 +11,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hivegate/v1/options.proto.
  */
 export const file_hivegate_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpvCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAhIbChdKU09OX1NIQVBFX0xFR0FDWV9BU1NFVBADOlgKCmpzb25fc2hhcGUSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuY4DIAEoDjIWLmhpdmVnYXRlLnYxLkpzb25TaGFwZVIJanNvblNoYXBlOjoKCGpzb25fa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgJUgdqc29uS2V5OkYKDnRpbWVfc2VwYXJhdG9yEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjGjgMgASgJUg10aW1lU2VwYXJhdG9yOkcKDmpzb25ycGNfbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCVINanNvbnJwY01ldGhvZDpCCgpoaXZlZF9uYW1lEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCVIJaGl2ZWROYW1lOj0KCWxpbWl0X21heBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL2OAyABKA1SCGxpbWl0TWF4OkEKC2xpbWl0X2ZpZWxkEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvo4DIAEoCVIKbGltaXRGaWVsZDo+CgppdGVtX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi/jgMgASgJUglpdGVtRmllbGQ6PgoKaXRlbV9maXJzdBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwI4DIAEoCFIJaXRlbUZpcnN0OkAKC2l0ZW1fb2Zmc2V0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjBjgMgASgDUgppdGVtT2Zmc2V0Oj0KCGl0ZW1fZW5kEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjCjgMgASgDUgdpdGVtRW5kiAEBOj4KCmZpcnN0X3BhZ2USHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMOOAyABKAlSCWZpcnN0UGFnZTpCCgxqc29uX2RlZmF1bHQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMSOAyABKAlSC2pzb25EZWZhdWx0OkAKC2NvdW50c19kb3duEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjFjgMgASgIUgpjb3VudHNEb3duOkYKDnJlc3BvbnNlX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjHjgMgASgJUg1yZXNwb25zZUZpZWxkOkMKDXN0b3BfYXRfZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMiOAyABKAlSC3N0b3BBdEZpZWxkQloKD2NvbS5oaXZlZ2F0ZS52MVABWjdnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlZ2F0ZS92MTtoaXZlZ2F0ZXYxqgILSGl2ZWdhdGUuVjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpvCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAhIbChdKU09OX1NIQVBFX0xFR0FDWV9BU1NFVBADOlgKCmpzb25fc2hhcGUSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuY4DIAEoDjIWLmhpdmVnYXRlLnYxLkpzb25TaGFwZVIJanNvblNoYXBlOjoKCGpzb25fa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgJUgdqc29uS2V5OkYKDnRpbWVfc2VwYXJhdG9yEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjGjgMgASgJUg10aW1lU2VwYXJhdG9yOkAKC2pzb25fcXVvdGVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjJjgMgASgIUgpqc29uUXVvdGVkOkcKDmpzb25ycGNfbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCVINanNvbnJwY01ldGhvZDpCCgpoaXZlZF9uYW1lEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCVIJaGl2ZWROYW1lOj0KCWxpbWl0X21heBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL2OAyABKA1SCGxpbWl0TWF4OkEKC2xpbWl0X2ZpZWxkEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvo4DIAEoCVIKbGltaXRGaWVsZDpFCg1saW1pdF9kZWZhdWx0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYyo4DIAEoDVIMbGltaXREZWZhdWx0OkkKD3N0YXJ0X2luY2x1c2l2ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGMuOAyABKAhSDnN0YXJ0SW5jbHVzaXZlOj4KCml0ZW1fZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGL+OAyABKAlSCWl0ZW1GaWVsZDo+CgppdGVtX2ZpcnN0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjAjgMgASgIUglpdGVtRmlyc3Q6QAoLaXRlbV9vZmZzZXQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMGOAyABKANSCml0ZW1PZmZzZXQ6PQoIaXRlbV9lbmQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMKOAyABKANSB2l0ZW1FbmSIAQE6PgoKZmlyc3RfcGFnZRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYw44DIAEoCVIJZmlyc3RQYWdlOkIKDGpzb25fZGVmYXVsdBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYxI4DIAEoCVILanNvbkRlZmF1bHQ6QAoLY291bnRzX2Rvd24SHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMWOAyABKAhSCmNvdW50c0Rvd246RgoOcmVzcG9uc2VfZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMeOAyABKAlSDXJlc3BvbnNlRmllbGQ6QwoNc3RvcF9hdF9maWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYyI4DIAEoCVILc3RvcEF0RmllbGQ6MwoEc2tpcBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzI4DIAEoCFIEc2tpcDpECg1hZHZhbmNlX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjNjgMgASgJUgxhZHZhbmNlRmllbGQ6QgoMbm9kZV9pZ25vcmVzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjOjgMgASgIUgtub2RlSWdub3Jlc0JgChVpby5naXRodWIuaGl2ZWdhdGUudjFQAVo3Z2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZWdhdGUvdjE7aGl2ZWdhdGV2MaoCC0hpdmVnYXRlLlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * JsonShape says how a message is laid out in hived JSON.
@@ -97,13 +97,23 @@ export const time_separator: GenExtension<FieldOptions, string> = /*@__PURE__*/
   extDesc(file_hivegate_v1_options, 2);
 
 /**
+ * On a 64-bit integer field: written as a JSON string at every size, as
+ * hived writes an Asset's amount ("1000"). Reading accepts numbers and
+ * numeric strings either way.
+ *
+ * @generated from extension: bool json_quoted = 51017;
+ */
+export const json_quoted: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 3);
+
+/**
  * The JSON-RPC method this RPC is translated to, for example
  * "database_api.list_accounts".
  *
  * @generated from extension: string jsonrpc_method = 51003;
  */
 export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 3);
+  extDesc(file_hivegate_v1_options, 4);
 
 /**
  * The name hived uses for this enum value when it is not the value's name
@@ -112,7 +122,7 @@ export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: string hived_name = 51004;
  */
 export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 4);
+  extDesc(file_hivegate_v1_options, 5);
 
 /**
  * The largest page size the backend accepts for this method. hivegate
@@ -123,7 +133,7 @@ export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
  * @generated from extension: uint32 limit_max = 51005;
  */
 export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 5);
+  extDesc(file_hivegate_v1_options, 6);
 
 /**
  * The request field holding the page size when it is not `limit`
@@ -132,7 +142,33 @@ export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
  * @generated from extension: string limit_field = 51006;
  */
 export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 6);
+  extDesc(file_hivegate_v1_options, 7);
+
+/**
+ * The node's page size when the request leaves the limit unset. hivegate
+ * then sends no limit on a first page (the node applies its default) and
+ * pages by this size. Without it (hived's list_* have no default) an
+ * unset limit means limit_max, and hivegate sends it.
+ *
+ * @generated from extension: uint32 limit_default = 51018;
+ */
+export const limit_default: GenExtension<MethodOptions, number> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 8);
+
+/**
+ * The node's start names the first item of the page it answers (hived's
+ * list_* and lookups, reputations, RC lists, trade history): hivegate
+ * builds next_start from the page's last item with a (hivegate.v1.skip)
+ * count of the items already returned under that cursor, and on the next
+ * call asks for limit + skip items and drops the first skip. Unset: the
+ * node's start is exclusive (hivemind starts after the item named) or the
+ * cursor is computed so that pages do not overlap (item_offset,
+ * response_field, advance_field).
+ *
+ * @generated from extension: bool start_inclusive = 51019;
+ */
+export const start_inclusive: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 9);
 
 /**
  * On a field of a cursor message that a response's next_start holds: where
@@ -149,7 +185,7 @@ export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: string item_field = 51007;
  */
 export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 7);
+  extDesc(file_hivegate_v1_options, 10);
 
 /**
  * On a field with item_field: take the value from the page's first item
@@ -159,7 +195,7 @@ export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool item_first = 51008;
  */
 export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 8);
+  extDesc(file_hivegate_v1_options, 11);
 
 /**
  * On an integer field with item_field: added to the item's value (account
@@ -169,7 +205,7 @@ export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: int64 item_offset = 51009;
  */
 export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 9);
+  extDesc(file_hivegate_v1_options, 12);
 
 /**
  * On an integer field with item_field: when the item's value equals this,
@@ -179,7 +215,7 @@ export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: optional int64 item_end = 51010;
  */
 export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 10);
+  extDesc(file_hivegate_v1_options, 13);
 
 /**
  * On a oneof case of a `Start` message: the hived JSON hivegate sends as
@@ -193,7 +229,7 @@ export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: string first_page = 51011;
  */
 export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 11);
+  extDesc(file_hivegate_v1_options, 14);
 
 /**
  * On a request field: the hived JSON value hivegate sends when the field is
@@ -204,7 +240,7 @@ export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string json_default = 51012;
  */
 export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 12);
+  extDesc(file_hivegate_v1_options, 15);
 
 /**
  * On an integer request field: the field is the sequence number of the
@@ -215,7 +251,7 @@ export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool counts_down = 51013;
  */
 export const counts_down: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 13);
+  extDesc(file_hivegate_v1_options, 16);
 
 /**
  * On a field of a cursor message that a response's next_start holds,
@@ -227,7 +263,7 @@ export const counts_down: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: string response_field = 51015;
  */
 export const response_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 14);
+  extDesc(file_hivegate_v1_options, 17);
 
 /**
  * On an integer cursor field: the request field (a dot path) the value is
@@ -238,5 +274,39 @@ export const response_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string stop_at_field = 51016;
  */
 export const stop_at_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 15);
+  extDesc(file_hivegate_v1_options, 18);
+
+/**
+ * On a `optional uint32` field of a start (a request field, or a field of
+ * the request's `start` message outside its oneof) and of next_start: the
+ * number of items at the start of the node's answer that earlier pages
+ * returned already, because the node's start is inclusive and several
+ * items can share one cursor value (trades in one second, proposals of
+ * one creator). hivegate never sends it to the node: it asks for
+ * limit + skip items and drops the first skip.
+ *
+ * @generated from extension: bool skip = 51020;
+ */
+export const skip: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 19);
+
+/**
+ * On an integer field of next_start, instead of item_field: the request
+ * field (a dot path) plus the number of items on the page
+ * (block_api.get_block_range: starting_block_num + count of blocks).
+ *
+ * @generated from extension: string advance_field = 51021;
+ */
+export const advance_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 20);
+
+/**
+ * On a field of a start cursor: the node ignores it (hived's
+ * list_proposals reads only the first element of its start). Items are
+ * then counted for (hivegate.v1.skip) by the other fields alone.
+ *
+ * @generated from extension: bool node_ignores = 51022;
+ */
+export const node_ignores: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 21);
 

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/account_history_api/v1/account_history_api.proto.
  */
 export const file_hive_account_history_api_v1_account_history_api: GenFile = /*@__PURE__*/
-  fileDesc("CjVoaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjEvYWNjb3VudF9oaXN0b3J5X2FwaS5wcm90bxIbaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxIoECChhHZXRBY2NvdW50SGlzdG9yeVJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRITCgVzdGFydBgCIAEoA0IEqPQYARINCgVsaW1pdBgDIAEoDRIfChJpbmNsdWRlX3JldmVyc2libGUYBCABKAhIAIgBARIhChRvcGVyYXRpb25fZmlsdGVyX2xvdxgFIAEoBEgBiAEBEiIKFW9wZXJhdGlvbl9maWx0ZXJfaGlnaBgGIAEoBEgCiAEBQhUKE19pbmNsdWRlX3JldmVyc2libGVCFwoVX29wZXJhdGlvbl9maWx0ZXJfbG93QhgKFl9vcGVyYXRpb25fZmlsdGVyX2hpZ2gimQEKGUdldEFjY291bnRIaXN0b3J5UmVzcG9uc2USMwoHaGlzdG9yeRgBIAMoCzIiLmhpdmUudHlwZXMudjEuQWNjb3VudEhpc3RvcnlFbnRyeRJHCgpuZXh0X3N0YXJ0GA8gASgLMjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5U3RhcnQiSgoWR2V0QWNjb3VudEhpc3RvcnlTdGFydBIwCgVzdGFydBgBIAEoA0Ih+vMYCHNlcXVlbmNlgPQYAYj0GP///////////wGQ9BgAIpQCChVFbnVtVmlydHVhbE9wc1JlcXVlc3QSGQoRYmxvY2tfcmFuZ2VfYmVnaW4YASABKA0SFwoPYmxvY2tfcmFuZ2VfZW5kGAIgASgNEh8KEmluY2x1ZGVfcmV2ZXJzaWJsZRgDIAEoCEgAiAEBEhsKDmdyb3VwX2J5X2Jsb2NrGAQgASgISAGIAQESHAoPb3BlcmF0aW9uX2JlZ2luGAUgASgESAKIAQESDQoFbGltaXQYBiABKA0SEwoGZmlsdGVyGAcgASgESAOIAQFCFQoTX2luY2x1ZGVfcmV2ZXJzaWJsZUIRCg9fZ3JvdXBfYnlfYmxvY2tCEgoQX29wZXJhdGlvbl9iZWdpbkIJCgdfZmlsdGVyIo4CChZFbnVtVmlydHVhbE9wc1Jlc3BvbnNlEiwKA29wcxgBIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhJCCgxvcHNfYnlfYmxvY2sYAiADKAsyLC5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuVmlydHVhbE9wc0Jsb2NrEh4KFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW4YAyABKA0SHAoUbmV4dF9vcGVyYXRpb25fYmVnaW4YBCABKAQSRAoKbmV4dF9zdGFydBgPIAEoCzIwLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1N0YXJ0IpYBChNFbnVtVmlydHVhbE9wc1N0YXJ0EkwKEWJsb2NrX3JhbmdlX2JlZ2luGAEgASgNQjGQ9BgAuvQYFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW7C9BgPYmxvY2tfcmFuZ2VfZW5kEjEKD29wZXJhdGlvbl9iZWdpbhgCIAEoBEIYuvQYFG5leHRfb3BlcmF0aW9uX2JlZ2luIpMBCg9WaXJ0dWFsT3BzQmxvY2sSDQoFYmxvY2sYASABKA0SFAoMaXJyZXZlcnNpYmxlGAIgASgIEiwKA29wcxgDIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhItCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIncKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIUCgxvbmx5X3ZpcnR1YWwYAiABKAgSHwoSaW5jbHVkZV9yZXZlcnNpYmxlGAMgASgISACIAQFCFQoTX2luY2x1ZGVfcmV2ZXJzaWJsZSJFChVHZXRPcHNJbkJsb2NrUmVzcG9uc2USLAoDb3BzGAEgAygLMh8uaGl2ZS50eXBlcy52MS5BcHBsaWVkT3BlcmF0aW9uIlsKFUdldFRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCRIfChJpbmNsdWRlX3JldmVyc2libGUYAiABKAhIAIgBAUIVChNfaW5jbHVkZV9yZXZlcnNpYmxlIlgKFkdldFRyYW5zYWN0aW9uUmVzcG9uc2USOAoLdHJhbnNhY3Rpb24YASABKAsyIy5oaXZlLnR5cGVzLnYxLkFubm90YXRlZFRyYW5zYWN0aW9uOgTI8xgCMtEFChhBY2NvdW50SGlzdG9yeUFwaVNlcnZpY2UStwEKEUdldEFjY291bnRIaXN0b3J5EjUuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5UmVxdWVzdBo2LmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5HZXRBY2NvdW50SGlzdG9yeVJlc3BvbnNlIjOQAgHa8xgnYWNjb3VudF9oaXN0b3J5X2FwaS5nZXRfYWNjb3VudF9oaXN0b3J56PMY6AcSrAEKDkVudW1WaXJ0dWFsT3BzEjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkVudW1WaXJ0dWFsT3BzUmVxdWVzdBozLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1Jlc3BvbnNlIjGQAgHa8xgkYWNjb3VudF9oaXN0b3J5X2FwaS5lbnVtX3ZpcnR1YWxfb3Bz6PMY8JMJEqMBCg1HZXRPcHNJbkJsb2NrEjEuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXF1ZXN0GjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXNwb25zZSIrkAIB2vMYJGFjY291bnRfaGlzdG9yeV9hcGkuZ2V0X29wc19pbl9ibG9jaxKlAQoOR2V0VHJhbnNhY3Rpb24SMi5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuR2V0VHJhbnNhY3Rpb25SZXF1ZXN0GjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2UiKpACAdrzGCNhY2NvdW50X2hpc3RvcnlfYXBpLmdldF90cmFuc2FjdGlvbkKTAQofY29tLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MVABWlJnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjE7YWNjb3VudF9oaXN0b3J5X2FwaXYxqgIZSGl2ZS5BY2NvdW50SGlzdG9yeUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_block, file_hivegate_v1_options]);
+  fileDesc("CjVoaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjEvYWNjb3VudF9oaXN0b3J5X2FwaS5wcm90bxIbaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxIqUCChhHZXRBY2NvdW50SGlzdG9yeVJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIeCgVzdGFydBgCIAEoA0IKovQYAi0xqPQYAUgAiAEBEhIKBWxpbWl0GAMgASgNSAGIAQESHwoSaW5jbHVkZV9yZXZlcnNpYmxlGAQgASgISAKIAQESIQoUb3BlcmF0aW9uX2ZpbHRlcl9sb3cYBSABKARIA4gBARIiChVvcGVyYXRpb25fZmlsdGVyX2hpZ2gYBiABKARIBIgBAUIICgZfc3RhcnRCCAoGX2xpbWl0QhUKE19pbmNsdWRlX3JldmVyc2libGVCFwoVX29wZXJhdGlvbl9maWx0ZXJfbG93QhgKFl9vcGVyYXRpb25fZmlsdGVyX2hpZ2gimQEKGUdldEFjY291bnRIaXN0b3J5UmVzcG9uc2USMwoHaGlzdG9yeRgBIAMoCzIiLmhpdmUudHlwZXMudjEuQWNjb3VudEhpc3RvcnlFbnRyeRJHCgpuZXh0X3N0YXJ0GA8gASgLMjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5U3RhcnQiSgoWR2V0QWNjb3VudEhpc3RvcnlTdGFydBIwCgVzdGFydBgBIAEoA0Ih+vMYCHNlcXVlbmNlgPQYAYj0GP///////////wGQ9BgAIqMCChVFbnVtVmlydHVhbE9wc1JlcXVlc3QSGQoRYmxvY2tfcmFuZ2VfYmVnaW4YASABKA0SFwoPYmxvY2tfcmFuZ2VfZW5kGAIgASgNEh8KEmluY2x1ZGVfcmV2ZXJzaWJsZRgDIAEoCEgAiAEBEhsKDmdyb3VwX2J5X2Jsb2NrGAQgASgISAGIAQESHAoPb3BlcmF0aW9uX2JlZ2luGAUgASgESAKIAQESEgoFbGltaXQYBiABKA1IA4gBARITCgZmaWx0ZXIYByABKARIBIgBAUIVChNfaW5jbHVkZV9yZXZlcnNpYmxlQhEKD19ncm91cF9ieV9ibG9ja0ISChBfb3BlcmF0aW9uX2JlZ2luQggKBl9saW1pdEIJCgdfZmlsdGVyIo4CChZFbnVtVmlydHVhbE9wc1Jlc3BvbnNlEiwKA29wcxgBIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhJCCgxvcHNfYnlfYmxvY2sYAiADKAsyLC5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuVmlydHVhbE9wc0Jsb2NrEh4KFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW4YAyABKA0SHAoUbmV4dF9vcGVyYXRpb25fYmVnaW4YBCABKAQSRAoKbmV4dF9zdGFydBgPIAEoCzIwLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1N0YXJ0IpYBChNFbnVtVmlydHVhbE9wc1N0YXJ0EkwKEWJsb2NrX3JhbmdlX2JlZ2luGAEgASgNQjGQ9BgAuvQYFm5leHRfYmxvY2tfcmFuZ2VfYmVnaW7C9BgPYmxvY2tfcmFuZ2VfZW5kEjEKD29wZXJhdGlvbl9iZWdpbhgCIAEoBEIYuvQYFG5leHRfb3BlcmF0aW9uX2JlZ2luIpMBCg9WaXJ0dWFsT3BzQmxvY2sSDQoFYmxvY2sYASABKA0SFAoMaXJyZXZlcnNpYmxlGAIgASgIEiwKA29wcxgDIAMoCzIfLmhpdmUudHlwZXMudjEuQXBwbGllZE9wZXJhdGlvbhItCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIncKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIUCgxvbmx5X3ZpcnR1YWwYAiABKAgSHwoSaW5jbHVkZV9yZXZlcnNpYmxlGAMgASgISACIAQFCFQoTX2luY2x1ZGVfcmV2ZXJzaWJsZSJFChVHZXRPcHNJbkJsb2NrUmVzcG9uc2USLAoDb3BzGAEgAygLMh8uaGl2ZS50eXBlcy52MS5BcHBsaWVkT3BlcmF0aW9uIlsKFUdldFRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCRIfChJpbmNsdWRlX3JldmVyc2libGUYAiABKAhIAIgBAUIVChNfaW5jbHVkZV9yZXZlcnNpYmxlIlgKFkdldFRyYW5zYWN0aW9uUmVzcG9uc2USOAoLdHJhbnNhY3Rpb24YASABKAsyIy5oaXZlLnR5cGVzLnYxLkFubm90YXRlZFRyYW5zYWN0aW9uOgTI8xgCMtEFChhBY2NvdW50SGlzdG9yeUFwaVNlcnZpY2UStwEKEUdldEFjY291bnRIaXN0b3J5EjUuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldEFjY291bnRIaXN0b3J5UmVxdWVzdBo2LmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5HZXRBY2NvdW50SGlzdG9yeVJlc3BvbnNlIjOQAgHa8xgnYWNjb3VudF9oaXN0b3J5X2FwaS5nZXRfYWNjb3VudF9oaXN0b3J56PMY6AcSrAEKDkVudW1WaXJ0dWFsT3BzEjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkVudW1WaXJ0dWFsT3BzUmVxdWVzdBozLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MS5FbnVtVmlydHVhbE9wc1Jlc3BvbnNlIjGQAgHa8xgkYWNjb3VudF9oaXN0b3J5X2FwaS5lbnVtX3ZpcnR1YWxfb3Bz6PMY8JMJEqMBCg1HZXRPcHNJbkJsb2NrEjEuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXF1ZXN0GjIuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldE9wc0luQmxvY2tSZXNwb25zZSIrkAIB2vMYJGFjY291bnRfaGlzdG9yeV9hcGkuZ2V0X29wc19pbl9ibG9jaxKlAQoOR2V0VHJhbnNhY3Rpb24SMi5oaXZlLmFjY291bnRfaGlzdG9yeV9hcGkudjEuR2V0VHJhbnNhY3Rpb25SZXF1ZXN0GjMuaGl2ZS5hY2NvdW50X2hpc3RvcnlfYXBpLnYxLkdldFRyYW5zYWN0aW9uUmVzcG9uc2UiKpACAdrzGCNhY2NvdW50X2hpc3RvcnlfYXBpLmdldF90cmFuc2FjdGlvbkKiAQouaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuYWNjb3VudF9oaXN0b3J5X2FwaS52MVABWlJnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2FjY291bnRfaGlzdG9yeV9hcGkvdjE7YWNjb3VudF9oaXN0b3J5X2FwaXYxqgIZSGl2ZS5BY2NvdW50SGlzdG9yeUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_block, file_hivegate_v1_options]);
 
 /**
  * GetAccountHistoryRequest asks for up to `limit` history entries of one
@@ -32,21 +32,22 @@ export type GetAccountHistoryRequest = Message<"hive.account_history_api.v1.GetA
   account: string;
 
   /**
-   * The sequence number of the newest entry wanted: -1 for the account's
-   * newest entry, otherwise 0-based. It must be at least limit - 1 (the page
-   * covers start - limit + 1 .. start). Note that 0 is a real position (the
+   * The sequence number of the newest entry wanted, 0-based; unset or -1
+   * means the account's newest entry. hivegate lowers the page size it
+   * sends near the oldest entry (a page never reaches below entry 0), so
+   * any start >= -1 works with any limit. 0 is a real position (the
    * account's first operation), not "unset".
    *
-   * @generated from field: int64 start = 2;
+   * @generated from field: optional int64 start = 2;
    */
-  start: bigint;
+  start?: bigint | undefined;
 
   /**
-   * The page size, 1..1000 (required: 0 is rejected by HAfAH).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Whether to include operations from reversible blocks; unset means the
@@ -96,10 +97,9 @@ export type GetAccountHistoryResponse = Message<"hive.account_history_api.v1.Get
   history: AccountHistoryEntry[];
 
   /**
-   * The request cursor for the next (older) page: start = the first entry's
-   * sequence - 1, so pages do not overlap. Unset when the page is empty or
-   * reaches sequence 0. When next_start.start < limit - 1, lower the limit to
-   * start + 1. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.account_history_api.v1.GetAccountHistoryStart next_start = 15;
    */
@@ -179,11 +179,11 @@ export type EnumVirtualOpsRequest = Message<"hive.account_history_api.v1.EnumVir
   operationBegin?: bigint | undefined;
 
   /**
-   * The page size, 1..150000 (required; HAfAH's default is 150000).
+   * The page size, 1..150000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 6;
+   * @generated from field: optional uint32 limit = 6;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Operation filter: bit i selects virtual operation type i (see
@@ -238,10 +238,9 @@ export type EnumVirtualOpsResponse = Message<"hive.account_history_api.v1.EnumVi
   nextOperationBegin: bigint;
 
   /**
-   * The request fields for the next page, from next_block_range_begin and
-   * next_operation_begin (pages do not overlap). Unset when the range is done:
-   * next_block_range_begin reached block_range_end, or is 0. Computed by
-   * hivegate; not part of HAfAH's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.account_history_api.v1.EnumVirtualOpsStart next_start = 15;
    */

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/block_api/v1/block_api.proto.
  */
 export const file_hive_block_api_v1_block_api: GenFile = /*@__PURE__*/
-  fileDesc("CiFoaXZlL2Jsb2NrX2FwaS92MS9ibG9ja19hcGkucHJvdG8SEWhpdmUuYmxvY2tfYXBpLnYxIiQKD0dldEJsb2NrUmVxdWVzdBIRCglibG9ja19udW0YASABKA0iPQoQR2V0QmxvY2tSZXNwb25zZRIpCgVibG9jaxgBIAEoCzIaLmhpdmUudHlwZXMudjEuU2lnbmVkQmxvY2siKgoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDSJEChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXIiQQoUR2V0QmxvY2tSYW5nZVJlcXVlc3QSGgoSc3RhcnRpbmdfYmxvY2tfbnVtGAEgASgNEg0KBWNvdW50GAIgASgNIkMKFUdldEJsb2NrUmFuZ2VSZXNwb25zZRIqCgZibG9ja3MYASADKAsyGi5oaXZlLnR5cGVzLnYxLlNpZ25lZEJsb2NrMqIDCg9CbG9ja0FwaVNlcnZpY2USbwoIR2V0QmxvY2sSIi5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JlcXVlc3QaIy5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1Jlc3BvbnNlIhqQAgHa8xgTYmxvY2tfYXBpLmdldF9ibG9jaxKIAQoOR2V0QmxvY2tIZWFkZXISKC5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja0hlYWRlclJlcXVlc3QaKS5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja0hlYWRlclJlc3BvbnNlIiGQAgHa8xgaYmxvY2tfYXBpLmdldF9ibG9ja19oZWFkZXISkgEKDUdldEJsb2NrUmFuZ2USJy5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlUmVxdWVzdBooLmhpdmUuYmxvY2tfYXBpLnYxLkdldEJsb2NrUmFuZ2VSZXNwb25zZSIukAIB2vMYGWJsb2NrX2FwaS5nZXRfYmxvY2tfcmFuZ2Xo8xjoB/LzGAVjb3VudEJsChVjb20uaGl2ZS5ibG9ja19hcGkudjFQAVo+Z2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9ibG9ja19hcGkvdjE7YmxvY2tfYXBpdjGqAhBIaXZlLkJsb2NrQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_block, file_hivegate_v1_options]);
+  fileDesc("CiFoaXZlL2Jsb2NrX2FwaS92MS9ibG9ja19hcGkucHJvdG8SEWhpdmUuYmxvY2tfYXBpLnYxIiQKD0dldEJsb2NrUmVxdWVzdBIRCglibG9ja19udW0YASABKA0iPQoQR2V0QmxvY2tSZXNwb25zZRIpCgVibG9jaxgBIAEoCzIaLmhpdmUudHlwZXMudjEuU2lnbmVkQmxvY2siKgoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDSJEChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXIiUAoUR2V0QmxvY2tSYW5nZVJlcXVlc3QSGgoSc3RhcnRpbmdfYmxvY2tfbnVtGAEgASgNEhIKBWNvdW50GAIgASgNSACIAQFCCAoGX2NvdW50In4KFUdldEJsb2NrUmFuZ2VSZXNwb25zZRIqCgZibG9ja3MYASADKAsyGi5oaXZlLnR5cGVzLnYxLlNpZ25lZEJsb2NrEjkKCm5leHRfc3RhcnQYDyABKAsyJS5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlU3RhcnQiSAoSR2V0QmxvY2tSYW5nZVN0YXJ0EjIKEnN0YXJ0aW5nX2Jsb2NrX251bRgBIAEoDUIW6vQYEnN0YXJ0aW5nX2Jsb2NrX251bTKiAwoPQmxvY2tBcGlTZXJ2aWNlEm8KCEdldEJsb2NrEiIuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXF1ZXN0GiMuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXNwb25zZSIakAIB2vMYE2Jsb2NrX2FwaS5nZXRfYmxvY2sSiAEKDkdldEJsb2NrSGVhZGVyEiguaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXF1ZXN0GikuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXNwb25zZSIhkAIB2vMYGmJsb2NrX2FwaS5nZXRfYmxvY2tfaGVhZGVyEpIBCg1HZXRCbG9ja1JhbmdlEicuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSYW5nZVJlcXVlc3QaKC5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlUmVzcG9uc2UiLpACAdrzGBlibG9ja19hcGkuZ2V0X2Jsb2NrX3Jhbmdl6PMY6Afy8xgFY291bnRCewokaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuYmxvY2tfYXBpLnYxUAFaPmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvYmxvY2tfYXBpL3YxO2Jsb2NrX2FwaXYxqgIQSGl2ZS5CbG9ja0FwaS5WMWIGcHJvdG8z", [file_hive_types_v1_block, file_hivegate_v1_options]);
 
 /**
  * GetBlockRequest names one block.
@@ -115,9 +115,9 @@ export type GetBlockRangeRequest = Message<"hive.block_api.v1.GetBlockRangeReque
   /**
    * The number of blocks, 1..1000; the range is clipped at the head block.
    *
-   * @generated from field: uint32 count = 2;
+   * @generated from field: optional uint32 count = 2;
    */
-  count: number;
+  count?: number | undefined;
 };
 
 /**
@@ -140,6 +140,15 @@ export type GetBlockRangeResponse = Message<"hive.block_api.v1.GetBlockRangeResp
    * @generated from field: repeated hive.types.v1.SignedBlock blocks = 1;
    */
   blocks: SignedBlock[];
+
+  /**
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
+   *
+   * @generated from field: hive.block_api.v1.GetBlockRangeStart next_start = 15;
+   */
+  nextStart?: GetBlockRangeStart | undefined;
 };
 
 /**
@@ -148,6 +157,27 @@ export type GetBlockRangeResponse = Message<"hive.block_api.v1.GetBlockRangeResp
  */
 export const GetBlockRangeResponseSchema: GenMessage<GetBlockRangeResponse> = /*@__PURE__*/
   messageDesc(file_hive_block_api_v1_block_api, 5);
+
+/**
+ * GetBlockRangeStart is get_block_range's cursor: the block after the page.
+ *
+ * @generated from message hive.block_api.v1.GetBlockRangeStart
+ */
+export type GetBlockRangeStart = Message<"hive.block_api.v1.GetBlockRangeStart"> & {
+  /**
+   * The first block of the next page.
+   *
+   * @generated from field: uint32 starting_block_num = 1;
+   */
+  startingBlockNum: number;
+};
+
+/**
+ * Describes the message hive.block_api.v1.GetBlockRangeStart.
+ * Use `create(GetBlockRangeStartSchema)` to create a new message.
+ */
+export const GetBlockRangeStartSchema: GenMessage<GetBlockRangeStart> = /*@__PURE__*/
+  messageDesc(file_hive_block_api_v1_block_api, 6);
 
 /**
  * BlockApiService is block_api: blocks in non-legacy form (operations as

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/chain.proto.
  */
 export const file_hive_condenser_api_v1_chain: GenFile = /*@__PURE__*/
-  fileDesc("CiFoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY2hhaW4ucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSLPAQoYR2V0QWNjb3VudEhpc3RvcnlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSEwoFc3RhcnQYAiABKANCBKj0GAESDQoFbGltaXQYAyABKA0SIQoUb3BlcmF0aW9uX2ZpbHRlcl9sb3cYBCABKARIAIgBARIiChVvcGVyYXRpb25fZmlsdGVyX2hpZ2gYBSABKARIAYgBAToEyPMYAUIXChVfb3BlcmF0aW9uX2ZpbHRlcl9sb3dCGAoWX29wZXJhdGlvbl9maWx0ZXJfaGlnaCKfAQoZR2V0QWNjb3VudEhpc3RvcnlSZXNwb25zZRI5CgdoaXN0b3J5GAEgAygLMiguaGl2ZS50eXBlcy52MS5MZWdhY3lBY2NvdW50SGlzdG9yeUVudHJ5EkEKCm5leHRfc3RhcnQYDyABKAsyLS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QWNjb3VudEhpc3RvcnlTdGFydDoEyPMYAiJKChZHZXRBY2NvdW50SGlzdG9yeVN0YXJ0EjAKBXN0YXJ0GAEgASgDQiH68xgIc2VxdWVuY2WA9BgBiPQY////////////AZD0GAAiKgoPR2V0QmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDToEyPMYASJJChBHZXRCbG9ja1Jlc3BvbnNlEi8KBWJsb2NrGAEgASgLMiAuaGl2ZS50eXBlcy52MS5MZWdhY3lTaWduZWRCbG9jazoEyPMYAiIpCiFHZXREeW5hbWljR2xvYmFsUHJvcGVydGllc1JlcXVlc3Q6BMjzGAEibAoiR2V0RHluYW1pY0dsb2JhbFByb3BlcnRpZXNSZXNwb25zZRJACgpwcm9wZXJ0aWVzGAEgASgLMiwuaGl2ZS50eXBlcy52MS5MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllczoEyPMYAiJdChxHZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0EhEKCWRlbGVnYXRvchgBIAEoCRIVCg1zdGFydF9hY2NvdW50GAIgASgJEg0KBWxpbWl0GAMgASgNOgTI8xgBIqkBCh1HZXRWZXN0aW5nRGVsZWdhdGlvbnNSZXNwb25zZRI7CgtkZWxlZ2F0aW9ucxgBIAMoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5VmVzdGluZ0RlbGVnYXRpb24SRQoKbmV4dF9zdGFydBgPIAEoCzIxLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydDoEyPMYAiJCChpHZXRWZXN0aW5nRGVsZWdhdGlvbnNTdGFydBIkCg1zdGFydF9hY2NvdW50GAEgASgJQg368xgJZGVsZWdhdGVlIlsKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIZCgxvbmx5X3ZpcnR1YWwYAiABKAhIAIgBAToEyPMYAUIPCg1fb25seV92aXJ0dWFsIlEKFUdldE9wc0luQmxvY2tSZXNwb25zZRIyCgNvcHMYASADKAsyJS5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFwcGxpZWRPcGVyYXRpb246BMjzGAJCfAoZY29tLmhpdmUuY29uZGVuc2VyX2FwaS52MVABWkZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2NvbmRlbnNlcl9hcGkvdjE7Y29uZGVuc2VyX2FwaXYxqgIUSGl2ZS5Db25kZW5zZXJBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_legacy, file_hivegate_v1_options]);
+  fileDesc("CiFoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY2hhaW4ucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSLzAQoYR2V0QWNjb3VudEhpc3RvcnlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSHgoFc3RhcnQYAiABKANCCqL0GAItMaj0GAFIAIgBARISCgVsaW1pdBgDIAEoDUgBiAEBEiEKFG9wZXJhdGlvbl9maWx0ZXJfbG93GAQgASgESAKIAQESIgoVb3BlcmF0aW9uX2ZpbHRlcl9oaWdoGAUgASgESAOIAQE6BMjzGAFCCAoGX3N0YXJ0QggKBl9saW1pdEIXChVfb3BlcmF0aW9uX2ZpbHRlcl9sb3dCGAoWX29wZXJhdGlvbl9maWx0ZXJfaGlnaCKfAQoZR2V0QWNjb3VudEhpc3RvcnlSZXNwb25zZRI5CgdoaXN0b3J5GAEgAygLMiguaGl2ZS50eXBlcy52MS5MZWdhY3lBY2NvdW50SGlzdG9yeUVudHJ5EkEKCm5leHRfc3RhcnQYDyABKAsyLS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QWNjb3VudEhpc3RvcnlTdGFydDoEyPMYAiJKChZHZXRBY2NvdW50SGlzdG9yeVN0YXJ0EjAKBXN0YXJ0GAEgASgDQiH68xgIc2VxdWVuY2WA9BgBiPQY////////////AZD0GAAiKgoPR2V0QmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoAzoEyPMYASJJChBHZXRCbG9ja1Jlc3BvbnNlEi8KBWJsb2NrGAEgASgLMiAuaGl2ZS50eXBlcy52MS5MZWdhY3lTaWduZWRCbG9jazoEyPMYAiIpCiFHZXREeW5hbWljR2xvYmFsUHJvcGVydGllc1JlcXVlc3Q6BMjzGAEibAoiR2V0RHluYW1pY0dsb2JhbFByb3BlcnRpZXNSZXNwb25zZRJACgpwcm9wZXJ0aWVzGAEgASgLMiwuaGl2ZS50eXBlcy52MS5MZWdhY3lEeW5hbWljR2xvYmFsUHJvcGVydGllczoEyPMYAiKOAQocR2V0VmVzdGluZ0RlbGVnYXRpb25zUmVxdWVzdBIRCglkZWxlZ2F0b3IYASABKAkSFQoNc3RhcnRfYWNjb3VudBgCIAEoCRISCgVsaW1pdBgDIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAToEyPMYAUIICgZfbGltaXRCBwoFX3NraXAiqQEKHUdldFZlc3RpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlEjsKC2RlbGVnYXRpb25zGAEgAygLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lWZXN0aW5nRGVsZWdhdGlvbhJFCgpuZXh0X3N0YXJ0GA8gASgLMjEuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldFZlc3RpbmdEZWxlZ2F0aW9uc1N0YXJ0OgTI8xgCImQKGkdldFZlc3RpbmdEZWxlZ2F0aW9uc1N0YXJ0EiQKDXN0YXJ0X2FjY291bnQYASABKAlCDfrzGAlkZWxlZ2F0ZWUSFwoEc2tpcBhjIAEoDUIE4PQYAUgAiAEBQgcKBV9za2lwIlsKFEdldE9wc0luQmxvY2tSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDRIZCgxvbmx5X3ZpcnR1YWwYAiABKAhIAIgBAToEyPMYAUIPCg1fb25seV92aXJ0dWFsIlEKFUdldE9wc0luQmxvY2tSZXNwb25zZRIyCgNvcHMYASADKAsyJS5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFwcGxpZWRPcGVyYXRpb246BMjzGAJCiwEKKGlvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLmNvbmRlbnNlcl9hcGkudjFQAVpGZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9jb25kZW5zZXJfYXBpL3YxO2NvbmRlbnNlcl9hcGl2MaoCFEhpdmUuQ29uZGVuc2VyQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_legacy, file_hivegate_v1_options]);
 
 /**
  * GetAccountHistoryRequest is condenser_api.get_account_history's params:
@@ -30,20 +30,22 @@ export type GetAccountHistoryRequest = Message<"hive.condenser_api.v1.GetAccount
   account: string;
 
   /**
-   * The sequence number of the newest entry wanted: -1 for the account's
-   * newest entry, otherwise 0-based and at least limit - 1. 0 is a real
-   * position (the account's first operation), not "unset".
+   * The sequence number of the newest entry wanted, 0-based; unset or -1
+   * means the account's newest entry. hivegate lowers the page size it
+   * sends near the oldest entry (a page never reaches below entry 0), so
+   * any start >= -1 works with any limit. 0 is a real position (the
+   * account's first operation), not "unset".
    *
-   * @generated from field: int64 start = 2;
+   * @generated from field: optional int64 start = 2;
    */
-  start: bigint;
+  start?: bigint | undefined;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Operation type filter, low 64 bits (bit i = operation type i). Set it
@@ -82,10 +84,9 @@ export type GetAccountHistoryResponse = Message<"hive.condenser_api.v1.GetAccoun
   history: LegacyAccountHistoryEntry[];
 
   /**
-   * The request cursor for the next (older) page: start = the first entry's
-   * sequence - 1, so pages do not overlap. Unset when the page is empty or
-   * reaches sequence 0. When next_start.start < limit - 1, lower the limit to
-   * start + 1. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetAccountHistoryStart next_start = 15;
    */
@@ -127,11 +128,13 @@ export const GetAccountHistoryStartSchema: GenMessage<GetAccountHistoryStart> = 
  */
 export type GetBlockRequest = Message<"hive.condenser_api.v1.GetBlockRequest"> & {
   /**
-   * The block number (the first block is 1).
+   * The block number (the first block is 1). Signed, so that every number a client
+   * sends is expressible: nodes read it as hived's uint32 (the recorded
+   * -1 names no block).
    *
-   * @generated from field: uint32 block_num = 1;
+   * @generated from field: int64 block_num = 1;
    */
-  blockNum: number;
+  blockNum: bigint;
 };
 
 /**
@@ -222,11 +225,18 @@ export type GetVestingDelegationsRequest = Message<"hive.condenser_api.v1.GetVes
   startAccount: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -250,9 +260,9 @@ export type GetVestingDelegationsResponse = Message<"hive.condenser_api.v1.GetVe
   delegations: LegacyVestingDelegation[];
 
   /**
-   * The request cursor for the next page: start_account = the last
-   * delegation's delegatee (inclusive, so the next page repeats it first).
-   * Unset when the page is empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetVestingDelegationsStart next_start = 15;
    */
@@ -278,6 +288,14 @@ export type GetVestingDelegationsStart = Message<"hive.condenser_api.v1.GetVesti
    * @generated from field: string start_account = 1;
    */
   startAccount: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**

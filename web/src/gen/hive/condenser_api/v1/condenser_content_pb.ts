@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/condenser_content.proto.
  */
 export const file_hive_condenser_api_v1_condenser_content: GenFile = /*@__PURE__*/
-  fileDesc("Ci1oaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX2NvbnRlbnQucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSI/ChVHZXRBY3RpdmVWb3Rlc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJOgTI8xgBIkgKFkdldEFjdGl2ZVZvdGVzUmVzcG9uc2USKAoFdm90ZXMYASADKAsyGS5oaXZlLnR5cGVzLnYxLkFjdGl2ZVZvdGU6BMjzGAIiXwoRR2V0Q29udGVudFJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQE6BMjzGAFCCwoJX29ic2VydmVyIkMKEkdldENvbnRlbnRSZXNwb25zZRInCgdjb250ZW50GAEgASgLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCImYKGEdldENvbnRlbnRSZXBsaWVzUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAToEyPMYAUILCglfb2JzZXJ2ZXIiSgoZR2V0Q29udGVudFJlcGxpZXNSZXNwb25zZRInCgdyZXBsaWVzGAEgAygLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCIi4KFUdldEZvbGxvd0NvdW50UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIkkKFkdldEZvbGxvd0NvdW50UmVzcG9uc2USKQoFY291bnQYASABKAsyGi5oaXZlLnR5cGVzLnYxLkZvbGxvd0NvdW50OgTI8xgCIj8KFUdldFJlYmxvZ2dlZEJ5UmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAk6BMjzGAEiMAoWR2V0UmVibG9nZ2VkQnlSZXNwb25zZRIQCghhY2NvdW50cxgBIAMoCToEyPMYAiJSChtHZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlUKHkdldERpc2N1c3Npb25zQnlDcmVhdGVkUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiUgobR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifQocR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlEKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifAobR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5VHJlbmRpbmdSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlsKJEdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoYBCiVHZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiWAohR2V0UG9zdERpc2N1c3Npb25zQnlQYXlvdXRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEigwEKIkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAkJ8Chljb20uaGl2ZS5jb25kZW5zZXJfYXBpLnYxUAFaRmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvY29uZGVuc2VyX2FwaS92MTtjb25kZW5zZXJfYXBpdjGqAhRIaXZlLkNvbmRlbnNlckFwaS5WMWIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("Ci1oaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX2NvbnRlbnQucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSI/ChVHZXRBY3RpdmVWb3Rlc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJOgTI8xgBIkgKFkdldEFjdGl2ZVZvdGVzUmVzcG9uc2USKAoFdm90ZXMYASADKAsyGS5oaXZlLnR5cGVzLnYxLkFjdGl2ZVZvdGU6BMjzGAIiXwoRR2V0Q29udGVudFJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQE6BMjzGAFCCwoJX29ic2VydmVyIkMKEkdldENvbnRlbnRSZXNwb25zZRInCgdjb250ZW50GAEgASgLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCImYKGEdldENvbnRlbnRSZXBsaWVzUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAToEyPMYAUILCglfb2JzZXJ2ZXIiSgoZR2V0Q29udGVudFJlcGxpZXNSZXNwb25zZRInCgdyZXBsaWVzGAEgAygLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCIi4KFUdldEZvbGxvd0NvdW50UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIkkKFkdldEZvbGxvd0NvdW50UmVzcG9uc2USKQoFY291bnQYASABKAsyGi5oaXZlLnR5cGVzLnYxLkZvbGxvd0NvdW50OgTI8xgCIj8KFUdldFJlYmxvZ2dlZEJ5UmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAk6BMjzGAEiMAoWR2V0UmVibG9nZ2VkQnlSZXNwb25zZRIQCghhY2NvdW50cxgBIAMoCToEyPMYAiJSChtHZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlUKHkdldERpc2N1c3Npb25zQnlDcmVhdGVkUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiUgobR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifQocR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlEKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifAobR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5VHJlbmRpbmdSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlsKJEdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoYBCiVHZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiWAohR2V0UG9zdERpc2N1c3Npb25zQnlQYXlvdXRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEigwEKIkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAkKLAQooaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuY29uZGVuc2VyX2FwaS52MVABWkZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2NvbmRlbnNlcl9hcGkvdjE7Y29uZGVuc2VyX2FwaXYxqgIUSGl2ZS5Db25kZW5zZXJBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetActiveVotesRequest is condenser_api.get_active_votes' params:
@@ -308,10 +308,9 @@ export type GetDiscussionsByBlogResponse = Message<"hive.condenser_api.v1.GetDis
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -360,10 +359,9 @@ export type GetDiscussionsByCommentsResponse = Message<"hive.condenser_api.v1.Ge
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -412,10 +410,9 @@ export type GetDiscussionsByCreatedResponse = Message<"hive.condenser_api.v1.Get
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -464,10 +461,9 @@ export type GetDiscussionsByFeedResponse = Message<"hive.condenser_api.v1.GetDis
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -516,10 +512,9 @@ export type GetDiscussionsByHotResponse = Message<"hive.condenser_api.v1.GetDisc
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -568,10 +563,9 @@ export type GetDiscussionsByTrendingResponse = Message<"hive.condenser_api.v1.Ge
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -620,10 +614,9 @@ export type GetCommentDiscussionsByPayoutResponse = Message<"hive.condenser_api.
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -672,10 +665,9 @@ export type GetPostDiscussionsByPayoutResponse = Message<"hive.condenser_api.v1.
   posts: Post[];
 
   /**
-   * The query fields for the next page: start_author/start_permlink =
-   * the last post (hivemind's start is exclusive, so pages do not overlap).
-   * Unset when the page is empty. Computed by hivegate; not part of the
-   * backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */

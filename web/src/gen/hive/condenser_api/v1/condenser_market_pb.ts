@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/condenser_market.proto.
  */
 export const file_hive_condenser_api_v1_condenser_market: GenFile = /*@__PURE__*/
-  fileDesc("CixoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX21hcmtldC5wcm90bxIVaGl2ZS5jb25kZW5zZXJfYXBpLnYxIosBChdHZXRNYXJrZXRIaXN0b3J5UmVxdWVzdBIWCg5idWNrZXRfc2Vjb25kcxgBIAEoDRIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDoEyPMYASJOChhHZXRNYXJrZXRIaXN0b3J5UmVzcG9uc2USLAoHYnVja2V0cxgBIAMoCzIbLmhpdmUudHlwZXMudjEuTWFya2V0QnVja2V0OgTI8xgCIiYKHkdldE1hcmtldEhpc3RvcnlCdWNrZXRzUmVxdWVzdDoEyPMYASI9Ch9HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1Jlc3BvbnNlEhQKDGJ1Y2tldF9zaXplcxgBIAMoDToEyPMYAiItChRHZXRPcGVuT3JkZXJzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIk4KFUdldE9wZW5PcmRlcnNSZXNwb25zZRIvCgZvcmRlcnMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkxlZ2FjeUxpbWl0T3JkZXI6BMjzGAIiKgoTR2V0T3JkZXJCb29rUmVxdWVzdBINCgVsaW1pdBgBIAEoDToEyPMYASJqChRHZXRPcmRlckJvb2tSZXNwb25zZRIoCgRiaWRzGAEgAygLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lPcmRlchIoCgRhc2tzGAIgAygLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lPcmRlciItChZHZXRSZWNlbnRUcmFkZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNOgTI8xgBIlEKF0dldFJlY2VudFRyYWRlc1Jlc3BvbnNlEjAKBnRyYWRlcxgBIAMoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5TWFya2V0VHJhZGU6BMjzGAIiGAoQR2V0VGlja2VyUmVxdWVzdDoEyPMYASLFAQoRR2V0VGlja2VyUmVzcG9uc2USDgoGbGF0ZXN0GAEgASgJEhIKCmxvd2VzdF9hc2sYAiABKAkSEwoLaGlnaGVzdF9iaWQYAyABKAkSFgoOcGVyY2VudF9jaGFuZ2UYBCABKAkSLwoLaGl2ZV92b2x1bWUYBSABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0Ei4KCmhiZF92b2x1bWUYBiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0IoEBChZHZXRUcmFkZUhpc3RvcnlSZXF1ZXN0EikKBXN0YXJ0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgNlbmQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAMgASgNOgTI8xgBIlEKF0dldFRyYWRlSGlzdG9yeVJlc3BvbnNlEjAKBnRyYWRlcxgBIAMoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5TWFya2V0VHJhZGU6BMjzGAIiGAoQR2V0Vm9sdW1lUmVxdWVzdDoEyPMYASJ0ChFHZXRWb2x1bWVSZXNwb25zZRIvCgtoaXZlX3ZvbHVtZRgBIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXQSLgoKaGJkX3ZvbHVtZRgCIAEoCzIaLmhpdmUudHlwZXMudjEuTGVnYWN5QXNzZXRCfAoZY29tLmhpdmUuY29uZGVuc2VyX2FwaS52MVABWkZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2NvbmRlbnNlcl9hcGkvdjE7Y29uZGVuc2VyX2FwaXYxqgIUSGl2ZS5Db25kZW5zZXJBcGkuVjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_legacy_state, file_hive_types_v1_market, file_hivegate_v1_options]);
+  fileDesc("CixoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX21hcmtldC5wcm90bxIVaGl2ZS5jb25kZW5zZXJfYXBpLnYxIosBChdHZXRNYXJrZXRIaXN0b3J5UmVxdWVzdBIWCg5idWNrZXRfc2Vjb25kcxgBIAEoDRIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDoEyPMYASJOChhHZXRNYXJrZXRIaXN0b3J5UmVzcG9uc2USLAoHYnVja2V0cxgBIAMoCzIbLmhpdmUudHlwZXMudjEuTWFya2V0QnVja2V0OgTI8xgCIiYKHkdldE1hcmtldEhpc3RvcnlCdWNrZXRzUmVxdWVzdDoEyPMYASI9Ch9HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1Jlc3BvbnNlEhQKDGJ1Y2tldF9zaXplcxgBIAMoDToEyPMYAiItChRHZXRPcGVuT3JkZXJzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIk4KFUdldE9wZW5PcmRlcnNSZXNwb25zZRIvCgZvcmRlcnMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkxlZ2FjeUxpbWl0T3JkZXI6BMjzGAIiOQoTR2V0T3JkZXJCb29rUmVxdWVzdBISCgVsaW1pdBgBIAEoDUgAiAEBOgTI8xgBQggKBl9saW1pdCJqChRHZXRPcmRlckJvb2tSZXNwb25zZRIoCgRiaWRzGAEgAygLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lPcmRlchIoCgRhc2tzGAIgAygLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lPcmRlciI8ChZHZXRSZWNlbnRUcmFkZXNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQE6BMjzGAFCCAoGX2xpbWl0IlEKF0dldFJlY2VudFRyYWRlc1Jlc3BvbnNlEjAKBnRyYWRlcxgBIAMoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5TWFya2V0VHJhZGU6BMjzGAIiGAoQR2V0VGlja2VyUmVxdWVzdDoEyPMYASLFAQoRR2V0VGlja2VyUmVzcG9uc2USDgoGbGF0ZXN0GAEgASgJEhIKCmxvd2VzdF9hc2sYAiABKAkSEwoLaGlnaGVzdF9iaWQYAyABKAkSFgoOcGVyY2VudF9jaGFuZ2UYBCABKAkSLwoLaGl2ZV92b2x1bWUYBSABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0Ei4KCmhiZF92b2x1bWUYBiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0IrIBChZHZXRUcmFkZUhpc3RvcnlSZXF1ZXN0EikKBXN0YXJ0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgNlbmQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWxpbWl0GAMgASgNSACIAQESFwoEc2tpcBhjIAEoDUIE4PQYAUgBiAEBOgTI8xgBQggKBl9saW1pdEIHCgVfc2tpcCKSAQoXR2V0VHJhZGVIaXN0b3J5UmVzcG9uc2USMAoGdHJhZGVzGAEgAygLMiAuaGl2ZS50eXBlcy52MS5MZWdhY3lNYXJrZXRUcmFkZRI/CgpuZXh0X3N0YXJ0GA8gASgLMisuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldFRyYWRlSGlzdG9yeVN0YXJ0OgTI8xgCIm0KFEdldFRyYWRlSGlzdG9yeVN0YXJ0EjMKBXN0YXJ0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEII+vMYBGRhdGUSFwoEc2tpcBhjIAEoDUIE4PQYAUgAiAEBQgcKBV9za2lwIhgKEEdldFZvbHVtZVJlcXVlc3Q6BMjzGAEidAoRR2V0Vm9sdW1lUmVzcG9uc2USLwoLaGl2ZV92b2x1bWUYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0Ei4KCmhiZF92b2x1bWUYAiABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0QosBCihpby5naXRodWIuaGl2ZWdhdGUuaGl2ZS5jb25kZW5zZXJfYXBpLnYxUAFaRmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvY29uZGVuc2VyX2FwaS92MTtjb25kZW5zZXJfYXBpdjGqAhRIaXZlLkNvbmRlbnNlckFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_legacy_state, file_hive_types_v1_market, file_hivegate_v1_options]);
 
 /**
  * GetMarketHistoryRequest is condenser_api.get_market_history's params:
@@ -165,9 +165,9 @@ export type GetOrderBookRequest = Message<"hive.condenser_api.v1.GetOrderBookReq
   /**
    * The number of orders per side, 1..500.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -214,9 +214,9 @@ export type GetRecentTradesRequest = Message<"hive.condenser_api.v1.GetRecentTra
   /**
    * The number of trades, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -343,9 +343,16 @@ export type GetTradeHistoryRequest = Message<"hive.condenser_api.v1.GetTradeHist
   /**
    * The number of trades, 1..1000.
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -367,6 +374,15 @@ export type GetTradeHistoryResponse = Message<"hive.condenser_api.v1.GetTradeHis
    * @generated from field: repeated hive.types.v1.LegacyMarketTrade trades = 1;
    */
   trades: LegacyMarketTrade[];
+
+  /**
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
+   *
+   * @generated from field: hive.condenser_api.v1.GetTradeHistoryStart next_start = 15;
+   */
+  nextStart?: GetTradeHistoryStart | undefined;
 };
 
 /**
@@ -375,6 +391,36 @@ export type GetTradeHistoryResponse = Message<"hive.condenser_api.v1.GetTradeHis
  */
 export const GetTradeHistoryResponseSchema: GenMessage<GetTradeHistoryResponse> = /*@__PURE__*/
   messageDesc(file_hive_condenser_api_v1_condenser_market, 13);
+
+/**
+ * GetTradeHistoryStart is get_trade_history's cursor: the time of the page's
+ * last trade and how many trades of that second the pages returned already
+ * (hived's start is inclusive and several trades can share one second).
+ *
+ * @generated from message hive.condenser_api.v1.GetTradeHistoryStart
+ */
+export type GetTradeHistoryStart = Message<"hive.condenser_api.v1.GetTradeHistoryStart"> & {
+  /**
+   * The next page's start.
+   *
+   * @generated from field: google.protobuf.Timestamp start = 1;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * Trades at `start` already returned.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
+};
+
+/**
+ * Describes the message hive.condenser_api.v1.GetTradeHistoryStart.
+ * Use `create(GetTradeHistoryStartSchema)` to create a new message.
+ */
+export const GetTradeHistoryStartSchema: GenMessage<GetTradeHistoryStart> = /*@__PURE__*/
+  messageDesc(file_hive_condenser_api_v1_condenser_market, 14);
 
 /**
  * GetVolumeRequest is condenser_api.get_volume's params: [] (exactly zero arguments).
@@ -389,7 +435,7 @@ export type GetVolumeRequest = Message<"hive.condenser_api.v1.GetVolumeRequest">
  * Use `create(GetVolumeRequestSchema)` to create a new message.
  */
 export const GetVolumeRequestSchema: GenMessage<GetVolumeRequest> = /*@__PURE__*/
-  messageDesc(file_hive_condenser_api_v1_condenser_market, 14);
+  messageDesc(file_hive_condenser_api_v1_condenser_market, 15);
 
 /**
  * GetVolumeResponse is the market volume of the last 24 hours.
@@ -417,5 +463,5 @@ export type GetVolumeResponse = Message<"hive.condenser_api.v1.GetVolumeResponse
  * Use `create(GetVolumeResponseSchema)` to create a new message.
  */
 export const GetVolumeResponseSchema: GenMessage<GetVolumeResponse> = /*@__PURE__*/
-  messageDesc(file_hive_condenser_api_v1_condenser_market, 15);
+  messageDesc(file_hive_condenser_api_v1_condenser_market, 16);
 

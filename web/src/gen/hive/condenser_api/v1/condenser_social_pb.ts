@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/condenser_social.proto.
  */
 export const file_hive_condenser_api_v1_condenser_social: GenFile = /*@__PURE__*/
-  fileDesc("CixoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX3NvY2lhbC5wcm90bxIVaGl2ZS5jb25kZW5zZXJfYXBpLnYxIk4KDkdldEJsb2dSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSDQoFbGltaXQYAyABKA06BMjzGAEiggEKD0dldEJsb2dSZXNwb25zZRIwCgdlbnRyaWVzGAEgAygLMh8uaGl2ZS50eXBlcy52MS5Db21tZW50QmxvZ0VudHJ5EjcKCm5leHRfc3RhcnQYDyABKAsyIy5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QmxvZ1N0YXJ0OgTI8xgCIjgKDEdldEJsb2dTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYACJVChVHZXRCbG9nRW50cmllc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIWCg5zdGFydF9lbnRyeV9pZBgCIAEoAxINCgVsaW1pdBgDIAEoDToEyPMYASKJAQoWR2V0QmxvZ0VudHJpZXNSZXNwb25zZRIpCgdlbnRyaWVzGAEgAygLMhguaGl2ZS50eXBlcy52MS5CbG9nRW50cnkSPgoKbmV4dF9zdGFydBgPIAEoCzIqLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRCbG9nRW50cmllc1N0YXJ0OgTI8xgCIj8KE0dldEJsb2dFbnRyaWVzU3RhcnQSKAoOc3RhcnRfZW50cnlfaWQYASABKANCEPrzGAhlbnRyeV9pZJD0GAAiTgoOR2V0RmVlZFJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIWCg5zdGFydF9lbnRyeV9pZBgCIAEoAxINCgVsaW1pdBgDIAEoDToEyPMYASKCAQoPR2V0RmVlZFJlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRGZWVkRW50cnkSNwoKbmV4dF9zdGFydBgPIAEoCzIjLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRGZWVkU3RhcnQ6BMjzGAIiOAoMR2V0RmVlZFN0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAIlUKFUdldEZlZWRFbnRyaWVzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEhYKDnN0YXJ0X2VudHJ5X2lkGAIgASgDEg0KBWxpbWl0GAMgASgNOgTI8xgBIokBChZHZXRGZWVkRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkZlZWRFbnRyeRI+CgpuZXh0X3N0YXJ0GA8gASgLMiouaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEZlZWRFbnRyaWVzU3RhcnQ6BMjzGAIiPwoTR2V0RmVlZEVudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYACKGAQoTR2V0Rm9sbG93ZXJzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjoKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgqi9BgGImJsb2ciEg0KBWxpbWl0GAQgASgNOgTI8xgBIoIBChRHZXRGb2xsb3dlcnNSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSPAoKbmV4dF9zdGFydBgPIAEoCzIoLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRGb2xsb3dlcnNTdGFydDoEyPMYAiIwChFHZXRGb2xsb3dlcnNTdGFydBIbCgVzdGFydBgBIAEoCUIM+vMYCGZvbGxvd2VyIoYBChNHZXRGb2xsb3dpbmdSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSDQoFc3RhcnQYAiABKAkSOgoLZm9sbG93X3R5cGUYAyABKA4yGS5oaXZlLnR5cGVzLnYxLkZvbGxvd1R5cGVCCqL0GAYiYmxvZyISDQoFbGltaXQYBCABKA06BMjzGAEiggEKFEdldEZvbGxvd2luZ1Jlc3BvbnNlEiYKB2ZvbGxvd3MYASADKAsyFS5oaXZlLnR5cGVzLnYxLkZvbGxvdxI8CgpuZXh0X3N0YXJ0GA8gASgLMiguaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEZvbGxvd2luZ1N0YXJ0OgTI8xgCIjEKEUdldEZvbGxvd2luZ1N0YXJ0EhwKBXN0YXJ0GAEgASgJQg368xgJZm9sbG93aW5nIpABCh1HZXRSZXBsaWVzQnlMYXN0VXBkYXRlUmVxdWVzdBIUCgxzdGFydF9hdXRob3IYASABKAkSFgoOc3RhcnRfcGVybWxpbmsYAiABKAkSDQoFbGltaXQYAyABKA0SGgoNdHJ1bmNhdGVfYm9keRgEIAEoDUgAiAEBOgTI8xgBQhAKDl90cnVuY2F0ZV9ib2R5IpQBCh5HZXRSZXBsaWVzQnlMYXN0VXBkYXRlUmVzcG9uc2USJAoHcmVwbGllcxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJGCgpuZXh0X3N0YXJ0GA8gASgLMjIuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldFJlcGxpZXNCeUxhc3RVcGRhdGVTdGFydDoEyPMYAiJlChtHZXRSZXBsaWVzQnlMYXN0VXBkYXRlU3RhcnQSIAoMc3RhcnRfYXV0aG9yGAEgASgJQgr68xgGYXV0aG9yEiQKDnN0YXJ0X3Blcm1saW5rGAIgASgJQgz68xgIcGVybWxpbmsiqQEKJ0dldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlUmVxdWVzdBIOCgZhdXRob3IYASABKAkSFgoOc3RhcnRfcGVybWxpbmsYAiABKAkSEwoLYmVmb3JlX2RhdGUYAyABKAkSDQoFbGltaXQYBCABKA0SGgoNdHJ1bmNhdGVfYm9keRgFIAEoDUgAiAEBOgTI8xgBQhAKDl90cnVuY2F0ZV9ib2R5IqwBCihHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlc3BvbnNlEigKC2Rpc2N1c3Npb25zGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0ElAKCm5leHRfc3RhcnQYDyABKAsyPC5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVTdGFydDoEyPMYAiJNCiVHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVN0YXJ0EiQKDnN0YXJ0X3Blcm1saW5rGAEgASgJQgz68xgIcGVybWxpbmsiQAoWR2V0VHJlbmRpbmdUYWdzUmVxdWVzdBIRCglzdGFydF90YWcYASABKAkSDQoFbGltaXQYAiABKA06BMjzGAEiigEKF0dldFRyZW5kaW5nVGFnc1Jlc3BvbnNlEigKBHRhZ3MYASADKAsyGi5oaXZlLnR5cGVzLnYxLlRyZW5kaW5nVGFnEj8KCm5leHRfc3RhcnQYDyABKAsyKy5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0VHJlbmRpbmdUYWdzU3RhcnQ6BMjzGAIiMwoUR2V0VHJlbmRpbmdUYWdzU3RhcnQSGwoJc3RhcnRfdGFnGAEgASgJQgj68xgEbmFtZSJQChxHZXRBY2NvdW50UmVwdXRhdGlvbnNSZXF1ZXN0EhsKE2FjY291bnRfbG93ZXJfYm91bmQYASABKAkSDQoFbGltaXQYAiABKA06BMjzGAEiowEKHUdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlEjUKC3JlcHV0YXRpb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5BY2NvdW50UmVwdXRhdGlvbhJFCgpuZXh0X3N0YXJ0GA8gASgLMjEuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0OgTI8xgCIkYKGkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0EigKE2FjY291bnRfbG93ZXJfYm91bmQYASABKAlCC/rzGAdhY2NvdW50QnwKGWNvbS5oaXZlLmNvbmRlbnNlcl9hcGkudjFQAVpGZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9jb25kZW5zZXJfYXBpL3YxO2NvbmRlbnNlcl9hcGl2MaoCFEhpdmUuQ29uZGVuc2VyQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("CixoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX3NvY2lhbC5wcm90bxIVaGl2ZS5jb25kZW5zZXJfYXBpLnYxIn8KDkdldEJsb2dSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSEgoFbGltaXQYAyABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQE6BMjzGAFCCAoGX2xpbWl0QgcKBV9za2lwIoIBCg9HZXRCbG9nUmVzcG9uc2USMAoHZW50cmllcxgBIAMoCzIfLmhpdmUudHlwZXMudjEuQ29tbWVudEJsb2dFbnRyeRI3CgpuZXh0X3N0YXJ0GA8gASgLMiMuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEJsb2dTdGFydDoEyPMYAiJaCgxHZXRCbG9nU3RhcnQSKAoOc3RhcnRfZW50cnlfaWQYASABKANCEPrzGAhlbnRyeV9pZJD0GAASFwoEc2tpcBhjIAEoDUIE4PQYAUgAiAEBQgcKBV9za2lwIoYBChVHZXRCbG9nRW50cmllc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIWCg5zdGFydF9lbnRyeV9pZBgCIAEoAxISCgVsaW1pdBgDIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAToEyPMYAUIICgZfbGltaXRCBwoFX3NraXAiiQEKFkdldEJsb2dFbnRyaWVzUmVzcG9uc2USKQoHZW50cmllcxgBIAMoCzIYLmhpdmUudHlwZXMudjEuQmxvZ0VudHJ5Ej4KCm5leHRfc3RhcnQYDyABKAsyKi5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0QmxvZ0VudHJpZXNTdGFydDoEyPMYAiJhChNHZXRCbG9nRW50cmllc1N0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAEhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCJ/Cg5HZXRGZWVkUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEhYKDnN0YXJ0X2VudHJ5X2lkGAIgASgDEhIKBWxpbWl0GAMgASgNSACIAQESFwoEc2tpcBhjIAEoDUIE4PQYAUgBiAEBOgTI8xgBQggKBl9saW1pdEIHCgVfc2tpcCKCAQoPR2V0RmVlZFJlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRGZWVkRW50cnkSNwoKbmV4dF9zdGFydBgPIAEoCzIjLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRGZWVkU3RhcnQ6BMjzGAIiWgoMR2V0RmVlZFN0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAEhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCKGAQoVR2V0RmVlZEVudHJpZXNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSEgoFbGltaXQYAyABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQE6BMjzGAFCCAoGX2xpbWl0QgcKBV9za2lwIokBChZHZXRGZWVkRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkZlZWRFbnRyeRI+CgpuZXh0X3N0YXJ0GA8gASgLMiouaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEZlZWRFbnRyaWVzU3RhcnQ6BMjzGAIiYQoTR2V0RmVlZEVudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYABIXCgRza2lwGGMgASgNQgTg9BgBSACIAQFCBwoFX3NraXAilQEKE0dldEZvbGxvd2Vyc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRINCgVzdGFydBgCIAEoCRI6Cgtmb2xsb3dfdHlwZRgDIAEoDjIZLmhpdmUudHlwZXMudjEuRm9sbG93VHlwZUIKovQYBiJibG9nIhISCgVsaW1pdBgEIAEoDUgAiAEBOgTI8xgBQggKBl9saW1pdCKCAQoUR2V0Rm9sbG93ZXJzUmVzcG9uc2USJgoHZm9sbG93cxgBIAMoCzIVLmhpdmUudHlwZXMudjEuRm9sbG93EjwKCm5leHRfc3RhcnQYDyABKAsyKC5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0Rm9sbG93ZXJzU3RhcnQ6BMjzGAIiMAoRR2V0Rm9sbG93ZXJzU3RhcnQSGwoFc3RhcnQYASABKAlCDPrzGAhmb2xsb3dlciKVAQoTR2V0Rm9sbG93aW5nUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjoKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgqi9BgGImJsb2ciEhIKBWxpbWl0GAQgASgNSACIAQE6BMjzGAFCCAoGX2xpbWl0IoIBChRHZXRGb2xsb3dpbmdSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSPAoKbmV4dF9zdGFydBgPIAEoCzIoLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRGb2xsb3dpbmdTdGFydDoEyPMYAiIxChFHZXRGb2xsb3dpbmdTdGFydBIcCgVzdGFydBgBIAEoCUIN+vMYCWZvbGxvd2luZyKfAQodR2V0UmVwbGllc0J5TGFzdFVwZGF0ZVJlcXVlc3QSFAoMc3RhcnRfYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhIKBWxpbWl0GAMgASgNSACIAQESGgoNdHJ1bmNhdGVfYm9keRgEIAEoDUgBiAEBOgTI8xgBQggKBl9saW1pdEIQCg5fdHJ1bmNhdGVfYm9keSKUAQoeR2V0UmVwbGllc0J5TGFzdFVwZGF0ZVJlc3BvbnNlEiQKB3JlcGxpZXMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSRgoKbmV4dF9zdGFydBgPIAEoCzIyLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRSZXBsaWVzQnlMYXN0VXBkYXRlU3RhcnQ6BMjzGAIiZQobR2V0UmVwbGllc0J5TGFzdFVwZGF0ZVN0YXJ0EiAKDHN0YXJ0X2F1dGhvchgBIAEoCUIK+vMYBmF1dGhvchIkCg5zdGFydF9wZXJtbGluaxgCIAEoCUIM+vMYCHBlcm1saW5rIrgBCidHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhMKC2JlZm9yZV9kYXRlGAMgASgJEhIKBWxpbWl0GAQgASgNSACIAQESGgoNdHJ1bmNhdGVfYm9keRgFIAEoDUgBiAEBOgTI8xgBQggKBl9saW1pdEIQCg5fdHJ1bmNhdGVfYm9keSKsAQooR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXNwb25zZRIoCgtkaXNjdXNzaW9ucxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJQCgpuZXh0X3N0YXJ0GA8gASgLMjwuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlU3RhcnQ6BMjzGAIiTQolR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVTdGFydBIkCg5zdGFydF9wZXJtbGluaxgBIAEoCUIM+vMYCHBlcm1saW5rIk8KFkdldFRyZW5kaW5nVGFnc1JlcXVlc3QSEQoJc3RhcnRfdGFnGAEgASgJEhIKBWxpbWl0GAIgASgNSACIAQE6BMjzGAFCCAoGX2xpbWl0IooBChdHZXRUcmVuZGluZ1RhZ3NSZXNwb25zZRIoCgR0YWdzGAEgAygLMhouaGl2ZS50eXBlcy52MS5UcmVuZGluZ1RhZxI/CgpuZXh0X3N0YXJ0GA8gASgLMisuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldFRyZW5kaW5nVGFnc1N0YXJ0OgTI8xgCIjMKFEdldFRyZW5kaW5nVGFnc1N0YXJ0EhsKCXN0YXJ0X3RhZxgBIAEoCUII+vMYBG5hbWUigQEKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRISCgVsaW1pdBgCIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAToEyPMYAUIICgZfbGltaXRCBwoFX3NraXAiowEKHUdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlEjUKC3JlcHV0YXRpb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5BY2NvdW50UmVwdXRhdGlvbhJFCgpuZXh0X3N0YXJ0GA8gASgLMjEuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0OgTI8xgCImgKGkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0EigKE2FjY291bnRfbG93ZXJfYm91bmQYASABKAlCC/rzGAdhY2NvdW50EhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcEKLAQooaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuY29uZGVuc2VyX2FwaS52MVABWkZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2NvbmRlbnNlcl9hcGkvdjE7Y29uZGVuc2VyX2FwaXYxqgIUSGl2ZS5Db25kZW5zZXJBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetBlogRequest is condenser_api.get_blog's params: [account, start_entry_id, limit].
@@ -38,9 +38,16 @@ export type GetBlogRequest = Message<"hive.condenser_api.v1.GetBlogRequest"> & {
   /**
    * The page size, 1..20 (hivemind's max_posts_per_call; required).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -64,11 +71,9 @@ export type GetBlogResponse = Message<"hive.condenser_api.v1.GetBlogResponse"> &
   entries: CommentBlogEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id. The start is inclusive, so the next page repeats that
-   * entry first (entry ids count from 0, and 0 as a start means "newest", so
-   * the cursor cannot skip ahead). Unset when the page is empty or ends at
-   * entry 0. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetBlogStart next_start = 15;
    */
@@ -94,6 +99,14 @@ export type GetBlogStart = Message<"hive.condenser_api.v1.GetBlogStart"> & {
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -125,11 +138,18 @@ export type GetBlogEntriesRequest = Message<"hive.condenser_api.v1.GetBlogEntrie
   startEntryId: bigint;
 
   /**
-   * The page size, 1..500 (required).
+   * The page size, 1..500 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -153,11 +173,9 @@ export type GetBlogEntriesResponse = Message<"hive.condenser_api.v1.GetBlogEntri
   entries: BlogEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id. The start is inclusive, so the next page repeats that
-   * entry first (entry ids count from 0, and 0 as a start means "newest", so
-   * the cursor cannot skip ahead). Unset when the page is empty or ends at
-   * entry 0. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetBlogEntriesStart next_start = 15;
    */
@@ -183,6 +201,14 @@ export type GetBlogEntriesStart = Message<"hive.condenser_api.v1.GetBlogEntriesS
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -215,9 +241,16 @@ export type GetFeedRequest = Message<"hive.condenser_api.v1.GetFeedRequest"> & {
   /**
    * The page size, 1..500.
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -241,11 +274,9 @@ export type GetFeedResponse = Message<"hive.condenser_api.v1.GetFeedResponse"> &
   entries: CommentFeedEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id. The start is inclusive, so the next page repeats that
-   * entry first (entry ids count from 0, and 0 as a start means "newest", so
-   * the cursor cannot skip ahead). Unset when the page is empty or ends at
-   * entry 0. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetFeedStart next_start = 15;
    */
@@ -271,6 +302,14 @@ export type GetFeedStart = Message<"hive.condenser_api.v1.GetFeedStart"> & {
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -304,9 +343,16 @@ export type GetFeedEntriesRequest = Message<"hive.condenser_api.v1.GetFeedEntrie
   /**
    * The page size, 1..500.
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -331,11 +377,9 @@ export type GetFeedEntriesResponse = Message<"hive.condenser_api.v1.GetFeedEntri
   entries: FeedEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id. The start is inclusive, so the next page repeats that
-   * entry first (entry ids count from 0, and 0 as a start means "newest", so
-   * the cursor cannot skip ahead). Unset when the page is empty or ends at
-   * entry 0. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetFeedEntriesStart next_start = 15;
    */
@@ -361,6 +405,14 @@ export type GetFeedEntriesStart = Message<"hive.condenser_api.v1.GetFeedEntriesS
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -400,11 +452,11 @@ export type GetFollowersRequest = Message<"hive.condenser_api.v1.GetFollowersReq
   followType: FollowType;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -428,9 +480,9 @@ export type GetFollowersResponse = Message<"hive.condenser_api.v1.GetFollowersRe
   follows: Follow[];
 
   /**
-   * The request cursor for the next page: start = the last relation's
-   * follower (hivemind's start is exclusive, so pages do not overlap). Unset
-   * when the page is empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetFollowersStart next_start = 15;
    */
@@ -495,11 +547,11 @@ export type GetFollowingRequest = Message<"hive.condenser_api.v1.GetFollowingReq
   followType: FollowType;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -523,9 +575,9 @@ export type GetFollowingResponse = Message<"hive.condenser_api.v1.GetFollowingRe
   follows: Follow[];
 
   /**
-   * The request cursor for the next page: start = the last relation's
-   * following (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetFollowingStart next_start = 15;
    */
@@ -583,11 +635,11 @@ export type GetRepliesByLastUpdateRequest = Message<"hive.condenser_api.v1.GetRe
   startPermlink: string;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; unset leaves it out (bodies
@@ -619,9 +671,9 @@ export type GetRepliesByLastUpdateResponse = Message<"hive.condenser_api.v1.GetR
   replies: Post[];
 
   /**
-   * The request cursor for the next page: the last reply's author and
-   * permlink (exclusive). Unset when the page is empty. Computed by
-   * hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetRepliesByLastUpdateStart next_start = 15;
    */
@@ -695,11 +747,11 @@ export type GetDiscussionsByAuthorBeforeDateRequest = Message<"hive.condenser_ap
   beforeDate: string;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; unset leaves it out (bodies
@@ -731,9 +783,9 @@ export type GetDiscussionsByAuthorBeforeDateResponse = Message<"hive.condenser_a
   discussions: Post[];
 
   /**
-   * The request cursor for the next page: start_permlink = the last post's
-   * permlink (exclusive). Unset when the page is empty. Computed by
-   * hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateStart next_start = 15;
    */
@@ -783,11 +835,11 @@ export type GetTrendingTagsRequest = Message<"hive.condenser_api.v1.GetTrendingT
   startTag: string;
 
   /**
-   * The page size, 1..250 (required).
+   * The page size, 1..250 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -811,9 +863,9 @@ export type GetTrendingTagsResponse = Message<"hive.condenser_api.v1.GetTrending
   tags: TrendingTag[];
 
   /**
-   * The request cursor for the next page: start_tag = the last tag's name
-   * (exclusive). Unset when the page is empty. Computed by hivegate; not
-   * part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetTrendingTagsStart next_start = 15;
    */
@@ -863,11 +915,18 @@ export type GetAccountReputationsRequest = Message<"hive.condenser_api.v1.GetAcc
   accountLowerBound: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -891,9 +950,9 @@ export type GetAccountReputationsResponse = Message<"hive.condenser_api.v1.GetAc
   reputations: AccountReputation[];
 
   /**
-   * The request cursor for the next page: account_lower_bound = the last
-   * account (inclusive, so the next page repeats it first). Unset when the
-   * page is empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetAccountReputationsStart next_start = 15;
    */
@@ -919,6 +978,14 @@ export type GetAccountReputationsStart = Message<"hive.condenser_api.v1.GetAccou
    * @generated from field: string account_lower_bound = 1;
    */
   accountLowerBound: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**

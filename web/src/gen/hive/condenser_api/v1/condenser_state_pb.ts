@@ -31,7 +31,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/condenser_state.proto.
  */
 export const file_hive_condenser_api_v1_condenser_state: GenFile = /*@__PURE__*/
-  fileDesc("CitoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX3N0YXRlLnByb3RvEhVoaXZlLmNvbmRlbnNlcl9hcGkudjEiMgoURmluZFByb3Bvc2Fsc1JlcXVlc3QSFAoMcHJvcG9zYWxfaWRzGAEgAygDOgTI8xgBIk8KFUZpbmRQcm9wb3NhbHNSZXNwb25zZRIwCglwcm9wb3NhbHMYASADKAsyHS5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByb3Bvc2FsOgTI8xgCIi8KFUZpbmRSY0FjY291bnRzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCToEyPMYASJTChZGaW5kUmNBY2NvdW50c1Jlc3BvbnNlEjMKC3JjX2FjY291bnRzGAEgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lSY0FjY291bnQ6BMjzGAIiOwodRmluZFJlY3VycmVudFRyYW5zZmVyc1JlcXVlc3QSFAoMZnJvbV9hY2NvdW50GAEgASgJOgTI8xgBImsKHkZpbmRSZWN1cnJlbnRUcmFuc2ZlcnNSZXNwb25zZRJDChNyZWN1cnJlbnRfdHJhbnNmZXJzGAEgAygLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lSZWN1cnJlbnRUcmFuc2ZlcjoEyPMYAiIeChZHZXRBY2NvdW50Q291bnRSZXF1ZXN0OgTI8xgBIi4KF0dldEFjY291bnRDb3VudFJlc3BvbnNlEg0KBWNvdW50GAEgASgEOgTI8xgCImgKEkdldEFjY291bnRzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCRIhChRkZWxheWVkX3ZvdGVzX2FjdGl2ZRgCIAEoCEgAiAEBOgTI8xgBQhcKFV9kZWxheWVkX3ZvdGVzX2FjdGl2ZSJTChNHZXRBY2NvdW50c1Jlc3BvbnNlEjYKCGFjY291bnRzGAEgAygLMiQuaGl2ZS50eXBlcy52MS5MZWdhY3lFeHRlbmRlZEFjY291bnQ6BMjzGAIiUQoZR2V0QWN0aXZlV2l0bmVzc2VzUmVxdWVzdBIbCg5pbmNsdWRlX2Z1dHVyZRgBIAEoCEgAiAEBOgTI8xgBQhEKD19pbmNsdWRlX2Z1dHVyZSI1ChpHZXRBY3RpdmVXaXRuZXNzZXNSZXNwb25zZRIRCgl3aXRuZXNzZXMYASADKAk6BMjzGAIiMAoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDToEyPMYASJKChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXI6BMjzGAIiIQoZR2V0Q2hhaW5Qcm9wZXJ0aWVzUmVxdWVzdDoEyPMYASJcChpHZXRDaGFpblByb3BlcnRpZXNSZXNwb25zZRI4Cgpwcm9wZXJ0aWVzGAEgASgLMiQuaGl2ZS50eXBlcy52MS5MZWdhY3lDaGFpblByb3BlcnRpZXM6BMjzGAIiQwoqR2V0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEieAorR2V0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXNwb25zZRJDCghyZXF1ZXN0cxgBIAMoCzIxLmhpdmUudHlwZXMudjEuTGVnYWN5Q29sbGF0ZXJhbGl6ZWRDb252ZXJ0UmVxdWVzdDoEyPMYAiIYChBHZXRDb25maWdSZXF1ZXN0OgTI8xgBIkIKEUdldENvbmZpZ1Jlc3BvbnNlEicKBmNvbmZpZxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6BMjzGAIiNQocR2V0Q29udmVyc2lvblJlcXVlc3RzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIlwKHUdldENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlEjUKCHJlcXVlc3RzGAEgAygLMiMuaGl2ZS50eXBlcy52MS5MZWdhY3lDb252ZXJ0UmVxdWVzdDoEyPMYAiIrCiNHZXRDdXJyZW50TWVkaWFuSGlzdG9yeVByaWNlUmVxdWVzdDoEyPMYASJXCiRHZXRDdXJyZW50TWVkaWFuSGlzdG9yeVByaWNlUmVzcG9uc2USKQoFcHJpY2UYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByaWNlOgTI8xgCIkEKEEdldEVzY3Jvd1JlcXVlc3QSFAoMZnJvbV9hY2NvdW50GAEgASgJEhEKCWVzY3Jvd19pZBgCIAEoDToEyPMYASJGChFHZXRFc2Nyb3dSZXNwb25zZRIrCgZlc2Nyb3cYASABKAsyGy5oaXZlLnR5cGVzLnYxLkxlZ2FjeUVzY3JvdzoEyPMYAiJ3CiRHZXRFeHBpcmluZ1Zlc3RpbmdEZWxlZ2F0aW9uc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYAyABKA06BMjzGAEiwwEKJUdldEV4cGlyaW5nVmVzdGluZ0RlbGVnYXRpb25zUmVzcG9uc2USRQoLZGVsZWdhdGlvbnMYASADKAsyMC5oaXZlLnR5cGVzLnYxLkxlZ2FjeVZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbhJNCgpuZXh0X3N0YXJ0GA8gASgLMjkuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldEV4cGlyaW5nVmVzdGluZ0RlbGVnYXRpb25zU3RhcnQ6BMjzGAIiXwoiR2V0RXhwaXJpbmdWZXN0aW5nRGVsZWdhdGlvbnNTdGFydBI5CgVzdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDvrzGApleHBpcmF0aW9uIh0KFUdldEZlZWRIaXN0b3J5UmVxdWVzdDoEyPMYASJWChZHZXRGZWVkSGlzdG9yeVJlc3BvbnNlEjYKDGZlZWRfaGlzdG9yeRgBIAEoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5RmVlZEhpc3Rvcnk6BMjzGAIiIQoZR2V0SGFyZGZvcmtWZXJzaW9uUmVxdWVzdDoEyPMYASIzChpHZXRIYXJkZm9ya1ZlcnNpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJOgTI8xgCIi0KF0dldEtleVJlZmVyZW5jZXNSZXF1ZXN0EgwKBGtleXMYASADKAk6BMjzGAEiSwoYR2V0S2V5UmVmZXJlbmNlc1Jlc3BvbnNlEikKCGFjY291bnRzGAEgAygLMhcuaGl2ZS50eXBlcy52MS5OYW1lTGlzdDoEyPMYAiInCh9HZXROZXh0U2NoZWR1bGVkSGFyZGZvcmtSZXF1ZXN0OgTI8xgBImUKIEdldE5leHRTY2hlZHVsZWRIYXJkZm9ya1Jlc3BvbnNlEhIKCmhmX3ZlcnNpb24YASABKAkSLQoJbGl2ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIvChZHZXRPd25lckhpc3RvcnlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEiWgoXR2V0T3duZXJIaXN0b3J5UmVzcG9uc2USOQoLb3duZXJfYXV0aHMYASADKAsyJC5oaXZlLnR5cGVzLnYxLk93bmVyQXV0aG9yaXR5SGlzdG9yeToEyPMYAiIyChlHZXRSZWNvdmVyeVJlcXVlc3RSZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEiWgoaR2V0UmVjb3ZlcnlSZXF1ZXN0UmVzcG9uc2USNgoHcmVxdWVzdBgBIAEoCzIlLmhpdmUudHlwZXMudjEuQWNjb3VudFJlY292ZXJ5UmVxdWVzdDoEyPMYAiIqChRHZXRSZXdhcmRGdW5kUmVxdWVzdBIMCgRuYW1lGAEgASgJOgTI8xgBIkwKFUdldFJld2FyZEZ1bmRSZXNwb25zZRItCgRmdW5kGAEgASgLMh8uaGl2ZS50eXBlcy52MS5MZWdhY3lSZXdhcmRGdW5kOgTI8xgCIjYKHUdldFNhdmluZ3NXaXRoZHJhd0Zyb21SZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEiYwoeR2V0U2F2aW5nc1dpdGhkcmF3RnJvbVJlc3BvbnNlEjsKC3dpdGhkcmF3YWxzGAEgAygLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lTYXZpbmdzV2l0aGRyYXdhbDoEyPMYAiI0ChtHZXRTYXZpbmdzV2l0aGRyYXdUb1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCToEyPMYASJhChxHZXRTYXZpbmdzV2l0aGRyYXdUb1Jlc3BvbnNlEjsKC3dpdGhkcmF3YWxzGAEgAygLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lTYXZpbmdzV2l0aGRyYXdhbDoEyPMYAiIZChFHZXRWZXJzaW9uUmVxdWVzdDoEyPMYASJDChJHZXRWZXJzaW9uUmVzcG9uc2USJwoHdmVyc2lvbhgBIAEoCzIWLmhpdmUudHlwZXMudjEuVmVyc2lvbjoEyPMYAiJpChhHZXRXaXRoZHJhd1JvdXRlc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRI2CgR0eXBlGAIgASgOMiguaGl2ZS5jb25kZW5zZXJfYXBpLnYxLldpdGhkcmF3Um91dGVUeXBlOgTI8xgBIlYKGUdldFdpdGhkcmF3Um91dGVzUmVzcG9uc2USMwoGcm91dGVzGAEgAygLMiMuaGl2ZS50eXBlcy52MS5XaXRoZHJhd1Zlc3RpbmdSb3V0ZToEyPMYAiIzChpHZXRXaXRuZXNzQnlBY2NvdW50UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIlIKG0dldFdpdG5lc3NCeUFjY291bnRSZXNwb25zZRItCgd3aXRuZXNzGAEgASgLMhwuaGl2ZS50eXBlcy52MS5MZWdhY3lXaXRuZXNzOgTI8xgCIh4KFkdldFdpdG5lc3NDb3VudFJlcXVlc3Q6BMjzGAEiLgoXR2V0V2l0bmVzc0NvdW50UmVzcG9uc2USDQoFY291bnQYASABKAQ6BMjzGAIiUQoZR2V0V2l0bmVzc1NjaGVkdWxlUmVxdWVzdBIbCg5pbmNsdWRlX2Z1dHVyZRgBIAEoCEgAiAEBOgTI8xgBQhEKD19pbmNsdWRlX2Z1dHVyZSJaChpHZXRXaXRuZXNzU2NoZWR1bGVSZXNwb25zZRI2CghzY2hlZHVsZRgBIAEoCzIkLmhpdmUudHlwZXMudjEuTGVnYWN5V2l0bmVzc1NjaGVkdWxlOgTI8xgCIigKE0dldFdpdG5lc3Nlc1JlcXVlc3QSCwoDaWRzGAEgAygEOgTI8xgBIlcKFEdldFdpdG5lc3Nlc1Jlc3BvbnNlEjkKCXdpdG5lc3NlcxgBIAMoCzImLmhpdmUuY29uZGVuc2VyX2FwaS52MS5PcHRpb25hbFdpdG5lc3M6BMjzGAIiRgoPT3B0aW9uYWxXaXRuZXNzEi0KB3dpdG5lc3MYASABKAsyHC5oaXZlLnR5cGVzLnYxLkxlZ2FjeVdpdG5lc3M6BMjzGAIiRAoZR2V0V2l0bmVzc2VzQnlWb3RlUmVxdWVzdBISCgpzdGFydF9uYW1lGAEgASgJEg0KBWxpbWl0GAIgASgNOgTI8xgBIpcBChpHZXRXaXRuZXNzZXNCeVZvdGVSZXNwb25zZRIvCgl3aXRuZXNzZXMYASADKAsyHC5oaXZlLnR5cGVzLnYxLkxlZ2FjeVdpdG5lc3MSQgoKbmV4dF9zdGFydBgPIAEoCzIuLmhpdmUuY29uZGVuc2VyX2FwaS52MS5HZXRXaXRuZXNzZXNCeVZvdGVTdGFydDoEyPMYAiI4ChdHZXRXaXRuZXNzZXNCeVZvdGVTdGFydBIdCgpzdGFydF9uYW1lGAEgASgJQgn68xgFb3duZXIiLQoZSXNLbm93blRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCToEyPMYASI0ChpJc0tub3duVHJhbnNhY3Rpb25SZXNwb25zZRIQCghpc19rbm93bhgBIAEoCDoEyPMYAiI7ChVMaXN0UmNBY2NvdW50c1JlcXVlc3QSDQoFc3RhcnQYASABKAkSDQoFbGltaXQYAiABKA06BMjzGAEikwEKFkxpc3RSY0FjY291bnRzUmVzcG9uc2USMwoLcmNfYWNjb3VudHMYASADKAsyHi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVJjQWNjb3VudBI+CgpuZXh0X3N0YXJ0GA8gASgLMiouaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RSY0FjY291bnRzU3RhcnQ6BMjzGAIiMQoTTGlzdFJjQWNjb3VudHNTdGFydBIaCgVzdGFydBgBIAEoCUIL+vMYB2FjY291bnQibwoeTGlzdFJjRGlyZWN0RGVsZWdhdGlvbnNSZXF1ZXN0EjgKBXN0YXJ0GAEgASgLMikuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLlJjRGVsZWdhdGlvbkN1cnNvchINCgVsaW1pdBgCIAEoDToEyPMYASJWChJSY0RlbGVnYXRpb25DdXJzb3ISJgoMZnJvbV9hY2NvdW50GAEgASgJQhD68xgMZnJvbV9hY2NvdW50EhIKAnRvGAIgASgJQgb68xgCdG86BMjzGAEiqAEKH0xpc3RSY0RpcmVjdERlbGVnYXRpb25zUmVzcG9uc2USQAoVcmNfZGlyZWN0X2RlbGVnYXRpb25zGAEgAygLMiEuaGl2ZS50eXBlcy52MS5SY0RpcmVjdERlbGVnYXRpb24SPQoKbmV4dF9zdGFydBgPIAEoCzIpLmhpdmUuY29uZGVuc2VyX2FwaS52MS5SY0RlbGVnYXRpb25DdXJzb3I6BMjzGAIibwoZTG9va3VwQWNjb3VudE5hbWVzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCRIhChRkZWxheWVkX3ZvdGVzX2FjdGl2ZRgCIAEoCEgAiAEBOgTI8xgBQhcKFV9kZWxheWVkX3ZvdGVzX2FjdGl2ZSJcChpMb29rdXBBY2NvdW50TmFtZXNSZXNwb25zZRI4CghhY2NvdW50cxgBIAMoCzImLmhpdmUuY29uZGVuc2VyX2FwaS52MS5PcHRpb25hbEFjY291bnQ6BMjzGAIiRgoPT3B0aW9uYWxBY2NvdW50Ei0KB2FjY291bnQYASABKAsyHC5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFjY291bnQ6BMjzGAIiRgoVTG9va3VwQWNjb3VudHNSZXF1ZXN0EhgKEGxvd2VyX2JvdW5kX25hbWUYASABKAkSDQoFbGltaXQYAiABKA06BMjzGAEibQoWTG9va3VwQWNjb3VudHNSZXNwb25zZRINCgVuYW1lcxgBIAMoCRI+CgpuZXh0X3N0YXJ0GA8gASgLMiouaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxvb2t1cEFjY291bnRzU3RhcnQ6BMjzGAIiNgoTTG9va3VwQWNjb3VudHNTdGFydBIfChBsb3dlcl9ib3VuZF9uYW1lGAEgASgJQgX68xgBLiJNChxMb29rdXBXaXRuZXNzQWNjb3VudHNSZXF1ZXN0EhgKEGxvd2VyX2JvdW5kX25hbWUYASABKAkSDQoFbGltaXQYAiABKA06BMjzGAEiewodTG9va3VwV2l0bmVzc0FjY291bnRzUmVzcG9uc2USDQoFbmFtZXMYASADKAkSRQoKbmV4dF9zdGFydBgPIAEoCzIxLmhpdmUuY29uZGVuc2VyX2FwaS52MS5Mb29rdXBXaXRuZXNzQWNjb3VudHNTdGFydDoEyPMYAiI9ChpMb29rdXBXaXRuZXNzQWNjb3VudHNTdGFydBIfChBsb3dlcl9ib3VuZF9uYW1lGAEgASgJQgX68xgBLiIpChVHZXRUcmFuc2FjdGlvblJlcXVlc3QSCgoCaWQYASABKAk6BMjzGAEiVQoWR2V0VHJhbnNhY3Rpb25SZXNwb25zZRI1Cgt0cmFuc2FjdGlvbhgBIAEoCzIgLmhpdmUudHlwZXMudjEuTGVnYWN5VHJhbnNhY3Rpb246BMjzGAIiVQoYR2V0VHJhbnNhY3Rpb25IZXhSZXF1ZXN0EjMKA3RyeBgBIAEoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2lnbmVkVHJhbnNhY3Rpb246BMjzGAEiLgoZR2V0VHJhbnNhY3Rpb25IZXhSZXNwb25zZRILCgNoZXgYASABKAk6BMjzGAIiWgodR2V0UG90ZW50aWFsU2lnbmF0dXJlc1JlcXVlc3QSMwoDdHJ4GAEgASgLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lTaWduZWRUcmFuc2FjdGlvbjoEyPMYASI0Ch5HZXRQb3RlbnRpYWxTaWduYXR1cmVzUmVzcG9uc2USDAoEa2V5cxgBIAMoCToEyPMYAiJxChxHZXRSZXF1aXJlZFNpZ25hdHVyZXNSZXF1ZXN0EjMKA3RyeBgBIAEoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2lnbmVkVHJhbnNhY3Rpb24SFgoOYXZhaWxhYmxlX2tleXMYAiADKAk6BMjzGAEiMwodR2V0UmVxdWlyZWRTaWduYXR1cmVzUmVzcG9uc2USDAoEa2V5cxgBIAMoCToEyPMYAiJTChZWZXJpZnlBdXRob3JpdHlSZXF1ZXN0EjMKA3RyeBgBIAEoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2lnbmVkVHJhbnNhY3Rpb246BMjzGAEiLgoXVmVyaWZ5QXV0aG9yaXR5UmVzcG9uc2USDQoFdmFsaWQYASABKAg6BMjzGAIiZQodVmVyaWZ5QWNjb3VudEF1dGhvcml0eVJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIPCgdzaWduZXJzGAIgAygJEhIKBWxldmVsGAMgASgJSACIAQE6BMjzGAFCCAoGX2xldmVsIjUKHlZlcmlmeUFjY291bnRBdXRob3JpdHlSZXNwb25zZRINCgV2YWxpZBgBIAEoCDoEyPMYAiLMAgoUTGlzdFByb3Bvc2Fsc1JlcXVlc3QSOAoFc3RhcnQYASABKAsyKS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuTGlzdFByb3Bvc2Fsc1N0YXJ0Eg0KBWxpbWl0GAIgASgNEjgKBW9yZGVyGAMgASgOMikuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNPcmRlchJPCg9vcmRlcl9kaXJlY3Rpb24YBCABKA4yJS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuT3JkZXJEaXJlY3Rpb25CD6L0GAsiYXNjZW5kaW5nIhI4CgZzdGF0dXMYBSABKA4yHS5oaXZlLnR5cGVzLnYxLlByb3Bvc2FsU3RhdHVzQgmi9BgFImFsbCISFAoHbGFzdF9pZBgGIAEoBEgAiAEBOgTI8xgBQgoKCF9sYXN0X2lkIrMFChJMaXN0UHJvcG9zYWxzU3RhcnQSUQoKYnlfY3JlYXRvchgBIAEoCzIzLmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxzU3RhcnQuQnlDcmVhdG9yQgaa9BgCW11IABJWCg1ieV9zdGFydF9kYXRlGAIgASgLMjUuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNTdGFydC5CeVN0YXJ0RGF0ZUIGmvQYAltdSAASUgoLYnlfZW5kX2RhdGUYAyABKAsyMy5oaXZlLmNvbmRlbnNlcl9hcGkudjEuTGlzdFByb3Bvc2Fsc1N0YXJ0LkJ5RW5kRGF0ZUIGmvQYAltdSAASWAoOYnlfdG90YWxfdm90ZXMYBCABKAsyNi5oaXZlLmNvbmRlbnNlcl9hcGkudjEuTGlzdFByb3Bvc2Fsc1N0YXJ0LkJ5VG90YWxWb3Rlc0IGmvQYAltdSAAaQAoJQnlDcmVhdG9yEiEKB2NyZWF0b3IYASABKAlCC/rzGAdjcmVhdG9ySACIAQE6BMjzGAFCCgoIX2NyZWF0b3IaUwoLQnlTdGFydERhdGUSPgoKc3RhcnRfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDvrzGApzdGFydF9kYXRlOgTI8xgBGk0KCUJ5RW5kRGF0ZRI6CghlbmRfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDPrzGAhlbmRfZGF0ZToEyPMYARpPCgxCeVRvdGFsVm90ZXMSKQoLdG90YWxfdm90ZXMYASABKARCD/rzGAt0b3RhbF92b3Rlc0gAiAEBOgTI8xgBQg4KDF90b3RhbF92b3RlczoEyPMYAkIHCgVzdGFydCKOAQoVTGlzdFByb3Bvc2Fsc1Jlc3BvbnNlEjAKCXByb3Bvc2FscxgBIAMoCzIdLmhpdmUudHlwZXMudjEuTGVnYWN5UHJvcG9zYWwSPQoKbmV4dF9zdGFydBgPIAEoCzIpLmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxzU3RhcnQ6BMjzGAIitgIKGExpc3RQcm9wb3NhbFZvdGVzUmVxdWVzdBI8CgVzdGFydBgBIAEoCzItLmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxWb3Rlc1N0YXJ0Eg0KBWxpbWl0GAIgASgNEjwKBW9yZGVyGAMgASgOMi0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzT3JkZXISTwoPb3JkZXJfZGlyZWN0aW9uGAQgASgOMiUuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLk9yZGVyRGlyZWN0aW9uQg+i9BgLImFzY2VuZGluZyISOAoGc3RhdHVzGAUgASgOMh0uaGl2ZS50eXBlcy52MS5Qcm9wb3NhbFN0YXR1c0IJovQYBSJhbGwiOgTI8xgBIv0DChZMaXN0UHJvcG9zYWxWb3Rlc1N0YXJ0EmIKEWJ5X3ZvdGVyX3Byb3Bvc2FsGAEgASgLMj0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQuQnlWb3RlclByb3Bvc2FsQgaa9BgCW11IABJiChFieV9wcm9wb3NhbF92b3RlchgCIAEoCzI9LmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxWb3Rlc1N0YXJ0LkJ5UHJvcG9zYWxWb3RlckIGmvQYAltdSAAahAEKD0J5Vm90ZXJQcm9wb3NhbBIdCgV2b3RlchgBIAEoCUIJ+vMYBXZvdGVySACIAQESMgoLcHJvcG9zYWxfaWQYAiABKANCGPrzGBRwcm9wb3NhbC5wcm9wb3NhbF9pZEgBiAEBOgTI8xgBQggKBl92b3RlckIOCgxfcHJvcG9zYWxfaWQahAEKD0J5UHJvcG9zYWxWb3RlchIyCgtwcm9wb3NhbF9pZBgBIAEoA0IY+vMYFHByb3Bvc2FsLnByb3Bvc2FsX2lkSACIAQESHQoFdm90ZXIYAiABKAlCCfrzGAV2b3RlckgBiAEBOgTI8xgBQg4KDF9wcm9wb3NhbF9pZEIICgZfdm90ZXI6BMjzGAJCBwoFc3RhcnQinwEKGUxpc3RQcm9wb3NhbFZvdGVzUmVzcG9uc2USOQoOcHJvcG9zYWxfdm90ZXMYASADKAsyIS5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByb3Bvc2FsVm90ZRJBCgpuZXh0X3N0YXJ0GA8gASgLMi0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQ6BMjzGAIqmQEKEVdpdGhkcmF3Um91dGVUeXBlEiMKH1dJVEhEUkFXX1JPVVRFX1RZUEVfVU5TUEVDSUZJRUQQABIgChxXSVRIRFJBV19ST1VURV9UWVBFX0lOQ09NSU5HEAESIAocV0lUSERSQVdfUk9VVEVfVFlQRV9PVVRHT0lORxACEhsKF1dJVEhEUkFXX1JPVVRFX1RZUEVfQUxMEAMq1gEKEkxpc3RQcm9wb3NhbHNPcmRlchIkCiBMSVNUX1BST1BPU0FMU19PUkRFUl9VTlNQRUNJRklFRBAAEiMKH0xJU1RfUFJPUE9TQUxTX09SREVSX0JZX0NSRUFUT1IQARImCiJMSVNUX1BST1BPU0FMU19PUkRFUl9CWV9TVEFSVF9EQVRFEAISJAogTElTVF9QUk9QT1NBTFNfT1JERVJfQllfRU5EX0RBVEUQAxInCiNMSVNUX1BST1BPU0FMU19PUkRFUl9CWV9UT1RBTF9WT1RFUxAEKnAKDk9yZGVyRGlyZWN0aW9uEh8KG09SREVSX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEh0KGU9SREVSX0RJUkVDVElPTl9BU0NFTkRJTkcQARIeChpPUkRFUl9ESVJFQ1RJT05fREVTQ0VORElORxACKqUBChZMaXN0UHJvcG9zYWxWb3Rlc09yZGVyEikKJUxJU1RfUFJPUE9TQUxfVk9URVNfT1JERVJfVU5TUEVDSUZJRUQQABIvCitMSVNUX1BST1BPU0FMX1ZPVEVTX09SREVSX0JZX1ZPVEVSX1BST1BPU0FMEAESLworTElTVF9QUk9QT1NBTF9WT1RFU19PUkRFUl9CWV9QUk9QT1NBTF9WT1RFUhACQnwKGWNvbS5oaXZlLmNvbmRlbnNlcl9hcGkudjFQAVpGZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9jb25kZW5zZXJfYXBpL3YxO2NvbmRlbnNlcl9hcGl2MaoCFEhpdmUuQ29uZGVuc2VyQXBpLlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hive_types_v1_account, file_hive_types_v1_asset, file_hive_types_v1_block, file_hive_types_v1_chain_state, file_hive_types_v1_finance, file_hive_types_v1_legacy, file_hive_types_v1_legacy_state, file_hive_types_v1_proposal, file_hive_types_v1_rc, file_hivegate_v1_options]);
+  fileDesc("CitoaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX3N0YXRlLnByb3RvEhVoaXZlLmNvbmRlbnNlcl9hcGkudjEiMgoURmluZFByb3Bvc2Fsc1JlcXVlc3QSFAoMcHJvcG9zYWxfaWRzGAEgAygDOgTI8xgBIk8KFUZpbmRQcm9wb3NhbHNSZXNwb25zZRIwCglwcm9wb3NhbHMYASADKAsyHS5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByb3Bvc2FsOgTI8xgCIi8KFUZpbmRSY0FjY291bnRzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCToEyPMYASJTChZGaW5kUmNBY2NvdW50c1Jlc3BvbnNlEjMKC3JjX2FjY291bnRzGAEgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lSY0FjY291bnQ6BMjzGAIiOwodRmluZFJlY3VycmVudFRyYW5zZmVyc1JlcXVlc3QSFAoMZnJvbV9hY2NvdW50GAEgASgJOgTI8xgBImsKHkZpbmRSZWN1cnJlbnRUcmFuc2ZlcnNSZXNwb25zZRJDChNyZWN1cnJlbnRfdHJhbnNmZXJzGAEgAygLMiYuaGl2ZS50eXBlcy52MS5MZWdhY3lSZWN1cnJlbnRUcmFuc2ZlcjoEyPMYAiIeChZHZXRBY2NvdW50Q291bnRSZXF1ZXN0OgTI8xgBIi4KF0dldEFjY291bnRDb3VudFJlc3BvbnNlEg0KBWNvdW50GAEgASgEOgTI8xgCImgKEkdldEFjY291bnRzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCRIhChRkZWxheWVkX3ZvdGVzX2FjdGl2ZRgCIAEoCEgAiAEBOgTI8xgBQhcKFV9kZWxheWVkX3ZvdGVzX2FjdGl2ZSJTChNHZXRBY2NvdW50c1Jlc3BvbnNlEjYKCGFjY291bnRzGAEgAygLMiQuaGl2ZS50eXBlcy52MS5MZWdhY3lFeHRlbmRlZEFjY291bnQ6BMjzGAIiUQoZR2V0QWN0aXZlV2l0bmVzc2VzUmVxdWVzdBIbCg5pbmNsdWRlX2Z1dHVyZRgBIAEoCEgAiAEBOgTI8xgBQhEKD19pbmNsdWRlX2Z1dHVyZSI1ChpHZXRBY3RpdmVXaXRuZXNzZXNSZXNwb25zZRIRCgl3aXRuZXNzZXMYASADKAk6BMjzGAIiMAoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoAzoEyPMYASJKChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXI6BMjzGAIiIQoZR2V0Q2hhaW5Qcm9wZXJ0aWVzUmVxdWVzdDoEyPMYASJcChpHZXRDaGFpblByb3BlcnRpZXNSZXNwb25zZRI4Cgpwcm9wZXJ0aWVzGAEgASgLMiQuaGl2ZS50eXBlcy52MS5MZWdhY3lDaGFpblByb3BlcnRpZXM6BMjzGAIiQwoqR2V0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEieAorR2V0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXNwb25zZRJDCghyZXF1ZXN0cxgBIAMoCzIxLmhpdmUudHlwZXMudjEuTGVnYWN5Q29sbGF0ZXJhbGl6ZWRDb252ZXJ0UmVxdWVzdDoEyPMYAiIYChBHZXRDb25maWdSZXF1ZXN0OgTI8xgBIkIKEUdldENvbmZpZ1Jlc3BvbnNlEicKBmNvbmZpZxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Q6BMjzGAIiNQocR2V0Q29udmVyc2lvblJlcXVlc3RzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIlwKHUdldENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlEjUKCHJlcXVlc3RzGAEgAygLMiMuaGl2ZS50eXBlcy52MS5MZWdhY3lDb252ZXJ0UmVxdWVzdDoEyPMYAiIrCiNHZXRDdXJyZW50TWVkaWFuSGlzdG9yeVByaWNlUmVxdWVzdDoEyPMYASJXCiRHZXRDdXJyZW50TWVkaWFuSGlzdG9yeVByaWNlUmVzcG9uc2USKQoFcHJpY2UYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByaWNlOgTI8xgCIkEKEEdldEVzY3Jvd1JlcXVlc3QSFAoMZnJvbV9hY2NvdW50GAEgASgJEhEKCWVzY3Jvd19pZBgCIAEoDToEyPMYASJGChFHZXRFc2Nyb3dSZXNwb25zZRIrCgZlc2Nyb3cYASABKAsyGy5oaXZlLnR5cGVzLnYxLkxlZ2FjeUVzY3JvdzoEyPMYAiKoAQokR2V0RXhwaXJpbmdWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSKQoFc3RhcnQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBWxpbWl0GAMgASgNSACIAQESFwoEc2tpcBhjIAEoDUIE4PQYAUgBiAEBOgTI8xgBQggKBl9saW1pdEIHCgVfc2tpcCLDAQolR2V0RXhwaXJpbmdWZXN0aW5nRGVsZWdhdGlvbnNSZXNwb25zZRJFCgtkZWxlZ2F0aW9ucxgBIAMoCzIwLmhpdmUudHlwZXMudjEuTGVnYWN5VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uEk0KCm5leHRfc3RhcnQYDyABKAsyOS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuR2V0RXhwaXJpbmdWZXN0aW5nRGVsZWdhdGlvbnNTdGFydDoEyPMYAiKBAQoiR2V0RXhwaXJpbmdWZXN0aW5nRGVsZWdhdGlvbnNTdGFydBI5CgVzdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDvrzGApleHBpcmF0aW9uEhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCIdChVHZXRGZWVkSGlzdG9yeVJlcXVlc3Q6BMjzGAEiVgoWR2V0RmVlZEhpc3RvcnlSZXNwb25zZRI2CgxmZWVkX2hpc3RvcnkYASABKAsyIC5oaXZlLnR5cGVzLnYxLkxlZ2FjeUZlZWRIaXN0b3J5OgTI8xgCIiEKGUdldEhhcmRmb3JrVmVyc2lvblJlcXVlc3Q6BMjzGAEiMwoaR2V0SGFyZGZvcmtWZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCToEyPMYAiItChdHZXRLZXlSZWZlcmVuY2VzUmVxdWVzdBIMCgRrZXlzGAEgAygJOgTI8xgBIksKGEdldEtleVJlZmVyZW5jZXNSZXNwb25zZRIpCghhY2NvdW50cxgBIAMoCzIXLmhpdmUudHlwZXMudjEuTmFtZUxpc3Q6BMjzGAIiJwofR2V0TmV4dFNjaGVkdWxlZEhhcmRmb3JrUmVxdWVzdDoEyPMYASJlCiBHZXROZXh0U2NoZWR1bGVkSGFyZGZvcmtSZXNwb25zZRISCgpoZl92ZXJzaW9uGAEgASgJEi0KCWxpdmVfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLwoWR2V0T3duZXJIaXN0b3J5UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIloKF0dldE93bmVySGlzdG9yeVJlc3BvbnNlEjkKC293bmVyX2F1dGhzGAEgAygLMiQuaGl2ZS50eXBlcy52MS5Pd25lckF1dGhvcml0eUhpc3Rvcnk6BMjzGAIiMgoZR2V0UmVjb3ZlcnlSZXF1ZXN0UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIloKGkdldFJlY292ZXJ5UmVxdWVzdFJlc3BvbnNlEjYKB3JlcXVlc3QYASABKAsyJS5oaXZlLnR5cGVzLnYxLkFjY291bnRSZWNvdmVyeVJlcXVlc3Q6BMjzGAIiKgoUR2V0UmV3YXJkRnVuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCToEyPMYASJMChVHZXRSZXdhcmRGdW5kUmVzcG9uc2USLQoEZnVuZBgBIAEoCzIfLmhpdmUudHlwZXMudjEuTGVnYWN5UmV3YXJkRnVuZDoEyPMYAiI2Ch1HZXRTYXZpbmdzV2l0aGRyYXdGcm9tUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBImMKHkdldFNhdmluZ3NXaXRoZHJhd0Zyb21SZXNwb25zZRI7Cgt3aXRoZHJhd2FscxgBIAMoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2F2aW5nc1dpdGhkcmF3YWw6BMjzGAIiNAobR2V0U2F2aW5nc1dpdGhkcmF3VG9SZXF1ZXN0Eg8KB2FjY291bnQYASABKAk6BMjzGAEiYQocR2V0U2F2aW5nc1dpdGhkcmF3VG9SZXNwb25zZRI7Cgt3aXRoZHJhd2FscxgBIAMoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2F2aW5nc1dpdGhkcmF3YWw6BMjzGAIiGQoRR2V0VmVyc2lvblJlcXVlc3Q6BMjzGAEiQwoSR2V0VmVyc2lvblJlc3BvbnNlEicKB3ZlcnNpb24YASABKAsyFi5oaXZlLnR5cGVzLnYxLlZlcnNpb246BMjzGAIiaQoYR2V0V2l0aGRyYXdSb3V0ZXNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSNgoEdHlwZRgCIAEoDjIoLmhpdmUuY29uZGVuc2VyX2FwaS52MS5XaXRoZHJhd1JvdXRlVHlwZToEyPMYASJWChlHZXRXaXRoZHJhd1JvdXRlc1Jlc3BvbnNlEjMKBnJvdXRlcxgBIAMoCzIjLmhpdmUudHlwZXMudjEuV2l0aGRyYXdWZXN0aW5nUm91dGU6BMjzGAIiMwoaR2V0V2l0bmVzc0J5QWNjb3VudFJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCToEyPMYASJSChtHZXRXaXRuZXNzQnlBY2NvdW50UmVzcG9uc2USLQoHd2l0bmVzcxgBIAEoCzIcLmhpdmUudHlwZXMudjEuTGVnYWN5V2l0bmVzczoEyPMYAiIeChZHZXRXaXRuZXNzQ291bnRSZXF1ZXN0OgTI8xgBIi4KF0dldFdpdG5lc3NDb3VudFJlc3BvbnNlEg0KBWNvdW50GAEgASgEOgTI8xgCIlEKGUdldFdpdG5lc3NTY2hlZHVsZVJlcXVlc3QSGwoOaW5jbHVkZV9mdXR1cmUYASABKAhIAIgBAToEyPMYAUIRCg9faW5jbHVkZV9mdXR1cmUiWgoaR2V0V2l0bmVzc1NjaGVkdWxlUmVzcG9uc2USNgoIc2NoZWR1bGUYASABKAsyJC5oaXZlLnR5cGVzLnYxLkxlZ2FjeVdpdG5lc3NTY2hlZHVsZToEyPMYAiIoChNHZXRXaXRuZXNzZXNSZXF1ZXN0EgsKA2lkcxgBIAMoBDoEyPMYASJXChRHZXRXaXRuZXNzZXNSZXNwb25zZRI5Cgl3aXRuZXNzZXMYASADKAsyJi5oaXZlLmNvbmRlbnNlcl9hcGkudjEuT3B0aW9uYWxXaXRuZXNzOgTI8xgCIkYKD09wdGlvbmFsV2l0bmVzcxItCgd3aXRuZXNzGAEgASgLMhwuaGl2ZS50eXBlcy52MS5MZWdhY3lXaXRuZXNzOgTI8xgCInUKGUdldFdpdG5lc3Nlc0J5Vm90ZVJlcXVlc3QSEgoKc3RhcnRfbmFtZRgBIAEoCRISCgVsaW1pdBgCIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAToEyPMYAUIICgZfbGltaXRCBwoFX3NraXAilwEKGkdldFdpdG5lc3Nlc0J5Vm90ZVJlc3BvbnNlEi8KCXdpdG5lc3NlcxgBIAMoCzIcLmhpdmUudHlwZXMudjEuTGVnYWN5V2l0bmVzcxJCCgpuZXh0X3N0YXJ0GA8gASgLMi4uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkdldFdpdG5lc3Nlc0J5Vm90ZVN0YXJ0OgTI8xgCIloKF0dldFdpdG5lc3Nlc0J5Vm90ZVN0YXJ0Eh0KCnN0YXJ0X25hbWUYASABKAlCCfrzGAVvd25lchIXCgRza2lwGGMgASgNQgTg9BgBSACIAQFCBwoFX3NraXAiLQoZSXNLbm93blRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCToEyPMYASI0ChpJc0tub3duVHJhbnNhY3Rpb25SZXNwb25zZRIQCghpc19rbm93bhgBIAEoCDoEyPMYAiJsChVMaXN0UmNBY2NvdW50c1JlcXVlc3QSDQoFc3RhcnQYASABKAkSEgoFbGltaXQYAiABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQE6BMjzGAFCCAoGX2xpbWl0QgcKBV9za2lwIpMBChZMaXN0UmNBY2NvdW50c1Jlc3BvbnNlEjMKC3JjX2FjY291bnRzGAEgAygLMh4uaGl2ZS50eXBlcy52MS5MZWdhY3lSY0FjY291bnQSPgoKbmV4dF9zdGFydBgPIAEoCzIqLmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UmNBY2NvdW50c1N0YXJ0OgTI8xgCIlMKE0xpc3RSY0FjY291bnRzU3RhcnQSGgoFc3RhcnQYASABKAlCC/rzGAdhY2NvdW50EhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCJ+Ch5MaXN0UmNEaXJlY3REZWxlZ2F0aW9uc1JlcXVlc3QSOAoFc3RhcnQYASABKAsyKS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuUmNEZWxlZ2F0aW9uQ3Vyc29yEhIKBWxpbWl0GAIgASgNSACIAQE6BMjzGAFCCAoGX2xpbWl0IngKElJjRGVsZWdhdGlvbkN1cnNvchImCgxmcm9tX2FjY291bnQYASABKAlCEPrzGAxmcm9tX2FjY291bnQSEgoCdG8YAiABKAlCBvrzGAJ0bxIXCgRza2lwGGQgASgNQgTg9BgBSACIAQE6BMjzGAFCBwoFX3NraXAiqAEKH0xpc3RSY0RpcmVjdERlbGVnYXRpb25zUmVzcG9uc2USQAoVcmNfZGlyZWN0X2RlbGVnYXRpb25zGAEgAygLMiEuaGl2ZS50eXBlcy52MS5SY0RpcmVjdERlbGVnYXRpb24SPQoKbmV4dF9zdGFydBgPIAEoCzIpLmhpdmUuY29uZGVuc2VyX2FwaS52MS5SY0RlbGVnYXRpb25DdXJzb3I6BMjzGAIibwoZTG9va3VwQWNjb3VudE5hbWVzUmVxdWVzdBIQCghhY2NvdW50cxgBIAMoCRIhChRkZWxheWVkX3ZvdGVzX2FjdGl2ZRgCIAEoCEgAiAEBOgTI8xgBQhcKFV9kZWxheWVkX3ZvdGVzX2FjdGl2ZSJcChpMb29rdXBBY2NvdW50TmFtZXNSZXNwb25zZRI4CghhY2NvdW50cxgBIAMoCzImLmhpdmUuY29uZGVuc2VyX2FwaS52MS5PcHRpb25hbEFjY291bnQ6BMjzGAIiRgoPT3B0aW9uYWxBY2NvdW50Ei0KB2FjY291bnQYASABKAsyHC5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFjY291bnQ6BMjzGAIidwoVTG9va3VwQWNjb3VudHNSZXF1ZXN0EhgKEGxvd2VyX2JvdW5kX25hbWUYASABKAkSEgoFbGltaXQYAiABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQE6BMjzGAFCCAoGX2xpbWl0QgcKBV9za2lwIm0KFkxvb2t1cEFjY291bnRzUmVzcG9uc2USDQoFbmFtZXMYASADKAkSPgoKbmV4dF9zdGFydBgPIAEoCzIqLmhpdmUuY29uZGVuc2VyX2FwaS52MS5Mb29rdXBBY2NvdW50c1N0YXJ0OgTI8xgCIlgKE0xvb2t1cEFjY291bnRzU3RhcnQSHwoQbG93ZXJfYm91bmRfbmFtZRgBIAEoCUIF+vMYAS4SFwoEc2tpcBhjIAEoDUIE4PQYAUgAiAEBQgcKBV9za2lwIn4KHExvb2t1cFdpdG5lc3NBY2NvdW50c1JlcXVlc3QSGAoQbG93ZXJfYm91bmRfbmFtZRgBIAEoCRISCgVsaW1pdBgCIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAToEyPMYAUIICgZfbGltaXRCBwoFX3NraXAiewodTG9va3VwV2l0bmVzc0FjY291bnRzUmVzcG9uc2USDQoFbmFtZXMYASADKAkSRQoKbmV4dF9zdGFydBgPIAEoCzIxLmhpdmUuY29uZGVuc2VyX2FwaS52MS5Mb29rdXBXaXRuZXNzQWNjb3VudHNTdGFydDoEyPMYAiJfChpMb29rdXBXaXRuZXNzQWNjb3VudHNTdGFydBIfChBsb3dlcl9ib3VuZF9uYW1lGAEgASgJQgX68xgBLhIXCgRza2lwGGMgASgNQgTg9BgBSACIAQFCBwoFX3NraXAiKQoVR2V0VHJhbnNhY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJOgTI8xgBIlUKFkdldFRyYW5zYWN0aW9uUmVzcG9uc2USNQoLdHJhbnNhY3Rpb24YASABKAsyIC5oaXZlLnR5cGVzLnYxLkxlZ2FjeVRyYW5zYWN0aW9uOgTI8xgCIlUKGEdldFRyYW5zYWN0aW9uSGV4UmVxdWVzdBIzCgN0cngYASABKAsyJi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVNpZ25lZFRyYW5zYWN0aW9uOgTI8xgBIi4KGUdldFRyYW5zYWN0aW9uSGV4UmVzcG9uc2USCwoDaGV4GAEgASgJOgTI8xgCIloKHUdldFBvdGVudGlhbFNpZ25hdHVyZXNSZXF1ZXN0EjMKA3RyeBgBIAEoCzImLmhpdmUudHlwZXMudjEuTGVnYWN5U2lnbmVkVHJhbnNhY3Rpb246BMjzGAEiNAoeR2V0UG90ZW50aWFsU2lnbmF0dXJlc1Jlc3BvbnNlEgwKBGtleXMYASADKAk6BMjzGAIicQocR2V0UmVxdWlyZWRTaWduYXR1cmVzUmVxdWVzdBIzCgN0cngYASABKAsyJi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVNpZ25lZFRyYW5zYWN0aW9uEhYKDmF2YWlsYWJsZV9rZXlzGAIgAygJOgTI8xgBIjMKHUdldFJlcXVpcmVkU2lnbmF0dXJlc1Jlc3BvbnNlEgwKBGtleXMYASADKAk6BMjzGAIiUwoWVmVyaWZ5QXV0aG9yaXR5UmVxdWVzdBIzCgN0cngYASABKAsyJi5oaXZlLnR5cGVzLnYxLkxlZ2FjeVNpZ25lZFRyYW5zYWN0aW9uOgTI8xgBIi4KF1ZlcmlmeUF1dGhvcml0eVJlc3BvbnNlEg0KBXZhbGlkGAEgASgIOgTI8xgCImUKHVZlcmlmeUFjY291bnRBdXRob3JpdHlSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSDwoHc2lnbmVycxgCIAMoCRISCgVsZXZlbBgDIAEoCUgAiAEBOgTI8xgBQggKBl9sZXZlbCI1Ch5WZXJpZnlBY2NvdW50QXV0aG9yaXR5UmVzcG9uc2USDQoFdmFsaWQYASABKAg6BMjzGAIi2wIKFExpc3RQcm9wb3NhbHNSZXF1ZXN0EjgKBXN0YXJ0GAEgASgLMikuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNTdGFydBISCgVsaW1pdBgCIAEoDUgAiAEBEjgKBW9yZGVyGAMgASgOMikuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNPcmRlchJPCg9vcmRlcl9kaXJlY3Rpb24YBCABKA4yJS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuT3JkZXJEaXJlY3Rpb25CD6L0GAsiYXNjZW5kaW5nIhI4CgZzdGF0dXMYBSABKA4yHS5oaXZlLnR5cGVzLnYxLlByb3Bvc2FsU3RhdHVzQgmi9BgFImFsbCISFAoHbGFzdF9pZBgGIAEoBEgBiAEBOgTI8xgBQggKBl9saW1pdEIKCghfbGFzdF9pZCLVBQoSTGlzdFByb3Bvc2Fsc1N0YXJ0ElEKCmJ5X2NyZWF0b3IYASABKAsyMy5oaXZlLmNvbmRlbnNlcl9hcGkudjEuTGlzdFByb3Bvc2Fsc1N0YXJ0LkJ5Q3JlYXRvckIGmvQYAltdSAASVgoNYnlfc3RhcnRfZGF0ZRgCIAEoCzI1LmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxzU3RhcnQuQnlTdGFydERhdGVCBpr0GAJbXUgAElIKC2J5X2VuZF9kYXRlGAMgASgLMjMuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNTdGFydC5CeUVuZERhdGVCBpr0GAJbXUgAElgKDmJ5X3RvdGFsX3ZvdGVzGAQgASgLMjYuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNTdGFydC5CeVRvdGFsVm90ZXNCBpr0GAJbXUgAEhcKBHNraXAYZCABKA1CBOD0GAFIAYgBARpACglCeUNyZWF0b3ISIQoHY3JlYXRvchgBIAEoCUIL+vMYB2NyZWF0b3JIAIgBAToEyPMYAUIKCghfY3JlYXRvchpTCgtCeVN0YXJ0RGF0ZRI+CgpzdGFydF9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIO+vMYCnN0YXJ0X2RhdGU6BMjzGAEaTQoJQnlFbmREYXRlEjoKCGVuZF9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIM+vMYCGVuZF9kYXRlOgTI8xgBGk8KDEJ5VG90YWxWb3RlcxIpCgt0b3RhbF92b3RlcxgBIAEoBEIP+vMYC3RvdGFsX3ZvdGVzSACIAQE6BMjzGAFCDgoMX3RvdGFsX3ZvdGVzOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIo4BChVMaXN0UHJvcG9zYWxzUmVzcG9uc2USMAoJcHJvcG9zYWxzGAEgAygLMh0uaGl2ZS50eXBlcy52MS5MZWdhY3lQcm9wb3NhbBI9CgpuZXh0X3N0YXJ0GA8gASgLMikuaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbHNTdGFydDoEyPMYAiLFAgoYTGlzdFByb3Bvc2FsVm90ZXNSZXF1ZXN0EjwKBXN0YXJ0GAEgASgLMi0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQSEgoFbGltaXQYAiABKA1IAIgBARI8CgVvcmRlchgDIAEoDjItLmhpdmUuY29uZGVuc2VyX2FwaS52MS5MaXN0UHJvcG9zYWxWb3Rlc09yZGVyEk8KD29yZGVyX2RpcmVjdGlvbhgEIAEoDjIlLmhpdmUuY29uZGVuc2VyX2FwaS52MS5PcmRlckRpcmVjdGlvbkIPovQYCyJhc2NlbmRpbmciEjgKBnN0YXR1cxgFIAEoDjIdLmhpdmUudHlwZXMudjEuUHJvcG9zYWxTdGF0dXNCCaL0GAUiYWxsIjoEyPMYAUIICgZfbGltaXQinwQKFkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQSYgoRYnlfdm90ZXJfcHJvcG9zYWwYASABKAsyPS5oaXZlLmNvbmRlbnNlcl9hcGkudjEuTGlzdFByb3Bvc2FsVm90ZXNTdGFydC5CeVZvdGVyUHJvcG9zYWxCBpr0GAJbXUgAEmIKEWJ5X3Byb3Bvc2FsX3ZvdGVyGAIgASgLMj0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQuQnlQcm9wb3NhbFZvdGVyQgaa9BgCW11IABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEahAEKD0J5Vm90ZXJQcm9wb3NhbBIdCgV2b3RlchgBIAEoCUIJ+vMYBXZvdGVySACIAQESMgoLcHJvcG9zYWxfaWQYAiABKANCGPrzGBRwcm9wb3NhbC5wcm9wb3NhbF9pZEgBiAEBOgTI8xgBQggKBl92b3RlckIOCgxfcHJvcG9zYWxfaWQahAEKD0J5UHJvcG9zYWxWb3RlchIyCgtwcm9wb3NhbF9pZBgBIAEoA0IY+vMYFHByb3Bvc2FsLnByb3Bvc2FsX2lkSACIAQESHQoFdm90ZXIYAiABKAlCCfrzGAV2b3RlckgBiAEBOgTI8xgBQg4KDF9wcm9wb3NhbF9pZEIICgZfdm90ZXI6BMjzGAJCBwoFc3RhcnRCBwoFX3NraXAinwEKGUxpc3RQcm9wb3NhbFZvdGVzUmVzcG9uc2USOQoOcHJvcG9zYWxfdm90ZXMYASADKAsyIS5oaXZlLnR5cGVzLnYxLkxlZ2FjeVByb3Bvc2FsVm90ZRJBCgpuZXh0X3N0YXJ0GA8gASgLMi0uaGl2ZS5jb25kZW5zZXJfYXBpLnYxLkxpc3RQcm9wb3NhbFZvdGVzU3RhcnQ6BMjzGAIqmQEKEVdpdGhkcmF3Um91dGVUeXBlEiMKH1dJVEhEUkFXX1JPVVRFX1RZUEVfVU5TUEVDSUZJRUQQABIgChxXSVRIRFJBV19ST1VURV9UWVBFX0lOQ09NSU5HEAESIAocV0lUSERSQVdfUk9VVEVfVFlQRV9PVVRHT0lORxACEhsKF1dJVEhEUkFXX1JPVVRFX1RZUEVfQUxMEAMq1gEKEkxpc3RQcm9wb3NhbHNPcmRlchIkCiBMSVNUX1BST1BPU0FMU19PUkRFUl9VTlNQRUNJRklFRBAAEiMKH0xJU1RfUFJPUE9TQUxTX09SREVSX0JZX0NSRUFUT1IQARImCiJMSVNUX1BST1BPU0FMU19PUkRFUl9CWV9TVEFSVF9EQVRFEAISJAogTElTVF9QUk9QT1NBTFNfT1JERVJfQllfRU5EX0RBVEUQAxInCiNMSVNUX1BST1BPU0FMU19PUkRFUl9CWV9UT1RBTF9WT1RFUxAEKnAKDk9yZGVyRGlyZWN0aW9uEh8KG09SREVSX0RJUkVDVElPTl9VTlNQRUNJRklFRBAAEh0KGU9SREVSX0RJUkVDVElPTl9BU0NFTkRJTkcQARIeChpPUkRFUl9ESVJFQ1RJT05fREVTQ0VORElORxACKqUBChZMaXN0UHJvcG9zYWxWb3Rlc09yZGVyEikKJUxJU1RfUFJPUE9TQUxfVk9URVNfT1JERVJfVU5TUEVDSUZJRUQQABIvCitMSVNUX1BST1BPU0FMX1ZPVEVTX09SREVSX0JZX1ZPVEVSX1BST1BPU0FMEAESLworTElTVF9QUk9QT1NBTF9WT1RFU19PUkRFUl9CWV9QUk9QT1NBTF9WT1RFUhACQosBCihpby5naXRodWIuaGl2ZWdhdGUuaGl2ZS5jb25kZW5zZXJfYXBpLnYxUAFaRmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvY29uZGVuc2VyX2FwaS92MTtjb25kZW5zZXJfYXBpdjGqAhRIaXZlLkNvbmRlbnNlckFwaS5WMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_hive_types_v1_account, file_hive_types_v1_asset, file_hive_types_v1_block, file_hive_types_v1_chain_state, file_hive_types_v1_finance, file_hive_types_v1_legacy, file_hive_types_v1_legacy_state, file_hive_types_v1_proposal, file_hive_types_v1_rc, file_hivegate_v1_options]);
 
 /**
  * FindProposalsRequest is condenser_api.find_proposals' params: [proposal_ids].
@@ -296,11 +296,13 @@ export const GetActiveWitnessesResponseSchema: GenMessage<GetActiveWitnessesResp
  */
 export type GetBlockHeaderRequest = Message<"hive.condenser_api.v1.GetBlockHeaderRequest"> & {
   /**
-   * The block number.
+   * The block number. Signed, so that every number a client
+   * sends is expressible: nodes read it as hived's uint32 (the recorded
+   * -1 names no block).
    *
-   * @generated from field: uint32 block_num = 1;
+   * @generated from field: int64 block_num = 1;
    */
-  blockNum: number;
+  blockNum: bigint;
 };
 
 /**
@@ -599,11 +601,18 @@ export type GetExpiringVestingDelegationsRequest = Message<"hive.condenser_api.v
   start?: Timestamp | undefined;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -628,10 +637,9 @@ export type GetExpiringVestingDelegationsResponse = Message<"hive.condenser_api.
   delegations: LegacyVestingDelegationExpiration[];
 
   /**
-   * The request cursor for the next page: start = the last delegation's
-   * expiration. The start is inclusive: the next page repeats the delegations
-   * expiring at that time, drop those already seen. Unset when the page is
-   * empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetExpiringVestingDelegationsStart next_start = 15;
    */
@@ -658,6 +666,14 @@ export type GetExpiringVestingDelegationsStart = Message<"hive.condenser_api.v1.
    * @generated from field: google.protobuf.Timestamp start = 1;
    */
   start?: Timestamp | undefined;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1324,11 +1340,18 @@ export type GetWitnessesByVoteRequest = Message<"hive.condenser_api.v1.GetWitnes
   startName: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1352,9 +1375,9 @@ export type GetWitnessesByVoteResponse = Message<"hive.condenser_api.v1.GetWitne
   witnesses: LegacyWitness[];
 
   /**
-   * The request cursor for the next page: start_name = the last witness.
-   * The start is inclusive: the next page repeats that witness first. Unset
-   * when the page is empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.GetWitnessesByVoteStart next_start = 15;
    */
@@ -1380,6 +1403,14 @@ export type GetWitnessesByVoteStart = Message<"hive.condenser_api.v1.GetWitnesse
    * @generated from field: string start_name = 1;
    */
   startName: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1445,11 +1476,18 @@ export type ListRcAccountsRequest = Message<"hive.condenser_api.v1.ListRcAccount
   start: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1473,9 +1511,9 @@ export type ListRcAccountsResponse = Message<"hive.condenser_api.v1.ListRcAccoun
   rcAccounts: LegacyRcAccount[];
 
   /**
-   * The request cursor for the next page: start = the last account
-   * (inclusive: the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.ListRcAccountsStart next_start = 15;
    */
@@ -1501,6 +1539,14 @@ export type ListRcAccountsStart = Message<"hive.condenser_api.v1.ListRcAccountsS
    * @generated from field: string start = 1;
    */
   start: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1526,11 +1572,11 @@ export type ListRcDirectDelegationsRequest = Message<"hive.condenser_api.v1.List
   start?: RcDelegationCursor | undefined;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -1561,6 +1607,14 @@ export type RcDelegationCursor = Message<"hive.condenser_api.v1.RcDelegationCurs
    * @generated from field: string to = 2;
    */
   to: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1584,9 +1638,9 @@ export type ListRcDirectDelegationsResponse = Message<"hive.condenser_api.v1.Lis
   rcDirectDelegations: RcDirectDelegation[];
 
   /**
-   * The request cursor for the next page: start = [from, the last
-   * delegatee] (inclusive: the next page repeats it first). Unset when the
-   * page is empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.RcDelegationCursor next_start = 15;
    */
@@ -1688,11 +1742,18 @@ export type LookupAccountsRequest = Message<"hive.condenser_api.v1.LookupAccount
   lowerBoundName: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1716,9 +1777,9 @@ export type LookupAccountsResponse = Message<"hive.condenser_api.v1.LookupAccoun
   names: string[];
 
   /**
-   * The request cursor for the next page: lower_bound_name = the last name
-   * (inclusive: the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.LookupAccountsStart next_start = 15;
    */
@@ -1744,6 +1805,14 @@ export type LookupAccountsStart = Message<"hive.condenser_api.v1.LookupAccountsS
    * @generated from field: string lower_bound_name = 1;
    */
   lowerBoundName: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1768,11 +1837,18 @@ export type LookupWitnessAccountsRequest = Message<"hive.condenser_api.v1.Lookup
   lowerBoundName: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1796,9 +1872,9 @@ export type LookupWitnessAccountsResponse = Message<"hive.condenser_api.v1.Looku
   names: string[];
 
   /**
-   * The request cursor for the next page: lower_bound_name = the last name
-   * (inclusive: the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.LookupWitnessAccountsStart next_start = 15;
    */
@@ -1825,6 +1901,14 @@ export type LookupWitnessAccountsStart = Message<"hive.condenser_api.v1.LookupWi
    * @generated from field: string lower_bound_name = 1;
    */
   lowerBoundName: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -2129,9 +2213,9 @@ export type ListProposalsRequest = Message<"hive.condenser_api.v1.ListProposalsR
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -2214,6 +2298,14 @@ export type ListProposalsStart = Message<"hive.condenser_api.v1.ListProposalsSta
     value: ListProposalsStart_ByTotalVotes;
     case: "byTotalVotes";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -2321,9 +2413,9 @@ export type ListProposalsResponse = Message<"hive.condenser_api.v1.ListProposals
   proposals: LegacyProposal[];
 
   /**
-   * The cursor of the last proposal, ready to send back as `start` together
-   * with last_id = that proposal's id. Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.ListProposalsStart next_start = 15;
    */
@@ -2354,9 +2446,9 @@ export type ListProposalVotesRequest = Message<"hive.condenser_api.v1.ListPropos
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -2415,6 +2507,14 @@ export type ListProposalVotesStart = Message<"hive.condenser_api.v1.ListProposal
     value: ListProposalVotesStart_ByProposalVoter;
     case: "byProposalVoter";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -2494,9 +2594,9 @@ export type ListProposalVotesResponse = Message<"hive.condenser_api.v1.ListPropo
   proposalVotes: LegacyProposalVote[];
 
   /**
-   * The cursor of the last vote, ready to send back as `start` (the next
-   * page repeats it first). Unset when the page is empty. Computed by
-   * hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.condenser_api.v1.ListProposalVotesStart next_start = 15;
    */

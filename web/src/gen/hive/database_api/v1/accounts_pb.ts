@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/database_api/v1/accounts.proto.
  */
 export const file_hive_database_api_v1_accounts: GenFile = /*@__PURE__*/
-  fileDesc("CiNoaXZlL2RhdGFiYXNlX2FwaS92MS9hY2NvdW50cy5wcm90bxIUaGl2ZS5kYXRhYmFzZV9hcGkudjEi0AEKE0xpc3RBY2NvdW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0SNgoFb3JkZXIYAiABKA4yJy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNPcmRlchI2CgVzdGFydBgDIAEoCzInLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50c1N0YXJ0EiEKFGRlbGF5ZWRfdm90ZXNfYWN0aXZlGAQgASgISACIAQFCFwoVX2RlbGF5ZWRfdm90ZXNfYWN0aXZlIqoEChFMaXN0QWNjb3VudHNTdGFydBJBCgdieV9uYW1lGAEgASgLMi4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRzU3RhcnQuQnlOYW1lSAASQwoIYnlfcHJveHkYAiABKAsyLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNTdGFydC5CeVByb3h5SAASZQoaYnlfbmV4dF92ZXN0aW5nX3dpdGhkcmF3YWwYAyABKAsyPy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNTdGFydC5CeU5leHRWZXN0aW5nV2l0aGRyYXdhbEgAGikKBkJ5TmFtZRIZCgdhY2NvdW50GAEgASgJQgj68xgEbmFtZToEyPMYAhpECgdCeVByb3h5EhgKBXByb3h5GAEgASgJQgn68xgFcHJveHkSGQoHYWNjb3VudBgCIAEoCUII+vMYBG5hbWU6BMjzGAEapQEKF0J5TmV4dFZlc3RpbmdXaXRoZHJhd2FsElgKF25leHRfdmVzdGluZ193aXRoZHJhd2FsGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIb+vMYF25leHRfdmVzdGluZ193aXRoZHJhd2FsEh4KB2FjY291bnQYAiABKAlCCPrzGARuYW1lSACIAQE6BMjzGAFCCgoIX2FjY291bnQ6BMjzGAJCBwoFc3RhcnQifQoUTGlzdEFjY291bnRzUmVzcG9uc2USKAoIYWNjb3VudHMYASADKAsyFi5oaXZlLnR5cGVzLnYxLkFjY291bnQSOwoKbmV4dF9zdGFydBgCIAEoCzInLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50c1N0YXJ0ImgKGUxpc3RPd25lckhpc3Rvcmllc1JlcXVlc3QSDQoFbGltaXQYASABKA0SPAoFc3RhcnQYAyABKAsyLS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0T3duZXJIaXN0b3JpZXNTdGFydCKHAQoXTGlzdE93bmVySGlzdG9yaWVzU3RhcnQSHAoHYWNjb3VudBgBIAEoCUIL+vMYB2FjY291bnQSSAoPbGFzdF92YWxpZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIT+vMYD2xhc3RfdmFsaWRfdGltZToEyPMYASKaAQoaTGlzdE93bmVySGlzdG9yaWVzUmVzcG9uc2USOQoLb3duZXJfYXV0aHMYASADKAsyJC5oaXZlLnR5cGVzLnYxLk93bmVyQXV0aG9yaXR5SGlzdG9yeRJBCgpuZXh0X3N0YXJ0GAIgASgLMi0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdE93bmVySGlzdG9yaWVzU3RhcnQiwQEKIkxpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1JlcXVlc3QSDQoFbGltaXQYASABKA0SRQoFb3JkZXIYAiABKA4yNi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNPcmRlchJFCgVzdGFydBgDIAEoCzI2LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1N0YXJ0IrMDCiBMaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNTdGFydBJWCgpieV9hY2NvdW50GAEgASgLMkAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzU3RhcnQuQnlBY2NvdW50SAASXAoNYnlfZXhwaXJhdGlvbhgCIAEoCzJDLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1N0YXJ0LkJ5RXhwaXJhdGlvbkgAGkUKCUJ5QWNjb3VudBIyChJhY2NvdW50X3RvX3JlY292ZXIYASABKAlCFvrzGBJhY2NvdW50X3RvX3JlY292ZXI6BMjzGAIaggEKDEJ5RXhwaXJhdGlvbhI4CgdleHBpcmVzGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIL+vMYB2V4cGlyZXMSMgoSYWNjb3VudF90b19yZWNvdmVyGAIgASgJQhb68xgSYWNjb3VudF90b19yZWNvdmVyOgTI8xgBOgTI8xgCQgcKBXN0YXJ0IqoBCiNMaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNSZXNwb25zZRI3CghyZXF1ZXN0cxgBIAMoCzIlLmhpdmUudHlwZXMudjEuQWNjb3VudFJlY292ZXJ5UmVxdWVzdBJKCgpuZXh0X3N0YXJ0GAIgASgLMjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzU3RhcnQi0wEKKExpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1JlcXVlc3QSDQoFbGltaXQYASABKA0SSwoFb3JkZXIYAiABKA4yPC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNPcmRlchJLCgVzdGFydBgDIAEoCzI8LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1N0YXJ0ItkDCiZMaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNTdGFydBJcCgpieV9hY2NvdW50GAEgASgLMkYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzU3RhcnQuQnlBY2NvdW50SAASaQoRYnlfZWZmZWN0aXZlX2RhdGUYAiABKAsyTC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNTdGFydC5CeUVmZmVjdGl2ZURhdGVIABpFCglCeUFjY291bnQSMgoSYWNjb3VudF90b19yZWNvdmVyGAEgASgJQhb68xgSYWNjb3VudF90b19yZWNvdmVyOgTI8xgCGo8BCg9CeUVmZmVjdGl2ZURhdGUSQgoMZWZmZWN0aXZlX29uGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIQ+vMYDGVmZmVjdGl2ZV9vbhIyChJhY2NvdW50X3RvX3JlY292ZXIYAiABKAlCFvrzGBJhY2NvdW50X3RvX3JlY292ZXI6BMjzGAE6BMjzGAJCBwoFc3RhcnQivAEKKUxpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1Jlc3BvbnNlEj0KCHJlcXVlc3RzGAEgAygLMisuaGl2ZS50eXBlcy52MS5DaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0ElAKCm5leHRfc3RhcnQYAiABKAsyPC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNTdGFydCLNAQomTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1JlcXVlc3QSDQoFbGltaXQYASABKA0SSQoFb3JkZXIYAiABKA4yOi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzT3JkZXISSQoFc3RhcnQYAyABKAsyOi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzU3RhcnQiqgMKJExpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNTdGFydBJaCgpieV9hY2NvdW50GAEgASgLMkQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1N0YXJ0LkJ5QWNjb3VudEgAEmcKEWJ5X2VmZmVjdGl2ZV9kYXRlGAIgASgLMkouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1N0YXJ0LkJ5RWZmZWN0aXZlRGF0ZUgAGi8KCUJ5QWNjb3VudBIcCgdhY2NvdW50GAEgASgJQgv68xgHYWNjb3VudDoEyPMYAhp9Cg9CeUVmZmVjdGl2ZURhdGUSRgoOZWZmZWN0aXZlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhL68xgOZWZmZWN0aXZlX2RhdGUSHAoHYWNjb3VudBgCIAEoCUIL+vMYB2FjY291bnQ6BMjzGAE6BMjzGAJCBwoFc3RhcnQitgEKJ0xpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNSZXNwb25zZRI7CghyZXF1ZXN0cxgBIAMoCzIpLmhpdmUudHlwZXMudjEuRGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3QSTgoKbmV4dF9zdGFydBgCIAEoCzI6LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNTdGFydCqvAQoRTGlzdEFjY291bnRzT3JkZXISIwofTElTVF9BQ0NPVU5UU19PUkRFUl9VTlNQRUNJRklFRBAAEh8KG0xJU1RfQUNDT1VOVFNfT1JERVJfQllfTkFNRRABEiAKHExJU1RfQUNDT1VOVFNfT1JERVJfQllfUFJPWFkQAhIyCi5MSVNUX0FDQ09VTlRTX09SREVSX0JZX05FWFRfVkVTVElOR19XSVRIRFJBV0FMEAMqxQEKIExpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c09yZGVyEjQKMExJU1RfQUNDT1VOVF9SRUNPVkVSWV9SRVFVRVNUU19PUkRFUl9VTlNQRUNJRklFRBAAEjMKL0xJU1RfQUNDT1VOVF9SRUNPVkVSWV9SRVFVRVNUU19PUkRFUl9CWV9BQ0NPVU5UEAESNgoyTElTVF9BQ0NPVU5UX1JFQ09WRVJZX1JFUVVFU1RTX09SREVSX0JZX0VYUElSQVRJT04QAirkAQomTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzT3JkZXISOwo3TElTVF9DSEFOR0VfUkVDT1ZFUllfQUNDT1VOVF9SRVFVRVNUU19PUkRFUl9VTlNQRUNJRklFRBAAEjoKNkxJU1RfQ0hBTkdFX1JFQ09WRVJZX0FDQ09VTlRfUkVRVUVTVFNfT1JERVJfQllfQUNDT1VOVBABEkEKPUxJU1RfQ0hBTkdFX1JFQ09WRVJZX0FDQ09VTlRfUkVRVUVTVFNfT1JERVJfQllfRUZGRUNUSVZFX0RBVEUQAircAQokTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c09yZGVyEjkKNUxJU1RfREVDTElORV9WT1RJTkdfUklHSFRTX1JFUVVFU1RTX09SREVSX1VOU1BFQ0lGSUVEEAASOAo0TElTVF9ERUNMSU5FX1ZPVElOR19SSUdIVFNfUkVRVUVTVFNfT1JERVJfQllfQUNDT1VOVBABEj8KO0xJU1RfREVDTElORV9WT1RJTkdfUklHSFRTX1JFUVVFU1RTX09SREVSX0JZX0VGRkVDVElWRV9EQVRFEAJCeAoYY29tLmhpdmUuZGF0YWJhc2VfYXBpLnYxUAFaRGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZGF0YWJhc2VfYXBpL3YxO2RhdGFiYXNlX2FwaXYxqgITSGl2ZS5EYXRhYmFzZUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_account, file_hivegate_v1_options]);
+  fileDesc("CiNoaXZlL2RhdGFiYXNlX2FwaS92MS9hY2NvdW50cy5wcm90bxIUaGl2ZS5kYXRhYmFzZV9hcGkudjEi3wEKE0xpc3RBY2NvdW50c1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARI2CgVvcmRlchgCIAEoDjInLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RBY2NvdW50c09yZGVyEjYKBXN0YXJ0GAMgASgLMicuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRzU3RhcnQSIQoUZGVsYXllZF92b3Rlc19hY3RpdmUYBCABKAhIAYgBAUIICgZfbGltaXRCFwoVX2RlbGF5ZWRfdm90ZXNfYWN0aXZlIswEChFMaXN0QWNjb3VudHNTdGFydBJBCgdieV9uYW1lGAEgASgLMi4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRzU3RhcnQuQnlOYW1lSAASQwoIYnlfcHJveHkYAiABKAsyLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNTdGFydC5CeVByb3h5SAASZQoaYnlfbmV4dF92ZXN0aW5nX3dpdGhkcmF3YWwYAyABKAsyPy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNTdGFydC5CeU5leHRWZXN0aW5nV2l0aGRyYXdhbEgAEhcKBHNraXAYZCABKA1CBOD0GAFIAYgBARopCgZCeU5hbWUSGQoHYWNjb3VudBgBIAEoCUII+vMYBG5hbWU6BMjzGAIaRAoHQnlQcm94eRIYCgVwcm94eRgBIAEoCUIJ+vMYBXByb3h5EhkKB2FjY291bnQYAiABKAlCCPrzGARuYW1lOgTI8xgBGqUBChdCeU5leHRWZXN0aW5nV2l0aGRyYXdhbBJYChduZXh0X3Zlc3Rpbmdfd2l0aGRyYXdhbBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCG/rzGBduZXh0X3Zlc3Rpbmdfd2l0aGRyYXdhbBIeCgdhY2NvdW50GAIgASgJQgj68xgEbmFtZUgAiAEBOgTI8xgBQgoKCF9hY2NvdW50OgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIn0KFExpc3RBY2NvdW50c1Jlc3BvbnNlEigKCGFjY291bnRzGAEgAygLMhYuaGl2ZS50eXBlcy52MS5BY2NvdW50EjsKCm5leHRfc3RhcnQYAiABKAsyJy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudHNTdGFydCJ3ChlMaXN0T3duZXJIaXN0b3JpZXNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESPAoFc3RhcnQYAyABKAsyLS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0T3duZXJIaXN0b3JpZXNTdGFydEIICgZfbGltaXQiqQEKF0xpc3RPd25lckhpc3Rvcmllc1N0YXJ0EhwKB2FjY291bnQYASABKAlCC/rzGAdhY2NvdW50EkgKD2xhc3RfdmFsaWRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCE/rzGA9sYXN0X3ZhbGlkX3RpbWUSFwoEc2tpcBhkIAEoDUIE4PQYAUgAiAEBOgTI8xgBQgcKBV9za2lwIpoBChpMaXN0T3duZXJIaXN0b3JpZXNSZXNwb25zZRI5Cgtvd25lcl9hdXRocxgBIAMoCzIkLmhpdmUudHlwZXMudjEuT3duZXJBdXRob3JpdHlIaXN0b3J5EkEKCm5leHRfc3RhcnQYAiABKAsyLS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0T3duZXJIaXN0b3JpZXNTdGFydCLQAQoiTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzUmVxdWVzdBISCgVsaW1pdBgBIAEoDUgAiAEBEkUKBW9yZGVyGAIgASgOMjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzT3JkZXISRQoFc3RhcnQYAyABKAsyNi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNTdGFydEIICgZfbGltaXQi1QMKIExpc3RBY2NvdW50UmVjb3ZlcnlSZXF1ZXN0c1N0YXJ0ElYKCmJ5X2FjY291bnQYASABKAsyQC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNTdGFydC5CeUFjY291bnRIABJcCg1ieV9leHBpcmF0aW9uGAIgASgLMkMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzU3RhcnQuQnlFeHBpcmF0aW9uSAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGkUKCUJ5QWNjb3VudBIyChJhY2NvdW50X3RvX3JlY292ZXIYASABKAlCFvrzGBJhY2NvdW50X3RvX3JlY292ZXI6BMjzGAIaggEKDEJ5RXhwaXJhdGlvbhI4CgdleHBpcmVzGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIL+vMYB2V4cGlyZXMSMgoSYWNjb3VudF90b19yZWNvdmVyGAIgASgJQhb68xgSYWNjb3VudF90b19yZWNvdmVyOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIqoBCiNMaXN0QWNjb3VudFJlY292ZXJ5UmVxdWVzdHNSZXNwb25zZRI3CghyZXF1ZXN0cxgBIAMoCzIlLmhpdmUudHlwZXMudjEuQWNjb3VudFJlY292ZXJ5UmVxdWVzdBJKCgpuZXh0X3N0YXJ0GAIgASgLMjYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzU3RhcnQi4gEKKExpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARJLCgVvcmRlchgCIAEoDjI8LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDaGFuZ2VSZWNvdmVyeUFjY291bnRSZXF1ZXN0c09yZGVyEksKBXN0YXJ0GAMgASgLMjwuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzU3RhcnRCCAoGX2xpbWl0IvsDCiZMaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNTdGFydBJcCgpieV9hY2NvdW50GAEgASgLMkYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzU3RhcnQuQnlBY2NvdW50SAASaQoRYnlfZWZmZWN0aXZlX2RhdGUYAiABKAsyTC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNTdGFydC5CeUVmZmVjdGl2ZURhdGVIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaRQoJQnlBY2NvdW50EjIKEmFjY291bnRfdG9fcmVjb3ZlchgBIAEoCUIW+vMYEmFjY291bnRfdG9fcmVjb3ZlcjoEyPMYAhqPAQoPQnlFZmZlY3RpdmVEYXRlEkIKDGVmZmVjdGl2ZV9vbhgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEPrzGAxlZmZlY3RpdmVfb24SMgoSYWNjb3VudF90b19yZWNvdmVyGAIgASgJQhb68xgSYWNjb3VudF90b19yZWNvdmVyOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIrwBCilMaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNSZXNwb25zZRI9CghyZXF1ZXN0cxgBIAMoCzIrLmhpdmUudHlwZXMudjEuQ2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdBJQCgpuZXh0X3N0YXJ0GAIgASgLMjwuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENoYW5nZVJlY292ZXJ5QWNjb3VudFJlcXVlc3RzU3RhcnQi3AEKJkxpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESSQoFb3JkZXIYAiABKA4yOi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzT3JkZXISSQoFc3RhcnQYAyABKAsyOi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzU3RhcnRCCAoGX2xpbWl0IswDCiRMaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzU3RhcnQSWgoKYnlfYWNjb3VudBgBIAEoCzJELmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNTdGFydC5CeUFjY291bnRIABJnChFieV9lZmZlY3RpdmVfZGF0ZRgCIAEoCzJKLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3REZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdHNTdGFydC5CeUVmZmVjdGl2ZURhdGVIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaLwoJQnlBY2NvdW50EhwKB2FjY291bnQYASABKAlCC/rzGAdhY2NvdW50OgTI8xgCGn0KD0J5RWZmZWN0aXZlRGF0ZRJGCg5lZmZlY3RpdmVfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEvrzGA5lZmZlY3RpdmVfZGF0ZRIcCgdhY2NvdW50GAIgASgJQgv68xgHYWNjb3VudDoEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCK2AQonTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1Jlc3BvbnNlEjsKCHJlcXVlc3RzGAEgAygLMikuaGl2ZS50eXBlcy52MS5EZWNsaW5lVm90aW5nUmlnaHRzUmVxdWVzdBJOCgpuZXh0X3N0YXJ0GAIgASgLMjouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdERlY2xpbmVWb3RpbmdSaWdodHNSZXF1ZXN0c1N0YXJ0Kq8BChFMaXN0QWNjb3VudHNPcmRlchIjCh9MSVNUX0FDQ09VTlRTX09SREVSX1VOU1BFQ0lGSUVEEAASHwobTElTVF9BQ0NPVU5UU19PUkRFUl9CWV9OQU1FEAESIAocTElTVF9BQ0NPVU5UU19PUkRFUl9CWV9QUk9YWRACEjIKLkxJU1RfQUNDT1VOVFNfT1JERVJfQllfTkVYVF9WRVNUSU5HX1dJVEhEUkFXQUwQAyrFAQogTGlzdEFjY291bnRSZWNvdmVyeVJlcXVlc3RzT3JkZXISNAowTElTVF9BQ0NPVU5UX1JFQ09WRVJZX1JFUVVFU1RTX09SREVSX1VOU1BFQ0lGSUVEEAASMwovTElTVF9BQ0NPVU5UX1JFQ09WRVJZX1JFUVVFU1RTX09SREVSX0JZX0FDQ09VTlQQARI2CjJMSVNUX0FDQ09VTlRfUkVDT1ZFUllfUkVRVUVTVFNfT1JERVJfQllfRVhQSVJBVElPThACKuQBCiZMaXN0Q2hhbmdlUmVjb3ZlcnlBY2NvdW50UmVxdWVzdHNPcmRlchI7CjdMSVNUX0NIQU5HRV9SRUNPVkVSWV9BQ0NPVU5UX1JFUVVFU1RTX09SREVSX1VOU1BFQ0lGSUVEEAASOgo2TElTVF9DSEFOR0VfUkVDT1ZFUllfQUNDT1VOVF9SRVFVRVNUU19PUkRFUl9CWV9BQ0NPVU5UEAESQQo9TElTVF9DSEFOR0VfUkVDT1ZFUllfQUNDT1VOVF9SRVFVRVNUU19PUkRFUl9CWV9FRkZFQ1RJVkVfREFURRACKtwBCiRMaXN0RGVjbGluZVZvdGluZ1JpZ2h0c1JlcXVlc3RzT3JkZXISOQo1TElTVF9ERUNMSU5FX1ZPVElOR19SSUdIVFNfUkVRVUVTVFNfT1JERVJfVU5TUEVDSUZJRUQQABI4CjRMSVNUX0RFQ0xJTkVfVk9USU5HX1JJR0hUU19SRVFVRVNUU19PUkRFUl9CWV9BQ0NPVU5UEAESPwo7TElTVF9ERUNMSU5FX1ZPVElOR19SSUdIVFNfUkVRVUVTVFNfT1JERVJfQllfRUZGRUNUSVZFX0RBVEUQAkKHAQonaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuZGF0YWJhc2VfYXBpLnYxUAFaRGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZGF0YWJhc2VfYXBpL3YxO2RhdGFiYXNlX2FwaXYxqgITSGl2ZS5EYXRhYmFzZUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_account, file_hivegate_v1_options]);
 
 /**
  * ListAccountsRequest lists accounts in one order, one page at a time.
@@ -26,9 +26,9 @@ export type ListAccountsRequest = Message<"hive.database_api.v1.ListAccountsRequ
   /**
    * The page size, 1..1000 (hived rejects 0 and anything above 1000).
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -99,6 +99,14 @@ export type ListAccountsStart = Message<"hive.database_api.v1.ListAccountsStart"
     value: ListAccountsStart_ByNextVestingWithdrawal;
     case: "byNextVestingWithdrawal";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -201,9 +209,9 @@ export type ListAccountsResponse = Message<"hive.database_api.v1.ListAccountsRes
   accounts: Account[];
 
   /**
-   * The cursor of the last account on this page, ready to send back as
-   * `start` for the next page (which repeats that account first). Unset when
-   * the page is empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListAccountsStart next_start = 2;
    */
@@ -229,9 +237,9 @@ export type ListOwnerHistoriesRequest = Message<"hive.database_api.v1.ListOwnerH
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Where the page starts (inclusive). Unset: the first page.
@@ -270,6 +278,14 @@ export type ListOwnerHistoriesStart = Message<"hive.database_api.v1.ListOwnerHis
    * @generated from field: google.protobuf.Timestamp last_valid_time = 2;
    */
   lastValidTime?: Timestamp | undefined;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -294,9 +310,9 @@ export type ListOwnerHistoriesResponse = Message<"hive.database_api.v1.ListOwner
   ownerAuths: OwnerAuthorityHistory[];
 
   /**
-   * The cursor of the last entry on this page, ready to send back as `start`
-   * (the next page repeats that entry first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListOwnerHistoriesStart next_start = 2;
    */
@@ -319,9 +335,9 @@ export type ListAccountRecoveryRequestsRequest = Message<"hive.database_api.v1.L
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -374,6 +390,14 @@ export type ListAccountRecoveryRequestsStart = Message<"hive.database_api.v1.Lis
     value: ListAccountRecoveryRequestsStart_ByExpiration;
     case: "byExpiration";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -447,9 +471,9 @@ export type ListAccountRecoveryRequestsResponse = Message<"hive.database_api.v1.
   requests: AccountRecoveryRequest[];
 
   /**
-   * The cursor of the last request on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListAccountRecoveryRequestsStart next_start = 2;
    */
@@ -472,9 +496,9 @@ export type ListChangeRecoveryAccountRequestsRequest = Message<"hive.database_ap
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -527,6 +551,14 @@ export type ListChangeRecoveryAccountRequestsStart = Message<"hive.database_api.
     value: ListChangeRecoveryAccountRequestsStart_ByEffectiveDate;
     case: "byEffectiveDate";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -600,9 +632,9 @@ export type ListChangeRecoveryAccountRequestsResponse = Message<"hive.database_a
   requests: ChangeRecoveryAccountRequest[];
 
   /**
-   * The cursor of the last request on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListChangeRecoveryAccountRequestsStart next_start = 2;
    */
@@ -625,9 +657,9 @@ export type ListDeclineVotingRightsRequestsRequest = Message<"hive.database_api.
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -680,6 +712,14 @@ export type ListDeclineVotingRightsRequestsStart = Message<"hive.database_api.v1
     value: ListDeclineVotingRightsRequestsStart_ByEffectiveDate;
     case: "byEffectiveDate";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -753,9 +793,9 @@ export type ListDeclineVotingRightsRequestsResponse = Message<"hive.database_api
   requests: DeclineVotingRightsRequest[];
 
   /**
-   * The cursor of the last request on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListDeclineVotingRightsRequestsStart next_start = 2;
    */

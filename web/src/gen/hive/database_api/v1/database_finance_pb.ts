@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/database_api/v1/database_finance.proto.
  */
 export const file_hive_database_api_v1_database_finance: GenFile = /*@__PURE__*/
-  fileDesc("CitoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9maW5hbmNlLnByb3RvEhRoaXZlLmRhdGFiYXNlX2FwaS52MSKRAQoSTGlzdEVzY3Jvd3NSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNEjUKBW9yZGVyGAIgASgOMiYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEVzY3Jvd3NPcmRlchI1CgVzdGFydBgDIAEoCzImLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RFc2Nyb3dzU3RhcnQi6gMKEExpc3RFc2Nyb3dzU3RhcnQSRQoKYnlfZnJvbV9pZBgBIAEoCzIvLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RFc2Nyb3dzU3RhcnQuQnlGcm9tSWRIABJhChhieV9yYXRpZmljYXRpb25fZGVhZGxpbmUYAiABKAsyPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1N0YXJ0LkJ5UmF0aWZpY2F0aW9uRGVhZGxpbmVIABpaCghCeUZyb21JZBImCgxmcm9tX2FjY291bnQYASABKAlCEPrzGAxmcm9tX2FjY291bnQSIAoJZXNjcm93X2lkGAIgASgNQg368xgJZXNjcm93X2lkOgTI8xgBGsABChZCeVJhdGlmaWNhdGlvbkRlYWRsaW5lEjYKC2lzX2FwcHJvdmVkGAEgASgIQiH68xgddG9fYXBwcm92ZWQgJiYgYWdlbnRfYXBwcm92ZWQSVAoVcmF0aWZpY2F0aW9uX2RlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIZ+vMYFXJhdGlmaWNhdGlvbl9kZWFkbGluZRISCgJpZBgDIAEoBEIG+vMYAmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0InkKE0xpc3RFc2Nyb3dzUmVzcG9uc2USJgoHZXNjcm93cxgBIAMoCzIVLmhpdmUudHlwZXMudjEuRXNjcm93EjoKCm5leHRfc3RhcnQYAiABKAsyJi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1N0YXJ0IrsBCiBMaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRJDCgVvcmRlchgCIAEoDjI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNPcmRlchJDCgVzdGFydBgDIAEoCzI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydCKkAwoeTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1N0YXJ0EmEKEWJ5X3dpdGhkcmF3X3JvdXRlGAEgASgLMkQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1N0YXJ0LkJ5V2l0aGRyYXdSb3V0ZUgAElwKDmJ5X2Rlc3RpbmF0aW9uGAIgASgLMkIuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1N0YXJ0LkJ5RGVzdGluYXRpb25IABpjCg9CeVdpdGhkcmF3Um91dGUSJgoMZnJvbV9hY2NvdW50GAEgASgJQhD68xgMZnJvbV9hY2NvdW50EiIKCnRvX2FjY291bnQYAiABKAlCDvrzGAp0b19hY2NvdW50OgTI8xgBGk0KDUJ5RGVzdGluYXRpb24SIgoKdG9fYWNjb3VudBgBIAEoCUIO+vMYCnRvX2FjY291bnQSEgoCaWQYAiABKARCBvrzGAJpZDoEyPMYAToEyPMYAkIHCgVzdGFydCKiAQohTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1Jlc3BvbnNlEjMKBnJvdXRlcxgBIAMoCzIjLmhpdmUudHlwZXMudjEuV2l0aGRyYXdWZXN0aW5nUm91dGUSSAoKbmV4dF9zdGFydBgCIAEoCzI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydCKyAQodTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1JlcXVlc3QSDQoFbGltaXQYASABKA0SQAoFb3JkZXIYAiABKA4yMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzT3JkZXISQAoFc3RhcnQYAyABKAsyMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzU3RhcnQitgUKG0xpc3RTYXZpbmdzV2l0aGRyYXdhbHNTdGFydBJQCgpieV9mcm9tX2lkGAEgASgLMjouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1N0YXJ0LkJ5RnJvbUlkSAASYQoTYnlfY29tcGxldGVfZnJvbV9pZBgCIAEoCzJCLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTYXZpbmdzV2l0aGRyYXdhbHNTdGFydC5CeUNvbXBsZXRlRnJvbUlkSAASWAoOYnlfdG9fY29tcGxldGUYAyABKAsyPi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzU3RhcnQuQnlUb0NvbXBsZXRlSAAaXAoIQnlGcm9tSWQSJgoMZnJvbV9hY2NvdW50GAEgASgJQhD68xgMZnJvbV9hY2NvdW50EiIKCnJlcXVlc3RfaWQYAiABKA1CDvrzGApyZXF1ZXN0X2lkOgTI8xgBGqABChBCeUNvbXBsZXRlRnJvbUlkEjoKCGNvbXBsZXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIM+vMYCGNvbXBsZXRlEiYKDGZyb21fYWNjb3VudBgCIAEoCUIQ+vMYDGZyb21fYWNjb3VudBIiCgpyZXF1ZXN0X2lkGAMgASgNQg768xgKcmVxdWVzdF9pZDoEyPMYARp4CgxCeVRvQ29tcGxldGUSEgoCdG8YASABKAlCBvrzGAJ0bxI6Cghjb21wbGV0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDPrzGAhjb21wbGV0ZRISCgJpZBgDIAEoBEIG+vMYAmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0Ip4BCh5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzUmVzcG9uc2USNQoLd2l0aGRyYXdhbHMYASADKAsyIC5oaXZlLnR5cGVzLnYxLlNhdmluZ3NXaXRoZHJhd2FsEkUKCm5leHRfc3RhcnQYAiABKAsyMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzU3RhcnQisgEKHUxpc3RWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNEkAKBW9yZGVyGAIgASgOMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc09yZGVyEkAKBXN0YXJ0GAMgASgLMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc1N0YXJ0It8BChtMaXN0VmVzdGluZ0RlbGVnYXRpb25zU3RhcnQSVwoNYnlfZGVsZWdhdGlvbhgBIAEoCzI+LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNTdGFydC5CeURlbGVnYXRpb25IABpYCgxCeURlbGVnYXRpb24SIAoJZGVsZWdhdG9yGAEgASgJQg368xgJZGVsZWdhdG9yEiAKCWRlbGVnYXRlZRgCIAEoCUIN+vMYCWRlbGVnYXRlZToEyPMYAToEyPMYAkIHCgVzdGFydCKeAQoeTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc1Jlc3BvbnNlEjUKC2RlbGVnYXRpb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5WZXN0aW5nRGVsZWdhdGlvbhJFCgpuZXh0X3N0YXJ0GAIgASgLMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc1N0YXJ0ItABCidMaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc1JlcXVlc3QSDQoFbGltaXQYASABKA0SSgoFb3JkZXIYAiABKA4yOy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc09yZGVyEkoKBXN0YXJ0GAMgASgLMjsuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydCKJBAolTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydBJhCg1ieV9leHBpcmF0aW9uGAEgASgLMkguaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydC5CeUV4cGlyYXRpb25IABJwChVieV9hY2NvdW50X2V4cGlyYXRpb24YAiABKAsyTy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc1N0YXJ0LkJ5QWNjb3VudEV4cGlyYXRpb25IABpoCgxCeUV4cGlyYXRpb24SPgoKZXhwaXJhdGlvbhgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDvrzGApleHBpcmF0aW9uEhIKAmlkGAIgASgEQgb68xgCaWQ6BMjzGAEakQEKE0J5QWNjb3VudEV4cGlyYXRpb24SIAoJZGVsZWdhdG9yGAEgASgJQg368xgJZGVsZWdhdG9yEj4KCmV4cGlyYXRpb24YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg768xgKZXhwaXJhdGlvbhISCgJpZBgDIAEoBEIG+vMYAmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0IrwBCihMaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc1Jlc3BvbnNlEj8KC2RlbGVnYXRpb25zGAEgAygLMiouaGl2ZS50eXBlcy52MS5WZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb24STwoKbmV4dF9zdGFydBgCIAEoCzI7LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zU3RhcnQiuwEKIExpc3RIYmRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNEkMKBW9yZGVyGAIgASgOMjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c09yZGVyEkMKBXN0YXJ0GAMgASgLMjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0IrEDCh5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQSYwoSYnlfY29udmVyc2lvbl9kYXRlGAEgASgLMkUuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0LkJ5Q29udmVyc2lvbkRhdGVIABJUCgpieV9hY2NvdW50GAIgASgLMj4uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0LkJ5QWNjb3VudEgAGnYKEEJ5Q29udmVyc2lvbkRhdGUSSAoPY29udmVyc2lvbl9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIT+vMYD2NvbnZlcnNpb25fZGF0ZRISCgJpZBgCIAEoBEIG+vMYAmlkOgTI8xgBGk0KCUJ5QWNjb3VudBIYCgVvd25lchgBIAEoCUIJ+vMYBW93bmVyEiAKCXJlcXVlc3RpZBgCIAEoDUIN+vMYCXJlcXVlc3RpZDoEyPMYAToEyPMYAkIHCgVzdGFydCKeAQohTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlEi8KCHJlcXVlc3RzGAEgAygLMh0uaGl2ZS50eXBlcy52MS5Db252ZXJ0UmVxdWVzdBJICgpuZXh0X3N0YXJ0GAIgASgLMjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0ItwBCitMaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNEk4KBW9yZGVyGAIgASgOMj8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzT3JkZXISTgoFc3RhcnQYAyABKAsyPy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNTdGFydCLSAwopTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQSbgoSYnlfY29udmVyc2lvbl9kYXRlGAEgASgLMlAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQuQnlDb252ZXJzaW9uRGF0ZUgAEl8KCmJ5X2FjY291bnQYAiABKAsySS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNTdGFydC5CeUFjY291bnRIABp2ChBCeUNvbnZlcnNpb25EYXRlEkgKD2NvbnZlcnNpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCE/rzGA9jb252ZXJzaW9uX2RhdGUSEgoCaWQYAiABKARCBvrzGAJpZDoEyPMYARpNCglCeUFjY291bnQSGAoFb3duZXIYASABKAlCCfrzGAVvd25lchIgCglyZXF1ZXN0aWQYAiABKA1CDfrzGAlyZXF1ZXN0aWQ6BMjzGAE6BMjzGAJCBwoFc3RhcnQiwgEKLExpc3RDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlEj0KCHJlcXVlc3RzGAEgAygLMisuaGl2ZS50eXBlcy52MS5Db2xsYXRlcmFsaXplZENvbnZlcnRSZXF1ZXN0ElMKCm5leHRfc3RhcnQYAiABKAsyPy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNTdGFydCKdAQoWTGlzdExpbWl0T3JkZXJzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRI5CgVvcmRlchgCIAEoDjIqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RMaW1pdE9yZGVyc09yZGVyEjkKBXN0YXJ0GAMgASgLMiouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdExpbWl0T3JkZXJzU3RhcnQi7QIKFExpc3RMaW1pdE9yZGVyc1N0YXJ0Ek4KCGJ5X3ByaWNlGAEgASgLMjIuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdExpbWl0T3JkZXJzU3RhcnQuQnlQcmljZUIGmvQYAltdSAASSgoKYnlfYWNjb3VudBgCIAEoCzI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RMaW1pdE9yZGVyc1N0YXJ0LkJ5QWNjb3VudEgAGl0KB0J5UHJpY2USOAoKc2VsbF9wcmljZRgBIAEoCzIULmhpdmUudHlwZXMudjEuUHJpY2VCDvrzGApzZWxsX3ByaWNlEhIKAmlkGAIgASgEQgb68xgCaWQ6BMjzGAEaSwoJQnlBY2NvdW50EhoKBnNlbGxlchgBIAEoCUIK+vMYBnNlbGxlchIcCgdvcmRlcmlkGAIgASgNQgv68xgHb3JkZXJpZDoEyPMYAToEyPMYAkIHCgVzdGFydCKEAQoXTGlzdExpbWl0T3JkZXJzUmVzcG9uc2USKQoGb3JkZXJzGAEgAygLMhkuaGl2ZS50eXBlcy52MS5MaW1pdE9yZGVyEj4KCm5leHRfc3RhcnQYAiABKAsyKi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0TGltaXRPcmRlcnNTdGFydCqKAQoQTGlzdEVzY3Jvd3NPcmRlchIiCh5MSVNUX0VTQ1JPV1NfT1JERVJfVU5TUEVDSUZJRUQQABIhCh1MSVNUX0VTQ1JPV1NfT1JERVJfQllfRlJPTV9JRBABEi8KK0xJU1RfRVNDUk9XU19PUkRFUl9CWV9SQVRJRklDQVRJT05fREVBRExJTkUQAirFAQoeTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc09yZGVyEjIKLkxJU1RfV0lUSERSQVdfVkVTVElOR19ST1VURVNfT1JERVJfVU5TUEVDSUZJRUQQABI4CjRMSVNUX1dJVEhEUkFXX1ZFU1RJTkdfUk9VVEVTX09SREVSX0JZX1dJVEhEUkFXX1JPVVRFEAESNQoxTElTVF9XSVRIRFJBV19WRVNUSU5HX1JPVVRFU19PUkRFUl9CWV9ERVNUSU5BVElPThACKucBChtMaXN0U2F2aW5nc1dpdGhkcmF3YWxzT3JkZXISLgoqTElTVF9TQVZJTkdTX1dJVEhEUkFXQUxTX09SREVSX1VOU1BFQ0lGSUVEEAASLQopTElTVF9TQVZJTkdTX1dJVEhEUkFXQUxTX09SREVSX0JZX0ZST01fSUQQARI2CjJMSVNUX1NBVklOR1NfV0lUSERSQVdBTFNfT1JERVJfQllfQ09NUExFVEVfRlJPTV9JRBACEjEKLUxJU1RfU0FWSU5HU19XSVRIRFJBV0FMU19PUkRFUl9CWV9UT19DT01QTEVURRADKn8KG0xpc3RWZXN0aW5nRGVsZWdhdGlvbnNPcmRlchIuCipMSVNUX1ZFU1RJTkdfREVMRUdBVElPTlNfT1JERVJfVU5TUEVDSUZJRUQQABIwCixMSVNUX1ZFU1RJTkdfREVMRUdBVElPTlNfT1JERVJfQllfREVMRUdBVElPThABKuQBCiVMaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc09yZGVyEjkKNUxJU1RfVkVTVElOR19ERUxFR0FUSU9OX0VYUElSQVRJT05TX09SREVSX1VOU1BFQ0lGSUVEEAASOwo3TElTVF9WRVNUSU5HX0RFTEVHQVRJT05fRVhQSVJBVElPTlNfT1JERVJfQllfRVhQSVJBVElPThABEkMKP0xJU1RfVkVTVElOR19ERUxFR0FUSU9OX0VYUElSQVRJT05TX09SREVSX0JZX0FDQ09VTlRfRVhQSVJBVElPThACKsIBCh5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzT3JkZXISMgouTElTVF9IQkRfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9VTlNQRUNJRklFRBAAEjkKNUxJU1RfSEJEX0NPTlZFUlNJT05fUkVRVUVTVFNfT1JERVJfQllfQ09OVkVSU0lPTl9EQVRFEAESMQotTElTVF9IQkRfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9CWV9BQ0NPVU5UEAIq7gEKKUxpc3RDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c09yZGVyEj0KOUxJU1RfQ09MTEFURVJBTElaRURfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9VTlNQRUNJRklFRBAAEkQKQExJU1RfQ09MTEFURVJBTElaRURfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9CWV9DT05WRVJTSU9OX0RBVEUQARI8CjhMSVNUX0NPTExBVEVSQUxJWkVEX0NPTlZFUlNJT05fUkVRVUVTVFNfT1JERVJfQllfQUNDT1VOVBACKo0BChRMaXN0TGltaXRPcmRlcnNPcmRlchInCiNMSVNUX0xJTUlUX09SREVSU19PUkRFUl9VTlNQRUNJRklFRBAAEiQKIExJU1RfTElNSVRfT1JERVJTX09SREVSX0JZX1BSSUNFEAESJgoiTElTVF9MSU1JVF9PUkRFUlNfT1JERVJfQllfQUNDT1VOVBACQngKGGNvbS5oaXZlLmRhdGFiYXNlX2FwaS52MVABWkRnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2RhdGFiYXNlX2FwaS92MTtkYXRhYmFzZV9hcGl2MaoCE0hpdmUuRGF0YWJhc2VBcGkuVjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_finance, file_hivegate_v1_options]);
+  fileDesc("CitoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9maW5hbmNlLnByb3RvEhRoaXZlLmRhdGFiYXNlX2FwaS52MSKgAQoSTGlzdEVzY3Jvd3NSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESNQoFb3JkZXIYAiABKA4yJi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c09yZGVyEjUKBXN0YXJ0GAMgASgLMiYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEVzY3Jvd3NTdGFydEIICgZfbGltaXQijAQKEExpc3RFc2Nyb3dzU3RhcnQSRQoKYnlfZnJvbV9pZBgBIAEoCzIvLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RFc2Nyb3dzU3RhcnQuQnlGcm9tSWRIABJhChhieV9yYXRpZmljYXRpb25fZGVhZGxpbmUYAiABKAsyPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0RXNjcm93c1N0YXJ0LkJ5UmF0aWZpY2F0aW9uRGVhZGxpbmVIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaWgoIQnlGcm9tSWQSJgoMZnJvbV9hY2NvdW50GAEgASgJQhD68xgMZnJvbV9hY2NvdW50EiAKCWVzY3Jvd19pZBgCIAEoDUIN+vMYCWVzY3Jvd19pZDoEyPMYARrAAQoWQnlSYXRpZmljYXRpb25EZWFkbGluZRI2Cgtpc19hcHByb3ZlZBgBIAEoCEIh+vMYHXRvX2FwcHJvdmVkICYmIGFnZW50X2FwcHJvdmVkElQKFXJhdGlmaWNhdGlvbl9kZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCGfrzGBVyYXRpZmljYXRpb25fZGVhZGxpbmUSEgoCaWQYAyABKANCBvrzGAJpZDoEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCJ5ChNMaXN0RXNjcm93c1Jlc3BvbnNlEiYKB2VzY3Jvd3MYASADKAsyFS5oaXZlLnR5cGVzLnYxLkVzY3JvdxI6CgpuZXh0X3N0YXJ0GAIgASgLMiYuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEVzY3Jvd3NTdGFydCLKAQogTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARJDCgVvcmRlchgCIAEoDjI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNPcmRlchJDCgVzdGFydBgDIAEoCzI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydEIICgZfbGltaXQixgMKHkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydBJhChFieV93aXRoZHJhd19yb3V0ZRgBIAEoCzJELmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydC5CeVdpdGhkcmF3Um91dGVIABJcCg5ieV9kZXN0aW5hdGlvbhgCIAEoCzJCLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRoZHJhd1Zlc3RpbmdSb3V0ZXNTdGFydC5CeURlc3RpbmF0aW9uSAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGmMKD0J5V2l0aGRyYXdSb3V0ZRImCgxmcm9tX2FjY291bnQYASABKAlCEPrzGAxmcm9tX2FjY291bnQSIgoKdG9fYWNjb3VudBgCIAEoCUIO+vMYCnRvX2FjY291bnQ6BMjzGAEaTQoNQnlEZXN0aW5hdGlvbhIiCgp0b19hY2NvdW50GAEgASgJQg768xgKdG9fYWNjb3VudBISCgJpZBgCIAEoA0IG+vMYAmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIqIBCiFMaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzUmVzcG9uc2USMwoGcm91dGVzGAEgAygLMiMuaGl2ZS50eXBlcy52MS5XaXRoZHJhd1Zlc3RpbmdSb3V0ZRJICgpuZXh0X3N0YXJ0GAIgASgLMjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdGhkcmF3VmVzdGluZ1JvdXRlc1N0YXJ0IsEBCh1MaXN0U2F2aW5nc1dpdGhkcmF3YWxzUmVxdWVzdBISCgVsaW1pdBgBIAEoDUgAiAEBEkAKBW9yZGVyGAIgASgOMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc09yZGVyEkAKBXN0YXJ0GAMgASgLMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1N0YXJ0QggKBl9saW1pdCLYBQobTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1N0YXJ0ElAKCmJ5X2Zyb21faWQYASABKAsyOi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzU3RhcnQuQnlGcm9tSWRIABJhChNieV9jb21wbGV0ZV9mcm9tX2lkGAIgASgLMkIuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNhdmluZ3NXaXRoZHJhd2Fsc1N0YXJ0LkJ5Q29tcGxldGVGcm9tSWRIABJYCg5ieV90b19jb21wbGV0ZRgDIAEoCzI+LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTYXZpbmdzV2l0aGRyYXdhbHNTdGFydC5CeVRvQ29tcGxldGVIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaXAoIQnlGcm9tSWQSJgoMZnJvbV9hY2NvdW50GAEgASgJQhD68xgMZnJvbV9hY2NvdW50EiIKCnJlcXVlc3RfaWQYAiABKANCDvrzGApyZXF1ZXN0X2lkOgTI8xgBGqABChBCeUNvbXBsZXRlRnJvbUlkEjoKCGNvbXBsZXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIM+vMYCGNvbXBsZXRlEiYKDGZyb21fYWNjb3VudBgCIAEoCUIQ+vMYDGZyb21fYWNjb3VudBIiCgpyZXF1ZXN0X2lkGAMgASgDQg768xgKcmVxdWVzdF9pZDoEyPMYARp4CgxCeVRvQ29tcGxldGUSEgoCdG8YASABKAlCBvrzGAJ0bxI6Cghjb21wbGV0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDPrzGAhjb21wbGV0ZRISCgJpZBgDIAEoA0IG+vMYAmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIp4BCh5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzUmVzcG9uc2USNQoLd2l0aGRyYXdhbHMYASADKAsyIC5oaXZlLnR5cGVzLnYxLlNhdmluZ3NXaXRoZHJhd2FsEkUKCm5leHRfc3RhcnQYAiABKAsyMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U2F2aW5nc1dpdGhkcmF3YWxzU3RhcnQiwQEKHUxpc3RWZXN0aW5nRGVsZWdhdGlvbnNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESQAoFb3JkZXIYAiABKA4yMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0VmVzdGluZ0RlbGVnYXRpb25zT3JkZXISQAoFc3RhcnQYAyABKAsyMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0VmVzdGluZ0RlbGVnYXRpb25zU3RhcnRCCAoGX2xpbWl0IoECChtMaXN0VmVzdGluZ0RlbGVnYXRpb25zU3RhcnQSVwoNYnlfZGVsZWdhdGlvbhgBIAEoCzI+LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNTdGFydC5CeURlbGVnYXRpb25IABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaWAoMQnlEZWxlZ2F0aW9uEiAKCWRlbGVnYXRvchgBIAEoCUIN+vMYCWRlbGVnYXRvchIgCglkZWxlZ2F0ZWUYAiABKAlCDfrzGAlkZWxlZ2F0ZWU6BMjzGAE6BMjzGAJCBwoFc3RhcnRCBwoFX3NraXAingEKHkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNSZXNwb25zZRI1CgtkZWxlZ2F0aW9ucxgBIAMoCzIgLmhpdmUudHlwZXMudjEuVmVzdGluZ0RlbGVnYXRpb24SRQoKbmV4dF9zdGFydBgCIAEoCzIxLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbnNTdGFydCLfAQonTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESSgoFb3JkZXIYAiABKA4yOy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0VmVzdGluZ0RlbGVnYXRpb25FeHBpcmF0aW9uc09yZGVyEkoKBXN0YXJ0GAMgASgLMjsuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydEIICgZfbGltaXQiqwQKJUxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zU3RhcnQSYQoNYnlfZXhwaXJhdGlvbhgBIAEoCzJILmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zU3RhcnQuQnlFeHBpcmF0aW9uSAAScAoVYnlfYWNjb3VudF9leHBpcmF0aW9uGAIgASgLMk8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydC5CeUFjY291bnRFeHBpcmF0aW9uSAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGmgKDEJ5RXhwaXJhdGlvbhI+CgpleHBpcmF0aW9uGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIO+vMYCmV4cGlyYXRpb24SEgoCaWQYAiABKANCBvrzGAJpZDoEyPMYARqRAQoTQnlBY2NvdW50RXhwaXJhdGlvbhIgCglkZWxlZ2F0b3IYASABKAlCDfrzGAlkZWxlZ2F0b3ISPgoKZXhwaXJhdGlvbhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDvrzGApleHBpcmF0aW9uEhIKAmlkGAMgASgDQgb68xgCaWQ6BMjzGAE6BMjzGAJCBwoFc3RhcnRCBwoFX3NraXAivAEKKExpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zUmVzcG9uc2USPwoLZGVsZWdhdGlvbnMYASADKAsyKi5oaXZlLnR5cGVzLnYxLlZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbhJPCgpuZXh0X3N0YXJ0GAIgASgLMjsuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFZlc3RpbmdEZWxlZ2F0aW9uRXhwaXJhdGlvbnNTdGFydCLKAQogTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARJDCgVvcmRlchgCIAEoDjI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RIYmRDb252ZXJzaW9uUmVxdWVzdHNPcmRlchJDCgVzdGFydBgDIAEoCzI0LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RIYmRDb252ZXJzaW9uUmVxdWVzdHNTdGFydEIICgZfbGltaXQi0wMKHkxpc3RIYmRDb252ZXJzaW9uUmVxdWVzdHNTdGFydBJjChJieV9jb252ZXJzaW9uX2RhdGUYASABKAsyRS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQuQnlDb252ZXJzaW9uRGF0ZUgAElQKCmJ5X2FjY291bnQYAiABKAsyPi5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0SGJkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQuQnlBY2NvdW50SAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGnYKEEJ5Q29udmVyc2lvbkRhdGUSSAoPY29udmVyc2lvbl9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIT+vMYD2NvbnZlcnNpb25fZGF0ZRISCgJpZBgCIAEoA0IG+vMYAmlkOgTI8xgBGk0KCUJ5QWNjb3VudBIYCgVvd25lchgBIAEoCUIJ+vMYBW93bmVyEiAKCXJlcXVlc3RpZBgCIAEoDUIN+vMYCXJlcXVlc3RpZDoEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCKeAQohTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1Jlc3BvbnNlEi8KCHJlcXVlc3RzGAEgAygLMh0uaGl2ZS50eXBlcy52MS5Db252ZXJ0UmVxdWVzdBJICgpuZXh0X3N0YXJ0GAIgASgLMjQuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdEhiZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0IusBCitMaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESTgoFb3JkZXIYAiABKA4yPy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNPcmRlchJOCgVzdGFydBgDIAEoCzI/LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RDb2xsYXRlcmFsaXplZENvbnZlcnNpb25SZXF1ZXN0c1N0YXJ0QggKBl9saW1pdCL0AwopTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQSbgoSYnlfY29udmVyc2lvbl9kYXRlGAEgASgLMlAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQuQnlDb252ZXJzaW9uRGF0ZUgAEl8KCmJ5X2FjY291bnQYAiABKAsySS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNTdGFydC5CeUFjY291bnRIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEadgoQQnlDb252ZXJzaW9uRGF0ZRJICg9jb252ZXJzaW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhP68xgPY29udmVyc2lvbl9kYXRlEhIKAmlkGAIgASgDQgb68xgCaWQ6BMjzGAEaTQoJQnlBY2NvdW50EhgKBW93bmVyGAEgASgJQgn68xgFb3duZXISIAoJcmVxdWVzdGlkGAIgASgNQg368xgJcmVxdWVzdGlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIsIBCixMaXN0Q29sbGF0ZXJhbGl6ZWRDb252ZXJzaW9uUmVxdWVzdHNSZXNwb25zZRI9CghyZXF1ZXN0cxgBIAMoCzIrLmhpdmUudHlwZXMudjEuQ29sbGF0ZXJhbGl6ZWRDb252ZXJ0UmVxdWVzdBJTCgpuZXh0X3N0YXJ0GAIgASgLMj8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzU3RhcnQirAEKFkxpc3RMaW1pdE9yZGVyc1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARI5CgVvcmRlchgCIAEoDjIqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RMaW1pdE9yZGVyc09yZGVyEjkKBXN0YXJ0GAMgASgLMiouaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdExpbWl0T3JkZXJzU3RhcnRCCAoGX2xpbWl0Io8DChRMaXN0TGltaXRPcmRlcnNTdGFydBJOCghieV9wcmljZRgBIAEoCzIyLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RMaW1pdE9yZGVyc1N0YXJ0LkJ5UHJpY2VCBpr0GAJbXUgAEkoKCmJ5X2FjY291bnQYAiABKAsyNC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0TGltaXRPcmRlcnNTdGFydC5CeUFjY291bnRIABIXCgRza2lwGGQgASgNQgTg9BgBSAGIAQEaXQoHQnlQcmljZRI4CgpzZWxsX3ByaWNlGAEgASgLMhQuaGl2ZS50eXBlcy52MS5QcmljZUIO+vMYCnNlbGxfcHJpY2USEgoCaWQYAiABKANCBvrzGAJpZDoEyPMYARpLCglCeUFjY291bnQSGgoGc2VsbGVyGAEgASgJQgr68xgGc2VsbGVyEhwKB29yZGVyaWQYAiABKA1CC/rzGAdvcmRlcmlkOgTI8xgBOgTI8xgCQgcKBXN0YXJ0QgcKBV9za2lwIoQBChdMaXN0TGltaXRPcmRlcnNSZXNwb25zZRIpCgZvcmRlcnMYASADKAsyGS5oaXZlLnR5cGVzLnYxLkxpbWl0T3JkZXISPgoKbmV4dF9zdGFydBgCIAEoCzIqLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RMaW1pdE9yZGVyc1N0YXJ0KooBChBMaXN0RXNjcm93c09yZGVyEiIKHkxJU1RfRVNDUk9XU19PUkRFUl9VTlNQRUNJRklFRBAAEiEKHUxJU1RfRVNDUk9XU19PUkRFUl9CWV9GUk9NX0lEEAESLworTElTVF9FU0NST1dTX09SREVSX0JZX1JBVElGSUNBVElPTl9ERUFETElORRACKsUBCh5MaXN0V2l0aGRyYXdWZXN0aW5nUm91dGVzT3JkZXISMgouTElTVF9XSVRIRFJBV19WRVNUSU5HX1JPVVRFU19PUkRFUl9VTlNQRUNJRklFRBAAEjgKNExJU1RfV0lUSERSQVdfVkVTVElOR19ST1VURVNfT1JERVJfQllfV0lUSERSQVdfUk9VVEUQARI1CjFMSVNUX1dJVEhEUkFXX1ZFU1RJTkdfUk9VVEVTX09SREVSX0JZX0RFU1RJTkFUSU9OEAIq5wEKG0xpc3RTYXZpbmdzV2l0aGRyYXdhbHNPcmRlchIuCipMSVNUX1NBVklOR1NfV0lUSERSQVdBTFNfT1JERVJfVU5TUEVDSUZJRUQQABItCilMSVNUX1NBVklOR1NfV0lUSERSQVdBTFNfT1JERVJfQllfRlJPTV9JRBABEjYKMkxJU1RfU0FWSU5HU19XSVRIRFJBV0FMU19PUkRFUl9CWV9DT01QTEVURV9GUk9NX0lEEAISMQotTElTVF9TQVZJTkdTX1dJVEhEUkFXQUxTX09SREVSX0JZX1RPX0NPTVBMRVRFEAMqfwobTGlzdFZlc3RpbmdEZWxlZ2F0aW9uc09yZGVyEi4KKkxJU1RfVkVTVElOR19ERUxFR0FUSU9OU19PUkRFUl9VTlNQRUNJRklFRBAAEjAKLExJU1RfVkVTVElOR19ERUxFR0FUSU9OU19PUkRFUl9CWV9ERUxFR0FUSU9OEAEq5AEKJUxpc3RWZXN0aW5nRGVsZWdhdGlvbkV4cGlyYXRpb25zT3JkZXISOQo1TElTVF9WRVNUSU5HX0RFTEVHQVRJT05fRVhQSVJBVElPTlNfT1JERVJfVU5TUEVDSUZJRUQQABI7CjdMSVNUX1ZFU1RJTkdfREVMRUdBVElPTl9FWFBJUkFUSU9OU19PUkRFUl9CWV9FWFBJUkFUSU9OEAESQwo/TElTVF9WRVNUSU5HX0RFTEVHQVRJT05fRVhQSVJBVElPTlNfT1JERVJfQllfQUNDT1VOVF9FWFBJUkFUSU9OEAIqwgEKHkxpc3RIYmRDb252ZXJzaW9uUmVxdWVzdHNPcmRlchIyCi5MSVNUX0hCRF9DT05WRVJTSU9OX1JFUVVFU1RTX09SREVSX1VOU1BFQ0lGSUVEEAASOQo1TElTVF9IQkRfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9CWV9DT05WRVJTSU9OX0RBVEUQARIxCi1MSVNUX0hCRF9DT05WRVJTSU9OX1JFUVVFU1RTX09SREVSX0JZX0FDQ09VTlQQAiruAQopTGlzdENvbGxhdGVyYWxpemVkQ29udmVyc2lvblJlcXVlc3RzT3JkZXISPQo5TElTVF9DT0xMQVRFUkFMSVpFRF9DT05WRVJTSU9OX1JFUVVFU1RTX09SREVSX1VOU1BFQ0lGSUVEEAASRApATElTVF9DT0xMQVRFUkFMSVpFRF9DT05WRVJTSU9OX1JFUVVFU1RTX09SREVSX0JZX0NPTlZFUlNJT05fREFURRABEjwKOExJU1RfQ09MTEFURVJBTElaRURfQ09OVkVSU0lPTl9SRVFVRVNUU19PUkRFUl9CWV9BQ0NPVU5UEAIqjQEKFExpc3RMaW1pdE9yZGVyc09yZGVyEicKI0xJU1RfTElNSVRfT1JERVJTX09SREVSX1VOU1BFQ0lGSUVEEAASJAogTElTVF9MSU1JVF9PUkRFUlNfT1JERVJfQllfUFJJQ0UQARImCiJMSVNUX0xJTUlUX09SREVSU19PUkRFUl9CWV9BQ0NPVU5UEAJChwEKJ2lvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLmRhdGFiYXNlX2FwaS52MVABWkRnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2RhdGFiYXNlX2FwaS92MTtkYXRhYmFzZV9hcGl2MaoCE0hpdmUuRGF0YWJhc2VBcGkuVjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_finance, file_hivegate_v1_options]);
 
 /**
  * ListEscrowsRequest lists escrow transfers in one order.
@@ -28,9 +28,9 @@ export type ListEscrowsRequest = Message<"hive.database_api.v1.ListEscrowsReques
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -82,6 +82,14 @@ export type ListEscrowsStart = Message<"hive.database_api.v1.ListEscrowsStart"> 
     value: ListEscrowsStart_ByRatificationDeadline;
     case: "byRatificationDeadline";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -144,7 +152,7 @@ export type ListEscrowsStart_ByRatificationDeadline = Message<"hive.database_api
   /**
    * The escrow's chain object id (Escrow.id) to start at.
    *
-   * @generated from field: uint64 id = 3;
+   * @generated from field: int64 id = 3;
    */
   id: bigint;
 };
@@ -170,9 +178,9 @@ export type ListEscrowsResponse = Message<"hive.database_api.v1.ListEscrowsRespo
   escrows: Escrow[];
 
   /**
-   * The cursor of the last escrow on this page, ready to send back as `start`
-   * (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListEscrowsStart next_start = 2;
    */
@@ -195,9 +203,9 @@ export type ListWithdrawVestingRoutesRequest = Message<"hive.database_api.v1.Lis
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -250,6 +258,14 @@ export type ListWithdrawVestingRoutesStart = Message<"hive.database_api.v1.ListW
     value: ListWithdrawVestingRoutesStart_ByDestination;
     case: "byDestination";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -303,7 +319,7 @@ export type ListWithdrawVestingRoutesStart_ByDestination = Message<"hive.databas
   /**
    * The route's chain object id (WithdrawVestingRoute.id) to start at.
    *
-   * @generated from field: uint64 id = 2;
+   * @generated from field: int64 id = 2;
    */
   id: bigint;
 };
@@ -330,9 +346,9 @@ export type ListWithdrawVestingRoutesResponse = Message<"hive.database_api.v1.Li
   routes: WithdrawVestingRoute[];
 
   /**
-   * The cursor of the last route on this page, ready to send back as `start`
-   * (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListWithdrawVestingRoutesStart next_start = 2;
    */
@@ -355,9 +371,9 @@ export type ListSavingsWithdrawalsRequest = Message<"hive.database_api.v1.ListSa
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -418,6 +434,14 @@ export type ListSavingsWithdrawalsStart = Message<"hive.database_api.v1.ListSavi
     value: ListSavingsWithdrawalsStart_ByToComplete;
     case: "byToComplete";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -443,9 +467,9 @@ export type ListSavingsWithdrawalsStart_ByFromId = Message<"hive.database_api.v1
   /**
    * The account's request id to start at.
    *
-   * @generated from field: uint32 request_id = 2;
+   * @generated from field: int64 request_id = 2;
    */
-  requestId: number;
+  requestId: bigint;
 };
 
 /**
@@ -479,9 +503,9 @@ export type ListSavingsWithdrawalsStart_ByCompleteFromId = Message<"hive.databas
   /**
    * The account's request id to start at.
    *
-   * @generated from field: uint32 request_id = 3;
+   * @generated from field: int64 request_id = 3;
    */
-  requestId: number;
+  requestId: bigint;
 };
 
 /**
@@ -515,7 +539,7 @@ export type ListSavingsWithdrawalsStart_ByToComplete = Message<"hive.database_ap
   /**
    * The withdrawal's chain object id (SavingsWithdrawal.id) to start at.
    *
-   * @generated from field: uint64 id = 3;
+   * @generated from field: int64 id = 3;
    */
   id: bigint;
 };
@@ -542,9 +566,9 @@ export type ListSavingsWithdrawalsResponse = Message<"hive.database_api.v1.ListS
   withdrawals: SavingsWithdrawal[];
 
   /**
-   * The cursor of the last withdrawal on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListSavingsWithdrawalsStart next_start = 2;
    */
@@ -567,9 +591,9 @@ export type ListVestingDelegationsRequest = Message<"hive.database_api.v1.ListVe
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -613,6 +637,14 @@ export type ListVestingDelegationsStart = Message<"hive.database_api.v1.ListVest
     value: ListVestingDelegationsStart_ByDelegation;
     case: "byDelegation";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -667,9 +699,9 @@ export type ListVestingDelegationsResponse = Message<"hive.database_api.v1.ListV
   delegations: VestingDelegation[];
 
   /**
-   * The cursor of the last delegation on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListVestingDelegationsStart next_start = 2;
    */
@@ -692,9 +724,9 @@ export type ListVestingDelegationExpirationsRequest = Message<"hive.database_api
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -747,6 +779,14 @@ export type ListVestingDelegationExpirationsStart = Message<"hive.database_api.v
     value: ListVestingDelegationExpirationsStart_ByAccountExpiration;
     case: "byAccountExpiration";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -772,7 +812,7 @@ export type ListVestingDelegationExpirationsStart_ByExpiration = Message<"hive.d
   /**
    * The chain object id (VestingDelegationExpiration.id) to start at.
    *
-   * @generated from field: uint64 id = 2;
+   * @generated from field: int64 id = 2;
    */
   id: bigint;
 };
@@ -808,7 +848,7 @@ export type ListVestingDelegationExpirationsStart_ByAccountExpiration = Message<
   /**
    * The chain object id to start at.
    *
-   * @generated from field: uint64 id = 3;
+   * @generated from field: int64 id = 3;
    */
   id: bigint;
 };
@@ -835,9 +875,9 @@ export type ListVestingDelegationExpirationsResponse = Message<"hive.database_ap
   delegations: VestingDelegationExpiration[];
 
   /**
-   * The cursor of the last entry on this page, ready to send back as `start`
-   * (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListVestingDelegationExpirationsStart next_start = 2;
    */
@@ -861,9 +901,9 @@ export type ListHbdConversionRequestsRequest = Message<"hive.database_api.v1.Lis
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -916,6 +956,14 @@ export type ListHbdConversionRequestsStart = Message<"hive.database_api.v1.ListH
     value: ListHbdConversionRequestsStart_ByAccount;
     case: "byAccount";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -941,7 +989,7 @@ export type ListHbdConversionRequestsStart_ByConversionDate = Message<"hive.data
   /**
    * The chain object id (ConvertRequest.id) to start at.
    *
-   * @generated from field: uint64 id = 2;
+   * @generated from field: int64 id = 2;
    */
   id: bigint;
 };
@@ -996,9 +1044,9 @@ export type ListHbdConversionRequestsResponse = Message<"hive.database_api.v1.Li
   requests: ConvertRequest[];
 
   /**
-   * The cursor of the last request on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListHbdConversionRequestsStart next_start = 2;
    */
@@ -1022,9 +1070,9 @@ export type ListCollateralizedConversionRequestsRequest = Message<"hive.database
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -1077,6 +1125,14 @@ export type ListCollateralizedConversionRequestsStart = Message<"hive.database_a
     value: ListCollateralizedConversionRequestsStart_ByAccount;
     case: "byAccount";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1102,7 +1158,7 @@ export type ListCollateralizedConversionRequestsStart_ByConversionDate = Message
   /**
    * The chain object id (CollateralizedConvertRequest.id) to start at.
    *
-   * @generated from field: uint64 id = 2;
+   * @generated from field: int64 id = 2;
    */
   id: bigint;
 };
@@ -1157,9 +1213,9 @@ export type ListCollateralizedConversionRequestsResponse = Message<"hive.databas
   requests: CollateralizedConvertRequest[];
 
   /**
-   * The cursor of the last request on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListCollateralizedConversionRequestsStart next_start = 2;
    */
@@ -1182,9 +1238,9 @@ export type ListLimitOrdersRequest = Message<"hive.database_api.v1.ListLimitOrde
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -1237,6 +1293,14 @@ export type ListLimitOrdersStart = Message<"hive.database_api.v1.ListLimitOrders
     value: ListLimitOrdersStart_ByAccount;
     case: "byAccount";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -1263,7 +1327,7 @@ export type ListLimitOrdersStart_ByPrice = Message<"hive.database_api.v1.ListLim
   /**
    * The order's chain object id (LimitOrder.id) to start at.
    *
-   * @generated from field: uint64 id = 2;
+   * @generated from field: int64 id = 2;
    */
   id: bigint;
 };
@@ -1317,9 +1381,9 @@ export type ListLimitOrdersResponse = Message<"hive.database_api.v1.ListLimitOrd
   orders: LimitOrder[];
 
   /**
-   * The cursor of the last order on this page, ready to send back as `start`
-   * (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListLimitOrdersStart next_start = 2;
    */

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/database_api/v1/database_smt.proto.
  */
 export const file_hive_database_api_v1_database_smt: GenFile = /*@__PURE__*/
-  fileDesc("CidoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9zbXQucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxIqwBChtMaXN0U210Q29udHJpYnV0aW9uc1JlcXVlc3QSDQoFbGltaXQYASABKA0SPgoFb3JkZXIYAiABKA4yLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc09yZGVyEj4KBXN0YXJ0GAMgASgLMi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNTdGFydCLcBgoZTGlzdFNtdENvbnRyaWJ1dGlvbnNTdGFydBJsChVieV9zeW1ib2xfY29udHJpYnV0b3IYASABKAsyQy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc1N0YXJ0LkJ5U3ltYm9sQ29udHJpYnV0b3JCBpr0GAJbXUgAEloKDGJ5X3N5bWJvbF9pZBgCIAEoCzI6LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRDb250cmlidXRpb25zU3RhcnQuQnlTeW1ib2xJZEIGmvQYAltdSAASXwoOYnlfY29udHJpYnV0b3IYAyABKAsyPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc1N0YXJ0LkJ5Q29udHJpYnV0b3JCBpr0GAJbXUgAGtABChNCeVN5bWJvbENvbnRyaWJ1dG9yEjEKBnN5bWJvbBgBIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQgr68xgGc3ltYm9sEikKC2NvbnRyaWJ1dG9yGAIgASgJQg/68xgLY29udHJpYnV0b3JIAIgBARIxCg9jb250cmlidXRpb25faWQYAyABKA1CE/rzGA9jb250cmlidXRpb25faWRIAYgBAToEyPMYAUIOCgxfY29udHJpYnV0b3JCEgoQX2NvbnRyaWJ1dGlvbl9pZBplCgpCeVN5bWJvbElkEjEKBnN5bWJvbBgBIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQgr68xgGc3ltYm9sEhcKAmlkGAIgASgEQgb68xgCaWRIAIgBAToEyPMYAUIFCgNfaWQaygEKDUJ5Q29udHJpYnV0b3ISKQoLY29udHJpYnV0b3IYASABKAlCD/rzGAtjb250cmlidXRvckgAiAEBEjEKBnN5bWJvbBgCIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQgr68xgGc3ltYm9sEjEKD2NvbnRyaWJ1dGlvbl9pZBgDIAEoDUIT+vMYD2NvbnRyaWJ1dGlvbl9pZEgBiAEBOgTI8xgBQg4KDF9jb250cmlidXRvckISChBfY29udHJpYnV0aW9uX2lkOgTI8xgCQgcKBXN0YXJ0IpoBChxMaXN0U210Q29udHJpYnV0aW9uc1Jlc3BvbnNlEjUKDWNvbnRyaWJ1dGlvbnMYASADKAsyHi5oaXZlLnR5cGVzLnYxLlNtdENvbnRyaWJ1dGlvbhJDCgpuZXh0X3N0YXJ0GAIgASgLMi8uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdENvbnRyaWJ1dGlvbnNTdGFydCKXAQoUTGlzdFNtdFRva2Vuc1JlcXVlc3QSDQoFbGltaXQYASABKA0SNwoFb3JkZXIYAiABKA4yKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zT3JkZXISNwoFc3RhcnQYAyABKAsyKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zU3RhcnQirQMKEkxpc3RTbXRUb2tlbnNTdGFydBJOCglieV9zeW1ib2wYASABKAsyMS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zU3RhcnQuQnlTeW1ib2xCBpr0GAJ7fUgAElcKEmJ5X2NvbnRyb2xfYWNjb3VudBgCIAEoCzI5LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbnNTdGFydC5CeUNvbnRyb2xBY2NvdW50SAAaUAoIQnlTeW1ib2wSPgoGc3ltYm9sGAEgASgLMhUuaGl2ZS50eXBlcy52MS5TeW1ib2xCF/rzGBN0b2tlbi5saXF1aWRfc3ltYm9sOgTI8xgCGowBChBCeUNvbnRyb2xBY2NvdW50EjIKD2NvbnRyb2xfYWNjb3VudBgBIAEoCUIZ+vMYFXRva2VuLmNvbnRyb2xfYWNjb3VudBI+CgZzeW1ib2wYAiABKAsyFS5oaXZlLnR5cGVzLnYxLlN5bWJvbEIX+vMYE3Rva2VuLmxpcXVpZF9zeW1ib2w6BMjzGAE6BMjzGAJCBwoFc3RhcnQifgoVTGlzdFNtdFRva2Vuc1Jlc3BvbnNlEicKBnRva2VucxgBIAMoCzIXLmhpdmUudHlwZXMudjEuU210VG9rZW4SPAoKbmV4dF9zdGFydBgCIAEoCzIoLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbnNTdGFydCKvAQocTGlzdFNtdFRva2VuRW1pc3Npb25zUmVxdWVzdBINCgVsaW1pdBgBIAEoDRI/CgVvcmRlchgCIAEoDjIwLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbkVtaXNzaW9uc09yZGVyEj8KBXN0YXJ0GAMgASgLMjAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2VuRW1pc3Npb25zU3RhcnQinAIKGkxpc3RTbXRUb2tlbkVtaXNzaW9uc1N0YXJ0El8KDmJ5X3N5bWJvbF90aW1lGAEgASgLMj0uaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2VuRW1pc3Npb25zU3RhcnQuQnlTeW1ib2xUaW1lQgaa9BgCW11IABqNAQoMQnlTeW1ib2xUaW1lEjEKBnN5bWJvbBgBIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQgr68xgGc3ltYm9sEkQKDXNjaGVkdWxlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhH68xgNc2NoZWR1bGVfdGltZToEyPMYAToEyPMYAkIHCgVzdGFydCKgAQodTGlzdFNtdFRva2VuRW1pc3Npb25zUmVzcG9uc2USOQoPdG9rZW5fZW1pc3Npb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5TbXRUb2tlbkVtaXNzaW9ucxJECgpuZXh0X3N0YXJ0GAIgASgLMjAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2VuRW1pc3Npb25zU3RhcnQq4QEKGUxpc3RTbXRDb250cmlidXRpb25zT3JkZXISLAooTElTVF9TTVRfQ09OVFJJQlVUSU9OU19PUkRFUl9VTlNQRUNJRklFRBAAEjYKMkxJU1RfU01UX0NPTlRSSUJVVElPTlNfT1JERVJfQllfU1lNQk9MX0NPTlRSSUJVVE9SEAESLQopTElTVF9TTVRfQ09OVFJJQlVUSU9OU19PUkRFUl9CWV9TWU1CT0xfSUQQAhIvCitMSVNUX1NNVF9DT05UUklCVVRJT05TX09SREVSX0JZX0NPTlRSSUJVVE9SEAMqjgEKEkxpc3RTbXRUb2tlbnNPcmRlchIlCiFMSVNUX1NNVF9UT0tFTlNfT1JERVJfVU5TUEVDSUZJRUQQABIjCh9MSVNUX1NNVF9UT0tFTlNfT1JERVJfQllfU1lNQk9MEAESLAooTElTVF9TTVRfVE9LRU5TX09SREVSX0JZX0NPTlRST0xfQUNDT1VOVBACKn8KGkxpc3RTbXRUb2tlbkVtaXNzaW9uc09yZGVyEi4KKkxJU1RfU01UX1RPS0VOX0VNSVNTSU9OU19PUkRFUl9VTlNQRUNJRklFRBAAEjEKLUxJU1RfU01UX1RPS0VOX0VNSVNTSU9OU19PUkRFUl9CWV9TWU1CT0xfVElNRRABQngKGGNvbS5oaXZlLmRhdGFiYXNlX2FwaS52MVABWkRnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2RhdGFiYXNlX2FwaS92MTtkYXRhYmFzZV9hcGl2MaoCE0hpdmUuRGF0YWJhc2VBcGkuVjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_smt, file_hivegate_v1_options]);
+  fileDesc("CidoaXZlL2RhdGFiYXNlX2FwaS92MS9kYXRhYmFzZV9zbXQucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxIrsBChtMaXN0U210Q29udHJpYnV0aW9uc1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARI+CgVvcmRlchgCIAEoDjIvLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRDb250cmlidXRpb25zT3JkZXISPgoFc3RhcnQYAyABKAsyLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc1N0YXJ0QggKBl9saW1pdCL+BgoZTGlzdFNtdENvbnRyaWJ1dGlvbnNTdGFydBJsChVieV9zeW1ib2xfY29udHJpYnV0b3IYASABKAsyQy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc1N0YXJ0LkJ5U3ltYm9sQ29udHJpYnV0b3JCBpr0GAJbXUgAEloKDGJ5X3N5bWJvbF9pZBgCIAEoCzI6LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRDb250cmlidXRpb25zU3RhcnQuQnlTeW1ib2xJZEIGmvQYAltdSAASXwoOYnlfY29udHJpYnV0b3IYAyABKAsyPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210Q29udHJpYnV0aW9uc1N0YXJ0LkJ5Q29udHJpYnV0b3JCBpr0GAJbXUgAEhcKBHNraXAYZCABKA1CBOD0GAFIAYgBARrQAQoTQnlTeW1ib2xDb250cmlidXRvchIxCgZzeW1ib2wYASABKAsyFS5oaXZlLnR5cGVzLnYxLlN5bWJvbEIK+vMYBnN5bWJvbBIpCgtjb250cmlidXRvchgCIAEoCUIP+vMYC2NvbnRyaWJ1dG9ySACIAQESMQoPY29udHJpYnV0aW9uX2lkGAMgASgNQhP68xgPY29udHJpYnV0aW9uX2lkSAGIAQE6BMjzGAFCDgoMX2NvbnRyaWJ1dG9yQhIKEF9jb250cmlidXRpb25faWQaZQoKQnlTeW1ib2xJZBIxCgZzeW1ib2wYASABKAsyFS5oaXZlLnR5cGVzLnYxLlN5bWJvbEIK+vMYBnN5bWJvbBIXCgJpZBgCIAEoA0IG+vMYAmlkSACIAQE6BMjzGAFCBQoDX2lkGsoBCg1CeUNvbnRyaWJ1dG9yEikKC2NvbnRyaWJ1dG9yGAEgASgJQg/68xgLY29udHJpYnV0b3JIAIgBARIxCgZzeW1ib2wYAiABKAsyFS5oaXZlLnR5cGVzLnYxLlN5bWJvbEIK+vMYBnN5bWJvbBIxCg9jb250cmlidXRpb25faWQYAyABKA1CE/rzGA9jb250cmlidXRpb25faWRIAYgBAToEyPMYAUIOCgxfY29udHJpYnV0b3JCEgoQX2NvbnRyaWJ1dGlvbl9pZDoEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCKaAQocTGlzdFNtdENvbnRyaWJ1dGlvbnNSZXNwb25zZRI1Cg1jb250cmlidXRpb25zGAEgAygLMh4uaGl2ZS50eXBlcy52MS5TbXRDb250cmlidXRpb24SQwoKbmV4dF9zdGFydBgCIAEoCzIvLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRDb250cmlidXRpb25zU3RhcnQipgEKFExpc3RTbXRUb2tlbnNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESNwoFb3JkZXIYAiABKA4yKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zT3JkZXISNwoFc3RhcnQYAyABKAsyKC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zU3RhcnRCCAoGX2xpbWl0Is8DChJMaXN0U210VG9rZW5zU3RhcnQSTgoJYnlfc3ltYm9sGAEgASgLMjEuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2Vuc1N0YXJ0LkJ5U3ltYm9sQgaa9BgCe31IABJXChJieV9jb250cm9sX2FjY291bnQYAiABKAsyOS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5zU3RhcnQuQnlDb250cm9sQWNjb3VudEgAEhcKBHNraXAYZCABKA1CBOD0GAFIAYgBARpQCghCeVN5bWJvbBI+CgZzeW1ib2wYASABKAsyFS5oaXZlLnR5cGVzLnYxLlN5bWJvbEIX+vMYE3Rva2VuLmxpcXVpZF9zeW1ib2w6BMjzGAIajAEKEEJ5Q29udHJvbEFjY291bnQSMgoPY29udHJvbF9hY2NvdW50GAEgASgJQhn68xgVdG9rZW4uY29udHJvbF9hY2NvdW50Ej4KBnN5bWJvbBgCIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQhf68xgTdG9rZW4ubGlxdWlkX3N5bWJvbDoEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCJ+ChVMaXN0U210VG9rZW5zUmVzcG9uc2USJwoGdG9rZW5zGAEgAygLMhcuaGl2ZS50eXBlcy52MS5TbXRUb2tlbhI8CgpuZXh0X3N0YXJ0GAIgASgLMiguaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2Vuc1N0YXJ0Ir4BChxMaXN0U210VG9rZW5FbWlzc2lvbnNSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQESPwoFb3JkZXIYAiABKA4yMC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5FbWlzc2lvbnNPcmRlchI/CgVzdGFydBgDIAEoCzIwLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RTbXRUb2tlbkVtaXNzaW9uc1N0YXJ0QggKBl9saW1pdCK+AgoaTGlzdFNtdFRva2VuRW1pc3Npb25zU3RhcnQSXwoOYnlfc3ltYm9sX3RpbWUYASABKAsyPS5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0U210VG9rZW5FbWlzc2lvbnNTdGFydC5CeVN5bWJvbFRpbWVCBpr0GAJbXUgAEhcKBHNraXAYZCABKA1CBOD0GAFIAYgBARqNAQoMQnlTeW1ib2xUaW1lEjEKBnN5bWJvbBgBIAEoCzIVLmhpdmUudHlwZXMudjEuU3ltYm9sQgr68xgGc3ltYm9sEkQKDXNjaGVkdWxlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhH68xgNc2NoZWR1bGVfdGltZToEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCKgAQodTGlzdFNtdFRva2VuRW1pc3Npb25zUmVzcG9uc2USOQoPdG9rZW5fZW1pc3Npb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5TbXRUb2tlbkVtaXNzaW9ucxJECgpuZXh0X3N0YXJ0GAIgASgLMjAuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFNtdFRva2VuRW1pc3Npb25zU3RhcnQq4QEKGUxpc3RTbXRDb250cmlidXRpb25zT3JkZXISLAooTElTVF9TTVRfQ09OVFJJQlVUSU9OU19PUkRFUl9VTlNQRUNJRklFRBAAEjYKMkxJU1RfU01UX0NPTlRSSUJVVElPTlNfT1JERVJfQllfU1lNQk9MX0NPTlRSSUJVVE9SEAESLQopTElTVF9TTVRfQ09OVFJJQlVUSU9OU19PUkRFUl9CWV9TWU1CT0xfSUQQAhIvCitMSVNUX1NNVF9DT05UUklCVVRJT05TX09SREVSX0JZX0NPTlRSSUJVVE9SEAMqjgEKEkxpc3RTbXRUb2tlbnNPcmRlchIlCiFMSVNUX1NNVF9UT0tFTlNfT1JERVJfVU5TUEVDSUZJRUQQABIjCh9MSVNUX1NNVF9UT0tFTlNfT1JERVJfQllfU1lNQk9MEAESLAooTElTVF9TTVRfVE9LRU5TX09SREVSX0JZX0NPTlRST0xfQUNDT1VOVBACKn8KGkxpc3RTbXRUb2tlbkVtaXNzaW9uc09yZGVyEi4KKkxJU1RfU01UX1RPS0VOX0VNSVNTSU9OU19PUkRFUl9VTlNQRUNJRklFRBAAEjEKLUxJU1RfU01UX1RPS0VOX0VNSVNTSU9OU19PUkRFUl9CWV9TWU1CT0xfVElNRRABQocBCidpby5naXRodWIuaGl2ZWdhdGUuaGl2ZS5kYXRhYmFzZV9hcGkudjFQAVpEZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9kYXRhYmFzZV9hcGkvdjE7ZGF0YWJhc2VfYXBpdjGqAhNIaXZlLkRhdGFiYXNlQXBpLlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_smt, file_hivegate_v1_options]);
 
 /**
  * ListSmtContributionsRequest lists SMT ICO contributions (historical).
@@ -28,9 +28,9 @@ export type ListSmtContributionsRequest = Message<"hive.database_api.v1.ListSmtC
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -91,6 +91,14 @@ export type ListSmtContributionsStart = Message<"hive.database_api.v1.ListSmtCon
     value: ListSmtContributionsStart_ByContributor;
     case: "byContributor";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -154,7 +162,7 @@ export type ListSmtContributionsStart_BySymbolId = Message<"hive.database_api.v1
   /**
    * The chain object id (SmtContribution.id) to start at.
    *
-   * @generated from field: optional uint64 id = 2;
+   * @generated from field: optional int64 id = 2;
    */
   id?: bigint | undefined;
 };
@@ -217,8 +225,9 @@ export type ListSmtContributionsResponse = Message<"hive.database_api.v1.ListSmt
   contributions: SmtContribution[];
 
   /**
-   * The cursor of the last contribution on this page, ready to send back as
-   * `start`. Unset when the page is empty. Not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListSmtContributionsStart next_start = 2;
    */
@@ -241,9 +250,9 @@ export type ListSmtTokensRequest = Message<"hive.database_api.v1.ListSmtTokensRe
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -296,6 +305,14 @@ export type ListSmtTokensStart = Message<"hive.database_api.v1.ListSmtTokensStar
     value: ListSmtTokensStart_ByControlAccount;
     case: "byControlAccount";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -369,8 +386,9 @@ export type ListSmtTokensResponse = Message<"hive.database_api.v1.ListSmtTokensR
   tokens: SmtToken[];
 
   /**
-   * The cursor of the last token on this page, ready to send back as
-   * `start`. Unset when the page is empty. Not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListSmtTokensStart next_start = 2;
    */
@@ -393,9 +411,9 @@ export type ListSmtTokenEmissionsRequest = Message<"hive.database_api.v1.ListSmt
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -439,6 +457,14 @@ export type ListSmtTokenEmissionsStart = Message<"hive.database_api.v1.ListSmtTo
     value: ListSmtTokenEmissionsStart_BySymbolTime;
     case: "bySymbolTime";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -491,8 +517,9 @@ export type ListSmtTokenEmissionsResponse = Message<"hive.database_api.v1.ListSm
   tokenEmissions: SmtTokenEmissions[];
 
   /**
-   * The cursor of the last emission on this page, ready to send back as
-   * `start`. Unset when the page is empty. Not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListSmtTokenEmissionsStart next_start = 2;
    */

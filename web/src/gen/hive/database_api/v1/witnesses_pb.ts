@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/database_api/v1/witnesses.proto.
  */
 export const file_hive_database_api_v1_witnesses: GenFile = /*@__PURE__*/
-  fileDesc("CiRoaXZlL2RhdGFiYXNlX2FwaS92MS93aXRuZXNzZXMucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxIpcBChRMaXN0V2l0bmVzc2VzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRI3CgVvcmRlchgCIAEoDjIoLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzZXNPcmRlchI3CgVzdGFydBgDIAEoCzIoLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzZXNTdGFydCKKBAoSTGlzdFdpdG5lc3Nlc1N0YXJ0EkIKB2J5X25hbWUYASABKAsyLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc2VzU3RhcnQuQnlOYW1lSAASbAoMYnlfdm90ZV9uYW1lGAIgASgLMjMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0LkJ5Vm90ZU5hbWVCH5r0GBtbIjkyMjMzNzIwMzY4NTQ3NzU4MDciLCAiIl1IABJTChBieV9zY2hlZHVsZV90aW1lGAMgASgLMjcuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0LkJ5U2NoZWR1bGVUaW1lSAAaKAoGQnlOYW1lEhgKBW93bmVyGAEgASgJQgn68xgFb3duZXI6BMjzGAIaRgoKQnlWb3RlTmFtZRIYCgV2b3RlcxgBIAEoA0IJ+vMYBXZvdGVzEhgKBW93bmVyGAIgASgJQgn68xgFb3duZXI6BMjzGAEabAoOQnlTY2hlZHVsZVRpbWUSOgoWdmlydHVhbF9zY2hlZHVsZWRfdGltZRgBIAEoCUIa+vMYFnZpcnR1YWxfc2NoZWR1bGVkX3RpbWUSGAoFb3duZXIYAiABKAlCCfrzGAVvd25lcjoEyPMYAToEyPMYAkIHCgVzdGFydCKAAQoVTGlzdFdpdG5lc3Nlc1Jlc3BvbnNlEikKCXdpdG5lc3NlcxgBIAMoCzIWLmhpdmUudHlwZXMudjEuV2l0bmVzcxI8CgpuZXh0X3N0YXJ0GAIgASgLMiguaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0IqABChdMaXN0V2l0bmVzc1ZvdGVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRI6CgVvcmRlchgCIAEoDjIrLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNPcmRlchI6CgVzdGFydBgDIAEoCzIrLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNTdGFydCKKAwoVTGlzdFdpdG5lc3NWb3Rlc1N0YXJ0EloKEmJ5X2FjY291bnRfd2l0bmVzcxgBIAEoCzI8LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNTdGFydC5CeUFjY291bnRXaXRuZXNzSAASWgoSYnlfd2l0bmVzc19hY2NvdW50GAIgASgLMjwuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3NWb3Rlc1N0YXJ0LkJ5V2l0bmVzc0FjY291bnRIABpUChBCeUFjY291bnRXaXRuZXNzEhwKB2FjY291bnQYASABKAlCC/rzGAdhY2NvdW50EhwKB3dpdG5lc3MYAiABKAlCC/rzGAd3aXRuZXNzOgTI8xgBGlQKEEJ5V2l0bmVzc0FjY291bnQSHAoHd2l0bmVzcxgBIAEoCUIL+vMYB3dpdG5lc3MSHAoHYWNjb3VudBgCIAEoCUIL+vMYB2FjY291bnQ6BMjzGAE6BMjzGAJCBwoFc3RhcnQihgEKGExpc3RXaXRuZXNzVm90ZXNSZXNwb25zZRIpCgV2b3RlcxgBIAMoCzIaLmhpdmUudHlwZXMudjEuV2l0bmVzc1ZvdGUSPwoKbmV4dF9zdGFydBgCIAEoCzIrLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNTdGFydCquAQoSTGlzdFdpdG5lc3Nlc09yZGVyEiQKIExJU1RfV0lUTkVTU0VTX09SREVSX1VOU1BFQ0lGSUVEEAASIAocTElTVF9XSVRORVNTRVNfT1JERVJfQllfTkFNRRABEiUKIUxJU1RfV0lUTkVTU0VTX09SREVSX0JZX1ZPVEVfTkFNRRACEikKJUxJU1RfV0lUTkVTU0VTX09SREVSX0JZX1NDSEVEVUxFX1RJTUUQAyqjAQoVTGlzdFdpdG5lc3NWb3Rlc09yZGVyEigKJExJU1RfV0lUTkVTU19WT1RFU19PUkRFUl9VTlNQRUNJRklFRBAAEi8KK0xJU1RfV0lUTkVTU19WT1RFU19PUkRFUl9CWV9BQ0NPVU5UX1dJVE5FU1MQARIvCitMSVNUX1dJVE5FU1NfVk9URVNfT1JERVJfQllfV0lUTkVTU19BQ0NPVU5UEAJCeAoYY29tLmhpdmUuZGF0YWJhc2VfYXBpLnYxUAFaRGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZGF0YWJhc2VfYXBpL3YxO2RhdGFiYXNlX2FwaXYxqgITSGl2ZS5EYXRhYmFzZUFwaS5WMWIGcHJvdG8z", [file_hive_types_v1_witness, file_hivegate_v1_options]);
+  fileDesc("CiRoaXZlL2RhdGFiYXNlX2FwaS92MS93aXRuZXNzZXMucHJvdG8SFGhpdmUuZGF0YWJhc2VfYXBpLnYxIqYBChRMaXN0V2l0bmVzc2VzUmVxdWVzdBISCgVsaW1pdBgBIAEoDUgAiAEBEjcKBW9yZGVyGAIgASgOMiguaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc09yZGVyEjcKBXN0YXJ0GAMgASgLMiguaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0QggKBl9saW1pdCKsBAoSTGlzdFdpdG5lc3Nlc1N0YXJ0EkIKB2J5X25hbWUYASABKAsyLy5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc2VzU3RhcnQuQnlOYW1lSAASbAoMYnlfdm90ZV9uYW1lGAIgASgLMjMuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0LkJ5Vm90ZU5hbWVCH5r0GBtbIjkyMjMzNzIwMzY4NTQ3NzU4MDciLCAiIl1IABJTChBieV9zY2hlZHVsZV90aW1lGAMgASgLMjcuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3Nlc1N0YXJ0LkJ5U2NoZWR1bGVUaW1lSAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGigKBkJ5TmFtZRIYCgVvd25lchgBIAEoCUIJ+vMYBW93bmVyOgTI8xgCGkYKCkJ5Vm90ZU5hbWUSGAoFdm90ZXMYASABKANCCfrzGAV2b3RlcxIYCgVvd25lchgCIAEoCUIJ+vMYBW93bmVyOgTI8xgBGmwKDkJ5U2NoZWR1bGVUaW1lEjoKFnZpcnR1YWxfc2NoZWR1bGVkX3RpbWUYASABKAlCGvrzGBZ2aXJ0dWFsX3NjaGVkdWxlZF90aW1lEhgKBW93bmVyGAIgASgJQgn68xgFb3duZXI6BMjzGAE6BMjzGAJCBwoFc3RhcnRCBwoFX3NraXAigAEKFUxpc3RXaXRuZXNzZXNSZXNwb25zZRIpCgl3aXRuZXNzZXMYASADKAsyFi5oaXZlLnR5cGVzLnYxLldpdG5lc3MSPAoKbmV4dF9zdGFydBgCIAEoCzIoLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzZXNTdGFydCKvAQoXTGlzdFdpdG5lc3NWb3Rlc1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBARI6CgVvcmRlchgCIAEoDjIrLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNPcmRlchI6CgVzdGFydBgDIAEoCzIrLmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNTdGFydEIICgZfbGltaXQirAMKFUxpc3RXaXRuZXNzVm90ZXNTdGFydBJaChJieV9hY2NvdW50X3dpdG5lc3MYASABKAsyPC5oaXZlLmRhdGFiYXNlX2FwaS52MS5MaXN0V2l0bmVzc1ZvdGVzU3RhcnQuQnlBY2NvdW50V2l0bmVzc0gAEloKEmJ5X3dpdG5lc3NfYWNjb3VudBgCIAEoCzI8LmhpdmUuZGF0YWJhc2VfYXBpLnYxLkxpc3RXaXRuZXNzVm90ZXNTdGFydC5CeVdpdG5lc3NBY2NvdW50SAASFwoEc2tpcBhkIAEoDUIE4PQYAUgBiAEBGlQKEEJ5QWNjb3VudFdpdG5lc3MSHAoHYWNjb3VudBgBIAEoCUIL+vMYB2FjY291bnQSHAoHd2l0bmVzcxgCIAEoCUIL+vMYB3dpdG5lc3M6BMjzGAEaVAoQQnlXaXRuZXNzQWNjb3VudBIcCgd3aXRuZXNzGAEgASgJQgv68xgHd2l0bmVzcxIcCgdhY2NvdW50GAIgASgJQgv68xgHYWNjb3VudDoEyPMYAToEyPMYAkIHCgVzdGFydEIHCgVfc2tpcCKGAQoYTGlzdFdpdG5lc3NWb3Rlc1Jlc3BvbnNlEikKBXZvdGVzGAEgAygLMhouaGl2ZS50eXBlcy52MS5XaXRuZXNzVm90ZRI/CgpuZXh0X3N0YXJ0GAIgASgLMisuaGl2ZS5kYXRhYmFzZV9hcGkudjEuTGlzdFdpdG5lc3NWb3Rlc1N0YXJ0Kq4BChJMaXN0V2l0bmVzc2VzT3JkZXISJAogTElTVF9XSVRORVNTRVNfT1JERVJfVU5TUEVDSUZJRUQQABIgChxMSVNUX1dJVE5FU1NFU19PUkRFUl9CWV9OQU1FEAESJQohTElTVF9XSVRORVNTRVNfT1JERVJfQllfVk9URV9OQU1FEAISKQolTElTVF9XSVRORVNTRVNfT1JERVJfQllfU0NIRURVTEVfVElNRRADKqMBChVMaXN0V2l0bmVzc1ZvdGVzT3JkZXISKAokTElTVF9XSVRORVNTX1ZPVEVTX09SREVSX1VOU1BFQ0lGSUVEEAASLworTElTVF9XSVRORVNTX1ZPVEVTX09SREVSX0JZX0FDQ09VTlRfV0lUTkVTUxABEi8KK0xJU1RfV0lUTkVTU19WT1RFU19PUkRFUl9CWV9XSVRORVNTX0FDQ09VTlQQAkKHAQonaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuZGF0YWJhc2VfYXBpLnYxUAFaRGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZGF0YWJhc2VfYXBpL3YxO2RhdGFiYXNlX2FwaXYxqgITSGl2ZS5EYXRhYmFzZUFwaS5WMWIGcHJvdG8z", [file_hive_types_v1_witness, file_hivegate_v1_options]);
 
 /**
  * ListWitnessesRequest lists witnesses in one order, one page at a time.
@@ -24,9 +24,9 @@ export type ListWitnessesRequest = Message<"hive.database_api.v1.ListWitnessesRe
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -86,6 +86,14 @@ export type ListWitnessesStart = Message<"hive.database_api.v1.ListWitnessesStar
     value: ListWitnessesStart_ByScheduleTime;
     case: "byScheduleTime";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -189,9 +197,9 @@ export type ListWitnessesResponse = Message<"hive.database_api.v1.ListWitnessesR
   witnesses: Witness[];
 
   /**
-   * The cursor of the last witness on this page, ready to send back as
-   * `start` (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListWitnessesStart next_start = 2;
    */
@@ -214,9 +222,9 @@ export type ListWitnessVotesRequest = Message<"hive.database_api.v1.ListWitnessV
   /**
    * The page size, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The sort order; unset takes it from the case set in `start`.
@@ -268,6 +276,14 @@ export type ListWitnessVotesStart = Message<"hive.database_api.v1.ListWitnessVot
     value: ListWitnessVotesStart_ByWitnessAccount;
     case: "byWitnessAccount";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 100;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -348,9 +364,9 @@ export type ListWitnessVotesResponse = Message<"hive.database_api.v1.ListWitness
   votes: WitnessVote[];
 
   /**
-   * The cursor of the last vote on this page, ready to send back as `start`
-   * (the next page repeats it first). Unset when the page is empty.
-   * Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.database_api.v1.ListWitnessVotesStart next_start = 2;
    */

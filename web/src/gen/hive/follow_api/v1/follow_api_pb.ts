@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/follow_api/v1/follow_api.proto.
  */
 export const file_hive_follow_api_v1_follow_api: GenFile = /*@__PURE__*/
-  fileDesc("CiNoaXZlL2ZvbGxvd19hcGkvdjEvZm9sbG93X2FwaS5wcm90bxISaGl2ZS5mb2xsb3dfYXBpLnYxIkoKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRINCgVsaW1pdBgCIAEoDSKfAQodR2V0QWNjb3VudFJlcHV0YXRpb25zUmVzcG9uc2USOgoLcmVwdXRhdGlvbnMYASADKAsyJS5oaXZlLmZvbGxvd19hcGkudjEuQWNjb3VudFJlcHV0YXRpb24SQgoKbmV4dF9zdGFydBgPIAEoCzIuLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydCJGChpHZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydBIoChNhY2NvdW50X2xvd2VyX2JvdW5kGAEgASgJQgv68xgHYWNjb3VudCJCChFBY2NvdW50UmVwdXRhdGlvbhIZCgdhY2NvdW50GAEgASgJQgjS8xgEbmFtZRISCgpyZXB1dGF0aW9uGAIgASgDIkgKDkdldEJsb2dSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSDQoFbGltaXQYAyABKA0ifwoPR2V0QmxvZ1Jlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRCbG9nRW50cnkSNAoKbmV4dF9zdGFydBgPIAEoCzIgLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nU3RhcnQ6BMjzGAIiOAoMR2V0QmxvZ1N0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAIk8KFUdldEJsb2dFbnRyaWVzUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEhYKDnN0YXJ0X2VudHJ5X2lkGAIgASgDEg0KBWxpbWl0GAMgASgNIoYBChZHZXRCbG9nRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkJsb2dFbnRyeRI7CgpuZXh0X3N0YXJ0GA8gASgLMicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzU3RhcnQ6BMjzGAIiPwoTR2V0QmxvZ0VudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYACJ+ChNHZXRGb2xsb3dlcnNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSDQoFc3RhcnQYAiABKAkSOAoLZm9sbG93X3R5cGUYAyABKA4yGS5oaXZlLnR5cGVzLnYxLkZvbGxvd1R5cGVCCNLzGAR0eXBlEg0KBWxpbWl0GAQgASgNIn8KFEdldEZvbGxvd2Vyc1Jlc3BvbnNlEiYKB2ZvbGxvd3MYASADKAsyFS5oaXZlLnR5cGVzLnYxLkZvbGxvdxI5CgpuZXh0X3N0YXJ0GA8gASgLMiUuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1N0YXJ0OgTI8xgCIjAKEUdldEZvbGxvd2Vyc1N0YXJ0EhsKBXN0YXJ0GAEgASgJQgz68xgIZm9sbG93ZXIifgoTR2V0Rm9sbG93aW5nUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjgKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgjS8xgEdHlwZRINCgVsaW1pdBgEIAEoDSJ/ChRHZXRGb2xsb3dpbmdSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSOQoKbmV4dF9zdGFydBgPIAEoCzIlLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdTdGFydDoEyPMYAiIxChFHZXRGb2xsb3dpbmdTdGFydBIcCgVzdGFydBgBIAEoCUIN+vMYCWZvbGxvd2luZyIoChVHZXRGb2xsb3dDb3VudFJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCSJJChZHZXRGb2xsb3dDb3VudFJlc3BvbnNlEikKBWNvdW50GAEgASgLMhouaGl2ZS50eXBlcy52MS5Gb2xsb3dDb3VudDoEyPMYAiI5ChVHZXRSZWJsb2dnZWRCeVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJIjAKFkdldFJlYmxvZ2dlZEJ5UmVzcG9uc2USEAoIYWNjb3VudHMYASADKAk6BMjzGAIy+AcKEEZvbGxvd0FwaVNlcnZpY2USrAEKFUdldEFjY291bnRSZXB1dGF0aW9ucxIwLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNSZXF1ZXN0GjEuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlIi6QAgHa8xgiZm9sbG93X2FwaS5nZXRfYWNjb3VudF9yZXB1dGF0aW9uc+jzGOgHEnIKB0dldEJsb2cSIi5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ1JlcXVlc3QaIy5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ1Jlc3BvbnNlIh6QAgHa8xgTZm9sbG93X2FwaS5nZXRfYmxvZ+jzGBQSkAEKDkdldEJsb2dFbnRyaWVzEikuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzUmVxdWVzdBoqLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nRW50cmllc1Jlc3BvbnNlIieQAgHa8xgbZm9sbG93X2FwaS5nZXRfYmxvZ19lbnRyaWVz6PMY9AMShwEKDEdldEZvbGxvd2VycxInLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dlcnNSZXF1ZXN0GiguaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1Jlc3BvbnNlIiSQAgHa8xgYZm9sbG93X2FwaS5nZXRfZm9sbG93ZXJz6PMY6AcShwEKDEdldEZvbGxvd2luZxInLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdSZXF1ZXN0GiguaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2luZ1Jlc3BvbnNlIiSQAgHa8xgYZm9sbG93X2FwaS5nZXRfZm9sbG93aW5n6PMY6AcSiwEKDkdldEZvbGxvd0NvdW50EikuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd0NvdW50UmVxdWVzdBoqLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dDb3VudFJlc3BvbnNlIiKQAgHa8xgbZm9sbG93X2FwaS5nZXRfZm9sbG93X2NvdW50EosBCg5HZXRSZWJsb2dnZWRCeRIpLmhpdmUuZm9sbG93X2FwaS52MS5HZXRSZWJsb2dnZWRCeVJlcXVlc3QaKi5oaXZlLmZvbGxvd19hcGkudjEuR2V0UmVibG9nZ2VkQnlSZXNwb25zZSIikAIB2vMYG2ZvbGxvd19hcGkuZ2V0X3JlYmxvZ2dlZF9ieUJwChZjb20uaGl2ZS5mb2xsb3dfYXBpLnYxUAFaQGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvZm9sbG93X2FwaS92MTtmb2xsb3dfYXBpdjGqAhFIaXZlLkZvbGxvd0FwaS5WMWIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("CiNoaXZlL2ZvbGxvd19hcGkvdjEvZm9sbG93X2FwaS5wcm90bxISaGl2ZS5mb2xsb3dfYXBpLnYxInsKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRISCgVsaW1pdBgCIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAUIICgZfbGltaXRCBwoFX3NraXAinwEKHUdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlEjoKC3JlcHV0YXRpb25zGAEgAygLMiUuaGl2ZS5mb2xsb3dfYXBpLnYxLkFjY291bnRSZXB1dGF0aW9uEkIKCm5leHRfc3RhcnQYDyABKAsyLi5oaXZlLmZvbGxvd19hcGkudjEuR2V0QWNjb3VudFJlcHV0YXRpb25zU3RhcnQiaAoaR2V0QWNjb3VudFJlcHV0YXRpb25zU3RhcnQSKAoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCUIL+vMYB2FjY291bnQSFwoEc2tpcBhjIAEoDUIE4PQYAUgAiAEBQgcKBV9za2lwIkIKEUFjY291bnRSZXB1dGF0aW9uEhkKB2FjY291bnQYASABKAlCCNLzGARuYW1lEhIKCnJlcHV0YXRpb24YAiABKAMieQoOR2V0QmxvZ1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRIWCg5zdGFydF9lbnRyeV9pZBgCIAEoAxISCgVsaW1pdBgDIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAUIICgZfbGltaXRCBwoFX3NraXAifwoPR2V0QmxvZ1Jlc3BvbnNlEjAKB2VudHJpZXMYASADKAsyHy5oaXZlLnR5cGVzLnYxLkNvbW1lbnRCbG9nRW50cnkSNAoKbmV4dF9zdGFydBgPIAEoCzIgLmhpdmUuZm9sbG93X2FwaS52MS5HZXRCbG9nU3RhcnQ6BMjzGAIiWgoMR2V0QmxvZ1N0YXJ0EigKDnN0YXJ0X2VudHJ5X2lkGAEgASgDQhD68xgIZW50cnlfaWSQ9BgAEhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCKAAQoVR2V0QmxvZ0VudHJpZXNSZXF1ZXN0Eg8KB2FjY291bnQYASABKAkSFgoOc3RhcnRfZW50cnlfaWQYAiABKAMSEgoFbGltaXQYAyABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQFCCAoGX2xpbWl0QgcKBV9za2lwIoYBChZHZXRCbG9nRW50cmllc1Jlc3BvbnNlEikKB2VudHJpZXMYASADKAsyGC5oaXZlLnR5cGVzLnYxLkJsb2dFbnRyeRI7CgpuZXh0X3N0YXJ0GA8gASgLMicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzU3RhcnQ6BMjzGAIiYQoTR2V0QmxvZ0VudHJpZXNTdGFydBIoCg5zdGFydF9lbnRyeV9pZBgBIAEoA0IQ+vMYCGVudHJ5X2lkkPQYABIXCgRza2lwGGMgASgNQgTg9BgBSACIAQFCBwoFX3NraXAijQEKE0dldEZvbGxvd2Vyc1JlcXVlc3QSDwoHYWNjb3VudBgBIAEoCRINCgVzdGFydBgCIAEoCRI4Cgtmb2xsb3dfdHlwZRgDIAEoDjIZLmhpdmUudHlwZXMudjEuRm9sbG93VHlwZUII0vMYBHR5cGUSEgoFbGltaXQYBCABKA1IAIgBAUIICgZfbGltaXQifwoUR2V0Rm9sbG93ZXJzUmVzcG9uc2USJgoHZm9sbG93cxgBIAMoCzIVLmhpdmUudHlwZXMudjEuRm9sbG93EjkKCm5leHRfc3RhcnQYDyABKAsyJS5oaXZlLmZvbGxvd19hcGkudjEuR2V0Rm9sbG93ZXJzU3RhcnQ6BMjzGAIiMAoRR2V0Rm9sbG93ZXJzU3RhcnQSGwoFc3RhcnQYASABKAlCDPrzGAhmb2xsb3dlciKNAQoTR2V0Rm9sbG93aW5nUmVxdWVzdBIPCgdhY2NvdW50GAEgASgJEg0KBXN0YXJ0GAIgASgJEjgKC2ZvbGxvd190eXBlGAMgASgOMhkuaGl2ZS50eXBlcy52MS5Gb2xsb3dUeXBlQgjS8xgEdHlwZRISCgVsaW1pdBgEIAEoDUgAiAEBQggKBl9saW1pdCJ/ChRHZXRGb2xsb3dpbmdSZXNwb25zZRImCgdmb2xsb3dzGAEgAygLMhUuaGl2ZS50eXBlcy52MS5Gb2xsb3cSOQoKbmV4dF9zdGFydBgPIAEoCzIlLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dpbmdTdGFydDoEyPMYAiIxChFHZXRGb2xsb3dpbmdTdGFydBIcCgVzdGFydBgBIAEoCUIN+vMYCWZvbGxvd2luZyIoChVHZXRGb2xsb3dDb3VudFJlcXVlc3QSDwoHYWNjb3VudBgBIAEoCSJJChZHZXRGb2xsb3dDb3VudFJlc3BvbnNlEikKBWNvdW50GAEgASgLMhouaGl2ZS50eXBlcy52MS5Gb2xsb3dDb3VudDoEyPMYAiI5ChVHZXRSZWJsb2dnZWRCeVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJIjAKFkdldFJlYmxvZ2dlZEJ5UmVzcG9uc2USEAoIYWNjb3VudHMYASADKAk6BMjzGAIyjggKEEZvbGxvd0FwaVNlcnZpY2USsAEKFUdldEFjY291bnRSZXB1dGF0aW9ucxIwLmhpdmUuZm9sbG93X2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNSZXF1ZXN0GjEuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlIjKQAgHa8xgiZm9sbG93X2FwaS5nZXRfYWNjb3VudF9yZXB1dGF0aW9uc+jzGOgH2PQYARJ2CgdHZXRCbG9nEiIuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dSZXF1ZXN0GiMuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dSZXNwb25zZSIikAIB2vMYE2ZvbGxvd19hcGkuZ2V0X2Jsb2fo8xgU2PQYARKUAQoOR2V0QmxvZ0VudHJpZXMSKS5oaXZlLmZvbGxvd19hcGkudjEuR2V0QmxvZ0VudHJpZXNSZXF1ZXN0GiouaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEJsb2dFbnRyaWVzUmVzcG9uc2UiK5ACAdrzGBtmb2xsb3dfYXBpLmdldF9ibG9nX2VudHJpZXPo8xj0A9j0GAESjAEKDEdldEZvbGxvd2VycxInLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dlcnNSZXF1ZXN0GiguaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2Vyc1Jlc3BvbnNlIimQAgHa8xgYZm9sbG93X2FwaS5nZXRfZm9sbG93ZXJz6PMY6AfQ9BjoBxKMAQoMR2V0Rm9sbG93aW5nEicuaGl2ZS5mb2xsb3dfYXBpLnYxLkdldEZvbGxvd2luZ1JlcXVlc3QaKC5oaXZlLmZvbGxvd19hcGkudjEuR2V0Rm9sbG93aW5nUmVzcG9uc2UiKZACAdrzGBhmb2xsb3dfYXBpLmdldF9mb2xsb3dpbmfo8xjoB9D0GOgHEosBCg5HZXRGb2xsb3dDb3VudBIpLmhpdmUuZm9sbG93X2FwaS52MS5HZXRGb2xsb3dDb3VudFJlcXVlc3QaKi5oaXZlLmZvbGxvd19hcGkudjEuR2V0Rm9sbG93Q291bnRSZXNwb25zZSIikAIB2vMYG2ZvbGxvd19hcGkuZ2V0X2ZvbGxvd19jb3VudBKLAQoOR2V0UmVibG9nZ2VkQnkSKS5oaXZlLmZvbGxvd19hcGkudjEuR2V0UmVibG9nZ2VkQnlSZXF1ZXN0GiouaGl2ZS5mb2xsb3dfYXBpLnYxLkdldFJlYmxvZ2dlZEJ5UmVzcG9uc2UiIpACAdrzGBtmb2xsb3dfYXBpLmdldF9yZWJsb2dnZWRfYnlCfwolaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuZm9sbG93X2FwaS52MVABWkBnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL2ZvbGxvd19hcGkvdjE7Zm9sbG93X2FwaXYxqgIRSGl2ZS5Gb2xsb3dBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetAccountReputationsRequest is {account_lower_bound, limit}.
@@ -29,11 +29,18 @@ export type GetAccountReputationsRequest = Message<"hive.follow_api.v1.GetAccoun
   accountLowerBound: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -57,9 +64,9 @@ export type GetAccountReputationsResponse = Message<"hive.follow_api.v1.GetAccou
   reputations: AccountReputation[];
 
   /**
-   * The request cursor for the next page: account_lower_bound = the last
-   * account (inclusive, so the next page repeats it first). Unset when the
-   * page is empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.follow_api.v1.GetAccountReputationsStart next_start = 15;
    */
@@ -85,6 +92,14 @@ export type GetAccountReputationsStart = Message<"hive.follow_api.v1.GetAccountR
    * @generated from field: string account_lower_bound = 1;
    */
   accountLowerBound: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -146,11 +161,18 @@ export type GetBlogRequest = Message<"hive.follow_api.v1.GetBlogRequest"> & {
   startEntryId: bigint;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -174,10 +196,9 @@ export type GetBlogResponse = Message<"hive.follow_api.v1.GetBlogResponse"> & {
   entries: CommentBlogEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id (inclusive: the next page repeats that entry first).
-   * Unset when the page is empty or ends at entry 0. Computed by hivegate;
-   * not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.follow_api.v1.GetBlogStart next_start = 15;
    */
@@ -203,6 +224,14 @@ export type GetBlogStart = Message<"hive.follow_api.v1.GetBlogStart"> & {
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -233,11 +262,18 @@ export type GetBlogEntriesRequest = Message<"hive.follow_api.v1.GetBlogEntriesRe
   startEntryId: bigint;
 
   /**
-   * The page size, 1..500 (required).
+   * The page size, 1..500 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -261,10 +297,9 @@ export type GetBlogEntriesResponse = Message<"hive.follow_api.v1.GetBlogEntriesR
   entries: BlogEntry[];
 
   /**
-   * The request cursor for the next (older) page: start_entry_id = the last
-   * entry's entry_id (inclusive: the next page repeats that entry first).
-   * Unset when the page is empty or ends at entry 0. Computed by hivegate;
-   * not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.follow_api.v1.GetBlogEntriesStart next_start = 15;
    */
@@ -290,6 +325,14 @@ export type GetBlogEntriesStart = Message<"hive.follow_api.v1.GetBlogEntriesStar
    * @generated from field: int64 start_entry_id = 1;
    */
   startEntryId: bigint;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -328,11 +371,11 @@ export type GetFollowersRequest = Message<"hive.follow_api.v1.GetFollowersReques
   followType: FollowType;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -356,9 +399,9 @@ export type GetFollowersResponse = Message<"hive.follow_api.v1.GetFollowersRespo
   follows: Follow[];
 
   /**
-   * The request cursor for the next page: start = the last relation's
-   * follower (exclusive). Unset when the page is empty. Computed by hivegate;
-   * not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.follow_api.v1.GetFollowersStart next_start = 15;
    */
@@ -422,11 +465,11 @@ export type GetFollowingRequest = Message<"hive.follow_api.v1.GetFollowingReques
   followType: FollowType;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -450,9 +493,9 @@ export type GetFollowingResponse = Message<"hive.follow_api.v1.GetFollowingRespo
   follows: Follow[];
 
   /**
-   * The request cursor for the next page: start = the last relation's
-   * following (exclusive). Unset when the page is empty. Computed by
-   * hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.follow_api.v1.GetFollowingStart next_start = 15;
    */

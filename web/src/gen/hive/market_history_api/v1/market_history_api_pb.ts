@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/market_history_api/v1/market_history_api.proto.
  */
 export const file_hive_market_history_api_v1_market_history_api: GenFile = /*@__PURE__*/
-  fileDesc("CjNoaXZlL21hcmtldF9oaXN0b3J5X2FwaS92MS9tYXJrZXRfaGlzdG9yeV9hcGkucHJvdG8SGmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxIoUBChdHZXRNYXJrZXRIaXN0b3J5UmVxdWVzdBIWCg5idWNrZXRfc2Vjb25kcxgBIAEoDRIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJIChhHZXRNYXJrZXRIaXN0b3J5UmVzcG9uc2USLAoHYnVja2V0cxgBIAMoCzIbLmhpdmUudHlwZXMudjEuTWFya2V0QnVja2V0IiAKHkdldE1hcmtldEhpc3RvcnlCdWNrZXRzUmVxdWVzdCI3Ch9HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1Jlc3BvbnNlEhQKDGJ1Y2tldF9zaXplcxgBIAMoDSIkChNHZXRPcmRlckJvb2tSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNIl4KFEdldE9yZGVyQm9va1Jlc3BvbnNlEiIKBGJpZHMYASADKAsyFC5oaXZlLnR5cGVzLnYxLk9yZGVyEiIKBGFza3MYAiADKAsyFC5oaXZlLnR5cGVzLnYxLk9yZGVyIicKFkdldFJlY2VudFRyYWRlc1JlcXVlc3QSDQoFbGltaXQYASABKA0iRQoXR2V0UmVjZW50VHJhZGVzUmVzcG9uc2USKgoGdHJhZGVzGAEgAygLMhouaGl2ZS50eXBlcy52MS5NYXJrZXRUcmFkZSISChBHZXRUaWNrZXJSZXF1ZXN0IrkBChFHZXRUaWNrZXJSZXNwb25zZRIOCgZsYXRlc3QYASABKAkSEgoKbG93ZXN0X2FzaxgCIAEoCRITCgtoaWdoZXN0X2JpZBgDIAEoCRIWCg5wZXJjZW50X2NoYW5nZRgEIAEoCRIpCgtoaXZlX3ZvbHVtZRgFIAEoCzIULmhpdmUudHlwZXMudjEuQXNzZXQSKAoKaGJkX3ZvbHVtZRgGIAEoCzIULmhpdmUudHlwZXMudjEuQXNzZXQiewoWR2V0VHJhZGVIaXN0b3J5UmVxdWVzdBIpCgVzdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgDIAEoDSJFChdHZXRUcmFkZUhpc3RvcnlSZXNwb25zZRIqCgZ0cmFkZXMYASADKAsyGi5oaXZlLnR5cGVzLnYxLk1hcmtldFRyYWRlIhIKEEdldFZvbHVtZVJlcXVlc3QiaAoRR2V0Vm9sdW1lUmVzcG9uc2USKQoLaGl2ZV92b2x1bWUYASABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0EigKCmhiZF92b2x1bWUYAiABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0MrUJChdNYXJrZXRIaXN0b3J5QXBpU2VydmljZRKrAQoQR2V0TWFya2V0SGlzdG9yeRIzLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldE1hcmtldEhpc3RvcnlSZXF1ZXN0GjQuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0TWFya2V0SGlzdG9yeVJlc3BvbnNlIiyQAgHa8xglbWFya2V0X2hpc3RvcnlfYXBpLmdldF9tYXJrZXRfaGlzdG9yeRLIAQoXR2V0TWFya2V0SGlzdG9yeUJ1Y2tldHMSOi5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1JlcXVlc3QaOy5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1Jlc3BvbnNlIjSQAgHa8xgtbWFya2V0X2hpc3RvcnlfYXBpLmdldF9tYXJrZXRfaGlzdG9yeV9idWNrZXRzEqABCgxHZXRPcmRlckJvb2sSLy5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRPcmRlckJvb2tSZXF1ZXN0GjAuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0T3JkZXJCb29rUmVzcG9uc2UiLZACAdrzGCFtYXJrZXRfaGlzdG9yeV9hcGkuZ2V0X29yZGVyX2Jvb2vo8xj0AxKsAQoPR2V0UmVjZW50VHJhZGVzEjIuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0UmVjZW50VHJhZGVzUmVxdWVzdBozLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldFJlY2VudFRyYWRlc1Jlc3BvbnNlIjCQAgHa8xgkbWFya2V0X2hpc3RvcnlfYXBpLmdldF9yZWNlbnRfdHJhZGVz6PMY6AcSjgEKCUdldFRpY2tlchIsLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldFRpY2tlclJlcXVlc3QaLS5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRUaWNrZXJSZXNwb25zZSIkkAIB2vMYHW1hcmtldF9oaXN0b3J5X2FwaS5nZXRfdGlja2VyEqwBCg9HZXRUcmFkZUhpc3RvcnkSMi5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRUcmFkZUhpc3RvcnlSZXF1ZXN0GjMuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0VHJhZGVIaXN0b3J5UmVzcG9uc2UiMJACAdrzGCRtYXJrZXRfaGlzdG9yeV9hcGkuZ2V0X3RyYWRlX2hpc3Rvcnno8xjoBxKOAQoJR2V0Vm9sdW1lEiwuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0Vm9sdW1lUmVxdWVzdBotLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldFZvbHVtZVJlc3BvbnNlIiSQAgHa8xgdbWFya2V0X2hpc3RvcnlfYXBpLmdldF92b2x1bWVCjwEKHmNvbS5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MVABWlBnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL21hcmtldF9oaXN0b3J5X2FwaS92MTttYXJrZXRfaGlzdG9yeV9hcGl2MaoCGEhpdmUuTWFya2V0SGlzdG9yeUFwaS5WMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_market, file_hivegate_v1_options]);
+  fileDesc("CjNoaXZlL21hcmtldF9oaXN0b3J5X2FwaS92MS9tYXJrZXRfaGlzdG9yeV9hcGkucHJvdG8SGmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxIoUBChdHZXRNYXJrZXRIaXN0b3J5UmVxdWVzdBIWCg5idWNrZXRfc2Vjb25kcxgBIAEoDRIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJIChhHZXRNYXJrZXRIaXN0b3J5UmVzcG9uc2USLAoHYnVja2V0cxgBIAMoCzIbLmhpdmUudHlwZXMudjEuTWFya2V0QnVja2V0IiAKHkdldE1hcmtldEhpc3RvcnlCdWNrZXRzUmVxdWVzdCI3Ch9HZXRNYXJrZXRIaXN0b3J5QnVja2V0c1Jlc3BvbnNlEhQKDGJ1Y2tldF9zaXplcxgBIAMoDSIzChNHZXRPcmRlckJvb2tSZXF1ZXN0EhIKBWxpbWl0GAEgASgNSACIAQFCCAoGX2xpbWl0Il4KFEdldE9yZGVyQm9va1Jlc3BvbnNlEiIKBGJpZHMYASADKAsyFC5oaXZlLnR5cGVzLnYxLk9yZGVyEiIKBGFza3MYAiADKAsyFC5oaXZlLnR5cGVzLnYxLk9yZGVyIjYKFkdldFJlY2VudFRyYWRlc1JlcXVlc3QSEgoFbGltaXQYASABKA1IAIgBAUIICgZfbGltaXQiRQoXR2V0UmVjZW50VHJhZGVzUmVzcG9uc2USKgoGdHJhZGVzGAEgAygLMhouaGl2ZS50eXBlcy52MS5NYXJrZXRUcmFkZSISChBHZXRUaWNrZXJSZXF1ZXN0IrkBChFHZXRUaWNrZXJSZXNwb25zZRIOCgZsYXRlc3QYASABKAkSEgoKbG93ZXN0X2FzaxgCIAEoCRITCgtoaWdoZXN0X2JpZBgDIAEoCRIWCg5wZXJjZW50X2NoYW5nZRgEIAEoCRIpCgtoaXZlX3ZvbHVtZRgFIAEoCzIULmhpdmUudHlwZXMudjEuQXNzZXQSKAoKaGJkX3ZvbHVtZRgGIAEoCzIULmhpdmUudHlwZXMudjEuQXNzZXQirAEKFkdldFRyYWRlSGlzdG9yeVJlcXVlc3QSKQoFc3RhcnQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoFbGltaXQYAyABKA1IAIgBARIXCgRza2lwGGMgASgNQgTg9BgBSAGIAQFCCAoGX2xpbWl0QgcKBV9za2lwIosBChdHZXRUcmFkZUhpc3RvcnlSZXNwb25zZRIqCgZ0cmFkZXMYASADKAsyGi5oaXZlLnR5cGVzLnYxLk1hcmtldFRyYWRlEkQKCm5leHRfc3RhcnQYDyABKAsyMC5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRUcmFkZUhpc3RvcnlTdGFydCJtChRHZXRUcmFkZUhpc3RvcnlTdGFydBIzCgVzdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCPrzGARkYXRlEhcKBHNraXAYYyABKA1CBOD0GAFIAIgBAUIHCgVfc2tpcCISChBHZXRWb2x1bWVSZXF1ZXN0ImgKEUdldFZvbHVtZVJlc3BvbnNlEikKC2hpdmVfdm9sdW1lGAEgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldBIoCgpoYmRfdm9sdW1lGAIgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldDK5CQoXTWFya2V0SGlzdG9yeUFwaVNlcnZpY2USqwEKEEdldE1hcmtldEhpc3RvcnkSMy5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRNYXJrZXRIaXN0b3J5UmVxdWVzdBo0LmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldE1hcmtldEhpc3RvcnlSZXNwb25zZSIskAIB2vMYJW1hcmtldF9oaXN0b3J5X2FwaS5nZXRfbWFya2V0X2hpc3RvcnkSyAEKF0dldE1hcmtldEhpc3RvcnlCdWNrZXRzEjouaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0TWFya2V0SGlzdG9yeUJ1Y2tldHNSZXF1ZXN0GjsuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0TWFya2V0SGlzdG9yeUJ1Y2tldHNSZXNwb25zZSI0kAIB2vMYLW1hcmtldF9oaXN0b3J5X2FwaS5nZXRfbWFya2V0X2hpc3RvcnlfYnVja2V0cxKgAQoMR2V0T3JkZXJCb29rEi8uaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0T3JkZXJCb29rUmVxdWVzdBowLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldE9yZGVyQm9va1Jlc3BvbnNlIi2QAgHa8xghbWFya2V0X2hpc3RvcnlfYXBpLmdldF9vcmRlcl9ib29r6PMY9AMSrAEKD0dldFJlY2VudFRyYWRlcxIyLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldFJlY2VudFRyYWRlc1JlcXVlc3QaMy5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRSZWNlbnRUcmFkZXNSZXNwb25zZSIwkAIB2vMYJG1hcmtldF9oaXN0b3J5X2FwaS5nZXRfcmVjZW50X3RyYWRlc+jzGOgHEo4BCglHZXRUaWNrZXISLC5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRUaWNrZXJSZXF1ZXN0Gi0uaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0VGlja2VyUmVzcG9uc2UiJJACAdrzGB1tYXJrZXRfaGlzdG9yeV9hcGkuZ2V0X3RpY2tlchKwAQoPR2V0VHJhZGVIaXN0b3J5EjIuaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0VHJhZGVIaXN0b3J5UmVxdWVzdBozLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxLkdldFRyYWRlSGlzdG9yeVJlc3BvbnNlIjSQAgHa8xgkbWFya2V0X2hpc3RvcnlfYXBpLmdldF90cmFkZV9oaXN0b3J56PMY6AfY9BgBEo4BCglHZXRWb2x1bWUSLC5oaXZlLm1hcmtldF9oaXN0b3J5X2FwaS52MS5HZXRWb2x1bWVSZXF1ZXN0Gi0uaGl2ZS5tYXJrZXRfaGlzdG9yeV9hcGkudjEuR2V0Vm9sdW1lUmVzcG9uc2UiJJACAdrzGB1tYXJrZXRfaGlzdG9yeV9hcGkuZ2V0X3ZvbHVtZUKeAQotaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUubWFya2V0X2hpc3RvcnlfYXBpLnYxUAFaUGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvbWFya2V0X2hpc3RvcnlfYXBpL3YxO21hcmtldF9oaXN0b3J5X2FwaXYxqgIYSGl2ZS5NYXJrZXRIaXN0b3J5QXBpLlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_hive_types_v1_asset, file_hive_types_v1_market, file_hivegate_v1_options]);
 
 /**
  * GetMarketHistoryRequest is market_history_api.get_market_history's params.
@@ -121,9 +121,9 @@ export type GetOrderBookRequest = Message<"hive.market_history_api.v1.GetOrderBo
   /**
    * The number of orders per side, 1..500.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -170,9 +170,9 @@ export type GetRecentTradesRequest = Message<"hive.market_history_api.v1.GetRece
   /**
    * The number of trades, 1..1000.
    *
-   * @generated from field: uint32 limit = 1;
+   * @generated from field: optional uint32 limit = 1;
    */
-  limit: number;
+  limit?: number | undefined;
 };
 
 /**
@@ -298,9 +298,16 @@ export type GetTradeHistoryRequest = Message<"hive.market_history_api.v1.GetTrad
   /**
    * The number of trades, 1..1000.
    *
-   * @generated from field: uint32 limit = 3;
+   * @generated from field: optional uint32 limit = 3;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -322,6 +329,15 @@ export type GetTradeHistoryResponse = Message<"hive.market_history_api.v1.GetTra
    * @generated from field: repeated hive.types.v1.MarketTrade trades = 1;
    */
   trades: MarketTrade[];
+
+  /**
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
+   *
+   * @generated from field: hive.market_history_api.v1.GetTradeHistoryStart next_start = 15;
+   */
+  nextStart?: GetTradeHistoryStart | undefined;
 };
 
 /**
@@ -330,6 +346,36 @@ export type GetTradeHistoryResponse = Message<"hive.market_history_api.v1.GetTra
  */
 export const GetTradeHistoryResponseSchema: GenMessage<GetTradeHistoryResponse> = /*@__PURE__*/
   messageDesc(file_hive_market_history_api_v1_market_history_api, 11);
+
+/**
+ * GetTradeHistoryStart is get_trade_history's cursor: the time of the page's
+ * last trade and how many trades of that second the pages returned already
+ * (hived's start is inclusive and several trades can share one second).
+ *
+ * @generated from message hive.market_history_api.v1.GetTradeHistoryStart
+ */
+export type GetTradeHistoryStart = Message<"hive.market_history_api.v1.GetTradeHistoryStart"> & {
+  /**
+   * The next page's start.
+   *
+   * @generated from field: google.protobuf.Timestamp start = 1;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * Trades at `start` already returned.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
+};
+
+/**
+ * Describes the message hive.market_history_api.v1.GetTradeHistoryStart.
+ * Use `create(GetTradeHistoryStartSchema)` to create a new message.
+ */
+export const GetTradeHistoryStartSchema: GenMessage<GetTradeHistoryStart> = /*@__PURE__*/
+  messageDesc(file_hive_market_history_api_v1_market_history_api, 12);
 
 /**
  * GetVolumeRequest is market_history_api.get_volume's params ({}).
@@ -344,7 +390,7 @@ export type GetVolumeRequest = Message<"hive.market_history_api.v1.GetVolumeRequ
  * Use `create(GetVolumeRequestSchema)` to create a new message.
  */
 export const GetVolumeRequestSchema: GenMessage<GetVolumeRequest> = /*@__PURE__*/
-  messageDesc(file_hive_market_history_api_v1_market_history_api, 12);
+  messageDesc(file_hive_market_history_api_v1_market_history_api, 13);
 
 /**
  * GetVolumeResponse is the 24-hour volume.
@@ -372,7 +418,7 @@ export type GetVolumeResponse = Message<"hive.market_history_api.v1.GetVolumeRes
  * Use `create(GetVolumeResponseSchema)` to create a new message.
  */
 export const GetVolumeResponseSchema: GenMessage<GetVolumeResponse> = /*@__PURE__*/
-  messageDesc(file_hive_market_history_api_v1_market_history_api, 13);
+  messageDesc(file_hive_market_history_api_v1_market_history_api, 14);
 
 /**
  * MarketHistoryApiService is hived's market_history_api: the internal

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/reputation_api/v1/reputation_api.proto.
  */
 export const file_hive_reputation_api_v1_reputation_api: GenFile = /*@__PURE__*/
-  fileDesc("CitoaXZlL3JlcHV0YXRpb25fYXBpL3YxL3JlcHV0YXRpb25fYXBpLnByb3RvEhZoaXZlLnJlcHV0YXRpb25fYXBpLnYxIkoKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRINCgVsaW1pdBgCIAEoDSKeAQodR2V0QWNjb3VudFJlcHV0YXRpb25zUmVzcG9uc2USNQoLcmVwdXRhdGlvbnMYASADKAsyIC5oaXZlLnR5cGVzLnYxLkFjY291bnRSZXB1dGF0aW9uEkYKCm5leHRfc3RhcnQYDyABKAsyMi5oaXZlLnJlcHV0YXRpb25fYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0IkYKGkdldEFjY291bnRSZXB1dGF0aW9uc1N0YXJ0EigKE2FjY291bnRfbG93ZXJfYm91bmQYASABKAlCC/rzGAdhY2NvdW50MtEBChRSZXB1dGF0aW9uQXBpU2VydmljZRK4AQoVR2V0QWNjb3VudFJlcHV0YXRpb25zEjQuaGl2ZS5yZXB1dGF0aW9uX2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNSZXF1ZXN0GjUuaGl2ZS5yZXB1dGF0aW9uX2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNSZXNwb25zZSIykAIB2vMYJnJlcHV0YXRpb25fYXBpLmdldF9hY2NvdW50X3JlcHV0YXRpb25z6PMY6AdCgAEKGmNvbS5oaXZlLnJlcHV0YXRpb25fYXBpLnYxUAFaSGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvcmVwdXRhdGlvbl9hcGkvdjE7cmVwdXRhdGlvbl9hcGl2MaoCFUhpdmUuUmVwdXRhdGlvbkFwaS5WMWIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("CitoaXZlL3JlcHV0YXRpb25fYXBpL3YxL3JlcHV0YXRpb25fYXBpLnByb3RvEhZoaXZlLnJlcHV0YXRpb25fYXBpLnYxInsKHEdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QSGwoTYWNjb3VudF9sb3dlcl9ib3VuZBgBIAEoCRISCgVsaW1pdBgCIAEoDUgAiAEBEhcKBHNraXAYYyABKA1CBOD0GAFIAYgBAUIICgZfbGltaXRCBwoFX3NraXAingEKHUdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlEjUKC3JlcHV0YXRpb25zGAEgAygLMiAuaGl2ZS50eXBlcy52MS5BY2NvdW50UmVwdXRhdGlvbhJGCgpuZXh0X3N0YXJ0GA8gASgLMjIuaGl2ZS5yZXB1dGF0aW9uX2FwaS52MS5HZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydCJoChpHZXRBY2NvdW50UmVwdXRhdGlvbnNTdGFydBIoChNhY2NvdW50X2xvd2VyX2JvdW5kGAEgASgJQgv68xgHYWNjb3VudBIXCgRza2lwGGMgASgNQgTg9BgBSACIAQFCBwoFX3NraXAy1QEKFFJlcHV0YXRpb25BcGlTZXJ2aWNlErwBChVHZXRBY2NvdW50UmVwdXRhdGlvbnMSNC5oaXZlLnJlcHV0YXRpb25fYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1JlcXVlc3QaNS5oaXZlLnJlcHV0YXRpb25fYXBpLnYxLkdldEFjY291bnRSZXB1dGF0aW9uc1Jlc3BvbnNlIjaQAgHa8xgmcmVwdXRhdGlvbl9hcGkuZ2V0X2FjY291bnRfcmVwdXRhdGlvbnPo8xjoB9j0GAFCjwEKKWlvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLnJlcHV0YXRpb25fYXBpLnYxUAFaSGdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvcmVwdXRhdGlvbl9hcGkvdjE7cmVwdXRhdGlvbl9hcGl2MaoCFUhpdmUuUmVwdXRhdGlvbkFwaS5WMWIGcHJvdG8z", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetAccountReputationsRequest is {account_lower_bound, limit}.
@@ -29,11 +29,18 @@ export type GetAccountReputationsRequest = Message<"hive.reputation_api.v1.GetAc
   accountLowerBound: string;
 
   /**
-   * The page size, 1..1000 (required).
+   * The page size, 1..1000 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
+
+  /**
+   * next_start's skip, sent back unchanged (never sent to the node).
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**
@@ -57,9 +64,9 @@ export type GetAccountReputationsResponse = Message<"hive.reputation_api.v1.GetA
   reputations: AccountReputation[];
 
   /**
-   * The request cursor for the next page: account_lower_bound = the last
-   * account (inclusive, so the next page repeats it first). Unset when the
-   * page is empty. Computed by hivegate; not part of hived's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.reputation_api.v1.GetAccountReputationsStart next_start = 15;
    */
@@ -85,6 +92,14 @@ export type GetAccountReputationsStart = Message<"hive.reputation_api.v1.GetAcco
    * @generated from field: string account_lower_bound = 1;
    */
   accountLowerBound: string;
+
+  /**
+   * Items at the start of the node's answer that earlier pages returned
+   * already: set by hivegate in next_start, never sent to the node.
+   *
+   * @generated from field: optional uint32 skip = 99;
+   */
+  skip?: number | undefined;
 };
 
 /**

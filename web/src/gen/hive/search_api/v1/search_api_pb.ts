@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/search_api/v1/search_api.proto.
  */
 export const file_hive_search_api_v1_search_api: GenFile = /*@__PURE__*/
-  fileDesc("CiNoaXZlL3NlYXJjaF9hcGkvdjEvc2VhcmNoX2FwaS5wcm90bxISaGl2ZS5zZWFyY2hfYXBpLnYxIsgBCg9GaW5kVGV4dFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIuCgRzb3J0GAIgASgOMiAuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0U29ydBIOCgZhdXRob3IYAyABKAkSFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEg0KBWxpbWl0GAYgASgNEhAKCG9ic2VydmVyGAcgASgJEhUKDXRydW5jYXRlX2JvZHkYCCABKA0ieQoQRmluZFRleHRSZXNwb25zZRIoCgVwb3N0cxgBIAMoCzIZLmhpdmUudHlwZXMudjEuQnJpZGdlUG9zdBI1CgpuZXh0X3N0YXJ0GA8gASgLMiEuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0U3RhcnQ6BMjzGAIiVwoNRmluZFRleHRTdGFydBIgCgxzdGFydF9hdXRob3IYASABKAlCCvrzGAZhdXRob3ISJAoOc3RhcnRfcGVybWxpbmsYAiABKAlCDPrzGAhwZXJtbGluaypoCgxGaW5kVGV4dFNvcnQSHgoaRklORF9URVhUX1NPUlRfVU5TUEVDSUZJRUQQABIcChhGSU5EX1RFWFRfU09SVF9SRUxFVkFOQ0UQARIaChZGSU5EX1RFWFRfU09SVF9DUkVBVEVEEAIyigEKEFNlYXJjaEFwaVNlcnZpY2USdgoIRmluZFRleHQSIy5oaXZlLnNlYXJjaF9hcGkudjEuRmluZFRleHRSZXF1ZXN0GiQuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0UmVzcG9uc2UiH5ACAdrzGBRzZWFyY2hfYXBpLmZpbmRfdGV4dOjzGBRCcAoWY29tLmhpdmUuc2VhcmNoX2FwaS52MVABWkBnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3NlYXJjaF9hcGkvdjE7c2VhcmNoX2FwaXYxqgIRSGl2ZS5TZWFyY2hBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_bridge_post, file_hivegate_v1_options]);
+  fileDesc("CiNoaXZlL3NlYXJjaF9hcGkvdjEvc2VhcmNoX2FwaS5wcm90bxISaGl2ZS5zZWFyY2hfYXBpLnYxItcBCg9GaW5kVGV4dFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIuCgRzb3J0GAIgASgOMiAuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0U29ydBIOCgZhdXRob3IYAyABKAkSFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhIKBWxpbWl0GAYgASgNSACIAQESEAoIb2JzZXJ2ZXIYByABKAkSFQoNdHJ1bmNhdGVfYm9keRgIIAEoDUIICgZfbGltaXQieQoQRmluZFRleHRSZXNwb25zZRIoCgVwb3N0cxgBIAMoCzIZLmhpdmUudHlwZXMudjEuQnJpZGdlUG9zdBI1CgpuZXh0X3N0YXJ0GA8gASgLMiEuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0U3RhcnQ6BMjzGAIiVwoNRmluZFRleHRTdGFydBIgCgxzdGFydF9hdXRob3IYASABKAlCCvrzGAZhdXRob3ISJAoOc3RhcnRfcGVybWxpbmsYAiABKAlCDPrzGAhwZXJtbGluaypoCgxGaW5kVGV4dFNvcnQSHgoaRklORF9URVhUX1NPUlRfVU5TUEVDSUZJRUQQABIcChhGSU5EX1RFWFRfU09SVF9SRUxFVkFOQ0UQARIaChZGSU5EX1RFWFRfU09SVF9DUkVBVEVEEAIyjgEKEFNlYXJjaEFwaVNlcnZpY2USegoIRmluZFRleHQSIy5oaXZlLnNlYXJjaF9hcGkudjEuRmluZFRleHRSZXF1ZXN0GiQuaGl2ZS5zZWFyY2hfYXBpLnYxLkZpbmRUZXh0UmVzcG9uc2UiI5ACAdrzGBRzZWFyY2hfYXBpLmZpbmRfdGV4dOjzGBTQ9BgUQn8KJWlvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLnNlYXJjaF9hcGkudjFQAVpAZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9zZWFyY2hfYXBpL3YxO3NlYXJjaF9hcGl2MaoCEUhpdmUuU2VhcmNoQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_bridge_post, file_hivegate_v1_options]);
 
 /**
  * FindTextRequest is search_api.find_text's params.
@@ -57,11 +57,11 @@ export type FindTextRequest = Message<"hive.search_api.v1.FindTextRequest"> & {
   startPermlink: string;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 6;
+   * @generated from field: optional uint32 limit = 6;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * The account viewing the posts; "" for none.
@@ -99,9 +99,9 @@ export type FindTextResponse = Message<"hive.search_api.v1.FindTextResponse"> & 
   posts: BridgePost[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive). Unset when the page is empty. Computed by
-   * hivegate; not part of hivemind's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.search_api.v1.FindTextStart next_start = 15;
    */

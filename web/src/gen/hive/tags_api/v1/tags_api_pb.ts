@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/tags_api/v1/tags_api.proto.
  */
 export const file_hive_tags_api_v1_tags_api: GenFile = /*@__PURE__*/
-  fileDesc("Ch9oaXZlL3RhZ3NfYXBpL3YxL3RhZ3NfYXBpLnByb3RvEhBoaXZlLnRhZ3NfYXBpLnYxIscBCidHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhMKC2JlZm9yZV9kYXRlGAMgASgJEg0KBWxpbWl0GAQgASgNEhoKDXRydW5jYXRlX2JvZHkYBSABKA1IAIgBARIVCghvYnNlcnZlchgGIAEoCUgBiAEBQhAKDl90cnVuY2F0ZV9ib2R5QgsKCV9vYnNlcnZlciKnAQooR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXNwb25zZRIoCgtkaXNjdXNzaW9ucxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJLCgpuZXh0X3N0YXJ0GA8gASgLMjcuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVN0YXJ0OgTI8xgCIk0KJUdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlU3RhcnQSJAoOc3RhcnRfcGVybWxpbmsYASABKAlCDPrzGAhwZXJtbGluayJgChhHZXRDb250ZW50UmVwbGllc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQFCCwoJX29ic2VydmVyIkcKGUdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2USJAoHcmVwbGllcxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdDoEyPMYAiJcChRHZXREaXNjdXNzaW9uUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAUILCglfb2JzZXJ2ZXIiQAoVR2V0RGlzY3Vzc2lvblJlc3BvbnNlEiEKBHBvc3QYASABKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3Q6BMjzGAIimQEKJEdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkihgEKJUdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiKQAQobR2V0RGlzY3Vzc2lvbnNCeUJsb2dSZXF1ZXN0EgsKA3RhZxgBIAEoCRINCgVsaW1pdBgCIAEoDRIVCg10cnVuY2F0ZV9ib2R5GAMgASgNEhQKDHN0YXJ0X2F1dGhvchgEIAEoCRIWCg5zdGFydF9wZXJtbGluaxgFIAEoCRIQCghvYnNlcnZlchgGIAEoCSJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIilAEKH0dldERpc2N1c3Npb25zQnlDb21tZW50c1JlcXVlc3QSCwoDdGFnGAEgASgJEg0KBWxpbWl0GAIgASgNEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhAKCG9ic2VydmVyGAYgASgJIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIpMBCh5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlcXVlc3QSCwoDdGFnGAEgASgJEg0KBWxpbWl0GAIgASgNEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhAKCG9ic2VydmVyGAYgASgJIoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIijwEKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0EgsKA3RhZxgBIAEoCRINCgVsaW1pdBgCIAEoDRIVCg10cnVuY2F0ZV9ib2R5GAMgASgNEhQKDHN0YXJ0X2F1dGhvchgEIAEoCRIWCg5zdGFydF9wZXJtbGluaxgFIAEoCRIQCghvYnNlcnZlchgGIAEoCSJ8ChtHZXREaXNjdXNzaW9uc0J5SG90UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiKUAQofR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkigQEKIEdldERpc2N1c3Npb25zQnlUcmVuZGluZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIilgEKIUdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBILCgN0YWcYASABKAkSDQoFbGltaXQYAiABKA0SFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSEAoIb2JzZXJ2ZXIYBiABKAkigwEKIkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAjLnDQoOVGFnc0FwaVNlcnZpY2US1AEKIEdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlEjkuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QaOi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlUmVzcG9uc2UiOZACAdrzGC50YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYXV0aG9yX2JlZm9yZV9kYXRl6PMYFBLHAQodR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXQSNi5oaXZlLnRhZ3NfYXBpLnYxLkdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBo3LmhpdmUudGFnc19hcGkudjEuR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXRSZXNwb25zZSI1kAIB2vMYKnRhZ3NfYXBpLmdldF9jb21tZW50X2Rpc2N1c3Npb25zX2J5X3BheW91dOjzGBQSkQEKEUdldENvbnRlbnRSZXBsaWVzEiouaGl2ZS50YWdzX2FwaS52MS5HZXRDb250ZW50UmVwbGllc1JlcXVlc3QaKy5oaXZlLnRhZ3NfYXBpLnYxLkdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2UiI5ACAdrzGBx0YWdzX2FwaS5nZXRfY29udGVudF9yZXBsaWVzEoABCg1HZXREaXNjdXNzaW9uEiYuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uUmVxdWVzdBonLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvblJlc3BvbnNlIh6QAgHa8xgXdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb24SogEKFEdldERpc2N1c3Npb25zQnlCbG9nEi0uaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QaLi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlCbG9nUmVzcG9uc2UiK5ACAdrzGCB0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYmxvZ+jzGBQSsgEKGEdldERpc2N1c3Npb25zQnlDb21tZW50cxIxLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBoyLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVzcG9uc2UiL5ACAdrzGCR0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfY29tbWVudHPo8xgUEq4BChdHZXREaXNjdXNzaW9uc0J5Q3JlYXRlZBIwLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUNyZWF0ZWRSZXF1ZXN0GjEuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlIi6QAgHa8xgjdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2NyZWF0ZWTo8xgUEp4BChNHZXREaXNjdXNzaW9uc0J5SG90EiwuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5SG90UmVxdWVzdBotLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlIiqQAgHa8xgfdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2hvdOjzGBQSsgEKGEdldERpc2N1c3Npb25zQnlUcmVuZGluZxIxLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVxdWVzdBoyLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVzcG9uc2UiL5ACAdrzGCR0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfdHJlbmRpbmfo8xgUErsBChpHZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dBIzLmhpdmUudGFnc19hcGkudjEuR2V0UG9zdERpc2N1c3Npb25zQnlQYXlvdXRSZXF1ZXN0GjQuaGl2ZS50YWdzX2FwaS52MS5HZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlIjKQAgHa8xgndGFnc19hcGkuZ2V0X3Bvc3RfZGlzY3Vzc2lvbnNfYnlfcGF5b3V06PMYFEJoChRjb20uaGl2ZS50YWdzX2FwaS52MVABWjxnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3RhZ3NfYXBpL3YxO3RhZ3NfYXBpdjGqAg9IaXZlLlRhZ3NBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("Ch9oaXZlL3RhZ3NfYXBpL3YxL3RhZ3NfYXBpLnByb3RvEhBoaXZlLnRhZ3NfYXBpLnYxItYBCidHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAIgASgJEhMKC2JlZm9yZV9kYXRlGAMgASgJEhIKBWxpbWl0GAQgASgNSACIAQESGgoNdHJ1bmNhdGVfYm9keRgFIAEoDUgBiAEBEhUKCG9ic2VydmVyGAYgASgJSAKIAQFCCAoGX2xpbWl0QhAKDl90cnVuY2F0ZV9ib2R5QgsKCV9vYnNlcnZlciKnAQooR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXNwb25zZRIoCgtkaXNjdXNzaW9ucxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBJLCgpuZXh0X3N0YXJ0GA8gASgLMjcuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVN0YXJ0OgTI8xgCIk0KJUdldERpc2N1c3Npb25zQnlBdXRob3JCZWZvcmVEYXRlU3RhcnQSJAoOc3RhcnRfcGVybWxpbmsYASABKAlCDPrzGAhwZXJtbGluayJgChhHZXRDb250ZW50UmVwbGllc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQFCCwoJX29ic2VydmVyIkcKGUdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2USJAoHcmVwbGllcxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdDoEyPMYAiJcChRHZXREaXNjdXNzaW9uUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAUILCglfb2JzZXJ2ZXIiQAoVR2V0RGlzY3Vzc2lvblJlc3BvbnNlEiEKBHBvc3QYASABKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3Q6BMjzGAIixwEKJEdldENvbW1lbnREaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBIQCgN0YWcYASABKAlIAIgBARISCgVsaW1pdBgCIAEoDUgBiAEBEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhUKCG9ic2VydmVyGAYgASgJSAKIAQFCBgoEX3RhZ0IICgZfbGltaXRCCwoJX29ic2VydmVyIoYBCiVHZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIivgEKG0dldERpc2N1c3Npb25zQnlCbG9nUmVxdWVzdBIQCgN0YWcYASABKAlIAIgBARISCgVsaW1pdBgCIAEoDUgBiAEBEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhUKCG9ic2VydmVyGAYgASgJSAKIAQFCBgoEX3RhZ0IICgZfbGltaXRCCwoJX29ic2VydmVyIn0KHEdldERpc2N1c3Npb25zQnlCbG9nUmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiKzAQofR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBISCgVsaW1pdBgCIAEoDUgAiAEBEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhUKCG9ic2VydmVyGAYgASgJSAGIAQFCCAoGX2xpbWl0QgsKCV9vYnNlcnZlckoECAEQAlIDdGFnIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIsEBCh5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlcXVlc3QSEAoDdGFnGAEgASgJSACIAQESEgoFbGltaXQYAiABKA1IAYgBARIVCg10cnVuY2F0ZV9ib2R5GAMgASgNEhQKDHN0YXJ0X2F1dGhvchgEIAEoCRIWCg5zdGFydF9wZXJtbGluaxgFIAEoCRIVCghvYnNlcnZlchgGIAEoCUgCiAEBQgYKBF90YWdCCAoGX2xpbWl0QgsKCV9vYnNlcnZlciKAAQofR2V0RGlzY3Vzc2lvbnNCeUNyZWF0ZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIr0BChpHZXREaXNjdXNzaW9uc0J5SG90UmVxdWVzdBIQCgN0YWcYASABKAlIAIgBARISCgVsaW1pdBgCIAEoDUgBiAEBEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhUKCG9ic2VydmVyGAYgASgJSAKIAQFCBgoEX3RhZ0IICgZfbGltaXRCCwoJX29ic2VydmVyInwKG0dldERpc2N1c3Npb25zQnlIb3RSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIsIBCh9HZXREaXNjdXNzaW9uc0J5VHJlbmRpbmdSZXF1ZXN0EhAKA3RhZxgBIAEoCUgAiAEBEhIKBWxpbWl0GAIgASgNSAGIAQESFQoNdHJ1bmNhdGVfYm9keRgDIAEoDRIUCgxzdGFydF9hdXRob3IYBCABKAkSFgoOc3RhcnRfcGVybWxpbmsYBSABKAkSFQoIb2JzZXJ2ZXIYBiABKAlIAogBAUIGCgRfdGFnQggKBl9saW1pdEILCglfb2JzZXJ2ZXIigQEKIEdldERpc2N1c3Npb25zQnlUcmVuZGluZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIixAEKIUdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBIQCgN0YWcYASABKAlIAIgBARISCgVsaW1pdBgCIAEoDUgBiAEBEhUKDXRydW5jYXRlX2JvZHkYAyABKA0SFAoMc3RhcnRfYXV0aG9yGAQgASgJEhYKDnN0YXJ0X3Blcm1saW5rGAUgASgJEhUKCG9ic2VydmVyGAYgASgJSAKIAQFCBgoEX3RhZ0IICgZfbGltaXRCCwoJX29ic2VydmVyIoMBCiJHZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIyhw4KDlRhZ3NBcGlTZXJ2aWNlEtgBCiBHZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZRI5LmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUF1dGhvckJlZm9yZURhdGVSZXF1ZXN0GjouaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QXV0aG9yQmVmb3JlRGF0ZVJlc3BvbnNlIj2QAgHa8xgudGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2F1dGhvcl9iZWZvcmVfZGF0ZejzGBTQ9BgUEssBCh1HZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dBI2LmhpdmUudGFnc19hcGkudjEuR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXRSZXF1ZXN0GjcuaGl2ZS50YWdzX2FwaS52MS5HZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlIjmQAgHa8xgqdGFnc19hcGkuZ2V0X2NvbW1lbnRfZGlzY3Vzc2lvbnNfYnlfcGF5b3V06PMYFND0GBQSkQEKEUdldENvbnRlbnRSZXBsaWVzEiouaGl2ZS50YWdzX2FwaS52MS5HZXRDb250ZW50UmVwbGllc1JlcXVlc3QaKy5oaXZlLnRhZ3NfYXBpLnYxLkdldENvbnRlbnRSZXBsaWVzUmVzcG9uc2UiI5ACAdrzGBx0YWdzX2FwaS5nZXRfY29udGVudF9yZXBsaWVzEoABCg1HZXREaXNjdXNzaW9uEiYuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uUmVxdWVzdBonLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvblJlc3BvbnNlIh6QAgHa8xgXdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb24SpgEKFEdldERpc2N1c3Npb25zQnlCbG9nEi0uaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QaLi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlCbG9nUmVzcG9uc2UiL5ACAdrzGCB0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfYmxvZ+jzGBTQ9BgUErYBChhHZXREaXNjdXNzaW9uc0J5Q29tbWVudHMSMS5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlDb21tZW50c1JlcXVlc3QaMi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlDb21tZW50c1Jlc3BvbnNlIjOQAgHa8xgkdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2NvbW1lbnRz6PMYFND0GBQSsgEKF0dldERpc2N1c3Npb25zQnlDcmVhdGVkEjAuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlcXVlc3QaMS5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlDcmVhdGVkUmVzcG9uc2UiMpACAdrzGCN0YWdzX2FwaS5nZXRfZGlzY3Vzc2lvbnNfYnlfY3JlYXRlZOjzGBTQ9BgUEqIBChNHZXREaXNjdXNzaW9uc0J5SG90EiwuaGl2ZS50YWdzX2FwaS52MS5HZXREaXNjdXNzaW9uc0J5SG90UmVxdWVzdBotLmhpdmUudGFnc19hcGkudjEuR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlIi6QAgHa8xgfdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X2hvdOjzGBTQ9BgUErYBChhHZXREaXNjdXNzaW9uc0J5VHJlbmRpbmcSMS5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlUcmVuZGluZ1JlcXVlc3QaMi5oaXZlLnRhZ3NfYXBpLnYxLkdldERpc2N1c3Npb25zQnlUcmVuZGluZ1Jlc3BvbnNlIjOQAgHa8xgkdGFnc19hcGkuZ2V0X2Rpc2N1c3Npb25zX2J5X3RyZW5kaW5n6PMYFND0GBQSvwEKGkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0EjMuaGl2ZS50YWdzX2FwaS52MS5HZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlcXVlc3QaNC5oaXZlLnRhZ3NfYXBpLnYxLkdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVzcG9uc2UiNpACAdrzGCd0YWdzX2FwaS5nZXRfcG9zdF9kaXNjdXNzaW9uc19ieV9wYXlvdXTo8xgU0PQYFEJ3CiNpby5naXRodWIuaGl2ZWdhdGUuaGl2ZS50YWdzX2FwaS52MVABWjxnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3RhZ3NfYXBpL3YxO3RhZ3NfYXBpdjGqAg9IaXZlLlRhZ3NBcGkuVjFiBnByb3RvMw", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetDiscussionsByAuthorBeforeDateRequest is
@@ -45,11 +45,11 @@ export type GetDiscussionsByAuthorBeforeDateRequest = Message<"hive.tags_api.v1.
   beforeDate: string;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 4;
+   * @generated from field: optional uint32 limit = 4;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; unset (or 0) keeps bodies whole.
@@ -90,9 +90,9 @@ export type GetDiscussionsByAuthorBeforeDateResponse = Message<"hive.tags_api.v1
   discussions: Post[];
 
   /**
-   * The request cursor for the next page: start_permlink = the last post's
-   * permlink (exclusive). Unset when the page is empty. Computed by
-   * hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStart next_start = 15;
    */
@@ -252,16 +252,16 @@ export type GetCommentDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.Get
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -287,9 +287,9 @@ export type GetCommentDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.Get
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -313,9 +313,9 @@ export type GetCommentDiscussionsByPayoutResponse = Message<"hive.tags_api.v1.Ge
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -340,16 +340,16 @@ export type GetDiscussionsByBlogRequest = Message<"hive.tags_api.v1.GetDiscussio
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -375,9 +375,9 @@ export type GetDiscussionsByBlogRequest = Message<"hive.tags_api.v1.GetDiscussio
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -401,9 +401,9 @@ export type GetDiscussionsByBlogResponse = Message<"hive.tags_api.v1.GetDiscussi
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -425,19 +425,11 @@ export const GetDiscussionsByBlogResponseSchema: GenMessage<GetDiscussionsByBlog
  */
 export type GetDiscussionsByCommentsRequest = Message<"hive.tags_api.v1.GetDiscussionsByCommentsRequest"> & {
   /**
-   * The tag or community ("" for all); for get_discussions_by_blog the
-   * account whose blog is listed.
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional uint32 limit = 2;
    */
-  tag: string;
-
-  /**
-   * The page size, 1..20 (required).
-   *
-   * @generated from field: uint32 limit = 2;
-   */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -461,11 +453,11 @@ export type GetDiscussionsByCommentsRequest = Message<"hive.tags_api.v1.GetDiscu
   startPermlink: string;
 
   /**
-   * The account viewing the posts; "" for none.
+   * The account viewing the posts; unset for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -489,9 +481,9 @@ export type GetDiscussionsByCommentsResponse = Message<"hive.tags_api.v1.GetDisc
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -516,16 +508,16 @@ export type GetDiscussionsByCreatedRequest = Message<"hive.tags_api.v1.GetDiscus
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -551,9 +543,9 @@ export type GetDiscussionsByCreatedRequest = Message<"hive.tags_api.v1.GetDiscus
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -577,9 +569,9 @@ export type GetDiscussionsByCreatedResponse = Message<"hive.tags_api.v1.GetDiscu
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -604,16 +596,16 @@ export type GetDiscussionsByHotRequest = Message<"hive.tags_api.v1.GetDiscussion
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -639,9 +631,9 @@ export type GetDiscussionsByHotRequest = Message<"hive.tags_api.v1.GetDiscussion
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -665,9 +657,9 @@ export type GetDiscussionsByHotResponse = Message<"hive.tags_api.v1.GetDiscussio
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -692,16 +684,16 @@ export type GetDiscussionsByTrendingRequest = Message<"hive.tags_api.v1.GetDiscu
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -727,9 +719,9 @@ export type GetDiscussionsByTrendingRequest = Message<"hive.tags_api.v1.GetDiscu
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -753,9 +745,9 @@ export type GetDiscussionsByTrendingResponse = Message<"hive.tags_api.v1.GetDisc
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */
@@ -780,16 +772,16 @@ export type GetPostDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.GetPos
    * The tag or community ("" for all); for get_discussions_by_blog the
    * account whose blog is listed.
    *
-   * @generated from field: string tag = 1;
+   * @generated from field: optional string tag = 1;
    */
-  tag: string;
+  tag?: string | undefined;
 
   /**
-   * The page size, 1..20 (required).
+   * The page size, 1..20 (unset: the node's default page size).
    *
-   * @generated from field: uint32 limit = 2;
+   * @generated from field: optional uint32 limit = 2;
    */
-  limit: number;
+  limit?: number | undefined;
 
   /**
    * Truncate each body to this many characters; 0 keeps bodies whole.
@@ -815,9 +807,9 @@ export type GetPostDiscussionsByPayoutRequest = Message<"hive.tags_api.v1.GetPos
   /**
    * The account viewing the posts; "" for none.
    *
-   * @generated from field: string observer = 6;
+   * @generated from field: optional string observer = 6;
    */
-  observer: string;
+  observer?: string | undefined;
 };
 
 /**
@@ -841,9 +833,9 @@ export type GetPostDiscussionsByPayoutResponse = Message<"hive.tags_api.v1.GetPo
   posts: Post[];
 
   /**
-   * The request fields for the next page: start_author/start_permlink =
-   * the last post (exclusive, so pages do not overlap). Unset when the page is
-   * empty. Computed by hivegate; not part of the backend's JSON.
+   * The cursor of the next page: send it back unchanged (proto/README.md,
+   * "Paging"). Unset on the last page. Computed by hivegate; not part of
+   * the backend's JSON.
    *
    * @generated from field: hive.types.v1.DiscussionsStart next_start = 15;
    */

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/types/v1/asset.proto.
  */
 export const file_hive_types_v1_asset: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlL3R5cGVzL3YxL2Fzc2V0LnByb3RvEg1oaXZlLnR5cGVzLnYxIjcKBUFzc2V0Eg4KBmFtb3VudBgBIAEoCRIRCglwcmVjaXNpb24YAiABKA0SCwoDbmFpGAMgASgJIlAKBVByaWNlEiIKBGJhc2UYASABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0EiMKBXF1b3RlGAIgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldCInCgZTeW1ib2wSCwoDbmFpGAEgASgJEhAKCGRlY2ltYWxzGAIgASgNIkYKC0xlZ2FjeUFzc2V0Eg4KBmFtb3VudBgBIAEoAxIRCglwcmVjaXNpb24YAiABKA0SDgoGc3ltYm9sGAMgASgJOgTI8xgDImIKC0xlZ2FjeVByaWNlEigKBGJhc2UYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EikKBXF1b3RlGAIgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldEJdChFjb20uaGl2ZS50eXBlcy52MVABWjZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3R5cGVzL3YxO3R5cGVzdjGqAg1IaXZlLlR5cGVzLlYxYgZwcm90bzM", [file_hivegate_v1_options]);
+  fileDesc("ChloaXZlL3R5cGVzL3YxL2Fzc2V0LnByb3RvEg1oaXZlLnR5cGVzLnYxIj0KBUFzc2V0EhQKBmFtb3VudBgBIAEoA0IEyPQYARIRCglwcmVjaXNpb24YAiABKA0SCwoDbmFpGAMgASgJIlAKBVByaWNlEiIKBGJhc2UYASABKAsyFC5oaXZlLnR5cGVzLnYxLkFzc2V0EiMKBXF1b3RlGAIgASgLMhQuaGl2ZS50eXBlcy52MS5Bc3NldCInCgZTeW1ib2wSCwoDbmFpGAEgASgJEhAKCGRlY2ltYWxzGAIgASgNIkYKC0xlZ2FjeUFzc2V0Eg4KBmFtb3VudBgBIAEoAxIRCglwcmVjaXNpb24YAiABKA0SDgoGc3ltYm9sGAMgASgJOgTI8xgDImIKC0xlZ2FjeVByaWNlEigKBGJhc2UYASABKAsyGi5oaXZlLnR5cGVzLnYxLkxlZ2FjeUFzc2V0EikKBXF1b3RlGAIgASgLMhouaGl2ZS50eXBlcy52MS5MZWdhY3lBc3NldEJsCiBpby5naXRodWIuaGl2ZWdhdGUuaGl2ZS50eXBlcy52MVABWjZnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlL3R5cGVzL3YxO3R5cGVzdjGqAg1IaXZlLlR5cGVzLlYxYgZwcm90bzM", [file_hivegate_v1_options]);
 
 /**
  * Asset is an amount of a Hive token as database_api, block_api and
@@ -29,13 +29,13 @@ export const file_hive_types_v1_asset: GenFile = /*@__PURE__*/
  */
 export type Asset = Message<"hive.types.v1.Asset"> & {
   /**
-   * The amount in the token's smallest unit, as a decimal integer string
-   * (a 64-bit value; hived always writes it as a JSON string). The value in
-   * whole tokens is amount / 10^precision.
+   * The amount in the token's smallest unit (negative for a negative
+   * amount), as in LegacyAsset. The value in whole tokens is
+   * amount / 10^precision. hived writes it as a JSON string ("1000").
    *
-   * @generated from field: string amount = 1;
+   * @generated from field: int64 amount = 1;
    */
-  amount: string;
+  amount: bigint;
 
   /**
    * The number of decimal places of the token: 3 for HIVE and HBD, 6 for VESTS.

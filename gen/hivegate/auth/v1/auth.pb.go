@@ -2,7 +2,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        (unknown)
-// source: hive/auth/v1/auth.proto
+// source: hivegate/auth/v1/auth.proto
 
 package authv1
 
@@ -31,7 +31,7 @@ type MeRequest struct {
 
 func (x *MeRequest) Reset() {
 	*x = MeRequest{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[0]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -43,7 +43,7 @@ func (x *MeRequest) String() string {
 func (*MeRequest) ProtoMessage() {}
 
 func (x *MeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[0]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -56,7 +56,7 @@ func (x *MeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeRequest.ProtoReflect.Descriptor instead.
 func (*MeRequest) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{0}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{0}
 }
 
 // MeResponse describes an access token.
@@ -78,7 +78,7 @@ type MeResponse struct {
 
 func (x *MeResponse) Reset() {
 	*x = MeResponse{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[1]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -90,7 +90,7 @@ func (x *MeResponse) String() string {
 func (*MeResponse) ProtoMessage() {}
 
 func (x *MeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[1]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -103,7 +103,7 @@ func (x *MeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeResponse.ProtoReflect.Descriptor instead.
 func (*MeResponse) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{1}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *MeResponse) GetUser() string {
@@ -151,7 +151,7 @@ type BroadcastRequest struct {
 
 func (x *BroadcastRequest) Reset() {
 	*x = BroadcastRequest{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[2]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -163,7 +163,7 @@ func (x *BroadcastRequest) String() string {
 func (*BroadcastRequest) ProtoMessage() {}
 
 func (x *BroadcastRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[2]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -176,7 +176,7 @@ func (x *BroadcastRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BroadcastRequest.ProtoReflect.Descriptor instead.
 func (*BroadcastRequest) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{2}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *BroadcastRequest) GetOperations() []*PostingOperation {
@@ -205,7 +205,7 @@ type PostingOperation struct {
 
 func (x *PostingOperation) Reset() {
 	*x = PostingOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[3]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -217,7 +217,7 @@ func (x *PostingOperation) String() string {
 func (*PostingOperation) ProtoMessage() {}
 
 func (x *PostingOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[3]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -230,7 +230,7 @@ func (x *PostingOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostingOperation.ProtoReflect.Descriptor instead.
 func (*PostingOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{3}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PostingOperation) GetOperation() isPostingOperation_Operation {
@@ -363,7 +363,7 @@ type VoteOperation struct {
 
 func (x *VoteOperation) Reset() {
 	*x = VoteOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[4]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -375,7 +375,7 @@ func (x *VoteOperation) String() string {
 func (*VoteOperation) ProtoMessage() {}
 
 func (x *VoteOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[4]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -388,7 +388,7 @@ func (x *VoteOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoteOperation.ProtoReflect.Descriptor instead.
 func (*VoteOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{4}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *VoteOperation) GetVoter() string {
@@ -437,7 +437,7 @@ type CommentOperation struct {
 
 func (x *CommentOperation) Reset() {
 	*x = CommentOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[5]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -449,7 +449,7 @@ func (x *CommentOperation) String() string {
 func (*CommentOperation) ProtoMessage() {}
 
 func (x *CommentOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[5]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -462,7 +462,7 @@ func (x *CommentOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommentOperation.ProtoReflect.Descriptor instead.
 func (*CommentOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{5}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CommentOperation) GetParentAuthor() string {
@@ -529,7 +529,7 @@ type CustomJsonOperation struct {
 
 func (x *CustomJsonOperation) Reset() {
 	*x = CustomJsonOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[6]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -541,7 +541,7 @@ func (x *CustomJsonOperation) String() string {
 func (*CustomJsonOperation) ProtoMessage() {}
 
 func (x *CustomJsonOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[6]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -554,7 +554,7 @@ func (x *CustomJsonOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CustomJsonOperation.ProtoReflect.Descriptor instead.
 func (*CustomJsonOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{6}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CustomJsonOperation) GetRequiredPostingAuths() []string {
@@ -590,7 +590,7 @@ type DeleteCommentOperation struct {
 
 func (x *DeleteCommentOperation) Reset() {
 	*x = DeleteCommentOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[7]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +602,7 @@ func (x *DeleteCommentOperation) String() string {
 func (*DeleteCommentOperation) ProtoMessage() {}
 
 func (x *DeleteCommentOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[7]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +615,7 @@ func (x *DeleteCommentOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCommentOperation.ProtoReflect.Descriptor instead.
 func (*DeleteCommentOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{7}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DeleteCommentOperation) GetAuthor() string {
@@ -654,7 +654,7 @@ type CommentOptionsOperation struct {
 
 func (x *CommentOptionsOperation) Reset() {
 	*x = CommentOptionsOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[8]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +666,7 @@ func (x *CommentOptionsOperation) String() string {
 func (*CommentOptionsOperation) ProtoMessage() {}
 
 func (x *CommentOptionsOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[8]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +679,7 @@ func (x *CommentOptionsOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommentOptionsOperation.ProtoReflect.Descriptor instead.
 func (*CommentOptionsOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{8}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CommentOptionsOperation) GetAuthor() string {
@@ -742,7 +742,7 @@ type Beneficiary struct {
 
 func (x *Beneficiary) Reset() {
 	*x = Beneficiary{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[9]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +754,7 @@ func (x *Beneficiary) String() string {
 func (*Beneficiary) ProtoMessage() {}
 
 func (x *Beneficiary) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[9]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +767,7 @@ func (x *Beneficiary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Beneficiary.ProtoReflect.Descriptor instead.
 func (*Beneficiary) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{9}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Beneficiary) GetAccount() string {
@@ -798,7 +798,7 @@ type ClaimRewardBalanceOperation struct {
 
 func (x *ClaimRewardBalanceOperation) Reset() {
 	*x = ClaimRewardBalanceOperation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[10]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +810,7 @@ func (x *ClaimRewardBalanceOperation) String() string {
 func (*ClaimRewardBalanceOperation) ProtoMessage() {}
 
 func (x *ClaimRewardBalanceOperation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[10]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +823,7 @@ func (x *ClaimRewardBalanceOperation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimRewardBalanceOperation.ProtoReflect.Descriptor instead.
 func (*ClaimRewardBalanceOperation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{10}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ClaimRewardBalanceOperation) GetAccount() string {
@@ -867,7 +867,7 @@ type AccountUpdate2Operation struct {
 
 func (x *AccountUpdate2Operation) Reset() {
 	*x = AccountUpdate2Operation{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[11]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -879,7 +879,7 @@ func (x *AccountUpdate2Operation) String() string {
 func (*AccountUpdate2Operation) ProtoMessage() {}
 
 func (x *AccountUpdate2Operation) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[11]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -892,7 +892,7 @@ func (x *AccountUpdate2Operation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AccountUpdate2Operation.ProtoReflect.Descriptor instead.
 func (*AccountUpdate2Operation) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{11}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AccountUpdate2Operation) GetAccount() string {
@@ -924,7 +924,7 @@ type BroadcastResponse struct {
 
 func (x *BroadcastResponse) Reset() {
 	*x = BroadcastResponse{}
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[12]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +936,7 @@ func (x *BroadcastResponse) String() string {
 func (*BroadcastResponse) ProtoMessage() {}
 
 func (x *BroadcastResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_auth_v1_auth_proto_msgTypes[12]
+	mi := &file_hivegate_auth_v1_auth_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +949,7 @@ func (x *BroadcastResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BroadcastResponse.ProtoReflect.Descriptor instead.
 func (*BroadcastResponse) Descriptor() ([]byte, []int) {
-	return file_hive_auth_v1_auth_proto_rawDescGZIP(), []int{12}
+	return file_hivegate_auth_v1_auth_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *BroadcastResponse) GetId() string {
@@ -980,11 +980,11 @@ func (x *BroadcastResponse) GetExpired() bool {
 	return false
 }
 
-var File_hive_auth_v1_auth_proto protoreflect.FileDescriptor
+var File_hivegate_auth_v1_auth_proto protoreflect.FileDescriptor
 
-const file_hive_auth_v1_auth_proto_rawDesc = "" +
+const file_hivegate_auth_v1_auth_proto_rawDesc = "" +
 	"\n" +
-	"\x17hive/auth/v1/auth.proto\x12\fhive.auth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\v\n" +
+	"\x1bhivegate/auth/v1/auth.proto\x12\x10hivegate.auth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\v\n" +
 	"\tMeRequest\"\xb0\x01\n" +
 	"\n" +
 	"MeResponse\x12\x12\n" +
@@ -995,20 +995,20 @@ const file_hive_auth_v1_auth_proto_rawDesc = "" +
 	"expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1e\n" +
 	"\n" +
 	"operations\x18\x05 \x03(\tR\n" +
-	"operations\"R\n" +
-	"\x10BroadcastRequest\x12>\n" +
+	"operations\"V\n" +
+	"\x10BroadcastRequest\x12B\n" +
 	"\n" +
-	"operations\x18\x01 \x03(\v2\x1e.hive.auth.v1.PostingOperationR\n" +
-	"operations\"\xa6\x04\n" +
-	"\x10PostingOperation\x121\n" +
-	"\x04vote\x18\x01 \x01(\v2\x1b.hive.auth.v1.VoteOperationH\x00R\x04vote\x12:\n" +
-	"\acomment\x18\x02 \x01(\v2\x1e.hive.auth.v1.CommentOperationH\x00R\acomment\x12D\n" +
-	"\vcustom_json\x18\x03 \x01(\v2!.hive.auth.v1.CustomJsonOperationH\x00R\n" +
-	"customJson\x12M\n" +
-	"\x0edelete_comment\x18\x04 \x01(\v2$.hive.auth.v1.DeleteCommentOperationH\x00R\rdeleteComment\x12P\n" +
-	"\x0fcomment_options\x18\x05 \x01(\v2%.hive.auth.v1.CommentOptionsOperationH\x00R\x0ecommentOptions\x12]\n" +
-	"\x14claim_reward_balance\x18\x06 \x01(\v2).hive.auth.v1.ClaimRewardBalanceOperationH\x00R\x12claimRewardBalance\x12P\n" +
-	"\x0faccount_update2\x18\a \x01(\v2%.hive.auth.v1.AccountUpdate2OperationH\x00R\x0eaccountUpdate2B\v\n" +
+	"operations\x18\x01 \x03(\v2\".hivegate.auth.v1.PostingOperationR\n" +
+	"operations\"\xc2\x04\n" +
+	"\x10PostingOperation\x125\n" +
+	"\x04vote\x18\x01 \x01(\v2\x1f.hivegate.auth.v1.VoteOperationH\x00R\x04vote\x12>\n" +
+	"\acomment\x18\x02 \x01(\v2\".hivegate.auth.v1.CommentOperationH\x00R\acomment\x12H\n" +
+	"\vcustom_json\x18\x03 \x01(\v2%.hivegate.auth.v1.CustomJsonOperationH\x00R\n" +
+	"customJson\x12Q\n" +
+	"\x0edelete_comment\x18\x04 \x01(\v2(.hivegate.auth.v1.DeleteCommentOperationH\x00R\rdeleteComment\x12T\n" +
+	"\x0fcomment_options\x18\x05 \x01(\v2).hivegate.auth.v1.CommentOptionsOperationH\x00R\x0ecommentOptions\x12a\n" +
+	"\x14claim_reward_balance\x18\x06 \x01(\v2-.hivegate.auth.v1.ClaimRewardBalanceOperationH\x00R\x12claimRewardBalance\x12T\n" +
+	"\x0faccount_update2\x18\a \x01(\v2).hivegate.auth.v1.AccountUpdate2OperationH\x00R\x0eaccountUpdate2B\v\n" +
 	"\toperation\"q\n" +
 	"\rVoteOperation\x12\x14\n" +
 	"\x05voter\x18\x01 \x01(\tR\x05voter\x12\x16\n" +
@@ -1029,7 +1029,7 @@ const file_hive_auth_v1_auth_proto_rawDesc = "" +
 	"\x04json\x18\x03 \x01(\tR\x04json\"L\n" +
 	"\x16DeleteCommentOperation\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
-	"\bpermlink\x18\x02 \x01(\tR\bpermlink\"\x9d\x03\n" +
+	"\bpermlink\x18\x02 \x01(\tR\bpermlink\"\xa1\x03\n" +
 	"\x17CommentOptionsOperation\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
 	"\bpermlink\x18\x02 \x01(\tR\bpermlink\x123\n" +
@@ -1038,8 +1038,8 @@ const file_hive_auth_v1_auth_proto_rawDesc = "" +
 	"percentHbd\x88\x01\x01\x12$\n" +
 	"\vallow_votes\x18\x05 \x01(\bH\x02R\n" +
 	"allowVotes\x88\x01\x01\x129\n" +
-	"\x16allow_curation_rewards\x18\x06 \x01(\bH\x03R\x14allowCurationRewards\x88\x01\x01\x12?\n" +
-	"\rbeneficiaries\x18\a \x03(\v2\x19.hive.auth.v1.BeneficiaryR\rbeneficiariesB\x16\n" +
+	"\x16allow_curation_rewards\x18\x06 \x01(\bH\x03R\x14allowCurationRewards\x88\x01\x01\x12C\n" +
+	"\rbeneficiaries\x18\a \x03(\v2\x1d.hivegate.auth.v1.BeneficiaryR\rbeneficiariesB\x16\n" +
 	"\x14_max_accepted_payoutB\x0e\n" +
 	"\f_percent_hbdB\x0e\n" +
 	"\f_allow_votesB\x19\n" +
@@ -1061,56 +1061,56 @@ const file_hive_auth_v1_auth_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tblock_num\x18\x02 \x01(\rR\bblockNum\x12\x17\n" +
 	"\atrx_num\x18\x03 \x01(\rR\x06trxNum\x12\x18\n" +
-	"\aexpired\x18\x04 \x01(\bR\aexpired2\x99\x01\n" +
-	"\vAuthService\x12<\n" +
-	"\x02Me\x12\x17.hive.auth.v1.MeRequest\x1a\x18.hive.auth.v1.MeResponse\"\x03\x90\x02\x01\x12L\n" +
-	"\tBroadcast\x12\x1e.hive.auth.v1.BroadcastRequest\x1a\x1f.hive.auth.v1.BroadcastResponseB\xa5\x01\n" +
-	"\x10com.hive.auth.v1B\tAuthProtoP\x01Z4github.com/hivegate/hivegate/gen/hive/auth/v1;authv1\xa2\x02\x03HAX\xaa\x02\fHive.Auth.V1\xca\x02\fHive\\Auth\\V1\xe2\x02\x18Hive\\Auth\\V1\\GPBMetadata\xea\x02\x0eHive::Auth::V1b\x06proto3"
+	"\aexpired\x18\x04 \x01(\bR\aexpired2\xa9\x01\n" +
+	"\vAuthService\x12D\n" +
+	"\x02Me\x12\x1b.hivegate.auth.v1.MeRequest\x1a\x1c.hivegate.auth.v1.MeResponse\"\x03\x90\x02\x01\x12T\n" +
+	"\tBroadcast\x12\".hivegate.auth.v1.BroadcastRequest\x1a#.hivegate.auth.v1.BroadcastResponseB\xc3\x01\n" +
+	"\x1aio.github.hivegate.auth.v1B\tAuthProtoP\x01Z8github.com/hivegate/hivegate/gen/hivegate/auth/v1;authv1\xa2\x02\x03HAX\xaa\x02\x10Hivegate.Auth.V1\xca\x02\x10Hivegate\\Auth\\V1\xe2\x02\x1cHivegate\\Auth\\V1\\GPBMetadata\xea\x02\x12Hivegate::Auth::V1b\x06proto3"
 
 var (
-	file_hive_auth_v1_auth_proto_rawDescOnce sync.Once
-	file_hive_auth_v1_auth_proto_rawDescData []byte
+	file_hivegate_auth_v1_auth_proto_rawDescOnce sync.Once
+	file_hivegate_auth_v1_auth_proto_rawDescData []byte
 )
 
-func file_hive_auth_v1_auth_proto_rawDescGZIP() []byte {
-	file_hive_auth_v1_auth_proto_rawDescOnce.Do(func() {
-		file_hive_auth_v1_auth_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hive_auth_v1_auth_proto_rawDesc), len(file_hive_auth_v1_auth_proto_rawDesc)))
+func file_hivegate_auth_v1_auth_proto_rawDescGZIP() []byte {
+	file_hivegate_auth_v1_auth_proto_rawDescOnce.Do(func() {
+		file_hivegate_auth_v1_auth_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hivegate_auth_v1_auth_proto_rawDesc), len(file_hivegate_auth_v1_auth_proto_rawDesc)))
 	})
-	return file_hive_auth_v1_auth_proto_rawDescData
+	return file_hivegate_auth_v1_auth_proto_rawDescData
 }
 
-var file_hive_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
-var file_hive_auth_v1_auth_proto_goTypes = []any{
-	(*MeRequest)(nil),                   // 0: hive.auth.v1.MeRequest
-	(*MeResponse)(nil),                  // 1: hive.auth.v1.MeResponse
-	(*BroadcastRequest)(nil),            // 2: hive.auth.v1.BroadcastRequest
-	(*PostingOperation)(nil),            // 3: hive.auth.v1.PostingOperation
-	(*VoteOperation)(nil),               // 4: hive.auth.v1.VoteOperation
-	(*CommentOperation)(nil),            // 5: hive.auth.v1.CommentOperation
-	(*CustomJsonOperation)(nil),         // 6: hive.auth.v1.CustomJsonOperation
-	(*DeleteCommentOperation)(nil),      // 7: hive.auth.v1.DeleteCommentOperation
-	(*CommentOptionsOperation)(nil),     // 8: hive.auth.v1.CommentOptionsOperation
-	(*Beneficiary)(nil),                 // 9: hive.auth.v1.Beneficiary
-	(*ClaimRewardBalanceOperation)(nil), // 10: hive.auth.v1.ClaimRewardBalanceOperation
-	(*AccountUpdate2Operation)(nil),     // 11: hive.auth.v1.AccountUpdate2Operation
-	(*BroadcastResponse)(nil),           // 12: hive.auth.v1.BroadcastResponse
+var file_hivegate_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_hivegate_auth_v1_auth_proto_goTypes = []any{
+	(*MeRequest)(nil),                   // 0: hivegate.auth.v1.MeRequest
+	(*MeResponse)(nil),                  // 1: hivegate.auth.v1.MeResponse
+	(*BroadcastRequest)(nil),            // 2: hivegate.auth.v1.BroadcastRequest
+	(*PostingOperation)(nil),            // 3: hivegate.auth.v1.PostingOperation
+	(*VoteOperation)(nil),               // 4: hivegate.auth.v1.VoteOperation
+	(*CommentOperation)(nil),            // 5: hivegate.auth.v1.CommentOperation
+	(*CustomJsonOperation)(nil),         // 6: hivegate.auth.v1.CustomJsonOperation
+	(*DeleteCommentOperation)(nil),      // 7: hivegate.auth.v1.DeleteCommentOperation
+	(*CommentOptionsOperation)(nil),     // 8: hivegate.auth.v1.CommentOptionsOperation
+	(*Beneficiary)(nil),                 // 9: hivegate.auth.v1.Beneficiary
+	(*ClaimRewardBalanceOperation)(nil), // 10: hivegate.auth.v1.ClaimRewardBalanceOperation
+	(*AccountUpdate2Operation)(nil),     // 11: hivegate.auth.v1.AccountUpdate2Operation
+	(*BroadcastResponse)(nil),           // 12: hivegate.auth.v1.BroadcastResponse
 	(*timestamppb.Timestamp)(nil),       // 13: google.protobuf.Timestamp
 }
-var file_hive_auth_v1_auth_proto_depIdxs = []int32{
-	13, // 0: hive.auth.v1.MeResponse.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 1: hive.auth.v1.BroadcastRequest.operations:type_name -> hive.auth.v1.PostingOperation
-	4,  // 2: hive.auth.v1.PostingOperation.vote:type_name -> hive.auth.v1.VoteOperation
-	5,  // 3: hive.auth.v1.PostingOperation.comment:type_name -> hive.auth.v1.CommentOperation
-	6,  // 4: hive.auth.v1.PostingOperation.custom_json:type_name -> hive.auth.v1.CustomJsonOperation
-	7,  // 5: hive.auth.v1.PostingOperation.delete_comment:type_name -> hive.auth.v1.DeleteCommentOperation
-	8,  // 6: hive.auth.v1.PostingOperation.comment_options:type_name -> hive.auth.v1.CommentOptionsOperation
-	10, // 7: hive.auth.v1.PostingOperation.claim_reward_balance:type_name -> hive.auth.v1.ClaimRewardBalanceOperation
-	11, // 8: hive.auth.v1.PostingOperation.account_update2:type_name -> hive.auth.v1.AccountUpdate2Operation
-	9,  // 9: hive.auth.v1.CommentOptionsOperation.beneficiaries:type_name -> hive.auth.v1.Beneficiary
-	0,  // 10: hive.auth.v1.AuthService.Me:input_type -> hive.auth.v1.MeRequest
-	2,  // 11: hive.auth.v1.AuthService.Broadcast:input_type -> hive.auth.v1.BroadcastRequest
-	1,  // 12: hive.auth.v1.AuthService.Me:output_type -> hive.auth.v1.MeResponse
-	12, // 13: hive.auth.v1.AuthService.Broadcast:output_type -> hive.auth.v1.BroadcastResponse
+var file_hivegate_auth_v1_auth_proto_depIdxs = []int32{
+	13, // 0: hivegate.auth.v1.MeResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 1: hivegate.auth.v1.BroadcastRequest.operations:type_name -> hivegate.auth.v1.PostingOperation
+	4,  // 2: hivegate.auth.v1.PostingOperation.vote:type_name -> hivegate.auth.v1.VoteOperation
+	5,  // 3: hivegate.auth.v1.PostingOperation.comment:type_name -> hivegate.auth.v1.CommentOperation
+	6,  // 4: hivegate.auth.v1.PostingOperation.custom_json:type_name -> hivegate.auth.v1.CustomJsonOperation
+	7,  // 5: hivegate.auth.v1.PostingOperation.delete_comment:type_name -> hivegate.auth.v1.DeleteCommentOperation
+	8,  // 6: hivegate.auth.v1.PostingOperation.comment_options:type_name -> hivegate.auth.v1.CommentOptionsOperation
+	10, // 7: hivegate.auth.v1.PostingOperation.claim_reward_balance:type_name -> hivegate.auth.v1.ClaimRewardBalanceOperation
+	11, // 8: hivegate.auth.v1.PostingOperation.account_update2:type_name -> hivegate.auth.v1.AccountUpdate2Operation
+	9,  // 9: hivegate.auth.v1.CommentOptionsOperation.beneficiaries:type_name -> hivegate.auth.v1.Beneficiary
+	0,  // 10: hivegate.auth.v1.AuthService.Me:input_type -> hivegate.auth.v1.MeRequest
+	2,  // 11: hivegate.auth.v1.AuthService.Broadcast:input_type -> hivegate.auth.v1.BroadcastRequest
+	1,  // 12: hivegate.auth.v1.AuthService.Me:output_type -> hivegate.auth.v1.MeResponse
+	12, // 13: hivegate.auth.v1.AuthService.Broadcast:output_type -> hivegate.auth.v1.BroadcastResponse
 	12, // [12:14] is the sub-list for method output_type
 	10, // [10:12] is the sub-list for method input_type
 	10, // [10:10] is the sub-list for extension type_name
@@ -1118,12 +1118,12 @@ var file_hive_auth_v1_auth_proto_depIdxs = []int32{
 	0,  // [0:10] is the sub-list for field type_name
 }
 
-func init() { file_hive_auth_v1_auth_proto_init() }
-func file_hive_auth_v1_auth_proto_init() {
-	if File_hive_auth_v1_auth_proto != nil {
+func init() { file_hivegate_auth_v1_auth_proto_init() }
+func file_hivegate_auth_v1_auth_proto_init() {
+	if File_hivegate_auth_v1_auth_proto != nil {
 		return
 	}
-	file_hive_auth_v1_auth_proto_msgTypes[3].OneofWrappers = []any{
+	file_hivegate_auth_v1_auth_proto_msgTypes[3].OneofWrappers = []any{
 		(*PostingOperation_Vote)(nil),
 		(*PostingOperation_Comment)(nil),
 		(*PostingOperation_CustomJson)(nil),
@@ -1132,22 +1132,22 @@ func file_hive_auth_v1_auth_proto_init() {
 		(*PostingOperation_ClaimRewardBalance)(nil),
 		(*PostingOperation_AccountUpdate2)(nil),
 	}
-	file_hive_auth_v1_auth_proto_msgTypes[8].OneofWrappers = []any{}
+	file_hivegate_auth_v1_auth_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_auth_v1_auth_proto_rawDesc), len(file_hive_auth_v1_auth_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hivegate_auth_v1_auth_proto_rawDesc), len(file_hivegate_auth_v1_auth_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_hive_auth_v1_auth_proto_goTypes,
-		DependencyIndexes: file_hive_auth_v1_auth_proto_depIdxs,
-		MessageInfos:      file_hive_auth_v1_auth_proto_msgTypes,
+		GoTypes:           file_hivegate_auth_v1_auth_proto_goTypes,
+		DependencyIndexes: file_hivegate_auth_v1_auth_proto_depIdxs,
+		MessageInfos:      file_hivegate_auth_v1_auth_proto_msgTypes,
 	}.Build()
-	File_hive_auth_v1_auth_proto = out.File
-	file_hive_auth_v1_auth_proto_goTypes = nil
-	file_hive_auth_v1_auth_proto_depIdxs = nil
+	File_hivegate_auth_v1_auth_proto = out.File
+	file_hivegate_auth_v1_auth_proto_goTypes = nil
+	file_hivegate_auth_v1_auth_proto_depIdxs = nil
 }

@@ -2,9 +2,9 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        (unknown)
-// source: hive/hive/v1/hive_api.proto
+// source: hive/hivemind_api/v1/hivemind_api.proto
 
-package hivev1
+package hivemind_apiv1
 
 import (
 	_ "github.com/hivegate/hivegate/gen/hivegate/v1"
@@ -32,7 +32,7 @@ type DbHeadStateRequest struct {
 
 func (x *DbHeadStateRequest) Reset() {
 	*x = DbHeadStateRequest{}
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[0]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +44,7 @@ func (x *DbHeadStateRequest) String() string {
 func (*DbHeadStateRequest) ProtoMessage() {}
 
 func (x *DbHeadStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[0]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +57,7 @@ func (x *DbHeadStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DbHeadStateRequest.ProtoReflect.Descriptor instead.
 func (*DbHeadStateRequest) Descriptor() ([]byte, []int) {
-	return file_hive_hive_v1_hive_api_proto_rawDescGZIP(), []int{0}
+	return file_hive_hivemind_api_v1_hivemind_api_proto_rawDescGZIP(), []int{0}
 }
 
 // DbHeadStateResponse is hivemind's head block.
@@ -75,7 +75,7 @@ type DbHeadStateResponse struct {
 
 func (x *DbHeadStateResponse) Reset() {
 	*x = DbHeadStateResponse{}
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[1]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -87,7 +87,7 @@ func (x *DbHeadStateResponse) String() string {
 func (*DbHeadStateResponse) ProtoMessage() {}
 
 func (x *DbHeadStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[1]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -100,7 +100,7 @@ func (x *DbHeadStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DbHeadStateResponse.ProtoReflect.Descriptor instead.
 func (*DbHeadStateResponse) Descriptor() ([]byte, []int) {
-	return file_hive_hive_v1_hive_api_proto_rawDescGZIP(), []int{1}
+	return file_hive_hivemind_api_v1_hivemind_api_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *DbHeadStateResponse) GetDbHeadBlock() uint32 {
@@ -133,7 +133,7 @@ type GetInfoRequest struct {
 
 func (x *GetInfoRequest) Reset() {
 	*x = GetInfoRequest{}
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[2]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -145,7 +145,7 @@ func (x *GetInfoRequest) String() string {
 func (*GetInfoRequest) ProtoMessage() {}
 
 func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[2]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -158,7 +158,7 @@ func (x *GetInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetInfoRequest) Descriptor() ([]byte, []int) {
-	return file_hive_hive_v1_hive_api_proto_rawDescGZIP(), []int{2}
+	return file_hive_hivemind_api_v1_hivemind_api_proto_rawDescGZIP(), []int{2}
 }
 
 // GetInfoResponse is hivemind's version and database state. The dates are
@@ -185,7 +185,7 @@ type GetInfoResponse struct {
 
 func (x *GetInfoResponse) Reset() {
 	*x = GetInfoResponse{}
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[3]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -197,7 +197,7 @@ func (x *GetInfoResponse) String() string {
 func (*GetInfoResponse) ProtoMessage() {}
 
 func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_hive_v1_hive_api_proto_msgTypes[3]
+	mi := &file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -210,7 +210,7 @@ func (x *GetInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetInfoResponse) Descriptor() ([]byte, []int) {
-	return file_hive_hive_v1_hive_api_proto_rawDescGZIP(), []int{3}
+	return file_hive_hivemind_api_v1_hivemind_api_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetInfoResponse) GetDatabaseHeadBlock() uint32 {
@@ -262,11 +262,11 @@ func (x *GetInfoResponse) GetHivemindVersion() string {
 	return ""
 }
 
-var File_hive_hive_v1_hive_api_proto protoreflect.FileDescriptor
+var File_hive_hivemind_api_v1_hivemind_api_proto protoreflect.FileDescriptor
 
-const file_hive_hive_v1_hive_api_proto_rawDesc = "" +
+const file_hive_hivemind_api_v1_hivemind_api_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhive/hive/v1/hive_api.proto\x12\fhive.hive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hivegate/v1/options.proto\"\x14\n" +
+	"'hive/hivemind_api/v1/hivemind_api.proto\x12\x14hive.hivemind_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hivegate/v1/options.proto\"\x14\n" +
 	"\x12DbHeadStateRequest\"\xb3\x01\n" +
 	"\x13DbHeadStateResponse\x12\"\n" +
 	"\rdb_head_block\x18\x01 \x01(\rR\vdbHeadBlock\x12C\n" +
@@ -282,38 +282,38 @@ const file_hive_hive_v1_hive_api_proto_rawDesc = "" +
 	"\x17database_schema_version\x18\x04 \x01(\rR\x15databaseSchemaVersion\x12*\n" +
 	"\x11hivemind_git_date\x18\x05 \x01(\tR\x0fhivemindGitDate\x12(\n" +
 	"\x10hivemind_git_rev\x18\x06 \x01(\tR\x0ehivemindGitRev\x12)\n" +
-	"\x10hivemind_version\x18\a \x01(\tR\x0fhivemindVersion2\xda\x01\n" +
-	"\vHiveService\x12m\n" +
-	"\vDbHeadState\x12 .hive.hive.v1.DbHeadStateRequest\x1a!.hive.hive.v1.DbHeadStateResponse\"\x19\xda\xf3\x18\x12hive.db_head_state\x90\x02\x01\x12\\\n" +
-	"\aGetInfo\x12\x1c.hive.hive.v1.GetInfoRequest\x1a\x1d.hive.hive.v1.GetInfoResponse\"\x14\xda\xf3\x18\rhive.get_info\x90\x02\x01B\xa8\x01\n" +
-	"\x10com.hive.hive.v1B\fHiveApiProtoP\x01Z4github.com/hivegate/hivegate/gen/hive/hive/v1;hivev1\xa2\x02\x03HHX\xaa\x02\fHive.Hive.V1\xca\x02\fHive\\Hive\\V1\xe2\x02\x18Hive\\Hive\\V1\\GPBMetadata\xea\x02\x0eHive::Hive::V1b\x06proto3"
+	"\x10hivemind_version\x18\a \x01(\tR\x0fhivemindVersion2\x81\x02\n" +
+	"\x12HivemindApiService\x12}\n" +
+	"\vDbHeadState\x12(.hive.hivemind_api.v1.DbHeadStateRequest\x1a).hive.hivemind_api.v1.DbHeadStateResponse\"\x19\xda\xf3\x18\x12hive.db_head_state\x90\x02\x01\x12l\n" +
+	"\aGetInfo\x12$.hive.hivemind_api.v1.GetInfoRequest\x1a%.hive.hivemind_api.v1.GetInfoResponse\"\x14\xda\xf3\x18\rhive.get_info\x90\x02\x01B\xef\x01\n" +
+	"'io.github.hivegate.hive.hivemind_api.v1B\x10HivemindApiProtoP\x01ZDgithub.com/hivegate/hivegate/gen/hive/hivemind_api/v1;hivemind_apiv1\xa2\x02\x03HHX\xaa\x02\x13Hive.HivemindApi.V1\xca\x02\x13Hive\\HivemindApi\\V1\xe2\x02\x1fHive\\HivemindApi\\V1\\GPBMetadata\xea\x02\x15Hive::HivemindApi::V1b\x06proto3"
 
 var (
-	file_hive_hive_v1_hive_api_proto_rawDescOnce sync.Once
-	file_hive_hive_v1_hive_api_proto_rawDescData []byte
+	file_hive_hivemind_api_v1_hivemind_api_proto_rawDescOnce sync.Once
+	file_hive_hivemind_api_v1_hivemind_api_proto_rawDescData []byte
 )
 
-func file_hive_hive_v1_hive_api_proto_rawDescGZIP() []byte {
-	file_hive_hive_v1_hive_api_proto_rawDescOnce.Do(func() {
-		file_hive_hive_v1_hive_api_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hive_hive_v1_hive_api_proto_rawDesc), len(file_hive_hive_v1_hive_api_proto_rawDesc)))
+func file_hive_hivemind_api_v1_hivemind_api_proto_rawDescGZIP() []byte {
+	file_hive_hivemind_api_v1_hivemind_api_proto_rawDescOnce.Do(func() {
+		file_hive_hivemind_api_v1_hivemind_api_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hive_hivemind_api_v1_hivemind_api_proto_rawDesc), len(file_hive_hivemind_api_v1_hivemind_api_proto_rawDesc)))
 	})
-	return file_hive_hive_v1_hive_api_proto_rawDescData
+	return file_hive_hivemind_api_v1_hivemind_api_proto_rawDescData
 }
 
-var file_hive_hive_v1_hive_api_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
-var file_hive_hive_v1_hive_api_proto_goTypes = []any{
-	(*DbHeadStateRequest)(nil),    // 0: hive.hive.v1.DbHeadStateRequest
-	(*DbHeadStateResponse)(nil),   // 1: hive.hive.v1.DbHeadStateResponse
-	(*GetInfoRequest)(nil),        // 2: hive.hive.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),       // 3: hive.hive.v1.GetInfoResponse
+var file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_hive_hivemind_api_v1_hivemind_api_proto_goTypes = []any{
+	(*DbHeadStateRequest)(nil),    // 0: hive.hivemind_api.v1.DbHeadStateRequest
+	(*DbHeadStateResponse)(nil),   // 1: hive.hivemind_api.v1.DbHeadStateResponse
+	(*GetInfoRequest)(nil),        // 2: hive.hivemind_api.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),       // 3: hive.hivemind_api.v1.GetInfoResponse
 	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
 }
-var file_hive_hive_v1_hive_api_proto_depIdxs = []int32{
-	4, // 0: hive.hive.v1.DbHeadStateResponse.db_head_time:type_name -> google.protobuf.Timestamp
-	0, // 1: hive.hive.v1.HiveService.DbHeadState:input_type -> hive.hive.v1.DbHeadStateRequest
-	2, // 2: hive.hive.v1.HiveService.GetInfo:input_type -> hive.hive.v1.GetInfoRequest
-	1, // 3: hive.hive.v1.HiveService.DbHeadState:output_type -> hive.hive.v1.DbHeadStateResponse
-	3, // 4: hive.hive.v1.HiveService.GetInfo:output_type -> hive.hive.v1.GetInfoResponse
+var file_hive_hivemind_api_v1_hivemind_api_proto_depIdxs = []int32{
+	4, // 0: hive.hivemind_api.v1.DbHeadStateResponse.db_head_time:type_name -> google.protobuf.Timestamp
+	0, // 1: hive.hivemind_api.v1.HivemindApiService.DbHeadState:input_type -> hive.hivemind_api.v1.DbHeadStateRequest
+	2, // 2: hive.hivemind_api.v1.HivemindApiService.GetInfo:input_type -> hive.hivemind_api.v1.GetInfoRequest
+	1, // 3: hive.hivemind_api.v1.HivemindApiService.DbHeadState:output_type -> hive.hivemind_api.v1.DbHeadStateResponse
+	3, // 4: hive.hivemind_api.v1.HivemindApiService.GetInfo:output_type -> hive.hivemind_api.v1.GetInfoResponse
 	3, // [3:5] is the sub-list for method output_type
 	1, // [1:3] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
@@ -321,27 +321,27 @@ var file_hive_hive_v1_hive_api_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_hive_hive_v1_hive_api_proto_init() }
-func file_hive_hive_v1_hive_api_proto_init() {
-	if File_hive_hive_v1_hive_api_proto != nil {
+func init() { file_hive_hivemind_api_v1_hivemind_api_proto_init() }
+func file_hive_hivemind_api_v1_hivemind_api_proto_init() {
+	if File_hive_hivemind_api_v1_hivemind_api_proto != nil {
 		return
 	}
-	file_hive_hive_v1_hive_api_proto_msgTypes[1].OneofWrappers = []any{}
+	file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_hive_v1_hive_api_proto_rawDesc), len(file_hive_hive_v1_hive_api_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_hivemind_api_v1_hivemind_api_proto_rawDesc), len(file_hive_hivemind_api_v1_hivemind_api_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_hive_hive_v1_hive_api_proto_goTypes,
-		DependencyIndexes: file_hive_hive_v1_hive_api_proto_depIdxs,
-		MessageInfos:      file_hive_hive_v1_hive_api_proto_msgTypes,
+		GoTypes:           file_hive_hivemind_api_v1_hivemind_api_proto_goTypes,
+		DependencyIndexes: file_hive_hivemind_api_v1_hivemind_api_proto_depIdxs,
+		MessageInfos:      file_hive_hivemind_api_v1_hivemind_api_proto_msgTypes,
 	}.Build()
-	File_hive_hive_v1_hive_api_proto = out.File
-	file_hive_hive_v1_hive_api_proto_goTypes = nil
-	file_hive_hive_v1_hive_api_proto_depIdxs = nil
+	File_hive_hivemind_api_v1_hivemind_api_proto = out.File
+	file_hive_hivemind_api_v1_hivemind_api_proto_goTypes = nil
+	file_hive_hivemind_api_v1_hivemind_api_proto_depIdxs = nil
 }

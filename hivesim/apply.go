@@ -106,7 +106,7 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
 		}
 	case "account_update", "account_update2":
-		return account(op.String("account"))
+		return c.checkAuthorityUpdate(op)
 	case "claim_reward_balance":
 		a := ch.byName[op.String("account")]
 		if a == nil {

@@ -82,72 +82,46 @@ func posting(a *Account) *Authority { return &a.Posting }
 func active(a *Account) *Authority  { return &a.Active }
 func owner(a *Account) *Authority   { return &a.Owner }
 
-// verifyAuthority is hived's verify_authority: a transaction needing
-// posting authority may not need any other; each required account's
-// authority (posting, or a higher one) must be met by the signatures, and
-// no signature may go unused.
+// verifyAuthority is hived's verify_authority (checkAuthorities) with
+// hived's errors: a transaction needing posting authority may not need any
+// other; each required account's authority (posting, or a higher one) must
+// be met by the signatures, and no signature may go unused.
 func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
 	keys, e := c.signatureKeys(tx)
 	if e != nil {
 		return e
 	}
-	req := tx.Required()
+	return c.authorityError(c.n.ch.checkAuthorities(tx.Required(), keys))
+}
+
+// authorityError is hived's exception for a verify_authority problem.
+func (c *callCtx) authorityError(p authProblem, id string) *rpcError {
 	ch := c.n.ch
-	authOf := func(name string, get func(*Account) *Authority) *Authority {
-		if a := ch.byName[name]; a != nil {
-			return get(a)
-		}
-		return nil
-	}
-	missing := func(code int, name, what, role, id string) *rpcError {
+	missing := func(code int, name, what, role string) *rpcError {
 		return c.txError(code, name, what, "Missing "+role+" Authority "+id, func(w *jw) {
 			w.kstr("id", id)
 			for _, r := range []struct {
 				k   string
 				get func(*Account) *Authority
 			}{{"posting", posting}, {"active", active}, {"owner", owner}} {
-				if a := authOf(id, r.get); a != nil {
+				if a := ch.authOf(id, r.get, nil); a != nil {
 					w.key(r.k)
 					writeAuthority(w, a)
 				}
 			}
 		})
 	}
-	newState := func(get func(*Account) *Authority) *signState {
-		s := &signState{ch: ch, get: get, used: map[hivetx.PublicKey]bool{}, approved: map[string]bool{}}
-		for _, k := range keys {
-			s.used[k] = false
-		}
-		return s
-	}
-	if len(req.Posting) > 0 {
-		if len(req.Active) > 0 || len(req.Owner) > 0 {
-			return c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception",
-				"required_authorities.required_active.size() == 0: ", "required_authorities.required_active.size() == 0")
-		}
-		s := newState(posting)
-		for _, id := range uniq(req.Posting) {
-			if !s.checkAccount(id) && !s.checkAuthority(authOf(id, active)) && !s.checkAuthority(authOf(id, owner)) {
-				return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting", id)
-			}
-		}
-		if s.unused() {
-			return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
-		}
-		return nil
-	}
-	s := newState(active)
-	for _, id := range uniq(req.Active) {
-		if !s.checkAccount(id) && !s.checkAuthority(authOf(id, owner)) {
-			return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active", id)
-		}
-	}
-	for _, id := range uniq(req.Owner) {
-		if !s.checkAuthority(authOf(id, owner)) {
-			return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner", id)
-		}
-	}
-	if s.unused() {
+	switch p {
+	case authMixedWithPosting:
+		return c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception",
+			"required_authorities.required_active.size() == 0: ", "required_authorities.required_active.size() == 0")
+	case authMissingPosting:
+		return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting")
+	case authMissingActive:
+		return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active")
+	case authMissingOwner:
+		return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner")
+	case authUnusedSignature:
 		return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
 	}
 	return nil
@@ -177,16 +151,4 @@ func (c *callCtx) signatureKeys(tx *hivetx.Transaction) ([]hivetx.PublicKey, *rp
 		keys = append(keys, k)
 	}
 	return keys, nil
-}
-
-func uniq(names []string) []string {
-	seen := map[string]bool{}
-	out := names[:0:0]
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -191,11 +191,7 @@ func (c *callCtx) verifyAccountAuthority(accountV, signersV, levelV any) (bool, 
 		return false, c.assertFail("account != nullptr", "no such account")
 	}
 	level := map[int]authLevel{0: levelActive, 1: levelOwner, 2: levelPosting}[lv]
-	keys := map[string]bool{}
-	for _, k := range signers {
-		keys[k] = true
-	}
-	return c.satisfied(account, level, keys, 0), nil
+	return c.accountAuthorized(account, level, signers), nil
 }
 
 func verifySignatures(c *callCtx, p any, w *jw) *rpcError {

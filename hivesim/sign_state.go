@@ -22,6 +22,7 @@ const (
 type signState struct {
 	ch           *chain
 	get          func(*Account) *Authority
+	seen         func(*Authority) // sees every authority get returns (nil: none)
 	used         map[hivetx.PublicKey]bool
 	approved     map[string]bool
 	accountAuths int // sign_state::account_auth_count
@@ -46,11 +47,22 @@ func (s *signState) checkAccount(name string) bool {
 	if a == nil {
 		return false
 	}
+	auth := s.fetch(a)
 	if s.approved[name] {
 		return true
 	}
 	s.accountAuths = 1
-	return s.check(s.get(a), 0)
+	return s.check(auth, 0)
+}
+
+// fetch is the state's authority getter: the account's authority in the
+// state's role, shown to seen.
+func (s *signState) fetch(a *Account) *Authority {
+	auth := s.get(a)
+	if s.seen != nil {
+		s.seen(auth)
+	}
+	return auth
 }
 
 // checkAuthority is sign_state::check_authority(auth, id, role): a higher
@@ -100,7 +112,7 @@ func (s *signState) check(auth *Authority, depth int) bool {
 				return false
 			}
 			s.accountAuths++
-			if a := s.ch.byName[aw.Name]; a != nil && s.check(s.get(a), depth+1) {
+			if a := s.ch.byName[aw.Name]; a != nil && s.check(s.fetch(a), depth+1) {
 				s.approved[aw.Name] = true
 				total += uint32(aw.Weight)
 				if total >= auth.WeightThreshold {
@@ -112,7 +124,7 @@ func (s *signState) check(auth *Authority, depth int) bool {
 			return false
 		}
 	}
-	return total >= auth.WeightThreshold && auth.WeightThreshold > 0
+	return total >= auth.WeightThreshold // a threshold of 0 is met with no signature, as in hived
 }
 
 func (s *signState) unused() bool {

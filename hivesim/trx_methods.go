@@ -8,11 +8,8 @@ import (
 )
 
 // Transaction helpers of database_api and condenser_api: the binary form of
-// a transaction, the keys that could or must sign it, and authority checks.
-// The simulated node recovers no key from a signature: a transaction that
-// needs an authority is never signed well enough (verify_authority fails
-// with hived's "Missing ... Authority" error), and key-only checks
-// (verify_account_authority, get_required_signatures) work as in hived.
+// a transaction and what its operations require. The authority methods
+// built on them are in trx_authority.go.
 
 // simOp is an operation of a transaction given as a parameter.
 type simOp struct {
@@ -27,6 +24,7 @@ type simTrx struct {
 	expiration     uint32
 	ops            []simOp
 	signatures     []string
+	raw            any // the parameter, for hivetx (signature recovery)
 }
 
 // parseTrx reads a signed transaction: operations as {"type","value"}
@@ -36,7 +34,7 @@ func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	t := &simTrx{}
+	t := &simTrx{raw: v}
 	in := &conv{}
 	t.refBlockNum = get(in, c.asU32, o["ref_block_num"])
 	t.refBlockPrefix = get(in, c.asU32, o["ref_block_prefix"])
@@ -92,8 +90,6 @@ const (
 	levelActive
 	levelOwner
 )
-
-var levelNames = []string{"Posting", "Active", "Owner"}
 
 // requirement is an account whose authority of a level must sign.
 type requirement struct {
@@ -179,142 +175,6 @@ func (c *callCtx) requirements(t *simTrx) ([]requirement, *rpcError) {
 		return strings.Compare(a.account, b.account)
 	})
 	return out, nil
-}
-
-// authority returns an account's authority of a level.
-func (c *callCtx) authority(account string, level authLevel) (*Authority, *rpcError) {
-	a := c.n.ch.byName[account]
-	if a == nil {
-		return nil, c.unknownKey()
-	}
-	switch level {
-	case levelOwner:
-		return &a.Owner, nil
-	case levelActive:
-		return &a.Active, nil
-	}
-	return &a.Posting, nil
-}
-
-// satisfied reports whether keys satisfy an account's authority of a level
-// or of a higher one (owner signs for active, active for posting), following
-// account authorities up to depth 2 as hived does.
-func (c *callCtx) satisfied(account string, level authLevel, keys map[string]bool, depth int) bool {
-	for l := level; l <= levelOwner; l++ {
-		auth, err := c.authority(account, l)
-		if err != nil {
-			return false
-		}
-		weight := uint32(0)
-		for _, k := range auth.KeyAuths {
-			if keys[k.Name] {
-				weight += uint32(k.Weight)
-			}
-		}
-		if depth < 2 {
-			for _, a := range auth.AccountAuths {
-				if c.satisfied(a.Name, max(l, levelActive), keys, depth+1) {
-					weight += uint32(a.Weight)
-				}
-			}
-		}
-		if weight >= auth.WeightThreshold {
-			return true
-		}
-	}
-	return false
-}
-
-// missingAuthority is hived's error for an authority no key satisfies.
-func (c *callCtx) missingAuthority(r requirement) *rpcError {
-	lower := strings.ToLower(levelNames[r.level])
-	return c.fcError(codeServerError, 3010000+int(r.level), "tx_missing_"+lower+"_auth",
-		"missing required "+lower+" authority", "Missing "+levelNames[r.level]+" Authority "+r.account, "")
-}
-
-// keysOf lists the keys of an account's authority of a level and above.
-func (c *callCtx) keysOf(account string, level authLevel) []string {
-	var out []string
-	for l := level; l <= levelOwner; l++ {
-		if auth, err := c.authority(account, l); err == nil {
-			for _, k := range auth.KeyAuths {
-				out = append(out, k.Name)
-			}
-		}
-	}
-	return out
-}
-
-// potentialKeys are every key that could sign for t's authorities, sorted.
-func (c *callCtx) potentialKeys(t *simTrx) ([]string, *rpcError) {
-	reqs, err := c.requirements(t)
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, r := range reqs {
-		if c.n.ch.byName[r.account] == nil {
-			return nil, c.unknownKey()
-		}
-		for _, k := range c.keysOf(r.account, r.level) {
-			set[k] = true
-		}
-	}
-	return sortedKeys(set), nil
-}
-
-// requiredKeys is the smallest subset of available that satisfies t.
-func (c *callCtx) requiredKeys(t *simTrx, available []string) ([]string, *rpcError) {
-	reqs, err := c.requirements(t)
-	if err != nil {
-		return nil, err
-	}
-	have := map[string]bool{}
-	for _, k := range available {
-		have[k] = true
-	}
-	used := map[string]bool{}
-	for _, r := range reqs {
-		if c.n.ch.byName[r.account] == nil {
-			return nil, c.unknownKey()
-		}
-		found := false
-		for _, k := range c.keysOf(r.account, r.level) {
-			if have[k] && c.satisfied(r.account, r.level, map[string]bool{k: true}, 0) {
-				used[k], found = true, true
-				break
-			}
-		}
-		if !found {
-			return nil, c.missingAuthority(r)
-		}
-	}
-	return sortedKeys(used), nil
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// verifyTrx fails like hived for the first authority the signatures do not
-// satisfy (the simulated node recovers no key from a signature).
-func (c *callCtx) verifyTrx(t *simTrx) *rpcError {
-	reqs, err := c.requirements(t)
-	if err != nil {
-		return err
-	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	if r := reqs[0]; c.n.ch.byName[r.account] != nil {
-		return c.missingAuthority(r)
-	}
-	return c.unknownKey()
 }
 
 // trxHex is the binary serialization of t in hex: the header, the

@@ -292,6 +292,9 @@ type Config struct {
 	// Quotas is the `quotas:` section: weighted call quotas per client
 	// address and API key (see quota.go); off unless configured.
 	Quotas QuotaSettings
+	// Streams is the `streams:` section: block and operation streams (see
+	// stream.go).
+	Streams StreamSettings
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string
@@ -355,6 +358,7 @@ func defaults() Config {
 		Ops:              Ops{AdminListen: DefaultAdminListen}, // ops.go
 		Auth:             defaultAuthSettings(),                // auth.go
 		Quotas:           defaultQuotaSettings(),               // quota.go
+		Streams:          defaultStreamSettings(),              // stream.go
 	}
 }
 

@@ -70,6 +70,8 @@ func modernFrom(file string, root *node) (*Config, error) {
 			return true, d.authSection(&cfg, k, v)
 		case "quotas":
 			return true, d.quotaSection(&cfg, k, v) // quota.go
+		case "streams":
+			return true, d.streamSection(&cfg, k, v) // stream.go
 		case "limits":
 			return true, d.limits(&cfg, v, key)
 		case "equivalent_methods":

@@ -75,6 +75,9 @@ type Gateway struct {
 	// ops is the operator page's state: cordons, call figures, recent
 	// errors (admin_nodes.go, admin_stats.go).
 	ops *operatorState
+	// streams are the block and operation streams; nil when off
+	// (stream_wiring.go).
+	streams *streams
 
 	mu      sync.Mutex      // serializes Start, reloads and Close
 	runCtx  context.Context // set by Start
@@ -122,6 +125,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		g.shutdownTracing()
 		return nil, err
 	}
+	g.streams = g.newStreams(cfg) // stream_wiring.go
 	gen, err := g.newGeneration(cfg, nil)
 	if err != nil {
 		g.closeQuota()
@@ -152,6 +156,7 @@ func (g *Gateway) Start(ctx context.Context) {
 	}
 	g.runCtx = ctx
 	g.gen.Load().start(ctx)
+	g.startStreams(ctx) // stream_wiring.go
 }
 
 // Handler is the gateway's HTTP handler tree for the main listener:

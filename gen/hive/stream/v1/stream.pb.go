@@ -251,9 +251,11 @@ type StreamBlocksResponse struct {
 	//	*StreamBlocksResponse_Fork
 	Event isStreamBlocksResponse_Event `protobuf_oneof:"event"`
 	// Resume after this message by sending it back as from.cursor.
-	Cursor        string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cursor string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The last irreversible block when the message was sent.
+	LastIrreversibleBlockNum uint64 `protobuf:"varint,4,opt,name=last_irreversible_block_num,json=lastIrreversibleBlockNum,proto3" json:"last_irreversible_block_num,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *StreamBlocksResponse) Reset() {
@@ -316,6 +318,13 @@ func (x *StreamBlocksResponse) GetCursor() string {
 		return x.Cursor
 	}
 	return ""
+}
+
+func (x *StreamBlocksResponse) GetLastIrreversibleBlockNum() uint64 {
+	if x != nil {
+		return x.LastIrreversibleBlockNum
+	}
+	return 0
 }
 
 type isStreamBlocksResponse_Event interface {
@@ -401,9 +410,7 @@ type Block struct {
 	Witness               string                 `protobuf:"bytes,5,opt,name=witness,proto3" json:"witness,omitempty"`
 	TransactionMerkleRoot string                 `protobuf:"bytes,6,opt,name=transaction_merkle_root,json=transactionMerkleRoot,proto3" json:"transaction_merkle_root,omitempty"`
 	// The transactions, empty when headers_only.
-	Transactions []*Transaction `protobuf:"bytes,7,rep,name=transactions,proto3" json:"transactions,omitempty"`
-	// Whether the block was irreversible when it was sent.
-	Irreversible  bool `protobuf:"varint,8,opt,name=irreversible,proto3" json:"irreversible,omitempty"`
+	Transactions  []*Transaction `protobuf:"bytes,7,rep,name=transactions,proto3" json:"transactions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -485,13 +492,6 @@ func (x *Block) GetTransactions() []*Transaction {
 		return x.Transactions
 	}
 	return nil
-}
-
-func (x *Block) GetIrreversible() bool {
-	if x != nil {
-		return x.Irreversible
-	}
-	return false
 }
 
 // Transaction is one transaction of a block.
@@ -747,9 +747,11 @@ type StreamOperationsResponse struct {
 	//	*StreamOperationsResponse_Fork
 	Event isStreamOperationsResponse_Event `protobuf_oneof:"event"`
 	// Resume after this message by sending it back as from.cursor.
-	Cursor        string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cursor string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The last irreversible block when the message was sent.
+	LastIrreversibleBlockNum uint64 `protobuf:"varint,4,opt,name=last_irreversible_block_num,json=lastIrreversibleBlockNum,proto3" json:"last_irreversible_block_num,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *StreamOperationsResponse) Reset() {
@@ -814,6 +816,13 @@ func (x *StreamOperationsResponse) GetCursor() string {
 	return ""
 }
 
+func (x *StreamOperationsResponse) GetLastIrreversibleBlockNum() uint64 {
+	if x != nil {
+		return x.LastIrreversibleBlockNum
+	}
+	return 0
+}
+
 type isStreamOperationsResponse_Event interface {
 	isStreamOperationsResponse_Event()
 }
@@ -843,12 +852,10 @@ type BlockOperation struct {
 	OpInTrx uint32 `protobuf:"varint,5,opt,name=op_in_trx,json=opInTrx,proto3" json:"op_in_trx,omitempty"`
 	// The operation's position in the block: the block's operations in
 	// transaction order, then its virtual operations.
-	Position  uint32                 `protobuf:"varint,6,opt,name=position,proto3" json:"position,omitempty"`
-	Timestamp *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
-	Virtual   bool                   `protobuf:"varint,8,opt,name=virtual,proto3" json:"virtual,omitempty"`
-	Operation *Operation             `protobuf:"bytes,9,opt,name=operation,proto3" json:"operation,omitempty"`
-	// Whether the block was irreversible when the operation was sent.
-	Irreversible  bool `protobuf:"varint,10,opt,name=irreversible,proto3" json:"irreversible,omitempty"`
+	Position      uint32                 `protobuf:"varint,6,opt,name=position,proto3" json:"position,omitempty"`
+	Timestamp     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	Virtual       bool                   `protobuf:"varint,8,opt,name=virtual,proto3" json:"virtual,omitempty"`
+	Operation     *Operation             `protobuf:"bytes,9,opt,name=operation,proto3" json:"operation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -946,13 +953,6 @@ func (x *BlockOperation) GetOperation() *Operation {
 	return nil
 }
 
-func (x *BlockOperation) GetIrreversible() bool {
-	if x != nil {
-		return x.Irreversible
-	}
-	return false
-}
-
 var File_hive_stream_v1_stream_proto protoreflect.FileDescriptor
 
 const file_hive_stream_v1_stream_proto_rawDesc = "" +
@@ -966,15 +966,16 @@ const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\x13StreamBlocksRequest\x12(\n" +
 	"\x04from\x18\x01 \x01(\v2\x14.hive.stream.v1.FromR\x04from\x12(\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x14.hive.stream.v1.ModeR\x04mode\x12!\n" +
-	"\fheaders_only\x18\x03 \x01(\bR\vheadersOnly\"\x92\x01\n" +
+	"\fheaders_only\x18\x03 \x01(\bR\vheadersOnly\"\xd1\x01\n" +
 	"\x14StreamBlocksResponse\x12-\n" +
 	"\x05block\x18\x01 \x01(\v2\x15.hive.stream.v1.BlockH\x00R\x05block\x12*\n" +
 	"\x04fork\x18\x02 \x01(\v2\x14.hive.stream.v1.ForkH\x00R\x04fork\x12\x16\n" +
-	"\x06cursor\x18\x03 \x01(\tR\x06cursorB\a\n" +
+	"\x06cursor\x18\x03 \x01(\tR\x06cursor\x12=\n" +
+	"\x1blast_irreversible_block_num\x18\x04 \x01(\x04R\x18lastIrreversibleBlockNumB\a\n" +
 	"\x05event\">\n" +
 	"\x04Fork\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\x04R\bblockNum\x12\x19\n" +
-	"\bblock_id\x18\x02 \x01(\tR\ablockId\"\xcc\x02\n" +
+	"\bblock_id\x18\x02 \x01(\tR\ablockId\"\xa8\x02\n" +
 	"\x05Block\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\x04R\bblockNum\x12\x19\n" +
 	"\bblock_id\x18\x02 \x01(\tR\ablockId\x12\x1a\n" +
@@ -982,8 +983,7 @@ const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\ttimestamp\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x18\n" +
 	"\awitness\x18\x05 \x01(\tR\awitness\x126\n" +
 	"\x17transaction_merkle_root\x18\x06 \x01(\tR\x15transactionMerkleRoot\x12?\n" +
-	"\ftransactions\x18\a \x03(\v2\x1b.hive.stream.v1.TransactionR\ftransactions\x12\"\n" +
-	"\firreversible\x18\b \x01(\bR\firreversible\"o\n" +
+	"\ftransactions\x18\a \x03(\v2\x1b.hive.stream.v1.TransactionR\ftransactions\"o\n" +
 	"\vTransaction\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x129\n" +
 	"\n" +
@@ -1001,12 +1001,13 @@ const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\x05types\x18\x01 \x03(\tR\x05types\x12\x1a\n" +
 	"\baccounts\x18\x02 \x03(\tR\baccounts\x12&\n" +
 	"\x0fcustom_json_ids\x18\x03 \x03(\tR\rcustomJsonIds\x12\x18\n" +
-	"\avirtual\x18\x04 \x01(\bR\avirtual\"\xa7\x01\n" +
+	"\avirtual\x18\x04 \x01(\bR\avirtual\"\xe6\x01\n" +
 	"\x18StreamOperationsResponse\x12>\n" +
 	"\toperation\x18\x01 \x01(\v2\x1e.hive.stream.v1.BlockOperationH\x00R\toperation\x12*\n" +
 	"\x04fork\x18\x02 \x01(\v2\x14.hive.stream.v1.ForkH\x00R\x04fork\x12\x16\n" +
-	"\x06cursor\x18\x03 \x01(\tR\x06cursorB\a\n" +
-	"\x05event\"\x81\x03\n" +
+	"\x06cursor\x18\x03 \x01(\tR\x06cursor\x12=\n" +
+	"\x1blast_irreversible_block_num\x18\x04 \x01(\x04R\x18lastIrreversibleBlockNumB\a\n" +
+	"\x05event\"\xdd\x02\n" +
 	"\x0eBlockOperation\x12\x1b\n" +
 	"\tblock_num\x18\x01 \x01(\x04R\bblockNum\x12\x19\n" +
 	"\bblock_id\x18\x02 \x01(\tR\ablockId\x12%\n" +
@@ -1016,9 +1017,7 @@ const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\bposition\x18\x06 \x01(\rR\bposition\x128\n" +
 	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x18\n" +
 	"\avirtual\x18\b \x01(\bR\avirtual\x127\n" +
-	"\toperation\x18\t \x01(\v2\x19.hive.stream.v1.OperationR\toperation\x12\"\n" +
-	"\firreversible\x18\n" +
-	" \x01(\bR\firreversible*H\n" +
+	"\toperation\x18\t \x01(\v2\x19.hive.stream.v1.OperationR\toperation*H\n" +
 	"\x04Mode\x12\x14\n" +
 	"\x10MODE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fMODE_REVERSIBLE\x10\x01\x12\x15\n" +

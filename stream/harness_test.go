@@ -51,12 +51,18 @@ streams:
   buffer: {{buffer}}
   window: 200
   block_interval: 1m
-`
+{{extra}}`
 
 // idField is a block id or previous id in a get_block answer.
 var idField = regexp.MustCompile(`"(block_id|previous)":"([0-9a-f]{8})([0-9a-f]{31})([0-9a-f])"`)
 
 func newChainEnv(t testing.TB, buffer int) *chainEnv {
+	t.Helper()
+	return newChainEnvWith(t, buffer, "")
+}
+
+// newChainEnvWith is newChainEnv with more lines of the streams section.
+func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	t.Helper()
 	e := &chainEnv{t: t, clk: &clock{}}
 	e.clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -82,7 +88,7 @@ func newChainEnv(t testing.TB, buffer int) *chainEnv {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(proxy.Close)
-	yaml := strings.NewReplacer("{{backend}}", proxy.URL, "{{buffer}}", strconv.Itoa(buffer)).Replace(envConfig)
+	yaml := strings.NewReplacer("{{backend}}", proxy.URL, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
 	cfg, err := config.Parse("stream_test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +104,9 @@ func newChainEnv(t testing.TB, buffer int) *chainEnv {
 	e.srv.EnableHTTP2 = false
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)
-	e.step()
+	if e.hub != nil {
+		e.step()
+	}
 	return e
 }
 

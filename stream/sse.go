@@ -178,8 +178,8 @@ func errorBody(err error, place Cursor) ErrorBody {
 	switch {
 	case errors.Is(err, ErrLagged):
 		e.Code, e.Message = "resource_exhausted", ErrLagged.Error()+"; resume from the cursor"
-	case errors.Is(err, ErrTooMany):
-		e.Code, e.Message = "resource_exhausted", ErrTooMany.Error()+"; retry later"
+	case errors.Is(err, ErrTooMany), errors.Is(err, errTooManyOnConn):
+		e.Code, e.Message = "resource_exhausted", err.Error()+"; retry later"
 	case errors.Is(err, errUpstream):
 		e.Code, e.Message = "unavailable", "the nodes did not answer; resume from the cursor"
 	default:

@@ -117,13 +117,18 @@ func (s *Service) serveWS(w http.ResponseWriter, r *http.Request) {
 			wc.write(wsResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &wsError{Code: -32600, Message: "invalid JSON-RPC request"}})
 			continue
 		}
-		wc.write(wc.handle(req))
+		resp, start := wc.handle(req)
+		wc.write(resp)
+		if start != nil {
+			start() // after the answer: notifications follow the id
+		}
 	}
 }
 
-// handle answers one request.
-func (wc *wsConn) handle(req wsRequest) wsResponse {
-	resp := wsResponse{JSONRPC: "2.0", ID: req.ID}
+// handle answers one request; start, when not nil, starts the
+// subscription's notifications.
+func (wc *wsConn) handle(req wsRequest) (resp wsResponse, start func()) {
+	resp = wsResponse{JSONRPC: "2.0", ID: req.ID}
 	if len(resp.ID) == 0 {
 		resp.ID = json.RawMessage("null")
 	}
@@ -132,23 +137,24 @@ func (wc *wsConn) handle(req wsRequest) wsResponse {
 		var p wsSubscribe
 		if err := json.Unmarshal(req.Params, &p); err != nil || (p.Stream != "blocks" && p.Stream != "operations") {
 			resp.Error = &wsError{Code: -32602, Message: `params must be {"stream": "blocks" or "operations", ...}`}
-			return resp
+			return resp, nil
 		}
-		id, err := wc.subscribe(p)
+		id, start, err := wc.subscribe(p)
 		if err != nil {
 			e := errorBody(err, Cursor{})
 			resp.Error = &wsError{Code: -32602, Message: e.Message, Data: &e}
 			if e.Code == "resource_exhausted" {
 				resp.Error.Code = -32000
 			}
-			return resp
+			return resp, nil
 		}
 		resp.Result = id
+		return resp, start
 	case "unsubscribe":
 		var ids []string
 		if err := json.Unmarshal(req.Params, &ids); err != nil || len(ids) != 1 {
 			resp.Error = &wsError{Code: -32602, Message: `params must be ["<subscription id>"]`}
-			return resp
+			return resp, nil
 		}
 		wc.mu.Lock()
 		cancel, ok := wc.subs[ids[0]]
@@ -161,22 +167,23 @@ func (wc *wsConn) handle(req wsRequest) wsResponse {
 	default:
 		resp.Error = &wsError{Code: -32601, Message: "method not found: use subscribe or unsubscribe"}
 	}
-	return resp
+	return resp, nil
 }
 
+// errTooManyOnConn refuses a subscription over ws_max_subscriptions.
 var errTooManyOnConn = errors.New("too many subscriptions on this connection")
 
-// subscribe starts a subscription and its writer.
-func (wc *wsConn) subscribe(p wsSubscribe) (string, error) {
+// subscribe starts a subscription; start starts its writer.
+func (wc *wsConn) subscribe(p wsSubscribe) (string, func(), error) {
 	wc.mu.Lock()
 	if len(wc.subs) >= wc.s.wsLimits.MaxSubscriptions {
 		wc.mu.Unlock()
-		return "", errTooManyOnConn
+		return "", nil, errTooManyOnConn
 	}
 	wc.mu.Unlock()
 	sub, err := wc.s.subscribe(p.Params, p.Stream == "operations")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ctx, cancel := context.WithCancel(wc.ctx)
 	wc.mu.Lock()
@@ -185,7 +192,12 @@ func (wc *wsConn) subscribe(p wsSubscribe) (string, error) {
 	wc.subs[id] = cancel
 	wc.mu.Unlock()
 	wc.wg.Add(1)
-	go func() {
+	return id, func() { go wc.run(ctx, cancel, id, sub) }, nil
+}
+
+// run writes a subscription's notifications until it ends.
+func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string, sub nexter) {
+	func() {
 		defer wc.wg.Done()
 		defer cancel()
 		defer sub.Close()
@@ -207,7 +219,6 @@ func (wc *wsConn) subscribe(p wsSubscribe) (string, error) {
 			}
 		}
 	}()
-	return id, nil
 }
 
 // write sends v within the send timeout; false when the connection is

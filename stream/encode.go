@@ -2,7 +2,6 @@ package stream
 
 import (
 	"encoding/json"
-	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -146,5 +145,3 @@ func protoOpFork(e Event) *streamv1.StreamOperationsResponse {
 	return &streamv1.StreamOperationsResponse{Cursor: e.Cursor().String(), LastIrreversibleBlockNum: e.LIB,
 		Event: &streamv1.StreamOperationsResponse_Fork{Fork: &streamv1.Fork{BlockNum: e.ForkNum, BlockId: e.ForkID}}}
 }
-
-var _ = time.Time{}

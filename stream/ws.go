@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/coder/websocket"
 )
@@ -197,28 +196,26 @@ func (wc *wsConn) subscribe(p wsSubscribe) (string, func(), error) {
 
 // run writes a subscription's notifications until it ends.
 func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string, sub nexter) {
-	func() {
-		defer wc.wg.Done()
-		defer cancel()
-		defer sub.Close()
-		for {
-			msg, err := sub.next(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				e := errorBody(err, sub.place())
-				wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
-				wc.mu.Lock()
-				delete(wc.subs, id)
-				wc.mu.Unlock()
-				return
-			}
-			if !wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription", Params: wsNoteParams{Subscription: id, Result: &msg}}) {
-				return
-			}
+	defer wc.wg.Done()
+	defer cancel()
+	defer sub.Close()
+	for {
+		msg, err := sub.next(ctx)
+		if ctx.Err() != nil {
+			return
 		}
-	}()
+		if err != nil {
+			e := errorBody(err, sub.place())
+			wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
+			wc.mu.Lock()
+			delete(wc.subs, id)
+			wc.mu.Unlock()
+			return
+		}
+		if !wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription", Params: wsNoteParams{Subscription: id, Result: &msg}}) {
+			return
+		}
+	}
 }
 
 // write sends v within the send timeout; false when the connection is
@@ -232,5 +229,3 @@ func (wc *wsConn) write(v any) bool {
 	defer cancel()
 	return wc.c.Write(ctx, websocket.MessageText, b) == nil
 }
-
-var _ = time.Second

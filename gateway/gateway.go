@@ -187,6 +187,7 @@ func (g *Gateway) Close() {
 	close(g.closed)
 	g.mu.Unlock()
 	g.retired.Wait()
+	g.closeStreams() // stream_wiring.go
 	g.gen.Load().stop()
 	g.closeQuota()
 	g.closeAuth()

@@ -18,8 +18,10 @@ import (
 
 // streams is the gateway's stream hub and its front ends.
 type streams struct {
-	hub *stream.Hub
-	svc *stream.Service
+	hub  *stream.Hub
+	svc  *stream.Service
+	stop context.CancelFunc // ends the follower (Close)
+	done chan struct{}      // closed when the follower has stopped
 }
 
 // newStreams builds the streams of cfg, nil when streams.enabled is false.
@@ -36,7 +38,7 @@ func (g *Gateway) newStreams(cfg *config.Config) *streams {
 		BlockInterval:  s.BlockInterval,
 		Logger:         g.log,
 	})
-	return &streams{hub: hub, svc: stream.NewService(hub, stream.ServiceOptions{
+	return &streams{hub: hub, done: make(chan struct{}), svc: stream.NewService(hub, stream.ServiceOptions{
 		SendTimeout: s.SendTimeout,
 		WS:          stream.WSLimits{MaxSubscriptions: s.WSMaxSubscriptions},
 	})}
@@ -50,10 +52,23 @@ func (g *Gateway) streamLIB() (uint64, bool) {
 	return 0, false
 }
 
-// startStreams runs the follower until ctx ends.
+// startStreams runs the follower until ctx ends or the gateway closes.
 func (g *Gateway) startStreams(ctx context.Context) {
-	if g.streams != nil {
-		go g.streams.hub.Run(ctx)
+	if g.streams == nil {
+		return
+	}
+	ctx, g.streams.stop = context.WithCancel(ctx)
+	go func() {
+		defer close(g.streams.done)
+		g.streams.hub.Run(ctx)
+	}()
+}
+
+// closeStreams stops the follower and waits for it.
+func (g *Gateway) closeStreams() {
+	if g.streams != nil && g.streams.stop != nil {
+		g.streams.stop()
+		<-g.streams.done
 	}
 }
 

@@ -57,9 +57,9 @@ func TestConnectCatchUpLiveAndResume(t *testing.T) {
 	c := newCollector()
 	done := make(chan error, 1)
 	go func() { done <- readBlocks(s, c) }()
-	got := c.wait(t, 301)
+	c.wait(t, 301)
 	e.produce(3)
-	got = c.wait(t, 304)
+	got := c.wait(t, 304)
 	if want := blocks(tip-300, tip+3); !slices.Equal(got, want) {
 		t.Fatalf("first stream: got %v\nwant %v", got, want)
 	}
@@ -264,7 +264,7 @@ func TestSSEResumeWithLastEventID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
 			t.Fatalf("status %d, content type %q", resp.StatusCode, ct)
 		}
 		ch := make(chan sseEvent, 100)

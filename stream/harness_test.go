@@ -35,6 +35,7 @@ type chainEnv struct {
 	gw     *gateway.Gateway
 	hub    *stream.Hub
 	srv    *httptest.Server
+	yaml   string // the gateway's config
 	forkAt atomic.Uint64 // blocks from here on are on branch b
 }
 
@@ -89,6 +90,7 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	}))
 	t.Cleanup(proxy.Close)
 	yaml := strings.NewReplacer("{{backend}}", proxy.URL, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
+	e.yaml = yaml
 	cfg, err := config.Parse("stream_test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,26 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 		e.step()
 	}
 	return e
+}
+
+// replica is a second gateway in front of the same node, with its own
+// follower: another replica.
+func (e *chainEnv) replica() *chainEnv {
+	e.t.Helper()
+	r := &chainEnv{t: e.t, clk: e.clk, node: e.node, yaml: e.yaml}
+	cfg, err := config.Parse("replica.yaml", []byte(e.yaml))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if r.gw, err = gateway.New(cfg, gateway.Options{}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(r.gw.Close)
+	r.hub = r.gw.StreamHub()
+	r.srv = httptest.NewServer(r.gw.Handler())
+	e.t.Cleanup(r.srv.Close)
+	r.step()
+	return r
 }
 
 // step runs one round of the follower.

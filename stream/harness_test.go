@@ -35,7 +35,7 @@ type chainEnv struct {
 	gw     *gateway.Gateway
 	hub    *stream.Hub
 	srv    *httptest.Server
-	yaml   string // the gateway's config
+	yaml   string        // the gateway's config
 	forkAt atomic.Uint64 // blocks from here on are on branch b
 }
 

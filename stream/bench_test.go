@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -88,5 +89,33 @@ func BenchmarkFanOut(b *testing.B) {
 			cancel()
 			wg.Wait()
 		})
+	}
+}
+
+// TestRunEndEndsSubscriptions: when the follower stops (the gateway shuts
+// down) a waiting subscriber ends at once with ErrClosed and its place.
+func TestRunEndEndsSubscriptions(t *testing.T) {
+	t.Parallel()
+	chain := &memChain{}
+	chain.head.Store(1000)
+	h := NewHub(Options{Chain: chain, BlockInterval: time.Hour})
+	if _, err := h.Step(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := h.Subscribe(Start{Block: 1000}, Reversible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if ev, err := sub.Next(t.Context()); err != nil || ev.Block.Num != 1000 {
+		t.Fatalf("first event %+v, %v", ev, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan struct{})
+	go func() { h.Run(ctx); close(ran) }()
+	cancel()
+	<-ran
+	if _, err := sub.Next(t.Context()); !errors.Is(err, ErrClosed) || sub.Place().Num != 1000 {
+		t.Fatalf("after Run: %v at %+v, want ErrClosed at block 1000", err, sub.Place())
 	}
 }

@@ -124,6 +124,8 @@ func endError(ctx context.Context, err error, place Cursor, trailer http.Header)
 		return connect.NewError(connect.CodeResourceExhausted, fmt.Errorf("the subscriber fell too far behind the chain; resume from cursor %q", cur))
 	case errors.Is(err, ErrTooMany):
 		return connect.NewError(connect.CodeResourceExhausted, errors.New("too many stream subscribers; retry later"))
+	case errors.Is(err, ErrClosed):
+		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("the gateway is shutting down; resume from cursor %q on another replica", cur))
 	case errors.Is(err, ErrFuture):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	}

@@ -64,6 +64,7 @@ type Hub struct {
 	tip    uint64 // highest block of canon
 	lib    uint64
 	notify chan struct{} // closed and replaced when anything changes
+	closed bool          // Run ended: subscriptions end with ErrClosed
 
 	subs        atomic.Int64
 	wantVirtual atomic.Int64
@@ -107,7 +108,9 @@ func (h *Hub) Tip() (tip, lib uint64) {
 	return h.tip, h.lib
 }
 
-// Run follows the chain until ctx ends.
+// Run follows the chain until ctx ends; then every subscription ends
+// with ErrClosed (and its cursor), so that a gateway shutting down lets its
+// clients go to another replica at once.
 func (h *Hub) Run(ctx context.Context) {
 	failing := false
 	for {
@@ -128,6 +131,10 @@ func (h *Hub) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			h.mu.Lock()
+			h.closed = true
+			h.wakeLocked()
+			h.mu.Unlock()
 			return
 		case <-t.C:
 		}
@@ -298,6 +305,8 @@ func (h *Hub) VirtualOps(ctx context.Context, b *Block) ([]Op, error) {
 var (
 	// ErrLagged ends a subscriber that fell more than the buffer behind.
 	ErrLagged = errors.New("the subscriber fell too far behind the chain")
+	// ErrClosed ends the subscriptions of a hub whose follower stopped.
+	ErrClosed = errors.New("the gateway is shutting down")
 	// ErrTooMany refuses a subscriber over MaxSubscribers.
 	ErrTooMany = errors.New("too many stream subscribers")
 	// ErrFuture refuses a start block far ahead of the head.

@@ -180,6 +180,8 @@ func errorBody(err error, place Cursor) ErrorBody {
 		e.Code, e.Message = "resource_exhausted", ErrLagged.Error()+"; resume from the cursor"
 	case errors.Is(err, ErrTooMany), errors.Is(err, errTooManyOnConn):
 		e.Code, e.Message = "resource_exhausted", err.Error()+"; retry later"
+	case errors.Is(err, ErrClosed):
+		e.Code, e.Message = "unavailable", ErrClosed.Error()+"; resume from the cursor on another replica"
 	case errors.Is(err, errUpstream):
 		e.Code, e.Message = "unavailable", "the nodes did not answer; resume from the cursor"
 	default:

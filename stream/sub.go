@@ -152,6 +152,10 @@ func (s *Sub) nextReversible(ctx context.Context) (Event, error) {
 	h := s.h
 	for {
 		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return Event{}, ErrClosed
+		}
 		if s.live {
 			end := h.first + uint64(len(h.events))
 			switch {
@@ -300,6 +304,10 @@ func (s *Sub) nextIrreversible(ctx context.Context) (Event, error) {
 	h := s.h
 	for {
 		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return Event{}, ErrClosed
+		}
 		lib, lo, tip := h.lib, h.lo, h.tip
 		ch := h.notify
 		if s.waitHead && lib > 0 {

@@ -309,6 +309,9 @@ type Config struct {
 	// address and API key (see quota.go); off unless configured. YAML
 	// only.
 	Quotas QuotaSettings `yaml:"quotas"`
+	// Streams is the `streams:` section: block and operation streams (see
+	// stream.go). YAML only.
+	Streams StreamSettings `yaml:"streams"`
 	// Warnings are things worth an operator's attention that do not stop the
 	// config from loading (for example Drone keys hivegate does not use).
 	Warnings []string

@@ -81,7 +81,8 @@ func defaults() *Config {
 			LoginRatePerMinute: DefaultLoginRate,
 			TokenRatePerMinute: DefaultTokenRate,
 		},
-		Quotas: QuotaSettings{KeyHeader: DefaultQuotaKeyHeader, DefaultWeight: DefaultQuotaWeight},
+		Quotas:  QuotaSettings{KeyHeader: DefaultQuotaKeyHeader, DefaultWeight: DefaultQuotaWeight},
+		Streams: defaultStreamSettings(),
 	}
 }
 

@@ -165,6 +165,7 @@ func TestReflection(t *testing.T) {
 		"hive.rc_api.v1.RcApiService",
 		"hive.reputation_api.v1.ReputationApiService",
 		"hive.search_api.v1.SearchApiService",
+		"hive.stream.v1.StreamService", // streams.enabled is on by default
 		"hive.tags_api.v1.TagsApiService",
 		"hive.transaction_status_api.v1.TransactionStatusApiService",
 		"hivegate.v1.JsonRpcService",

@@ -77,6 +77,9 @@ type Gateway struct {
 	ops *operatorState
 	// checkOnly is set for Check: the generation reads nothing from Redis.
 	checkOnly bool
+	// streams are the block and operation streams; nil when off
+	// (stream_wiring.go).
+	streams *streams
 
 	mu      sync.Mutex      // serializes Start, reloads and Close
 	runCtx  context.Context // set by Start
@@ -128,6 +131,7 @@ func newGateway(cfg *config.Config, opts Options, checkOnly bool) (*Gateway, err
 		g.shutdownTracing()
 		return nil, err
 	}
+	g.streams = g.newStreams(cfg) // stream_wiring.go
 	gen, err := g.newGeneration(cfg, nil)
 	if err != nil {
 		g.closeQuota()
@@ -158,6 +162,7 @@ func (g *Gateway) Start(ctx context.Context) {
 	}
 	g.runCtx = ctx
 	g.gen.Load().start(ctx)
+	g.startStreams(ctx) // stream_wiring.go
 }
 
 // Handler is the gateway's HTTP handler tree for the main listener:
@@ -188,6 +193,7 @@ func (g *Gateway) Close() {
 	close(g.closed)
 	g.mu.Unlock()
 	g.retired.Wait()
+	g.closeStreams() // stream_wiring.go
 	g.gen.Load().stop()
 	g.closeQuota()
 	g.closeAuth()

@@ -40,6 +40,10 @@ var layer = map[string]int{
 	// that checks its tokens, and the signer that broadcasts for its users.
 	"jsonrpchttp": 4, "server": 4, "server/transcode": 4, "server/schema": 4,
 	"auth": 4, "callpolicy": 4, "signer": 4,
+	// The block and operation streams: a chain follower and its front ends
+	// (Connect, SSE, WebSocket); like a front end it reads the chain
+	// through the dispatcher only.
+	"stream": 4,
 	// The assembly of a running gateway.
 	"gateway": 5,
 	// Commands, examples, benchmarks and test helpers: they may use anything.
@@ -62,7 +66,7 @@ var siblings = map[string][]string{
 // frontEnds may not import these: they reach the cache and the nodes
 // through the dispatcher only.
 var (
-	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth", "callpolicy", "signer"}
+	frontEnds   = []string{"jsonrpchttp", "server", "server/transcode", "auth", "callpolicy", "signer", "stream"}
 	belowFronts = []string{"cache", "backend"}
 )
 

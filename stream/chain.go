@@ -1,0 +1,101 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/hivegate/hivegate/dispatch"
+)
+
+// Chain is where the follower and catch-up read the chain.
+type Chain interface {
+	// Head returns the head block number and the last irreversible block.
+	Head(ctx context.Context) (head, lib uint64, err error)
+	// Block returns block num, nil and no error when the node does not
+	// have it. fresh asks for the nodes' answer whatever a cache holds
+	// (reversible blocks); otherwise a cached answer serves (history).
+	Block(ctx context.Context, num uint64, fresh bool) (*Block, error)
+	// VirtualOps returns the virtual operations of block num.
+	VirtualOps(ctx context.Context, num uint64) ([]Op, error)
+}
+
+// DispatchChain reads the chain through a gateway's dispatcher: the
+// gateway's router, cache and backends, like any client call.
+type DispatchChain struct {
+	// Dispatcher returns the current dispatcher (it changes on reload).
+	Dispatcher func() *dispatch.Dispatcher
+	// LIB, when set and ok, is the gateway's last irreversible block (the
+	// LIB tracker: what the nodes agree on); otherwise the head call's own
+	// last_irreversible_block_num counts.
+	LIB func() (lib uint64, ok bool)
+}
+
+// errUpstream is what a failed chain read becomes: its detail is logged,
+// never sent to a client.
+var errUpstream = errors.New("the nodes did not answer")
+
+func (c DispatchChain) call(ctx context.Context, fresh bool, method string, params string) (json.RawMessage, error) {
+	d := c.Dispatcher()
+	var res dispatch.Result
+	if fresh {
+		res = d.CallFresh(ctx, method, json.RawMessage(params))
+	} else {
+		res = d.Call(ctx, method, json.RawMessage(params))
+	}
+	if res.Err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", errUpstream, method, res.Err.Message)
+	}
+	return res.Result, nil
+}
+
+// Head implements Chain with a fresh database_api.get_dynamic_global_properties.
+func (c DispatchChain) Head(ctx context.Context) (head, lib uint64, err error) {
+	r, err := c.call(ctx, true, "database_api.get_dynamic_global_properties", "{}")
+	if err != nil {
+		return 0, 0, err
+	}
+	var p struct {
+		Head uint64 `json:"head_block_number"`
+		LIB  uint64 `json:"last_irreversible_block_num"`
+	}
+	if err := json.Unmarshal(r, &p); err != nil {
+		return 0, 0, fmt.Errorf("%w: head: %w", errUpstream, err)
+	}
+	if c.LIB != nil {
+		if lib, ok := c.LIB(); ok {
+			p.LIB = min(lib, p.Head)
+		}
+	}
+	return p.Head, p.LIB, nil
+}
+
+// Block implements Chain with block_api.get_block.
+func (c DispatchChain) Block(ctx context.Context, num uint64, fresh bool) (*Block, error) {
+	params := `{"block_num":` + strconv.FormatUint(num, 10) + `}`
+	r, err := c.call(ctx, fresh, "block_api.get_block", params)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ParseBlock(num, r)
+	if errors.Is(err, errNoBlock) {
+		if !fresh {
+			// A cached answer from before the block existed: ask the nodes.
+			return c.Block(ctx, num, true)
+		}
+		return nil, nil
+	}
+	return b, err
+}
+
+// VirtualOps implements Chain with account_history_api.get_ops_in_block.
+func (c DispatchChain) VirtualOps(ctx context.Context, num uint64) ([]Op, error) {
+	params := `{"block_num":` + strconv.FormatUint(num, 10) + `,"only_virtual":true}`
+	r, err := c.call(ctx, false, "account_history_api.get_ops_in_block", params)
+	if err != nil {
+		return nil, err
+	}
+	return parseVirtualOps(num, r)
+}

@@ -1,0 +1,317 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultWindow         = 1200 // blocks: one hour of Hive
+	DefaultBuffer         = 100  // events: five minutes of Hive
+	DefaultMaxSubscribers = 10000
+	DefaultBlockInterval  = 3 * time.Second
+	// maxStep bounds the blocks the follower reads in one round.
+	maxStep = 100
+)
+
+// Options configure a Hub.
+type Options struct {
+	// Chain is where blocks are read.
+	Chain Chain
+	// Window is how many recent blocks (and events) the hub keeps for
+	// subscribers to catch up from (DefaultWindow when <= 0).
+	Window int
+	// Buffer is how many events a live subscriber may fall behind before
+	// it is ended with ErrLagged (DefaultBuffer when <= 0; at most Window).
+	Buffer int
+	// MaxSubscribers bounds the subscribers at once (DefaultMaxSubscribers
+	// when <= 0).
+	MaxSubscribers int
+	// BlockInterval is the chain's block interval: the follower polls the
+	// head once per interval after a new block, and every sixth of it
+	// while the next block is late (DefaultBlockInterval when <= 0).
+	BlockInterval time.Duration
+	// Logger receives the follower's failures; nil discards.
+	Logger *slog.Logger
+}
+
+// event is one thing the follower announced: a block, or a fork (the
+// chain rolled back to forkNum, whose id is forkID).
+type event struct {
+	block   *Block
+	forkNum uint64
+	forkID  string
+}
+
+// Hub is one gateway's follower of the chain and the subscribers it
+// feeds. Safe for concurrent use.
+type Hub struct {
+	opts Options
+	log  *slog.Logger
+	// stepMu makes the follower's rounds one at a time.
+	stepMu sync.Mutex
+
+	mu     sync.Mutex
+	events []event // the last events announced, oldest first
+	first  uint64  // sequence number of events[0]
+	canon  map[uint64]*Block
+	lo     uint64 // lowest block of canon (0: none yet)
+	tip    uint64 // highest block of canon
+	lib    uint64
+	notify chan struct{} // closed and replaced when anything changes
+	closed bool          // Run ended: subscriptions end with ErrClosed
+
+	subs        atomic.Int64
+	wantVirtual atomic.Int64
+	// reads counts the blocks the follower read from the chain.
+	reads atomic.Int64
+}
+
+// NewHub returns a hub reading opts.Chain; Run starts its follower.
+func NewHub(opts Options) *Hub {
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	if opts.Buffer <= 0 {
+		opts.Buffer = DefaultBuffer
+	}
+	opts.Buffer = min(opts.Buffer, opts.Window)
+	if opts.MaxSubscribers <= 0 {
+		opts.MaxSubscribers = DefaultMaxSubscribers
+	}
+	if opts.BlockInterval <= 0 {
+		opts.BlockInterval = DefaultBlockInterval
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{opts: opts, log: log, canon: map[uint64]*Block{}, notify: make(chan struct{})}
+}
+
+// Subscribers is the number of subscribers now.
+func (h *Hub) Subscribers() int { return int(h.subs.Load()) }
+
+// BlocksRead is the number of blocks the follower read from the chain.
+func (h *Hub) BlocksRead() int64 { return h.reads.Load() }
+
+// Tip returns the highest block the follower has and the last
+// irreversible block.
+func (h *Hub) Tip() (tip, lib uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tip, h.lib
+}
+
+// Run follows the chain until ctx ends; then every subscription ends
+// with ErrClosed (and its cursor), so that a gateway shutting down lets its
+// clients go to another replica at once.
+func (h *Hub) Run(ctx context.Context) {
+	failing := false
+	for {
+		grew, err := h.step(ctx)
+		switch {
+		case err != nil && !failing:
+			failing = true
+			h.log.Warn("stream follower: reading the chain failed", "err", err)
+		case err == nil && failing:
+			failing = false
+			h.log.Info("stream follower: reading the chain again")
+		}
+		wait := h.opts.BlockInterval / 6
+		if grew {
+			wait = h.opts.BlockInterval
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			h.mu.Lock()
+			h.closed = true
+			h.wakeLocked()
+			h.mu.Unlock()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Step reads the head once, and the blocks after the follower's tip up
+// to it: Run's one round. It reports whether a new block came.
+func (h *Hub) Step(ctx context.Context) (bool, error) { return h.step(ctx) }
+
+func (h *Hub) step(ctx context.Context) (grew bool, err error) {
+	h.stepMu.Lock()
+	defer h.stepMu.Unlock()
+	head, lib, err := h.opts.Chain.Head(ctx)
+	if err != nil {
+		return false, err
+	}
+	h.setLIB(lib)
+	h.mu.Lock()
+	tip := h.tip
+	h.mu.Unlock()
+	next := tip + 1
+	if tip == 0 || head > tip+uint64(h.opts.Window) {
+		// The first round, or the follower was stopped long: start at the
+		// head (subscribers behind it read history).
+		next = head
+	}
+	for n := next; n <= head && n < next+maxStep; n++ {
+		b, err := h.opts.Chain.Block(ctx, n, n > lib)
+		if err != nil {
+			return grew, err
+		}
+		if b == nil {
+			return grew, nil // the node answering has not got it yet
+		}
+		h.reads.Add(1)
+		if h.wantVirtual.Load() > 0 {
+			_, _ = h.VirtualOps(ctx, b)
+		}
+		forked, err := h.append(ctx, b, lib)
+		if err != nil {
+			return grew, err
+		}
+		if forked {
+			return true, nil // read the new branch in the next round, at once
+		}
+		grew = true
+	}
+	return grew, nil
+}
+
+// setLIB records the last irreversible block.
+func (h *Hub) setLIB(lib uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if lib != h.lib {
+		h.lib = lib
+		h.wakeLocked()
+	}
+}
+
+// wakeLocked wakes every subscriber waiting for news.
+func (h *Hub) wakeLocked() {
+	close(h.notify)
+	h.notify = make(chan struct{})
+}
+
+// append publishes b as the block after the tip; when b does not link to
+// the tip it finds where the chain forked and announces the fork instead.
+func (h *Hub) append(ctx context.Context, b *Block, lib uint64) (forked bool, err error) {
+	h.mu.Lock()
+	prev := h.canon[b.Num-1]
+	if h.tip == 0 || h.tip+1 != b.Num || prev == nil || prev.ID == b.Previous {
+		if h.tip != 0 && h.tip+1 != b.Num {
+			// A jump (the first block, or a long stop): forget the window.
+			clear(h.canon)
+			h.lo = 0
+		}
+		h.publishLocked(b)
+		h.mu.Unlock()
+		return false, nil
+	}
+	h.mu.Unlock()
+	// b does not follow our tip: walk back to the last block the nodes
+	// and we agree on.
+	k := b.Num - 1
+	for ; k > lib; k-- {
+		h.mu.Lock()
+		ours := h.canon[k]
+		lo := h.lo
+		h.mu.Unlock()
+		if ours == nil || k <= lo {
+			break
+		}
+		theirs, err := h.opts.Chain.Block(ctx, k, true)
+		if err != nil {
+			return false, err
+		}
+		if theirs != nil && theirs.ID == ours.ID {
+			break
+		}
+	}
+	if k == b.Num-1 {
+		// The nodes have our tip and a next block that does not follow
+		// it: two nodes on two branches. Wait for them to agree.
+		return false, errDisagree
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for n := k + 1; n <= h.tip; n++ {
+		delete(h.canon, n)
+	}
+	h.tip = k
+	id := ""
+	if c := h.canon[k]; c != nil {
+		id = c.ID
+	}
+	h.events = append(h.events, event{forkNum: k, forkID: id})
+	h.trimLocked()
+	h.log.Info("stream follower: fork", "rolled_back_to", k)
+	h.wakeLocked()
+	return true, nil
+}
+
+// publishLocked adds b as the new tip.
+func (h *Hub) publishLocked(b *Block) {
+	h.canon[b.Num] = b
+	h.tip = b.Num
+	if h.lo == 0 {
+		h.lo = b.Num
+	}
+	for h.tip-h.lo >= uint64(h.opts.Window) {
+		delete(h.canon, h.lo)
+		h.lo++
+	}
+	h.events = append(h.events, event{block: b})
+	h.trimLocked()
+	h.wakeLocked()
+}
+
+// trimLocked keeps the last Window events.
+func (h *Hub) trimLocked() {
+	w := h.opts.Window
+	if len(h.events) >= 2*w {
+		drop := len(h.events) - w
+		h.events = append([]event(nil), h.events[drop:]...)
+		h.first += uint64(drop)
+	}
+}
+
+// VirtualOps returns b's virtual operations, read once for every
+// subscriber.
+func (h *Hub) VirtualOps(ctx context.Context, b *Block) ([]Op, error) {
+	b.vmu.Lock()
+	defer b.vmu.Unlock()
+	if b.vdone {
+		return b.virtual, nil
+	}
+	ops, err := h.opts.Chain.VirtualOps(ctx, b.Num)
+	if err != nil {
+		return nil, err
+	}
+	b.virtual, b.vdone = ops, true
+	return ops, nil
+}
+
+// Errors of subscriptions.
+var (
+	// ErrLagged ends a subscriber that fell more than the buffer behind.
+	ErrLagged = errors.New("the subscriber fell too far behind the chain")
+	// ErrClosed ends the subscriptions of a hub whose follower stopped.
+	ErrClosed = errors.New("the gateway is shutting down")
+	// ErrTooMany refuses a subscriber over MaxSubscribers.
+	ErrTooMany = errors.New("too many stream subscribers")
+	// ErrFuture refuses a start block far ahead of the head.
+	ErrFuture = errors.New("the start block is too far ahead of the head")
+	// errDisagree: the nodes answered a tip and a next block that do not
+	// link.
+	errDisagree = errors.New("the nodes disagree on the chain's tip")
+)

@@ -137,7 +137,7 @@ func (s *Service) broadcastOps(ctx context.Context, tok Token, ops []hivetx.Oper
 		return nil, &apiError{http.StatusInternalServerError, "server_error", "could not sign the transaction", connect.CodeInternal}
 	}
 	params, _ := json.Marshal([]json.RawMessage{tx.AppendJSON(nil)})
-	res := chain.Call(ctx, "condenser_api.broadcast_transaction_synchronous", params)
+	res := serve(ctx, chain, false, "condenser_api.broadcast_transaction_synchronous", params)
 	names := make([]string, len(ops))
 	for i, op := range ops {
 		names[i] = op.Name()

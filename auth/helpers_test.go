@@ -27,10 +27,10 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/router"
 )
 
 // The test world: a simulated node with real demo keys, a gateway in
@@ -157,8 +157,7 @@ func newClockEnv(t *testing.T, authExtra string) (*env, *clock) {
 		t.Fatal(err)
 	}
 	clk := &clock{t: time.Now()}
-	svc, err := auth.New(auth.Options{Settings: cfg.Auth, Chain: func() auth.Caller { return gw.Dispatcher() },
-		Router: func() *router.Router { return gw.Dispatcher().Router() }, Now: clk.Now})
+	svc, err := auth.New(auth.Options{Settings: cfg.Auth, Chain: func() auth.Caller { return gw.Dispatcher() }, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +326,14 @@ func (e *env) rpc(method string, params any, header map[string]string) reply {
 func (e *env) account(name string) map[string]any {
 	e.t.Helper()
 	params, _ := json.Marshal([]any{[]string{name}})
-	res := e.gw.Dispatcher().CallFresh(context.Background(), "condenser_api.get_accounts", params)
+	d := e.gw.Dispatcher()
+	calls := []dispatch.Call{{Fresh: true}}
+	if _, err := d.Router().ParseKey(&calls[0].Call, nil, "condenser_api.get_accounts", params); err != nil {
+		e.t.Fatal(err)
+	}
+	results := make([]dispatch.Result, 1)
+	d.Serve(context.Background(), nil, calls, results)
+	res := results[0]
 	var out []map[string]any
 	if res.Err != nil || json.Unmarshal(res.Result, &out) != nil || len(out) != 1 {
 		e.t.Fatalf("get_accounts %s: %s %v", name, res.Result, res.Err)

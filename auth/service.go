@@ -42,8 +42,6 @@ type Options struct {
 	// Chain returns the dispatcher the service reads and broadcasts
 	// through: the gateway's current one.
 	Chain func() Caller
-	// Router parses method names for the token policy (require_token).
-	Router func() *router.Router
 	// ClientIP says how to find a request's client address (for rate
 	// limits), as the gateway's guard does.
 	ClientIP clientip.Options
@@ -59,7 +57,6 @@ type Options struct {
 type Service struct {
 	set        config.AuthSettings
 	chain      func() Caller
-	router     func() *router.Router
 	log        *slog.Logger
 	now        func() time.Time
 	chainID    hivetx.ChainID
@@ -94,7 +91,7 @@ func New(o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{set: set, chain: o.Chain, router: o.Router, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
+	s := &Service{set: set, chain: o.Chain, log: o.Logger, now: o.Now, apps: map[string]config.AuthApp{}}
 	var err error
 	if s.chainID, err = hivetx.ParseChainID(set.ChainID); err != nil {
 		return nil, fmt.Errorf("auth.chain_id: %w", err)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -18,9 +19,10 @@ import (
 // The app authorization service (auth.enabled) is wired into the gateway
 // here, and only here: the service is built once with the gateway (its
 // codes, revocations and rate limits outlive config reloads), and each
-// generation's handler tree mounts its endpoints, wraps the JSON-RPC
-// caller and handler with its token policy, and hands the typed services
-// its interceptor and its own hive.auth.v1 service. Everything is a no-op
+// generation's handler tree mounts its endpoints, gives the dispatcher's
+// hooks its token policy (Authorize), wraps the JSON-RPC handler with its
+// token check and hands the typed services its interceptor and its own
+// hive.auth.v1 service. Everything is a no-op
 // when auth is off.
 
 // newAuth builds the auth service of cfg, or nil when auth is off.
@@ -33,7 +35,6 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 		Settings: cfg.Auth,
 		Cache:    cfg.Cache,
 		Chain:    func() auth.Caller { return g.Dispatcher() },
-		Router:   func() *router.Router { return g.Dispatcher().Router() },
 		ClientIP: clientip.Options{TrustedProxyHeader: limits.TrustedProxyHeader, TrustedProxies: limits.TrustedProxies},
 		Logger:   g.log,
 	})
@@ -43,12 +44,13 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 	return s, nil
 }
 
-// authCaller wraps the JSON-RPC caller with the token policy.
-func (g *Gateway) authCaller(c jsonrpc.Caller) jsonrpc.Caller {
-	if g.auth == nil {
-		return c
+// authorize is the token policy as the dispatcher's Authorize hook, nil
+// when there is none.
+func (g *Gateway) authorize() func(context.Context, *router.Call) *jsonrpc.Error {
+	if g.auth == nil || !g.auth.Policy() {
+		return nil
 	}
-	return g.auth.PolicyCaller(c)
+	return g.auth.Authorize
 }
 
 // authHandler wraps the JSON-RPC handler with the token policy's token
@@ -68,7 +70,7 @@ func (g *Gateway) mountAuth(mux *http.ServeMux) (interceptors []connect.Intercep
 		return nil, nil
 	}
 	g.auth.Mount(mux)
-	if i := g.auth.PolicyInterceptor(g.api.Resolve); i != nil {
+	if i := g.auth.PolicyInterceptor(); i != nil {
 		interceptors = append(interceptors, i)
 	}
 	return interceptors, []server.Service{{Name: auth.ServiceName, Handler: g.auth.ConnectHandler}}

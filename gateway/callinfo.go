@@ -45,8 +45,15 @@ func callInfoFrom(ctx context.Context) *callInfo {
 	return info
 }
 
+// inBatch reports whether the request is a JSON-RPC batch.
+func (i *callInfo) inBatch() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.batch >= 0
+}
+
 // setCall records the one call of a single request.
-func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
+func (i *callInfo) setCall(method string, res *dispatch.Result, outcome string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if res.Key != "" {

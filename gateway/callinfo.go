@@ -45,17 +45,14 @@ func callInfoFrom(ctx context.Context) *callInfo {
 	return info
 }
 
-// inBatch reports whether the request is a JSON-RPC batch.
-func (i *callInfo) inBatch() bool {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.batch >= 0
-}
-
-// setCall records the one call of a single request.
+// setCall records the one call of a single request; the calls of a
+// JSON-RPC batch are not recorded one by one (setBatch describes them).
 func (i *callInfo) setCall(method string, res *dispatch.Result, outcome string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if i.batch >= 0 {
+		return
+	}
 	if res.Key != "" {
 		method, _, _ = strings.Cut(res.Key, ".params=")
 	} else if len(method) > 100 {

@@ -21,7 +21,7 @@ type callObserver struct {
 func (o *callObserver) jsonrpc(ctx context.Context, c *dispatch.Call, res *dispatch.Result, d time.Duration) {
 	outcome := metrics.Outcome(res.Err)
 	o.metrics.ObserveCall(metrics.FrontendJSONRPC, res.Route, outcome, d)
-	if info := callInfoFrom(ctx); info != nil && !info.inBatch() {
+	if info := callInfoFrom(ctx); info != nil {
 		info.setCall(c.UpstreamMethod, res, outcome)
 	}
 }

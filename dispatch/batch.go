@@ -172,10 +172,13 @@ func (d *Dispatcher) sendGroup(g *upstreamGroup) {
 		defer g.cancel()
 		calls := d.fromSharedTier(g)
 		var wg sync.WaitGroup
-		for len(calls) > 0 {
-			chunk := calls[:min(len(calls), d.maxBatch)]
+		for len(calls) > d.maxBatch {
+			chunk := calls[:d.maxBatch]
 			calls = calls[len(chunk):]
 			wg.Go(func() { d.sendChunk(g, chunk) })
+		}
+		if len(calls) > 0 {
+			d.sendChunk(g, calls) // the last chunk in this goroutine: one hand-off less
 		}
 		wg.Wait()
 	}()

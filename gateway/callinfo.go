@@ -64,13 +64,6 @@ func (i *callInfo) setCall(method string, res *dispatch.Result, outcome string) 
 	i.route, i.cache, i.outcome = res.Route, string(res.Cache), outcome
 }
 
-// setOutcome records the outcome of a call that failed before dispatch.
-func (i *callInfo) setOutcome(outcome string) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.outcome = outcome
-}
-
 // setBatch records the number of elements of a batch.
 func (i *callInfo) setBatch(n int) {
 	i.mu.Lock()

@@ -219,8 +219,11 @@ func (h *Handler) putExchange(x *exchange) {
 	}
 	x.keys = x.keys[:0]
 	clear(x.body.Elements[:cap(x.body.Elements)])
-	clear(x.calls[:cap(x.calls)])
-	clear(x.results[:cap(x.results)])
+	// The calls and results beyond their length were cleared when they
+	// were last used: a single request after a large batch clears one of
+	// each, not the batch's capacity.
+	clear(x.calls)
+	clear(x.results)
 	x.out.reset()
 	h.exchanges.Put(x)
 }

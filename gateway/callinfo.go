@@ -45,10 +45,14 @@ func callInfoFrom(ctx context.Context) *callInfo {
 	return info
 }
 
-// setCall records the one call of a single request.
-func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
+// setCall records the one call of a single request; the calls of a
+// JSON-RPC batch are not recorded one by one (setBatch describes them).
+func (i *callInfo) setCall(method string, res *dispatch.Result, outcome string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if i.batch >= 0 {
+		return
+	}
 	if res.Key != "" {
 		method, _, _ = strings.Cut(res.Key, ".params=")
 	} else if len(method) > 100 {
@@ -58,13 +62,6 @@ func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
 		i.method = method
 	}
 	i.route, i.cache, i.outcome = res.Route, string(res.Cache), outcome
-}
-
-// setOutcome records the outcome of a call that failed before dispatch.
-func (i *callInfo) setOutcome(outcome string) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.outcome = outcome
 }
 
 // setBatch records the number of elements of a batch.

@@ -99,9 +99,10 @@ func carryLIB(from, to *backend.LIBTracker) {
 func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	cfg := gen.cfg
 	limits := cfg.Limits.WithDefaults()
-	obs := &callObserver{metrics: g.metrics, epoch: time.Now(), ops: g.ops.forConfig(cfg)}
+	jsonrpcHooks, connectHooks := g.hooks(&callObserver{metrics: g.metrics, ops: g.ops.forConfig(cfg)}) // observe_calls.go
 	mux := http.NewServeMux()
-	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpchttp.HandlerOptions{
+	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
+		Hooks:            jsonrpcHooks,
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
 		MaxBatch:         limits.MaxBatchSize,
@@ -132,7 +133,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		connectOpts = append(connectOpts, connect.WithInterceptors(interceptors...))
 	}
 	g.api.Mount(mux, gen.dispatcher, server.Options{
-		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Observer: obs,
+		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Hooks: connectHooks,
 		HandlerOptions: connectOpts, Services: services,
 	})
 	// The guard refuses at once what is over max_in_flight, a client's

@@ -2,16 +2,23 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"time"
 
 	"connectrpc.com/connect"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/hivegate/hivegate/config"
+	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
+	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/quota"
+	"github.com/hivegate/hivegate/server/transcode"
 )
 
 // Quotas (issue 30 item 5, the `quotas:` section) are wired in here, and
@@ -64,7 +71,7 @@ func (g *Gateway) quotaInterceptor(p *quota.Policy) connect.Interceptor {
 	}
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			method, params, ok := g.api.Resolve(req.Spec().Procedure, req.Any())
+			method, params, ok := g.typedCall(req.Spec().Procedure, req.Any())
 			if !ok {
 				return next(ctx, req)
 			}
@@ -83,6 +90,37 @@ func (g *Gateway) quotaInterceptor(p *quota.Policy) connect.Interceptor {
 			return nil, ce
 		}
 	})
+}
+
+// typedCall names the JSON-RPC call a typed request makes, as the
+// handlers build it: a typed RPC's method and params, or
+// JsonRpcService.Call's. ok is false for a procedure that is not a call
+// (reflection, health, another service) and for a request the handler
+// refuses itself.
+func (g *Gateway) typedCall(procedure string, msg any) (method string, params json.RawMessage, ok bool) {
+	if procedure == hivegatev1connect.JsonRpcServiceCallProcedure {
+		req, isCall := msg.(*hivegatev1.CallRequest)
+		if !isCall {
+			return "", nil, false
+		}
+		if p := req.GetParams(); p != nil {
+			b, err := transcode.Marshal(p)
+			if err != nil {
+				return "", nil, false
+			}
+			params = b
+		}
+		return req.GetMethod(), params, true
+	}
+	m, isMsg := msg.(proto.Message)
+	if !isMsg || reflect.ValueOf(m).IsNil() {
+		return "", nil, false
+	}
+	method, params, err := g.api.TypedCall(procedure, m)
+	if err != nil {
+		return "", nil, false
+	}
+	return method, params, true
 }
 
 // closeQuota releases the counters' Redis connections.

@@ -17,7 +17,7 @@ import (
 // (connectCode), the JSON-RPC error's message, the JSON-RPC error itself as a
 // hivegate.v1.JsonRpcError detail, and the x-hivegate-* headers. When the
 // client's own context ended, its cancellation or deadline wins.
-func callError(ctx context.Context, res dispatch.Result) *connect.Error {
+func callError(ctx context.Context, res *dispatch.Result) *connect.Error {
 	var ce *connect.Error
 	switch err := ctx.Err(); {
 	case errors.Is(err, context.DeadlineExceeded):

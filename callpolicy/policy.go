@@ -152,3 +152,29 @@ func (s *Service) PolicyInterceptor() connect.Interceptor {
 		}
 	})
 }
+
+// TokenApp returns the app (client id) the request's access token was
+// issued to, when its Authorization header carries a valid one: the
+// quotas count such a call against the app's auth.apps[].quota class
+// (quota.AppResolver). The token is verified once per request: the one
+// PolicyHTTP or PolicyInterceptor verifies for the policy is used when ctx
+// carries it, and only a request the policy did not look at is verified
+// here.
+func (s *Service) TokenApp(ctx context.Context, h http.Header) (clientID string, ok bool) {
+	var tok Token
+	var err error
+	if ra, _ := ctx.Value(requestAuthKey{}).(*requestAuth); ra != nil {
+		ra.verified()
+		tok, err = ra.tok, ra.err
+	} else {
+		raw := bearer(&http.Request{Header: h})
+		if raw == "" {
+			return "", false
+		}
+		tok, err = s.verify(ctx, raw)
+	}
+	if err != nil {
+		return "", false
+	}
+	return tok.ClientID, true
+}

@@ -45,6 +45,10 @@ type Result struct {
 	// Result there (a compressed form, a decoded message), charged to the
 	// cache budget, so that the next hit does not make it again.
 	Forms Forms
+	// RetryAfter, when not zero, is how long the client should wait before
+	// it makes the call again: a call over its quota (Hooks.Admit). The
+	// front ends send it as Retry-After.
+	RetryAfter time.Duration
 	// Lease, when not nil, holds the buffer Result lives in, lent by the
 	// backend pool: a result no one else holds (not cached, not shared by
 	// coalesced callers). See Release.

@@ -19,8 +19,9 @@ import (
 // and reads the results by position.
 //
 // The hooks are to Serve what connect's interceptors are to a handler,
-// narrowed to one call each: the token policy is an Authorize hook, the
-// metrics and access log an Observe hook. Wrapping the dispatcher in
+// narrowed to the calls: the quotas are an Admit hook (a request's calls
+// together), the token policy an Authorize hook, the metrics and access
+// log an Observe hook (one call each). Wrapping the dispatcher in
 // layers of one interface instead made every layer repeat the batch's
 // per-element fan-out, and the policy parse every call again.
 
@@ -49,6 +50,15 @@ type Call struct {
 // Hooks are what a front end adds to each of its calls. The zero Hooks (or
 // a nil *Hooks) add nothing: the auth service's own chain reads use none.
 type Hooks struct {
+	// Admit, when set, is asked once per Serve, before anything else, about
+	// all its calls together (a batch's in one go: quotas count them in
+	// one round trip): it refuses a call by setting its result's Err, and
+	// RetryAfter when waiting helps, and leaves the others' results zero
+	// (Serve clears them first). A refused call is answered with that
+	// result (Cache bypass, nothing cached or sent upstream); Authorize is
+	// not asked about it. Admit sees the front end's Invalid calls too,
+	// with their zero router.Call. The quotas (quotas:) implement it.
+	Admit func(ctx context.Context, calls []Call, results []Result)
 	// Authorize, when set, is asked about every call the router parsed,
 	// before the cache is: nil lets the call through, an error is its
 	// answer (Cache bypass, nothing cached or sent upstream). The auth
@@ -78,6 +88,10 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 		start = time.Now()
 	}
 	r := d.Router()
+	if h != nil && h.Admit != nil {
+		clear(results[:len(calls)])
+		h.Admit(ctx, calls, results)
+	}
 	if len(calls) == 1 {
 		var p pending
 		if d.prepare(ctx, h, r, &calls[0], &results[0], &p) {
@@ -116,13 +130,21 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 }
 
 // prepare answers c into res when no upstream request is needed: a refusal
-// (Invalid, Authorize, no route, limits) or a cache hit; it then returns
-// false. Otherwise it fills p, the upstream call to make, and returns true.
+// (Admit, Invalid, Authorize, no route, limits) or a cache hit; it then
+// returns false. Otherwise it fills p, the upstream call to make, and
+// returns true.
 //
 // A cache hit allocates nothing: the key is looked up as the front end's
 // buffer holds it, and the Result's Key is the cache entry's own. Only a
 // call that goes on (p, an error) gets a Call and a key string of its own.
 func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c *Call, res *Result, p *pending) bool {
+	if h != nil && h.Admit != nil && res.Err != nil { // refused by Admit (Serve cleared the results)
+		res.Cache = CacheBypass
+		if c.Invalid == nil {
+			res.Key = strings.Clone(c.Key)
+		}
+		return false
+	}
 	if c.Invalid != nil {
 		*res = Result{Err: c.Invalid, Cache: CacheBypass}
 		return false

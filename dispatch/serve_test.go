@@ -82,3 +82,85 @@ func TestServeHooks(t *testing.T) {
 		t.Errorf("%d results observed, want %d", len(observed), len(results))
 	}
 }
+
+// TestServeAdmit: Admit is asked once about all of a batch's calls, before
+// Authorize and the cache; the calls it refuses are answered with its
+// result (RetryAfter kept, Cache bypass, their key), reach neither
+// Authorize nor the node, and are observed like any other call.
+func TestServeAdmit(t *testing.T) {
+	t.Parallel()
+	node := newCountingNode(t)
+	d := newTestDispatcher(t, node)
+	ctx := context.Background()
+	if res := serveOne(d, ctx, "cache_api.other", json.RawMessage(`["cached"]`)); res.Err != nil {
+		t.Fatalf("priming: %+v", res)
+	}
+	over := jsonrpc.NewError(jsonrpc.KindRateLimited, "quota exceeded", nil)
+	var admitted [][]string
+	var authorized []string
+	observed := 0
+	hooks := &dispatch.Hooks{
+		Admit: func(_ context.Context, calls []dispatch.Call, results []dispatch.Result) {
+			var seen []string
+			for i := range calls {
+				seen = append(seen, string(calls[i].Params))
+				if r := results[i]; r.Err != nil || r.Result != nil || r.Cache != "" {
+					t.Errorf("call %d: Admit got a result that was not cleared: %+v", i, results[i])
+				}
+				if bytes.Contains(calls[i].Params, []byte("heavy")) || bytes.Contains(calls[i].Params, []byte("cached")) {
+					results[i] = dispatch.Result{Err: over, RetryAfter: 90 * time.Second}
+				}
+			}
+			admitted = append(admitted, seen)
+		},
+		Authorize: func(_ context.Context, c *router.Call) *jsonrpc.Error {
+			authorized = append(authorized, string(c.Params))
+			return nil
+		},
+		Observe: func(context.Context, *dispatch.Call, *dispatch.Result, time.Duration) { observed++ },
+	}
+	parse := func(params string) dispatch.Call {
+		var c dispatch.Call
+		if _, err := d.Router().ParseKey(&c.Call, nil, "cache_api.no_cache", json.RawMessage(params)); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cached := dispatch.Call{}
+	if _, err := d.Router().ParseKey(&cached.Call, nil, "cache_api.other", json.RawMessage(`["cached"]`)); err != nil {
+		t.Fatal(err)
+	}
+	calls := []dispatch.Call{parse(`["light"]`), parse(`["heavy"]`), cached}
+	// Stale results, as a pooled exchange might hand over: Serve clears them.
+	results := []dispatch.Result{{Err: over}, {Result: json.RawMessage(`1`)}, {Cache: dispatch.CacheHit}}
+	d.Serve(ctx, hooks, calls, results)
+	if len(admitted) != 1 || len(admitted[0]) != 3 {
+		t.Fatalf("Admit asked %v, want once about the three calls", admitted)
+	}
+	if results[0].Err != nil || results[0].Cache != dispatch.CacheBypass || len(results[0].Result) == 0 {
+		t.Errorf("admitted call: %+v", results[0])
+	}
+	for _, i := range []int{1, 2} {
+		r := results[i]
+		if r.Err != over || r.RetryAfter != 90*time.Second || r.Cache != dispatch.CacheBypass || r.Result != nil || r.Key == "" {
+			t.Errorf("refused call %d: %+v", i, r)
+		}
+	}
+	if len(authorized) != 1 || authorized[0] != `["light"]` {
+		t.Errorf("Authorize asked about %v, want the admitted call only", authorized)
+	}
+	if n := node.count("cache_api.no_cache", `["heavy"]`); n != 0 {
+		t.Errorf("the refused call reached the node %d times", n)
+	}
+	if observed != 3 {
+		t.Errorf("%d calls observed, want 3", observed)
+	}
+
+	// A single call takes the same way.
+	one := []dispatch.Call{parse(`["heavy"]`)}
+	res := make([]dispatch.Result, 1)
+	d.Serve(ctx, hooks, one, res)
+	if res[0].Err != over || res[0].RetryAfter != 90*time.Second || node.count("cache_api.no_cache", `["heavy"]`) != 0 {
+		t.Errorf("refused single call: %+v", res[0])
+	}
+}

@@ -48,11 +48,11 @@ func (o *callObserver) connect(ctx context.Context, c *dispatch.Call, res *dispa
 	}
 }
 
-// hooks are the dispatcher hooks of the JSON-RPC handler and of the typed
-// services: the token policy (when auth.require_token has entries) and
-// the observer.
-func (g *Gateway) hooks(o *callObserver) (jsonrpc, connect *dispatch.Hooks) {
-	authorize := g.authorize()
-	return &dispatch.Hooks{Authorize: authorize, Observe: o.jsonrpc},
-		&dispatch.Hooks{Authorize: authorize, Observe: o.connect}
+// hooks are the dispatcher hooks of a generation's JSON-RPC handler and
+// typed services: its quotas (quota_wiring.go, when quotas are on), the
+// token policy (when auth.require_token has entries) and the observer.
+func (g *Gateway) hooks(gen *generation, o *callObserver) (jsonrpc, connect *dispatch.Hooks) {
+	admit, authorize := quotaAdmit(gen.quota), g.authorize()
+	return &dispatch.Hooks{Admit: admit, Authorize: authorize, Observe: o.jsonrpc},
+		&dispatch.Hooks{Admit: admit, Authorize: authorize, Observe: o.connect}
 }

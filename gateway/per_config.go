@@ -99,9 +99,11 @@ func carryLIB(from, to *backend.LIBTracker) {
 func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	cfg := gen.cfg
 	limits := cfg.Limits.WithDefaults()
-	jsonrpcHooks, connectHooks := g.hooks(&callObserver{metrics: g.metrics, ops: g.ops.forConfig(cfg)}) // observe_calls.go
+	jsonrpcHooks, connectHooks := g.hooks(gen, &callObserver{metrics: g.metrics, ops: g.ops.forConfig(cfg)}) // observe_calls.go
 	mux := http.NewServeMux()
-	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
+	// The call policy's token check (auth_wiring.go) outside the quotas'
+	// (quota_wiring.go), which reuse the token it verified.
+	mux.Handle("/", g.authHandler(quotaHTTP(gen.quota, jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
 		Hooks:            jsonrpcHooks,
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
@@ -112,8 +114,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-		Admit:            quotaAdmit(gen.quota), // quota_wiring.go
-	})))
+	}))))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
@@ -126,7 +127,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())
 	}
-	if qi := g.quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go
+	if qi := quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go: after the call policy's
 		interceptors = append(interceptors, qi)
 	}
 	if len(interceptors) > 0 {

@@ -2,31 +2,26 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"time"
 
 	"connectrpc.com/connect"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/hivegate/hivegate/config"
-	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
-	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/quota"
-	"github.com/hivegate/hivegate/server/transcode"
 )
 
 // Quotas (issue 30 item 5, the `quotas:` section) are wired in here, and
-// only here, for the lead to move onto dispatch's one door: the Limiter
-// (counters, in memory or in the Redis tier) lives as long as the gateway;
-// each generation builds a quota.Policy from its config and router, which
-// the JSON-RPC handler asks through its Admit hook and the typed services
-// through quotaInterceptor. Nothing is wrapped when quotas are off.
+// only here. The Limiter (counters, in memory or in the Redis tier) lives
+// as long as the gateway; each generation builds a quota.Policy from its
+// config. A request's place in it (quota.Request: its subject, worked out
+// once) is put in its context by quotaHTTP (JSON-RPC) or quotaInterceptor
+// (typed calls), and the dispatcher's Admit hook (quotaAdmit) charges its
+// calls there, weighed by the method keys the front end's router calls
+// hold: nothing is parsed twice. Nothing is wrapped when quotas are off.
 
 // newQuotaLimiter builds the gateway's quota counters and registers their
 // metrics. The counters use the Redis tier when cache.redis_url is set.
@@ -42,85 +37,98 @@ func (g *Gateway) newQuotaLimiter(cfg *config.Config) error {
 }
 
 // newQuotaPolicy builds a generation's quota policy; nil when quotas are
-// off.
+// off. An app's token is looked at through the call policy, which
+// verifies a request's token once for both.
 func (g *Gateway) newQuotaPolicy(gen *generation) (*quota.Policy, error) {
-	o := quota.PolicyOptions{Router: gen.router, Limiter: g.quota}
-	if g.auth != nil {
-		o.Apps = g.auth.TokenApp
+	o := quota.PolicyOptions{Limiter: g.quota}
+	if g.policy != nil {
+		o.Apps = g.policy.TokenApp
 	}
 	return quota.NewPolicy(gen.cfg, o)
 }
 
-// quotaAdmit is the JSON-RPC handler's Admit hook of a generation; nil
-// when quotas are off.
-func quotaAdmit(p *quota.Policy) func(*http.Request, []jsonrpc.Element) (time.Duration, *jsonrpc.Error) {
+// quotaAdmit is the dispatcher's Admit hook of a generation with quotas
+// (nil without): it charges a request's calls, all of a batch's in one
+// round trip, to the subject of the quota.Request in ctx (none: a request
+// that came in by no quota wrapper, which is not counted). A call over
+// quota is answered -32017 with its wait (Result.RetryAfter: Retry-After);
+// with an unknown API key every call is answered -32016.
+func quotaAdmit(p *quota.Policy) func(context.Context, []dispatch.Call, []dispatch.Result) {
 	if p == nil {
 		return nil
 	}
-	return p.AdmitJSONRPC
+	return func(ctx context.Context, calls []dispatch.Call, results []dispatch.Result) {
+		q := quota.RequestFrom(ctx)
+		if q == nil {
+			return
+		}
+		var oneW [1]int
+		var oneT [1]time.Duration
+		weights, waits := oneW[:], oneT[:]
+		if len(calls) > 1 {
+			weights, waits = make([]int, len(calls)), make([]time.Duration, len(calls))
+		}
+		for i := range calls {
+			c := &calls[i].Call
+			if calls[i].Invalid != nil {
+				c = nil // the router could not parse it: the default weight
+			}
+			weights[i] = p.Weight(c)
+		}
+		if e := q.Admit(ctx, weights, waits); e != nil {
+			for i := range calls {
+				results[i].Err = e
+			}
+			return
+		}
+		for i, w := range waits {
+			if w > 0 {
+				results[i].Err, results[i].RetryAfter = q.Refusal(weights[i], w), w
+			}
+		}
+	}
 }
 
-// quotaInterceptor checks typed calls against the policy, by the JSON-RPC
-// method and params they become (resolve): a call over quota is refused
-// with resource_exhausted and Retry-After, an unknown API key with
-// unauthenticated. Procedures that are not calls (health, reflection,
-// the auth service) pass. nil when quotas are off.
-func (g *Gateway) quotaInterceptor(p *quota.Policy) connect.Interceptor {
+// quotaHTTP puts each JSON-RPC request's quota.Request in its context, for
+// quotaAdmit. Its subject is worked out at once: a request with an unknown
+// API key is refused whole (-32016, HTTP 401), a batch included. It wraps
+// inside the call policy's PolicyHTTP, whose verified token it reuses.
+func quotaHTTP(p *quota.Policy, next http.Handler) http.Handler {
+	if p == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		q := p.Request(r.RemoteAddr, r.Header)
+		if _, _, e := q.Subject(r.Context()); e != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(e.HTTPStatus())
+			_, _ = w.Write(jsonrpc.AppendError(nil, nil, e))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(quota.WithRequest(r.Context(), q)))
+	})
+}
+
+// quotaInterceptor puts each typed call's quota.Request in its context,
+// for quotaAdmit, which refuses a call over quota (resource_exhausted
+// with Retry-After, from the dispatcher's answer) or with an unknown API
+// key (unauthenticated). Its subject is worked out when the dispatcher
+// first asks, so procedures that are not calls (health, reflection, the
+// auth service) pass as they are. It comes after the call policy's
+// interceptor, whose verified token it reuses. nil when quotas are off.
+func quotaInterceptor(p *quota.Policy) connect.Interceptor {
 	if p == nil {
 		return nil
 	}
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			method, params, ok := g.typedCall(req.Spec().Procedure, req.Any())
-			if !ok {
-				return next(ctx, req)
-			}
-			retry, e := p.AdmitCall(ctx, req.Peer().Addr, req.Header(), method, params)
-			if e == nil {
-				return next(ctx, req)
-			}
-			code := connect.CodeResourceExhausted
-			if e.Kind == jsonrpc.KindUnauthorized {
-				code = connect.CodeUnauthenticated
-			}
-			ce := connect.NewError(code, errors.New(e.Message))
-			if retry > 0 {
-				ce.Meta().Set("Retry-After", quota.RetryAfter(retry))
-			}
-			return nil, ce
+			return next(quota.WithRequest(ctx, p.Request(req.Peer().Addr, req.Header())), req)
 		}
 	})
-}
-
-// typedCall names the JSON-RPC call a typed request makes, as the
-// handlers build it: a typed RPC's method and params, or
-// JsonRpcService.Call's. ok is false for a procedure that is not a call
-// (reflection, health, another service) and for a request the handler
-// refuses itself.
-func (g *Gateway) typedCall(procedure string, msg any) (method string, params json.RawMessage, ok bool) {
-	if procedure == hivegatev1connect.JsonRpcServiceCallProcedure {
-		req, isCall := msg.(*hivegatev1.CallRequest)
-		if !isCall {
-			return "", nil, false
-		}
-		if p := req.GetParams(); p != nil {
-			b, err := transcode.Marshal(p)
-			if err != nil {
-				return "", nil, false
-			}
-			params = b
-		}
-		return req.GetMethod(), params, true
-	}
-	m, isMsg := msg.(proto.Message)
-	if !isMsg || reflect.ValueOf(m).IsNil() {
-		return "", nil, false
-	}
-	method, params, err := g.api.TypedCall(procedure, m)
-	if err != nil {
-		return "", nil, false
-	}
-	return method, params, true
 }
 
 // closeQuota releases the counters' Redis connections.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -28,7 +27,9 @@ type HandlerOptions struct {
 	MaxDepth        int   // default jsonrpc.DefaultMaxDepth (limits.max_json_depth)
 	Logger          *slog.Logger
 	// Hooks are given to the dispatcher with every request's calls: the
-	// token policy and the metrics (dispatch.Hooks); nil adds nothing.
+	// quotas, the token policy and the metrics (dispatch.Hooks); nil adds
+	// nothing. A call refused with a RetryAfter (over its quota) sets
+	// Retry-After on the answer: a batch's longest.
 	Hooks *dispatch.Hooks
 	// BatchStarted, when set, is told the number of elements of every valid
 	// batch before its calls are made (the access log's "batch(n)").
@@ -39,11 +40,6 @@ type HandlerOptions struct {
 	// for a client that sends Accept-Encoding: gzip (compress.go); 0 turns
 	// compression off.
 	CompressMinBytes int
-	// Admit, when set, is asked before any call of a request is made
-	// (quotas: quota.Policy.AdmitJSONRPC). It sets the Err of the elements
-	// it refuses, which are then answered with it and not dispatched, and
-	// returns the Retry-After of those; an error refuses the whole request.
-	Admit func(r *http.Request, els []jsonrpc.Element) (retryAfter time.Duration, err *jsonrpc.Error)
 }
 
 // NodeHealth is one backend node as GET / shows it: by backend name and
@@ -293,9 +289,6 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		out.gz = acceptsGzip(r.Header)
 	}
 	if !parsed.Batch {
-		if !h.admit(w, r, parsed.Elements) {
-			return
-		}
 		h.single(r.Context(), w, x, parsed.Elements[0])
 		return
 	}
@@ -304,9 +297,6 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := guard.ChargeBatch(r.Context(), len(parsed.Elements)); e != nil {
 		h.writeError(w, e)
-		return
-	}
-	if !h.admit(w, r, parsed.Elements) {
 		return
 	}
 	h.parse(x, parsed.Elements)
@@ -332,29 +322,17 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		out.appendResultForms(el.Req.ID, res.Result, hitForms(res))
 	}
 	out.buf = append(out.buf, ']')
+	var retry time.Duration
+	for i := range x.results {
+		retry = max(retry, x.results[i].RetryAfter)
+	}
+	if retry > 0 {
+		w.Header().Set(jsonrpc.HeaderRetryAfter, jsonrpc.RetryAfter(retry))
+	}
 	h.send(w, http.StatusOK, out)
 	for i := range x.results {
 		x.results[i].Release() // out may refer to large results until sent
 	}
-}
-
-// admit is the quota hook (issue 30 item 5; HandlerOptions.Admit): the
-// one place where a request's elements are known before any is
-// dispatched. Elements over quota get their error and Retry-After is set;
-// false means the whole request was refused and answered.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, els []jsonrpc.Element) bool {
-	if h.opts.Admit == nil {
-		return true
-	}
-	retry, e := h.opts.Admit(r, els)
-	if e != nil {
-		h.writeError(w, e)
-		return false
-	}
-	if retry > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
-	}
-	return true
 }
 
 // single answers a request that is not a batch. Only single requests get
@@ -375,6 +353,9 @@ func (h *Handler) single(ctx context.Context, w http.ResponseWriter, x *exchange
 	}
 	if res.Route != "" {
 		hdr[jsonrpc.HeaderRoute] = h.values.of(res.Route)
+	}
+	if res.RetryAfter > 0 {
+		hdr.Set(jsonrpc.HeaderRetryAfter, jsonrpc.RetryAfter(res.RetryAfter))
 	}
 	if res.Err != nil {
 		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, res.Err)

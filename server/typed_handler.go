@@ -150,14 +150,15 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 
 // refuse tells the hooks' observer of a call the front end refused itself
 // (a request message that fails validation): it goes through the
-// dispatcher's one door like any other call, answered as it is.
+// dispatcher's one door like any other call, answered as it is, with the
+// Observe hook only (such a request is no call a quota counts).
 func refuse(ctx context.Context, d *dispatch.Dispatcher, h *dispatch.Hooks, method string, e *jsonrpc.Error) {
 	if h == nil || h.Observe == nil {
 		return
 	}
 	call := [1]dispatch.Call{{Call: router.Call{UpstreamMethod: method}, Invalid: e}}
 	var res [1]dispatch.Result
-	d.Serve(ctx, h, call[:], res[:])
+	d.Serve(ctx, &dispatch.Hooks{Observe: h.Observe}, call[:], res[:])
 }
 
 // decode returns the typed response of a result: from the cache entry when

@@ -85,7 +85,8 @@ func TestServeHooks(t *testing.T) {
 
 // TestServeAdmit: Admit is asked once about all of a batch's calls, before
 // Authorize and the cache; the calls it refuses are answered with its
-// result (RetryAfter kept, Cache bypass, their key), reach neither
+// result (RetryAfter kept, Cache bypass, their key, and the route they
+// would have taken, which the metrics count them on), reach neither
 // Authorize nor the node, and are observed like any other call.
 func TestServeAdmit(t *testing.T) {
 	t.Parallel()
@@ -145,6 +146,9 @@ func TestServeAdmit(t *testing.T) {
 		if r.Err != over || r.RetryAfter != 90*time.Second || r.Cache != dispatch.CacheBypass || r.Result != nil || r.Key == "" {
 			t.Errorf("refused call %d: %+v", i, r)
 		}
+	}
+	if results[0].Route == "" || results[1].Route != results[0].Route || results[2].Route == "" {
+		t.Errorf("routes: admitted %q, refused %q and %q; want the route each would have taken", results[0].Route, results[1].Route, results[2].Route)
 	}
 	if len(authorized) != 1 || authorized[0] != `["light"]` {
 		t.Errorf("Authorize asked about %v, want the admitted call only", authorized)

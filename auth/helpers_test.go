@@ -28,6 +28,7 @@ import (
 
 	"github.com/hivegate/hivegate/auth"
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/hivesim"
 	"github.com/hivegate/hivegate/hivetx"
@@ -329,7 +330,14 @@ func (e *env) rpc(method string, params any, header map[string]string) reply {
 func (e *env) account(name string) map[string]any {
 	e.t.Helper()
 	params, _ := json.Marshal([]any{[]string{name}})
-	res := e.gw.Dispatcher().CallFresh(context.Background(), "condenser_api.get_accounts", params)
+	d := e.gw.Dispatcher()
+	calls := []dispatch.Call{{Fresh: true}}
+	if _, err := d.Router().ParseKey(&calls[0].Call, nil, "condenser_api.get_accounts", params); err != nil {
+		e.t.Fatal(err)
+	}
+	results := make([]dispatch.Result, 1)
+	d.Serve(context.Background(), nil, calls, results)
+	res := results[0]
 	var out []map[string]any
 	if res.Err != nil || json.Unmarshal(res.Result, &out) != nil || len(out) != 1 {
 		e.t.Fatalf("get_accounts %s: %s %v", name, res.Result, res.Err)

@@ -12,8 +12,12 @@ import (
 type formA struct{}
 type formB struct{}
 
-// TestEntryDerivedForms: keyed forms and the decoded value live side by side,
-// each replaced on its own, under concurrent setters.
+// decodedForm is the key a front end keeps a decoded message under.
+type decodedForm struct{}
+
+// TestEntryDerivedForms: forms under different keys (a compressed form, a
+// decoded message) live side by side, each replaced on its own, under
+// concurrent setters.
 func TestEntryDerivedForms(t *testing.T) {
 	t.Parallel()
 	c := cache.New(1 << 20)
@@ -21,32 +25,32 @@ func TestEntryDerivedForms(t *testing.T) {
 	if !ok {
 		t.Fatal("not stored")
 	}
-	if e.Derived(formA{}) != nil || e.Decoded() != nil {
+	if e.Derived(formA{}) != nil || e.Derived(decodedForm{}) != nil {
 		t.Fatal("a new entry has forms")
 	}
-	e.SetDecoded("decoded", 16)
+	e.SetDerived(decodedForm{}, "decoded", 16)
 	e.SetDerived(formA{}, "a1", 2)
 	e.SetDerived(formB{}, "b1", 2)
 	e.SetDerived(formA{}, "a2", 2)
-	if e.Decoded() != "decoded" || e.Derived(formA{}) != "a2" || e.Derived(formB{}) != "b1" {
-		t.Errorf("Decoded %v, A %v, B %v", e.Decoded(), e.Derived(formA{}), e.Derived(formB{}))
+	if e.Derived(decodedForm{}) != "decoded" || e.Derived(formA{}) != "a2" || e.Derived(formB{}) != "b1" {
+		t.Errorf("Decoded %v, A %v, B %v", e.Derived(decodedForm{}), e.Derived(formA{}), e.Derived(formB{}))
 	}
-	e.SetDecoded("decoded again", 16)
+	e.SetDerived(decodedForm{}, "decoded again", 16)
 	if e.Derived(formA{}) != "a2" || e.Derived(formB{}) != "b1" {
-		t.Error("SetDecoded dropped the keyed forms")
+		t.Error("replacing one form dropped the others")
 	}
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
 			if i%2 == 0 {
-				e.SetDecoded(i, 8)
+				e.SetDerived(decodedForm{}, i, 8)
 			} else {
 				e.SetDerived(formB{}, i, 8)
 			}
 		})
 	}
 	wg.Wait()
-	if e.Derived(formA{}) != "a2" || e.Decoded() == nil || e.Derived(formB{}) == nil {
+	if e.Derived(formA{}) != "a2" || e.Derived(decodedForm{}) == nil || e.Derived(formB{}) == nil {
 		t.Error("a form was lost under concurrent setters")
 	}
 }
@@ -84,15 +88,17 @@ func TestDerivedFormsCharged(t *testing.T) {
 	if _, ok := c.Get("0"); ok {
 		t.Error("the least recently used entry survived the form that needed its room")
 	}
-	// Entry 0 has left the cache: a form attached to it now costs nothing.
-	entries[0].SetDerived(formA{}, "late", 4000)
+	// Entry 0 has left the cache: a form is not attached to it and costs nothing.
+	if entries[0].SetDerived(formA{}, "late", 4000) || entries[0].Derived(formA{}) != nil {
+		t.Error("a form was attached to an evicted entry")
+	}
 	if got := c.Stats().Bytes; got != st.Bytes {
 		t.Errorf("a form on an evicted entry was charged: %d bytes, want %d", got, st.Bytes)
 	}
 }
 
-// TestDecodedCharged shows the decoded value charged like a derived form:
-// its size and what GrowDecoded adds count in the budget, a replaced value
+// TestDecodedCharged shows a decoded message kept as a form: its size and
+// what GrowDerived adds count in the budget, a replaced value
 // is no longer charged, a value that needs room evicts other entries (not
 // its own, though it is the oldest), and a value that cannot fit, or an
 // entry that has left the cache, keeps nothing and is charged nothing.
@@ -118,23 +124,23 @@ func TestDecodedCharged(t *testing.T) {
 		}
 	}
 	first, second := new(int), new(int)
-	if !e.SetDecoded(first, 500) || e.Decoded() != first {
+	if !e.SetDerived(decodedForm{}, first, 500) || e.Derived(decodedForm{}) != first {
 		t.Fatal("a 500-byte value that fits was not attached")
 	}
 	bytesIs("a 500-byte value", base+500)
-	if !e.GrowDecoded(first, 200) {
+	if !e.GrowDerived(decodedForm{}, first, 200) {
 		t.Fatal("200 more bytes for the attached value were refused")
 	}
 	bytesIs("grown by 200", base+700)
-	if !e.SetDecoded(second, 300) {
+	if !e.SetDerived(decodedForm{}, second, 300) {
 		t.Fatal("a replacing value was not attached")
 	}
 	bytesIs("replaced by a 300-byte value", base+300)
-	if e.GrowDecoded(first, 100) {
+	if e.GrowDerived(decodedForm{}, first, 100) {
 		t.Error("a value no longer attached was grown")
 	}
 	bytesIs("growing a replaced value", base+300)
-	if e.SetDecoded(first, budget) || e.Decoded() != second {
+	if e.SetDerived(decodedForm{}, first, budget) || e.Derived(decodedForm{}) != second {
 		t.Error("a value larger than the shard's budget was attached")
 	}
 	bytesIs("a value that cannot fit", base+300)
@@ -142,7 +148,7 @@ func TestDecodedCharged(t *testing.T) {
 	// Room for the next value is made by evicting the least recently used
 	// other entries: 1, then 2.
 	free := budget - c.Stats().Bytes
-	if !e.SetDecoded(first, int(free)+300+1500) {
+	if !e.SetDerived(decodedForm{}, first, int(free)+300+1500) {
 		t.Fatal("a value that fits after evictions was not attached")
 	}
 	st := c.Stats()
@@ -155,7 +161,7 @@ func TestDecodedCharged(t *testing.T) {
 		}
 	}
 	// Entry 1 has left the cache: nothing is attached to it or charged.
-	if entries[1].SetDecoded(second, 10) || entries[1].Decoded() != nil {
+	if entries[1].SetDerived(decodedForm{}, second, 10) || entries[1].Derived(decodedForm{}) != nil {
 		t.Error("a value was attached to an evicted entry")
 	}
 	bytesIs("a value for an evicted entry", st.Bytes)
@@ -163,5 +169,34 @@ func TestDecodedCharged(t *testing.T) {
 	c.Delete("0")
 	if got := c.Stats().Bytes; got >= st.Bytes-free {
 		t.Errorf("%d bytes in use after the entry with the large value left, want less than %d", got, st.Bytes-free)
+	}
+}
+
+// TestReplacedFormUncharged: a form replaced under its key (a compressed
+// form made again) stops being charged, and one that cannot fit is not
+// attached: the budget counts the forms an entry holds, not the forms it
+// was ever given.
+func TestReplacedFormUncharged(t *testing.T) {
+	t.Parallel()
+	const budget = 8 << 10
+	c := cache.New(budget, cache.WithShards(1))
+	e, ok := c.Store("k", []byte(`"v"`), cache.NoExpiry)
+	if !ok {
+		t.Fatal("not stored")
+	}
+	base := c.Stats().Bytes
+	for i := range 3 {
+		if !e.SetDerived(formA{}, i, 1000) {
+			t.Fatalf("form %d not attached", i)
+		}
+	}
+	if got := c.Stats().Bytes; got != base+1000 {
+		t.Errorf("after replacing a 1000-byte form twice: %d bytes in use, want %d", got, base+1000)
+	}
+	if e.SetDerived(formB{}, "too big", budget) || e.Derived(formB{}) != nil {
+		t.Error("a form larger than the budget was attached")
+	}
+	if got := c.Stats().Bytes; got != base+1000 {
+		t.Errorf("after a refused form: %d bytes in use, want %d", got, base+1000)
 	}
 }

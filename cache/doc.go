@@ -11,9 +11,9 @@
 //
 // Memory: the budget counts key, value and per-entry bookkeeping
 // ([EntryOverhead]) as measured on the Go heap, and what the front ends
-// keep with an entry: a result's compressed form ([Entry.SetDerived]), a
-// typed message decoded from it and that message's encodings
-// ([Entry.SetDecoded], [Entry.GrowDecoded]). Two things come on top and
+// keep with an entry, each charged through one door ([Entry.SetDerived],
+// [Entry.GrowDerived]): a result's compressed form, a typed message decoded
+// from it and that message's encodings. Two things come on top and
 // are the operator's to size for: fragmentation after heavy churn of small
 // entries (TestMemoryBounded sees a heap in use of about 1.6 times the
 // budget with entries under 2 KiB, and about 1.05 times with larger ones)

@@ -31,9 +31,17 @@ import (
 const EntryOverhead = 232
 
 // Entry is one cached value. An Entry is immutable once stored, apart from
-// its derived forms (SetDecoded, SetDerived): Set never modifies an existing Entry, it replaces it, so
-// a caller holding an Entry from Get may keep using it after the key was
-// overwritten or evicted. An Entry must not be copied.
+// the forms derived from its value (SetDerived): Set never modifies an
+// existing Entry, it replaces it, so a caller holding an Entry from Get may
+// keep using it after the key was overwritten or evicted. An Entry must not
+// be copied.
+//
+// What the cache stores is bytes (Value) and what it charges for them. A
+// form derived from Value (the gzip form the JSON-RPC front end splices into
+// answers, the typed message a Connect handler decodes and its encodings) is
+// its maker's, kept under a key of the maker's own type, and charged to the
+// cache budget like the bytes: one way to keep a form, one account of what
+// it costs.
 type Entry struct {
 	// Value is the raw JSON-RPC result bytes. The slice is owned by the cache
 	// and shared by every reader: callers must not modify it.
@@ -52,142 +60,119 @@ type Entry struct {
 // (for a log line, say) has it without a copy.
 func (e *Entry) Key() string { return e.key }
 
-// derivedBox holds the values derived from Value so that they can be swapped
-// atomically: the one of SetDecoded and the keyed ones of SetDerived. A box is
-// never modified once stored; a change stores a new one.
+// derivedBox holds the forms derived from Value so that they can be swapped
+// atomically. A box is never modified once stored; a change stores a new
+// one (under the shard's lock when the entry is stored).
 type derivedBox struct {
-	v     any
-	vSize int64 // what v is charged (SetDecoded, GrowDecoded); changed under the shard's lock only
 	forms []keyedForm
 }
 
-// keyedForm is one value attached with SetDerived.
-type keyedForm struct{ k, v any }
-
-// Decoded returns the value attached with SetDecoded, or nil if none was attached.
-// It is safe for concurrent use and does not allocate.
-func (e *Entry) Decoded() any {
-	if b := e.forms.Load(); b != nil {
-		return b.v
-	}
-	return nil
+// keyedForm is one form attached with SetDerived and what it is charged.
+type keyedForm struct {
+	k, v any
+	size int64
 }
 
-// Derived returns the value attached with SetDerived under key k, or nil.
+// Derived returns the form attached with SetDerived under key k, or nil.
 // It is safe for concurrent use and does not allocate.
 func (e *Entry) Derived(k any) any {
 	if b := e.forms.Load(); b != nil {
-		for _, f := range b.forms {
-			if f.k == k {
-				return f.v
+		for i := range b.forms {
+			if b.forms[i].k == k {
+				return b.forms[i].v
 			}
 		}
 	}
 	return nil
 }
 
-// SetDerived attaches a value derived from Value under key k (a key of the
-// caller's own type, so that front ends do not collide), beside the one of
-// SetDecoded: for example the gzip-encoded form of the result the JSON-RPC
-// front end sends to clients that accept it, so that a hit is not
-// compressed again. The value depends only on Value and is read-only once
-// attached. size is what it costs the heap, in bytes: it is charged against
-// the cache budget like the entry itself (least recently used entries are
-// evicted to make room, possibly this one), so that derived forms never
-// take the cache past cache_max_capacity. A form replaced under the same k
-// stays charged until the entry goes.
-func (e *Entry) SetDerived(k, v any, size int) {
-	if e.shard != nil && size > 0 {
-		e.shard.charge(e, int64(size))
-	}
-	for {
-		old := e.forms.Load()
-		nb := &derivedBox{forms: make([]keyedForm, 0, 1)}
-		if old != nil {
-			nb.v, nb.vSize = old.v, old.vSize
-			for _, f := range old.forms {
-				if f.k != k {
-					nb.forms = append(nb.forms, f)
-				}
+// SetDerived attaches v, a form derived from Value, under key k (a key of
+// the caller's own type, so that front ends do not collide), replacing the
+// form k had, and reports whether it did. The form must depend only on
+// Value and is read-only once attached: it is shared by every reader of the
+// entry. k and v must be comparable (GrowDerived compares v).
+//
+// size is what v costs the heap, in bytes: it is charged against the cache
+// budget like the entry itself (least recently used entries are evicted to
+// make room; the entry itself is marked used), so that derived forms never
+// take the cache past cache_max_capacity; a replaced form is no longer
+// charged. A form that would take the entry past its shard's budget, or
+// an entry that has left the cache, gets nothing attached (false): the
+// caller serves what it made and lets it go. An entry that was never stored
+// in a cache attaches v and charges nothing.
+func (e *Entry) SetDerived(k, v any, size int) bool {
+	s := e.shard
+	if s == nil {
+		for {
+			old := e.forms.Load()
+			if e.forms.CompareAndSwap(old, old.with(k, v, 0)) {
+				return true
 			}
 		}
-		nb.forms = append(nb.forms, keyedForm{k, v})
-		if e.forms.CompareAndSwap(old, nb) {
-			return
-		}
-	}
-}
-
-// SetDecoded attaches a value derived from Value (for example the decoded
-// protobuf message a Connect handler builds from the JSON result) so that it
-// is not recomputed on every hit, and reports whether it did. The attached
-// value must depend only on Value and is read-only once attached: it is
-// shared by every reader of the entry.
-//
-// size is what v costs the heap, in bytes. Like a form of SetDerived, it is
-// charged against the cache budget (least recently used entries are evicted
-// to make room; the entry itself is marked used): a decoded message is
-// several times larger than its JSON and, uncharged, took the process far
-// past cache_max_capacity. A value replaced by a later SetDecoded is no
-// longer charged. A value that would take the entry past its shard's
-// budget, or an entry that has left the cache, gets nothing attached (false):
-// the caller serves what it decoded and lets it go. An entry that was never
-// stored in a cache attaches v and charges nothing. v must be comparable
-// (a pointer, say): GrowDecoded compares it.
-func (e *Entry) SetDecoded(v any, size int) bool {
-	s := e.shard
-	if s == nil {
-		e.swapDecoded(v, 0)
-		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var old int64
-	if b := e.forms.Load(); b != nil {
-		old = b.vSize
+	old := e.forms.Load()
+	var was int64
+	if f := old.find(k); f != nil {
+		was = f.size
 	}
-	if !s.chargeLocked(e, int64(size)-old) {
+	if !s.chargeLocked(e, int64(size)-was) {
 		return false
 	}
-	e.swapDecoded(v, int64(size))
+	e.forms.Store(old.with(k, v, int64(size)))
 	return true
 }
 
-// GrowDecoded charges n more bytes to the value attached with SetDecoded,
-// when v is still that value, for what v keeps beside itself once attached
-// (a Connect handler keeps the message's wire encodings, made on first
-// use). It reports false, charging nothing, when v is no longer attached,
-// the entry has left the cache, or the bytes would not fit in the entry's
-// shard: the caller should then not keep them. The bytes are no longer
-// charged once v is replaced.
-func (e *Entry) GrowDecoded(v any, n int) bool {
+// GrowDerived charges n more bytes to v, the form attached under k, for
+// what v keeps beside itself once attached (a Connect handler keeps the
+// message's wire encodings, made on first use). It reports false, charging
+// nothing, when v is no longer the form under k, the entry has left the
+// cache, or the bytes would not fit in the entry's shard: the caller should
+// then not keep them. The bytes are no longer charged once v is replaced.
+func (e *Entry) GrowDerived(k, v any, n int) bool {
 	s := e.shard
 	if s == nil {
-		return true
+		return e.Derived(k) == v
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := e.forms.Load()
-	if b == nil || b.v != v || !s.chargeLocked(e, int64(n)) {
+	old := e.forms.Load()
+	f := old.find(k)
+	if f == nil || f.v != v || !s.chargeLocked(e, int64(n)) {
 		return false
 	}
-	e.swapDecoded(v, b.vSize+int64(n))
+	e.forms.Store(old.with(k, v, f.size+int64(n)))
 	return true
 }
 
-// swapDecoded stores a box with v (charged size) and the current keyed
-// forms; SetDerived may replace the box concurrently, hence the loop.
-func (e *Entry) swapDecoded(v any, size int64) {
-	for {
-		old := e.forms.Load()
-		nb := &derivedBox{v: v, vSize: size}
-		if old != nil {
-			nb.forms = old.forms
-		}
-		if e.forms.CompareAndSwap(old, nb) {
-			return
+// find returns the form under k, nil when there is none; b may be nil.
+func (b *derivedBox) find(k any) *keyedForm {
+	if b == nil {
+		return nil
+	}
+	for i := range b.forms {
+		if b.forms[i].k == k {
+			return &b.forms[i]
 		}
 	}
+	return nil
+}
+
+// with returns a new box holding b's forms with v (charged size) under k;
+// b may be nil.
+func (b *derivedBox) with(k, v any, size int64) *derivedBox {
+	nb := &derivedBox{}
+	if b != nil {
+		nb.forms = make([]keyedForm, 0, len(b.forms)+1)
+		for _, f := range b.forms {
+			if f.k != k {
+				nb.forms = append(nb.forms, f)
+			}
+		}
+	}
+	nb.forms = append(nb.forms, keyedForm{k: k, v: v, size: size})
+	return nb
 }
 
 // newEntry copies key and value into one allocation and returns the copied

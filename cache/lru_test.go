@@ -253,23 +253,25 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// TestDecoded: a form kept with an entry is seen by its next reader and
+// does not survive a new value under the key.
 func TestDecoded(t *testing.T) {
 	t.Parallel()
 	c := cache.New(1 << 20)
 	c.Set("k", []byte("v"), cache.NoExpiry)
 	e, _ := c.Get("k")
-	if e.Decoded() != nil {
-		t.Fatalf("Decoded of a new entry = %v", e.Decoded())
+	if e.Derived(decodedForm{}) != nil {
+		t.Fatalf("Decoded of a new entry = %v", e.Derived(decodedForm{}))
 	}
 	type decoded struct{ n int }
-	e.SetDecoded(&decoded{n: 7}, 8)
+	e.SetDerived(decodedForm{}, &decoded{n: 7}, 8)
 	e2, _ := c.Get("k")
-	if d, ok := e2.Decoded().(*decoded); !ok || d.n != 7 {
-		t.Errorf("Decoded seen by the next reader = %v", e2.Decoded())
+	if d, ok := e2.Derived(decodedForm{}).(*decoded); !ok || d.n != 7 {
+		t.Errorf("Decoded seen by the next reader = %v", e2.Derived(decodedForm{}))
 	}
 	c.Set("k", []byte("w"), cache.NoExpiry)
-	if e3, _ := c.Get("k"); e3.Decoded() != nil {
-		t.Errorf("Decoded survived a new value: %v", e3.Decoded())
+	if e3, _ := c.Get("k"); e3.Derived(decodedForm{}) != nil {
+		t.Errorf("Decoded survived a new value: %v", e3.Derived(decodedForm{}))
 	}
 }
 
@@ -318,10 +320,10 @@ func TestConcurrent(t *testing.T) {
 							t.Errorf("Get(%q) = %q", key, e.Value)
 							return
 						}
-						if v := len(e.Value); e.SetDecoded(v, 8) {
-							e.GrowDecoded(v, 4)
+						if v := len(e.Value); e.SetDerived(decodedForm{}, v, 8) {
+							e.GrowDerived(decodedForm{}, v, 4)
 						}
-						_ = e.Decoded()
+						_ = e.Derived(decodedForm{})
 					}
 				}
 			}

@@ -84,24 +84,6 @@ func (s *shard) set(key string, e *Entry) {
 	s.mu.Unlock()
 }
 
-// charge adds n bytes to the cost of e, a derived form attached to it, and
-// evicts least recently used entries until the shard is within its budget
-// again. Nothing is charged once e has left the shard: its forms go with it.
-func (s *shard) charge(e *Entry, n int64) {
-	s.mu.Lock()
-	if cur, ok := s.lru.Peek(e.key); ok && cur == e {
-		e.cost += n
-		s.bytes += n
-		for s.bytes > s.budget {
-			if _, _, ok := s.lru.RemoveOldest(); !ok {
-				break
-			}
-			s.evictions++
-		}
-	}
-	s.mu.Unlock()
-}
-
 // chargeLocked adds n bytes (n may be negative) to the cost of e, which
 // must still be the shard's entry for its key, and reports whether it did.
 // It refuses a charge that would take e alone past the shard's budget;

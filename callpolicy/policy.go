@@ -2,7 +2,6 @@ package callpolicy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
 )
 
 // The token policy (auth.require_token): a method key may ask for a valid
@@ -30,16 +30,23 @@ type requestAuth struct {
 	tok       Token
 	err       error // nil: a valid token; errTokenMissing: none sent
 	challenge string
+	// verify, when set, verifies the token on the first call that needs it
+	// (a typed call: most need none); once runs it.
+	verify func() (Token, error)
+	once   sync.Once
+}
+
+// verified makes sure tok and err say what the header proved.
+func (ra *requestAuth) verified() {
+	if ra.verify != nil {
+		ra.once.Do(func() { ra.tok, ra.err = ra.verify() })
+	}
 }
 
 type requestAuthKey struct{}
 
 // requiredScope is the scope the policy asks of a call ("" when none).
-func (s *Service) requiredScope(method string, params json.RawMessage) string {
-	c, err := s.router().Parse(method, params)
-	if err != nil {
-		return "" // an invalid method gets the dispatcher's own error
-	}
+func (s *Service) requiredScope(c *router.Call) string {
 	v, _, ok := s.policy.Lookup(c)
 	if !ok || v == config.ScopeNone {
 		return ""
@@ -47,12 +54,25 @@ func (s *Service) requiredScope(method string, params json.RawMessage) string {
 	return v
 }
 
+// Authorize is the token policy as the dispatcher's hook
+// (dispatch.Hooks.Authorize): every call, of a JSON-RPC request (a batch's
+// one by one) or of a typed one, is checked against the token PolicyHTTP
+// or PolicyInterceptor found in the request. nil lets the call through.
+func (s *Service) Authorize(ctx context.Context, c *router.Call) *jsonrpc.Error {
+	ra, _ := ctx.Value(requestAuthKey{}).(*requestAuth)
+	return s.authorizeCall(ra, c)
+}
+
 // authorizeCall checks a call against the policy; it returns the refusal
 // (and records its challenge in ra).
-func (s *Service) authorizeCall(ra *requestAuth, method string, params json.RawMessage) *jsonrpc.Error {
-	scope := s.requiredScope(method, params)
+func (s *Service) authorizeCall(ra *requestAuth, c *router.Call) *jsonrpc.Error {
+	scope := s.requiredScope(c)
 	if scope == "" {
 		return nil
+	}
+	method := c.APIMethod()
+	if ra != nil {
+		ra.verified()
 	}
 	switch {
 	case ra == nil || errors.Is(ra.err, errTokenMissing):
@@ -104,101 +124,57 @@ func (w *challengeWriter) WriteHeader(code int) {
 // Unwrap returns the wrapped writer, for http.ResponseController.
 func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// PolicyCaller wraps the JSON-RPC handler's Caller: calls the policy
-// covers are checked against the token PolicyHTTP verified. A batch's
-// elements the policy lets through still go to the inner Caller as one
-// batch (jsonrpc.BatchCaller), so they keep its upstream batching.
-func (s *Service) PolicyCaller(inner jsonrpc.Caller) jsonrpc.Caller {
-	if s.policy == nil {
-		return inner
-	}
-	batcher, _ := inner.(jsonrpc.BatchCaller)
-	return &policyCaller{s: s, inner: inner, batcher: batcher}
-}
-
-type policyCaller struct {
-	s       *Service
-	inner   jsonrpc.Caller
-	batcher jsonrpc.BatchCaller
-}
-
-func (p *policyCaller) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	ra, _ := ctx.Value(requestAuthKey{}).(*requestAuth)
-	if e := p.s.authorizeCall(ra, method, params); e != nil {
-		return jsonrpc.Answer{Err: e, Cache: "bypass"}
-	}
-	return p.inner.CallJSONRPC(ctx, method, params)
-}
-
-func (p *policyCaller) Healthy() bool { return p.inner.Healthy() }
-
-// CallJSONRPCBatch answers the elements the policy refuses and passes the
-// others on together: to the inner BatchCaller, or one goroutine each when
-// the inner Caller serves single calls only.
-func (p *policyCaller) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
-	ra, _ := ctx.Value(requestAuthKey{}).(*requestAuth)
-	pass := els
-	for i, el := range els {
-		if el.Err != nil {
-			continue
-		}
-		e := p.s.authorizeCall(ra, el.Req.Method, el.Req.Params)
-		if e == nil {
-			continue
-		}
-		if &pass[0] == &els[0] { // copy before marking: the handler keeps els
-			pass = append([]jsonrpc.Element(nil), els...)
-		}
-		answers[i] = jsonrpc.Answer{Err: e, Cache: "bypass"}
-		pass[i].Err = e // the inner Caller skips it
-	}
-	if p.batcher != nil {
-		p.batcher.CallJSONRPCBatch(ctx, pass, answers)
-		return
-	}
-	var wg sync.WaitGroup
-	for i, el := range pass {
-		if el.Err != nil {
-			continue
-		}
-		wg.Go(func() { answers[i] = p.inner.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
-	}
-	wg.Wait()
-}
-
-// Resolver names the JSON-RPC call a typed request is: the method and the
-// params hivegate sends for it; ok is false for a procedure that is not a
-// call (reflection, health).
-type Resolver func(procedure string, msg any) (method string, params json.RawMessage, ok bool)
-
-// PolicyInterceptor checks typed calls (Connect, gRPC, gRPC-Web) against
-// the policy, with the same keys as JSON-RPC: resolve turns a request into
-// its JSON-RPC method and params. nil when there is no policy.
-func (s *Service) PolicyInterceptor(resolve Resolver) connect.Interceptor {
+// PolicyInterceptor is PolicyHTTP for typed calls (Connect, gRPC,
+// gRPC-Web): it gives the dispatcher's Authorize hook the request's token,
+// verified on the first call that needs it, and turns a refusal into its
+// Connect form: unauthenticated or permission_denied (the code the
+// dispatcher's error already maps to) with the WWW-Authenticate challenge,
+// or unavailable when the token store could not be asked. nil when there is
+// no policy.
+func (s *Service) PolicyInterceptor() connect.Interceptor {
 	if s.policy == nil {
 		return nil
 	}
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			method, params, ok := resolve(req.Spec().Procedure, req.Any())
-			if !ok || s.requiredScope(method, params) == "" {
-				return next(ctx, req)
-			}
 			ra := &requestAuth{}
-			ra.tok, ra.err = s.verify(ctx, bearer(&http.Request{Header: req.Header()}))
+			ra.verify = func() (Token, error) { return s.verify(ctx, bearer(&http.Request{Header: req.Header()})) }
+			resp, err := next(context.WithValue(ctx, requestAuthKey{}, ra), req)
+			var ce *connect.Error
+			if err == nil || ra.challenge == "" || !errors.As(err, &ce) {
+				return resp, err
+			}
 			if errors.Is(ra.err, errStoreDown) {
 				return nil, connect.NewError(connect.CodeUnavailable, ra.err)
 			}
-			if e := s.authorizeCall(ra, method, params); e != nil {
-				code := connect.CodeUnauthenticated
-				if e.Kind == jsonrpc.KindForbidden {
-					code = connect.CodePermissionDenied
-				}
-				ce := connect.NewError(code, errors.New(e.Message))
-				ce.Meta().Set("WWW-Authenticate", ra.challenge)
-				return nil, ce
-			}
-			return next(ctx, req)
+			ce.Meta().Set("WWW-Authenticate", ra.challenge)
+			return nil, ce
 		}
 	})
+}
+
+// TokenApp returns the app (client id) the request's access token was
+// issued to, when its Authorization header carries a valid one: the
+// quotas count such a call against the app's auth.apps[].quota class
+// (quota.AppResolver). The token is verified once per request: the one
+// PolicyHTTP or PolicyInterceptor verifies for the policy is used when ctx
+// carries it, and only a request the policy did not look at is verified
+// here.
+func (s *Service) TokenApp(ctx context.Context, h http.Header) (clientID string, ok bool) {
+	var tok Token
+	var err error
+	if ra, _ := ctx.Value(requestAuthKey{}).(*requestAuth); ra != nil {
+		ra.verified()
+		tok, err = ra.tok, ra.err
+	} else {
+		raw := bearer(&http.Request{Header: h})
+		if raw == "" {
+			return "", false
+		}
+		tok, err = s.verify(ctx, raw)
+	}
+	if err != nil {
+		return "", false
+	}
+	return tok.ClientID, true
 }

@@ -1,9 +1,10 @@
 // Package callpolicy decides which JSON-RPC and typed calls a request may
 // make: auth.require_token maps method keys (resolved as ttls are) to the
 // scope a call needs, and the bearer token the OAuth service (package
-// auth) issued must grant it. It wraps the JSON-RPC handler and caller and
-// gives the typed services an interceptor; with no require_token entry it
-// checks nothing and wraps nothing. It issues no token and signs nothing:
+// auth) issued must grant it. Its Authorize is the dispatcher's hook
+// (dispatch.Hooks.Authorize), asked about each call the front end parsed;
+// PolicyHTTP and PolicyInterceptor find the request's token for it. With
+// no require_token entry it checks nothing and wraps nothing. It issues no token and signs nothing:
 // tokens are package auth's, broadcasts package signer's.
 package callpolicy
 
@@ -37,9 +38,6 @@ type Options struct {
 	// RequireToken is auth.require_token: method keys and the scope each
 	// needs ("none" exempts a key).
 	RequireToken []config.Entry[string]
-	// Router parses method names and params into the keys RequireToken
-	// names: the gateway's current router.
-	Router func() *router.Router
 	// Verify checks a request's token.
 	Verify Verifier
 }
@@ -47,14 +45,13 @@ type Options struct {
 // Service is the call policy of one gateway.
 type Service struct {
 	policy *router.KeyMap[string] // nil: no token policy
-	router func() *router.Router
 	verify Verifier
 }
 
 // New builds the policy of o; with no RequireToken entry its wrappers
 // return what they wrap. Errors name the key at fault.
 func New(o Options) (*Service, error) {
-	s := &Service{router: o.Router, verify: o.Verify}
+	s := &Service{verify: o.Verify}
 	if len(o.RequireToken) > 0 {
 		var err error
 		if s.policy, err = router.NewKeyMap(o.RequireToken, "auth.require_token"); err != nil {

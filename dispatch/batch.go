@@ -15,7 +15,7 @@ import (
 const DefaultMaxUpstreamBatch = 50
 
 // WithUpstreamBatching sets how the calls of a client batch go upstream
-// (RunBatch): at most max calls in one JSON-RPC batch request (1: every
+// (runBatch): at most max calls in one JSON-RPC batch request (1: every
 // call on its own), and never batched to the backends named in off, for
 // nodes that do not take batches (limits.max_upstream_batch_size,
 // limits.no_upstream_batch).
@@ -29,25 +29,26 @@ func WithUpstreamBatching(size int, off []string) Option {
 	}
 }
 
-// RunBatch makes the upstream calls of one client batch and returns their
+// runBatch makes the upstream calls of one client batch and returns their
 // results by position. Each call is coalesced with identical calls in
-// flight, looked up in the shared tier and cached exactly as Run does; but
+// flight, looked up in the shared tier and cached exactly as run does; but
 // the calls that go upstream to one backend with the same timeout and
 // retries are sent together, in JSON-RPC batches of at most the configured
 // size (backend.Pool.CallBatch, which falls back to one call at a time for
 // a node that refuses a batch). Broadcasts and calls to a backend with
-// batching off are made on their own, as by Run.
-func (d *Dispatcher) RunBatch(ctx context.Context, ps []*Pending) []Result {
+// batching off are made on their own, as by run.
+func (d *Dispatcher) runBatch(ctx context.Context, ps []pending) []Result {
 	results := make([]Result, len(ps))
 	items := make([]batchItem, len(ps))
 	groups := map[groupKey]*upstreamGroup{}
 	var order []*upstreamGroup
 	var wg sync.WaitGroup
-	for i, p := range ps {
+	for i := range ps {
+		p := &ps[i]
 		it := &items[i]
 		it.p = p
 		if !d.batchable(p) {
-			wg.Go(func() { results[i] = p.Run(ctx) })
+			wg.Go(func() { results[i] = p.run(ctx) })
 			continue
 		}
 		k := groupKey{backend: p.rt.Backend, timeout: p.rt.Timeout, retries: p.rt.Retries}
@@ -57,7 +58,7 @@ func (d *Dispatcher) RunBatch(ctx context.Context, ps []*Pending) []Result {
 			groups[k] = g
 			order = append(order, g)
 		}
-		it.c = p.c
+		it.c = &p.c
 		if !p.coalesce {
 			// A call no other client may share: it lives as long as this
 			// client's request.
@@ -65,7 +66,7 @@ func (d *Dispatcher) RunBatch(ctx context.Context, ps []*Pending) []Result {
 			g.items = append(g.items, it)
 			continue
 		}
-		it.c = detach(p.c) // may outlive this request (see Run)
+		it.c = detach(&p.c) // may outlive this request (see run)
 		it.fl, it.leader = d.flights.join(it.c.Key, g.hold)
 		if it.leader {
 			g.items = append(g.items, it)
@@ -99,13 +100,13 @@ func (d *Dispatcher) RunBatch(ctx context.Context, ps []*Pending) []Result {
 }
 
 // batchable reports whether p may go upstream in a JSON-RPC batch.
-func (d *Dispatcher) batchable(p *Pending) bool {
+func (d *Dispatcher) batchable(p *pending) bool {
 	return d.maxBatch > 1 && !p.rt.Broadcast && !d.noBatch[p.rt.Backend]
 }
 
-// batchItem is one call of RunBatch.
+// batchItem is one call of runBatch.
 type batchItem struct {
-	p      *Pending
+	p      *pending
 	c      *router.Call
 	fl     *flight // nil for a call that is not coalesced
 	leader bool    // fl was started by this call, which makes it
@@ -171,17 +172,20 @@ func (d *Dispatcher) sendGroup(g *upstreamGroup) {
 		defer g.cancel()
 		calls := d.fromSharedTier(g)
 		var wg sync.WaitGroup
-		for len(calls) > 0 {
-			chunk := calls[:min(len(calls), d.maxBatch)]
+		for len(calls) > d.maxBatch {
+			chunk := calls[:d.maxBatch]
 			calls = calls[len(chunk):]
 			wg.Go(func() { d.sendChunk(g, chunk) })
+		}
+		if len(calls) > 0 {
+			d.sendChunk(g, calls) // the last chunk in this goroutine: one hand-off less
 		}
 		wg.Wait()
 	}()
 }
 
 // fromSharedTier answers the group's flights the shared cache tier holds
-// (Run asks it the same way) and returns the calls left to make.
+// (run asks it the same way) and returns the calls left to make.
 func (d *Dispatcher) fromSharedTier(g *upstreamGroup) []*batchItem {
 	if d.tier == nil {
 		return g.items

@@ -143,7 +143,7 @@ func TestBlacklistRefusesBroadcast(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			g := newBroadcastGateway(t, "[spammer, other]")
-			res := g.d.Call(context.Background(), tc.method, json.RawMessage(tc.params))
+			res := serveOne(g.d, context.Background(), tc.method, json.RawMessage(tc.params))
 			if !tc.refused {
 				if res.Err != nil || g.hits.Load() != 1 {
 					t.Fatalf("error %v, %d upstream calls; want a result from 1 call", res.Err, g.hits.Load())
@@ -168,7 +168,7 @@ func TestBlacklistEmpty(t *testing.T) {
 	t.Parallel()
 	g := newBroadcastGateway(t, "[]")
 	params := "[" + tx(legacyVote, "VOTER", "spammer", "AUTHOR", "bob") + "]"
-	if res := g.d.Call(context.Background(), "condenser_api.broadcast_transaction", json.RawMessage(params)); res.Err != nil {
+	if res := serveOne(g.d, context.Background(), "condenser_api.broadcast_transaction", json.RawMessage(params)); res.Err != nil {
 		t.Fatalf("error %v", res.Err)
 	}
 	if g.hits.Load() != 1 {
@@ -220,7 +220,7 @@ func TestBroadcastNeverRetriedCachedOrCoalesced(t *testing.T) {
 	d := dispatch.New(r, cache.New(1<<20), pool, nil, nil)
 	params := json.RawMessage(`[{"operations":[]}]`)
 	for range 2 {
-		if res := d.Call(context.Background(), "condenser_api.broadcast_transaction", params); res.Err != nil || res.Cache != dispatch.CacheBypass {
+		if res := serveOne(d, context.Background(), "condenser_api.broadcast_transaction", params); res.Err != nil || res.Cache != dispatch.CacheBypass {
 			t.Fatalf("answer %v cache %q", res.Err, res.Cache)
 		}
 	}
@@ -229,7 +229,7 @@ func TestBroadcastNeverRetriedCachedOrCoalesced(t *testing.T) {
 	}
 	fail.Store(true)
 	hits.Store(0)
-	if res := d.Call(context.Background(), "condenser_api.broadcast_transaction", params); res.Err == nil || res.Err.Code != jsonrpc.CodeUpstreamUnavailable {
+	if res := serveOne(d, context.Background(), "condenser_api.broadcast_transaction", params); res.Err == nil || res.Err.Code != jsonrpc.CodeUpstreamUnavailable {
 		t.Fatalf("answer %v, want -32011", res.Err)
 	}
 	if hits.Load() != 1 {
@@ -240,7 +240,7 @@ func TestBroadcastNeverRetriedCachedOrCoalesced(t *testing.T) {
 	waitParams := json.RawMessage(`[{"operations":[],"memo":"wait"}]`)
 	done := make(chan dispatch.Result, 2)
 	for range 2 {
-		go func() { done <- d.Call(context.Background(), "condenser_api.broadcast_transaction", waitParams) }()
+		go func() { done <- serveOne(d, context.Background(), "condenser_api.broadcast_transaction", waitParams) }()
 	}
 	// Both identical broadcasts must reach the node while neither has an
 	// answer; coalescing would leave one waiting on the other.

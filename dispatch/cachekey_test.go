@@ -36,7 +36,7 @@ func TestDistinctStringsNeverShareACacheEntry(t *testing.T) {
 	ctx := context.Background()
 	for round, want := range []dispatch.CacheStatus{dispatch.CacheMiss, dispatch.CacheHit} {
 		for _, tc := range distinctStrings {
-			res := d.Call(ctx, method, json.RawMessage(tc.params))
+			res := serveOne(d, ctx, method, json.RawMessage(tc.params))
 			if res.Err != nil || res.Cache != want {
 				t.Fatalf("round %d, %s: cache %s, error %v; want %s", round, tc.name, res.Cache, res.Err, want)
 			}
@@ -51,10 +51,10 @@ func TestDistinctStringsNeverShareACacheEntry(t *testing.T) {
 		}
 	}
 	// One string spelled two ways: one entry.
-	if res := d.Call(ctx, method, json.RawMessage(`["\u0041\/"]`)); res.Cache != dispatch.CacheMiss {
+	if res := serveOne(d, ctx, method, json.RawMessage(`["\u0041\/"]`)); res.Cache != dispatch.CacheMiss {
 		t.Fatalf(`["\u0041\/"]: %s, want miss`, res.Cache)
 	}
-	if res := d.Call(ctx, method, json.RawMessage(`["A/"]`)); res.Cache != dispatch.CacheHit {
+	if res := serveOne(d, ctx, method, json.RawMessage(`["A/"]`)); res.Cache != dispatch.CacheHit {
 		t.Errorf(`["A/"] after ["\u0041\/"]: %s, want hit`, res.Cache)
 	}
 }

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/hivegate/hivegate/backend"
 	"github.com/hivegate/hivegate/cache"
@@ -42,15 +40,49 @@ type Result struct {
 	Route string
 	// Key is the call's canonical key; empty when the method was invalid.
 	Key string
-	// Entry is the cache entry the result came from or was stored in, nil
-	// when none; front ends may attach a derived form to it (Entry.SetDecoded).
-	Entry *cache.Entry
-	// Lease, when not nil, is the backend pool's buffer Result lives in: a
-	// result no one else holds (not cached, not shared by coalesced
-	// callers). A front end done with Result, having written it out, may
-	// give the buffer back (Lease.Release) and must not read Result after;
-	// one that does not only leaves it to the garbage collector.
-	Lease *backend.Lease
+	// Forms, when not nil, keeps forms derived from Result (the cache
+	// entry it came from or went into): a front end keeps what it makes of
+	// Result there (a compressed form, a decoded message), charged to the
+	// cache budget, so that the next hit does not make it again.
+	Forms Forms
+	// RetryAfter, when not zero, is how long the client should wait before
+	// it makes the call again: a call over its quota (Hooks.Admit). The
+	// front ends send it as Retry-After.
+	RetryAfter time.Duration
+	// Lease, when not nil, holds the buffer Result lives in, lent by the
+	// backend pool: a result no one else holds (not cached, not shared by
+	// coalesced callers). See Release.
+	Lease Releaser
+}
+
+// Forms keeps the forms derived from a result, each under a key of its
+// owner's type; *cache.Entry implements it (cache.Entry.SetDerived).
+type Forms interface {
+	// Derived returns the form kept under k, or nil.
+	Derived(k any) any
+	// SetDerived keeps v under k, charged size bytes, and reports
+	// whether it did (false: no room, or the entry left the cache).
+	SetDerived(k, v any, size int) bool
+	// GrowDerived charges n more bytes to v, still the form under k, and
+	// reports whether it did (false: keep nothing more with v).
+	GrowDerived(k, v any, n int) bool
+}
+
+// Releaser gives back a lent buffer; *backend.Lease implements it.
+type Releaser interface {
+	Release()
+}
+
+// Release ends the result's lease, when it has one: the front end that got
+// the Result from Serve calls it once it has written Result out, and reads
+// Result no more (it is cleared). The lease begins in the backend pool,
+// which reads the answer into a pooled buffer, and this is its one
+// hand-over. A result without a lease is left as it is.
+func (r *Result) Release() {
+	if r.Lease != nil {
+		r.Lease.Release()
+		r.Lease, r.Result = nil, nil
+	}
 }
 
 // Dispatcher ties router, cache and backend pool together. Safe for
@@ -65,13 +97,11 @@ type Dispatcher struct {
 	// tier is the in-process cache in front of the shared Redis tier; nil
 	// without one (see WithSharedCache).
 	tier *cache.Tiered
-	// scratch holds Prepare's reusable *callScratch.
-	scratch sync.Pool
 	// libGap and libSeen sample the get_dynamic_global_properties answers
 	// the LIB tracker reads (observeLIB).
 	libGap  time.Duration
 	libSeen atomic.Int64
-	// maxBatch and noBatch are RunBatch's settings (WithUpstreamBatching).
+	// maxBatch and noBatch are runBatch's settings (WithUpstreamBatching).
 	maxBatch int
 	noBatch  map[string]bool
 }
@@ -83,7 +113,6 @@ func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTrac
 		logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap, maxBatch: DefaultMaxUpstreamBatch}
-	d.scratch.New = func() any { return &callScratch{key: make([]byte, 0, 256)} }
 	for _, opt := range opts {
 		opt(d)
 	}
@@ -103,162 +132,6 @@ func (d *Dispatcher) Cache() *cache.Cache { return d.cache }
 
 // Pool returns the backend pool.
 func (d *Dispatcher) Pool() *backend.Pool { return d.pool }
-
-// Call parses and serves one JSON-RPC call.
-func (d *Dispatcher) Call(ctx context.Context, method string, params json.RawMessage) Result {
-	res, p := d.Prepare(method, params)
-	if p == nil {
-		return res
-	}
-	return p.Run(ctx)
-}
-
-// Do serves a parsed call.
-func (d *Dispatcher) Do(ctx context.Context, c *router.Call) Result {
-	res, p := d.PrepareCall(c)
-	if p == nil {
-		return res
-	}
-	return p.Run(ctx)
-}
-
-// Prepare parses a JSON-RPC call and answers it at once when no upstream
-// request is needed: a cache hit, an invalid method or a method with no
-// route. Then the Pending is nil. Otherwise the Result is empty and the
-// Pending makes the upstream call.
-//
-// A cache hit allocates nothing: the call is parsed into a pooled Call, its
-// key built in a pooled buffer and looked up from there, and the Result's
-// Key is the cache entry's own. Only a call that goes on (a Pending, an
-// error) gets a Call and a key string of its own.
-func (d *Dispatcher) Prepare(method string, params json.RawMessage) (Result, *Pending) {
-	r := d.Router()
-	s := d.scratch.Get().(*callScratch)
-	defer d.scratch.Put(s)
-	key, err := r.ParseKey(&s.call, s.key[:0], method, params)
-	s.key = key[:0]
-	if err != nil {
-		return Result{Err: jsonrpc.NewError(jsonrpc.KindInvalidRequest, invalidDetail(err), err), Cache: CacheBypass}, nil
-	}
-	// Until it is given a key of its own, s.call's Key views the pooled
-	// buffer: nothing that outlives this call may keep it.
-	s.call.Key = unsafe.String(unsafe.SliceData(key), len(key))
-	res, p := d.prepare(r, &s.call, key)
-	s.call = router.Call{}
-	return res, p
-}
-
-// callScratch is the pooled Call and key buffer of Prepare.
-type callScratch struct {
-	call router.Call
-	key  []byte
-}
-
-// PrepareCall is Prepare for a call already parsed.
-func (d *Dispatcher) PrepareCall(c *router.Call) (Result, *Pending) {
-	return d.prepare(d.Router(), c, nil)
-}
-
-// prepare is PrepareCall. When scratch is not nil, c is Prepare's pooled
-// Call and c.Key views scratch: c is copied, with a key string of its own,
-// before anything that outlives the call refers to it.
-func (d *Dispatcher) prepare(r *router.Router, c *router.Call, scratch []byte) (Result, *Pending) {
-	rt, err := r.Resolve(c)
-	if err == nil && rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast && d.cache != nil {
-		// cacheable (see below): a hit is the answer.
-		var e *cache.Entry
-		var ok bool
-		if scratch != nil {
-			e, ok = d.cache.GetBytes(scratch)
-		} else {
-			e, ok = d.cache.Get(c.Key)
-		}
-		if ok {
-			return Result{Result: e.Value, Entry: e, Cache: CacheHit, Route: rt.Matched.URL, Key: e.Key()}, nil
-		}
-	}
-	if scratch != nil {
-		own := *c
-		own.Key = string(scratch)
-		c, rt.Key = &own, own.Key
-	}
-	if err != nil {
-		return Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(c.Key), err), Cache: CacheBypass, Key: c.Key}, nil
-	}
-	if res, refused := d.screen(c, rt); refused { // limits.blacklist_accounts (blacklist.go)
-		return res, nil
-	}
-	if res, refused := d.accountHistoryLimit(c, rt); refused { // limits.account_history_limit (limits.go)
-		return res, nil
-	}
-	// Broadcasts change chain state: never cached, never coalesced (two
-	// clients sending one transaction each get the node's own answer).
-	// NO_CACHE routes are not coalesced either: an operator who turns the
-	// cache off for a method wants an answer computed after the request
-	// arrived, not one an earlier request is already waiting for.
-	coalesce := rt.TTL.Kind != config.TTLNoCache && !rt.Broadcast
-	cacheable := coalesce && (d.cache != nil || d.tier != nil)
-	return Result{}, &Pending{d: d, c: c, rt: rt, coalesce: coalesce, cacheable: cacheable}
-}
-
-// Pending is a call that needs an upstream request.
-type Pending struct {
-	d         *Dispatcher
-	c         *router.Call
-	rt        router.Route
-	coalesce  bool // join an identical call in flight
-	cacheable bool // store the answer
-}
-
-// Run makes the upstream call (or joins an identical one in flight),
-// applies the TTL policy and stores the answer. With a shared cache tier
-// (WithSharedCache) the flight first looks in Redis, within its timeout,
-// and a hit there is the answer (CacheHit, no upstream call). A Pending
-// holds no resources, so one that is never run needs no clean-up.
-func (p *Pending) Run(ctx context.Context) Result {
-	d, c, rt := p.d, p.c, p.rt
-	if !p.coalesce {
-		// This caller alone holds the result: it may be lent.
-		out := d.upstream(ctx, c, rt, false, true)
-		return p.result(out, true)
-	}
-	// The upstream call may outlive this client's request (another client
-	// can still be waiting on it), so it must not hold the request's buffers.
-	c = detach(c)
-	cacheable := p.cacheable
-	out, leader := d.flights.do(ctx, c.Key, func(ctx context.Context) outcome {
-		if cacheable && d.tier != nil {
-			// The in-process cache missed in PrepareCall; the shared tier
-			// is asked once per flight, within its short timeout.
-			if v, e, ok := d.tier.FetchShared(ctx, c.Key); ok {
-				return outcome{result: v, entry: e, shared: true}
-			}
-		}
-		o := d.upstream(ctx, c, rt, cacheable, false)
-		if cacheable && o.err == nil && o.resp.Error == nil {
-			o.entry = d.store(c, rt, o.result, o.resp)
-		}
-		return o
-	})
-	return p.result(out, leader)
-}
-
-// result is the Result of p's outcome; leader says whether this caller's
-// flight made the call (false: coalesced onto another's).
-func (p *Pending) result(out outcome, leader bool) Result {
-	res := Result{Route: p.rt.Matched.URL, Key: p.c.Key, Cache: CacheBypass, Result: out.result, Err: out.rpcErr(), Entry: out.entry}
-	switch {
-	case !p.coalesce:
-		res.Lease = out.resp.Lease
-	case out.shared:
-		res.Cache = CacheHit // from the shared tier: no upstream call was made
-	case !leader:
-		res.Cache = CacheCoalesced
-	case p.cacheable:
-		res.Cache = CacheMiss
-	}
-	return res
-}
 
 // FlightStats counts the coalesced upstream calls in flight.
 type FlightStats struct {
@@ -401,64 +274,6 @@ func (d *Dispatcher) store(c *router.Call, rt router.Route, result json.RawMessa
 		e, _ = d.cache.Store(c.Key, result, ttl)
 	}
 	return e
-}
-
-// CallJSONRPC serves one JSON-RPC call for the JSON-RPC front end.
-func (d *Dispatcher) CallJSONRPC(ctx context.Context, method string, params json.RawMessage) jsonrpc.Answer {
-	return d.Call(ctx, method, params).Answer()
-}
-
-// CallJSONRPCBatch implements jsonrpc.BatchCaller (ServeBatch).
-func (d *Dispatcher) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
-	d.ServeBatch(ctx, els, answers, nil)
-}
-
-// ServeBatch serves the valid elements (Err nil) of a JSON-RPC batch into
-// answers, by position: cache hits and calls refused before any upstream
-// request are answered at once, the rest go upstream together (RunBatch).
-// observe, when not nil, is told each element's Result.
-func (d *Dispatcher) ServeBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer, observe func(Result)) {
-	var pending []*Pending
-	var at []int
-	for i, el := range els {
-		if el.Err != nil {
-			continue
-		}
-		res, p := d.Prepare(el.Req.Method, el.Req.Params)
-		if p == nil {
-			answers[i] = res.Answer()
-			if observe != nil {
-				observe(res)
-			}
-			continue
-		}
-		pending = append(pending, p)
-		at = append(at, i)
-	}
-	if len(pending) == 0 {
-		return
-	}
-	for j, res := range d.RunBatch(ctx, pending) {
-		answers[at[j]] = res.Answer()
-		if observe != nil {
-			observe(res)
-		}
-	}
-}
-
-// Answer is the JSON-RPC front end's view of r.
-func (r Result) Answer() jsonrpc.Answer {
-	a := jsonrpc.Answer{Result: r.Result, Err: r.Err, Cache: string(r.Cache), Route: r.Route}
-	if r.Lease != nil {
-		a.Lease = r.Lease
-	}
-	if r.Entry != nil && r.Cache == CacheHit {
-		// A gzip-encoded answer keeps the compressed result with the entry,
-		// once the entry is asked for again: a result read once (the miss
-		// that stored it) is compressed with the answer, not kept twice.
-		a.Forms = r.Entry
-	}
-	return a
 }
 
 // Healthy reports whether any backend can be reached.

@@ -17,9 +17,10 @@ import (
 	"github.com/hivegate/hivegate/router"
 )
 
-// TestCallFreshBypassesTheCache: a cached answer is served to Call, while
-// CallFresh asks the node each time and leaves the cache as it was.
-func TestCallFreshBypassesTheCache(t *testing.T) {
+// TestFreshBypassesTheCache: a cached answer is served to a call, while a
+// fresh call (dispatch.Call.Fresh) asks the node each time and leaves the
+// cache as it was.
+func TestFreshBypassesTheCache(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
 	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,18 +46,18 @@ func TestCallFreshBypassesTheCache(t *testing.T) {
 	d := dispatch.New(r, cache.New(1<<20), pool, nil, nil)
 	ctx := context.Background()
 	params := json.RawMessage(`[["alice"]]`)
-	if res := d.Call(ctx, "condenser_api.get_accounts", params); string(res.Result) != "1" {
+	if res := serveOne(d, ctx, "condenser_api.get_accounts", params); string(res.Result) != "1" {
 		t.Fatalf("first call %s", res.Result)
 	}
 	for want := "2"; want <= "3"; want = string(rune(want[0] + 1)) {
-		if res := d.CallFresh(ctx, "condenser_api.get_accounts", params); string(res.Result) != want || res.Cache != dispatch.CacheBypass {
+		if res := serveFresh(d, ctx, "condenser_api.get_accounts", params); string(res.Result) != want || res.Cache != dispatch.CacheBypass {
 			t.Errorf("fresh call %s (%s), want %s", res.Result, res.Cache, want)
 		}
 	}
-	if res := d.Call(ctx, "condenser_api.get_accounts", params); string(res.Result) != "1" || res.Cache != dispatch.CacheHit {
+	if res := serveOne(d, ctx, "condenser_api.get_accounts", params); string(res.Result) != "1" || res.Cache != dispatch.CacheHit {
 		t.Errorf("the cached answer changed: %s (%s)", res.Result, res.Cache)
 	}
-	if res := d.CallFresh(ctx, "no..method", nil); res.Err == nil {
+	if res := serveFresh(d, ctx, "no..method", nil); res.Err == nil {
 		t.Error("an invalid method is answered")
 	}
 }

@@ -149,8 +149,9 @@ func (hb *handlerBench) serve(b *testing.B, body string) {
 }
 
 // BenchmarkHandler measures whole JSON-RPC requests: a cache hit (scenario
-// 2a), a batch of 50 hits (2b), a cached 2.8 MB list_accounts answer (4b) and
-// a miss to the fake hived over loopback (3a).
+// 2a), a batch of 50 hits (2b), a cached 2.8 MB list_accounts answer (4b), a
+// miss to the fake hived over loopback (3a) and a batch of 10 misses (sent
+// upstream as one JSON-RPC batch).
 func BenchmarkHandler(b *testing.B) {
 	dgpo := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_dynamic_global_properties","params":[]}`
 	elems := make([]string, 50)
@@ -162,6 +163,7 @@ func BenchmarkHandler(b *testing.B) {
 		{"batch50", "3600", "[" + strings.Join(elems, ",") + "]"},
 		{"list_accounts", "3600", `{"jsonrpc":"2.0","id":1,"method":"database_api.list_accounts","params":{"start":"","limit":1000,"order":"by_name"}}`},
 		{"miss", "NO_CACHE", dgpo},
+		{"batch10_miss", "NO_CACHE", "[" + strings.Join(elems[:10], ",") + "]"},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {

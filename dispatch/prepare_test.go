@@ -31,13 +31,15 @@ func newTestDispatcher(t *testing.T, node *countingNode) *dispatch.Dispatcher {
 }
 
 // TestResultKeysAreStable checks that every Result's Key is a string of its
-// own: Prepare builds keys in a reused buffer, and a Key that viewed it would
-// change under the next call (the access log reads Key after the call).
+// own: front ends build keys in a reused buffer (router.Router.ParseKey),
+// and a Key that viewed it would change under the next call (the access log
+// reads Key after the call).
 func TestResultKeysAreStable(t *testing.T) {
 	t.Parallel()
 	node := newCountingNode(t)
 	d := newTestDispatcher(t, node)
 	ctx := context.Background()
+	front := &door{d: d}
 	type call struct {
 		method, params, key, cache string
 	}
@@ -51,14 +53,14 @@ func TestResultKeysAreStable(t *testing.T) {
 	}
 	var results []dispatch.Result
 	for _, c := range calls {
-		res := d.Call(ctx, c.method, json.RawMessage(c.params))
+		res := front.call(ctx, c.method, json.RawMessage(c.params))
 		if res.Key != c.key || string(res.Cache) != c.cache {
 			t.Fatalf("%s %s: key %q cache %s; want %q %s", c.method, c.params, res.Key, res.Cache, c.key, c.cache)
 		}
 		results = append(results, res)
 		// Longer keys through the same buffers.
 		for i := range 3 {
-			d.Call(ctx, "cache_api.filler", json.RawMessage(fmt.Sprintf(`[%q]`, fmt.Sprint(i, "-", c.key, c.key))))
+			front.call(ctx, "cache_api.filler", json.RawMessage(fmt.Sprintf(`[%q]`, fmt.Sprint(i, "-", c.key, c.key))))
 		}
 	}
 	for i, res := range results {
@@ -67,23 +69,26 @@ func TestResultKeysAreStable(t *testing.T) {
 		}
 	}
 	hit := results[1]
-	if hit.Entry == nil || hit.Entry.Key() != hit.Key || string(hit.Result) != nodeResult("condenser_api.get_block", json.RawMessage(`[1]`), 0) {
-		t.Errorf("hit: entry %+v, result %s", hit.Entry, hit.Result)
+	if hit.Forms == nil || string(hit.Result) != nodeResult("condenser_api.get_block", json.RawMessage(`[1]`), 0) {
+		t.Errorf("hit: forms %v, result %s", hit.Forms, hit.Result)
 	}
 }
 
-// TestPrepareHitDoesNotAllocate checks the cache-hit path of Prepare.
-func TestPrepareHitDoesNotAllocate(t *testing.T) {
+// TestServeHitDoesNotAllocate checks the cache-hit path of Serve, with the
+// call parsed into reused buffers as the JSON-RPC front end does.
+func TestServeHitDoesNotAllocate(t *testing.T) {
 	// Not parallel: AllocsPerRun counts allocations process-wide.
 	node := newCountingNode(t)
 	d := newTestDispatcher(t, node)
 	params := json.RawMessage(`[8675309]`)
-	if res := d.Call(context.Background(), "condenser_api.get_block", params); res.Err != nil {
+	if res := serveOne(d, context.Background(), "condenser_api.get_block", params); res.Err != nil {
 		t.Fatal(res.Err)
 	}
+	front := &door{d: d, keys: make([]byte, 0, 256)}
+	ctx := context.Background()
 	n := testing.AllocsPerRun(1000, func() {
-		if res, p := d.Prepare("condenser_api.get_block", params); p != nil || res.Cache != dispatch.CacheHit {
-			t.Fatalf("Prepare: %+v, pending %v", res, p != nil)
+		if res := front.call(ctx, "condenser_api.get_block", params); res.Cache != dispatch.CacheHit {
+			t.Fatalf("Serve: %+v", res)
 		}
 	})
 	if n != 0 {
@@ -109,14 +114,14 @@ func TestLeaseOnlyForUnsharedResults(t *testing.T) {
 			{"cache_api.other", fmt.Sprintf(`[%d]`, i), "miss", false},
 			{"cache_api.other", fmt.Sprintf(`[%d]`, i), "hit", false},
 		} {
-			res := d.Call(ctx, c.method, json.RawMessage(c.params))
+			res := serveOne(d, ctx, c.method, json.RawMessage(c.params))
 			if string(res.Cache) != c.cache || (res.Lease != nil) != c.lent {
 				t.Fatalf("%s %s: cache %s, lease %v; want %s, lent %v", c.method, c.params, res.Cache, res.Lease != nil, c.cache, c.lent)
 			}
 			if want := nodeResult(c.method, json.RawMessage(c.params), 0); string(res.Result) != want {
 				t.Fatalf("%s %s: result %s, want %s", c.method, c.params, res.Result, want)
 			}
-			res.Lease.Release() // a nil Lease does nothing
+			res.Release() // a result without a lease is left as it is
 		}
 	}
 }

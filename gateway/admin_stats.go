@@ -86,7 +86,7 @@ func (s *callStats) method(key string) *methodStats {
 // wentUpstream reports whether a served call was answered by a backend
 // (or failed there): a miss or an uncached route, with a result, a
 // backend's error or an upstream failure.
-func wentUpstream(res dispatch.Result, outcome string) bool {
+func wentUpstream(res *dispatch.Result, outcome string) bool {
 	if res.Cache != dispatch.CacheMiss && res.Cache != dispatch.CacheBypass {
 		return false
 	}
@@ -100,7 +100,7 @@ func wentUpstream(res dispatch.Result, outcome string) bool {
 
 // record counts one served call at now; d is the time it took, counted as
 // upstream time when it went upstream.
-func (s *callStats) record(now time.Time, key string, res dispatch.Result, outcome string, d time.Duration) {
+func (s *callStats) record(now time.Time, key string, res *dispatch.Result, outcome string, d time.Duration) {
 	m := s.method(key)
 	slot := slotOf(now)
 	m.mu.Lock()
@@ -242,7 +242,7 @@ func (o *operatorState) forConfig(cfg *config.Config) *opsObserver {
 
 // served records one call served by frontend: its figures, and its error
 // in the ring.
-func (o *opsObserver) served(frontend string, res dispatch.Result, outcome string, d time.Duration) {
+func (o *opsObserver) served(frontend string, res *dispatch.Result, outcome string, d time.Duration) {
 	if o == nil {
 		return
 	}

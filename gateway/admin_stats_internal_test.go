@@ -31,9 +31,9 @@ func TestCallStatsWindow(t *testing.T) {
 		Err: jsonrpc.NewError(jsonrpc.KindUpstreamTimeout, "backend hived did not answer within 5s", nil)}
 
 	clock.advance(5 * time.Second)
-	obs.served(metrics.FrontendJSONRPC, hit, metrics.OutcomeOK, time.Millisecond)
-	obs.served(metrics.FrontendJSONRPC, miss, metrics.OutcomeOK, 200*time.Millisecond)
-	obs.served(metrics.FrontendJSONRPC, failed, metrics.Outcome(failed.Err), 5*time.Second)
+	obs.served(metrics.FrontendJSONRPC, &hit, metrics.OutcomeOK, time.Millisecond)
+	obs.served(metrics.FrontendJSONRPC, &miss, metrics.OutcomeOK, 200*time.Millisecond)
+	obs.served(metrics.FrontendJSONRPC, &failed, metrics.Outcome(failed.Err), 5*time.Second)
 	clock.advance(5 * time.Second)
 
 	byMethod := func() (map[string]MethodStat, time.Duration) {
@@ -80,7 +80,7 @@ func TestCallStatsBounded(t *testing.T) {
 	st := newOperatorState(clock.now)
 	obs := st.forConfig(&config.Config{})
 	for i := range maxStatMethods + 5 {
-		obs.served(metrics.FrontendJSONRPC, dispatch.Result{Key: "appbase.api.m" + strconv.Itoa(i)}, metrics.OutcomeOK, 0)
+		obs.served(metrics.FrontendJSONRPC, &dispatch.Result{Key: "appbase.api.m" + strconv.Itoa(i)}, metrics.OutcomeOK, 0)
 	}
 	all, _ := st.stats.window(clock.now())
 	others := 0

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAdminStatsAndErrors: after calls of every kind (cache hits and a
@@ -113,7 +114,9 @@ func TestAdminStatsAndErrors(t *testing.T) {
 		if e.Method != "appbase.test_api.batched" || e.Kind != "backend_error" || e.Code != -32601 || e.Backend != "hived" || e.Time == "" {
 			t.Fatalf("error %d (the newest are the batch's): %+v", i, e)
 		}
-		if i > 0 && e.Time > errs.Errors[i-1].Time {
+		// Compared as times: RFC 3339 drops trailing zeros of the
+		// fraction, so "…05.12Z" sorts after "…05.123Z" as text.
+		if i > 0 && parseTime(t, e.Time).After(parseTime(t, errs.Errors[i-1].Time)) {
 			t.Fatalf("error %d is newer than error %d", i, i-1)
 		}
 	}
@@ -161,4 +164,14 @@ func TestOperatorPageServed(t *testing.T) {
 	if status, _ := o.adminReq("POST", "/operator/", ""); status != http.StatusUnauthorized {
 		t.Errorf("POST /operator/ without the token: %d, want 401 (only GETs of the page skip it)", status)
 	}
+}
+
+// parseTime reads a time the admin API wrote.
+func parseTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("time %q: %v", s, err)
+	}
+	return v
 }

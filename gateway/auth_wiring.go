@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -20,10 +21,11 @@ import (
 // here, and only here: the OAuth service (package auth, with its signer)
 // and the call policy (package callpolicy) are built once with the
 // gateway (codes, revocations and rate limits outlive config reloads), and
-// each generation's handler tree mounts the service's endpoints, wraps the
-// JSON-RPC caller and handler with the call policy, and hands the typed
-// services the policy's interceptor and the hivegate.auth.v1 service.
-// Everything is a no-op when auth is off.
+// each generation's handler tree mounts the service's endpoints, gives the
+// dispatcher's hooks the call policy (Authorize), wraps the JSON-RPC
+// handler with its token check, and hands the typed services the policy's
+// interceptor and the hivegate.auth.v1 service. Everything is a no-op when
+// auth is off.
 
 // newAuth builds the auth service of cfg, or nil when auth is off, and
 // the call policy (g.policy) that checks its tokens.
@@ -46,7 +48,6 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 	}
 	policy, err := callpolicy.New(callpolicy.Options{
 		RequireToken: cfg.Auth.RequireToken,
-		Router:       func() *router.Router { return g.Dispatcher().Router() },
 		Verify:       s.Verify,
 	})
 	if err != nil {
@@ -57,12 +58,13 @@ func (g *Gateway) newAuth(cfg *config.Config) (*auth.Service, error) {
 	return s, nil
 }
 
-// authCaller wraps the JSON-RPC caller with the call policy.
-func (g *Gateway) authCaller(c jsonrpc.Caller) jsonrpc.Caller {
-	if g.policy == nil {
-		return c
+// authorize is the token policy as the dispatcher's Authorize hook, nil
+// when there is none.
+func (g *Gateway) authorize() func(context.Context, *router.Call) *jsonrpc.Error {
+	if g.policy == nil || !g.policy.Policy() {
+		return nil
 	}
-	return g.policy.PolicyCaller(c)
+	return g.policy.Authorize
 }
 
 // authHandler wraps the JSON-RPC handler with the call policy's token
@@ -82,7 +84,7 @@ func (g *Gateway) mountAuth(mux *http.ServeMux) (interceptors []connect.Intercep
 		return nil, nil
 	}
 	g.auth.Mount(mux)
-	if i := g.policy.PolicyInterceptor(g.api.Resolve); i != nil {
+	if i := g.policy.PolicyInterceptor(); i != nil {
 		interceptors = append(interceptors, i)
 	}
 	return interceptors, []server.Service{{Name: auth.ServiceName, Handler: g.auth.ConnectHandler}}

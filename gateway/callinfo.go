@@ -49,10 +49,14 @@ func callInfoFrom(ctx context.Context) *callInfo {
 	return info
 }
 
-// setCall records the one call of a single request.
-func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
+// setCall records the one call of a single request; the calls of a
+// JSON-RPC batch are not recorded one by one (setBatch describes them).
+func (i *callInfo) setCall(method string, res *dispatch.Result, outcome string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if i.batch >= 0 {
+		return
+	}
 	if res.Key != "" {
 		method, _, _ = strings.Cut(res.Key, ".params=")
 	} else if len(method) > 100 {
@@ -64,33 +68,11 @@ func (i *callInfo) setCall(method string, res dispatch.Result, outcome string) {
 	i.route, i.cache, i.outcome = res.Route, string(res.Cache), outcome
 }
 
-// setOutcome records the outcome of a call that failed before dispatch.
-func (i *callInfo) setOutcome(outcome string) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.outcome = outcome
-}
-
 // setQuota records who the request counted against.
 func (i *callInfo) setQuota(subject, key string) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.quotaSubject, i.quotaKey = subject, key
-}
-
-// setRefused records a single request's call refused before dispatch
-// (quota): its method key and route, and the outcome. The calls of a batch
-// are described by the batch as a whole.
-func (i *callInfo) setRefused(method, route, outcome string) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.batch >= 0 {
-		return
-	}
-	if i.frontend == metrics.FrontendJSONRPC && method != "" {
-		i.method = method
-	}
-	i.route, i.outcome = route, outcome
 }
 
 // setBatch records the number of elements of a batch.

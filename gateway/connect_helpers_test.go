@@ -133,11 +133,21 @@ type typedGateway struct {
 // startTypedGateway serves a gateway in front of backend h.
 func startTypedGateway(t testing.TB, h http.Handler, opts gateway.Options) *typedGateway {
 	t.Helper()
+	return startTypedGatewayWith(t, h, opts, nil)
+}
+
+// startTypedGatewayWith is startTypedGateway with the config changed by
+// edit (when not nil) first.
+func startTypedGatewayWith(t testing.TB, h http.Handler, opts gateway.Options, edit func(*config.Config)) *typedGateway {
+	t.Helper()
 	b := newCountingBackend(t, h)
 	yaml := strings.ReplaceAll(typedConfig, "{{backend}}", b.srv.URL)
 	cfg, err := config.Parse("typed_test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("config: %v", err)
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	if opts.Version == "" {
 		opts.Version = "1.0.0-test"

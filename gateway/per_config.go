@@ -101,9 +101,13 @@ func carryLIB(from, to *backend.LIBTracker) {
 func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	cfg := gen.cfg
 	limits := cfg.Limits.WithDefaults()
-	obs := &callObserver{metrics: g.metrics, epoch: time.Now(), ops: g.ops.forConfig(cfg)}
+	obs := &callObserver{metrics: g.metrics, ops: g.ops.forConfig(cfg)}
+	jsonrpcHooks, connectHooks := g.hooks(gen, obs) // observe_calls.go
 	mux := http.NewServeMux()
-	mux.Handle("/", g.authHandler(jsonrpchttp.NewHandler(g.authCaller(observedCaller{d: gen.dispatcher, obs: obs}), jsonrpchttp.HandlerOptions{
+	// The call policy's token check (auth_wiring.go) outside the quotas'
+	// (quota_wiring.go), which reuse the token it verified.
+	mux.Handle("/", g.authHandler(quotaHTTP(gen.quota, jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
+		Hooks:            jsonrpcHooks,
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
 		MaxBatch:         limits.MaxBatchSize,
@@ -113,8 +117,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-		Admit:            quotaAdmit(gen, obs), // quota_wiring.go
-	})))
+	}))))
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
@@ -128,15 +131,15 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())
 	}
-	if qi := g.quotaInterceptor(gen); qi != nil { // quota_wiring.go
+	if qi := quotaInterceptor(gen.quota); qi != nil { // quota_wiring.go: after the call policy's
 		interceptors = append(interceptors, qi)
 	}
 	if len(interceptors) > 0 {
 		connectOpts = append(connectOpts, connect.WithInterceptors(interceptors...))
 	}
 	g.api.Mount(mux, gen.dispatcher, server.Options{
-		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Observer: obs,
-		HandlerOptions: connectOpts, Services: services,
+		Logger: g.log, ReadMaxBytes: limits.MaxBodyBytes, Hooks: connectHooks,
+		HandlerOptions: connectOpts, Services: services, Drift: obs,
 	})
 	// The guard refuses at once what is over max_in_flight, a client's
 	// share of it or a client's rate, before any work, and reads a body in

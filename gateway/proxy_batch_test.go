@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/dispatch"
 )
 
 // batchOf joins request bodies into a batch.
@@ -213,11 +213,18 @@ func TestProxyBatchCacheHits(t *testing.T) {
 	// The batch path answers hits in place: the dispatcher reports them as
 	// hits, without an upstream call.
 	d := p.gw.Dispatcher()
-	els := []jsonrpc.Element{{Req: jsonrpc.Request{Method: "cache_api.no_expire", Params: []byte(`["k"]`)}}}
-	answers := make([]jsonrpc.Answer, 1)
-	d.ServeBatch(context.Background(), els, answers, nil)
-	if a := answers[0]; a.Cache != "hit" || string(a.Result) != `{"v":1}` {
-		t.Errorf("ServeBatch on a hit: answer %+v", a)
+	calls := make([]dispatch.Call, 2)
+	for i := range calls {
+		if _, err := d.Router().ParseKey(&calls[i].Call, nil, "cache_api.no_expire", []byte(`["k"]`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := make([]dispatch.Result, 2)
+	d.Serve(context.Background(), nil, calls, results)
+	for _, a := range results {
+		if a.Cache != dispatch.CacheHit || string(a.Result) != `{"v":1}` {
+			t.Errorf("Serve of a batch on a hit: result %+v", a)
+		}
 	}
 	if c := node.count("test_api.echo"); c != 1 {
 		t.Errorf("uncached method reached the node %d times, want 1", c)

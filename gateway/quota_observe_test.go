@@ -94,3 +94,21 @@ func TestQuotaRefusalsObserved(t *testing.T) {
 		t.Errorf("the log shows an API key:\n%s", logs.String())
 	}
 }
+
+// TestQuotaUnknownKeyBatch: a batch sent with an unknown API key has each
+// of its calls answered -32016 by the dispatcher's Admit hook (HTTP 200,
+// as for any batch: no result), and each call is counted as
+// unauthorized on its route; the key appears nowhere in the answer.
+func TestQuotaUnknownKeyBatch(t *testing.T) {
+	t.Parallel()
+	url, gw := quotaGatewayWith(t, quotaConfig(simNode(t), ""), gateway.Options{})
+	batch := `[` + getBlock + `,` + getHistory + `]`
+	r := postRPC(t, url, batch, map[string]string{"X-Api-Key": "guessed-key-123"})
+	if r.status != http.StatusOK || strings.Count(r.body, `"code":-32016`) != 2 || strings.Contains(r.body, `"result"`) || strings.Contains(r.body, "guessed") {
+		t.Fatalf("batch with an unknown key: HTTP %d %s", r.status, r.body)
+	}
+	if v, _ := metrics.Value(gw.Metrics().Registry(), "hivegate_requests_total",
+		`frontend="jsonrpc",outcome="unauthorized",route="appbase"`); v != 2 {
+		t.Errorf(`hivegate_requests_total{frontend="jsonrpc",outcome="unauthorized",route="appbase"} = %v, want 2`, v)
+	}
+}

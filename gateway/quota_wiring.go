@@ -2,27 +2,25 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
 
 	"github.com/hivegate/hivegate/config"
-	"github.com/hivegate/hivegate/jsonrpc"
-	"github.com/hivegate/hivegate/metrics"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/quota"
 )
 
 // Quotas (issue 30 item 5, the `quotas:` section) are wired in here, and
-// only here, for the lead to move onto dispatch's one door: the Limiter
-// (counters, in memory or in the Redis tier) lives as long as the gateway;
-// each generation builds a quota.Policy from its config and router, which
-// the JSON-RPC handler asks through its Admit hook and the typed services
-// through quotaInterceptor. Nothing is wrapped when quotas are off.
+// only here. The Limiter (counters, in memory or in the Redis tier) lives
+// as long as the gateway; each generation builds a quota.Policy from its
+// config. A request's place in it (quota.Request: its subject, worked out
+// once) is put in its context by quotaHTTP (JSON-RPC) or quotaInterceptor
+// (typed calls), and the dispatcher's Admit hook (quotaAdmit) charges its
+// calls there, weighed by the method keys the front end's router calls
+// hold: nothing is parsed twice. Nothing is wrapped when quotas are off.
 
 // newQuotaLimiter builds the gateway's quota counters and registers their
 // metrics. The counters use the Redis tier when cache.redis_url is set.
@@ -38,114 +36,97 @@ func (g *Gateway) newQuotaLimiter(cfg *config.Config) error {
 }
 
 // newQuotaPolicy builds a generation's quota policy; nil when quotas are
-// off. The policy tells the request's callInfo who it counts against, for
-// the access log.
+// off. An app's token is looked at through the call policy, which
+// verifies a request's token once for both.
 func (g *Gateway) newQuotaPolicy(gen *generation) (*quota.Policy, error) {
-	o := quota.PolicyOptions{Router: gen.router, Limiter: g.quota, Checked: quotaChecked}
-	if g.auth != nil {
-		o.Apps = g.auth.TokenApp
+	o := quota.PolicyOptions{Limiter: g.quota}
+	if g.policy != nil {
+		o.Apps = g.policy.TokenApp
 	}
 	return quota.NewPolicy(gen.cfg, o)
 }
 
-// quotaChecked records in the request's callInfo who it counts against.
-func quotaChecked(ctx context.Context, s quota.Subject) {
-	if info := callInfoFrom(ctx); info != nil {
-		info.setQuota(s.Kind, s.Name)
-	}
-}
-
-// quotaAdmit is the JSON-RPC handler's Admit hook of a generation: the
-// policy's AdmitJSONRPC, with every call it refuses counted in the
-// requests metrics as the dispatcher counts the calls it serves (route,
-// and outcome rate_limited, or unauthorized for an unknown API key): a
-// refused call never reaches the dispatcher. nil when quotas are off.
-func quotaAdmit(gen *generation, obs *callObserver) func(*http.Request, []jsonrpc.Element) (time.Duration, *jsonrpc.Error) {
-	p := gen.quota
+// quotaAdmit is the dispatcher's Admit hook of a generation with quotas
+// (nil without): it charges a request's calls, all of a batch's in one
+// round trip, to the subject of the quota.Request in ctx (none: a request
+// that came in by no quota wrapper, which is not counted). A call over
+// quota is answered -32017 with its wait (Result.RetryAfter: Retry-After);
+// with an unknown API key every call is answered -32016.
+func quotaAdmit(p *quota.Policy) func(context.Context, []dispatch.Call, []dispatch.Result) {
 	if p == nil {
 		return nil
 	}
-	return func(r *http.Request, els []jsonrpc.Element) (time.Duration, *jsonrpc.Error) {
-		start := time.Now()
-		var small [16]bool
-		pending := small[:0] // the elements the policy checks: valid ones
-		for _, el := range els {
-			pending = append(pending, el.Err == nil)
+	return func(ctx context.Context, calls []dispatch.Call, results []dispatch.Result) {
+		q := quota.RequestFrom(ctx)
+		if q == nil {
+			return
 		}
-		retry, e := p.AdmitJSONRPC(r, els)
-		d := time.Since(start)
-		for i, el := range els {
-			refused := e
-			if refused == nil {
-				refused = el.Err
+		var oneW [1]int
+		var oneT [1]time.Duration
+		weights, waits := oneW[:], oneT[:]
+		if len(calls) > 1 {
+			weights, waits = make([]int, len(calls)), make([]time.Duration, len(calls))
+		}
+		for i := range calls {
+			c := &calls[i].Call
+			if calls[i].Invalid != nil {
+				c = nil // the router could not parse it: the default weight
 			}
-			if !pending[i] || refused == nil {
-				continue
+			weights[i] = p.Weight(c)
+		}
+		if e := q.Admit(ctx, weights, waits); e != nil {
+			for i := range calls {
+				results[i].Err = e
 			}
-			method, route := routeOf(gen, el.Req.Method, el.Req.Params)
-			outcome := metrics.KindLabel(refused.Kind)
-			obs.metrics.ObserveCall(metrics.FrontendJSONRPC, route, outcome, d)
-			if info := callInfoFrom(r.Context()); info != nil {
-				info.setRefused(method, route, outcome)
+			return
+		}
+		if s, limited, _ := q.Subject(ctx); limited {
+			if info := callInfoFrom(ctx); info != nil {
+				info.setQuota(s.Kind, s.Name) // the access log names who it counted against
 			}
 		}
-		return retry, e
+		for i, w := range waits {
+			if w > 0 {
+				results[i].Err, results[i].RetryAfter = q.Refusal(weights[i], w), w
+			}
+		}
 	}
 }
 
-// routeOf is a call's method key without params and the urls key that
-// routes it, for the metrics and the access log of a call refused before
-// dispatch; empty when the method does not parse or has no route.
-func routeOf(gen *generation, method string, params json.RawMessage) (key, route string) {
-	c, err := gen.router.Parse(method, params)
-	if err != nil {
-		return "", ""
+// quotaHTTP puts each JSON-RPC request's quota.Request in its context, for
+// quotaAdmit. Its subject is worked out when the dispatcher first asks: a
+// request with an unknown API key has each of its calls answered -32016
+// there (HTTP 401 for a single call), so that the refusal is counted and
+// logged, by its route and method, like any call's. It wraps inside the
+// call policy's PolicyHTTP, whose verified token it reuses.
+func quotaHTTP(p *quota.Policy, next http.Handler) http.Handler {
+	if p == nil {
+		return next
 	}
-	key, _, _ = strings.Cut(c.Key, ".params=")
-	if rt, err := gen.router.Resolve(c); err == nil {
-		route = rt.Matched.URL
-	}
-	return key, route
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		q := p.Request(r.RemoteAddr, r.Header)
+		next.ServeHTTP(w, r.WithContext(quota.WithRequest(r.Context(), q)))
+	})
 }
 
-// quotaInterceptor checks typed calls against the policy, by the JSON-RPC
-// method and params they become (resolve): a call over quota is refused
-// with resource_exhausted and Retry-After, an unknown API key with
-// unauthenticated; either is counted in the requests metrics (outcome
-// rate_limited or unauthorized). Procedures that are not calls (health,
-// reflection, the auth service) pass. nil when quotas are off.
-func (g *Gateway) quotaInterceptor(gen *generation) connect.Interceptor {
-	p := gen.quota
+// quotaInterceptor puts each typed call's quota.Request in its context,
+// for quotaAdmit, which refuses a call over quota (resource_exhausted
+// with Retry-After, from the dispatcher's answer) or with an unknown API
+// key (unauthenticated). Its subject is worked out when the dispatcher
+// first asks, so procedures that are not calls (health, reflection, the
+// auth service) pass as they are. It comes after the call policy's
+// interceptor, whose verified token it reuses. nil when quotas are off.
+func quotaInterceptor(p *quota.Policy) connect.Interceptor {
 	if p == nil {
 		return nil
 	}
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			start := time.Now()
-			method, params, ok := g.api.Resolve(req.Spec().Procedure, req.Any())
-			if !ok {
-				return next(ctx, req)
-			}
-			retry, e := p.AdmitCall(ctx, req.Peer().Addr, req.Header(), method, params)
-			if e == nil {
-				return next(ctx, req)
-			}
-			_, route := routeOf(gen, method, params)
-			outcome, frontend := metrics.KindLabel(e.Kind), metrics.FrontendConnect
-			if info := callInfoFrom(ctx); info != nil {
-				frontend = info.frontend
-				info.setRefused("", route, outcome)
-			}
-			g.metrics.ObserveCall(frontend, route, outcome, time.Since(start))
-			code := connect.CodeResourceExhausted
-			if e.Kind == jsonrpc.KindUnauthorized {
-				code = connect.CodeUnauthenticated
-			}
-			ce := connect.NewError(code, errors.New(e.Message))
-			if retry > 0 {
-				ce.Meta().Set("Retry-After", quota.RetryAfter(retry))
-			}
-			return nil, ce
+			return next(quota.WithRequest(ctx, p.Request(req.Peer().Addr, req.Header())), req)
 		}
 	})
 }

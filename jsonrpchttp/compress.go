@@ -3,7 +3,6 @@ package jsonrpchttp
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/hivegate/hivegate/jsonrpc"
 	"hash/crc32"
 	"net/http"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/hivegate/hivegate/dispatch"
 )
 
 // Answers to clients that send Accept-Encoding: gzip are gzip-encoded
@@ -18,7 +19,7 @@ import (
 // HandlerOptions.CompressMinBytes long.
 //
 // A result that comes from the cache is compressed once: its deflate form
-// is kept with the cache entry (Answer.Forms, cache.Entry.SetDerived) and
+// is kept with the cache entry (dispatch.Result.Forms, cache.Entry.SetDerived) and
 // spliced into every later answer that carries it. An answer is one gzip
 // member whose deflate stream is a run of segments: the envelope around
 // each result ({"jsonrpc":"2.0","result": ... ,"id":7}) and the results
@@ -46,7 +47,7 @@ import (
 // deflateForm, its interface value and its slot among the entry's forms.
 const formOverhead = 96
 
-// deflateFormKey is the key of a result's deflate form in a Deriver.
+// deflateFormKey is the key of a result's deflate form in its Forms.
 type deflateFormKey struct{}
 
 // deflateForm is a result compressed on its own into a sync-flushed run of
@@ -119,7 +120,7 @@ func acceptsGzip(h http.Header) bool {
 
 // form returns the kept deflate form of a result, making and keeping it on
 // first use.
-func (h *Handler) form(result []byte, forms jsonrpc.Deriver) []byte {
+func (h *Handler) form(result []byte, forms dispatch.Forms) []byte {
 	if f, ok := forms.Derived(deflateFormKey{}).(*deflateForm); ok {
 		return f.seg
 	}

@@ -6,7 +6,6 @@ package jsonrpchttp_test
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -16,22 +15,25 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
-// hitCaller answers every call with the same result, kept in one formStore
-// as a cache entry's derived forms are.
+// hitCaller answers every call with the same result, a cache hit whose
+// forms are kept in one formStore as a cache entry's are.
 type hitCaller struct {
+	fakeDispatcher
 	result json.RawMessage
 	forms  formStore
 }
 
-func (c *hitCaller) CallJSONRPC(context.Context, string, json.RawMessage) jsonrpc.Answer {
-	return jsonrpc.Answer{Result: c.result, Forms: &c.forms}
+func newHitCaller(result json.RawMessage) *hitCaller {
+	c := &hitCaller{result: result}
+	c.answer = func(*dispatch.Call) dispatch.Result {
+		return dispatch.Result{Result: c.result, Forms: &c.forms, Cache: dispatch.CacheHit}
+	}
+	return c
 }
-
-func (c *hitCaller) Healthy() bool { return true }
 
 // accountsResult is a result of about n bytes shaped like a list of
 // accounts: repetitive keys, varied values.
@@ -81,7 +83,7 @@ func BenchmarkGzipCachedHit(b *testing.B) {
 		}
 		for _, hc := range handlers {
 			b.Run(strconv.Itoa(len(result))+"B/"+hc.name, func(b *testing.B) {
-				h := hc.make(&hitCaller{result: result})
+				h := hc.make(newHitCaller(result))
 				body := `{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_accounts","params":[["alice"]]}`
 				serve := func() *httptest.ResponseRecorder {
 					r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))

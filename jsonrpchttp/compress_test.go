@@ -3,7 +3,6 @@ package jsonrpchttp_test
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
@@ -31,7 +31,7 @@ func (f *formStore) Derived(k any) any {
 	return f.forms[k]
 }
 
-func (f *formStore) SetDerived(k, v any, _ int) {
+func (f *formStore) SetDerived(k, v any, _ int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.forms == nil {
@@ -39,19 +39,31 @@ func (f *formStore) SetDerived(k, v any, _ int) {
 	}
 	f.forms[k] = v
 	f.sets++
+	return true
 }
 
-// gzipCaller answers "cachedN" with a result of N bytes kept in one
-// formStore per method (a cache entry), "freshN" with one of N bytes and
-// no store (a miss), and "fail" with an error.
+func (f *formStore) GrowDerived(k, v any, _ int) bool { return f.Derived(k) == v }
+
+// gzipCaller answers "cached:N" with a result of N bytes, a cache hit
+// with one formStore per method (a cache entry), "stored:N" the same as
+// the miss that stored it, "fresh:N" with one of N bytes and no store (not
+// cached), and "fail" with an error.
 type gzipCaller struct {
+	fakeDispatcher
 	mu     sync.Mutex
 	stores map[string]*formStore
 }
 
-func (c *gzipCaller) CallJSONRPC(_ context.Context, method string, _ json.RawMessage) jsonrpc.Answer {
+func newGzipCaller() *gzipCaller {
+	c := &gzipCaller{}
+	c.answer = c.call
+	return c
+}
+
+func (c *gzipCaller) call(call *dispatch.Call) dispatch.Result {
+	method := call.UpstreamMethod
 	if method == "fail" {
-		return jsonrpc.Answer{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
+		return dispatch.Result{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
 	}
 	kind, size, _ := strings.Cut(method, ":")
 	n, _ := strconv.Atoi(size)
@@ -65,8 +77,8 @@ func (c *gzipCaller) CallJSONRPC(_ context.Context, method string, _ json.RawMes
 		b.WriteString(`{"name":"account` + strconv.Itoa(i*7919%1000) + `","n":` + strconv.Itoa(i) + `}`)
 	}
 	b.WriteString(`]`)
-	a := jsonrpc.Answer{Result: json.RawMessage(b.String())}
-	if kind == "cached" {
+	a := dispatch.Result{Result: json.RawMessage(b.String()), Cache: dispatch.CacheMiss}
+	if kind == "cached" || kind == "stored" {
 		c.mu.Lock()
 		if c.stores == nil {
 			c.stores = map[string]*formStore{}
@@ -78,11 +90,12 @@ func (c *gzipCaller) CallJSONRPC(_ context.Context, method string, _ json.RawMes
 		}
 		c.mu.Unlock()
 		a.Forms = s
+		if kind == "cached" {
+			a.Cache = dispatch.CacheHit
+		}
 	}
 	return a
 }
-
-func (c *gzipCaller) Healthy() bool { return true }
 
 // post sends body and returns the answer's headers and raw body.
 func postGzip(t *testing.T, url, body, acceptEncoding string) (http.Header, []byte) {
@@ -135,10 +148,10 @@ func gunzip(t *testing.T, raw []byte) []byte {
 // and a handler with compression off get plain JSON.
 func TestGzipAnswers(t *testing.T) {
 	t.Parallel()
-	h := jsonrpchttp.NewHandler(&gzipCaller{}, jsonrpchttp.HandlerOptions{CompressMinBytes: 1024})
+	h := jsonrpchttp.NewHandler(newGzipCaller(), jsonrpchttp.HandlerOptions{CompressMinBytes: 1024})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	off := httptest.NewServer(jsonrpchttp.NewHandler(&gzipCaller{}, jsonrpchttp.HandlerOptions{}))
+	off := httptest.NewServer(jsonrpchttp.NewHandler(newGzipCaller(), jsonrpchttp.HandlerOptions{}))
 	t.Cleanup(off.Close)
 	big := func(id, method string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":[]}`
@@ -196,7 +209,7 @@ func TestGzipAnswers(t *testing.T) {
 // following ones, each with its own id.
 func TestGzipCachedResultCompressedOnce(t *testing.T) {
 	t.Parallel()
-	caller := &gzipCaller{}
+	caller := newGzipCaller()
 	srv := httptest.NewServer(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{CompressMinBytes: 1024}))
 	t.Cleanup(srv.Close)
 	for i, id := range []string{"1", `"two"`, "null", "4"} {
@@ -212,5 +225,30 @@ func TestGzipCachedResultCompressedOnce(t *testing.T) {
 	defer caller.mu.Unlock()
 	if s := caller.stores["cached:8000"]; s == nil || s.sets != 1 {
 		t.Errorf("forms made: %+v, want 1 for 4 answers", s)
+	}
+}
+
+// TestGzipFormKeptForHitsOnly: the answer to the miss that stored a
+// result is compressed with its envelope and keeps no form with the entry
+// (a result read once is not kept twice); only hits make and keep one.
+func TestGzipFormKeptForHitsOnly(t *testing.T) {
+	t.Parallel()
+	caller := newGzipCaller()
+	srv := httptest.NewServer(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{CompressMinBytes: 1024}))
+	t.Cleanup(srv.Close)
+	for _, method := range []string{"stored:8000", "cached:8000"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}`
+		_, plain := postGzip(t, srv.URL, body, "")
+		if _, raw := postGzip(t, srv.URL, body, "gzip"); !bytes.Equal(gunzip(t, raw), plain) {
+			t.Errorf("%s: the gzip-encoded answer differs from the plain one", method)
+		}
+	}
+	caller.mu.Lock()
+	defer caller.mu.Unlock()
+	if s := caller.stores["stored:8000"]; s == nil || s.sets != 0 {
+		t.Errorf("forms kept for a miss: %+v, want none", s)
+	}
+	if s := caller.stores["cached:8000"]; s == nil || s.sets != 1 {
+		t.Errorf("forms kept for a hit: %+v, want 1", s)
 	}
 }

@@ -35,7 +35,11 @@ var errBadGzip = errors.New("the gzip-encoded body could not be decompressed")
 // not one hivegate decodes, or the gzip header is not valid, requestBody
 // answers the request itself and returns ok false.
 func (h *Handler) requestBody(w http.ResponseWriter, r *http.Request, limit int64) (body io.Reader, ok bool) {
-	coding := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	vs := r.Header["Content-Encoding"] // the canonical key: no Get, which canonicalizes it per request
+	if len(vs) == 0 {
+		return r.Body, true
+	}
+	coding := strings.ToLower(strings.TrimSpace(vs[0]))
 	switch coding {
 	case "", "identity":
 		return r.Body, true

@@ -3,7 +3,6 @@ package jsonrpchttp_test
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,20 +12,25 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
 // paramsCaller answers every call with its params as the result and counts
 // the calls.
-type paramsCaller struct{ calls atomic.Int64 }
-
-func (c *paramsCaller) CallJSONRPC(_ context.Context, _ string, params json.RawMessage) jsonrpc.Answer {
-	c.calls.Add(1)
-	return jsonrpc.Answer{Result: append(json.RawMessage(nil), params...)}
+type paramsCaller struct {
+	fakeDispatcher
+	calls atomic.Int64
 }
 
-func (c *paramsCaller) Healthy() bool { return true }
+func newParamsCaller() *paramsCaller {
+	c := &paramsCaller{}
+	c.answer = func(call *dispatch.Call) dispatch.Result {
+		c.calls.Add(1)
+		return dispatch.Result{Result: append(json.RawMessage(nil), call.UpstreamParams...)}
+	}
+	return c
+}
 
 // gzipped is b compressed by the standard library's gzip writer (not the
 // one the handler decompresses with).
@@ -50,7 +54,7 @@ func gzipped(t testing.TB, b []byte) []byte {
 // that says gzip and is not is a parse error.
 func TestRequestContentEncoding(t *testing.T) {
 	t.Parallel()
-	caller := &paramsCaller{}
+	caller := newParamsCaller()
 	srv := httptest.NewServer(jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{}))
 	t.Cleanup(srv.Close)
 	single := []byte(`{"jsonrpc":"2.0","id":7,"method":"condenser_api.get_block","params":[1]}`)
@@ -117,7 +121,7 @@ func TestRequestContentEncoding(t *testing.T) {
 // to. It does not run in parallel: it measures the heap.
 func TestGzipBomb(t *testing.T) {
 	const limit = 64 << 10
-	h := jsonrpchttp.NewHandler(&paramsCaller{}, jsonrpchttp.HandlerOptions{MaxBodyBytes: limit})
+	h := jsonrpchttp.NewHandler(newParamsCaller(), jsonrpchttp.HandlerOptions{MaxBodyBytes: limit})
 	spaces := bytes.Repeat([]byte{' '}, 1<<20)
 	var bomb bytes.Buffer
 	zw := gzip.NewWriter(&bomb)

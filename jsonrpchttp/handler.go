@@ -6,15 +6,16 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/guard"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
 )
 
 // HandlerOptions configure the JSON-RPC handler.
@@ -25,6 +26,11 @@ type HandlerOptions struct {
 	MaxBodyBytes    int64 // default 1 MiB (limits.max_body_bytes)
 	MaxDepth        int   // default jsonrpc.DefaultMaxDepth (limits.max_json_depth)
 	Logger          *slog.Logger
+	// Hooks are given to the dispatcher with every request's calls: the
+	// quotas, the token policy and the metrics (dispatch.Hooks); nil adds
+	// nothing. A call refused with a RetryAfter (over its quota) sets
+	// Retry-After on the answer: a batch's longest.
+	Hooks *dispatch.Hooks
 	// BatchStarted, when set, is told the number of elements of every valid
 	// batch before its calls are made (the access log's "batch(n)").
 	BatchStarted func(ctx context.Context, elements int)
@@ -34,11 +40,6 @@ type HandlerOptions struct {
 	// for a client that sends Accept-Encoding: gzip (compress.go); 0 turns
 	// compression off.
 	CompressMinBytes int
-	// Admit, when set, is asked before any call of a request is made
-	// (quotas: quota.Policy.AdmitJSONRPC). It sets the Err of the elements
-	// it refuses, which are then answered with it and not dispatched, and
-	// returns the Retry-After of those; an error refuses the whole request.
-	Admit func(r *http.Request, els []jsonrpc.Element) (retryAfter time.Duration, err *jsonrpc.Error)
 }
 
 // NodeHealth is one backend node as GET / shows it: by backend name and
@@ -75,9 +76,20 @@ type NodeHealth struct {
 // DefaultMaxBodyBytes is the default request body limit, the Guard's.
 const DefaultMaxBodyBytes = guard.DefaultMaxBodyBytes
 
+// Dispatcher is what the handler serves calls through:
+// *dispatch.Dispatcher, whose Serve is the one door every call takes.
+type Dispatcher interface {
+	// Router is the router the handler parses calls with.
+	Router() *router.Router
+	// Serve serves the calls into results, by position (dispatch.Dispatcher.Serve).
+	Serve(ctx context.Context, h *dispatch.Hooks, calls []dispatch.Call, results []dispatch.Result)
+	// Healthy reports whether any backend can be reached (GET /).
+	Healthy() bool
+}
+
 // Handler serves POST / (JSON-RPC, single or batch) and GET / (health).
 type Handler struct {
-	caller    jsonrpc.Caller
+	d         Dispatcher
 	opts      HandlerOptions
 	exchanges sync.Pool // *exchange
 	values    headerValues
@@ -87,8 +99,8 @@ type Handler struct {
 	answerZ, formZ compressors
 }
 
-// NewHandler returns the JSON-RPC HTTP handler.
-func NewHandler(c jsonrpc.Caller, opts HandlerOptions) *Handler {
+// NewHandler returns the JSON-RPC HTTP handler, serving calls through d.
+func NewHandler(d Dispatcher, opts HandlerOptions) *Handler {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 50
 	}
@@ -98,7 +110,7 @@ func NewHandler(c jsonrpc.Caller, opts HandlerOptions) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{caller: c, opts: opts}
+	h := &Handler{d: d, opts: opts}
 	h.answerZ.level, h.formZ.level = answerLevel, formLevel
 	h.values.init()
 	h.exchanges.New = func() any {
@@ -137,7 +149,7 @@ func (h *Handler) health(w http.ResponseWriter) {
 		st.Nodes = h.opts.Nodes()
 		st.Problems = healthProblems(st.Nodes)
 	}
-	if len(st.Problems) == 0 && !h.caller.Healthy() {
+	if len(st.Problems) == 0 && !h.d.Healthy() {
 		st.Problems = []string{"no backend reachable"}
 	}
 	code := http.StatusOK
@@ -181,29 +193,64 @@ func healthProblems(nodes []NodeHealth) []string {
 const maxPooledBuf = 1 << 20
 
 // exchange is the per-request scratch state of post: the body and answer
-// buffers, the parsed body and the batch's answers. Exchanges are pooled,
-// so a cache hit allocates none of it.
+// buffers, the parsed body, the calls given to the dispatcher with their
+// keys and their results. Exchanges are pooled, so a cache hit allocates
+// none of it.
 type exchange struct {
 	in      []byte
 	body    jsonrpc.Body
-	answers []jsonrpc.Answer
+	calls   []dispatch.Call
+	results []dispatch.Result
+	at      []int  // calls[j] is element at[j] of a batch
+	keys    []byte // the calls' keys (router.Router.ParseKey)
 	out     response
 }
 
 func (h *Handler) getExchange() *exchange { return h.exchanges.Get().(*exchange) }
 
 // putExchange returns x to the pool, dropping buffers too large to keep
-// and every reference into the request and the answers (cached results
+// and every reference into the request and the results (cached results
 // must not stay reachable from the pool).
 func (h *Handler) putExchange(x *exchange) {
 	if cap(x.in) > maxPooledBuf {
 		x.in = nil
 	}
 	x.in = x.in[:0]
+	if cap(x.keys) > maxPooledBuf {
+		x.keys = nil
+	}
+	x.keys = x.keys[:0]
 	clear(x.body.Elements[:cap(x.body.Elements)])
-	clear(x.answers[:cap(x.answers)])
+	// The calls and results beyond their length were cleared when they
+	// were last used: a single request after a large batch clears one of
+	// each, not the batch's capacity.
+	clear(x.calls)
+	clear(x.results)
 	x.out.reset()
 	h.exchanges.Put(x)
+}
+
+// parse makes the dispatcher's calls of the valid elements of els, into
+// x's reused calls, results and keys; x.at maps them back to elements.
+func (h *Handler) parse(x *exchange, els []jsonrpc.Element) {
+	r := h.d.Router()
+	x.calls, x.results, x.at = x.calls[:0], x.results[:0], x.at[:0]
+	keys := x.keys[:0]
+	for i, el := range els {
+		if el.Err != nil {
+			continue
+		}
+		x.calls = append(x.calls, dispatch.Call{})
+		x.results = append(x.results, dispatch.Result{})
+		x.at = append(x.at, i)
+		c := &x.calls[len(x.calls)-1]
+		var err error
+		if keys, err = r.ParseKey(&c.Call, keys, el.Req.Method, el.Req.Params); err != nil {
+			c.Call = router.Call{UpstreamMethod: el.Req.Method}
+			c.Invalid = dispatch.InvalidMethod(err)
+		}
+	}
+	x.keys = keys[:0]
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
@@ -242,10 +289,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		out.gz = acceptsGzip(r.Header)
 	}
 	if !parsed.Batch {
-		if !h.admit(w, r, parsed.Elements) {
-			return
-		}
-		h.single(r.Context(), w, parsed.Elements[0], out)
+		h.single(r.Context(), w, x, parsed.Elements[0])
 		return
 	}
 	if f := h.opts.BatchStarted; f != nil {
@@ -255,98 +299,82 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, e)
 		return
 	}
-	if !h.admit(w, r, parsed.Elements) {
-		return
+	h.parse(x, parsed.Elements)
+	if len(x.calls) > 0 {
+		h.d.Serve(r.Context(), h.opts.Hooks, x.calls, x.results)
 	}
-	x.answers = h.callBatch(r.Context(), parsed.Elements, x.answers)
 	out.buf = append(out.buf, '[')
+	j := 0
 	for i, el := range parsed.Elements {
 		if i > 0 {
 			out.buf = append(out.buf, ',')
 		}
-		switch {
-		case el.Err != nil:
+		if el.Err != nil {
 			out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, el.Err)
-		case x.answers[i].Err != nil:
-			out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, x.answers[i].Err)
-		default:
-			out.appendResultForms(el.Req.ID, x.answers[i].Result, x.answers[i].Forms)
+			continue
 		}
+		res := &x.results[j]
+		j++
+		if res.Err != nil {
+			out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, res.Err)
+			continue
+		}
+		out.appendResultForms(el.Req.ID, res.Result, hitForms(res))
 	}
 	out.buf = append(out.buf, ']')
-	h.send(w, http.StatusOK, out)
-	for _, a := range x.answers {
-		if a.Lease != nil {
-			a.Lease.Release()
-		}
-	}
-}
-
-// admit is the quota hook (issue 30 item 5; HandlerOptions.Admit): the
-// one place where a request's elements are known before any is
-// dispatched. Elements over quota get their error and Retry-After is set;
-// false means the whole request was refused and answered.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, els []jsonrpc.Element) bool {
-	if h.opts.Admit == nil {
-		return true
-	}
-	retry, e := h.opts.Admit(r, els)
-	if e != nil {
-		h.writeError(w, e)
-		return false
+	var retry time.Duration
+	for i := range x.results {
+		retry = max(retry, x.results[i].RetryAfter)
 	}
 	if retry > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
+		w.Header().Set(jsonrpc.HeaderRetryAfter, jsonrpc.RetryAfter(retry))
 	}
-	return true
+	h.send(w, http.StatusOK, out)
+	for i := range x.results {
+		x.results[i].Release() // out may refer to large results until sent
+	}
 }
 
 // single answers a request that is not a batch. Only single requests get
 // the cache and route headers: in a batch they would describe one element.
-func (h *Handler) single(ctx context.Context, w http.ResponseWriter, el jsonrpc.Element, out *response) {
+func (h *Handler) single(ctx context.Context, w http.ResponseWriter, x *exchange, el jsonrpc.Element) {
+	out := &x.out
 	if el.Err != nil {
 		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, el.Err)
 		h.send(w, el.Err.HTTPStatus(), out)
 		return
 	}
-	a := h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
+	h.parse(x, x.body.Elements[:1])
+	h.d.Serve(ctx, h.opts.Hooks, x.calls, x.results)
+	res := &x.results[0]
 	hdr := w.Header()
-	if a.Cache != "" {
-		hdr[jsonrpc.HeaderCache] = h.values.of(a.Cache)
+	if res.Cache != "" {
+		hdr[jsonrpc.HeaderCache] = h.values.of(string(res.Cache))
 	}
-	if a.Route != "" {
-		hdr[jsonrpc.HeaderRoute] = h.values.of(a.Route)
+	if res.Route != "" {
+		hdr[jsonrpc.HeaderRoute] = h.values.of(res.Route)
 	}
-	if a.Err != nil {
-		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, a.Err)
-		h.send(w, a.Err.HTTPStatus(), out)
+	if res.RetryAfter > 0 {
+		hdr.Set(jsonrpc.HeaderRetryAfter, jsonrpc.RetryAfter(res.RetryAfter))
+	}
+	if res.Err != nil {
+		out.buf = jsonrpc.AppendError(out.buf, el.Req.ID, res.Err)
+		h.send(w, res.Err.HTTPStatus(), out)
 		return
 	}
-	out.appendResultForms(el.Req.ID, a.Result, a.Forms)
+	out.appendResultForms(el.Req.ID, res.Result, hitForms(res))
 	h.send(w, http.StatusOK, out)
-	if a.Lease != nil {
-		a.Lease.Release() // out may refer to a large Result until sent
-	}
+	res.Release() // out may refer to a large Result until sent
 }
 
-// callBatch serves the valid elements of a batch and returns their answers
-// by position, in answers' reused capacity: through the Caller's
-// CallJSONRPCBatch when it has one, else concurrently, a goroutine each.
-func (h *Handler) callBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) []jsonrpc.Answer {
-	answers = append(answers[:0], make([]jsonrpc.Answer, len(els))...)
-	if bc, ok := h.caller.(jsonrpc.BatchCaller); ok {
-		bc.CallJSONRPCBatch(ctx, els, answers)
-		return answers
+// hitForms is where the compressed form of a result may be kept: the
+// cache entry of a hit. A result read once (the miss that stored it) is
+// compressed with its answer, not kept twice.
+func hitForms(res *dispatch.Result) dispatch.Forms {
+	if res.Cache != dispatch.CacheHit {
+		return nil
 	}
-	var wg sync.WaitGroup
-	for i, el := range els {
-		if el.Err != nil {
-			continue
-		}
-		wg.Go(func() { answers[i] = h.caller.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
-	}
-	wg.Wait()
-	return answers
+	return res.Forms
 }
 
 // refuseTooLarge answers a request whose body exceeds MaxBodyBytes with

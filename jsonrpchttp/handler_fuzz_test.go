@@ -10,28 +10,30 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
 
-// startCaller is echoCaller serving batches itself (jsonrpc.BatchCaller),
-// as the dispatcher does: methods starting with "c" are answered in place
-// (as cache hits are), the others concurrently.
+// startCaller is echoCaller answering as the dispatcher does: methods
+// starting with "c" in place (as cache hits are), the others concurrently
+// (as upstream calls are).
 type startCaller struct{ echoCaller }
 
-func (c *startCaller) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
+func (c *startCaller) Serve(ctx context.Context, h *dispatch.Hooks, calls []dispatch.Call, results []dispatch.Result) {
 	var wg sync.WaitGroup
-	for i, el := range els {
-		switch {
-		case el.Err != nil:
-		case strings.HasPrefix(el.Req.Method, "c"):
-			answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
-		default:
-			wg.Go(func() { answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params) })
+	for i := range calls {
+		if strings.HasPrefix(calls[i].UpstreamMethod, "c") {
+			c.echoCaller.Serve(ctx, h, calls[i:i+1], results[i:i+1])
+			continue
 		}
+		wg.Go(func() { c.echoCaller.Serve(ctx, h, calls[i:i+1], results[i:i+1]) })
 	}
 	wg.Wait()
 }
+
+// echoRouter parses methods as echoCaller's router does.
+var echoRouter = new(echoCaller).Router()
 
 const fuzzMaxBatch = 8
 
@@ -48,7 +50,7 @@ func FuzzHandlerBatch(f *testing.F) {
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":1,"method":"m","params":[1]},{"jsonrpc":"2.0","id":"x","method":"cache_hit"}]`), false)
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":null,"method":"fail"},7,{"id":2.5}]`), true)
 	f.Fuzz(func(t *testing.T, body []byte, starter bool) {
-		var caller jsonrpc.Caller = &echoCaller{}
+		var caller jsonrpchttp.Dispatcher = &echoCaller{}
 		if starter {
 			caller = &startCaller{}
 		}
@@ -127,23 +129,29 @@ func checkAnswer(t *testing.T, i int, req, answer json.RawMessage) {
 		}
 		return
 	}
-	// A result belongs to its own request.
+	// A result belongs to its own request: the echo of the call the router
+	// makes of it (the method and params sent upstream).
 	var method string
 	if json.Unmarshal(m["method"], &method) != nil || method == "" || method == "fail" {
 		t.Fatalf("element %d: result %s for request %s", i, answer, req)
+	}
+	params, ok := m["params"]
+	call, err := echoRouter.Parse(method, params)
+	if err != nil {
+		t.Fatalf("element %d: result %s for a method the router refuses (%v)", i, answer, err)
 	}
 	var res struct {
 		M string          `json:"m"`
 		P json.RawMessage `json:"p"`
 	}
-	if err := json.Unmarshal(a["result"], &res); err != nil || res.M != method {
+	if err := json.Unmarshal(a["result"], &res); err != nil || res.M != call.UpstreamMethod {
 		t.Fatalf("element %d: result %s for method %q", i, a["result"], method)
 	}
-	params, ok := m["params"]
-	if !ok {
-		params = json.RawMessage("null")
+	want := call.UpstreamParams
+	if !ok || len(want) == 0 {
+		want = json.RawMessage("null")
 	}
-	if !bytes.Equal(res.P, params) {
+	if !bytes.Equal(res.P, want) {
 		t.Fatalf("element %d: result params %s, request params %s", i, res.P, params)
 	}
 }

@@ -2,8 +2,6 @@ package jsonrpchttp_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
 	"github.com/hivegate/hivegate/jsonrpchttp"
 )
@@ -34,35 +33,30 @@ func (l *poisonLease) Release() {
 }
 
 // leaseCaller answers every method "sizeN" with a JSON string of N bytes
-// in a lent buffer; with starter, it offers the batch fast path, whose
-// continuations are where batches get lent results.
+// in a lent buffer.
 type leaseCaller struct {
+	fakeDispatcher
 	mu     sync.Mutex
 	leases []*poisonLease
 }
 
-func (c *leaseCaller) CallJSONRPC(_ context.Context, method string, _ json.RawMessage) jsonrpc.Answer {
+func newLeaseCaller() *leaseCaller {
+	c := &leaseCaller{}
+	c.answer = c.call
+	return c
+}
+
+func (c *leaseCaller) call(call *dispatch.Call) dispatch.Result {
+	method := call.UpstreamMethod
 	if method == "fail" {
-		return jsonrpc.Answer{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
+		return dispatch.Result{Err: jsonrpc.NewError(jsonrpc.KindUpstreamUnavailable, "backend down", nil)}
 	}
 	n, _ := strconv.Atoi(strings.TrimPrefix(method, "size"))
 	l := &poisonLease{buf: []byte(`"` + strings.Repeat("a", n-2) + `"`)}
 	c.mu.Lock()
 	c.leases = append(c.leases, l)
 	c.mu.Unlock()
-	return jsonrpc.Answer{Result: l.buf, Lease: l}
-}
-
-func (c *leaseCaller) Healthy() bool { return true }
-
-type leaseStarter struct{ leaseCaller }
-
-func (c *leaseStarter) CallJSONRPCBatch(ctx context.Context, els []jsonrpc.Element, answers []jsonrpc.Answer) {
-	for i, el := range els {
-		if el.Err == nil {
-			answers[i] = c.CallJSONRPC(ctx, el.Req.Method, el.Req.Params)
-		}
-	}
+	return dispatch.Result{Result: l.buf, Lease: l}
 }
 
 // TestLeasesReleasedAfterWriting: the handler gives every lent result back
@@ -72,28 +66,19 @@ func TestLeasesReleasedAfterWriting(t *testing.T) {
 	t.Parallel()
 	const large = 100 << 10
 	for _, tc := range []struct {
-		name    string
-		body    string
-		starter bool
-		sizes   []int // the lent results, in answer order
+		name  string
+		body  string
+		sizes []int // the lent results, in answer order
 	}{
-		{"single small", `{"jsonrpc":"2.0","id":1,"method":"size100"}`, false, []int{100}},
-		{"single large", `{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"}`, false, []int{large}},
-		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"size100"},{"jsonrpc":"2.0","id":2,"method":"fail"},{"jsonrpc":"2.0","id":3,"method":"size` + strconv.Itoa(large) + `"}]`, false, []int{100, large}},
-		{"batch served by a jsonrpc.BatchCaller", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, true, []int{large, 200}},
+		{"single small", `{"jsonrpc":"2.0","id":1,"method":"size100"}`, []int{100}},
+		{"single large", `{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"}`, []int{large}},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"size100"},{"jsonrpc":"2.0","id":2,"method":"fail"},{"jsonrpc":"2.0","id":3,"method":"size` + strconv.Itoa(large) + `"}]`, []int{100, large}},
+		{"batch, large first", `[{"jsonrpc":"2.0","id":1,"method":"size` + strconv.Itoa(large) + `"},{"jsonrpc":"2.0","id":2,"method":"size200"}]`, []int{large, 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var c *leaseCaller
-			var caller jsonrpc.Caller
-			if tc.starter {
-				s := &leaseStarter{}
-				c, caller = &s.leaseCaller, s
-			} else {
-				c = &leaseCaller{}
-				caller = c
-			}
-			h := jsonrpchttp.NewHandler(caller, jsonrpchttp.HandlerOptions{})
+			c := newLeaseCaller()
+			h := jsonrpchttp.NewHandler(c, jsonrpchttp.HandlerOptions{})
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body)))
 			out := w.Body.Bytes()

@@ -2,8 +2,10 @@ package jsonrpchttp
 
 import (
 	"encoding/json"
-	"github.com/hivegate/hivegate/jsonrpc"
 	"net/http"
+
+	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/jsonrpc"
 )
 
 // directWriteMin is the size from which a result is not copied into the
@@ -37,7 +39,7 @@ type response struct {
 type largePart struct {
 	at    int
 	data  []byte
-	forms jsonrpc.Deriver
+	forms dispatch.Forms
 }
 
 // appendResult appends the answer {"jsonrpc":"2.0","result":…,"id":…},
@@ -60,7 +62,7 @@ func (r *response) appendResult(id, result json.RawMessage) {
 // appendResultForms is appendResult for a result whose forms are kept in
 // forms (nil: none): in an answer that may be compressed, such a result is
 // held apart so that its kept compressed form can be spliced in.
-func (r *response) appendResultForms(id, result json.RawMessage, forms jsonrpc.Deriver) {
+func (r *response) appendResultForms(id, result json.RawMessage, forms dispatch.Forms) {
 	if !r.gz || forms == nil || len(result) < minFormBytes {
 		r.appendResult(id, result)
 		return

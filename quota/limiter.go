@@ -2,9 +2,10 @@
 // per API key (the config's `quotas:` section): a Limiter holds the
 // counters, in memory or shared by every replica through the Redis tier,
 // and a Policy (policy.go) names the subject of a request and weighs its
-// calls by method key. Both front ends ask the Policy before any call is
-// dispatched: JSON-RPC through jsonrpchttp's Admit hook, Connect/gRPC
-// through an interceptor (gateway/quota_wiring.go).
+// calls by the method keys the front ends' router calls hold. It is asked
+// at dispatch's one door, about a request's calls together, before any is
+// served: the dispatcher's Admit hook, which finds the request's Request
+// in its context (gateway/quota_wiring.go).
 //
 // Counting is GCRA (the generic cell rate algorithm, a token bucket kept as
 // one timestamp): a class allows Limit units per Period, at most Burst at

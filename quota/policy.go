@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hivegate/hivegate/clientip"
@@ -20,24 +18,17 @@ import (
 
 // AppResolver returns the registered app a request's access token
 // (Authorization: Bearer) was issued to, when it carries a valid one; the
-// auth service provides it (auth.Service.TokenApp).
+// call policy provides it (callpolicy.Service.TokenApp), with the token it
+// verified for the request.
 type AppResolver func(ctx context.Context, h http.Header) (clientID string, ok bool)
 
 // PolicyOptions are what a Policy needs besides the config.
 type PolicyOptions struct {
-	// Router parses methods into method keys for the weights; it must be
-	// built from the same config.
-	Router *router.Router
 	// Limiter holds the counters (they outlive the Policy: a reload builds
 	// a new Policy on the same Limiter).
 	Limiter *Limiter
 	// Apps resolves app tokens; nil: bearer tokens are not looked at.
 	Apps AppResolver
-	// Checked, when set, is told who each request checked against a quota
-	// counts against (AdmitJSONRPC, AdmitCall), with the request's
-	// context, before its calls are counted: the access log names the
-	// subject (its kind and Name, never a key or an address).
-	Checked func(ctx context.Context, s Subject)
 }
 
 // Policy is one config's quotas: who a request counts against, what its
@@ -45,7 +36,6 @@ type PolicyOptions struct {
 // concurrent use; a reload builds a new one.
 type Policy struct {
 	lim        *Limiter
-	router     *router.Router
 	weights    *router.KeyMap[int]
 	defWeight  int
 	perAddress *config.QuotaClass // nil: addresses are not limited
@@ -54,7 +44,6 @@ type Policy struct {
 	header     string
 	ip         clientip.Resolver
 	appOf      AppResolver
-	checked    func(context.Context, Subject)
 }
 
 // NewPolicy builds the Policy of cfg, or returns nil when quotas are off
@@ -70,7 +59,7 @@ func NewPolicy(cfg *config.Config, o PolicyOptions) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{
-		lim: o.Limiter, router: o.Router, weights: weights, defWeight: q.DefaultWeight, checked: o.Checked,
+		lim: o.Limiter, weights: weights, defWeight: q.DefaultWeight,
 		keys: map[[sha256.Size]byte]Subject{}, apps: map[string]config.QuotaClass{},
 		header: http.CanonicalHeaderKey(q.KeyHeader),
 		ip:     clientip.New(clientip.Options{TrustedProxyHeader: cfg.Limits.TrustedProxyHeader, TrustedProxies: cfg.Limits.TrustedProxies}),
@@ -139,11 +128,11 @@ func (p *Policy) SubjectOf(ctx context.Context, remoteAddr string, h http.Header
 }
 
 // Weight is what a call weighs: the most specific quotas.weights entry
-// matching its method key, else quotas.default_weight (also for a method
-// that does not parse: the dispatcher refuses it, but it was asked).
-func (p *Policy) Weight(method string, params json.RawMessage) int {
-	c, err := p.router.Parse(method, params)
-	if err != nil {
+// matching its method key (the router's parse the front end made), else
+// quotas.default_weight (also for c nil, a method the router could not
+// parse: the dispatcher refuses it, but it was asked).
+func (p *Policy) Weight(c *router.Call) int {
+	if c == nil {
 		return p.defWeight
 	}
 	if w, _, ok := p.weights.Lookup(c); ok {
@@ -152,63 +141,65 @@ func (p *Policy) Weight(method string, params json.RawMessage) int {
 	return p.defWeight
 }
 
-// AdmitJSONRPC checks the calls of a JSON-RPC request (single or batch)
-// before any is dispatched. The elements over quota get their Err set (the
-// dispatcher skips them, and they are answered with it: -32017, HTTP 429
-// for a single call); retryAfter is the longest wait among them, for the
-// Retry-After header. e refuses the whole request (an unknown API key).
-// Invalid elements (Err already set) are not counted.
-func (p *Policy) AdmitJSONRPC(r *http.Request, els []jsonrpc.Element) (retryAfter time.Duration, e *jsonrpc.Error) {
-	s, limited, e := p.SubjectOf(r.Context(), r.RemoteAddr, r.Header)
-	if e != nil || !limited {
-		return 0, e
-	}
-	if p.checked != nil {
-		p.checked(r.Context(), s)
-	}
-	idx := make([]int, 0, len(els)) // the valid elements: invalid ones are answered with their own error
-	weights := make([]int, 0, len(els))
-	for i, el := range els {
-		if el.Err == nil {
-			idx = append(idx, i)
-			weights = append(weights, p.Weight(el.Req.Method, el.Req.Params))
-		}
-	}
-	if len(idx) == 0 {
-		return 0, nil
-	}
-	waits := make([]time.Duration, len(idx))
-	p.lim.AdmitEach(r.Context(), s, weights, waits)
-	for j, w := range waits {
-		if w > 0 {
-			els[idx[j]].Err = refusal(s, weights[j], w)
-			retryAfter = max(retryAfter, w)
-		}
-	}
-	return retryAfter, nil
+// Request is one request's place in the quotas: who it counts against,
+// named when first asked (Subject), once however many calls it makes.
+// Safe for concurrent use.
+type Request struct {
+	p       *Policy
+	remote  string
+	header  http.Header
+	once    sync.Once
+	s       Subject
+	limited bool
+	err     *jsonrpc.Error
 }
 
-// AdmitCall checks one typed call (Connect, gRPC, gRPC-Web), given as the
-// JSON-RPC method and params it becomes. e is nil when the call may go on;
-// else retryAfter is set for a call over quota.
-func (p *Policy) AdmitCall(ctx context.Context, remoteAddr string, h http.Header, method string, params json.RawMessage) (retryAfter time.Duration, e *jsonrpc.Error) {
-	s, limited, e := p.SubjectOf(ctx, remoteAddr, h)
-	if e != nil || !limited {
-		return 0, e
-	}
-	if p.checked != nil {
-		p.checked(ctx, s)
-	}
-	w := p.Weight(method, params)
-	if ok, wait := p.lim.Admit(ctx, s, w); !ok {
-		return wait, refusal(s, w, wait)
-	}
-	return 0, nil
+// Request returns the quota place of a request from remoteAddr with header
+// h; nothing is looked at before Subject or Admit asks.
+func (p *Policy) Request(remoteAddr string, h http.Header) *Request {
+	return &Request{p: p, remote: remoteAddr, header: h}
 }
 
-// RetryAfter renders a wait as Retry-After does: whole seconds, at least 1.
-func RetryAfter(d time.Duration) string {
-	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+// Subject is SubjectOf the request, worked out on the first call only
+// (an app token is verified once; an unknown key counted once).
+func (r *Request) Subject(ctx context.Context) (s Subject, limited bool, e *jsonrpc.Error) {
+	r.once.Do(func() { r.s, r.limited, r.err = r.p.SubjectOf(ctx, r.remote, r.header) })
+	return r.s, r.limited, r.err
+}
+
+// Admit charges the calls of the request, weighing weights[i] each, to its
+// subject, in order, in one round trip: waits[i] is 0 for a call admitted,
+// else how long until it would be (Refusal is its answer). e refuses every
+// call (an unknown API key); a request no quota applies to is admitted
+// whole. len(waits) must be at least len(weights).
+func (r *Request) Admit(ctx context.Context, weights []int, waits []time.Duration) (e *jsonrpc.Error) {
+	s, limited, e := r.Subject(ctx)
+	if e != nil || !limited || len(weights) == 0 {
+		clear(waits[:len(weights)])
+		return e
+	}
+	r.p.lim.AdmitEach(ctx, s, weights, waits[:len(weights)])
+	return nil
+}
+
+// Refusal is the answer to a call of the request weighing weight that is
+// over quota for wait (Admit's waits[i]).
+func (r *Request) Refusal(weight int, wait time.Duration) *jsonrpc.Error {
+	return refusal(r.s, weight, wait)
+}
+
+type requestKey struct{}
+
+// WithRequest returns ctx carrying r, for the dispatcher's Admit hook
+// (RequestFrom).
+func WithRequest(ctx context.Context, r *Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r)
+}
+
+// RequestFrom returns the Request WithRequest put in ctx, or nil.
+func RequestFrom(ctx context.Context) *Request {
+	r, _ := ctx.Value(requestKey{}).(*Request)
+	return r
 }
 
 // refusal is the error of a call over quota. Its data says how long to
@@ -221,7 +212,7 @@ func refusal(s Subject, weight int, wait time.Duration) *jsonrpc.Error {
 	case SubjectApp:
 		who = "app " + s.Name
 	}
-	secs := RetryAfter(wait)
+	secs := jsonrpc.RetryAfter(wait)
 	e := jsonrpc.NewError(jsonrpc.KindRateLimited, fmt.Sprintf("quota of %s exceeded (%d units per %s, class %s; this call weighs %d); retry in %s s",
 		who, s.Class.Limit, s.Class.Period, s.Class.Name, weight, secs), nil)
 	e.Data = fmt.Appendf(nil, `{"name":%q,"quota":%q,"retry_after":%s}`, jsonrpc.KindRateLimited, s.Class.Name, secs)

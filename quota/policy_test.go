@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -51,28 +51,49 @@ func newPolicy(t *testing.T, yaml string) (*quota.Policy, *prometheus.Registry) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := router.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
 	clk := newClock()
 	lim, err := quota.NewLimiter(quota.Options{Now: clk.Now, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := quota.NewPolicy(cfg, quota.PolicyOptions{Router: r, Limiter: lim})
+	p, err := quota.NewPolicy(cfg, quota.PolicyOptions{Limiter: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p, reg
 }
 
+// routerCall is the router's parse of a call, as a front end makes it;
+// nil for a method the router cannot parse.
+func routerCall(t *testing.T, r *router.Router, method, params string) *router.Call {
+	t.Helper()
+	var c router.Call
+	if _, err := r.ParseKey(&c, nil, method, json.RawMessage(params)); err != nil {
+		return nil
+	}
+	return &c
+}
+
+func testRouter(t *testing.T) *router.Router {
+	t.Helper()
+	cfg, err := config.Parse("q.yaml", []byte(policyYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := router.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestWeights: a call weighs its most specific weights entry, else
-// default_weight.
+// default_weight (a method the router cannot parse too).
 func TestWeights(t *testing.T) {
 	t.Parallel()
 	p, _ := newPolicy(t, policyYAML)
+	r := testRouter(t)
 	testCases := []struct {
 		method string
 		params string
@@ -87,7 +108,7 @@ func TestWeights(t *testing.T) {
 		{"not a method", `[]`, 1},
 	}
 	for _, tc := range testCases {
-		if got := p.Weight(tc.method, json.RawMessage(tc.params)); got != tc.want {
+		if got := p.Weight(routerCall(t, r, tc.method, tc.params)); got != tc.want {
 			t.Errorf("%s %s weighs %d, want %d", tc.method, tc.params, got, tc.want)
 		}
 	}
@@ -128,52 +149,69 @@ func TestSubjects(t *testing.T) {
 	}
 }
 
-// TestAdmitJSONRPCBatch: the elements over quota get an error with the
-// wait in its data, the others none; invalid elements weigh nothing.
-func TestAdmitJSONRPCBatch(t *testing.T) {
+// TestRequestAdmit: a request's calls are charged in order, each its
+// weight (a lighter call after a refused one still fits); the calls over
+// quota get an error with the wait in its data; the subject is worked out
+// once per request (an unknown key is counted once however often asked).
+func TestRequestAdmit(t *testing.T) {
 	t.Parallel()
 	p, reg := newPolicy(t, policyYAML)
-	body := `[{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_block","params":[1]},
-	{"jsonrpc":"2.0","id":2,"method":"condenser_api.get_account_history","params":["alice",-1,10]},
-	{"jsonrpc":"2.0","id":3},
-	{"jsonrpc":"2.0","id":4,"method":"condenser_api.get_block","params":[2]},
-	{"jsonrpc":"2.0","id":5,"method":"condenser_api.get_block","params":[3]},
-	{"jsonrpc":"2.0","id":6,"method":"get_dynamic_global_properties","params":[]},
-	{"jsonrpc":"2.0","id":7,"method":"condenser_api.get_block","params":[4]},
-	{"jsonrpc":"2.0","id":8,"method":"condenser_api.get_block","params":[5]}]`
-	parsed, perr := jsonrpc.ParseBody([]byte(body), 50, 64)
-	if perr != nil {
-		t.Fatal(perr)
+	r := testRouter(t)
+	calls := []struct{ method, params string }{
+		{"condenser_api.get_block", `[1]`},
+		{"condenser_api.get_account_history", `["alice",-1,10]`},
+		{"condenser_api.get_block", `[2]`},
+		{"condenser_api.get_block", `[3]`},
+		{"get_dynamic_global_properties", `[]`},
+		{"condenser_api.get_block", `[4]`},
+		{"condenser_api.get_block", `[5]`},
 	}
-	r := httptest.NewRequest(http.MethodPost, "/", nil)
-	r.RemoteAddr = "192.0.2.7:5000"
-	retry, e := p.AdmitJSONRPC(r, parsed.Elements)
-	if e != nil {
+	weights := make([]int, len(calls))
+	for i, c := range calls {
+		weights[i] = p.Weight(routerCall(t, r, c.method, c.params))
+	}
+	q := p.Request("192.0.2.7:5000", nil)
+	waits := make([]time.Duration, len(calls))
+	if e := q.Admit(context.Background(), weights, waits); e != nil {
 		t.Fatal(e)
 	}
-	// 4 units, one every 15 s: id 1 (1) fits, id 2 (4) does not, id 3 is
-	// invalid, ids 4, 5 and 7 fit (4 units), id 6 is free, id 8 does not fit.
-	refused := map[int]bool{}
-	for i, el := range parsed.Elements {
-		if el.Err != nil && el.Err.Kind == jsonrpc.KindRateLimited {
-			refused[i+1] = true
-			if !strings.Contains(string(el.Err.Data), `"retry_after":`) || !strings.Contains(el.Err.Message, "quota of your address exceeded") {
-				t.Errorf("element %d: %s %s", i+1, el.Err.Message, el.Err.Data)
-			}
+	// 4 units, one every 15 s: 1 (1) fits, 2 (4) does not, 3, 4 and 6 fit
+	// (4 units), 5 is free, 7 does not fit.
+	var refused []int
+	for i, w := range waits {
+		if w == 0 {
+			continue
+		}
+		refused = append(refused, i+1)
+		e := q.Refusal(weights[i], w)
+		if e.Kind != jsonrpc.KindRateLimited || !strings.Contains(string(e.Data), `"retry_after":15`) || !strings.Contains(e.Message, "quota of your address exceeded") {
+			t.Errorf("call %d: %s %s", i+1, e.Message, e.Data)
+		}
+		if w != 15*time.Second {
+			t.Errorf("call %d waits %v, want 15s (one unit)", i+1, w)
 		}
 	}
-	if len(refused) != 2 || !refused[2] || !refused[8] {
-		t.Fatalf("refused elements %v, want 2 and 8", refused)
-	}
-	if parsed.Elements[2].Err == nil || parsed.Elements[2].Err.Kind != jsonrpc.KindInvalidRequest {
-		t.Fatalf("the invalid element's error was replaced: %+v", parsed.Elements[2].Err)
-	}
-	if retry != 15*time.Second { // 2 and 8 both wait for one unit, 15 s
-		t.Fatalf("retry after %v, want 15s", retry)
+	if fmt.Sprint(refused) != "[2 7]" {
+		t.Fatalf("refused calls %v, want [2 7]", refused)
 	}
 	if a, r := metricValue(t, reg, "hivegate_quota_calls_total", map[string]string{"subject": "address", "outcome": "admitted"}),
 		metricValue(t, reg, "hivegate_quota_calls_total", map[string]string{"subject": "address", "outcome": "refused"}); a != 5 || r != 2 {
-		t.Fatalf("calls admitted %v refused %v, want 5 (the invalid one is not counted) and 2", a, r)
+		t.Fatalf("calls admitted %v refused %v, want 5 and 2", a, r)
+	}
+
+	bad := p.Request("192.0.2.7:5000", http.Header{"X-Api-Key": {"guessed"}})
+	for range 2 {
+		if e := bad.Admit(context.Background(), weights[:1], waits); e == nil || e.Kind != jsonrpc.KindUnauthorized || waits[0] != 0 {
+			t.Fatalf("unknown key: %v, wait %v", e, waits[0])
+		}
+	}
+	if got := metricValue(t, reg, "hivegate_quota_unknown_keys_total", nil); got != 1 {
+		t.Errorf("unknown keys counted %v, want 1 (one request)", got)
+	}
+	proxy := p.Request("127.0.0.1:5000", nil) // a trusted proxy's own address: not limited
+	waits[0] = time.Hour
+	if e := proxy.Admit(context.Background(), []int{1000}, waits); e != nil || waits[0] != 0 {
+		t.Fatalf("unlimited request: %v, wait %v", e, waits[0])
 	}
 }
 
@@ -203,11 +241,7 @@ func TestBadWeightKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := router.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = quota.NewPolicy(cfg, quota.PolicyOptions{Router: r})
+	_, err = quota.NewPolicy(cfg, quota.PolicyOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), "q.yaml:19: quotas.weights.appbase..x: ") {
 		t.Fatalf("error %v, want q.yaml:19: quotas.weights.appbase..x: …", err)
 	}

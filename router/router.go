@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/hivegate/hivegate/config"
 )
@@ -109,10 +110,13 @@ func (r *Router) Parse(method string, params json.RawMessage) (*Call, error) {
 }
 
 // ParseKey is Parse into c, a Call the caller reuses, with the canonical key
-// appended to dst (a buffer the caller reuses too) instead of stored in
-// c.Key, which is left empty: a lookup by key needs no string of its own,
-// and a caller that keeps the Call sets c.Key = string(key). It returns
-// dst with the key appended; on error c is not a valid Call.
+// appended to dst (a buffer the caller reuses too) instead of allocated:
+// c.Key views the appended bytes, so it is valid only while the caller
+// leaves them unchanged, and a caller that keeps the Call longer gives it a
+// key of its own (strings.Clone). This is how the JSON-RPC front end parses
+// a request's calls into its pooled buffers: a cache hit needs no string of
+// its own. It returns dst with the key appended; on error c is not a valid
+// Call.
 func (r *Router) ParseKey(c *Call, dst []byte, method string, params json.RawMessage) ([]byte, error) {
 	if err := r.parser.parseCall(c, method, params); err != nil {
 		return dst, err
@@ -121,6 +125,9 @@ func (r *Router) ParseKey(c *Call, dst []byte, method string, params json.RawMes
 	key, err := appendKey(dst, c.appendSegments(buf[:0]), c.Params)
 	if err != nil {
 		return dst, err
+	}
+	if n := len(key) - len(dst); n > 0 {
+		c.Key = unsafe.String(&key[len(dst)], n)
 	}
 	return key, nil
 }

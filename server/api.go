@@ -3,13 +3,10 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
-	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
@@ -60,39 +57,4 @@ func (a *API) TypedCall(procedure string, req proto.Message) (method string, par
 		return "", nil, err
 	}
 	return tm.JSONRPC, params, nil
-}
-
-// Resolve names the JSON-RPC call a request of procedure makes, as the
-// handlers build it: a typed RPC's method and params, or
-// JsonRpcService.Call's. ok is false for a procedure that is not a call
-// (reflection, health, another service) and for a request the handler
-// refuses itself (invalid_argument). The auth token policy matches calls
-// with it.
-func (a *API) Resolve(procedure string, msg any) (method string, params json.RawMessage, ok bool) {
-	if procedure == hivegatev1connect.JsonRpcServiceCallProcedure {
-		req, isCall := msg.(*hivegatev1.CallRequest)
-		if !isCall {
-			return "", nil, false
-		}
-		if p := req.GetParams(); p != nil {
-			b, err := transcode.Marshal(p)
-			if err != nil {
-				return "", nil, false // the service refuses it itself
-			}
-			params = b
-		}
-		return req.GetMethod(), params, true
-	}
-	if _, known := a.byProcedure[procedure]; !known {
-		return "", nil, false
-	}
-	m, isMsg := msg.(proto.Message)
-	if !isMsg || reflect.ValueOf(m).IsNil() {
-		return "", nil, false
-	}
-	method, params, err := a.TypedCall(procedure, m)
-	if err != nil {
-		return "", nil, false // invalid_argument from the handler itself
-	}
-	return method, params, true
 }

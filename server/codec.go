@@ -121,7 +121,7 @@ func (a *cachedMessage) encode(slot encodedSlot, enc func() ([]byte, error)) ([]
 	if err != nil {
 		return nil, err
 	}
-	if a.encoded[slot].CompareAndSwap(nil, &b) && a.grow != nil && !a.grow(a, cap(b)+encodedOverhead) {
+	if a.encoded[slot].CompareAndSwap(nil, &b) && a.grow != nil && !a.grow(cap(b)+encodedOverhead) {
 		a.encoded[slot].CompareAndSwap(&b, nil)
 	}
 	return b, nil

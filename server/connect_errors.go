@@ -14,10 +14,11 @@ import (
 )
 
 // callError turns a failed dispatch into a Connect error: the closest code
-// (connectCode), the JSON-RPC error's message, the JSON-RPC error itself as a
-// hivegate.v1.JsonRpcError detail, and the x-hivegate-* headers. When the
-// client's own context ended, its cancellation or deadline wins.
-func callError(ctx context.Context, res dispatch.Result) *connect.Error {
+// (connectCode), the JSON-RPC error's message, the JSON-RPC error itself as
+// a hivegate.v1.JsonRpcError detail, the x-hivegate-* headers and, for a
+// call over its quota, Retry-After. When the client's own context ended,
+// its cancellation or deadline wins.
+func callError(ctx context.Context, res *dispatch.Result) *connect.Error {
 	var ce *connect.Error
 	switch err := ctx.Err(); {
 	case errors.Is(err, context.DeadlineExceeded):
@@ -28,6 +29,9 @@ func callError(ctx context.Context, res dispatch.Result) *connect.Error {
 		ce = rpcErrorToConnect(res.Err)
 	}
 	setCallHeaders(ce.Meta(), res)
+	if res.RetryAfter > 0 { // over its quota (dispatch.Hooks.Admit)
+		ce.Meta().Set(jsonrpc.HeaderRetryAfter, jsonrpc.RetryAfter(res.RetryAfter))
+	}
 	return ce
 }
 

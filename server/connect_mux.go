@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
-	"github.com/hivegate/hivegate/jsonrpc"
 
 	// Every generated package registers its descriptors, so that the
 	// transcode registry built from protoregistry.GlobalFiles holds every
@@ -37,9 +35,14 @@ type Options struct {
 	// ReadMaxBytes bounds a request message; <= 0 means
 	// defaultConnectReadMaxBytes (1 MiB).
 	ReadMaxBytes int64
-	// Observer records every typed and JsonRpcService call; nil records
-	// nothing.
-	Observer Observer
+	// Hooks are given to the dispatcher with every typed and JsonRpcService
+	// call: the token policy and the metrics (dispatch.Hooks); nil adds
+	// nothing. The frontend a call came in by (connect, grpc, grpcweb) is
+	// the request's, which an Observe hook reads from its context.
+	Hooks *dispatch.Hooks
+	// Drift counts the keys of a node's answers the typed messages do not
+	// know (typed_drift.go); nil: they are only logged.
+	Drift DriftObserver
 	// HandlerOptions are added to every service's handler: the tracing
 	// interceptor (otelconnect) and the auth token policy, for instance.
 	HandlerOptions []connect.HandlerOption
@@ -56,22 +59,6 @@ type Service struct {
 	Handler func(...connect.HandlerOption) (string, http.Handler)
 }
 
-// Observer records the calls the services serve, for metrics and the
-// access log. frontend is connect, grpc or grpcweb.
-type Observer interface {
-	// Served records a dispatched call; method is the JSON-RPC method.
-	Served(ctx context.Context, frontend, method string, res dispatch.Result, d time.Duration)
-	// Refused records a call refused before dispatch (an invalid request
-	// message).
-	Refused(ctx context.Context, frontend string, kind jsonrpc.Kind, d time.Duration)
-}
-
-// nopObserver records nothing.
-type nopObserver struct{}
-
-func (nopObserver) Served(context.Context, string, string, dispatch.Result, time.Duration) {}
-func (nopObserver) Refused(context.Context, string, jsonrpc.Kind, time.Duration)           {}
-
 // Mount adds the Protobuf services to mux, calling d: one entry per typed
 // service (every RPC of the API, served generically), the generic
 // JsonRpcService, opts.Services, gRPC health checking and server
@@ -86,16 +73,12 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	obs := co.Observer
-	if obs == nil {
-		obs = nopObserver{}
-	}
 	opts := append([]connect.HandlerOption{
 		connect.WithReadMaxBytes(int(readMax)),
 		connect.WithCompressMinBytes(compressMinBytes),
 	}, cachingCodecs()...)
 	opts = append(opts, co.HandlerOptions...)
-	ts := &typedServer{d: d, log: log, obs: obs, drift: newDriftLog(log, obs)}
+	ts := &typedServer{d: d, log: log, hooks: co.Hooks, drift: newDriftLog(log, co.Drift)}
 	byService := map[string]map[string]http.Handler{}
 	for _, tm := range a.methods {
 		svc := string(tm.Desc.Parent().FullName())
@@ -109,7 +92,7 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 		mux.Handle("/"+svc+"/", serviceHandler(handlers))
 		services = append(services, svc)
 	}
-	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: log, obs: obs}, opts...)
+	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: log, hooks: co.Hooks}, opts...)
 	mux.Handle(path, h)
 	services = append(services, hivegatev1connect.JsonRpcServiceName)
 	for _, cs := range co.Services {

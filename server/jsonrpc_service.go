@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -13,6 +12,7 @@ import (
 	"github.com/hivegate/hivegate/dispatch"
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
@@ -20,30 +20,35 @@ import (
 // with params and result as google.protobuf.Value, through the same
 // dispatcher (router, cache, coalescing, backend pool) as POST /.
 type jsonRPCService struct {
-	d   *dispatch.Dispatcher
-	log *slog.Logger
-	obs Observer
+	d     *dispatch.Dispatcher
+	log   *slog.Logger
+	hooks *dispatch.Hooks
 }
 
 // Call implements hivegatev1connect.JsonRpcServiceHandler.
 func (s *jsonRPCService) Call(ctx context.Context, req *connect.Request[hivegatev1.CallRequest]) (*connect.Response[hivegatev1.CallResponse], error) {
-	start := time.Now()
-	frontend := req.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	var params json.RawMessage
 	if p := req.Msg.GetParams(); p != nil {
 		b, err := transcode.Marshal(p)
 		if err != nil {
-			s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
+			refuse(ctx, s.d, s.hooks, req.Msg.GetMethod(), jsonrpc.NewError(jsonrpc.KindInvalidParams, "", nil))
 			return nil, invalidArgument("params: %v", err)
 		}
 		params = b
 	}
 	if req.Msg.GetMethod() == "" {
-		s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidRequest, time.Since(start))
+		refuse(ctx, s.d, s.hooks, "", jsonrpc.NewError(jsonrpc.KindInvalidRequest, "", nil))
 		return nil, invalidArgument("method: must be set")
 	}
-	res := s.d.Call(ctx, req.Msg.GetMethod(), params)
-	s.obs.Served(ctx, frontend, req.Msg.GetMethod(), res, time.Since(start))
+	var call [1]dispatch.Call
+	c := &call[0]
+	if _, err := s.d.Router().ParseKey(&c.Call, nil, req.Msg.GetMethod(), params); err != nil {
+		c.Call = router.Call{UpstreamMethod: req.Msg.GetMethod()}
+		c.Invalid = dispatch.InvalidMethod(err)
+	}
+	var results [1]dispatch.Result
+	s.d.Serve(ctx, s.hooks, call[:], results[:])
+	res := &results[0]
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}
@@ -58,15 +63,16 @@ func (s *jsonRPCService) Call(ctx context.Context, req *connect.Request[hivegate
 	return out, nil
 }
 
-// decode wraps the raw result in a CallResponse, reusing the one attached to
+// callResponseDesc is the descriptor JsonRpcService's decoded answers are
+// kept under.
+var callResponseDesc = (&hivegatev1.CallResponse{}).ProtoReflect().Descriptor()
+
+// decode wraps the raw result in a CallResponse, reusing the one kept with
 // the cache entry when there is one. The message is shared: read-only.
-func (s *jsonRPCService) decode(res dispatch.Result) (*hivegatev1.CallResponse, error) {
-	desc := (&hivegatev1.CallResponse{}).ProtoReflect().Descriptor()
-	if res.Entry != nil {
-		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc {
-			if m, ok := a.msg.(*hivegatev1.CallResponse); ok {
-				return m, nil
-			}
+func (s *jsonRPCService) decode(res *dispatch.Result) (*hivegatev1.CallResponse, error) {
+	if a := cachedForm(res, callResponseDesc, 0); a != nil {
+		if m, ok := a.msg.(*hivegatev1.CallResponse); ok {
+			return m, nil
 		}
 	}
 	v := &structpb.Value{}
@@ -75,8 +81,6 @@ func (s *jsonRPCService) decode(res dispatch.Result) (*hivegatev1.CallResponse, 
 		return nil, fmt.Errorf("the backend's result is not valid JSON: %w", err)
 	}
 	m := &hivegatev1.CallResponse{Result: v}
-	if res.Entry != nil {
-		attach(res.Entry, &cachedMessage{desc: desc, msg: m})
-	}
+	keep(res, &cachedMessage{desc: callResponseDesc, msg: m})
 	return m, nil
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// DriftObserver is implemented by an Observer that counts the keys of a
+// DriftObserver (Options.Drift) counts the keys of a
 // node's answers that the typed message does not know (issue 28 item 5):
 // a node whose API grew or changed. method is the JSON-RPC method; it is
 // called once per unknown key of each decoded answer.
@@ -28,10 +28,8 @@ type driftLog struct {
 	seen map[string]struct{}
 }
 
-func newDriftLog(log *slog.Logger, obs Observer) *driftLog {
-	d := &driftLog{log: log, seen: map[string]struct{}{}}
-	d.obs, _ = obs.(DriftObserver)
-	return d
+func newDriftLog(log *slog.Logger, obs DriftObserver) *driftLog {
+	return &driftLog{log: log, obs: obs, seen: map[string]struct{}{}}
 }
 
 // unknown reports the unknown keys of one answer of method (paths such as

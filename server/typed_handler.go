@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
@@ -34,10 +34,11 @@ type anyMessage struct {
 // proto.Message for connect's codecs.
 func (b *anyMessage) ProtoReflect() protoreflect.Message { return b.Message.ProtoReflect() }
 
-// cachedMessage is the decoded form of a cache entry's JSON result, attached to
-// the entry (cache.Entry.SetDecoded) so that a hit is served without decoding.
-// It is keyed by the message type: one JSON result can be wanted as a typed
-// response and as JsonRpcService's generic Value. msg is read-only.
+// cachedMessage is the decoded form of a cache entry's JSON result, kept
+// with the entry (dispatch.Result.Forms) so that a hit is served without
+// decoding. It is kept under its message type: one JSON result can be
+// wanted as a typed response and as JsonRpcService's generic Value, and
+// each is kept beside the other. msg is read-only.
 type cachedMessage struct {
 	desc protoreflect.MessageDescriptor
 	msg  proto.Message
@@ -47,32 +48,53 @@ type cachedMessage struct {
 	// Like the message, they live as long as the entry and are charged to
 	// cache_max_capacity with it (through grow).
 	encoded encodedArray
-	// grow charges n more bytes to the entry the message is attached to
-	// (cache.Entry.GrowDecoded); false: keep nothing more. nil when the
-	// message is no entry's (the call was not cached).
-	grow func(v any, n int) bool
+	// grow charges n more bytes to the entry the message is kept with
+	// (Forms.GrowDerived); false: keep nothing more. nil when the message
+	// is no entry's (the call was not cached).
+	grow func(n int) bool
+}
+
+// messageForm is the key a decoded message is kept under in its result's
+// Forms: one per message type and next_start skip (the page a message is
+// cut to depends on the request's skip, which its params do not carry).
+type messageForm struct {
+	desc protoreflect.MessageDescriptor
+	skip uint64
+}
+
+// cachedForm returns the message of type desc cut by skip kept with res,
+// nil when none is.
+func cachedForm(res *dispatch.Result, desc protoreflect.MessageDescriptor, skip uint64) *cachedMessage {
+	if res.Forms == nil {
+		return nil
+	}
+	a, _ := res.Forms.Derived(messageForm{desc, skip}).(*cachedMessage)
+	return a
 }
 
 // cachedMessageOverhead is what a cachedMessage costs beside its message:
-// the struct itself and the box the entry keeps it in.
+// the struct itself and its slot among the entry's forms.
 const cachedMessageOverhead = 96
 
-// attach keeps a, made from entry's result, with the entry, charged to
+// keep keeps a, made from res's result, with res's cache entry, charged to
 // the cache budget with its message's estimated heap size (typed_size.go);
-// a message the budget has no room for is served and not kept.
-func attach(entry interface {
-	SetDecoded(v any, size int) bool
-	GrowDecoded(v any, n int) bool
-}, a *cachedMessage) {
-	a.grow = entry.GrowDecoded // set before a is shared; refuses a that is not attached
-	entry.SetDecoded(a, cachedMessageOverhead+heapSize(a.msg.ProtoReflect()))
+// a message the budget has no room for is served and not kept. A result
+// with no entry keeps nothing.
+func keep(res *dispatch.Result, a *cachedMessage) {
+	forms := res.Forms
+	if forms == nil {
+		return
+	}
+	k := messageForm{a.desc, a.skip}
+	a.grow = func(n int) bool { return forms.GrowDerived(k, a, n) } // set before a is shared
+	forms.SetDerived(k, a, cachedMessageOverhead+heapSize(a.msg.ProtoReflect()))
 }
 
 // typedServer serves the typed RPCs through the dispatcher.
 type typedServer struct {
 	d     *dispatch.Dispatcher
 	log   *slog.Logger
-	obs   Observer
+	hooks *dispatch.Hooks
 	drift *driftLog
 }
 
@@ -98,26 +120,25 @@ func (s *typedServer) handler(tm *typedMethod, opts ...connect.HandlerOption) *c
 	)
 }
 
-// serve validates the request, builds its JSON-RPC params, dispatches them
-// (cache, coalescing, backend pool: the path JSON-RPC clients take) and
-// answers the typed response.
+// serve validates the request, builds its router call, serves it through
+// the dispatcher (token policy, cache, coalescing, backend pool: the path
+// JSON-RPC clients take) and answers the typed response.
 func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Request[anyMessage]) (*connect.Response[anyMessage], error) {
-	start := time.Now()
-	frontend := r.Peer().Protocol // connect, grpc or grpcweb: the metrics' frontend values
 	params, order, err := tm.prepare(r.Msg.ProtoReflect())
 	if err != nil {
-		s.obs.Refused(ctx, frontend, jsonrpc.KindInvalidParams, time.Since(start))
+		refuse(ctx, s.d, s.hooks, tm.JSONRPC, jsonrpc.NewError(jsonrpc.KindInvalidParams, "", nil))
 		return nil, err
 	}
-	call, err := s.d.Router().Parse(tm.JSONRPC, params)
-	if err != nil {
+	var call [1]dispatch.Call
+	if _, err := s.d.Router().ParseKey(&call[0].Call, nil, tm.JSONRPC, params); err != nil {
 		// The method comes from the schema and the params from the codec:
 		// the router rejecting them is a bug.
 		s.log.Error("typed call rejected by the router", "procedure", tm.Procedure, "error", err)
 		return nil, connect.NewError(connect.CodeInternal, errors.New("hivegate could not route "+tm.JSONRPC))
 	}
-	res := s.d.Do(ctx, call)
-	s.obs.Served(ctx, frontend, tm.JSONRPC, res, time.Since(start))
+	var results [1]dispatch.Result
+	s.d.Serve(ctx, s.hooks, call[:], results[:])
+	res := &results[0]
 	if res.Err != nil {
 		return nil, callError(ctx, res)
 	}
@@ -132,20 +153,31 @@ func (s *typedServer) serve(ctx context.Context, tm *typedMethod, r *connect.Req
 	return out, nil
 }
 
+// refuse tells the hooks' observer of a call the front end refused itself
+// (a request message that fails validation): it goes through the
+// dispatcher's one door like any other call, answered as it is, with the
+// Observe hook only (such a request is no call a quota counts).
+func refuse(ctx context.Context, d *dispatch.Dispatcher, h *dispatch.Hooks, method string, e *jsonrpc.Error) {
+	if h == nil || h.Observe == nil {
+		return
+	}
+	call := [1]dispatch.Call{{Call: router.Call{UpstreamMethod: method}, Invalid: e}}
+	var res [1]dispatch.Result
+	d.Serve(ctx, &dispatch.Hooks{Observe: h.Observe}, call[:], res[:])
+}
+
 // decode returns the typed response of a result: from the cache entry when
 // an earlier call decoded it, otherwise decoded now (with next_start, which
 // may compare with the request req) and attached to the entry. The message
 // is shared and must not be modified: calls sharing an entry sent the same
 // params. Without a cache entry the cachedMessage is this call's alone.
-func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*cachedMessage, error) {
+func (s *typedServer) decode(tm *typedMethod, res *dispatch.Result, order protoreflect.EnumNumber, req protoreflect.Message) (*cachedMessage, error) {
 	desc := tm.Response.Descriptor()
 	// The page is cut by the request's skip, which the params do not carry:
-	// a decoded message is shared only by calls with the same skip.
+	// a decoded message is kept per skip.
 	pg, _ := tm.page(req) // validated by prepare
-	if res.Entry != nil {
-		if a, ok := res.Entry.Decoded().(*cachedMessage); ok && a.desc == desc && a.skip == pg.skip {
-			return a, nil
-		}
+	if a := cachedForm(res, desc, pg.skip); a != nil {
+		return a, nil
 	}
 	m := tm.Response.New()
 	unknown, err := transcode.Unmarshal(res.Result, m.Interface())
@@ -161,15 +193,13 @@ func (s *typedServer) decode(tm *typedMethod, res dispatch.Result, order protore
 		tm.finishPage(m, pg, order, req)
 	}
 	a := &cachedMessage{desc: desc, msg: m.Interface(), skip: pg.skip}
-	if res.Entry != nil {
-		attach(res.Entry, a)
-	}
+	keep(res, a)
 	return a, nil
 }
 
 // setCallHeaders tells the client how the call was served, as the JSON-RPC
 // front end does for single requests.
-func setCallHeaders(h http.Header, res dispatch.Result) {
+func setCallHeaders(h http.Header, res *dispatch.Result) {
 	if res.Cache != "" {
 		h.Set(jsonrpc.HeaderCache, string(res.Cache))
 	}

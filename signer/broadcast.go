@@ -133,7 +133,7 @@ func (s *Signer) Broadcast(ctx context.Context, g Grant, ops []hivetx.Operation)
 		return nil, &Error{http.StatusInternalServerError, "server_error", "could not sign the transaction", connect.CodeInternal}
 	}
 	params, _ := json.Marshal([]json.RawMessage{tx.AppendJSON(nil)})
-	res := chain.Call(ctx, "condenser_api.broadcast_transaction_synchronous", params)
+	res := serve(ctx, chain, false, "condenser_api.broadcast_transaction_synchronous", params)
 	names := make([]string, len(ops))
 	for i, op := range ops {
 		names[i] = op.Name()

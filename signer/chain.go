@@ -12,6 +12,7 @@ import (
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/jsonrpc"
+	"github.com/hivegate/hivegate/router"
 )
 
 // The chain as the signer and the OAuth service read it: every call goes
@@ -20,12 +21,25 @@ import (
 // served from the cache for the route's TTL; the node's own check of every
 // broadcast is what finally counts.
 
-// Caller is the part of the dispatcher the signer uses: Call through the
-// cache, CallFresh past it (for the keys a login is checked against and
-// the authority a broadcast needs, which must be the chain's current ones).
+// Caller is the part of the dispatcher the signer and the OAuth service
+// use: its router and its one door, Serve, with no hooks (their own reads
+// are not a client's calls). A call goes through the cache, or past it
+// (fresh: for the keys a login is checked against and the authority a
+// broadcast needs, which must be the chain's current ones).
 type Caller interface {
-	Call(ctx context.Context, method string, params json.RawMessage) dispatch.Result
-	CallFresh(ctx context.Context, method string, params json.RawMessage) dispatch.Result
+	Router() *router.Router
+	Serve(ctx context.Context, h *dispatch.Hooks, calls []dispatch.Call, results []dispatch.Result)
+}
+
+// serve makes one call through c, fresh or through the cache.
+func serve(ctx context.Context, c Caller, fresh bool, method string, params json.RawMessage) dispatch.Result {
+	call := []dispatch.Call{{Fresh: fresh}}
+	if _, err := c.Router().ParseKey(&call[0].Call, nil, method, params); err != nil {
+		call[0].Invalid = dispatch.InvalidMethod(err)
+	}
+	res := make([]dispatch.Result, 1)
+	c.Serve(ctx, nil, call, res)
+	return res[0]
 }
 
 // Account is the part of an account the signer and the login read.
@@ -168,12 +182,7 @@ func call(ctx context.Context, c Caller, fresh bool, method string, params any, 
 	if err != nil {
 		return err
 	}
-	var res dispatch.Result
-	if fresh {
-		res = c.CallFresh(ctx, method, p)
-	} else {
-		res = c.Call(ctx, method, p)
-	}
+	res := serve(ctx, c, fresh, method, p)
 	if res.Err != nil {
 		return newChainError(res.Err)
 	}

@@ -39,12 +39,16 @@ var errUpstream = errors.New("the nodes did not answer")
 
 func (c DispatchChain) call(ctx context.Context, fresh bool, method string, params string) (json.RawMessage, error) {
 	d := c.Dispatcher()
-	var res dispatch.Result
-	if fresh {
-		res = d.CallFresh(ctx, method, json.RawMessage(params))
-	} else {
-		res = d.Call(ctx, method, json.RawMessage(params))
+	// One call through the dispatcher's one door, with no hooks: the
+	// follower's reads are not a client's calls. The result's buffer is
+	// never released to the backend's pool (no Release), so it may be kept.
+	calls := []dispatch.Call{{Fresh: fresh}}
+	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
+		calls[0].Invalid = dispatch.InvalidMethod(err)
 	}
+	results := make([]dispatch.Result, 1)
+	d.Serve(ctx, nil, calls, results)
+	res := results[0]
 	if res.Err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", errUpstream, method, res.Err.Message)
 	}

@@ -142,6 +142,10 @@ func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
+			if isNeverTimeJSON(e) {
+				delete(x, k) // hived's never-time is an unset (absent) time
+				continue
+			}
 			x[k] = normalize(e)
 		}
 	case []any:

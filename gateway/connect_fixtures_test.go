@@ -404,8 +404,8 @@ func canonicalJSON(b []byte) string {
 
 // equivalentParams reports whether typed params mean what recorded params
 // mean to hived: equal JSON values, except that null and "" are one value,
-// a number equals a numeric string, an object member set to null equals an
-// absent one, and a tuple's missing trailing elements equal elements at
+// a number equals a numeric string, an object member set to null or to the
+// epoch equals an absent one, and a tuple's missing trailing elements equal elements at
 // their zero value ("", 0, false, null, 1970-01-01T00:00:00).
 func equivalentParams(recorded, typed []byte) bool {
 	x, err1 := decodeJSON(recorded)
@@ -425,12 +425,12 @@ func equivalent(a, b any) bool {
 				if !equivalent(v, w) {
 					return false
 				}
-			} else if v != nil {
+			} else if !absentEquivalent(v) {
 				return false
 			}
 		}
 		for k, w := range y {
-			if _, ok := x[k]; !ok && w != nil {
+			if _, ok := x[k]; !ok && !absentEquivalent(w) {
 				return false
 			}
 		}
@@ -467,6 +467,15 @@ func equivalent(a, b any) bool {
 	default:
 		return a == b
 	}
+}
+
+// absentEquivalent reports an object member value that means what an absent
+// member means to hived: null, and 1970-01-01T00:00:00, the default of a time
+// hived reads when the member is absent (the typed API holds hived's
+// never-times as an unset Timestamp and leaves it out; proto/README.md,
+// "Times"). 1969-12-31T23:59:59 is hived's maximum time, not its default.
+func absentEquivalent(v any) bool {
+	return v == nil || v == "1970-01-01T00:00:00"
 }
 
 // isZeroJSON reports a JSON value hived reads as a default.

@@ -344,6 +344,16 @@ func (f *cursorField) value(item, cur protoreflect.Message) (v protoreflect.Valu
 			parent = parent.Get(fd).Message()
 		}
 		if !parent.Has(src) {
+			if isTimestamp(f.fd) {
+				// hived's never-time, read as an unset Timestamp: in a
+				// time order it is the maximum (1969-12-31T23:59:59,
+				// time_point_sec::maximum()), where hived sorts the
+				// rows that are not scheduled (next_vesting_withdrawal,
+				// cashout_time). The cursor carries that position.
+				dst := cur.NewField(f.fd).Message()
+				dst.Set(dst.Descriptor().Fields().ByName("seconds"), protoreflect.ValueOfInt64(-1))
+				return protoreflect.ValueOfMessage(dst), true
+			}
 			return v, true
 		}
 		// Copy into a message of the cursor's own type: the cursor must not

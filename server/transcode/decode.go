@@ -99,6 +99,9 @@ func (d *decoder) message(p *messagePlan) error {
 func (d *decoder) object(p *messagePlan) error {
 	return d.members(func(key []byte) error {
 		if f := p.byKey[string(key)]; f != nil {
+			if d.neverTime(f) {
+				return nil // hived's never-time: the Timestamp stays unset
+			}
 			return d.field(f)
 		}
 		d.addUnknown()

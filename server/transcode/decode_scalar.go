@@ -182,6 +182,32 @@ func (d *decoder) enumValue(e *enumPlan) (protoreflect.EnumNumber, error) {
 	return 0, d.errorf("unknown enum name %q", s)
 }
 
+// neverTime reports whether the value at the decoder is one of hived's
+// never-times for singular google.protobuf.Timestamp field f, and if so
+// consumes it. An object member holding one is left unset (proto/README.md,
+// "Times"); tuple elements (positions such as cursors), list elements and
+// map values keep the real value.
+func (d *decoder) neverTime(f *fieldPlan) bool {
+	if f.list || f.mapVal != nil || f.kind != kindMessage || f.msg.shape != shapeTimestamp || d.peek() != '"' {
+		return false
+	}
+	start := d.pos
+	s, _, err := d.readString()
+	if err == nil {
+		if sec, err := parseHivedTime(s); err == nil && isNeverTime(sec) {
+			return true
+		}
+	}
+	d.pos = start
+	return false
+}
+
+// isNeverTime reports whether Unix seconds sec is one of hived's never-times:
+// 1969-12-31T23:59:59 (-1, time_point_sec::maximum() printed as a signed
+// 32-bit value: "not scheduled") or 1970-01-01T00:00:00 (0, a default
+// time_point_sec: "never happened").
+func isNeverTime(sec int64) bool { return sec == -1 || sec == 0 }
+
 // timestamp decodes a hived time string into google.protobuf.Timestamp fields.
 func (d *decoder) timestamp() error {
 	start := d.pos

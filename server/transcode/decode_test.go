@@ -35,7 +35,7 @@ func TestUnmarshal(t *testing.T) {
 				"big":"18446744073709551615","values":[null,1,"s"]}`,
 		},
 		{
-			name: "time with trailing Z and hived maximum time",
+			name: "time with trailing Z and hived maximum time: a tuple element (a position) keeps it",
 			msg:  "Cursor",
 			in:   `["1969-12-31T23:59:59Z"]`,
 			want: `{"time":"1969-12-31T23:59:59Z"}`,
@@ -45,6 +45,30 @@ func TestUnmarshal(t *testing.T) {
 			msg:  "Cursor",
 			in:   `["1970-01-01T00:00:00"]`,
 			want: `{"time":"1970-01-01T00:00:00Z"}`,
+		},
+		{
+			name: "hived's maximum time in an object member is an unset time",
+			msg:  "Thing",
+			in:   `{"id":1,"created":"1969-12-31T23:59:59"}`,
+			want: `{"id":"1"}`,
+		},
+		{
+			name: "the epoch in an object member is an unset time",
+			msg:  "Thing",
+			in:   `{"id":1,"created":"1970-01-01T00:00:00"}`,
+			want: `{"id":"1"}`,
+		},
+		{
+			name: "never-times in hivemind's and zoned spellings are unset too",
+			msg:  "ListThingsResponse",
+			in:   `{"things":[{"created":"1970-01-01 00:00:00"},{"created":"1969-12-31T23:59:59Z"}]}`,
+			want: `{"things":[{},{}]}`,
+		},
+		{
+			name: "a second after the epoch is a real time",
+			msg:  "Thing",
+			in:   `{"created":"1970-01-01T00:00:01"}`,
+			want: `{"created":"1970-01-01T00:00:01Z"}`,
 		},
 		{
 			name: "null leaves fields unset but a Value null",

@@ -30,7 +30,9 @@ func ExampleMarshalParams() {
 }
 
 // hived's result decodes into the typed response; keys the schema does not
-// know are reported, not rejected.
+// know are reported, not rejected; hived's never-time
+// (next_vesting_withdrawal "1969-12-31T23:59:59": no power-down) is an
+// unset Timestamp.
 func ExampleUnmarshal() {
 	result := `{"accounts":[{"name":"alice","created":"2016-03-24T16:05:00",` +
 		`"voting_manabar":{"current_mana":"9007199254740993","last_update_time":1700000000},` +
@@ -42,10 +44,10 @@ func ExampleUnmarshal() {
 	}
 	a := resp.GetAccounts()[0]
 	fmt.Println(a.GetName(), a.GetCreated().AsTime().Format("2006-01-02 15:04:05"))
-	fmt.Println(a.GetVotingManabar().GetCurrentMana(), a.GetNextVestingWithdrawal().GetSeconds())
+	fmt.Println(a.GetVotingManabar().GetCurrentMana(), a.GetNextVestingWithdrawal() != nil)
 	fmt.Println(unknown)
 	// Output:
 	// alice 2016-03-24 16:05:00
-	// 9007199254740993 -1
+	// 9007199254740993 false
 	// [accounts[0].future_field]
 }

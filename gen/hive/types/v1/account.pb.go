@@ -24,9 +24,9 @@ const (
 
 // Account is hived's api_account_object: the full on-chain state of one
 // account, as database_api.list_accounts and find_accounts return it. Fields
-// are in hived's order. Times are UTC; a time of 1970-01-01T00:00:00 means
-// "never", and 1969-12-31T23:59:59 (one second before the epoch) is hived's
-// "maximum" time, meaning "not scheduled".
+// are in hived's order. Times are UTC; hived's never-times
+// (1970-01-01T00:00:00 "never", 1969-12-31T23:59:59 "not scheduled") are
+// unset (proto/README.md, "Times").
 type Account struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The chain object id of the account (its creation order).
@@ -122,8 +122,8 @@ type Account struct {
 	VestingWithdrawRate *Asset `protobuf:"bytes,42,opt,name=vesting_withdraw_rate,json=vestingWithdrawRate,proto3" json:"vesting_withdraw_rate,omitempty"`
 	// VESTS counted for post voting power (after delayed votes).
 	PostVotingPower *Asset `protobuf:"bytes,43,opt,name=post_voting_power,json=postVotingPower,proto3" json:"post_voting_power,omitempty"`
-	// When the next power-down step happens; 1969-12-31T23:59:59 when no
-	// power-down is in progress.
+	// When the next power-down step happens; unset when no power-down is in
+	// progress (hived: 1969-12-31T23:59:59).
 	NextVestingWithdrawal *timestamppb.Timestamp `protobuf:"bytes,44,opt,name=next_vesting_withdrawal,json=nextVestingWithdrawal,proto3" json:"next_vesting_withdrawal,omitempty"`
 	// VESTS already withdrawn in the current power-down (a 64-bit integer:
 	// hived writes large values as JSON strings).

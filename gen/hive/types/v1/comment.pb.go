@@ -52,7 +52,7 @@ type Comment struct {
 	LastUpdate *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=last_update,json=lastUpdate,proto3" json:"last_update,omitempty"`
 	// When the comment was created.
 	Created *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created,proto3" json:"created,omitempty"`
-	// When the comment was paid out; 1970-01-01T00:00:00 before payout.
+	// When the comment was paid out; unset before payout (hived: 1970-01-01T00:00:00).
 	LastPayout *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_payout,json=lastPayout,proto3" json:"last_payout,omitempty"`
 	// Nesting depth: 0 for a post, 1 for a reply to it, and so on.
 	Depth uint32 `protobuf:"varint,13,opt,name=depth,proto3" json:"depth,omitempty"`
@@ -66,9 +66,9 @@ type Comment struct {
 	VoteRshares int64 `protobuf:"varint,17,opt,name=vote_rshares,json=voteRshares,proto3" json:"vote_rshares,omitempty"`
 	// Absolute reward shares of the whole subtree.
 	ChildrenAbsRshares int64 `protobuf:"varint,18,opt,name=children_abs_rshares,json=childrenAbsRshares,proto3" json:"children_abs_rshares,omitempty"`
-	// When the comment pays out; 1969-12-31T23:59:59 after payout.
+	// When the comment pays out; unset after payout (hived: 1969-12-31T23:59:59).
 	CashoutTime *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=cashout_time,json=cashoutTime,proto3" json:"cashout_time,omitempty"`
-	// The latest possible payout time (1969-12-31T23:59:59 = none).
+	// The latest possible payout time; unset when none (hived: 1969-12-31T23:59:59).
 	MaxCashoutTime *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=max_cashout_time,json=maxCashoutTime,proto3" json:"max_cashout_time,omitempty"`
 	// Total curation weight of the votes.
 	TotalVoteWeight uint64 `protobuf:"varint,21,opt,name=total_vote_weight,json=totalVoteWeight,proto3" json:"total_vote_weight,omitempty"`

@@ -115,7 +115,7 @@ type LegacyAccount struct {
 	VestingWithdrawRate *LegacyAsset `protobuf:"bytes,43,opt,name=vesting_withdraw_rate,json=vestingWithdrawRate,proto3" json:"vesting_withdraw_rate,omitempty"`
 	// VESTS counted for voting on posts.
 	PostVotingPower *LegacyAsset `protobuf:"bytes,44,opt,name=post_voting_power,json=postVotingPower,proto3" json:"post_voting_power,omitempty"`
-	// The next power-down step; 1969-12-31T23:59:59 when none.
+	// The next power-down step; unset when none (hived: 1969-12-31T23:59:59).
 	NextVestingWithdrawal *timestamppb.Timestamp `protobuf:"bytes,45,opt,name=next_vesting_withdrawal,json=nextVestingWithdrawal,proto3" json:"next_vesting_withdrawal,omitempty"`
 	// VESTS satoshis withdrawn in the current power-down.
 	Withdrawn int64 `protobuf:"varint,46,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`
@@ -705,7 +705,7 @@ type LegacyExtendedAccount struct {
 	VestingWithdrawRate *LegacyAsset `protobuf:"bytes,43,opt,name=vesting_withdraw_rate,json=vestingWithdrawRate,proto3" json:"vesting_withdraw_rate,omitempty"`
 	// VESTS counted for voting on posts.
 	PostVotingPower *LegacyAsset `protobuf:"bytes,44,opt,name=post_voting_power,json=postVotingPower,proto3" json:"post_voting_power,omitempty"`
-	// The next power-down step; 1969-12-31T23:59:59 when none.
+	// The next power-down step; unset when none (hived: 1969-12-31T23:59:59).
 	NextVestingWithdrawal *timestamppb.Timestamp `protobuf:"bytes,45,opt,name=next_vesting_withdrawal,json=nextVestingWithdrawal,proto3" json:"next_vesting_withdrawal,omitempty"`
 	// VESTS satoshis withdrawn in the current power-down.
 	Withdrawn int64 `protobuf:"varint,46,opt,name=withdrawn,proto3" json:"withdrawn,omitempty"`

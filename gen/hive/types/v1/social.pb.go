@@ -111,9 +111,9 @@ type Post struct {
 	Children uint32 `protobuf:"varint,10,opt,name=children,proto3" json:"children,omitempty"`
 	// Net reward shares of the votes.
 	NetRshares int64 `protobuf:"varint,11,opt,name=net_rshares,json=netRshares,proto3" json:"net_rshares,omitempty"`
-	// When the post was paid out; 1969-12-31T23:59:59 or 1970-01-01T00:00:00 before payout.
+	// When the post was paid out; unset before payout (hivemind: 1969-12-31T23:59:59 or 1970-01-01T00:00:00).
 	LastPayout *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_payout,json=lastPayout,proto3" json:"last_payout,omitempty"`
-	// When the post pays out; 1969-12-31T23:59:59 after payout.
+	// When the post pays out; unset after payout (hivemind: 1969-12-31T23:59:59).
 	CashoutTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=cashout_time,json=cashoutTime,proto3" json:"cashout_time,omitempty"`
 	// The author payout received, a legacy asset ("1.234 HBD").
 	TotalPayoutValue *LegacyAsset `protobuf:"bytes,14,opt,name=total_payout_value,json=totalPayoutValue,proto3" json:"total_payout_value,omitempty"`
@@ -619,7 +619,7 @@ type CommentBlogEntry struct {
 	EntryId uint32 `protobuf:"varint,2,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
 	// The post.
 	Comment *Post `protobuf:"bytes,3,opt,name=comment,proto3" json:"comment,omitempty"`
-	// When the post was reblogged; 1970-01-01T00:00:00 for the author's own posts.
+	// When the post was reblogged; unset for the author's own posts (hivemind: 1970-01-01T00:00:00).
 	RebloggedOn   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=reblogged_on,json=rebloggedOn,proto3" json:"reblogged_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -695,7 +695,7 @@ type BlogEntry struct {
 	Author string `protobuf:"bytes,3,opt,name=author,proto3" json:"author,omitempty"`
 	// The post's permlink.
 	Permlink string `protobuf:"bytes,4,opt,name=permlink,proto3" json:"permlink,omitempty"`
-	// When the post was reblogged; 1970-01-01T00:00:00 for the author's own posts.
+	// When the post was reblogged; unset for the author's own posts (hivemind: 1970-01-01T00:00:00).
 	RebloggedOn   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=reblogged_on,json=rebloggedOn,proto3" json:"reblogged_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1236,9 +1236,9 @@ type Content struct {
 	Children uint32 `protobuf:"varint,10,opt,name=children,proto3" json:"children,omitempty"`
 	// Net reward shares of the votes (0 once paid out).
 	NetRshares int64 `protobuf:"varint,11,opt,name=net_rshares,json=netRshares,proto3" json:"net_rshares,omitempty"`
-	// When the post was paid out; 1970-01-01T00:00:00 before payout.
+	// When the post was paid out; unset before payout (hivemind: 1970-01-01T00:00:00).
 	LastPayout *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_payout,json=lastPayout,proto3" json:"last_payout,omitempty"`
-	// When the post pays out; 1969-12-31T23:59:59 after payout.
+	// When the post pays out; unset after payout (hivemind: 1969-12-31T23:59:59).
 	CashoutTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=cashout_time,json=cashoutTime,proto3" json:"cashout_time,omitempty"`
 	// The author payout.
 	TotalPayoutValue *LegacyAsset `protobuf:"bytes,14,opt,name=total_payout_value,json=totalPayoutValue,proto3" json:"total_payout_value,omitempty"`
@@ -1272,7 +1272,7 @@ type Content struct {
 	RebloggedBy []string `protobuf:"bytes,28,rep,name=reblogged_by,json=rebloggedBy,proto3" json:"reblogged_by,omitempty"`
 	// Author rewards paid, in HBD satoshis.
 	AuthorRewards int64 `protobuf:"varint,29,opt,name=author_rewards,json=authorRewards,proto3" json:"author_rewards,omitempty"`
-	// Always 1969-12-31T23:59:59.
+	// Always unset (hivemind writes 1969-12-31T23:59:59).
 	MaxCashoutTime *timestamppb.Timestamp `protobuf:"bytes,30,opt,name=max_cashout_time,json=maxCashoutTime,proto3" json:"max_cashout_time,omitempty"`
 	// Always 10000.
 	RewardWeight uint32 `protobuf:"varint,31,opt,name=reward_weight,json=rewardWeight,proto3" json:"reward_weight,omitempty"`

@@ -30,7 +30,7 @@ type Witness struct {
 	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The witness account.
 	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
-	// When the witness was registered (1970-01-01T00:00:00 for genesis-era witnesses).
+	// When the witness was registered; unset for genesis-era witnesses (hived: 1970-01-01T00:00:00).
 	Created *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created,proto3" json:"created,omitempty"`
 	// The witness's announcement URL.
 	Url string `protobuf:"bytes,4,opt,name=url,proto3" json:"url,omitempty"`

@@ -21,9 +21,9 @@ export const file_hive_types_v1_account: GenFile = /*@__PURE__*/
 /**
  * Account is hived's api_account_object: the full on-chain state of one
  * account, as database_api.list_accounts and find_accounts return it. Fields
- * are in hived's order. Times are UTC; a time of 1970-01-01T00:00:00 means
- * "never", and 1969-12-31T23:59:59 (one second before the epoch) is hived's
- * "maximum" time, meaning "not scheduled".
+ * are in hived's order. Times are UTC; hived's never-times
+ * (1970-01-01T00:00:00 "never", 1969-12-31T23:59:59 "not scheduled") are
+ * unset (proto/README.md, "Times").
  *
  * @generated from message hive.types.v1.Account
  */
@@ -334,8 +334,8 @@ export type Account = Message<"hive.types.v1.Account"> & {
   postVotingPower?: Asset | undefined;
 
   /**
-   * When the next power-down step happens; 1969-12-31T23:59:59 when no
-   * power-down is in progress.
+   * When the next power-down step happens; unset when no power-down is in
+   * progress (hived: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp next_vesting_withdrawal = 44;
    */

@@ -105,7 +105,7 @@ export type Comment = Message<"hive.types.v1.Comment"> & {
   created?: Timestamp | undefined;
 
   /**
-   * When the comment was paid out; 1970-01-01T00:00:00 before payout.
+   * When the comment was paid out; unset before payout (hived: 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp last_payout = 12;
    */
@@ -154,14 +154,14 @@ export type Comment = Message<"hive.types.v1.Comment"> & {
   childrenAbsRshares: bigint;
 
   /**
-   * When the comment pays out; 1969-12-31T23:59:59 after payout.
+   * When the comment pays out; unset after payout (hived: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp cashout_time = 19;
    */
   cashoutTime?: Timestamp | undefined;
 
   /**
-   * The latest possible payout time (1969-12-31T23:59:59 = none).
+   * The latest possible payout time; unset when none (hived: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp max_cashout_time = 20;
    */

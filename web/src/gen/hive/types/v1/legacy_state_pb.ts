@@ -343,7 +343,7 @@ export type LegacyAccount = Message<"hive.types.v1.LegacyAccount"> & {
   postVotingPower?: LegacyAsset | undefined;
 
   /**
-   * The next power-down step; 1969-12-31T23:59:59 when none.
+   * The next power-down step; unset when none (hived: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp next_vesting_withdrawal = 45;
    */
@@ -788,7 +788,7 @@ export type LegacyExtendedAccount = Message<"hive.types.v1.LegacyExtendedAccount
   postVotingPower?: LegacyAsset | undefined;
 
   /**
-   * The next power-down step; 1969-12-31T23:59:59 when none.
+   * The next power-down step; unset when none (hived: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp next_vesting_withdrawal = 45;
    */

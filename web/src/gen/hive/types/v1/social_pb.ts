@@ -114,14 +114,14 @@ export type Post = Message<"hive.types.v1.Post"> & {
   netRshares: bigint;
 
   /**
-   * When the post was paid out; 1969-12-31T23:59:59 or 1970-01-01T00:00:00 before payout.
+   * When the post was paid out; unset before payout (hivemind: 1969-12-31T23:59:59 or 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp last_payout = 12;
    */
   lastPayout?: Timestamp | undefined;
 
   /**
-   * When the post pays out; 1969-12-31T23:59:59 after payout.
+   * When the post pays out; unset after payout (hivemind: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp cashout_time = 13;
    */
@@ -436,7 +436,7 @@ export type CommentBlogEntry = Message<"hive.types.v1.CommentBlogEntry"> & {
   comment?: Post | undefined;
 
   /**
-   * When the post was reblogged; 1970-01-01T00:00:00 for the author's own posts.
+   * When the post was reblogged; unset for the author's own posts (hivemind: 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp reblogged_on = 4;
    */
@@ -486,7 +486,7 @@ export type BlogEntry = Message<"hive.types.v1.BlogEntry"> & {
   permlink: string;
 
   /**
-   * When the post was reblogged; 1970-01-01T00:00:00 for the author's own posts.
+   * When the post was reblogged; unset for the author's own posts (hivemind: 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp reblogged_on = 5;
    */
@@ -843,14 +843,14 @@ export type Content = Message<"hive.types.v1.Content"> & {
   netRshares: bigint;
 
   /**
-   * When the post was paid out; 1970-01-01T00:00:00 before payout.
+   * When the post was paid out; unset before payout (hivemind: 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp last_payout = 12;
    */
   lastPayout?: Timestamp | undefined;
 
   /**
-   * When the post pays out; 1969-12-31T23:59:59 after payout.
+   * When the post pays out; unset after payout (hivemind: 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp cashout_time = 13;
    */
@@ -969,7 +969,7 @@ export type Content = Message<"hive.types.v1.Content"> & {
   authorRewards: bigint;
 
   /**
-   * Always 1969-12-31T23:59:59.
+   * Always unset (hivemind writes 1969-12-31T23:59:59).
    *
    * @generated from field: google.protobuf.Timestamp max_cashout_time = 30;
    */

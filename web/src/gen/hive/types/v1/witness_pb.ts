@@ -38,7 +38,7 @@ export type Witness = Message<"hive.types.v1.Witness"> & {
   owner: string;
 
   /**
-   * When the witness was registered (1970-01-01T00:00:00 for genesis-era witnesses).
+   * When the witness was registered; unset for genesis-era witnesses (hived: 1970-01-01T00:00:00).
    *
    * @generated from field: google.protobuf.Timestamp created = 3;
    */

@@ -15,6 +15,9 @@ type AppAccount struct {
 // everything else is generated (so the generated data is the same with or
 // without them): no history, created at the initial head.
 func (ch *chain) addAppAccounts(apps []AppAccount) {
+	if len(apps) > 0 {
+		defer ch.indexAccounts()
+	}
 	for _, app := range apps {
 		if ch.byName[app.Name] != nil {
 			continue

@@ -99,13 +99,7 @@ func (g *gen) buildIndexes() {
 		}
 		return -1
 	}
-	ch.acctByName = sortedBy(ch.accounts, func(a, b *Account) int { return strings.Compare(a.Name, b.Name) })
-	ch.acctByProxy = sortedBy(ch.accounts, func(a, b *Account) int {
-		return cmp.Or(cmp.Compare(id(a.Proxy), id(b.Proxy)), strings.Compare(a.Name, b.Name))
-	})
-	ch.acctByNVW = sortedBy(ch.accounts, func(a, b *Account) int {
-		return cmp.Or(a.NextVestingWithdrawal.Compare(b.NextVestingWithdrawal), strings.Compare(a.Name, b.Name))
-	})
+	ch.indexAccounts()
 	ch.wByName = sortedBy(ch.witnesses, func(a, b *Witness) int { return strings.Compare(a.Owner, b.Owner) })
 	ch.wBySchedule = sortedBy(ch.witnesses, func(a, b *Witness) int {
 		return cmp.Or(a.VirtualScheduledTime.Cmp(b.VirtualScheduledTime), cmp.Compare(a.ID, b.ID))
@@ -299,4 +293,23 @@ func (ch *chain) blockID(num uint32) string {
 // producer returns the witness that produced block num.
 func (ch *chain) producer(num uint32) *Witness {
 	return ch.schedule[int(num)%len(ch.schedule)]
+}
+
+// indexAccounts sorts the account indexes (by name, by proxy, by next
+// vesting withdrawal): after generation, and again when app accounts are
+// added, so that lists and counts agree.
+func (ch *chain) indexAccounts() {
+	id := func(name string) int64 {
+		if a := ch.byName[name]; a != nil {
+			return a.ID
+		}
+		return -1
+	}
+	ch.acctByName = sortedBy(ch.accounts, func(a, b *Account) int { return strings.Compare(a.Name, b.Name) })
+	ch.acctByProxy = sortedBy(ch.accounts, func(a, b *Account) int {
+		return cmp.Or(cmp.Compare(id(a.Proxy), id(b.Proxy)), strings.Compare(a.Name, b.Name))
+	})
+	ch.acctByNVW = sortedBy(ch.accounts, func(a, b *Account) int {
+		return cmp.Or(a.NextVestingWithdrawal.Compare(b.NextVestingWithdrawal), strings.Compare(a.Name, b.Name))
+	})
 }

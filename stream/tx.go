@@ -80,11 +80,14 @@ func (h *Hub) BroadcastAndTrack(ctx context.Context, raw []byte, emit func(TxSta
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	return t.Track(ctx, emit)
 }
 
-// TxTracker follows one broadcast transaction.
+// TxTracker follows one broadcast transaction; it counts as one of the
+// hub's subscribers until Close.
 type TxTracker struct {
+	closed     bool
 	h          *Hub
 	tc         TxChain
 	id         string
@@ -92,12 +95,22 @@ type TxTracker struct {
 }
 
 // Broadcast parses raw, a signed transaction as hived's JSON, and sends it
-// once through the hub's chain.
-func (h *Hub) Broadcast(ctx context.Context, raw []byte) (*TxTracker, error) {
+// once through the hub's chain. Over MaxSubscribers, nothing is sent
+// (ErrTooMany).
+func (h *Hub) Broadcast(ctx context.Context, raw []byte) (_ *TxTracker, err error) {
 	tc, ok := h.opts.Chain.(TxChain)
 	if !ok {
 		return nil, errNoTxChain
 	}
+	if n := h.subs.Add(1); n > int64(h.opts.MaxSubscribers) {
+		h.subs.Add(-1)
+		return nil, ErrTooMany
+	}
+	defer func() {
+		if err != nil {
+			h.subs.Add(-1)
+		}
+	}()
 	if len(raw) > maxTxBytes {
 		return nil, errBadTx{fmt.Errorf("more than %d bytes", maxTxBytes)}
 	}
@@ -109,6 +122,14 @@ func (h *Hub) Broadcast(ctx context.Context, raw []byte) (*TxTracker, error) {
 		return nil, err
 	}
 	return &TxTracker{h: h, tc: tc, id: tx.ID(), expiration: tx.Expiration}, nil
+}
+
+// Close ends the tracker's hold on a subscriber slot.
+func (t *TxTracker) Close() {
+	if !t.closed {
+		t.closed = true
+		t.h.subs.Add(-1)
+	}
 }
 
 // Track calls emit with the transaction's status: at once, then each time

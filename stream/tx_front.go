@@ -56,6 +56,8 @@ func txConnectError(ctx context.Context, err error) error {
 		return connect.NewError(connect.CodeInvalidArgument, bad)
 	case errors.Is(err, errNoTxChain):
 		return connect.NewError(connect.CodeUnimplemented, err)
+	case errors.Is(err, ErrTooMany):
+		return connect.NewError(connect.CodeResourceExhausted, errors.New("too many stream subscribers; retry later (the transaction was not sent)"))
 	case errors.Is(err, ErrClosed):
 		return connect.NewError(connect.CodeUnavailable, errors.New("the gateway is shutting down; ask for the transaction's status on another replica"))
 	}

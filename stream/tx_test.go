@@ -287,3 +287,33 @@ func TestBroadcastOverWebSocket(t *testing.T) {
 		t.Fatalf("%d broadcasts reached the node, want 2", n)
 	}
 }
+
+// TestBroadcastCountsAsSubscriber: a transaction being tracked holds one
+// of streams.max_subscribers; over it, BroadcastTransaction is refused
+// with resource_exhausted and nothing reaches the node.
+func TestBroadcastCountsAsSubscriber(t *testing.T) {
+	t.Parallel()
+	e := newChainEnvWith(t, 50, "  max_subscribers: 1\n")
+	client := streamv1connect.NewStreamServiceClient(http.DefaultClient, e.srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first, err := client.BroadcastTransaction(ctx, connect.NewRequest(&streamv1.BroadcastTransactionRequest{TransactionJson: e.signedPost(t, "one", time.Minute)}))
+	if err != nil || !first.Receive() {
+		t.Fatalf("first broadcast: %v", err)
+	}
+	defer first.Close()
+	second, err := client.BroadcastTransaction(ctx, connect.NewRequest(&streamv1.BroadcastTransactionRequest{TransactionJson: e.signedPost(t, "two", time.Minute)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	var ce *connect.Error
+	if second.Receive() || !errors.As(second.Err(), &ce) || ce.Code() != connect.CodeResourceExhausted {
+		t.Fatalf("second broadcast over max_subscribers: %v, want resource_exhausted", second.Err())
+	}
+	if n := e.broadcasts.Load(); n != 1 {
+		t.Fatalf("%d broadcasts reached the node, want 1", n)
+	}
+	first.Close()
+	e.waitSubs(0)
+}

@@ -251,6 +251,7 @@ func (wc *wsConn) subscribeTx(p wsSubscribe) (string, func(), error) {
 		go func() {
 			defer wc.wg.Done()
 			defer cancel()
+			defer t.Close()
 			err := t.Track(ctx, func(st TxStatus) error {
 				if !wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription", Params: wsNoteParams{Subscription: id, Result: &st}}) {
 					return errWSGone

@@ -23,6 +23,7 @@ import (
 type ledger struct {
 	applied map[string]bool   // transaction ids (hived's duplicate check)
 	inBlock map[uint32]uint32 // transactions counted per block (trx_num)
+	blockOf map[string]uint32 // the block each broadcast transaction counts in
 }
 
 // applyOps applies every operation, or none: all are checked before any

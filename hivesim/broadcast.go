@@ -49,6 +49,7 @@ func broadcastTransaction(synchronous bool) methodFunc {
 		block := c.head + 1
 		num := l.inBlock[block]
 		l.inBlock[block] = num + 1
+		l.blockOf[tx.ID()] = block
 		w.objBegin()
 		if synchronous {
 			w.kstr("id", tx.ID())

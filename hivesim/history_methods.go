@@ -5,8 +5,8 @@ import (
 )
 
 // HAfAH's enum_virtual_ops and get_transaction (account_history_api and
-// condenser_api), and the small hived APIs: transaction_status_api and
-// account_by_key_api.
+// condenser_api), and hived's account_by_key_api (transaction_status_api
+// is in txstatus_methods.go).
 
 // The simulated chain has one virtual operation per block, the producer
 // reward; its operation id is block*64 so ids increase with blocks.
@@ -193,28 +193,6 @@ func registerHistoryMethods(r registry) {
 			return err
 		}
 		writeTransaction(w, tx, true)
-		return nil
-	})
-	r.hived("transaction_status_api.find_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		id := get(in, c.asString, o["transaction_id"])
-		if in.err != nil {
-			return in.err
-		}
-		w.objBegin()
-		tx := c.n.ch.extra.txByID[id]
-		switch {
-		case tx == nil || tx.Block > c.head:
-			w.kstr("status", "unknown")
-		case tx.Block <= lib(c.head, c.n.opts.IrreversibleLag):
-			w.kstr("status", "within_irreversible_block")
-			w.knum("block_num", int64(tx.Block))
-		default:
-			w.kstr("status", "within_reversible_block")
-			w.knum("block_num", int64(tx.Block))
-		}
-		w.objEnd()
 		return nil
 	})
 	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {

@@ -112,7 +112,7 @@ func New(opts Options) *Node {
 	}
 	n.ch = generate(opts, n.start)
 	n.ch.addAppAccounts(opts.AppAccounts)
-	n.ledger = ledger{applied: map[string]bool{}, inBlock: map[uint32]uint32{}}
+	n.ledger = ledger{applied: map[string]bool{}, inBlock: map[uint32]uint32{}, blockOf: map[string]uint32{}}
 	n.methods, n.apis = registerMethods()
 	return n
 }

@@ -3,6 +3,7 @@ package stream_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +38,12 @@ type chainEnv struct {
 	srv    *httptest.Server
 	yaml   string        // the gateway's config
 	forkAt atomic.Uint64 // blocks from here on are on branch b
+	// broadcasts counts the broadcast calls that reached the node's
+	// proxy; with dropBroadcasts set the proxy accepts them ({}) without
+	// passing them on: a node that took a transaction and lost it.
+	broadcasts     atomic.Int64
+	finds          atomic.Int64 // find_transaction calls that reached the node
+	dropBroadcasts atomic.Bool
 }
 
 const envConfig = `
@@ -70,6 +77,21 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	e.node = hivesim.New(hivesim.Options{Seed: 7, Accounts: 20, InitialHead: 20_000, Now: e.clk.Now})
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte("find_transaction")) {
+			e.finds.Add(1)
+		}
+		if bytes.Contains(body, []byte("broadcast_transaction")) {
+			e.broadcasts.Add(1)
+			if e.dropBroadcasts.Load() {
+				var req struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.Unmarshal(body, &req)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","result":{},"id":` + string(req.ID) + `}`))
+				return
+			}
+		}
 		out := e.node.Handle(body)
 		if at := e.forkAt.Load(); at > 0 && bytes.Contains(body, []byte("get_block")) {
 			out = idField.ReplaceAllFunc(out, func(m []byte) []byte {

@@ -38,6 +38,9 @@ type Options struct {
 	BlockInterval time.Duration
 	// Logger receives the follower's failures; nil discards.
 	Logger *slog.Logger
+	// Now is the clock the follower schedules its polls by (time.Now when
+	// nil).
+	Now func() time.Time
 }
 
 // event is one thing the follower announced: a block, or a fork (the
@@ -87,6 +90,9 @@ func NewHub(opts Options) *Hub {
 	if opts.BlockInterval <= 0 {
 		opts.BlockInterval = DefaultBlockInterval
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -123,11 +129,7 @@ func (h *Hub) Run(ctx context.Context) {
 			failing = false
 			h.log.Info("stream follower: reading the chain again")
 		}
-		wait := h.opts.BlockInterval / 6
-		if grew {
-			wait = h.opts.BlockInterval
-		}
-		t := time.NewTimer(wait)
+		t := time.NewTimer(h.pollWait(grew))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -139,6 +141,32 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// pollWait is how long Run waits after a round. While the next block is
+// late: a sixth of the block interval. After a new block: until a sixth of
+// an interval after the next block's slot (the tip's timestamp plus one
+// interval), when the nodes have it; anchoring on the chain's slots
+// rather than on when the follower saw the tip keeps the polls from
+// drifting later block after block. When the clock and the tip's
+// timestamp disagree by more than an interval (a skewed clock, a chain
+// that stalled), it waits one interval.
+func (h *Hub) pollWait(grew bool) time.Duration {
+	iv, late := h.opts.BlockInterval, h.opts.BlockInterval/6
+	if !grew {
+		return late
+	}
+	h.mu.Lock()
+	tip := h.canon[h.tip]
+	h.mu.Unlock()
+	if tip == nil || tip.Time.IsZero() {
+		return iv
+	}
+	wait := tip.Time.Add(iv + late).Sub(h.opts.Now())
+	if wait < -iv || wait > iv+late {
+		return iv
+	}
+	return max(wait, 0)
 }
 
 // Step reads the head once, and the blocks after the follower's tip up

@@ -38,10 +38,12 @@ type wsRequest struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-// wsSubscribe is subscribe's params: the stream, "blocks" or
-// "operations", and its Params.
+// wsSubscribe is subscribe's params: the stream, "blocks",
+// "operations" or "transaction", and its Params (for "transaction": the
+// signed transaction to broadcast, as hived's JSON).
 type wsSubscribe struct {
-	Stream string `json:"stream"`
+	Stream      string          `json:"stream"`
+	Transaction json.RawMessage `json:"transaction"`
 	Params
 }
 
@@ -70,9 +72,10 @@ type wsNotification struct {
 }
 
 type wsNoteParams struct {
-	Subscription string     `json:"subscription"`
-	Result       *Message   `json:"result,omitempty"`
-	Error        *ErrorBody `json:"error,omitempty"`
+	Subscription string `json:"subscription"`
+	// Result is a *Message, or a *TxStatus for a transaction.
+	Result any        `json:"result,omitempty"`
+	Error  *ErrorBody `json:"error,omitempty"`
 }
 
 // wsConn is one WebSocket connection and its subscriptions.
@@ -134,13 +137,17 @@ func (wc *wsConn) handle(req wsRequest) (resp wsResponse, start func()) {
 	switch req.Method {
 	case "subscribe":
 		var p wsSubscribe
-		if err := json.Unmarshal(req.Params, &p); err != nil || (p.Stream != "blocks" && p.Stream != "operations") {
-			resp.Error = &wsError{Code: -32602, Message: `params must be {"stream": "blocks" or "operations", ...}`}
+		if err := json.Unmarshal(req.Params, &p); err != nil || (p.Stream != "blocks" && p.Stream != "operations" && p.Stream != "transaction") {
+			resp.Error = &wsError{Code: -32602, Message: `params must be {"stream": "blocks", "operations" or "transaction", ...}`}
 			return resp, nil
 		}
-		id, start, err := wc.subscribe(p)
+		subscribe := wc.subscribe
+		if p.Stream == "transaction" {
+			subscribe = wc.subscribeTx
+		}
+		id, start, err := subscribe(p)
 		if err != nil {
-			e := errorBody(err, Cursor{})
+			e := txBody(err)
 			resp.Error = &wsError{Code: -32602, Message: e.Message, Data: &e}
 			if e.Code == "resource_exhausted" {
 				resp.Error.Code = -32000
@@ -217,6 +224,53 @@ func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string,
 		}
 	}
 }
+
+// subscribeTx broadcasts p.Transaction (a refusal is subscribe's error)
+// and returns the subscription that streams its status.
+func (wc *wsConn) subscribeTx(p wsSubscribe) (string, func(), error) {
+	wc.mu.Lock()
+	if len(wc.subs) >= wc.s.wsLimits.MaxSubscriptions {
+		wc.mu.Unlock()
+		return "", nil, errTooManyOnConn
+	}
+	wc.mu.Unlock()
+	bctx, cancel := context.WithTimeout(wc.ctx, wc.s.sendTimeout)
+	t, err := wc.s.hub.Broadcast(bctx, p.Transaction)
+	cancel()
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(wc.ctx)
+	wc.mu.Lock()
+	wc.nextID++
+	id := strconv.Itoa(wc.nextID)
+	wc.subs[id] = cancel
+	wc.mu.Unlock()
+	wc.wg.Add(1)
+	return id, func() {
+		go func() {
+			defer wc.wg.Done()
+			defer cancel()
+			defer t.Close()
+			err := t.Track(ctx, func(st TxStatus) error {
+				if !wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription", Params: wsNoteParams{Subscription: id, Result: &st}}) {
+					return errWSGone
+				}
+				return nil
+			})
+			if ctx.Err() == nil && err != nil && !errors.Is(err, errWSGone) {
+				e := txBody(err)
+				wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
+			}
+			wc.mu.Lock()
+			delete(wc.subs, id)
+			wc.mu.Unlock()
+		}()
+	}, nil
+}
+
+// errWSGone: the WebSocket connection closed.
+var errWSGone = errors.New("the connection is gone")
 
 // write sends v within the send timeout; false when the connection is
 // gone (a write that times out closes it).

@@ -223,6 +223,10 @@ func demoCommands(addr, admin string) []string {
 		`curl -s ` + u + `/hive.database_api.v1.DatabaseApiService/ListAccounts -H 'Content-Type: application/json' -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}'`,
 		`grpcurl -plaintext -d '{"limit":3,"order":"LIST_ACCOUNTS_ORDER_BY_NAME"}' ` + addr + ` hive.database_api.v1.DatabaseApiService/ListAccounts`,
 		`curl -s ` + u + `/.well-known/oauth-authorization-server`,
+		// Live blocks as Server-Sent Events for 7 s (two or three blocks
+		// of the simulated node, which makes one every 3 s); drop -m 7 to
+		// follow the chain until Ctrl-C.
+		`curl -sN -m 7 '` + u + `/stream/blocks?headers_only=true'`,
 	}
 	if admin != "" {
 		cmds = append(cmds, `curl -s http://`+admin+`/metrics`)
@@ -243,6 +247,8 @@ func printDemoBanner(w io.Writer, addr, admin, nodeURL, appURL, relayURL string)
 	fmt.Fprintf(&b, "  API explorer:          http://%s/ui/ (every typed RPC over Connect-Web; add ?transport=grpcweb for gRPC-Web)\n", addr)
 	fmt.Fprintf(&b, "  example app:           %s/ (%s, an app that logs users in through hivegate)\n", appURL, demoApp)
 	fmt.Fprintf(&b, "  HiveAuth relay:        %s (simulated, with a simulated wallet at %s: DEMO ONLY)\n", relayURL, demoWalletPage(relayURL))
+	fmt.Fprintf(&b, "  live streams:          http://%s/stream/blocks (Server-Sent Events), ws://%s/stream/ws (WebSocket JSON-RPC:\n"+
+		"                         {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscribe\",\"params\":{\"stream\":\"blocks\"}}), hive.stream.v1.StreamService (gRPC, Connect)\n", addr, addr)
 	b.WriteString("\nTry:\n\n")
 	for _, c := range demoCommands(addr, admin) {
 		fmt.Fprintf(&b, "  %s\n", c)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -85,6 +86,10 @@ func TestDemoCommandsWork(t *testing.T) {
 				}
 			}
 			out, err := exec.Command("sh", "-c", cmd).Output()
+			var exit *exec.ExitError
+			if strings.Contains(cmd, "/stream/") && errors.As(err, &exit) && exit.ExitCode() == 28 {
+				err = nil // curl -m ended the live stream, as the banner says
+			}
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", cmd, err, out)
 			}
@@ -99,6 +104,10 @@ func checkDemoOutput(t *testing.T, cmd string, out []byte) {
 		if !strings.Contains(string(out), "hivegate_requests_total") {
 			t.Errorf("%s: no hivegate metrics in\n%.500s", cmd, out)
 		}
+		return
+	}
+	if strings.Contains(cmd, "/stream/blocks") {
+		checkDemoSSE(t, cmd, out)
 		return
 	}
 	var v any
@@ -173,5 +182,35 @@ func TestDemoServesUI(t *testing.T) {
 		if body := get("/ui/" + a[1]); len(body) == 0 {
 			t.Errorf("asset %s is empty", a[1])
 		}
+	}
+}
+
+// checkDemoSSE checks the live block stream: at least one block event
+// whose data is a block message with a cursor, in 7 s of a node that makes
+// a block every 3 s.
+func checkDemoSSE(t *testing.T, cmd string, out []byte) {
+	t.Helper()
+	blocks := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Type   string `json:"type"`
+			Cursor string `json:"cursor"`
+			Block  *struct {
+				BlockNum uint64 `json:"block_num"`
+			} `json:"block"`
+		}
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("%s: event data is not JSON: %v\n%s", cmd, err, data)
+		}
+		if m.Type == "block" && m.Cursor != "" && m.Block != nil && m.Block.BlockNum > 0 {
+			blocks++
+		}
+	}
+	if blocks == 0 {
+		t.Errorf("%s: no live block in\n%s", cmd, out)
 	}
 }

@@ -8,7 +8,10 @@ It checks, against `hivegate demo`:
   2. a paged list (DatabaseApiService/ListAccounts) followed through
      next_start visits every account exactly once;
   3. an error (BridgeApiService/GetProfile of an unknown account) carries the
-     backend's JSON-RPC error as a hivegate.v1.JsonRpcError detail.
+     backend's JSON-RPC error as a hivegate.v1.JsonRpcError detail;
+  4. a server stream (StreamService/StreamBlocks) delivers consecutive live
+     blocks, each with a cursor, and a stream started again from a cursor
+     continues right after it (no gap, no duplicate).
 """
 
 import sys
@@ -19,6 +22,7 @@ from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_fa
 from hive.bridge.v1 import bridge_api_pb2
 from hive.condenser_api.v1 import condenser_state_pb2
 from hive.database_api.v1 import accounts_pb2
+from hive.stream.v1 import stream_pb2
 from hivegate.v1 import jsonrpc_pb2
 
 
@@ -103,6 +107,30 @@ def main(addr):
         detail = jsonrpc_pb2.JsonRpcError.FromString(details[0].value)
         check(detail.code == -32602 and "does not exist" in detail.message,
               "the detail is the backend's JSON-RPC error: %d %s" % (detail.code, detail.message))
+    # 4. A server stream of live blocks, resumed from a cursor.
+    stream = channel.unary_stream(
+        "/hive.stream.v1.StreamService/StreamBlocks",
+        request_serializer=stream_pb2.StreamBlocksRequest.SerializeToString,
+        response_deserializer=stream_pb2.StreamBlocksResponse.FromString,
+    )
+
+    def read_blocks(req, n):
+        call = stream(req, timeout=60)
+        got = []
+        for msg in call:
+            if msg.HasField("block"):
+                got.append((msg.block.block_num, msg.cursor))
+            if len(got) == n:
+                break
+        call.cancel()
+        return got
+
+    live = read_blocks(stream_pb2.StreamBlocksRequest(**{"from": stream_pb2.From(head=True)}, headers_only=True), 2)
+    nums = [n for n, _ in live]
+    check(len(live) == 2 and nums[1] == nums[0] + 1 and all(c for _, c in live),
+          "StreamBlocks over gRPC: live blocks %s, each with a cursor" % nums)
+    resumed = read_blocks(stream_pb2.StreamBlocksRequest(**{"from": stream_pb2.From(cursor=live[0][1])}, headers_only=True), 1)
+    check(resumed[0][0] == nums[0] + 1, "resumed from the first block's cursor: block %d comes next" % resumed[0][0])
     print("polyglot: all checks passed")
 
 

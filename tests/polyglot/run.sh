@@ -4,8 +4,10 @@
 #      and Java from proto/ with no error (C# needs distinct file names);
 #   2. `hivegate demo` runs, and tests/polyglot/client.py, with the Python
 #      stubs and Debian's python3-grpcio and python3-protobuf, makes a typed
-#      bridge call, follows a paged list through next_start, and reads an
-#      error's hivegate.v1.JsonRpcError detail.
+#      bridge call, follows a paged list through next_start, reads an
+#      error's hivegate.v1.JsonRpcError detail, and reads live blocks from
+#      the server stream hive.stream.v1.StreamService/StreamBlocks, resuming
+#      from a cursor.
 # Needs go, /usr/bin/protoc and /usr/bin/python3 with grpc (.ci/run installs
 # protobuf-compiler python3-grpcio python3-protobuf).
 set -euo pipefail

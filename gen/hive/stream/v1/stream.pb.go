@@ -7,6 +7,7 @@
 package streamv1
 
 import (
+	v1 "github.com/hivegate/hivegate/gen/hive/transaction_status_api/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -953,11 +954,150 @@ func (x *BlockOperation) GetOperation() *Operation {
 	return nil
 }
 
+// BroadcastTransactionRequest is a signed transaction to broadcast.
+type BroadcastTransactionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The signed transaction as hived's JSON (condenser_api's form, as
+	// broadcast_transaction takes it: ref_block_num, ref_block_prefix,
+	// expiration, operations, extensions, signatures).
+	TransactionJson string `protobuf:"bytes,1,opt,name=transaction_json,json=transactionJson,proto3" json:"transaction_json,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *BroadcastTransactionRequest) Reset() {
+	*x = BroadcastTransactionRequest{}
+	mi := &file_hive_stream_v1_stream_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BroadcastTransactionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BroadcastTransactionRequest) ProtoMessage() {}
+
+func (x *BroadcastTransactionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_stream_v1_stream_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BroadcastTransactionRequest.ProtoReflect.Descriptor instead.
+func (*BroadcastTransactionRequest) Descriptor() ([]byte, []int) {
+	return file_hive_stream_v1_stream_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *BroadcastTransactionRequest) GetTransactionJson() string {
+	if x != nil {
+		return x.TransactionJson
+	}
+	return ""
+}
+
+// BroadcastTransactionResponse is the transaction's status, sent when it
+// changes.
+type BroadcastTransactionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transaction's id (40 hex digits).
+	TransactionId string               `protobuf:"bytes,1,opt,name=transaction_id,json=transactionId,proto3" json:"transaction_id,omitempty"`
+	Status        v1.TransactionStatus `protobuf:"varint,2,opt,name=status,proto3,enum=hive.transaction_status_api.v1.TransactionStatus" json:"status,omitempty"`
+	// The block holding the transaction, when in a block.
+	BlockNum uint64 `protobuf:"varint,3,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The head block when the status was read.
+	HeadBlockNum uint64 `protobuf:"varint,4,opt,name=head_block_num,json=headBlockNum,proto3" json:"head_block_num,omitempty"`
+	// The last irreversible block when the status was read.
+	LastIrreversibleBlockNum uint64 `protobuf:"varint,5,opt,name=last_irreversible_block_num,json=lastIrreversibleBlockNum,proto3" json:"last_irreversible_block_num,omitempty"`
+	// Whether the status is final: no more messages follow.
+	Final         bool `protobuf:"varint,6,opt,name=final,proto3" json:"final,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BroadcastTransactionResponse) Reset() {
+	*x = BroadcastTransactionResponse{}
+	mi := &file_hive_stream_v1_stream_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BroadcastTransactionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BroadcastTransactionResponse) ProtoMessage() {}
+
+func (x *BroadcastTransactionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_stream_v1_stream_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BroadcastTransactionResponse.ProtoReflect.Descriptor instead.
+func (*BroadcastTransactionResponse) Descriptor() ([]byte, []int) {
+	return file_hive_stream_v1_stream_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *BroadcastTransactionResponse) GetTransactionId() string {
+	if x != nil {
+		return x.TransactionId
+	}
+	return ""
+}
+
+func (x *BroadcastTransactionResponse) GetStatus() v1.TransactionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return v1.TransactionStatus(0)
+}
+
+func (x *BroadcastTransactionResponse) GetBlockNum() uint64 {
+	if x != nil {
+		return x.BlockNum
+	}
+	return 0
+}
+
+func (x *BroadcastTransactionResponse) GetHeadBlockNum() uint64 {
+	if x != nil {
+		return x.HeadBlockNum
+	}
+	return 0
+}
+
+func (x *BroadcastTransactionResponse) GetLastIrreversibleBlockNum() uint64 {
+	if x != nil {
+		return x.LastIrreversibleBlockNum
+	}
+	return 0
+}
+
+func (x *BroadcastTransactionResponse) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
 var File_hive_stream_v1_stream_proto protoreflect.FileDescriptor
 
 const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\n" +
-	"\x1bhive/stream/v1/stream.proto\x12\x0ehive.stream.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"]\n" +
+	"\x1bhive/stream/v1/stream.proto\x12\x0ehive.stream.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a;hive/transaction_status_api/v1/transaction_status_api.proto\"]\n" +
 	"\x04From\x12\x1d\n" +
 	"\tblock_num\x18\x01 \x01(\x04H\x00R\bblockNum\x12\x14\n" +
 	"\x04head\x18\x02 \x01(\bH\x00R\x04head\x12\x18\n" +
@@ -1017,14 +1157,24 @@ const file_hive_stream_v1_stream_proto_rawDesc = "" +
 	"\bposition\x18\x06 \x01(\rR\bposition\x128\n" +
 	"\ttimestamp\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x18\n" +
 	"\avirtual\x18\b \x01(\bR\avirtual\x127\n" +
-	"\toperation\x18\t \x01(\v2\x19.hive.stream.v1.OperationR\toperation*H\n" +
+	"\toperation\x18\t \x01(\v2\x19.hive.stream.v1.OperationR\toperation\"H\n" +
+	"\x1bBroadcastTransactionRequest\x12)\n" +
+	"\x10transaction_json\x18\x01 \x01(\tR\x0ftransactionJson\"\xa8\x02\n" +
+	"\x1cBroadcastTransactionResponse\x12%\n" +
+	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12I\n" +
+	"\x06status\x18\x02 \x01(\x0e21.hive.transaction_status_api.v1.TransactionStatusR\x06status\x12\x1b\n" +
+	"\tblock_num\x18\x03 \x01(\x04R\bblockNum\x12$\n" +
+	"\x0ehead_block_num\x18\x04 \x01(\x04R\fheadBlockNum\x12=\n" +
+	"\x1blast_irreversible_block_num\x18\x05 \x01(\x04R\x18lastIrreversibleBlockNum\x12\x14\n" +
+	"\x05final\x18\x06 \x01(\bR\x05final*H\n" +
 	"\x04Mode\x12\x14\n" +
 	"\x10MODE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fMODE_REVERSIBLE\x10\x01\x12\x15\n" +
-	"\x11MODE_IRREVERSIBLE\x10\x022\xdf\x01\n" +
+	"\x11MODE_IRREVERSIBLE\x10\x022\xd6\x02\n" +
 	"\rStreamService\x12`\n" +
 	"\fStreamBlocks\x12#.hive.stream.v1.StreamBlocksRequest\x1a$.hive.stream.v1.StreamBlocksResponse\"\x03\x90\x02\x010\x01\x12l\n" +
-	"\x10StreamOperations\x12'.hive.stream.v1.StreamOperationsRequest\x1a(.hive.stream.v1.StreamOperationsResponse\"\x03\x90\x02\x010\x01B\xc4\x01\n" +
+	"\x10StreamOperations\x12'.hive.stream.v1.StreamOperationsRequest\x1a(.hive.stream.v1.StreamOperationsResponse\"\x03\x90\x02\x010\x01\x12u\n" +
+	"\x14BroadcastTransaction\x12+.hive.stream.v1.BroadcastTransactionRequest\x1a,.hive.stream.v1.BroadcastTransactionResponse\"\x000\x01B\xc4\x01\n" +
 	"!io.github.hivegate.hive.stream.v1B\vStreamProtoP\x01Z8github.com/hivegate/hivegate/gen/hive/stream/v1;streamv1\xa2\x02\x03HSX\xaa\x02\x0eHive.Stream.V1\xca\x02\x0eHive\\Stream\\V1\xe2\x02\x1aHive\\Stream\\V1\\GPBMetadata\xea\x02\x10Hive::Stream::V1b\x06proto3"
 
 var (
@@ -1040,28 +1190,31 @@ func file_hive_stream_v1_stream_proto_rawDescGZIP() []byte {
 }
 
 var file_hive_stream_v1_stream_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hive_stream_v1_stream_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_hive_stream_v1_stream_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_hive_stream_v1_stream_proto_goTypes = []any{
-	(Mode)(0),                        // 0: hive.stream.v1.Mode
-	(*From)(nil),                     // 1: hive.stream.v1.From
-	(*StreamBlocksRequest)(nil),      // 2: hive.stream.v1.StreamBlocksRequest
-	(*StreamBlocksResponse)(nil),     // 3: hive.stream.v1.StreamBlocksResponse
-	(*Fork)(nil),                     // 4: hive.stream.v1.Fork
-	(*Block)(nil),                    // 5: hive.stream.v1.Block
-	(*Transaction)(nil),              // 6: hive.stream.v1.Transaction
-	(*Operation)(nil),                // 7: hive.stream.v1.Operation
-	(*StreamOperationsRequest)(nil),  // 8: hive.stream.v1.StreamOperationsRequest
-	(*OperationFilter)(nil),          // 9: hive.stream.v1.OperationFilter
-	(*StreamOperationsResponse)(nil), // 10: hive.stream.v1.StreamOperationsResponse
-	(*BlockOperation)(nil),           // 11: hive.stream.v1.BlockOperation
-	(*timestamppb.Timestamp)(nil),    // 12: google.protobuf.Timestamp
+	(Mode)(0),                            // 0: hive.stream.v1.Mode
+	(*From)(nil),                         // 1: hive.stream.v1.From
+	(*StreamBlocksRequest)(nil),          // 2: hive.stream.v1.StreamBlocksRequest
+	(*StreamBlocksResponse)(nil),         // 3: hive.stream.v1.StreamBlocksResponse
+	(*Fork)(nil),                         // 4: hive.stream.v1.Fork
+	(*Block)(nil),                        // 5: hive.stream.v1.Block
+	(*Transaction)(nil),                  // 6: hive.stream.v1.Transaction
+	(*Operation)(nil),                    // 7: hive.stream.v1.Operation
+	(*StreamOperationsRequest)(nil),      // 8: hive.stream.v1.StreamOperationsRequest
+	(*OperationFilter)(nil),              // 9: hive.stream.v1.OperationFilter
+	(*StreamOperationsResponse)(nil),     // 10: hive.stream.v1.StreamOperationsResponse
+	(*BlockOperation)(nil),               // 11: hive.stream.v1.BlockOperation
+	(*BroadcastTransactionRequest)(nil),  // 12: hive.stream.v1.BroadcastTransactionRequest
+	(*BroadcastTransactionResponse)(nil), // 13: hive.stream.v1.BroadcastTransactionResponse
+	(*timestamppb.Timestamp)(nil),        // 14: google.protobuf.Timestamp
+	(v1.TransactionStatus)(0),            // 15: hive.transaction_status_api.v1.TransactionStatus
 }
 var file_hive_stream_v1_stream_proto_depIdxs = []int32{
 	1,  // 0: hive.stream.v1.StreamBlocksRequest.from:type_name -> hive.stream.v1.From
 	0,  // 1: hive.stream.v1.StreamBlocksRequest.mode:type_name -> hive.stream.v1.Mode
 	5,  // 2: hive.stream.v1.StreamBlocksResponse.block:type_name -> hive.stream.v1.Block
 	4,  // 3: hive.stream.v1.StreamBlocksResponse.fork:type_name -> hive.stream.v1.Fork
-	12, // 4: hive.stream.v1.Block.timestamp:type_name -> google.protobuf.Timestamp
+	14, // 4: hive.stream.v1.Block.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 5: hive.stream.v1.Block.transactions:type_name -> hive.stream.v1.Transaction
 	7,  // 6: hive.stream.v1.Transaction.operations:type_name -> hive.stream.v1.Operation
 	1,  // 7: hive.stream.v1.StreamOperationsRequest.from:type_name -> hive.stream.v1.From
@@ -1069,17 +1222,20 @@ var file_hive_stream_v1_stream_proto_depIdxs = []int32{
 	9,  // 9: hive.stream.v1.StreamOperationsRequest.filter:type_name -> hive.stream.v1.OperationFilter
 	11, // 10: hive.stream.v1.StreamOperationsResponse.operation:type_name -> hive.stream.v1.BlockOperation
 	4,  // 11: hive.stream.v1.StreamOperationsResponse.fork:type_name -> hive.stream.v1.Fork
-	12, // 12: hive.stream.v1.BlockOperation.timestamp:type_name -> google.protobuf.Timestamp
+	14, // 12: hive.stream.v1.BlockOperation.timestamp:type_name -> google.protobuf.Timestamp
 	7,  // 13: hive.stream.v1.BlockOperation.operation:type_name -> hive.stream.v1.Operation
-	2,  // 14: hive.stream.v1.StreamService.StreamBlocks:input_type -> hive.stream.v1.StreamBlocksRequest
-	8,  // 15: hive.stream.v1.StreamService.StreamOperations:input_type -> hive.stream.v1.StreamOperationsRequest
-	3,  // 16: hive.stream.v1.StreamService.StreamBlocks:output_type -> hive.stream.v1.StreamBlocksResponse
-	10, // 17: hive.stream.v1.StreamService.StreamOperations:output_type -> hive.stream.v1.StreamOperationsResponse
-	16, // [16:18] is the sub-list for method output_type
-	14, // [14:16] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	15, // 14: hive.stream.v1.BroadcastTransactionResponse.status:type_name -> hive.transaction_status_api.v1.TransactionStatus
+	2,  // 15: hive.stream.v1.StreamService.StreamBlocks:input_type -> hive.stream.v1.StreamBlocksRequest
+	8,  // 16: hive.stream.v1.StreamService.StreamOperations:input_type -> hive.stream.v1.StreamOperationsRequest
+	12, // 17: hive.stream.v1.StreamService.BroadcastTransaction:input_type -> hive.stream.v1.BroadcastTransactionRequest
+	3,  // 18: hive.stream.v1.StreamService.StreamBlocks:output_type -> hive.stream.v1.StreamBlocksResponse
+	10, // 19: hive.stream.v1.StreamService.StreamOperations:output_type -> hive.stream.v1.StreamOperationsResponse
+	13, // 20: hive.stream.v1.StreamService.BroadcastTransaction:output_type -> hive.stream.v1.BroadcastTransactionResponse
+	18, // [18:21] is the sub-list for method output_type
+	15, // [15:18] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hive_stream_v1_stream_proto_init() }
@@ -1106,7 +1262,7 @@ func file_hive_stream_v1_stream_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_stream_v1_stream_proto_rawDesc), len(file_hive_stream_v1_stream_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

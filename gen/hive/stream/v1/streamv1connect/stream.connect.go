@@ -39,6 +39,9 @@ const (
 	// StreamServiceStreamOperationsProcedure is the fully-qualified name of the StreamService's
 	// StreamOperations RPC.
 	StreamServiceStreamOperationsProcedure = "/hive.stream.v1.StreamService/StreamOperations"
+	// StreamServiceBroadcastTransactionProcedure is the fully-qualified name of the StreamService's
+	// BroadcastTransaction RPC.
+	StreamServiceBroadcastTransactionProcedure = "/hive.stream.v1.StreamService/BroadcastTransaction"
 )
 
 // StreamServiceClient is a client for the hive.stream.v1.StreamService service.
@@ -47,6 +50,23 @@ type StreamServiceClient interface {
 	StreamBlocks(context.Context, *connect.Request[v1.StreamBlocksRequest]) (*connect.ServerStreamForClient[v1.StreamBlocksResponse], error)
 	// StreamOperations streams the operations of blocks, filtered.
 	StreamOperations(context.Context, *connect.Request[v1.StreamOperationsRequest]) (*connect.ServerStreamForClient[v1.StreamOperationsResponse], error)
+	// BroadcastTransaction sends a signed transaction to the nodes once
+	// (network_broadcast_api.broadcast_transaction, asynchronous: it does not
+	// wait for a block) and streams where it is, asking
+	// transaction_status_api.find_transaction once per new block, until its
+	// status is final: within_irreversible_block, expired_irreversible or
+	// too_old. The first message comes right after the nodes accepted it.
+	// It replaces broadcast_transaction_synchronous, which ties up a node
+	// for up to a block per call.
+	//
+	// Errors: a transaction the node refuses ends the stream before any
+	// message with failed_precondition and the node's message; a
+	// transaction that does not parse: invalid_argument. The broadcast is
+	// never retried: when the nodes did not answer (unavailable), the
+	// transaction may or may not be on its way; call again with the same
+	// transaction (a duplicate is refused by the node, and its status is
+	// still streamed by a new call).
+	BroadcastTransaction(context.Context, *connect.Request[v1.BroadcastTransactionRequest]) (*connect.ServerStreamForClient[v1.BroadcastTransactionResponse], error)
 }
 
 // NewStreamServiceClient constructs a client for the hive.stream.v1.StreamService service. By
@@ -74,13 +94,20 @@ func NewStreamServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		broadcastTransaction: connect.NewClient[v1.BroadcastTransactionRequest, v1.BroadcastTransactionResponse](
+			httpClient,
+			baseURL+StreamServiceBroadcastTransactionProcedure,
+			connect.WithSchema(streamServiceMethods.ByName("BroadcastTransaction")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // streamServiceClient implements StreamServiceClient.
 type streamServiceClient struct {
-	streamBlocks     *connect.Client[v1.StreamBlocksRequest, v1.StreamBlocksResponse]
-	streamOperations *connect.Client[v1.StreamOperationsRequest, v1.StreamOperationsResponse]
+	streamBlocks         *connect.Client[v1.StreamBlocksRequest, v1.StreamBlocksResponse]
+	streamOperations     *connect.Client[v1.StreamOperationsRequest, v1.StreamOperationsResponse]
+	broadcastTransaction *connect.Client[v1.BroadcastTransactionRequest, v1.BroadcastTransactionResponse]
 }
 
 // StreamBlocks calls hive.stream.v1.StreamService.StreamBlocks.
@@ -93,12 +120,34 @@ func (c *streamServiceClient) StreamOperations(ctx context.Context, req *connect
 	return c.streamOperations.CallServerStream(ctx, req)
 }
 
+// BroadcastTransaction calls hive.stream.v1.StreamService.BroadcastTransaction.
+func (c *streamServiceClient) BroadcastTransaction(ctx context.Context, req *connect.Request[v1.BroadcastTransactionRequest]) (*connect.ServerStreamForClient[v1.BroadcastTransactionResponse], error) {
+	return c.broadcastTransaction.CallServerStream(ctx, req)
+}
+
 // StreamServiceHandler is an implementation of the hive.stream.v1.StreamService service.
 type StreamServiceHandler interface {
 	// StreamBlocks streams blocks (or only their headers).
 	StreamBlocks(context.Context, *connect.Request[v1.StreamBlocksRequest], *connect.ServerStream[v1.StreamBlocksResponse]) error
 	// StreamOperations streams the operations of blocks, filtered.
 	StreamOperations(context.Context, *connect.Request[v1.StreamOperationsRequest], *connect.ServerStream[v1.StreamOperationsResponse]) error
+	// BroadcastTransaction sends a signed transaction to the nodes once
+	// (network_broadcast_api.broadcast_transaction, asynchronous: it does not
+	// wait for a block) and streams where it is, asking
+	// transaction_status_api.find_transaction once per new block, until its
+	// status is final: within_irreversible_block, expired_irreversible or
+	// too_old. The first message comes right after the nodes accepted it.
+	// It replaces broadcast_transaction_synchronous, which ties up a node
+	// for up to a block per call.
+	//
+	// Errors: a transaction the node refuses ends the stream before any
+	// message with failed_precondition and the node's message; a
+	// transaction that does not parse: invalid_argument. The broadcast is
+	// never retried: when the nodes did not answer (unavailable), the
+	// transaction may or may not be on its way; call again with the same
+	// transaction (a duplicate is refused by the node, and its status is
+	// still streamed by a new call).
+	BroadcastTransaction(context.Context, *connect.Request[v1.BroadcastTransactionRequest], *connect.ServerStream[v1.BroadcastTransactionResponse]) error
 }
 
 // NewStreamServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -122,12 +171,20 @@ func NewStreamServiceHandler(svc StreamServiceHandler, opts ...connect.HandlerOp
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	streamServiceBroadcastTransactionHandler := connect.NewServerStreamHandler(
+		StreamServiceBroadcastTransactionProcedure,
+		svc.BroadcastTransaction,
+		connect.WithSchema(streamServiceMethods.ByName("BroadcastTransaction")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/hive.stream.v1.StreamService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case StreamServiceStreamBlocksProcedure:
 			streamServiceStreamBlocksHandler.ServeHTTP(w, r)
 		case StreamServiceStreamOperationsProcedure:
 			streamServiceStreamOperationsHandler.ServeHTTP(w, r)
+		case StreamServiceBroadcastTransactionProcedure:
+			streamServiceBroadcastTransactionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -143,4 +200,8 @@ func (UnimplementedStreamServiceHandler) StreamBlocks(context.Context, *connect.
 
 func (UnimplementedStreamServiceHandler) StreamOperations(context.Context, *connect.Request[v1.StreamOperationsRequest], *connect.ServerStream[v1.StreamOperationsResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("hive.stream.v1.StreamService.StreamOperations is not implemented"))
+}
+
+func (UnimplementedStreamServiceHandler) BroadcastTransaction(context.Context, *connect.Request[v1.BroadcastTransactionRequest], *connect.ServerStream[v1.BroadcastTransactionResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("hive.stream.v1.StreamService.BroadcastTransaction is not implemented"))
 }

@@ -6,13 +6,15 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { TransactionStatus } from "../../transaction_status_api/v1/transaction_status_api_pb";
+import { file_hive_transaction_status_api_v1_transaction_status_api } from "../../transaction_status_api/v1/transaction_status_api_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hive/stream/v1/stream.proto.
  */
 export const file_hive_stream_v1_stream: GenFile = /*@__PURE__*/
-  fileDesc("ChtoaXZlL3N0cmVhbS92MS9zdHJlYW0ucHJvdG8SDmhpdmUuc3RyZWFtLnYxIkUKBEZyb20SEwoJYmxvY2tfbnVtGAEgASgESAASDgoEaGVhZBgCIAEoCEgAEhAKBmN1cnNvchgDIAEoCUgAQgYKBGZyb20icwoTU3RyZWFtQmxvY2tzUmVxdWVzdBIiCgRmcm9tGAEgASgLMhQuaGl2ZS5zdHJlYW0udjEuRnJvbRIiCgRtb2RlGAIgASgOMhQuaGl2ZS5zdHJlYW0udjEuTW9kZRIUCgxoZWFkZXJzX29ubHkYAyABKAgiogEKFFN0cmVhbUJsb2Nrc1Jlc3BvbnNlEiYKBWJsb2NrGAEgASgLMhUuaGl2ZS5zdHJlYW0udjEuQmxvY2tIABIkCgRmb3JrGAIgASgLMhQuaGl2ZS5zdHJlYW0udjEuRm9ya0gAEg4KBmN1cnNvchgDIAEoCRIjChtsYXN0X2lycmV2ZXJzaWJsZV9ibG9ja19udW0YBCABKARCBwoFZXZlbnQiKwoERm9yaxIRCglibG9ja19udW0YASABKAQSEAoIYmxvY2tfaWQYAiABKAki0gEKBUJsb2NrEhEKCWJsb2NrX251bRgBIAEoBBIQCghibG9ja19pZBgCIAEoCRIQCghwcmV2aW91cxgDIAEoCRItCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3dpdG5lc3MYBSABKAkSHwoXdHJhbnNhY3Rpb25fbWVya2xlX3Jvb3QYBiABKAkSMQoMdHJhbnNhY3Rpb25zGAcgAygLMhsuaGl2ZS5zdHJlYW0udjEuVHJhbnNhY3Rpb24iVAoLVHJhbnNhY3Rpb24SFgoOdHJhbnNhY3Rpb25faWQYASABKAkSLQoKb3BlcmF0aW9ucxgCIAMoCzIZLmhpdmUuc3RyZWFtLnYxLk9wZXJhdGlvbiItCglPcGVyYXRpb24SDAoEdHlwZRgBIAEoCRISCgp2YWx1ZV9qc29uGAIgASgJIpIBChdTdHJlYW1PcGVyYXRpb25zUmVxdWVzdBIiCgRmcm9tGAEgASgLMhQuaGl2ZS5zdHJlYW0udjEuRnJvbRIiCgRtb2RlGAIgASgOMhQuaGl2ZS5zdHJlYW0udjEuTW9kZRIvCgZmaWx0ZXIYAyABKAsyHy5oaXZlLnN0cmVhbS52MS5PcGVyYXRpb25GaWx0ZXIiXAoPT3BlcmF0aW9uRmlsdGVyEg0KBXR5cGVzGAEgAygJEhAKCGFjY291bnRzGAIgAygJEhcKD2N1c3RvbV9qc29uX2lkcxgDIAMoCRIPCgd2aXJ0dWFsGAQgASgIIrMBChhTdHJlYW1PcGVyYXRpb25zUmVzcG9uc2USMwoJb3BlcmF0aW9uGAEgASgLMh4uaGl2ZS5zdHJlYW0udjEuQmxvY2tPcGVyYXRpb25IABIkCgRmb3JrGAIgASgLMhQuaGl2ZS5zdHJlYW0udjEuRm9ya0gAEg4KBmN1cnNvchgDIAEoCRIjChtsYXN0X2lycmV2ZXJzaWJsZV9ibG9ja19udW0YBCABKARCBwoFZXZlbnQi+QEKDkJsb2NrT3BlcmF0aW9uEhEKCWJsb2NrX251bRgBIAEoBBIQCghibG9ja19pZBgCIAEoCRIWCg50cmFuc2FjdGlvbl9pZBgDIAEoCRIXCg90cmFuc2FjdGlvbl9udW0YBCABKAUSEQoJb3BfaW5fdHJ4GAUgASgNEhAKCHBvc2l0aW9uGAYgASgNEi0KCXRpbWVzdGFtcBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmlydHVhbBgIIAEoCBIsCglvcGVyYXRpb24YCSABKAsyGS5oaXZlLnN0cmVhbS52MS5PcGVyYXRpb24qSAoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASEwoPTU9ERV9SRVZFUlNJQkxFEAESFQoRTU9ERV9JUlJFVkVSU0lCTEUQAjLfAQoNU3RyZWFtU2VydmljZRJgCgxTdHJlYW1CbG9ja3MSIy5oaXZlLnN0cmVhbS52MS5TdHJlYW1CbG9ja3NSZXF1ZXN0GiQuaGl2ZS5zdHJlYW0udjEuU3RyZWFtQmxvY2tzUmVzcG9uc2UiA5ACATABEmwKEFN0cmVhbU9wZXJhdGlvbnMSJy5oaXZlLnN0cmVhbS52MS5TdHJlYW1PcGVyYXRpb25zUmVxdWVzdBooLmhpdmUuc3RyZWFtLnYxLlN0cmVhbU9wZXJhdGlvbnNSZXNwb25zZSIDkAIBMAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChtoaXZlL3N0cmVhbS92MS9zdHJlYW0ucHJvdG8SDmhpdmUuc3RyZWFtLnYxIkUKBEZyb20SEwoJYmxvY2tfbnVtGAEgASgESAASDgoEaGVhZBgCIAEoCEgAEhAKBmN1cnNvchgDIAEoCUgAQgYKBGZyb20icwoTU3RyZWFtQmxvY2tzUmVxdWVzdBIiCgRmcm9tGAEgASgLMhQuaGl2ZS5zdHJlYW0udjEuRnJvbRIiCgRtb2RlGAIgASgOMhQuaGl2ZS5zdHJlYW0udjEuTW9kZRIUCgxoZWFkZXJzX29ubHkYAyABKAgiogEKFFN0cmVhbUJsb2Nrc1Jlc3BvbnNlEiYKBWJsb2NrGAEgASgLMhUuaGl2ZS5zdHJlYW0udjEuQmxvY2tIABIkCgRmb3JrGAIgASgLMhQuaGl2ZS5zdHJlYW0udjEuRm9ya0gAEg4KBmN1cnNvchgDIAEoCRIjChtsYXN0X2lycmV2ZXJzaWJsZV9ibG9ja19udW0YBCABKARCBwoFZXZlbnQiKwoERm9yaxIRCglibG9ja19udW0YASABKAQSEAoIYmxvY2tfaWQYAiABKAki0gEKBUJsb2NrEhEKCWJsb2NrX251bRgBIAEoBBIQCghibG9ja19pZBgCIAEoCRIQCghwcmV2aW91cxgDIAEoCRItCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3dpdG5lc3MYBSABKAkSHwoXdHJhbnNhY3Rpb25fbWVya2xlX3Jvb3QYBiABKAkSMQoMdHJhbnNhY3Rpb25zGAcgAygLMhsuaGl2ZS5zdHJlYW0udjEuVHJhbnNhY3Rpb24iVAoLVHJhbnNhY3Rpb24SFgoOdHJhbnNhY3Rpb25faWQYASABKAkSLQoKb3BlcmF0aW9ucxgCIAMoCzIZLmhpdmUuc3RyZWFtLnYxLk9wZXJhdGlvbiItCglPcGVyYXRpb24SDAoEdHlwZRgBIAEoCRISCgp2YWx1ZV9qc29uGAIgASgJIpIBChdTdHJlYW1PcGVyYXRpb25zUmVxdWVzdBIiCgRmcm9tGAEgASgLMhQuaGl2ZS5zdHJlYW0udjEuRnJvbRIiCgRtb2RlGAIgASgOMhQuaGl2ZS5zdHJlYW0udjEuTW9kZRIvCgZmaWx0ZXIYAyABKAsyHy5oaXZlLnN0cmVhbS52MS5PcGVyYXRpb25GaWx0ZXIiXAoPT3BlcmF0aW9uRmlsdGVyEg0KBXR5cGVzGAEgAygJEhAKCGFjY291bnRzGAIgAygJEhcKD2N1c3RvbV9qc29uX2lkcxgDIAMoCRIPCgd2aXJ0dWFsGAQgASgIIrMBChhTdHJlYW1PcGVyYXRpb25zUmVzcG9uc2USMwoJb3BlcmF0aW9uGAEgASgLMh4uaGl2ZS5zdHJlYW0udjEuQmxvY2tPcGVyYXRpb25IABIkCgRmb3JrGAIgASgLMhQuaGl2ZS5zdHJlYW0udjEuRm9ya0gAEg4KBmN1cnNvchgDIAEoCRIjChtsYXN0X2lycmV2ZXJzaWJsZV9ibG9ja19udW0YBCABKARCBwoFZXZlbnQi+QEKDkJsb2NrT3BlcmF0aW9uEhEKCWJsb2NrX251bRgBIAEoBBIQCghibG9ja19pZBgCIAEoCRIWCg50cmFuc2FjdGlvbl9pZBgDIAEoCRIXCg90cmFuc2FjdGlvbl9udW0YBCABKAUSEQoJb3BfaW5fdHJ4GAUgASgNEhAKCHBvc2l0aW9uGAYgASgNEi0KCXRpbWVzdGFtcBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmlydHVhbBgIIAEoCBIsCglvcGVyYXRpb24YCSABKAsyGS5oaXZlLnN0cmVhbS52MS5PcGVyYXRpb24iNwobQnJvYWRjYXN0VHJhbnNhY3Rpb25SZXF1ZXN0EhgKEHRyYW5zYWN0aW9uX2pzb24YASABKAki2AEKHEJyb2FkY2FzdFRyYW5zYWN0aW9uUmVzcG9uc2USFgoOdHJhbnNhY3Rpb25faWQYASABKAkSQQoGc3RhdHVzGAIgASgOMjEuaGl2ZS50cmFuc2FjdGlvbl9zdGF0dXNfYXBpLnYxLlRyYW5zYWN0aW9uU3RhdHVzEhEKCWJsb2NrX251bRgDIAEoBBIWCg5oZWFkX2Jsb2NrX251bRgEIAEoBBIjChtsYXN0X2lycmV2ZXJzaWJsZV9ibG9ja19udW0YBSABKAQSDQoFZmluYWwYBiABKAgqSAoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASEwoPTU9ERV9SRVZFUlNJQkxFEAESFQoRTU9ERV9JUlJFVkVSU0lCTEUQAjLWAgoNU3RyZWFtU2VydmljZRJgCgxTdHJlYW1CbG9ja3MSIy5oaXZlLnN0cmVhbS52MS5TdHJlYW1CbG9ja3NSZXF1ZXN0GiQuaGl2ZS5zdHJlYW0udjEuU3RyZWFtQmxvY2tzUmVzcG9uc2UiA5ACATABEmwKEFN0cmVhbU9wZXJhdGlvbnMSJy5oaXZlLnN0cmVhbS52MS5TdHJlYW1PcGVyYXRpb25zUmVxdWVzdBooLmhpdmUuc3RyZWFtLnYxLlN0cmVhbU9wZXJhdGlvbnNSZXNwb25zZSIDkAIBMAESdQoUQnJvYWRjYXN0VHJhbnNhY3Rpb24SKy5oaXZlLnN0cmVhbS52MS5Ccm9hZGNhc3RUcmFuc2FjdGlvblJlcXVlc3QaLC5oaXZlLnN0cmVhbS52MS5Ccm9hZGNhc3RUcmFuc2FjdGlvblJlc3BvbnNlIgAwAWIGcHJvdG8z", [file_google_protobuf_timestamp, file_hive_transaction_status_api_v1_transaction_status_api]);
 
 /**
  * From is where a stream starts.
@@ -455,6 +457,84 @@ export const BlockOperationSchema: GenMessage<BlockOperation> = /*@__PURE__*/
   messageDesc(file_hive_stream_v1_stream, 10);
 
 /**
+ * BroadcastTransactionRequest is a signed transaction to broadcast.
+ *
+ * @generated from message hive.stream.v1.BroadcastTransactionRequest
+ */
+export type BroadcastTransactionRequest = Message<"hive.stream.v1.BroadcastTransactionRequest"> & {
+  /**
+   * The signed transaction as hived's JSON (condenser_api's form, as
+   * broadcast_transaction takes it: ref_block_num, ref_block_prefix,
+   * expiration, operations, extensions, signatures).
+   *
+   * @generated from field: string transaction_json = 1;
+   */
+  transactionJson: string;
+};
+
+/**
+ * Describes the message hive.stream.v1.BroadcastTransactionRequest.
+ * Use `create(BroadcastTransactionRequestSchema)` to create a new message.
+ */
+export const BroadcastTransactionRequestSchema: GenMessage<BroadcastTransactionRequest> = /*@__PURE__*/
+  messageDesc(file_hive_stream_v1_stream, 11);
+
+/**
+ * BroadcastTransactionResponse is the transaction's status, sent when it
+ * changes.
+ *
+ * @generated from message hive.stream.v1.BroadcastTransactionResponse
+ */
+export type BroadcastTransactionResponse = Message<"hive.stream.v1.BroadcastTransactionResponse"> & {
+  /**
+   * The transaction's id (40 hex digits).
+   *
+   * @generated from field: string transaction_id = 1;
+   */
+  transactionId: string;
+
+  /**
+   * @generated from field: hive.transaction_status_api.v1.TransactionStatus status = 2;
+   */
+  status: TransactionStatus;
+
+  /**
+   * The block holding the transaction, when in a block.
+   *
+   * @generated from field: uint64 block_num = 3;
+   */
+  blockNum: bigint;
+
+  /**
+   * The head block when the status was read.
+   *
+   * @generated from field: uint64 head_block_num = 4;
+   */
+  headBlockNum: bigint;
+
+  /**
+   * The last irreversible block when the status was read.
+   *
+   * @generated from field: uint64 last_irreversible_block_num = 5;
+   */
+  lastIrreversibleBlockNum: bigint;
+
+  /**
+   * Whether the status is final: no more messages follow.
+   *
+   * @generated from field: bool final = 6;
+   */
+  final: boolean;
+};
+
+/**
+ * Describes the message hive.stream.v1.BroadcastTransactionResponse.
+ * Use `create(BroadcastTransactionResponseSchema)` to create a new message.
+ */
+export const BroadcastTransactionResponseSchema: GenMessage<BroadcastTransactionResponse> = /*@__PURE__*/
+  messageDesc(file_hive_stream_v1_stream, 12);
+
+/**
  * Mode selects which blocks a stream delivers.
  *
  * @generated from enum hive.stream.v1.Mode
@@ -528,6 +608,31 @@ export const StreamService: GenService<{
     methodKind: "server_streaming";
     input: typeof StreamOperationsRequestSchema;
     output: typeof StreamOperationsResponseSchema;
+  },
+  /**
+   * BroadcastTransaction sends a signed transaction to the nodes once
+   * (network_broadcast_api.broadcast_transaction, asynchronous: it does not
+   * wait for a block) and streams where it is, asking
+   * transaction_status_api.find_transaction once per new block, until its
+   * status is final: within_irreversible_block, expired_irreversible or
+   * too_old. The first message comes right after the nodes accepted it.
+   * It replaces broadcast_transaction_synchronous, which ties up a node
+   * for up to a block per call.
+   *
+   * Errors: a transaction the node refuses ends the stream before any
+   * message with failed_precondition and the node's message; a
+   * transaction that does not parse: invalid_argument. The broadcast is
+   * never retried: when the nodes did not answer (unavailable), the
+   * transaction may or may not be on its way; call again with the same
+   * transaction (a duplicate is refused by the node, and its status is
+   * still streamed by a new call).
+   *
+   * @generated from rpc hive.stream.v1.StreamService.BroadcastTransaction
+   */
+  broadcastTransaction: {
+    methodKind: "server_streaming";
+    input: typeof BroadcastTransactionRequestSchema;
+    output: typeof BroadcastTransactionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hive_stream_v1_stream, 0);

@@ -38,17 +38,7 @@ type DispatchChain struct {
 var errUpstream = errors.New("the nodes did not answer")
 
 func (c DispatchChain) call(ctx context.Context, fresh bool, method string, params string) (json.RawMessage, error) {
-	d := c.Dispatcher()
-	// One call through the dispatcher's one door, with no hooks: the
-	// follower's reads are not a client's calls. The result's buffer is
-	// never released to the backend's pool (no Release), so it may be kept.
-	calls := []dispatch.Call{{Fresh: fresh}}
-	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
-		calls[0].Invalid = dispatch.InvalidMethod(err)
-	}
-	results := make([]dispatch.Result, 1)
-	d.Serve(ctx, nil, calls, results)
-	res := results[0]
+	res := c.serve(ctx, fresh, method, []byte(params))
 	if res.Err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", errUpstream, method, res.Err.Message)
 	}
@@ -102,4 +92,19 @@ func (c DispatchChain) VirtualOps(ctx context.Context, num uint64) ([]Op, error)
 		return nil, err
 	}
 	return parseVirtualOps(num, r)
+}
+
+// serve makes one call through the dispatcher's one door, with no hooks:
+// the follower's reads and broadcasts are not a client's calls. The
+// result's buffer is never released to the backend's pool (no Release), so
+// it may be kept.
+func (c DispatchChain) serve(ctx context.Context, fresh bool, method string, params []byte) dispatch.Result {
+	d := c.Dispatcher()
+	calls := []dispatch.Call{{Fresh: fresh}}
+	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
+		calls[0].Invalid = dispatch.InvalidMethod(err)
+	}
+	results := make([]dispatch.Result, 1)
+	d.Serve(ctx, nil, calls, results)
+	return results[0]
 }

@@ -180,7 +180,7 @@ func (t *TxTracker) Track(ctx context.Context, emit func(TxStatus) error) error 
 // it.
 func (c DispatchChain) Broadcast(ctx context.Context, trx json.RawMessage) error {
 	params := append(append([]byte(`{"trx":`), trx...), '}')
-	res := c.Dispatcher().Call(ctx, "network_broadcast_api.broadcast_transaction", params)
+	res := c.serve(ctx, false, "network_broadcast_api.broadcast_transaction", params)
 	if res.Err != nil {
 		switch res.Err.Code {
 		case jsonrpc.CodeUpstreamTimeout, jsonrpc.CodeUpstreamUnavailable, jsonrpc.CodeInvalidUpstreamResponse,

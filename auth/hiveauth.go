@@ -10,7 +10,6 @@ import (
 
 	"github.com/hivegate/hivegate/auth/has"
 	"github.com/hivegate/hivegate/hivetx"
-	"github.com/hivegate/hivegate/signer"
 )
 
 // HiveAuth login (auth.hiveauth_relay): the app side of the HiveAuth
@@ -58,28 +57,9 @@ type hiveAuthRecord struct {
 
 // hiveAuthStart is POST /oauth2/hiveauth {request_id, username}.
 func (s *Service) hiveAuthStart(w http.ResponseWriter, r *http.Request, body map[string]any) {
-	if s.loginRate.limited(w, r) {
-		return
-	}
 	ctx := r.Context()
-	var req authRequest
-	reqID := str(body, "request_id")
-	if err := s.getJSON(ctx, kindRequest, reqID, &req); err != nil {
-		s.storeFailure(w, err, "the login request has expired: start again from the app")
-		return
-	}
-	user := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(str(body, "username"), "@")))
-	if !validAccount(user) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
-		return
-	}
-	if _, _, err := signer.ReadAccount(ctx, s.chain(), false, user); err != nil {
-		s.chainFailure(w, err, user)
-		return
-	}
-	app, ok := s.app(req.ClientID)
+	reqID, req, user, app, ok := s.loginStart(w, r, body)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
 		return
 	}
 	select {

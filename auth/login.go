@@ -90,28 +90,9 @@ func str(body map[string]any, k string) string {
 // message for the user to sign, naming the app, the account, the scope,
 // this service and a random nonce.
 func (s *Service) challenge(w http.ResponseWriter, r *http.Request, body map[string]any) {
-	if s.loginRate.limited(w, r) {
-		return
-	}
 	ctx := r.Context()
-	var req authRequest
-	reqID := str(body, "request_id")
-	if err := s.getJSON(ctx, kindRequest, reqID, &req); err != nil {
-		s.storeFailure(w, err, "the login request has expired: start again from the app")
-		return
-	}
-	user := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(str(body, "username"), "@")))
-	if !validAccount(user) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
-		return
-	}
-	if _, _, err := signer.ReadAccount(ctx, s.chain(), false, user); err != nil {
-		s.chainFailure(w, err, user)
-		return
-	}
-	app, ok := s.app(req.ClientID)
+	reqID, req, user, app, ok := s.loginStart(w, r, body)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
 		return
 	}
 	msg := s.challengeMessage(r, app, req, user)
@@ -370,3 +351,34 @@ func (s *Service) chainErr(err error, user string) *apiError {
 
 // validAccount is hived's account name rule.
 func validAccount(s string) bool { return config.ValidAccountName(s) }
+
+// loginStart is what both ways of logging in (a signed challenge and
+// HiveAuth) begin with, for POST {request_id, username}: the login rate,
+// the pending authorization request, the account name (read from the
+// chain) and the app it is for. When ok is false the answer is written.
+func (s *Service) loginStart(w http.ResponseWriter, r *http.Request, body map[string]any) (reqID string, req authRequest, user string, app config.AuthApp, ok bool) {
+	if s.loginRate.limited(w, r) {
+		return "", req, "", app, false
+	}
+	ctx := r.Context()
+	reqID = str(body, "request_id")
+	if err := s.getJSON(ctx, kindRequest, reqID, &req); err != nil {
+		s.storeFailure(w, err, "the login request has expired: start again from the app")
+		return "", req, "", app, false
+	}
+	user = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(str(body, "username"), "@")))
+	if !validAccount(user) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "that is not a Hive account name")
+		return "", req, "", app, false
+	}
+	if _, _, err := signer.ReadAccount(ctx, s.chain(), false, user); err != nil {
+		s.chainFailure(w, err, user)
+		return "", req, "", app, false
+	}
+	app, ok = s.app(req.ClientID)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the app is no longer registered")
+		return "", req, "", app, false
+	}
+	return reqID, req, user, app, true
+}

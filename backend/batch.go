@@ -42,6 +42,9 @@ var errBatchRefused = errors.New("backend: batch answer refused")
 // put in a batch: CallBatch makes them on their own. One call is made with
 // Call.
 func (p *Pool) CallBatch(ctx context.Context, name string, reqs []Request) ([]Response, []error) {
+	if len(reqs) >= 2 && !slices.ContainsFunc(reqs, func(r Request) bool { return r.Once }) {
+		return p.callBatch(ctx, name, reqs) // the common case: all of reqs in one batch
+	}
 	resps := make([]Response, len(reqs))
 	errs := make([]error, len(reqs))
 	var batched, alone []int

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,33 @@ func TestCheckBatch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCheckBatch checks a node's answer to a batch of ten calls, each
+// answered with a get_dynamic_global_properties-sized result.
+func BenchmarkCheckBatch(b *testing.B) {
+	n := &node{name: "hived", url: &url.URL{Scheme: "http", Host: "127.0.0.1:1"}}
+	result := `{"head_block_number":5000000,"head_block_id":"004c4b40245ffb07380a393fb2b3d841b76cdaec","time":"2016-09-15T19:47:21","current_witness":"abit","virtual_supply":{"amount":"271342874","precision":3,"nai":"@@000000021"},"total_reward_shares2":"340282366920938463463374607431768211455","last_irreversible_block_num":4999980}`
+	ids := make([]uint64, 10)
+	reqs := make([]Request, len(ids))
+	raw := []byte{'['}
+	for i := range ids {
+		ids[i] = uint64(1e18) + uint64(i)*7919
+	}
+	for i := range ids { // answered in reverse order
+		if i > 0 {
+			raw = append(raw, ',')
+		}
+		raw = append(raw, `{"jsonrpc":"2.0","result":`+result+`,"id":`+strconv.FormatUint(ids[len(ids)-1-i], 10)+`}`...)
+	}
+	raw = append(raw, ']')
+	envs := make([]envelope, len(ids))
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if f := checkBatch(n, raw, ids, reqs, envs); f != nil {
+			b.Fatal(f.detail)
+		}
 	}
 }

@@ -240,8 +240,8 @@ func checkBatch(n *node, raw []byte, ids []uint64, reqs []Request, envs []envelo
 		}
 		return invalidAnswer(n, reason+" in a batch", raw)
 	}
-	var seenArr [64]bool
-	seen := seenArr[:0]
+	var seenArr [64]bool // on the stack for the common batch
+	var seen []bool
 	if len(reqs) <= len(seenArr) {
 		seen = seenArr[:len(reqs)]
 	} else {

@@ -42,6 +42,9 @@ var errBatchRefused = errors.New("backend: batch answer refused")
 // put in a batch: CallBatch makes them on their own. One call is made with
 // Call.
 func (p *Pool) CallBatch(ctx context.Context, name string, reqs []Request) ([]Response, []error) {
+	if len(reqs) >= 2 && !slices.ContainsFunc(reqs, func(r Request) bool { return r.Once }) {
+		return p.callBatch(ctx, name, reqs) // the common case: all of reqs in one batch
+	}
 	resps := make([]Response, len(reqs))
 	errs := make([]error, len(reqs))
 	var batched, alone []int
@@ -147,7 +150,7 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	case f == nil:
 		n.health.success(p.logger, n)
 		for i := range reqs {
-			resps[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge, Node: shownURL(n.url)}
+			resps[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Result: envs[i].result, Buffer: envs[i].buf, MaxAge: maxAge, Node: n.shown}
 			if envs[i].errObj != nil {
 				resps[i].Error = jsonrpc.BackendError(envs[i].errObj)
 			}
@@ -156,14 +159,14 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	case ctx.Err() != nil:
 		err := abandoned(n, ctx.Err())
 		for i := range reqs {
-			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: shownURL(n.url)}, err
+			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: n.shown}, err
 		}
 		return resps, errs
 	case callCtx.Err() != nil:
 		n.health.failure(p.logger, n, f.cause)
 		err := timeoutError(n, reqs[0].Timeout, 1, f.cause)
 		for i := range reqs {
-			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: shownURL(n.url)}, err
+			resps[i], errs[i] = Response{Backend: name, Attempts: 1, Elapsed: elapsed, Node: n.shown}, err
 		}
 		return resps, errs
 	}
@@ -181,7 +184,7 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 	var wg sync.WaitGroup
 	for i, r := range reqs {
 		if used > min(max(r.Retries, 0), MaxRetries) {
-			resps[i] = Response{Backend: name, Attempts: used, Elapsed: elapsed, Node: shownURL(n.url)}
+			resps[i] = Response{Backend: name, Attempts: used, Elapsed: elapsed, Node: n.shown}
 			errs[i] = f.toError(name, used)
 			continue
 		}
@@ -213,7 +216,14 @@ func (p *Pool) exchangeBatch(ctx context.Context, n *node, body []byte, ids []ui
 
 // checkBatch checks the answer to a batch whose calls carry ids: a JSON
 // array of exactly one valid response to each call, in any order. Each
-// call's member is copied out of raw (with its ResultPrefix) into envs.
+// call's member is copied out of raw into envs: with its ResultPrefix into
+// a buffer of its own (the cache takes it over), the others together into
+// one buffer.
+//
+// The answer is read once: each response is walked (and its syntax
+// checked) by scanResponse as the array's element. A refusal is decided on
+// the whole answer, though, as when it was checked first: a syntax error
+// anywhere is reported as such rather than as a bad response before it.
 func checkBatch(n *node, raw []byte, ids []uint64, reqs []Request, envs []envelope) *failure {
 	i := jsonwire.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
@@ -224,30 +234,52 @@ func checkBatch(n *node, raw []byte, ids []uint64, reqs []Request, envs []envelo
 		}
 		return invalidAnswer(n, "no array to a batch", raw)
 	}
-	// The whole answer is checked first, so that a syntax error anywhere
-	// is reported as such rather than as a bad response before it.
-	if jsonwire.Valid(raw, answerDepth) != nil {
-		return invalidAnswer(n, "invalid JSON", raw)
+	refuse := func(reason string) *failure {
+		if jsonwire.Valid(raw, answerDepth) != nil {
+			return invalidAnswer(n, "invalid JSON", raw)
+		}
+		return invalidAnswer(n, reason+" in a batch", raw)
 	}
-	seen := make([]bool, len(reqs))
-	got := 0
+	var seenArr [64]bool // on the stack for the common batch
+	var seen []bool
+	if len(reqs) <= len(seenArr) {
+		seen = seenArr[:len(reqs)]
+	} else {
+		seen = make([]bool, len(reqs))
+	}
+	got, shared := 0, 0
 	it := jsonwire.Elements(raw, i, answerDepth)
 	for it.Next() {
-		env, id, reason := parseResponse(it.Value())
-		if reason != "" {
-			return invalidAnswer(n, reason+" in a batch", raw)
+		at := it.Offset()
+		if at >= len(raw) || raw[at] != '{' {
+			v := it.Value()
+			if v == nil {
+				break // invalid: it.Err says why
+			}
+			_, _, reason := parseResponse(v)
+			return refuse(reason)
 		}
+		env, id, end, reason, err := scanResponse(raw, at, it.Depth())
+		if err != nil {
+			return invalidAnswer(n, "invalid JSON", raw)
+		}
+		if reason != "" {
+			return refuse(reason)
+		}
+		it.SetValueEnd(end)
 		k, ok := batchIndex(id, ids)
 		if !ok || seen[k] {
-			return invalidAnswer(n, reasonWrongID+" in a batch", raw)
+			return refuse(reasonWrongID)
 		}
 		seen[k] = true
 		got++
-		if env.result != nil && reqs[k].ResultPrefix != "" {
-			envs[k] = withPrefix(env.result, reqs[k].ResultPrefix)
-		} else {
-			envs[k] = detach(env, len(raw), false)
+		envs[k] = env // still in raw: copied below
+		if env.result == nil || reqs[k].ResultPrefix == "" {
+			shared += len(env.result) + len(env.errObj)
 		}
+	}
+	if it.Err() != nil || jsonwire.SkipSpace(raw, it.End()) != len(raw) {
+		return invalidAnswer(n, "invalid JSON", raw)
 	}
 	if got != len(reqs) {
 		return &failure{
@@ -255,6 +287,21 @@ func checkBatch(n *node, raw []byte, ids []uint64, reqs []Request, envs []envelo
 			detail: "answered " + strconv.Itoa(got) + " of " + strconv.Itoa(len(reqs)) + " calls of a batch",
 			cause:  errBatchRefused,
 			down:   true, // a call the node was sent and did not answer
+		}
+	}
+	buf := make([]byte, 0, shared)
+	for k, env := range envs {
+		if env.result != nil && reqs[k].ResultPrefix != "" {
+			envs[k] = withPrefix(env.result, reqs[k].ResultPrefix)
+			continue
+		}
+		start := len(buf)
+		if env.result != nil {
+			buf = append(buf, env.result...)
+			envs[k] = envelope{result: buf[start:len(buf):len(buf)]}
+		} else {
+			buf = append(buf, env.errObj...)
+			envs[k] = envelope{errObj: buf[start:len(buf):len(buf)]}
 		}
 	}
 	return nil

@@ -150,7 +150,7 @@ func (p *Pool) call(ctx context.Context, be *backend, req Request, used int) (Re
 			return resp, cordonedError(be) // cordon.go
 		}
 		done.add(at)
-		resp.Node = shownURL(n.url)
+		resp.Node = n.shown
 		id := p.newID()
 		body := newBody(id, req.Method, req.Params)
 		n.inFlight.Add(1)

@@ -76,9 +76,28 @@ func parseResponse(body []byte) (envelope, []byte, string) {
 		}
 		return env, nil, "a body that is not JSON"
 	}
-	var id []byte
+	env, id, end, reason, err := scanResponse(body, i, answerDepth)
+	switch {
+	case err != nil:
+		return envelope{}, nil, describe(body, err)
+	case end > 0 && jsonwire.SkipSpace(body, end) != len(body): // end is 0 after a repeated member
+		return envelope{}, nil, "data after the response object"
+	case reason != "":
+		return env, nil, reason
+	}
+	return env, id, ""
+}
+
+// scanResponse walks the response object that starts at data[i] (a '{'),
+// nested at most depth levels deep, in one pass: it checks its syntax,
+// locates its id and its result or error member, and makes parseResponse's
+// checks of them. It returns the index just after the object, or the
+// syntax error that stopped the walk (err), or a reason the object is not
+// a valid response (see parseResponse). A repeated member is reported as
+// soon as it is seen, before the rest of the object is read, with end 0.
+func scanResponse(data []byte, i, depth int) (env envelope, id []byte, end int, reason string, err error) {
 	var haveID, haveResult, haveError bool
-	it := jsonwire.Members(body, i, answerDepth)
+	it := jsonwire.Members(data, i, depth)
 	for it.Next() {
 		var slot *[]byte
 		var seen *bool
@@ -98,37 +117,35 @@ func parseResponse(body []byte) (envelope, []byte, string) {
 			break // invalid: it.Err says why
 		}
 		if *seen {
-			return envelope{}, nil, twice
+			return envelope{}, nil, 0, twice, nil
 		}
 		*seen, *slot = true, val
 	}
 	if err := it.Err(); err != nil {
-		return envelope{}, nil, describe(body, err)
+		return envelope{}, nil, 0, "", err
 	}
-	if jsonwire.SkipSpace(body, it.End()) != len(body) {
-		return envelope{}, nil, "data after the response object"
-	}
+	end = it.End()
 	if haveError && string(env.errObj) == "null" {
 		haveError, env.errObj = false, nil
 	}
 	switch {
 	case !haveID:
-		return env, nil, "a response without an id"
+		return env, nil, end, "a response without an id", nil
 	case string(id) == "null":
 		if !haveError || haveResult {
-			return env, nil, "a response with a null id"
+			return env, nil, end, "a response with a null id", nil
 		}
 		id = nil
 	}
 	switch {
 	case haveResult && haveError:
-		return env, nil, "a response with both result and error"
+		return env, nil, end, "a response with both result and error", nil
 	case !haveResult && !haveError:
-		return env, nil, "a response with neither result nor error"
+		return env, nil, end, "a response with neither result nor error", nil
 	case haveError && env.errObj[0] != '{':
-		return env, nil, "an error member that is not an object"
+		return env, nil, end, "an error member that is not an object", nil
 	}
-	return env, id, ""
+	return env, id, end, "", nil
 }
 
 // describe turns a jsonwire error about body into a client-safe reason:

@@ -41,6 +41,8 @@ func TestParseEnvelope(t *testing.T) {
 		{name: "bad key", body: `{id:7,"result":1}`, wantReason: "invalid JSON"},
 		{name: "bad separator", body: `{"id":7;"result":1}`, wantReason: "invalid JSON"},
 		{name: "trailing data", body: `{"id":7,"result":1}{}`, wantReason: "data after"},
+		{name: "trailing data after a bad response", body: `{"result":1}{}`, wantReason: "data after"},
+		{name: "two ids before invalid JSON", body: `{"id":7,"id":7,"result":[}`, wantReason: `two "id"`},
 		{name: "wrong id", body: `{"id":8,"result":1}`, wantReason: "wrong id"},
 		{name: "wrong string id", body: `{"id":"x","result":1}`, wantReason: "wrong id"},
 		{name: "negative id", body: `{"id":-7,"result":1}`, wantReason: "wrong id"},

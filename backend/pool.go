@@ -50,6 +50,9 @@ type node struct {
 	name  string // the backend's name, in errors and logs
 	index int    // 1-based position among the backend's nodes
 	url   *url.URL
+	// shown is shownURL(url), made once: every answer names its node
+	// (Response.Node).
+	shown string
 	// transport and fresh are an http(s) node's clients: fresh sends a
 	// request on a connection of its own (attempt). nil for ws(s) nodes.
 	transport, fresh *http.Transport
@@ -134,6 +137,7 @@ func (p *Pool) newNode(name string, index int, raw string) (*node, error) {
 		name:   name,
 		index:  index,
 		url:    u,
+		shown:  shownURL(u),
 		header: baseHeaders(p.opts.UserAgent),
 	}
 	n.health.threshold = int64(p.opts.FailThreshold)

@@ -56,9 +56,9 @@ type statePost struct {
 	replies []string
 }
 
-func (s *getState) keys() []string {
-	out := make([]string, 0, len(s.content))
-	for _, p := range s.content {
+func (st *getState) keys() []string {
+	out := make([]string, 0, len(st.content))
+	for _, p := range st.content {
 		out = append(out, p.c.Author+"/"+p.c.Permlink)
 	}
 	return out

@@ -39,7 +39,7 @@ func methodSets() []func(registry) {
 	return []func(registry){
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
 		registerRCMethods, registerCondenserRCMethods, registerMarketMethods, registerHistoryMethods,
-		registerBridgeMethods, registerContentMethods, registerTxStatusMethods,
+		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
 	}
 }
 

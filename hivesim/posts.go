@@ -4,9 +4,10 @@ import "unicode/utf8"
 
 // postOpts selects the variants of hivemind's condenser post object.
 type postOpts struct {
-	truncate int  // truncate_body: keep at most this many characters of the body (0 = all)
-	postID   bool // tags_api adds post_id
-	content  bool // get_content adds the "content additions"
+	truncate int      // truncate_body: keep at most this many characters of the body (0 = all)
+	postID   bool     // tags_api adds post_id
+	content  bool     // get_content adds the "content additions"
+	replies  []string // get_state's discussions list the direct replies ("author/permlink")
 }
 
 // writePost writes hivemind's condenser post object (legacy HBD strings).
@@ -39,7 +40,7 @@ func writePost(w *jw, ch *chain, c *Comment, o postOpts) {
 	w.kasset("total_payout_value", c.TotalPayout, true)
 	w.kasset("curator_payout_value", c.CuratorPayout, true)
 	w.kasset("pending_payout_value", c.PendingPayout, true)
-	w.kemptyArr("replies")
+	w.kstrs("replies", o.replies)
 	w.knum("body_length", int64(len(c.Body)))
 	w.ki64("author_reputation", ch.byName[c.Author].Reputation)
 	w.kstr("parent_author", c.ParentAuthor)

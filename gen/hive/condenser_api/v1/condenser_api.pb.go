@@ -25,7 +25,7 @@ var File_hive_condenser_api_v1_condenser_api_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\n" +
-	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a-hive/condenser_api/v1/condenser_content.proto\x1a,hive/condenser_api/v1/condenser_market.proto\x1a,hive/condenser_api/v1/condenser_social.proto\x1a+hive/condenser_api/v1/condenser_state.proto\x1a\x19hivegate/v1/options.proto2\xd9i\n" +
+	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a-hive/condenser_api/v1/condenser_content.proto\x1a/hive/condenser_api/v1/condenser_get_state.proto\x1a,hive/condenser_api/v1/condenser_market.proto\x1a,hive/condenser_api/v1/condenser_social.proto\x1a+hive/condenser_api/v1/condenser_state.proto\x1a\x19hivegate/v1/options.proto2\xd6j\n" +
 	"\x13CondenserApiService\x12\xa5\x01\n" +
 	"\x11GetAccountHistory\x12/.hive.condenser_api.v1.GetAccountHistoryRequest\x1a0.hive.condenser_api.v1.GetAccountHistoryResponse\"-\xda\xf3\x18!condenser_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb9\x01\n" +
 	"\x15GetAccountReputations\x123.hive.condenser_api.v1.GetAccountReputationsRequest\x1a4.hive.condenser_api.v1.GetAccountReputationsResponse\"5\xda\xf3\x18%condenser_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12{\n" +
@@ -38,7 +38,8 @@ const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\x0eGetFeedEntries\x12,.hive.condenser_api.v1.GetFeedEntriesRequest\x1a-.hive.condenser_api.v1.GetFeedEntriesResponse\"1\xda\xf3\x18\x1econdenser_api.get_feed_entries\xe8\xf3\x18\xf4\x03\xd8\xf4\x18\x01\x88\x02\x01\x90\x02\x01\x12\x95\x01\n" +
 	"\fGetFollowers\x12*.hive.condenser_api.v1.GetFollowersRequest\x1a+.hive.condenser_api.v1.GetFollowersResponse\",\xda\xf3\x18\x1bcondenser_api.get_followers\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\x90\x02\x01\x12\x95\x01\n" +
 	"\fGetFollowing\x12*.hive.condenser_api.v1.GetFollowingRequest\x1a+.hive.condenser_api.v1.GetFollowingResponse\",\xda\xf3\x18\x1bcondenser_api.get_following\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\x90\x02\x01\x12\xbe\x01\n" +
-	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"7\xda\xf3\x18(condenser_api.get_replies_by_last_update\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\x9d\x01\n" +
+	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"7\xda\xf3\x18(condenser_api.get_replies_by_last_update\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12{\n" +
+	"\bGetState\x12&.hive.condenser_api.v1.GetStateRequest\x1a'.hive.condenser_api.v1.GetStateResponse\"\x1e\xda\xf3\x18\x17condenser_api.get_state\x90\x02\x01\x12\x9d\x01\n" +
 	"\x0fGetTrendingTags\x12-.hive.condenser_api.v1.GetTrendingTagsRequest\x1a..hive.condenser_api.v1.GetTrendingTagsResponse\"+\xda\xf3\x18\x1fcondenser_api.get_trending_tags\xe8\xf3\x18\xfa\x01\x90\x02\x01\x12\xb9\x01\n" +
 	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"5\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12\x8f\x01\n" +
 	"\rFindProposals\x12+.hive.condenser_api.v1.FindProposalsRequest\x1a,.hive.condenser_api.v1.FindProposalsResponse\"#\xda\xf3\x18\x1ccondenser_api.find_proposals\x90\x02\x01\x12\x94\x01\n" +
@@ -124,154 +125,156 @@ var file_hive_condenser_api_v1_condenser_api_proto_goTypes = []any{
 	(*GetFollowersRequest)(nil),                         // 9: hive.condenser_api.v1.GetFollowersRequest
 	(*GetFollowingRequest)(nil),                         // 10: hive.condenser_api.v1.GetFollowingRequest
 	(*GetRepliesByLastUpdateRequest)(nil),               // 11: hive.condenser_api.v1.GetRepliesByLastUpdateRequest
-	(*GetTrendingTagsRequest)(nil),                      // 12: hive.condenser_api.v1.GetTrendingTagsRequest
-	(*GetVestingDelegationsRequest)(nil),                // 13: hive.condenser_api.v1.GetVestingDelegationsRequest
-	(*FindProposalsRequest)(nil),                        // 14: hive.condenser_api.v1.FindProposalsRequest
-	(*FindRcAccountsRequest)(nil),                       // 15: hive.condenser_api.v1.FindRcAccountsRequest
-	(*FindRecurrentTransfersRequest)(nil),               // 16: hive.condenser_api.v1.FindRecurrentTransfersRequest
-	(*GetAccountCountRequest)(nil),                      // 17: hive.condenser_api.v1.GetAccountCountRequest
-	(*GetAccountsRequest)(nil),                          // 18: hive.condenser_api.v1.GetAccountsRequest
-	(*GetActiveVotesRequest)(nil),                       // 19: hive.condenser_api.v1.GetActiveVotesRequest
-	(*GetActiveWitnessesRequest)(nil),                   // 20: hive.condenser_api.v1.GetActiveWitnessesRequest
-	(*GetBlockHeaderRequest)(nil),                       // 21: hive.condenser_api.v1.GetBlockHeaderRequest
-	(*GetChainPropertiesRequest)(nil),                   // 22: hive.condenser_api.v1.GetChainPropertiesRequest
-	(*GetCollateralizedConversionRequestsRequest)(nil),  // 23: hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
-	(*GetCommentDiscussionsByPayoutRequest)(nil),        // 24: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
-	(*GetConfigRequest)(nil),                            // 25: hive.condenser_api.v1.GetConfigRequest
-	(*GetContentRequest)(nil),                           // 26: hive.condenser_api.v1.GetContentRequest
-	(*GetContentRepliesRequest)(nil),                    // 27: hive.condenser_api.v1.GetContentRepliesRequest
-	(*GetConversionRequestsRequest)(nil),                // 28: hive.condenser_api.v1.GetConversionRequestsRequest
-	(*GetCurrentMedianHistoryPriceRequest)(nil),         // 29: hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
-	(*GetDiscussionsByBlogRequest)(nil),                 // 30: hive.condenser_api.v1.GetDiscussionsByBlogRequest
-	(*GetDiscussionsByCommentsRequest)(nil),             // 31: hive.condenser_api.v1.GetDiscussionsByCommentsRequest
-	(*GetDiscussionsByCreatedRequest)(nil),              // 32: hive.condenser_api.v1.GetDiscussionsByCreatedRequest
-	(*GetDiscussionsByFeedRequest)(nil),                 // 33: hive.condenser_api.v1.GetDiscussionsByFeedRequest
-	(*GetDiscussionsByHotRequest)(nil),                  // 34: hive.condenser_api.v1.GetDiscussionsByHotRequest
-	(*GetDiscussionsByTrendingRequest)(nil),             // 35: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
-	(*GetEscrowRequest)(nil),                            // 36: hive.condenser_api.v1.GetEscrowRequest
-	(*GetExpiringVestingDelegationsRequest)(nil),        // 37: hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
-	(*GetFeedHistoryRequest)(nil),                       // 38: hive.condenser_api.v1.GetFeedHistoryRequest
-	(*GetFollowCountRequest)(nil),                       // 39: hive.condenser_api.v1.GetFollowCountRequest
-	(*GetHardforkVersionRequest)(nil),                   // 40: hive.condenser_api.v1.GetHardforkVersionRequest
-	(*GetKeyReferencesRequest)(nil),                     // 41: hive.condenser_api.v1.GetKeyReferencesRequest
-	(*GetMarketHistoryRequest)(nil),                     // 42: hive.condenser_api.v1.GetMarketHistoryRequest
-	(*GetMarketHistoryBucketsRequest)(nil),              // 43: hive.condenser_api.v1.GetMarketHistoryBucketsRequest
-	(*GetNextScheduledHardforkRequest)(nil),             // 44: hive.condenser_api.v1.GetNextScheduledHardforkRequest
-	(*GetOpenOrdersRequest)(nil),                        // 45: hive.condenser_api.v1.GetOpenOrdersRequest
-	(*GetOpsInBlockRequest)(nil),                        // 46: hive.condenser_api.v1.GetOpsInBlockRequest
-	(*GetOrderBookRequest)(nil),                         // 47: hive.condenser_api.v1.GetOrderBookRequest
-	(*GetOwnerHistoryRequest)(nil),                      // 48: hive.condenser_api.v1.GetOwnerHistoryRequest
-	(*GetPostDiscussionsByPayoutRequest)(nil),           // 49: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
-	(*GetPotentialSignaturesRequest)(nil),               // 50: hive.condenser_api.v1.GetPotentialSignaturesRequest
-	(*GetRebloggedByRequest)(nil),                       // 51: hive.condenser_api.v1.GetRebloggedByRequest
-	(*GetRecentTradesRequest)(nil),                      // 52: hive.condenser_api.v1.GetRecentTradesRequest
-	(*GetRecoveryRequestRequest)(nil),                   // 53: hive.condenser_api.v1.GetRecoveryRequestRequest
-	(*GetRequiredSignaturesRequest)(nil),                // 54: hive.condenser_api.v1.GetRequiredSignaturesRequest
-	(*GetRewardFundRequest)(nil),                        // 55: hive.condenser_api.v1.GetRewardFundRequest
-	(*GetSavingsWithdrawFromRequest)(nil),               // 56: hive.condenser_api.v1.GetSavingsWithdrawFromRequest
-	(*GetSavingsWithdrawToRequest)(nil),                 // 57: hive.condenser_api.v1.GetSavingsWithdrawToRequest
-	(*GetTickerRequest)(nil),                            // 58: hive.condenser_api.v1.GetTickerRequest
-	(*GetTradeHistoryRequest)(nil),                      // 59: hive.condenser_api.v1.GetTradeHistoryRequest
-	(*GetTransactionRequest)(nil),                       // 60: hive.condenser_api.v1.GetTransactionRequest
-	(*GetTransactionHexRequest)(nil),                    // 61: hive.condenser_api.v1.GetTransactionHexRequest
-	(*GetVersionRequest)(nil),                           // 62: hive.condenser_api.v1.GetVersionRequest
-	(*GetVolumeRequest)(nil),                            // 63: hive.condenser_api.v1.GetVolumeRequest
-	(*GetWithdrawRoutesRequest)(nil),                    // 64: hive.condenser_api.v1.GetWithdrawRoutesRequest
-	(*GetWitnessByAccountRequest)(nil),                  // 65: hive.condenser_api.v1.GetWitnessByAccountRequest
-	(*GetWitnessCountRequest)(nil),                      // 66: hive.condenser_api.v1.GetWitnessCountRequest
-	(*GetWitnessScheduleRequest)(nil),                   // 67: hive.condenser_api.v1.GetWitnessScheduleRequest
-	(*GetWitnessesRequest)(nil),                         // 68: hive.condenser_api.v1.GetWitnessesRequest
-	(*GetWitnessesByVoteRequest)(nil),                   // 69: hive.condenser_api.v1.GetWitnessesByVoteRequest
-	(*IsKnownTransactionRequest)(nil),                   // 70: hive.condenser_api.v1.IsKnownTransactionRequest
-	(*ListProposalVotesRequest)(nil),                    // 71: hive.condenser_api.v1.ListProposalVotesRequest
-	(*ListProposalsRequest)(nil),                        // 72: hive.condenser_api.v1.ListProposalsRequest
-	(*ListRcAccountsRequest)(nil),                       // 73: hive.condenser_api.v1.ListRcAccountsRequest
-	(*ListRcDirectDelegationsRequest)(nil),              // 74: hive.condenser_api.v1.ListRcDirectDelegationsRequest
-	(*LookupAccountNamesRequest)(nil),                   // 75: hive.condenser_api.v1.LookupAccountNamesRequest
-	(*LookupAccountsRequest)(nil),                       // 76: hive.condenser_api.v1.LookupAccountsRequest
-	(*LookupWitnessAccountsRequest)(nil),                // 77: hive.condenser_api.v1.LookupWitnessAccountsRequest
-	(*VerifyAccountAuthorityRequest)(nil),               // 78: hive.condenser_api.v1.VerifyAccountAuthorityRequest
-	(*VerifyAuthorityRequest)(nil),                      // 79: hive.condenser_api.v1.VerifyAuthorityRequest
-	(*GetAccountHistoryResponse)(nil),                   // 80: hive.condenser_api.v1.GetAccountHistoryResponse
-	(*GetAccountReputationsResponse)(nil),               // 81: hive.condenser_api.v1.GetAccountReputationsResponse
-	(*GetBlockResponse)(nil),                            // 82: hive.condenser_api.v1.GetBlockResponse
-	(*GetBlogResponse)(nil),                             // 83: hive.condenser_api.v1.GetBlogResponse
-	(*GetBlogEntriesResponse)(nil),                      // 84: hive.condenser_api.v1.GetBlogEntriesResponse
-	(*GetDiscussionsByAuthorBeforeDateResponse)(nil),    // 85: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	(*GetDynamicGlobalPropertiesResponse)(nil),          // 86: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	(*GetFeedResponse)(nil),                             // 87: hive.condenser_api.v1.GetFeedResponse
-	(*GetFeedEntriesResponse)(nil),                      // 88: hive.condenser_api.v1.GetFeedEntriesResponse
-	(*GetFollowersResponse)(nil),                        // 89: hive.condenser_api.v1.GetFollowersResponse
-	(*GetFollowingResponse)(nil),                        // 90: hive.condenser_api.v1.GetFollowingResponse
-	(*GetRepliesByLastUpdateResponse)(nil),              // 91: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	(*GetTrendingTagsResponse)(nil),                     // 92: hive.condenser_api.v1.GetTrendingTagsResponse
-	(*GetVestingDelegationsResponse)(nil),               // 93: hive.condenser_api.v1.GetVestingDelegationsResponse
-	(*FindProposalsResponse)(nil),                       // 94: hive.condenser_api.v1.FindProposalsResponse
-	(*FindRcAccountsResponse)(nil),                      // 95: hive.condenser_api.v1.FindRcAccountsResponse
-	(*FindRecurrentTransfersResponse)(nil),              // 96: hive.condenser_api.v1.FindRecurrentTransfersResponse
-	(*GetAccountCountResponse)(nil),                     // 97: hive.condenser_api.v1.GetAccountCountResponse
-	(*GetAccountsResponse)(nil),                         // 98: hive.condenser_api.v1.GetAccountsResponse
-	(*GetActiveVotesResponse)(nil),                      // 99: hive.condenser_api.v1.GetActiveVotesResponse
-	(*GetActiveWitnessesResponse)(nil),                  // 100: hive.condenser_api.v1.GetActiveWitnessesResponse
-	(*GetBlockHeaderResponse)(nil),                      // 101: hive.condenser_api.v1.GetBlockHeaderResponse
-	(*GetChainPropertiesResponse)(nil),                  // 102: hive.condenser_api.v1.GetChainPropertiesResponse
-	(*GetCollateralizedConversionRequestsResponse)(nil), // 103: hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
-	(*GetCommentDiscussionsByPayoutResponse)(nil),       // 104: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
-	(*GetConfigResponse)(nil),                           // 105: hive.condenser_api.v1.GetConfigResponse
-	(*GetContentResponse)(nil),                          // 106: hive.condenser_api.v1.GetContentResponse
-	(*GetContentRepliesResponse)(nil),                   // 107: hive.condenser_api.v1.GetContentRepliesResponse
-	(*GetConversionRequestsResponse)(nil),               // 108: hive.condenser_api.v1.GetConversionRequestsResponse
-	(*GetCurrentMedianHistoryPriceResponse)(nil),        // 109: hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
-	(*GetDiscussionsByBlogResponse)(nil),                // 110: hive.condenser_api.v1.GetDiscussionsByBlogResponse
-	(*GetDiscussionsByCommentsResponse)(nil),            // 111: hive.condenser_api.v1.GetDiscussionsByCommentsResponse
-	(*GetDiscussionsByCreatedResponse)(nil),             // 112: hive.condenser_api.v1.GetDiscussionsByCreatedResponse
-	(*GetDiscussionsByFeedResponse)(nil),                // 113: hive.condenser_api.v1.GetDiscussionsByFeedResponse
-	(*GetDiscussionsByHotResponse)(nil),                 // 114: hive.condenser_api.v1.GetDiscussionsByHotResponse
-	(*GetDiscussionsByTrendingResponse)(nil),            // 115: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
-	(*GetEscrowResponse)(nil),                           // 116: hive.condenser_api.v1.GetEscrowResponse
-	(*GetExpiringVestingDelegationsResponse)(nil),       // 117: hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
-	(*GetFeedHistoryResponse)(nil),                      // 118: hive.condenser_api.v1.GetFeedHistoryResponse
-	(*GetFollowCountResponse)(nil),                      // 119: hive.condenser_api.v1.GetFollowCountResponse
-	(*GetHardforkVersionResponse)(nil),                  // 120: hive.condenser_api.v1.GetHardforkVersionResponse
-	(*GetKeyReferencesResponse)(nil),                    // 121: hive.condenser_api.v1.GetKeyReferencesResponse
-	(*GetMarketHistoryResponse)(nil),                    // 122: hive.condenser_api.v1.GetMarketHistoryResponse
-	(*GetMarketHistoryBucketsResponse)(nil),             // 123: hive.condenser_api.v1.GetMarketHistoryBucketsResponse
-	(*GetNextScheduledHardforkResponse)(nil),            // 124: hive.condenser_api.v1.GetNextScheduledHardforkResponse
-	(*GetOpenOrdersResponse)(nil),                       // 125: hive.condenser_api.v1.GetOpenOrdersResponse
-	(*GetOpsInBlockResponse)(nil),                       // 126: hive.condenser_api.v1.GetOpsInBlockResponse
-	(*GetOrderBookResponse)(nil),                        // 127: hive.condenser_api.v1.GetOrderBookResponse
-	(*GetOwnerHistoryResponse)(nil),                     // 128: hive.condenser_api.v1.GetOwnerHistoryResponse
-	(*GetPostDiscussionsByPayoutResponse)(nil),          // 129: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
-	(*GetPotentialSignaturesResponse)(nil),              // 130: hive.condenser_api.v1.GetPotentialSignaturesResponse
-	(*GetRebloggedByResponse)(nil),                      // 131: hive.condenser_api.v1.GetRebloggedByResponse
-	(*GetRecentTradesResponse)(nil),                     // 132: hive.condenser_api.v1.GetRecentTradesResponse
-	(*GetRecoveryRequestResponse)(nil),                  // 133: hive.condenser_api.v1.GetRecoveryRequestResponse
-	(*GetRequiredSignaturesResponse)(nil),               // 134: hive.condenser_api.v1.GetRequiredSignaturesResponse
-	(*GetRewardFundResponse)(nil),                       // 135: hive.condenser_api.v1.GetRewardFundResponse
-	(*GetSavingsWithdrawFromResponse)(nil),              // 136: hive.condenser_api.v1.GetSavingsWithdrawFromResponse
-	(*GetSavingsWithdrawToResponse)(nil),                // 137: hive.condenser_api.v1.GetSavingsWithdrawToResponse
-	(*GetTickerResponse)(nil),                           // 138: hive.condenser_api.v1.GetTickerResponse
-	(*GetTradeHistoryResponse)(nil),                     // 139: hive.condenser_api.v1.GetTradeHistoryResponse
-	(*GetTransactionResponse)(nil),                      // 140: hive.condenser_api.v1.GetTransactionResponse
-	(*GetTransactionHexResponse)(nil),                   // 141: hive.condenser_api.v1.GetTransactionHexResponse
-	(*GetVersionResponse)(nil),                          // 142: hive.condenser_api.v1.GetVersionResponse
-	(*GetVolumeResponse)(nil),                           // 143: hive.condenser_api.v1.GetVolumeResponse
-	(*GetWithdrawRoutesResponse)(nil),                   // 144: hive.condenser_api.v1.GetWithdrawRoutesResponse
-	(*GetWitnessByAccountResponse)(nil),                 // 145: hive.condenser_api.v1.GetWitnessByAccountResponse
-	(*GetWitnessCountResponse)(nil),                     // 146: hive.condenser_api.v1.GetWitnessCountResponse
-	(*GetWitnessScheduleResponse)(nil),                  // 147: hive.condenser_api.v1.GetWitnessScheduleResponse
-	(*GetWitnessesResponse)(nil),                        // 148: hive.condenser_api.v1.GetWitnessesResponse
-	(*GetWitnessesByVoteResponse)(nil),                  // 149: hive.condenser_api.v1.GetWitnessesByVoteResponse
-	(*IsKnownTransactionResponse)(nil),                  // 150: hive.condenser_api.v1.IsKnownTransactionResponse
-	(*ListProposalVotesResponse)(nil),                   // 151: hive.condenser_api.v1.ListProposalVotesResponse
-	(*ListProposalsResponse)(nil),                       // 152: hive.condenser_api.v1.ListProposalsResponse
-	(*ListRcAccountsResponse)(nil),                      // 153: hive.condenser_api.v1.ListRcAccountsResponse
-	(*ListRcDirectDelegationsResponse)(nil),             // 154: hive.condenser_api.v1.ListRcDirectDelegationsResponse
-	(*LookupAccountNamesResponse)(nil),                  // 155: hive.condenser_api.v1.LookupAccountNamesResponse
-	(*LookupAccountsResponse)(nil),                      // 156: hive.condenser_api.v1.LookupAccountsResponse
-	(*LookupWitnessAccountsResponse)(nil),               // 157: hive.condenser_api.v1.LookupWitnessAccountsResponse
-	(*VerifyAccountAuthorityResponse)(nil),              // 158: hive.condenser_api.v1.VerifyAccountAuthorityResponse
-	(*VerifyAuthorityResponse)(nil),                     // 159: hive.condenser_api.v1.VerifyAuthorityResponse
+	(*GetStateRequest)(nil),                             // 12: hive.condenser_api.v1.GetStateRequest
+	(*GetTrendingTagsRequest)(nil),                      // 13: hive.condenser_api.v1.GetTrendingTagsRequest
+	(*GetVestingDelegationsRequest)(nil),                // 14: hive.condenser_api.v1.GetVestingDelegationsRequest
+	(*FindProposalsRequest)(nil),                        // 15: hive.condenser_api.v1.FindProposalsRequest
+	(*FindRcAccountsRequest)(nil),                       // 16: hive.condenser_api.v1.FindRcAccountsRequest
+	(*FindRecurrentTransfersRequest)(nil),               // 17: hive.condenser_api.v1.FindRecurrentTransfersRequest
+	(*GetAccountCountRequest)(nil),                      // 18: hive.condenser_api.v1.GetAccountCountRequest
+	(*GetAccountsRequest)(nil),                          // 19: hive.condenser_api.v1.GetAccountsRequest
+	(*GetActiveVotesRequest)(nil),                       // 20: hive.condenser_api.v1.GetActiveVotesRequest
+	(*GetActiveWitnessesRequest)(nil),                   // 21: hive.condenser_api.v1.GetActiveWitnessesRequest
+	(*GetBlockHeaderRequest)(nil),                       // 22: hive.condenser_api.v1.GetBlockHeaderRequest
+	(*GetChainPropertiesRequest)(nil),                   // 23: hive.condenser_api.v1.GetChainPropertiesRequest
+	(*GetCollateralizedConversionRequestsRequest)(nil),  // 24: hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	(*GetCommentDiscussionsByPayoutRequest)(nil),        // 25: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	(*GetConfigRequest)(nil),                            // 26: hive.condenser_api.v1.GetConfigRequest
+	(*GetContentRequest)(nil),                           // 27: hive.condenser_api.v1.GetContentRequest
+	(*GetContentRepliesRequest)(nil),                    // 28: hive.condenser_api.v1.GetContentRepliesRequest
+	(*GetConversionRequestsRequest)(nil),                // 29: hive.condenser_api.v1.GetConversionRequestsRequest
+	(*GetCurrentMedianHistoryPriceRequest)(nil),         // 30: hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	(*GetDiscussionsByBlogRequest)(nil),                 // 31: hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	(*GetDiscussionsByCommentsRequest)(nil),             // 32: hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	(*GetDiscussionsByCreatedRequest)(nil),              // 33: hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	(*GetDiscussionsByFeedRequest)(nil),                 // 34: hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	(*GetDiscussionsByHotRequest)(nil),                  // 35: hive.condenser_api.v1.GetDiscussionsByHotRequest
+	(*GetDiscussionsByTrendingRequest)(nil),             // 36: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	(*GetEscrowRequest)(nil),                            // 37: hive.condenser_api.v1.GetEscrowRequest
+	(*GetExpiringVestingDelegationsRequest)(nil),        // 38: hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	(*GetFeedHistoryRequest)(nil),                       // 39: hive.condenser_api.v1.GetFeedHistoryRequest
+	(*GetFollowCountRequest)(nil),                       // 40: hive.condenser_api.v1.GetFollowCountRequest
+	(*GetHardforkVersionRequest)(nil),                   // 41: hive.condenser_api.v1.GetHardforkVersionRequest
+	(*GetKeyReferencesRequest)(nil),                     // 42: hive.condenser_api.v1.GetKeyReferencesRequest
+	(*GetMarketHistoryRequest)(nil),                     // 43: hive.condenser_api.v1.GetMarketHistoryRequest
+	(*GetMarketHistoryBucketsRequest)(nil),              // 44: hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	(*GetNextScheduledHardforkRequest)(nil),             // 45: hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	(*GetOpenOrdersRequest)(nil),                        // 46: hive.condenser_api.v1.GetOpenOrdersRequest
+	(*GetOpsInBlockRequest)(nil),                        // 47: hive.condenser_api.v1.GetOpsInBlockRequest
+	(*GetOrderBookRequest)(nil),                         // 48: hive.condenser_api.v1.GetOrderBookRequest
+	(*GetOwnerHistoryRequest)(nil),                      // 49: hive.condenser_api.v1.GetOwnerHistoryRequest
+	(*GetPostDiscussionsByPayoutRequest)(nil),           // 50: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPotentialSignaturesRequest)(nil),               // 51: hive.condenser_api.v1.GetPotentialSignaturesRequest
+	(*GetRebloggedByRequest)(nil),                       // 52: hive.condenser_api.v1.GetRebloggedByRequest
+	(*GetRecentTradesRequest)(nil),                      // 53: hive.condenser_api.v1.GetRecentTradesRequest
+	(*GetRecoveryRequestRequest)(nil),                   // 54: hive.condenser_api.v1.GetRecoveryRequestRequest
+	(*GetRequiredSignaturesRequest)(nil),                // 55: hive.condenser_api.v1.GetRequiredSignaturesRequest
+	(*GetRewardFundRequest)(nil),                        // 56: hive.condenser_api.v1.GetRewardFundRequest
+	(*GetSavingsWithdrawFromRequest)(nil),               // 57: hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	(*GetSavingsWithdrawToRequest)(nil),                 // 58: hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	(*GetTickerRequest)(nil),                            // 59: hive.condenser_api.v1.GetTickerRequest
+	(*GetTradeHistoryRequest)(nil),                      // 60: hive.condenser_api.v1.GetTradeHistoryRequest
+	(*GetTransactionRequest)(nil),                       // 61: hive.condenser_api.v1.GetTransactionRequest
+	(*GetTransactionHexRequest)(nil),                    // 62: hive.condenser_api.v1.GetTransactionHexRequest
+	(*GetVersionRequest)(nil),                           // 63: hive.condenser_api.v1.GetVersionRequest
+	(*GetVolumeRequest)(nil),                            // 64: hive.condenser_api.v1.GetVolumeRequest
+	(*GetWithdrawRoutesRequest)(nil),                    // 65: hive.condenser_api.v1.GetWithdrawRoutesRequest
+	(*GetWitnessByAccountRequest)(nil),                  // 66: hive.condenser_api.v1.GetWitnessByAccountRequest
+	(*GetWitnessCountRequest)(nil),                      // 67: hive.condenser_api.v1.GetWitnessCountRequest
+	(*GetWitnessScheduleRequest)(nil),                   // 68: hive.condenser_api.v1.GetWitnessScheduleRequest
+	(*GetWitnessesRequest)(nil),                         // 69: hive.condenser_api.v1.GetWitnessesRequest
+	(*GetWitnessesByVoteRequest)(nil),                   // 70: hive.condenser_api.v1.GetWitnessesByVoteRequest
+	(*IsKnownTransactionRequest)(nil),                   // 71: hive.condenser_api.v1.IsKnownTransactionRequest
+	(*ListProposalVotesRequest)(nil),                    // 72: hive.condenser_api.v1.ListProposalVotesRequest
+	(*ListProposalsRequest)(nil),                        // 73: hive.condenser_api.v1.ListProposalsRequest
+	(*ListRcAccountsRequest)(nil),                       // 74: hive.condenser_api.v1.ListRcAccountsRequest
+	(*ListRcDirectDelegationsRequest)(nil),              // 75: hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	(*LookupAccountNamesRequest)(nil),                   // 76: hive.condenser_api.v1.LookupAccountNamesRequest
+	(*LookupAccountsRequest)(nil),                       // 77: hive.condenser_api.v1.LookupAccountsRequest
+	(*LookupWitnessAccountsRequest)(nil),                // 78: hive.condenser_api.v1.LookupWitnessAccountsRequest
+	(*VerifyAccountAuthorityRequest)(nil),               // 79: hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	(*VerifyAuthorityRequest)(nil),                      // 80: hive.condenser_api.v1.VerifyAuthorityRequest
+	(*GetAccountHistoryResponse)(nil),                   // 81: hive.condenser_api.v1.GetAccountHistoryResponse
+	(*GetAccountReputationsResponse)(nil),               // 82: hive.condenser_api.v1.GetAccountReputationsResponse
+	(*GetBlockResponse)(nil),                            // 83: hive.condenser_api.v1.GetBlockResponse
+	(*GetBlogResponse)(nil),                             // 84: hive.condenser_api.v1.GetBlogResponse
+	(*GetBlogEntriesResponse)(nil),                      // 85: hive.condenser_api.v1.GetBlogEntriesResponse
+	(*GetDiscussionsByAuthorBeforeDateResponse)(nil),    // 86: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	(*GetDynamicGlobalPropertiesResponse)(nil),          // 87: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	(*GetFeedResponse)(nil),                             // 88: hive.condenser_api.v1.GetFeedResponse
+	(*GetFeedEntriesResponse)(nil),                      // 89: hive.condenser_api.v1.GetFeedEntriesResponse
+	(*GetFollowersResponse)(nil),                        // 90: hive.condenser_api.v1.GetFollowersResponse
+	(*GetFollowingResponse)(nil),                        // 91: hive.condenser_api.v1.GetFollowingResponse
+	(*GetRepliesByLastUpdateResponse)(nil),              // 92: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	(*GetStateResponse)(nil),                            // 93: hive.condenser_api.v1.GetStateResponse
+	(*GetTrendingTagsResponse)(nil),                     // 94: hive.condenser_api.v1.GetTrendingTagsResponse
+	(*GetVestingDelegationsResponse)(nil),               // 95: hive.condenser_api.v1.GetVestingDelegationsResponse
+	(*FindProposalsResponse)(nil),                       // 96: hive.condenser_api.v1.FindProposalsResponse
+	(*FindRcAccountsResponse)(nil),                      // 97: hive.condenser_api.v1.FindRcAccountsResponse
+	(*FindRecurrentTransfersResponse)(nil),              // 98: hive.condenser_api.v1.FindRecurrentTransfersResponse
+	(*GetAccountCountResponse)(nil),                     // 99: hive.condenser_api.v1.GetAccountCountResponse
+	(*GetAccountsResponse)(nil),                         // 100: hive.condenser_api.v1.GetAccountsResponse
+	(*GetActiveVotesResponse)(nil),                      // 101: hive.condenser_api.v1.GetActiveVotesResponse
+	(*GetActiveWitnessesResponse)(nil),                  // 102: hive.condenser_api.v1.GetActiveWitnessesResponse
+	(*GetBlockHeaderResponse)(nil),                      // 103: hive.condenser_api.v1.GetBlockHeaderResponse
+	(*GetChainPropertiesResponse)(nil),                  // 104: hive.condenser_api.v1.GetChainPropertiesResponse
+	(*GetCollateralizedConversionRequestsResponse)(nil), // 105: hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	(*GetCommentDiscussionsByPayoutResponse)(nil),       // 106: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	(*GetConfigResponse)(nil),                           // 107: hive.condenser_api.v1.GetConfigResponse
+	(*GetContentResponse)(nil),                          // 108: hive.condenser_api.v1.GetContentResponse
+	(*GetContentRepliesResponse)(nil),                   // 109: hive.condenser_api.v1.GetContentRepliesResponse
+	(*GetConversionRequestsResponse)(nil),               // 110: hive.condenser_api.v1.GetConversionRequestsResponse
+	(*GetCurrentMedianHistoryPriceResponse)(nil),        // 111: hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	(*GetDiscussionsByBlogResponse)(nil),                // 112: hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	(*GetDiscussionsByCommentsResponse)(nil),            // 113: hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	(*GetDiscussionsByCreatedResponse)(nil),             // 114: hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	(*GetDiscussionsByFeedResponse)(nil),                // 115: hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	(*GetDiscussionsByHotResponse)(nil),                 // 116: hive.condenser_api.v1.GetDiscussionsByHotResponse
+	(*GetDiscussionsByTrendingResponse)(nil),            // 117: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	(*GetEscrowResponse)(nil),                           // 118: hive.condenser_api.v1.GetEscrowResponse
+	(*GetExpiringVestingDelegationsResponse)(nil),       // 119: hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	(*GetFeedHistoryResponse)(nil),                      // 120: hive.condenser_api.v1.GetFeedHistoryResponse
+	(*GetFollowCountResponse)(nil),                      // 121: hive.condenser_api.v1.GetFollowCountResponse
+	(*GetHardforkVersionResponse)(nil),                  // 122: hive.condenser_api.v1.GetHardforkVersionResponse
+	(*GetKeyReferencesResponse)(nil),                    // 123: hive.condenser_api.v1.GetKeyReferencesResponse
+	(*GetMarketHistoryResponse)(nil),                    // 124: hive.condenser_api.v1.GetMarketHistoryResponse
+	(*GetMarketHistoryBucketsResponse)(nil),             // 125: hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	(*GetNextScheduledHardforkResponse)(nil),            // 126: hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	(*GetOpenOrdersResponse)(nil),                       // 127: hive.condenser_api.v1.GetOpenOrdersResponse
+	(*GetOpsInBlockResponse)(nil),                       // 128: hive.condenser_api.v1.GetOpsInBlockResponse
+	(*GetOrderBookResponse)(nil),                        // 129: hive.condenser_api.v1.GetOrderBookResponse
+	(*GetOwnerHistoryResponse)(nil),                     // 130: hive.condenser_api.v1.GetOwnerHistoryResponse
+	(*GetPostDiscussionsByPayoutResponse)(nil),          // 131: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	(*GetPotentialSignaturesResponse)(nil),              // 132: hive.condenser_api.v1.GetPotentialSignaturesResponse
+	(*GetRebloggedByResponse)(nil),                      // 133: hive.condenser_api.v1.GetRebloggedByResponse
+	(*GetRecentTradesResponse)(nil),                     // 134: hive.condenser_api.v1.GetRecentTradesResponse
+	(*GetRecoveryRequestResponse)(nil),                  // 135: hive.condenser_api.v1.GetRecoveryRequestResponse
+	(*GetRequiredSignaturesResponse)(nil),               // 136: hive.condenser_api.v1.GetRequiredSignaturesResponse
+	(*GetRewardFundResponse)(nil),                       // 137: hive.condenser_api.v1.GetRewardFundResponse
+	(*GetSavingsWithdrawFromResponse)(nil),              // 138: hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	(*GetSavingsWithdrawToResponse)(nil),                // 139: hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	(*GetTickerResponse)(nil),                           // 140: hive.condenser_api.v1.GetTickerResponse
+	(*GetTradeHistoryResponse)(nil),                     // 141: hive.condenser_api.v1.GetTradeHistoryResponse
+	(*GetTransactionResponse)(nil),                      // 142: hive.condenser_api.v1.GetTransactionResponse
+	(*GetTransactionHexResponse)(nil),                   // 143: hive.condenser_api.v1.GetTransactionHexResponse
+	(*GetVersionResponse)(nil),                          // 144: hive.condenser_api.v1.GetVersionResponse
+	(*GetVolumeResponse)(nil),                           // 145: hive.condenser_api.v1.GetVolumeResponse
+	(*GetWithdrawRoutesResponse)(nil),                   // 146: hive.condenser_api.v1.GetWithdrawRoutesResponse
+	(*GetWitnessByAccountResponse)(nil),                 // 147: hive.condenser_api.v1.GetWitnessByAccountResponse
+	(*GetWitnessCountResponse)(nil),                     // 148: hive.condenser_api.v1.GetWitnessCountResponse
+	(*GetWitnessScheduleResponse)(nil),                  // 149: hive.condenser_api.v1.GetWitnessScheduleResponse
+	(*GetWitnessesResponse)(nil),                        // 150: hive.condenser_api.v1.GetWitnessesResponse
+	(*GetWitnessesByVoteResponse)(nil),                  // 151: hive.condenser_api.v1.GetWitnessesByVoteResponse
+	(*IsKnownTransactionResponse)(nil),                  // 152: hive.condenser_api.v1.IsKnownTransactionResponse
+	(*ListProposalVotesResponse)(nil),                   // 153: hive.condenser_api.v1.ListProposalVotesResponse
+	(*ListProposalsResponse)(nil),                       // 154: hive.condenser_api.v1.ListProposalsResponse
+	(*ListRcAccountsResponse)(nil),                      // 155: hive.condenser_api.v1.ListRcAccountsResponse
+	(*ListRcDirectDelegationsResponse)(nil),             // 156: hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	(*LookupAccountNamesResponse)(nil),                  // 157: hive.condenser_api.v1.LookupAccountNamesResponse
+	(*LookupAccountsResponse)(nil),                      // 158: hive.condenser_api.v1.LookupAccountsResponse
+	(*LookupWitnessAccountsResponse)(nil),               // 159: hive.condenser_api.v1.LookupWitnessAccountsResponse
+	(*VerifyAccountAuthorityResponse)(nil),              // 160: hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	(*VerifyAuthorityResponse)(nil),                     // 161: hive.condenser_api.v1.VerifyAuthorityResponse
 }
 var file_hive_condenser_api_v1_condenser_api_proto_depIdxs = []int32{
 	0,   // 0: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:input_type -> hive.condenser_api.v1.GetAccountHistoryRequest
@@ -286,156 +289,158 @@ var file_hive_condenser_api_v1_condenser_api_proto_depIdxs = []int32{
 	9,   // 9: hive.condenser_api.v1.CondenserApiService.GetFollowers:input_type -> hive.condenser_api.v1.GetFollowersRequest
 	10,  // 10: hive.condenser_api.v1.CondenserApiService.GetFollowing:input_type -> hive.condenser_api.v1.GetFollowingRequest
 	11,  // 11: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:input_type -> hive.condenser_api.v1.GetRepliesByLastUpdateRequest
-	12,  // 12: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:input_type -> hive.condenser_api.v1.GetTrendingTagsRequest
-	13,  // 13: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:input_type -> hive.condenser_api.v1.GetVestingDelegationsRequest
-	14,  // 14: hive.condenser_api.v1.CondenserApiService.FindProposals:input_type -> hive.condenser_api.v1.FindProposalsRequest
-	15,  // 15: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:input_type -> hive.condenser_api.v1.FindRcAccountsRequest
-	16,  // 16: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:input_type -> hive.condenser_api.v1.FindRecurrentTransfersRequest
-	17,  // 17: hive.condenser_api.v1.CondenserApiService.GetAccountCount:input_type -> hive.condenser_api.v1.GetAccountCountRequest
-	18,  // 18: hive.condenser_api.v1.CondenserApiService.GetAccounts:input_type -> hive.condenser_api.v1.GetAccountsRequest
-	19,  // 19: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:input_type -> hive.condenser_api.v1.GetActiveVotesRequest
-	20,  // 20: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:input_type -> hive.condenser_api.v1.GetActiveWitnessesRequest
-	21,  // 21: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:input_type -> hive.condenser_api.v1.GetBlockHeaderRequest
-	22,  // 22: hive.condenser_api.v1.CondenserApiService.GetChainProperties:input_type -> hive.condenser_api.v1.GetChainPropertiesRequest
-	23,  // 23: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:input_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
-	24,  // 24: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
-	25,  // 25: hive.condenser_api.v1.CondenserApiService.GetConfig:input_type -> hive.condenser_api.v1.GetConfigRequest
-	26,  // 26: hive.condenser_api.v1.CondenserApiService.GetContent:input_type -> hive.condenser_api.v1.GetContentRequest
-	27,  // 27: hive.condenser_api.v1.CondenserApiService.GetContentReplies:input_type -> hive.condenser_api.v1.GetContentRepliesRequest
-	28,  // 28: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:input_type -> hive.condenser_api.v1.GetConversionRequestsRequest
-	29,  // 29: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:input_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
-	30,  // 30: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:input_type -> hive.condenser_api.v1.GetDiscussionsByBlogRequest
-	31,  // 31: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:input_type -> hive.condenser_api.v1.GetDiscussionsByCommentsRequest
-	32,  // 32: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:input_type -> hive.condenser_api.v1.GetDiscussionsByCreatedRequest
-	33,  // 33: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:input_type -> hive.condenser_api.v1.GetDiscussionsByFeedRequest
-	34,  // 34: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:input_type -> hive.condenser_api.v1.GetDiscussionsByHotRequest
-	35,  // 35: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:input_type -> hive.condenser_api.v1.GetDiscussionsByTrendingRequest
-	36,  // 36: hive.condenser_api.v1.CondenserApiService.GetEscrow:input_type -> hive.condenser_api.v1.GetEscrowRequest
-	37,  // 37: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:input_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
-	38,  // 38: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:input_type -> hive.condenser_api.v1.GetFeedHistoryRequest
-	39,  // 39: hive.condenser_api.v1.CondenserApiService.GetFollowCount:input_type -> hive.condenser_api.v1.GetFollowCountRequest
-	40,  // 40: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:input_type -> hive.condenser_api.v1.GetHardforkVersionRequest
-	41,  // 41: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:input_type -> hive.condenser_api.v1.GetKeyReferencesRequest
-	42,  // 42: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:input_type -> hive.condenser_api.v1.GetMarketHistoryRequest
-	43,  // 43: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:input_type -> hive.condenser_api.v1.GetMarketHistoryBucketsRequest
-	44,  // 44: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:input_type -> hive.condenser_api.v1.GetNextScheduledHardforkRequest
-	45,  // 45: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:input_type -> hive.condenser_api.v1.GetOpenOrdersRequest
-	46,  // 46: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:input_type -> hive.condenser_api.v1.GetOpsInBlockRequest
-	47,  // 47: hive.condenser_api.v1.CondenserApiService.GetOrderBook:input_type -> hive.condenser_api.v1.GetOrderBookRequest
-	48,  // 48: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:input_type -> hive.condenser_api.v1.GetOwnerHistoryRequest
-	49,  // 49: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
-	50,  // 50: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:input_type -> hive.condenser_api.v1.GetPotentialSignaturesRequest
-	51,  // 51: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:input_type -> hive.condenser_api.v1.GetRebloggedByRequest
-	52,  // 52: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:input_type -> hive.condenser_api.v1.GetRecentTradesRequest
-	53,  // 53: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:input_type -> hive.condenser_api.v1.GetRecoveryRequestRequest
-	54,  // 54: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:input_type -> hive.condenser_api.v1.GetRequiredSignaturesRequest
-	55,  // 55: hive.condenser_api.v1.CondenserApiService.GetRewardFund:input_type -> hive.condenser_api.v1.GetRewardFundRequest
-	56,  // 56: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:input_type -> hive.condenser_api.v1.GetSavingsWithdrawFromRequest
-	57,  // 57: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:input_type -> hive.condenser_api.v1.GetSavingsWithdrawToRequest
-	58,  // 58: hive.condenser_api.v1.CondenserApiService.GetTicker:input_type -> hive.condenser_api.v1.GetTickerRequest
-	59,  // 59: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:input_type -> hive.condenser_api.v1.GetTradeHistoryRequest
-	60,  // 60: hive.condenser_api.v1.CondenserApiService.GetTransaction:input_type -> hive.condenser_api.v1.GetTransactionRequest
-	61,  // 61: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:input_type -> hive.condenser_api.v1.GetTransactionHexRequest
-	62,  // 62: hive.condenser_api.v1.CondenserApiService.GetVersion:input_type -> hive.condenser_api.v1.GetVersionRequest
-	63,  // 63: hive.condenser_api.v1.CondenserApiService.GetVolume:input_type -> hive.condenser_api.v1.GetVolumeRequest
-	64,  // 64: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:input_type -> hive.condenser_api.v1.GetWithdrawRoutesRequest
-	65,  // 65: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:input_type -> hive.condenser_api.v1.GetWitnessByAccountRequest
-	66,  // 66: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:input_type -> hive.condenser_api.v1.GetWitnessCountRequest
-	67,  // 67: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:input_type -> hive.condenser_api.v1.GetWitnessScheduleRequest
-	68,  // 68: hive.condenser_api.v1.CondenserApiService.GetWitnesses:input_type -> hive.condenser_api.v1.GetWitnessesRequest
-	69,  // 69: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:input_type -> hive.condenser_api.v1.GetWitnessesByVoteRequest
-	70,  // 70: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:input_type -> hive.condenser_api.v1.IsKnownTransactionRequest
-	71,  // 71: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:input_type -> hive.condenser_api.v1.ListProposalVotesRequest
-	72,  // 72: hive.condenser_api.v1.CondenserApiService.ListProposals:input_type -> hive.condenser_api.v1.ListProposalsRequest
-	73,  // 73: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:input_type -> hive.condenser_api.v1.ListRcAccountsRequest
-	74,  // 74: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:input_type -> hive.condenser_api.v1.ListRcDirectDelegationsRequest
-	75,  // 75: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:input_type -> hive.condenser_api.v1.LookupAccountNamesRequest
-	76,  // 76: hive.condenser_api.v1.CondenserApiService.LookupAccounts:input_type -> hive.condenser_api.v1.LookupAccountsRequest
-	77,  // 77: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:input_type -> hive.condenser_api.v1.LookupWitnessAccountsRequest
-	78,  // 78: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:input_type -> hive.condenser_api.v1.VerifyAccountAuthorityRequest
-	79,  // 79: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:input_type -> hive.condenser_api.v1.VerifyAuthorityRequest
-	80,  // 80: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
-	81,  // 81: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
-	82,  // 82: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
-	83,  // 83: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
-	84,  // 84: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
-	85,  // 85: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	86,  // 86: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	87,  // 87: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
-	88,  // 88: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
-	89,  // 89: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
-	90,  // 90: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
-	91,  // 91: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	92,  // 92: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
-	93,  // 93: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
-	94,  // 94: hive.condenser_api.v1.CondenserApiService.FindProposals:output_type -> hive.condenser_api.v1.FindProposalsResponse
-	95,  // 95: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:output_type -> hive.condenser_api.v1.FindRcAccountsResponse
-	96,  // 96: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:output_type -> hive.condenser_api.v1.FindRecurrentTransfersResponse
-	97,  // 97: hive.condenser_api.v1.CondenserApiService.GetAccountCount:output_type -> hive.condenser_api.v1.GetAccountCountResponse
-	98,  // 98: hive.condenser_api.v1.CondenserApiService.GetAccounts:output_type -> hive.condenser_api.v1.GetAccountsResponse
-	99,  // 99: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:output_type -> hive.condenser_api.v1.GetActiveVotesResponse
-	100, // 100: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:output_type -> hive.condenser_api.v1.GetActiveWitnessesResponse
-	101, // 101: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:output_type -> hive.condenser_api.v1.GetBlockHeaderResponse
-	102, // 102: hive.condenser_api.v1.CondenserApiService.GetChainProperties:output_type -> hive.condenser_api.v1.GetChainPropertiesResponse
-	103, // 103: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:output_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
-	104, // 104: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
-	105, // 105: hive.condenser_api.v1.CondenserApiService.GetConfig:output_type -> hive.condenser_api.v1.GetConfigResponse
-	106, // 106: hive.condenser_api.v1.CondenserApiService.GetContent:output_type -> hive.condenser_api.v1.GetContentResponse
-	107, // 107: hive.condenser_api.v1.CondenserApiService.GetContentReplies:output_type -> hive.condenser_api.v1.GetContentRepliesResponse
-	108, // 108: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:output_type -> hive.condenser_api.v1.GetConversionRequestsResponse
-	109, // 109: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:output_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
-	110, // 110: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:output_type -> hive.condenser_api.v1.GetDiscussionsByBlogResponse
-	111, // 111: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:output_type -> hive.condenser_api.v1.GetDiscussionsByCommentsResponse
-	112, // 112: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:output_type -> hive.condenser_api.v1.GetDiscussionsByCreatedResponse
-	113, // 113: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:output_type -> hive.condenser_api.v1.GetDiscussionsByFeedResponse
-	114, // 114: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:output_type -> hive.condenser_api.v1.GetDiscussionsByHotResponse
-	115, // 115: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:output_type -> hive.condenser_api.v1.GetDiscussionsByTrendingResponse
-	116, // 116: hive.condenser_api.v1.CondenserApiService.GetEscrow:output_type -> hive.condenser_api.v1.GetEscrowResponse
-	117, // 117: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:output_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
-	118, // 118: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:output_type -> hive.condenser_api.v1.GetFeedHistoryResponse
-	119, // 119: hive.condenser_api.v1.CondenserApiService.GetFollowCount:output_type -> hive.condenser_api.v1.GetFollowCountResponse
-	120, // 120: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:output_type -> hive.condenser_api.v1.GetHardforkVersionResponse
-	121, // 121: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:output_type -> hive.condenser_api.v1.GetKeyReferencesResponse
-	122, // 122: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:output_type -> hive.condenser_api.v1.GetMarketHistoryResponse
-	123, // 123: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:output_type -> hive.condenser_api.v1.GetMarketHistoryBucketsResponse
-	124, // 124: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:output_type -> hive.condenser_api.v1.GetNextScheduledHardforkResponse
-	125, // 125: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:output_type -> hive.condenser_api.v1.GetOpenOrdersResponse
-	126, // 126: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:output_type -> hive.condenser_api.v1.GetOpsInBlockResponse
-	127, // 127: hive.condenser_api.v1.CondenserApiService.GetOrderBook:output_type -> hive.condenser_api.v1.GetOrderBookResponse
-	128, // 128: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:output_type -> hive.condenser_api.v1.GetOwnerHistoryResponse
-	129, // 129: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
-	130, // 130: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:output_type -> hive.condenser_api.v1.GetPotentialSignaturesResponse
-	131, // 131: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:output_type -> hive.condenser_api.v1.GetRebloggedByResponse
-	132, // 132: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:output_type -> hive.condenser_api.v1.GetRecentTradesResponse
-	133, // 133: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:output_type -> hive.condenser_api.v1.GetRecoveryRequestResponse
-	134, // 134: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:output_type -> hive.condenser_api.v1.GetRequiredSignaturesResponse
-	135, // 135: hive.condenser_api.v1.CondenserApiService.GetRewardFund:output_type -> hive.condenser_api.v1.GetRewardFundResponse
-	136, // 136: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:output_type -> hive.condenser_api.v1.GetSavingsWithdrawFromResponse
-	137, // 137: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:output_type -> hive.condenser_api.v1.GetSavingsWithdrawToResponse
-	138, // 138: hive.condenser_api.v1.CondenserApiService.GetTicker:output_type -> hive.condenser_api.v1.GetTickerResponse
-	139, // 139: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:output_type -> hive.condenser_api.v1.GetTradeHistoryResponse
-	140, // 140: hive.condenser_api.v1.CondenserApiService.GetTransaction:output_type -> hive.condenser_api.v1.GetTransactionResponse
-	141, // 141: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:output_type -> hive.condenser_api.v1.GetTransactionHexResponse
-	142, // 142: hive.condenser_api.v1.CondenserApiService.GetVersion:output_type -> hive.condenser_api.v1.GetVersionResponse
-	143, // 143: hive.condenser_api.v1.CondenserApiService.GetVolume:output_type -> hive.condenser_api.v1.GetVolumeResponse
-	144, // 144: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:output_type -> hive.condenser_api.v1.GetWithdrawRoutesResponse
-	145, // 145: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:output_type -> hive.condenser_api.v1.GetWitnessByAccountResponse
-	146, // 146: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:output_type -> hive.condenser_api.v1.GetWitnessCountResponse
-	147, // 147: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:output_type -> hive.condenser_api.v1.GetWitnessScheduleResponse
-	148, // 148: hive.condenser_api.v1.CondenserApiService.GetWitnesses:output_type -> hive.condenser_api.v1.GetWitnessesResponse
-	149, // 149: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:output_type -> hive.condenser_api.v1.GetWitnessesByVoteResponse
-	150, // 150: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:output_type -> hive.condenser_api.v1.IsKnownTransactionResponse
-	151, // 151: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:output_type -> hive.condenser_api.v1.ListProposalVotesResponse
-	152, // 152: hive.condenser_api.v1.CondenserApiService.ListProposals:output_type -> hive.condenser_api.v1.ListProposalsResponse
-	153, // 153: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:output_type -> hive.condenser_api.v1.ListRcAccountsResponse
-	154, // 154: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:output_type -> hive.condenser_api.v1.ListRcDirectDelegationsResponse
-	155, // 155: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:output_type -> hive.condenser_api.v1.LookupAccountNamesResponse
-	156, // 156: hive.condenser_api.v1.CondenserApiService.LookupAccounts:output_type -> hive.condenser_api.v1.LookupAccountsResponse
-	157, // 157: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:output_type -> hive.condenser_api.v1.LookupWitnessAccountsResponse
-	158, // 158: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:output_type -> hive.condenser_api.v1.VerifyAccountAuthorityResponse
-	159, // 159: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:output_type -> hive.condenser_api.v1.VerifyAuthorityResponse
-	80,  // [80:160] is the sub-list for method output_type
-	0,   // [0:80] is the sub-list for method input_type
+	12,  // 12: hive.condenser_api.v1.CondenserApiService.GetState:input_type -> hive.condenser_api.v1.GetStateRequest
+	13,  // 13: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:input_type -> hive.condenser_api.v1.GetTrendingTagsRequest
+	14,  // 14: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:input_type -> hive.condenser_api.v1.GetVestingDelegationsRequest
+	15,  // 15: hive.condenser_api.v1.CondenserApiService.FindProposals:input_type -> hive.condenser_api.v1.FindProposalsRequest
+	16,  // 16: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:input_type -> hive.condenser_api.v1.FindRcAccountsRequest
+	17,  // 17: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:input_type -> hive.condenser_api.v1.FindRecurrentTransfersRequest
+	18,  // 18: hive.condenser_api.v1.CondenserApiService.GetAccountCount:input_type -> hive.condenser_api.v1.GetAccountCountRequest
+	19,  // 19: hive.condenser_api.v1.CondenserApiService.GetAccounts:input_type -> hive.condenser_api.v1.GetAccountsRequest
+	20,  // 20: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:input_type -> hive.condenser_api.v1.GetActiveVotesRequest
+	21,  // 21: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:input_type -> hive.condenser_api.v1.GetActiveWitnessesRequest
+	22,  // 22: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:input_type -> hive.condenser_api.v1.GetBlockHeaderRequest
+	23,  // 23: hive.condenser_api.v1.CondenserApiService.GetChainProperties:input_type -> hive.condenser_api.v1.GetChainPropertiesRequest
+	24,  // 24: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:input_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	25,  // 25: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	26,  // 26: hive.condenser_api.v1.CondenserApiService.GetConfig:input_type -> hive.condenser_api.v1.GetConfigRequest
+	27,  // 27: hive.condenser_api.v1.CondenserApiService.GetContent:input_type -> hive.condenser_api.v1.GetContentRequest
+	28,  // 28: hive.condenser_api.v1.CondenserApiService.GetContentReplies:input_type -> hive.condenser_api.v1.GetContentRepliesRequest
+	29,  // 29: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:input_type -> hive.condenser_api.v1.GetConversionRequestsRequest
+	30,  // 30: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:input_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	31,  // 31: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:input_type -> hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	32,  // 32: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:input_type -> hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	33,  // 33: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:input_type -> hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	34,  // 34: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:input_type -> hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	35,  // 35: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:input_type -> hive.condenser_api.v1.GetDiscussionsByHotRequest
+	36,  // 36: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:input_type -> hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	37,  // 37: hive.condenser_api.v1.CondenserApiService.GetEscrow:input_type -> hive.condenser_api.v1.GetEscrowRequest
+	38,  // 38: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:input_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	39,  // 39: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:input_type -> hive.condenser_api.v1.GetFeedHistoryRequest
+	40,  // 40: hive.condenser_api.v1.CondenserApiService.GetFollowCount:input_type -> hive.condenser_api.v1.GetFollowCountRequest
+	41,  // 41: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:input_type -> hive.condenser_api.v1.GetHardforkVersionRequest
+	42,  // 42: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:input_type -> hive.condenser_api.v1.GetKeyReferencesRequest
+	43,  // 43: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:input_type -> hive.condenser_api.v1.GetMarketHistoryRequest
+	44,  // 44: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:input_type -> hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	45,  // 45: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:input_type -> hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	46,  // 46: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:input_type -> hive.condenser_api.v1.GetOpenOrdersRequest
+	47,  // 47: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:input_type -> hive.condenser_api.v1.GetOpsInBlockRequest
+	48,  // 48: hive.condenser_api.v1.CondenserApiService.GetOrderBook:input_type -> hive.condenser_api.v1.GetOrderBookRequest
+	49,  // 49: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:input_type -> hive.condenser_api.v1.GetOwnerHistoryRequest
+	50,  // 50: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	51,  // 51: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:input_type -> hive.condenser_api.v1.GetPotentialSignaturesRequest
+	52,  // 52: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:input_type -> hive.condenser_api.v1.GetRebloggedByRequest
+	53,  // 53: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:input_type -> hive.condenser_api.v1.GetRecentTradesRequest
+	54,  // 54: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:input_type -> hive.condenser_api.v1.GetRecoveryRequestRequest
+	55,  // 55: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:input_type -> hive.condenser_api.v1.GetRequiredSignaturesRequest
+	56,  // 56: hive.condenser_api.v1.CondenserApiService.GetRewardFund:input_type -> hive.condenser_api.v1.GetRewardFundRequest
+	57,  // 57: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:input_type -> hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	58,  // 58: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:input_type -> hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	59,  // 59: hive.condenser_api.v1.CondenserApiService.GetTicker:input_type -> hive.condenser_api.v1.GetTickerRequest
+	60,  // 60: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:input_type -> hive.condenser_api.v1.GetTradeHistoryRequest
+	61,  // 61: hive.condenser_api.v1.CondenserApiService.GetTransaction:input_type -> hive.condenser_api.v1.GetTransactionRequest
+	62,  // 62: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:input_type -> hive.condenser_api.v1.GetTransactionHexRequest
+	63,  // 63: hive.condenser_api.v1.CondenserApiService.GetVersion:input_type -> hive.condenser_api.v1.GetVersionRequest
+	64,  // 64: hive.condenser_api.v1.CondenserApiService.GetVolume:input_type -> hive.condenser_api.v1.GetVolumeRequest
+	65,  // 65: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:input_type -> hive.condenser_api.v1.GetWithdrawRoutesRequest
+	66,  // 66: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:input_type -> hive.condenser_api.v1.GetWitnessByAccountRequest
+	67,  // 67: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:input_type -> hive.condenser_api.v1.GetWitnessCountRequest
+	68,  // 68: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:input_type -> hive.condenser_api.v1.GetWitnessScheduleRequest
+	69,  // 69: hive.condenser_api.v1.CondenserApiService.GetWitnesses:input_type -> hive.condenser_api.v1.GetWitnessesRequest
+	70,  // 70: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:input_type -> hive.condenser_api.v1.GetWitnessesByVoteRequest
+	71,  // 71: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:input_type -> hive.condenser_api.v1.IsKnownTransactionRequest
+	72,  // 72: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:input_type -> hive.condenser_api.v1.ListProposalVotesRequest
+	73,  // 73: hive.condenser_api.v1.CondenserApiService.ListProposals:input_type -> hive.condenser_api.v1.ListProposalsRequest
+	74,  // 74: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:input_type -> hive.condenser_api.v1.ListRcAccountsRequest
+	75,  // 75: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:input_type -> hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	76,  // 76: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:input_type -> hive.condenser_api.v1.LookupAccountNamesRequest
+	77,  // 77: hive.condenser_api.v1.CondenserApiService.LookupAccounts:input_type -> hive.condenser_api.v1.LookupAccountsRequest
+	78,  // 78: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:input_type -> hive.condenser_api.v1.LookupWitnessAccountsRequest
+	79,  // 79: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:input_type -> hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	80,  // 80: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:input_type -> hive.condenser_api.v1.VerifyAuthorityRequest
+	81,  // 81: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
+	82,  // 82: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
+	83,  // 83: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
+	84,  // 84: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
+	85,  // 85: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
+	86,  // 86: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	87,  // 87: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	88,  // 88: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
+	89,  // 89: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
+	90,  // 90: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
+	91,  // 91: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
+	92,  // 92: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	93,  // 93: hive.condenser_api.v1.CondenserApiService.GetState:output_type -> hive.condenser_api.v1.GetStateResponse
+	94,  // 94: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
+	95,  // 95: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
+	96,  // 96: hive.condenser_api.v1.CondenserApiService.FindProposals:output_type -> hive.condenser_api.v1.FindProposalsResponse
+	97,  // 97: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:output_type -> hive.condenser_api.v1.FindRcAccountsResponse
+	98,  // 98: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:output_type -> hive.condenser_api.v1.FindRecurrentTransfersResponse
+	99,  // 99: hive.condenser_api.v1.CondenserApiService.GetAccountCount:output_type -> hive.condenser_api.v1.GetAccountCountResponse
+	100, // 100: hive.condenser_api.v1.CondenserApiService.GetAccounts:output_type -> hive.condenser_api.v1.GetAccountsResponse
+	101, // 101: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:output_type -> hive.condenser_api.v1.GetActiveVotesResponse
+	102, // 102: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:output_type -> hive.condenser_api.v1.GetActiveWitnessesResponse
+	103, // 103: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:output_type -> hive.condenser_api.v1.GetBlockHeaderResponse
+	104, // 104: hive.condenser_api.v1.CondenserApiService.GetChainProperties:output_type -> hive.condenser_api.v1.GetChainPropertiesResponse
+	105, // 105: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:output_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	106, // 106: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	107, // 107: hive.condenser_api.v1.CondenserApiService.GetConfig:output_type -> hive.condenser_api.v1.GetConfigResponse
+	108, // 108: hive.condenser_api.v1.CondenserApiService.GetContent:output_type -> hive.condenser_api.v1.GetContentResponse
+	109, // 109: hive.condenser_api.v1.CondenserApiService.GetContentReplies:output_type -> hive.condenser_api.v1.GetContentRepliesResponse
+	110, // 110: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:output_type -> hive.condenser_api.v1.GetConversionRequestsResponse
+	111, // 111: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:output_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	112, // 112: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:output_type -> hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	113, // 113: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:output_type -> hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	114, // 114: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:output_type -> hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	115, // 115: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:output_type -> hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	116, // 116: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:output_type -> hive.condenser_api.v1.GetDiscussionsByHotResponse
+	117, // 117: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:output_type -> hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	118, // 118: hive.condenser_api.v1.CondenserApiService.GetEscrow:output_type -> hive.condenser_api.v1.GetEscrowResponse
+	119, // 119: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:output_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	120, // 120: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:output_type -> hive.condenser_api.v1.GetFeedHistoryResponse
+	121, // 121: hive.condenser_api.v1.CondenserApiService.GetFollowCount:output_type -> hive.condenser_api.v1.GetFollowCountResponse
+	122, // 122: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:output_type -> hive.condenser_api.v1.GetHardforkVersionResponse
+	123, // 123: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:output_type -> hive.condenser_api.v1.GetKeyReferencesResponse
+	124, // 124: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:output_type -> hive.condenser_api.v1.GetMarketHistoryResponse
+	125, // 125: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:output_type -> hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	126, // 126: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:output_type -> hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	127, // 127: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:output_type -> hive.condenser_api.v1.GetOpenOrdersResponse
+	128, // 128: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:output_type -> hive.condenser_api.v1.GetOpsInBlockResponse
+	129, // 129: hive.condenser_api.v1.CondenserApiService.GetOrderBook:output_type -> hive.condenser_api.v1.GetOrderBookResponse
+	130, // 130: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:output_type -> hive.condenser_api.v1.GetOwnerHistoryResponse
+	131, // 131: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	132, // 132: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:output_type -> hive.condenser_api.v1.GetPotentialSignaturesResponse
+	133, // 133: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:output_type -> hive.condenser_api.v1.GetRebloggedByResponse
+	134, // 134: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:output_type -> hive.condenser_api.v1.GetRecentTradesResponse
+	135, // 135: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:output_type -> hive.condenser_api.v1.GetRecoveryRequestResponse
+	136, // 136: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:output_type -> hive.condenser_api.v1.GetRequiredSignaturesResponse
+	137, // 137: hive.condenser_api.v1.CondenserApiService.GetRewardFund:output_type -> hive.condenser_api.v1.GetRewardFundResponse
+	138, // 138: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:output_type -> hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	139, // 139: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:output_type -> hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	140, // 140: hive.condenser_api.v1.CondenserApiService.GetTicker:output_type -> hive.condenser_api.v1.GetTickerResponse
+	141, // 141: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:output_type -> hive.condenser_api.v1.GetTradeHistoryResponse
+	142, // 142: hive.condenser_api.v1.CondenserApiService.GetTransaction:output_type -> hive.condenser_api.v1.GetTransactionResponse
+	143, // 143: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:output_type -> hive.condenser_api.v1.GetTransactionHexResponse
+	144, // 144: hive.condenser_api.v1.CondenserApiService.GetVersion:output_type -> hive.condenser_api.v1.GetVersionResponse
+	145, // 145: hive.condenser_api.v1.CondenserApiService.GetVolume:output_type -> hive.condenser_api.v1.GetVolumeResponse
+	146, // 146: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:output_type -> hive.condenser_api.v1.GetWithdrawRoutesResponse
+	147, // 147: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:output_type -> hive.condenser_api.v1.GetWitnessByAccountResponse
+	148, // 148: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:output_type -> hive.condenser_api.v1.GetWitnessCountResponse
+	149, // 149: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:output_type -> hive.condenser_api.v1.GetWitnessScheduleResponse
+	150, // 150: hive.condenser_api.v1.CondenserApiService.GetWitnesses:output_type -> hive.condenser_api.v1.GetWitnessesResponse
+	151, // 151: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:output_type -> hive.condenser_api.v1.GetWitnessesByVoteResponse
+	152, // 152: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:output_type -> hive.condenser_api.v1.IsKnownTransactionResponse
+	153, // 153: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:output_type -> hive.condenser_api.v1.ListProposalVotesResponse
+	154, // 154: hive.condenser_api.v1.CondenserApiService.ListProposals:output_type -> hive.condenser_api.v1.ListProposalsResponse
+	155, // 155: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:output_type -> hive.condenser_api.v1.ListRcAccountsResponse
+	156, // 156: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:output_type -> hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	157, // 157: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:output_type -> hive.condenser_api.v1.LookupAccountNamesResponse
+	158, // 158: hive.condenser_api.v1.CondenserApiService.LookupAccounts:output_type -> hive.condenser_api.v1.LookupAccountsResponse
+	159, // 159: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:output_type -> hive.condenser_api.v1.LookupWitnessAccountsResponse
+	160, // 160: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:output_type -> hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	161, // 161: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:output_type -> hive.condenser_api.v1.VerifyAuthorityResponse
+	81,  // [81:162] is the sub-list for method output_type
+	0,   // [0:81] is the sub-list for method input_type
 	0,   // [0:0] is the sub-list for extension type_name
 	0,   // [0:0] is the sub-list for extension extendee
 	0,   // [0:0] is the sub-list for field type_name
@@ -448,6 +453,7 @@ func file_hive_condenser_api_v1_condenser_api_proto_init() {
 	}
 	file_hive_condenser_api_v1_chain_proto_init()
 	file_hive_condenser_api_v1_condenser_content_proto_init()
+	file_hive_condenser_api_v1_condenser_get_state_proto_init()
 	file_hive_condenser_api_v1_condenser_market_proto_init()
 	file_hive_condenser_api_v1_condenser_social_proto_init()
 	file_hive_condenser_api_v1_condenser_state_proto_init()

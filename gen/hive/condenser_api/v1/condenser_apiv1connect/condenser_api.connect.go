@@ -69,6 +69,9 @@ const (
 	// CondenserApiServiceGetRepliesByLastUpdateProcedure is the fully-qualified name of the
 	// CondenserApiService's GetRepliesByLastUpdate RPC.
 	CondenserApiServiceGetRepliesByLastUpdateProcedure = "/hive.condenser_api.v1.CondenserApiService/GetRepliesByLastUpdate"
+	// CondenserApiServiceGetStateProcedure is the fully-qualified name of the CondenserApiService's
+	// GetState RPC.
+	CondenserApiServiceGetStateProcedure = "/hive.condenser_api.v1.CondenserApiService/GetState"
 	// CondenserApiServiceGetTrendingTagsProcedure is the fully-qualified name of the
 	// CondenserApiService's GetTrendingTags RPC.
 	CondenserApiServiceGetTrendingTagsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetTrendingTags"
@@ -318,6 +321,12 @@ type CondenserApiServiceClient interface {
 	// GetRepliesByLastUpdate lists replies to an author's posts, most recently
 	// updated first. Served by hivemind.
 	GetRepliesByLastUpdate(context.Context, *connect.Request[v1.GetRepliesByLastUpdateRequest]) (*connect.Response[v1.GetRepliesByLastUpdateResponse], error)
+	// GetState returns the page state of a condenser URL path: accounts,
+	// posts and ranked lists keyed by name (see GetStateRequest.path).
+	// Served by hivemind's Python server (deprecated there); current
+	// PostgREST hivemind refuses it with "condenser_api get state is not
+	// supported".
+	GetState(context.Context, *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error)
 	// GetTrendingTags lists tags by pending payouts. Served by hivemind.
 	GetTrendingTags(context.Context, *connect.Request[v1.GetTrendingTagsRequest]) (*connect.Response[v1.GetTrendingTagsResponse], error)
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
@@ -560,6 +569,13 @@ func NewCondenserApiServiceClient(httpClient connect.HTTPClient, baseURL string,
 			httpClient,
 			baseURL+CondenserApiServiceGetRepliesByLastUpdateProcedure,
 			connect.WithSchema(condenserApiServiceMethods.ByName("GetRepliesByLastUpdate")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getState: connect.NewClient[v1.GetStateRequest, v1.GetStateResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetStateProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetState")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
@@ -1056,6 +1072,7 @@ type condenserApiServiceClient struct {
 	getFollowers                        *connect.Client[v1.GetFollowersRequest, v1.GetFollowersResponse]
 	getFollowing                        *connect.Client[v1.GetFollowingRequest, v1.GetFollowingResponse]
 	getRepliesByLastUpdate              *connect.Client[v1.GetRepliesByLastUpdateRequest, v1.GetRepliesByLastUpdateResponse]
+	getState                            *connect.Client[v1.GetStateRequest, v1.GetStateResponse]
 	getTrendingTags                     *connect.Client[v1.GetTrendingTagsRequest, v1.GetTrendingTagsResponse]
 	getVestingDelegations               *connect.Client[v1.GetVestingDelegationsRequest, v1.GetVestingDelegationsResponse]
 	findProposals                       *connect.Client[v1.FindProposalsRequest, v1.FindProposalsResponse]
@@ -1190,6 +1207,11 @@ func (c *condenserApiServiceClient) GetFollowing(ctx context.Context, req *conne
 // GetRepliesByLastUpdate calls hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate.
 func (c *condenserApiServiceClient) GetRepliesByLastUpdate(ctx context.Context, req *connect.Request[v1.GetRepliesByLastUpdateRequest]) (*connect.Response[v1.GetRepliesByLastUpdateResponse], error) {
 	return c.getRepliesByLastUpdate.CallUnary(ctx, req)
+}
+
+// GetState calls hive.condenser_api.v1.CondenserApiService.GetState.
+func (c *condenserApiServiceClient) GetState(ctx context.Context, req *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error) {
+	return c.getState.CallUnary(ctx, req)
 }
 
 // GetTrendingTags calls hive.condenser_api.v1.CondenserApiService.GetTrendingTags.
@@ -1584,6 +1606,12 @@ type CondenserApiServiceHandler interface {
 	// GetRepliesByLastUpdate lists replies to an author's posts, most recently
 	// updated first. Served by hivemind.
 	GetRepliesByLastUpdate(context.Context, *connect.Request[v1.GetRepliesByLastUpdateRequest]) (*connect.Response[v1.GetRepliesByLastUpdateResponse], error)
+	// GetState returns the page state of a condenser URL path: accounts,
+	// posts and ranked lists keyed by name (see GetStateRequest.path).
+	// Served by hivemind's Python server (deprecated there); current
+	// PostgREST hivemind refuses it with "condenser_api get state is not
+	// supported".
+	GetState(context.Context, *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error)
 	// GetTrendingTags lists tags by pending payouts. Served by hivemind.
 	GetTrendingTags(context.Context, *connect.Request[v1.GetTrendingTagsRequest]) (*connect.Response[v1.GetTrendingTagsResponse], error)
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
@@ -1822,6 +1850,13 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 		CondenserApiServiceGetRepliesByLastUpdateProcedure,
 		svc.GetRepliesByLastUpdate,
 		connect.WithSchema(condenserApiServiceMethods.ByName("GetRepliesByLastUpdate")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetStateHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetStateProcedure,
+		svc.GetState,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetState")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
@@ -2327,6 +2362,8 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 			condenserApiServiceGetFollowingHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetRepliesByLastUpdateProcedure:
 			condenserApiServiceGetRepliesByLastUpdateHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetStateProcedure:
+			condenserApiServiceGetStateHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetTrendingTagsProcedure:
 			condenserApiServiceGetTrendingTagsHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetVestingDelegationsProcedure:
@@ -2518,6 +2555,10 @@ func (UnimplementedCondenserApiServiceHandler) GetFollowing(context.Context, *co
 
 func (UnimplementedCondenserApiServiceHandler) GetRepliesByLastUpdate(context.Context, *connect.Request[v1.GetRepliesByLastUpdateRequest]) (*connect.Response[v1.GetRepliesByLastUpdateResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetState(context.Context, *connect.Request[v1.GetStateRequest]) (*connect.Response[v1.GetStateResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetState is not implemented"))
 }
 
 func (UnimplementedCondenserApiServiceHandler) GetTrendingTags(context.Context, *connect.Request[v1.GetTrendingTagsRequest]) (*connect.Response[v1.GetTrendingTagsResponse], error) {

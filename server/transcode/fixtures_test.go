@@ -235,6 +235,10 @@ func (c *comparer) message(p *messagePlan, want, got any, path string) {
 			wv, inW := w[k]
 			gv, inG := g[k]
 			switch {
+			case !inG && isNeverTimeJSON(wv):
+				// An unset Timestamp is left out of the objects the codec
+				// writes: a never-time member equals an absent one
+				// (proto/README.md, "Times"), and nothing else does.
 			case !inG:
 				c.diff(key(path, k), "recorded %s, not written back", short(wv))
 			case !inW:
@@ -456,4 +460,19 @@ func TestFixtureComparer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// isNeverTimeJSON reports one of hived's never-times, 1969-12-31T23:59:59
+// (not scheduled) and 1970-01-01T00:00:00 (never happened), in hived's or
+// hivemind's spelling: the typed API holds them as an unset Timestamp.
+func isNeverTimeJSON(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	switch strings.TrimSuffix(strings.Replace(s, " ", "T", 1), "Z") {
+	case "1969-12-31T23:59:59", "1970-01-01T00:00:00":
+		return true
+	}
+	return false
 }

@@ -104,6 +104,9 @@ type Dispatcher struct {
 	// maxBatch and noBatch are runBatch's settings (WithUpstreamBatching).
 	maxBatch int
 	noBatch  map[string]bool
+	// waiter and waits are the block wait's (WithBlockWait, blockwait.go).
+	waiter BlockWaiter
+	waits  blockWaits
 }
 
 // New returns a Dispatcher. c may be nil (no in-process caching); lib may

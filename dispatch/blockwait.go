@@ -33,9 +33,17 @@ type BlockWaiter interface {
 }
 
 // WithBlockWait gives the dispatcher the chain follower the block wait
-// reads. Without one (or with streams.block_wait 0) no call is held.
-func WithBlockWait(w BlockWaiter) Option {
-	return func(d *Dispatcher) { d.waiter = w }
+// reads, and where it counts the calls it holds (nil: counters of its own;
+// the gateway passes one set for every generation, so that the counts
+// survive a reload). Without a follower (or with streams.block_wait 0) no
+// call is held.
+func WithBlockWait(w BlockWaiter, counts *BlockWaitCounts) Option {
+	return func(d *Dispatcher) {
+		d.waiter = w
+		if counts != nil {
+			d.waits = counts
+		}
+	}
 }
 
 // BlockWaitStats counts the calls the block wait held.
@@ -46,16 +54,19 @@ type BlockWaitStats struct {
 	Gone     int64 // the client went away, or the follower stopped
 }
 
-// blockWaits are the counters of BlockWaitStats.
-type blockWaits struct {
+// BlockWaitCounts are the counters behind BlockWaitStats; the zero value
+// is ready. Safe for concurrent use.
+type BlockWaitCounts struct {
 	waiting, arrived, timedOut, gone atomic.Int64
 }
 
-// BlockWaits returns the counts of held calls.
-func (d *Dispatcher) BlockWaits() BlockWaitStats {
-	w := &d.waits
+// Stats reads the counters.
+func (w *BlockWaitCounts) Stats() BlockWaitStats {
 	return BlockWaitStats{Waiting: w.waiting.Load(), Arrived: w.arrived.Load(), TimedOut: w.timedOut.Load(), Gone: w.gone.Load()}
 }
+
+// BlockWaits returns the counts of held calls.
+func (d *Dispatcher) BlockWaits() BlockWaitStats { return d.waits.Stats() }
 
 // waitBlock holds c while it asks for a block just past the follower's
 // head, until the block comes or rt's timeout (the call's own upstream
@@ -83,7 +94,7 @@ func (d *Dispatcher) waitBlock(ctx context.Context, c *router.Call, rt router.Ro
 		wctx, cancel = context.WithTimeout(ctx, rt.Timeout)
 		defer cancel()
 	}
-	w := &d.waits
+	w := d.waits
 	w.waiting.Add(1)
 	err := d.waiter.WaitBlock(wctx, num)
 	w.waiting.Add(-1)

@@ -20,6 +20,7 @@ import (
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/gateway"
 	"github.com/hivegate/hivegate/hivesim"
+	"github.com/hivegate/hivegate/metrics"
 	"github.com/hivegate/hivegate/stream"
 )
 
@@ -203,6 +204,9 @@ func TestBlockWaitManyClients(t *testing.T) {
 	}
 	if st := e.gw.Dispatcher().BlockWaits(); st.Arrived != clients || st.Waiting != 0 || st.TimedOut != 0 {
 		t.Errorf("block wait stats %+v, want %d arrived", st, clients)
+	}
+	if v, ok := metrics.Value(e.gw.Metrics().Registry(), "hivegate_block_wait_total", `outcome="arrived"`); !ok || v != clients {
+		t.Errorf("hivegate_block_wait_total{outcome=\"arrived\"} = %v (%v), want %d", v, ok, clients)
 	}
 	// The answer is cached: one more client costs no upstream call.
 	if got, err := e.getBlock(next); err != nil || !sameBlockJSON(t, want, got) {

@@ -32,6 +32,12 @@ type StreamSettings struct {
 	// WSMaxSubscriptions bounds the subscriptions of one WebSocket
 	// connection (streams.ws_max_subscriptions, default 10).
 	WSMaxSubscriptions int `yaml:"ws_max_subscriptions" range:"1..1000"`
+	// BlockWait is how many blocks past the follower's head a get_block or
+	// get_block_header call may ask for and be held until the block exists
+	// (bounded by the call's timeout), instead of being answered "no such
+	// block" at once; 0 turns the wait off (streams.block_wait, default 20:
+	// a minute of Hive). It is read at every call: a reload applies it.
+	BlockWait int `yaml:"block_wait" range:"0..1200"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -44,6 +50,7 @@ const (
 	DefaultStreamBlockInterval      = 3 * time.Second
 	DefaultStreamSendTimeout        = 30 * time.Second
 	DefaultStreamWSMaxSubscriptions = 10
+	DefaultStreamBlockWait          = 20
 )
 
 func defaultStreamSettings() StreamSettings {
@@ -51,6 +58,7 @@ func defaultStreamSettings() StreamSettings {
 		Enabled: true, MaxSubscribers: DefaultStreamMaxSubscribers, Buffer: DefaultStreamBuffer,
 		Window: DefaultStreamWindow, BlockInterval: DefaultStreamBlockInterval,
 		SendTimeout: DefaultStreamSendTimeout, WSMaxSubscriptions: DefaultStreamWSMaxSubscriptions,
+		BlockWait: DefaultStreamBlockWait,
 	}
 }
 

@@ -37,6 +37,8 @@ func TestStreamKeys(t *testing.T) {
 		{"block_interval: 2", func(s config.StreamSettings) bool { return s.BlockInterval == 2*time.Second }},
 		{"send_timeout: 5", func(s config.StreamSettings) bool { return s.SendTimeout == 5*time.Second }},
 		{"ws_max_subscriptions: 3", func(s config.StreamSettings) bool { return s.WSMaxSubscriptions == 3 }},
+		{"block_wait: 0", func(s config.StreamSettings) bool { return s.BlockWait == 0 }},
+		{"block_wait: 5", func(s config.StreamSettings) bool { return s.BlockWait == 5 }},
 	} {
 		cfg := mustParse(t, "s.yaml", minimal+"streams:\n  "+tc.line+"\n")
 		if !tc.check(cfg.Streams) {
@@ -57,6 +59,7 @@ func TestStreamErrors(t *testing.T) {
 		{"  block_interval: 10ms\n", "s.yaml:6: streams.block_interval: 10ms out of range"},
 		{"  send_timeout: forever\n", "s.yaml:6: streams.send_timeout: want seconds or a duration"},
 		{"  ws_max_subscriptions: 0\n", "s.yaml:6: streams.ws_max_subscriptions: ws_max_subscriptions 0 out of range"},
+		{"  block_wait: -1\n", "s.yaml:6: streams.block_wait: block_wait -1 out of range 0..1200"},
 		{"  max_subscriber: 5\n", "s.yaml:6: streams.max_subscriber: unknown key"},
 	} {
 		_, err := config.Parse("s.yaml", []byte(minimal+"streams:\n"+tc.lines))

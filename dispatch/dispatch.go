@@ -104,6 +104,9 @@ type Dispatcher struct {
 	// maxBatch and noBatch are runBatch's settings (WithUpstreamBatching).
 	maxBatch int
 	noBatch  map[string]bool
+	// waiter and waits are the block wait's (WithBlockWait, blockwait.go).
+	waiter BlockWaiter
+	waits  *BlockWaitCounts
 }
 
 // New returns a Dispatcher. c may be nil (no in-process caching); lib may
@@ -112,7 +115,7 @@ func New(r *router.Router, c *cache.Cache, p *backend.Pool, lib *backend.LIBTrac
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap, maxBatch: DefaultMaxUpstreamBatch}
+	d := &Dispatcher{cache: c, pool: p, lib: lib, log: logger, libGap: DefaultLIBObserveGap, maxBatch: DefaultMaxUpstreamBatch, waits: new(BlockWaitCounts)}
 	for _, opt := range opts {
 		opt(d)
 	}

@@ -161,6 +161,10 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 		}
 	}
 	rt, err := r.Resolve(&c.Call)
+	// A get_block for a block just past the head waits for it
+	// (streams.block_wait, blockwait.go), before the cache: an answer
+	// cached before the block existed would say it does not.
+	held := err == nil && !c.Fresh && d.waitBlock(ctx, &c.Call, rt)
 	// Broadcasts change chain state: never cached, never coalesced (two
 	// clients sending one transaction each get the node's own answer).
 	// NO_CACHE routes are not coalesced either: an operator who turns the
@@ -174,7 +178,7 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 			return false
 		}
 	}
-	*p = pending{d: d, c: c.Call, rt: rt, coalesce: coalesce, cacheable: coalesce && (d.cache != nil || d.tier != nil)}
+	*p = pending{d: d, c: c.Call, rt: rt, coalesce: coalesce, cacheable: coalesce && (d.cache != nil || d.tier != nil), held: held}
 	p.c.Key = strings.Clone(c.Key)
 	p.rt.Key = p.c.Key
 	if err != nil {
@@ -207,6 +211,11 @@ type pending struct {
 	rt        router.Route
 	coalesce  bool // join an identical call in flight
 	cacheable bool // store the answer
+	// held: the block wait held the call, and every waiter for the block
+	// was released at once. One that looked in the cache before another's
+	// flight stored the answer, and starts a flight after it ended, finds
+	// the answer in the cache there instead of asking again.
+	held bool
 }
 
 // run makes the upstream call (or joins an identical one in flight),
@@ -223,8 +232,13 @@ func (p *pending) run(ctx context.Context) Result {
 	// The upstream call may outlive this client's request (another client
 	// can still be waiting on it), so it must not hold the request's buffers.
 	c := detach(&p.c)
-	cacheable := p.cacheable
+	cacheable, held := p.cacheable, p.held
 	out, leader := d.flights.do(ctx, c.Key, func(ctx context.Context) outcome {
+		if held && d.cache != nil {
+			if e, ok := d.cache.Get(c.Key); ok {
+				return outcome{result: e.Value, entry: e, shared: true}
+			}
+		}
 		if cacheable && d.tier != nil {
 			// The in-process cache missed in prepare; the shared tier is
 			// asked once per flight, within its short timeout.

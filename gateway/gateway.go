@@ -80,6 +80,9 @@ type Gateway struct {
 	// streams are the block and operation streams; nil when off
 	// (stream_wiring.go).
 	streams *streams
+	// blockWaits counts the calls the block wait held, over every
+	// generation (blockwait_wiring.go).
+	blockWaits dispatch.BlockWaitCounts
 
 	mu      sync.Mutex      // serializes Start, reloads and Close
 	runCtx  context.Context // set by Start
@@ -232,6 +235,10 @@ func (g *Gateway) metricSources() metrics.Sources {
 		Flights: func() (int, int) {
 			st := g.Dispatcher().Flights()
 			return st.Calls, st.Waiters
+		},
+		BlockWait: func() (held, arrived, timedOut, gone int64) {
+			st := g.blockWaits.Stats()
+			return st.Waiting, st.Arrived, st.TimedOut, st.Gone
 		},
 		Chain: func() (uint64, uint64) {
 			if lib := g.gen.Load().lib; lib != nil {

@@ -79,7 +79,8 @@ func (g *Gateway) newGeneration(cfg *config.Config, prev *generation) (*generati
 		}
 	}
 	gen.dispatcher = dispatch.New(r, g.cache, gen.pool, gen.lib, g.log, dispatch.WithSharedCache(g.shared),
-		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch))
+		dispatch.WithUpstreamBatching(limits.MaxUpstreamBatchSize, limits.NoUpstreamBatch),
+		dispatch.WithBlockWait(blockWaiter{g}, &g.blockWaits)) // blockwait_wiring.go
 	if gen.quota, err = g.newQuotaPolicy(gen); err != nil { // quota_wiring.go
 		gen.pool.Close()
 		return nil, err

@@ -101,9 +101,10 @@ func TestSources(t *testing.T) {
 	c.Get("absent")
 	up := true
 	m := metrics.New("x", metrics.Sources{
-		Cache:   func() (cache.Stats, bool) { return c.Stats(), true },
-		Flights: func() (int, int) { return 2, 5 },
-		Chain:   func() (uint64, uint64) { return 100, 120 },
+		Cache:     func() (cache.Stats, bool) { return c.Stats(), true },
+		Flights:   func() (int, int) { return 2, 5 },
+		Chain:     func() (uint64, uint64) { return 100, 120 },
+		BlockWait: func() (held, arrived, timedOut, gone int64) { return 3, 50, 4, 1 },
 		Backends: func() []metrics.BackendState {
 			return []metrics.BackendState{{Name: "hived", Up: up}, {Name: "hivemind", Up: false}}
 		},
@@ -122,6 +123,10 @@ func TestSources(t *testing.T) {
 		{"hivegate_head_block", "", 120},
 		{"hivegate_backend_up", `backend="hived"`, 1},
 		{"hivegate_backend_up", `backend="hivemind"`, 0},
+		{"hivegate_block_wait_held", "", 3},
+		{"hivegate_block_wait_total", `outcome="arrived"`, 50},
+		{"hivegate_block_wait_total", `outcome="timeout"`, 4},
+		{"hivegate_block_wait_total", `outcome="gone"`, 1},
 	}
 	for _, ch := range checks {
 		if got := gauge(t, m, ch.name, ch.labels); got != ch.want {

@@ -25,6 +25,11 @@ type Sources struct {
 	Backends func() []BackendState
 	// Nodes returns every node of every backend.
 	Nodes func() []NodeState
+	// BlockWait returns the calls the block wait (streams.block_wait)
+	// holds now and, since the start, those it released because the block
+	// came, because the call's timeout passed (forwarded), or because the
+	// client went away.
+	BlockWait func() (held, arrived, timedOut, gone int64)
 }
 
 // BackendState is one backend's health.
@@ -59,6 +64,7 @@ type sourceCollector struct {
 	backendUp                                            *prometheus.Desc
 	nodeUp, nodeInService, nodeHead, nodeInFlight        *prometheus.Desc
 	nodeCordoned                                         *prometheus.Desc
+	blockWaitHeld, blockWaits                            *prometheus.Desc
 }
 
 func newSourceCollector(ns string, src Sources) *sourceCollector {
@@ -84,6 +90,8 @@ func newSourceCollector(ns string, src Sources) *sourceCollector {
 		nodeHead:       desc("backend_node_head_block", "The backend node's head block as its probes see it (0: unknown).", "backend", "node"),
 		nodeInFlight:   desc("backend_node_requests_in_flight", "Calls being made to the backend node.", "backend", "node"),
 		nodeCordoned:   desc("backend_node_cordoned", "1 while an operator has cordoned the backend node: it gets no new calls.", "backend", "node"),
+		blockWaitHeld:  desc("block_wait_held", "get_block calls held now until their block exists (streams.block_wait)."),
+		blockWaits:     desc("block_wait_total", "get_block calls the block wait held, by how the wait ended: arrived (the block came), timeout (forwarded), gone (the client left).", "outcome"),
 	}
 }
 
@@ -94,6 +102,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 		c.cacheBytes, c.cacheEntries, c.cacheCapacity,
 		c.flights, c.waiters, c.lib, c.head, c.backendUp,
 		c.nodeUp, c.nodeInService, c.nodeHead, c.nodeInFlight, c.nodeCordoned,
+		c.blockWaitHeld, c.blockWaits,
 	} {
 		ch <- d
 	}
@@ -122,6 +131,13 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		calls, waiters := c.src.Flights()
 		gauge(c.flights, float64(calls))
 		gauge(c.waiters, float64(waiters))
+	}
+	if c.src.BlockWait != nil {
+		held, arrived, timedOut, gone := c.src.BlockWait()
+		gauge(c.blockWaitHeld, float64(held))
+		counter(c.blockWaits, float64(arrived), "arrived")
+		counter(c.blockWaits, float64(timedOut), "timeout")
+		counter(c.blockWaits, float64(gone), "gone")
 	}
 	if c.src.Chain != nil {
 		lib, head := c.src.Chain()

@@ -120,3 +120,49 @@ func TestConfigCheckContactsNothing(t *testing.T) {
 	default:
 	}
 }
+
+// TestConfigDefaultIsAFile: `config default` prints a file that config
+// check accepts and that routes exactly as the embedded default with
+// --node-url does (it once printed no backends section, and config check
+// refused its own default: urls.appbase: unknown backend "hived").
+func TestConfigDefaultIsAFile(t *testing.T) {
+	t.Parallel()
+	const node = "http://10.1.2.3:8099"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"placeholder", nil, "backends:\n  hived: ["},
+		{"node-url", []string{"--node-url", node}, `hived: ["` + node + `"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, stderr, code := runCmd(t, append([]string{"config", "default"}, tc.args...)...)
+			if code != 0 || !strings.Contains(out, tc.want) {
+				t.Fatalf("config default: exit %d, stderr %q; output lacks %q:\n%s", code, stderr, tc.want, out)
+			}
+			file := filepath.Join(t.TempDir(), "default.yaml")
+			if err := os.WriteFile(file, []byte(out), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if table, stderr, code := runCmd(t, "config", "check", file); code != 0 || !strings.Contains(table, "appbase.condenser_api") {
+				t.Fatalf("config check of the printed default: exit %d: %s\n%s", code, stderr, table)
+			}
+			if tc.args == nil {
+				return
+			}
+			for _, call := range []string{
+				`{"jsonrpc":"2.0","id":1,"method":"get_block","params":[1]}`,
+				`{"jsonrpc":"2.0","id":1,"method":"bridge.get_ranked_posts","params":{"sort":"trending"}}`,
+				`{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_state","params":["/trending"]}`,
+			} {
+				fromFile, _, code1 := runCmd(t, "route", "--config", file, call)
+				fromFlag, _, code2 := runCmd(t, "route", "--node-url", node, call)
+				if code1 != 0 || code2 != 0 || fromFile != fromFlag {
+					t.Errorf("route %s: from the printed file (exit %d) %s; from --node-url (exit %d) %s", call, code1, fromFile, code2, fromFlag)
+				}
+			}
+		})
+	}
+}

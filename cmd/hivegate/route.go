@@ -74,16 +74,20 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 		sub, args = args[0], args[1:]
 	}
 	var fs *flag.FlagSet
+	var defaultNode *string
 	switch sub {
 	case "check":
 		fs = newFlagSet("config check", "config check FILE", stderr)
 	case "default":
-		fs = newFlagSet("config default", "config default", stderr)
+		fs = newFlagSet("config default", "config default [--node-url URL]", stderr)
+		defaultNode = fs.String("node-url", "", "the node backend's URL written into the printed config (or "+config.NodeURLEnv+"; a placeholder when neither is set)")
 	case "-h", "-help", "--help":
 		fmt.Fprint(stderr, "Usage: hivegate config check FILE | hivegate config default\n\n"+
 			"  check FILE  load FILE and build what serve builds from it (no listener,\n"+
 			"              no node contacted); print its errors, warnings and route table\n"+
-			"  default     print the embedded default config\n")
+			"  default     print the embedded default config, with its node backend\n"+
+			"              (--node-url, "+config.NodeURLEnv+" or a placeholder), as a file\n"+
+			"              that config check and serve --config accept\n")
 		return flag.ErrHelp
 	default:
 		return errors.New("usage: hivegate config check FILE | hivegate config default")
@@ -93,10 +97,9 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if sub == "default" {
 		if fs.NArg() != 0 {
-			return errors.New("usage: hivegate config default")
+			return errors.New("usage: hivegate config default [--node-url URL]")
 		}
-		_, err := stdout.Write(config.DefaultYAML())
-		return err
+		return printDefault(stdout, *defaultNode)
 	}
 	if fs.NArg() != 1 {
 		return errors.New("usage: hivegate config check FILE")
@@ -115,6 +118,32 @@ func configCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	printRouteTable(stdout, cfg)
 	return nil
+}
+
+// placeholderNodeURL is the node backend `config default` writes when no
+// URL is given: a file to edit, and one that loads as it is.
+const placeholderNodeURL = "http://127.0.0.1:8091"
+
+// printDefault prints the embedded default config followed by the backends
+// section serve adds from --node-url, so that the printed text is a config
+// file of its own: serve builds the same gateway from it as from the flag.
+func printDefault(w io.Writer, nodeURL string) error {
+	note := "the node's URL (serve --node-url or " + config.NodeURLEnv + " gives it without a file)"
+	if nodeURL == "" {
+		nodeURL = os.Getenv(config.NodeURLEnv)
+	}
+	if nodeURL == "" {
+		nodeURL, note = placeholderNodeURL, "a placeholder: write your node's URL here"
+	}
+	if _, err := w.Write(config.DefaultYAML()); err != nil {
+		return err
+	}
+	b, err := json.Marshal(nodeURL) // a YAML flow scalar, quoted and escaped
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "\n# %s\nbackends:\n  hived: [%s]\n", note, b)
+	return err
 }
 
 // printRouteTable prints every configured key with its effective backend,

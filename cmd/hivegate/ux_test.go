@@ -33,7 +33,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		{[]string{"route"}, "Usage: hivegate route", []string{"config", "node-url"}},
 		{[]string{"version"}, "Usage: hivegate version", []string{"short"}},
 		{[]string{"config", "check"}, "Usage: hivegate config check FILE", nil},
-		{[]string{"config", "default"}, "Usage: hivegate config default", nil},
+		{[]string{"config", "default"}, "Usage: hivegate config default [--node-url URL]", nil},
 		{[]string{"config"}, "Usage: hivegate config check FILE | hivegate config default", nil},
 	}
 	for _, tc := range testCases {

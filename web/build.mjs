@@ -1,9 +1,10 @@
-// Builds the page into dist/ (or $HIVEGATE_WEB_OUT): esbuild bundles
-// src/main.ts and the CSS it imports into dist/assets/ under content-hashed
-// names, and index.html is copied with its two asset URLs pointed at them.
-// URLs stay relative, so the page works under any path prefix. The output is
-// committed (web/embed.go embeds it), so the build must be reproducible:
-// tests/run.sh rebuilds elsewhere and compares.
+// Builds the pages into dist/ (or $HIVEGATE_WEB_OUT): the explorer at the
+// root and the operator page (the admin listener's /operator/) under
+// operator/. For each, esbuild bundles the entry and the CSS it imports into
+// assets/ under content-hashed names, and its index.html is copied with its
+// two asset URLs pointed at them. URLs stay relative, so the pages work under
+// any path prefix. The output is committed (web/embed.go embeds it), so the
+// build must be reproducible: tests/run.sh rebuilds elsewhere and compares.
 import * as esbuild from "esbuild";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -11,9 +12,6 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.resolve(here, process.env.HIVEGATE_WEB_OUT || "dist");
-
-await rm(out, { recursive: true, force: true });
-await mkdir(path.join(out, "assets"), { recursive: true });
 
 /**
  * The module "hivegate:gen" imports every generated file under src/gen and
@@ -38,39 +36,46 @@ const genModules = {
   },
 };
 
-const result = await esbuild.build({
-  absWorkingDir: here,
-  entryPoints: { app: "src/main.ts" },
-  outdir: path.join(out, "assets"),
-  entryNames: "[name]-[hash]",
-  bundle: true,
-  format: "esm",
-  target: "es2022",
-  platform: "browser",
-  minify: true,
-  legalComments: "none",
-  metafile: true,
-  logLevel: "warning",
-  plugins: [genModules],
-});
-
-/** The built file (relative to out) for the entry's JS or CSS. */
-function built(ext) {
-  const file = Object.keys(result.metafile.outputs).find((f) => f.endsWith(ext));
-  if (!file) throw new Error(`esbuild wrote no ${ext} file`);
-  return path.relative(out, path.resolve(here, file)).split(path.sep).join("/");
+/**
+ * Builds one page into dir: entry (a path under web/) bundled as
+ * assets/<name>-<hash>.{js,css}, and html (a path under web/), whose
+ * "./assets/<name>.js" and "./assets/<name>.css" are pointed at them.
+ */
+async function buildPage({ name, entry, html, dir, plugins = [] }) {
+  await mkdir(path.join(dir, "assets"), { recursive: true });
+  const result = await esbuild.build({
+    absWorkingDir: here,
+    entryPoints: { [name]: entry },
+    outdir: path.join(dir, "assets"),
+    entryNames: "[name]-[hash]",
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning",
+    plugins,
+  });
+  const built = (ext) => {
+    const file = Object.keys(result.metafile.outputs).find((f) => f.endsWith(ext));
+    if (!file) throw new Error(`esbuild wrote no ${ext} file for ${entry}`);
+    return path.relative(dir, path.resolve(here, file)).split(path.sep).join("/");
+  };
+  let text = await readFile(path.join(here, html), "utf8");
+  const files = [];
+  for (const ext of [".js", ".css"]) {
+    const from = `./assets/${name}${ext}`;
+    if (!text.includes(`"${from}"`)) throw new Error(`${html} does not reference ${from}`);
+    const to = built(ext);
+    text = text.replace(`"${from}"`, `"./${to}"`);
+    files.push(to);
+  }
+  await writeFile(path.join(dir, "index.html"), text);
+  console.log(`built ${path.relative(here, dir) || "."}: index.html, ${files.join(", ")}`);
 }
 
-const js = built(".js");
-const css = built(".css");
-let html = await readFile(path.join(here, "index.html"), "utf8");
-for (const [from, to] of [["./assets/app.js", js], ["./assets/app.css", css]]) {
-  if (!html.includes(`"${from}"`)) throw new Error(`index.html does not reference ${from}`);
-  html = html.replace(`"${from}"`, `"./${to}"`);
-}
-await writeFile(path.join(out, "index.html"), html);
-console.log(`built ${path.relative(here, out) || "."}: index.html, ${js}, ${css}`);
-
-// The operator page, a second entry point with its own HTML (src/operator/build.mjs).
-const { buildOperator } = await import("./src/operator/build.mjs");
-await buildOperator(here, out);
+await rm(out, { recursive: true, force: true });
+await buildPage({ name: "app", entry: "src/main.ts", html: "index.html", dir: out, plugins: [genModules] });
+await buildPage({ name: "operator", entry: "src/operator/main.ts", html: "src/operator/index.html", dir: path.join(out, "operator") });

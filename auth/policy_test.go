@@ -18,6 +18,7 @@ import (
 	"github.com/hivegate/hivegate/gen/hivegate/auth/v1/authv1connect"
 	hivegatev1 "github.com/hivegate/hivegate/gen/hivegate/v1"
 	"github.com/hivegate/hivegate/gen/hivegate/v1/hivegatev1connect"
+	"github.com/hivegate/hivegate/metrics"
 )
 
 const policy = "  require_token:\n" +
@@ -79,6 +80,17 @@ func TestTokenPolicyJSONRPC(t *testing.T) {
 		code, msg := rpcError(t, r)
 		if r.status != tc.status || code != tc.code || !strings.Contains(r.header.Get("WWW-Authenticate"), tc.challenge) {
 			t.Errorf("%s: HTTP %d code %d %q WWW-Authenticate %q, want %d %d %q", tc.name, r.status, code, msg, r.header.Get("WWW-Authenticate"), tc.status, tc.code, tc.challenge)
+		}
+	}
+	// Refusals are counted on the route the call would have taken (they
+	// once had route="none", as if the method were unrouted).
+	for _, o := range []struct {
+		outcome string
+		want    float64
+	}{{"unauthorized", 3}, {"forbidden", 1}} {
+		labels := `frontend="jsonrpc",outcome="` + o.outcome + `",route="appbase"`
+		if v, _ := metrics.Value(e.gw.Metrics().Registry(), "hivegate_requests_total", labels); v != o.want {
+			t.Errorf("hivegate_requests_total{%s} = %v, want %v", labels, v, o.want)
 		}
 	}
 	// A batch: each element its own answer, HTTP 200.

@@ -157,6 +157,10 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 	if h != nil && h.Authorize != nil {
 		if e := h.Authorize(ctx, &c.Call); e != nil {
 			*res = Result{Err: e, Cache: CacheBypass, Key: strings.Clone(c.Key)}
+			// Counted on the route it would have taken, as Admit's refusals.
+			if rt, err := r.Resolve(&c.Call); err == nil {
+				res.Route = rt.Matched.URL
+			}
 			return false
 		}
 	}

@@ -122,7 +122,7 @@ func getStateMethod(c *callCtx, p any, w *jw) *rpcError {
 		if tag != "" && !tagChars.MatchString(tag) {
 			return c.hivemindError("invalid tag `" + tag + "`")
 		}
-		rows, _ := ch.rankedPosts(part[0], tag, nil, statePageSize)
+		rows := ch.rankedPosts(part[0], tag, nil, statePageSize)
 		for _, r := range rows {
 			st.content = append(st.content, statePost{c: r})
 		}
@@ -178,7 +178,7 @@ func (c *callCtx) stateAccountPath(st *getState, path string, part []string) *rp
 	tab := slices.IndexFunc(stateAccountTabs, func(t struct{ tab, key, list string }) bool { return t.tab == part[1] })
 	switch {
 	case tab >= 0:
-		rows, _ := c.n.ch.accountPosts(stateAccountTabs[tab].list, name)
+		rows := c.n.ch.accountPosts(stateAccountTabs[tab].list, name)
 		for _, r := range rows[:min(statePageSize, len(rows))] {
 			st.content = append(st.content, statePost{c: r.c})
 		}

@@ -149,30 +149,6 @@ func (c *callCtx) hmDate(v any) (time.Time, *rpcError) {
 	return time.Time{}, c.hivemindError("Date should be in format Y-m-d H:M:S or Y-m-dTH:M:S")
 }
 
-// hmOrder checks the required 'order' argument against the supported list.
-func (c *callCtx) hmOrder(m map[string]any, supported ...string) (string, *rpcError) {
-	v, err := c.hmRequired(m, "order")
-	if err != nil {
-		return "", err
-	}
-	s, _ := v.(string)
-	for _, o := range supported {
-		if o == s {
-			return s, nil
-		}
-	}
-	return "", c.hivemindError("Unsupported order, valid orders: " + strings.Join(supported, ", "))
-}
-
-// hmStart returns the start array, checking its length.
-func (c *callCtx) hmStart(m map[string]any, n int, msg string) ([]any, *rpcError) {
-	a, ok := m["start"].([]any)
-	if !ok || len(a) != n {
-		return nil, c.hivemindError(msg)
-	}
-	return a, nil
-}
-
 // hmStartPost resolves an optional page-start post (both parts empty = none).
 func (c *callCtx) hmStartPost(authorV, permlinkV any) (*Comment, *rpcError) {
 	author, err := c.hmAccount(authorV, true)

@@ -59,7 +59,9 @@ type rankedKey struct {
 	id    int64
 }
 
-func (a rankedKey) cmp(b rankedKey) int { return cmp.Or(-cmp.Compare(a.score, b.score), -cmp.Compare(a.id, b.id)) }
+func (a rankedKey) cmp(b rankedKey) int {
+	return cmp.Or(-cmp.Compare(a.score, b.score), -cmp.Compare(a.id, b.id))
+}
 
 // rankedPosts lists the posts of a ranking in a tag ("" for all), after the
 // start post (exclusive), at most limit; none for an unknown sort.
@@ -224,4 +226,3 @@ func bridgePost(ch *chain, c *Comment, o bridgePostOpts) obj {
 	}
 	return append(out, "post_id", c.ID)
 }
-

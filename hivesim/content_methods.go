@@ -56,10 +56,14 @@ func getDiscussionsByAccount(sort string) func(c *callCtx, p any, w *jw) {
 }
 
 // postVal is writePost as a value.
-func postVal(ch *chain, c *Comment, o postOpts) func(*jw) { return func(w *jw) { writePost(w, ch, c, o) } }
+func postVal(ch *chain, c *Comment, o postOpts) func(*jw) {
+	return func(w *jw) { writePost(w, ch, c, o) }
+}
 
 // postArg reads author and permlink (named or positional).
-func (c *callCtx) postArg(p any) *Comment { return c.args(p, "author", "permlink", "observer").post("author", "permlink") }
+func (c *callCtx) postArg(p any) *Comment {
+	return c.args(p, "author", "permlink", "observer").post("author", "permlink")
+}
 
 func followCount(c *callCtx, p any, w *jw) {
 	account, s := c.args(p, "account").existing("account"), &c.n.ch.social

@@ -31,7 +31,7 @@ func (c *callCtx) discussionQuery(p any) (tag string, start *Comment, limit, tru
 	limit, truncate = a.limit("limit", 20, 20), a.truncate()
 	a.account("observer", true)
 	if permlink := a.str("start_permlink"); permlink != "" {
-		start = need(c.hmStartPost(a.m["start_author"], permlink))
+		start = c.startPost(a.m["start_author"], permlink)
 	} else {
 		a.account("start_author", true)
 	}

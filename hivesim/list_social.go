@@ -56,7 +56,7 @@ var listVotes = raising(func(c *callCtx, p any, w *jw) {
 	} else {
 		start := a.start(3, "Expecting 3 arguments in 'start' array: voter, optional page start author and permlink")
 		voter := c.existing(start[0])
-		fromID := idOrMinus1(need(c.hmStartPost(start[1], start[2])))
+		fromID := idOrMinus1(c.startPost(start[1], start[2]))
 		rows = page(s.votesByVoter[voter], func(v *Vote) int { return cmp.Compare(v.commentID, fromID) }, limit)
 	}
 	writeList(w, "votes", rows, writeCommentVote)
@@ -82,8 +82,8 @@ var listComments = raising(func(c *callCtx, p any, w *jw) {
 	switch order {
 	case "by_cashout_time":
 		start := a.start(3, listCommentsStart[order])
-		when := need(c.hmDate(start[0]))
-		fromID := idOrMinus1(need(c.hmStartPost(start[1], start[2])))
+		when := c.hmDate(start[0])
+		fromID := idOrMinus1(c.startPost(start[1], start[2]))
 		rows = page(s.cByCashout, func(x *Comment) int { return cmp.Or(x.CashoutTime.Compare(when), cmp.Compare(x.ID, fromID)) }, limit)
 	case "by_permlink":
 		start := a.start(2, listCommentsStart[order])
@@ -100,16 +100,16 @@ var listComments = raising(func(c *callCtx, p any, w *jw) {
 		need(c.hmAccount(start[2], true))
 		need(c.hmPermlink(start[3], true))
 		post := need(c.hmPost(author, permlink))
-		fromID := idOrMinus1(need(c.hmStartPost(start[2], start[3])))
+		fromID := idOrMinus1(c.startPost(start[2], start[3]))
 		thread := map[string]map[int][]*Comment{"by_root": s.byRoot, "by_parent": s.byParent}[order][int(post.ID)]
 		rows = page(thread, func(x *Comment) int { return cmp.Compare(x.ID, fromID) }, limit)
 	default: // by_last_update, by_author_last_update
 		start := a.start(4, listCommentsStart[order])
-		author, when := need(c.hmAccount(start[0], false)), need(c.hmDate(start[1]))
+		author, when := need(c.hmAccount(start[0], false)), c.hmDate(start[1])
 		need(c.hmAccount(start[2], true))
 		need(c.hmPermlink(start[3], true))
 		c.existing(author)
-		fromID := idOrMinus1(need(c.hmStartPost(start[2], start[3])))
+		fromID := idOrMinus1(c.startPost(start[2], start[3]))
 		list := map[string]map[string][]*Comment{"by_last_update": s.byParentAuthor, "by_author_last_update": s.byAuthor}[order][author]
 		rows = page(list, updatedKey(when, fromID), limit)
 	}

@@ -147,23 +147,6 @@ func getFollows(following bool) methodFunc {
 	})
 }
 
-// hmTruncate decodes truncate_body (an int in Python's sense).
-func (c *callCtx) hmTruncate(v any) (int, *rpcError) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case json.Number:
-		n, err := x.Int64()
-		if err == nil {
-			return int(n), nil
-		}
-		return 0, c.hivemindError("invalid literal for int() with base 10: '" + string(x) + "'")
-	case string:
-		return 0, c.hivemindError("invalid literal for int() with base 10: '" + x + "'")
-	}
-	return 0, c.hivemindError("invalid truncate_body type")
-}
-
 func writePosts(w *jw, ch *chain, rows []*Comment, o postOpts) {
 	listOf(w, rows, func(cm *Comment) any { return postVal(ch, cm, o) })
 }

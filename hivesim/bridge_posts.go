@@ -124,45 +124,37 @@ func (ch *chain) accountPosts(sort, account string) []listedPost {
 	var rows []listedPost
 	switch sort {
 	case "blog":
-		bs := s.blogs[account]
-		for i := len(bs) - 1; i >= 0; i-- {
-			lp := listedPost{c: s.comments[bs[i].comment]}
-			if bs[i].Author != account {
+		for _, e := range s.blogs[account] {
+			lp := listedPost{c: s.comments[e.comment]}
+			if e.Author != account {
 				lp.reblogBy = []string{account}
 			}
 			rows = append(rows, lp)
 		}
 	case "feed":
-		feed := ch.feed(account)
-		for i := len(feed) - 1; i >= 0; i-- {
-			rows = append(rows, listedPost{c: s.comments[feed[i].comment], reblogBy: feed[i].reblogBy})
+		for _, fe := range ch.feed(account) {
+			rows = append(rows, listedPost{c: s.comments[fe.comment], reblogBy: fe.reblogBy})
 		}
-	case "posts", "comments", "payout":
-		var cs []*Comment
+	default:
+		keep := map[string]func(c *Comment) bool{
+			"posts":    func(c *Comment) bool { return c.Author == account && c.parent < 0 },
+			"comments": func(c *Comment) bool { return c.Author == account && c.parent >= 0 },
+			"payout":   func(c *Comment) bool { return c.Author == account && !paidOut(c) },
+			"replies":  func(c *Comment) bool { return c.parent >= 0 && s.comments[c.parent].Author == account },
+		}[sort]
 		for _, c := range s.comments {
-			if c.Author != account {
-				continue
-			}
-			if (sort == "posts" && c.parent < 0) || (sort == "comments" && c.parent >= 0) || (sort == "payout" && !paidOut(c)) {
-				cs = append(cs, c)
-			}
-		}
-		if sort == "payout" {
-			slices.SortFunc(cs, func(a, b *Comment) int { return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID)) })
-		} else {
-			slices.Reverse(cs)
-		}
-		for _, c := range cs {
-			rows = append(rows, listedPost{c: c})
-		}
-	case "replies":
-		for _, c := range s.comments {
-			if c.parent >= 0 && s.comments[c.parent].Author == account {
+			if keep != nil && keep(c) {
 				rows = append(rows, listedPost{c: c})
 			}
 		}
-		slices.Reverse(rows)
+		if sort == "payout" {
+			slices.SortFunc(rows, func(a, b listedPost) int {
+				return cmp.Or(a.c.CashoutTime.Compare(b.c.CashoutTime), cmp.Compare(a.c.ID, b.c.ID))
+			})
+			return rows
+		}
 	}
+	slices.Reverse(rows)
 	return rows
 }
 

@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"reflect"
 	"strconv"
 	"time"
 )
@@ -27,18 +28,6 @@ func (w *jw) val(v any) {
 	case string:
 		w.str(x)
 	case int:
-		w.num(int64(x))
-	case int8:
-		w.num(int64(x))
-	case int16:
-		w.num(int64(x))
-	case int32:
-		w.num(int64(x))
-	case uint8:
-		w.num(int64(x))
-	case uint16:
-		w.num(int64(x))
-	case uint32:
 		w.num(int64(x))
 	case int64:
 		w.i64(x)
@@ -78,8 +67,12 @@ func (w *jw) val(v any) {
 		w.objEnd()
 	case func(*jw):
 		x(w)
-	default:
-		panic("hivesim: val of unsupported type")
+	default: // the smaller integers
+		if rv := reflect.ValueOf(v); rv.CanInt() {
+			w.num(rv.Int())
+		} else {
+			w.num(int64(rv.Uint()))
+		}
 	}
 }
 

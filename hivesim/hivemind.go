@@ -38,7 +38,7 @@ func (c *callCtx) hmParams(p any, names ...string) (map[string]any, *rpcError) {
 // hmAccount is hivemind's valid_account.
 func (c *callCtx) hmAccount(v any, allowEmpty bool) (string, *rpcError) {
 	s, ok := v.(string)
-	msg := ""
+	var msg string
 	switch {
 	case !ok && v == nil && allowEmpty, ok && s == "" && allowEmpty:
 		return "", nil

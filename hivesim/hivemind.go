@@ -104,22 +104,6 @@ func (c *callCtx) startPost(authorV, permlinkV any) *Comment {
 	return need(c.hmPost(author, permlink))
 }
 
-// hmTruncate decodes truncate_body (an int in Python's sense).
-func (c *callCtx) hmTruncate(v any) int {
-	switch x := v.(type) {
-	case nil:
-		return 0
-	case json.Number:
-		n, err := x.Int64()
-		c.failIf(err != nil, "invalid literal for int() with base 10: '"+string(x)+"'")
-		return int(n)
-	case string:
-		c.fail("invalid literal for int() with base 10: '" + x + "'")
-	}
-	c.fail("invalid truncate_body type")
-	return 0
-}
-
 // Argument reading that raises, as hivemind's Python did: a failed check
 // aborts the call with its error, so a method reads its arguments in the
 // order the real server checks them, one line each.
@@ -236,8 +220,7 @@ func (a hmArgs) limit(k string, def, max int64) int {
 	default:
 		a.c.fail("invalid limit type")
 	}
-	a.c.failIf(n < 1 || n > max, fmt.Sprintf("limit = %d outside valid range [1:%d]", n, max))
-	return int(n)
+	return int(a.c.inRange(n, 1, max, "limit"))
 }
 
 // number is valid_number(k, def, lo, hi) named what.
@@ -255,13 +238,17 @@ func (a hmArgs) number(k string, def, lo, hi int64, what string) int64 {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	a.c.failIf(err != nil, "invalid "+what+" type")
-	a.c.failIf(n < lo || n > hi, what+" = "+strconv.FormatInt(n, 10)+" outside valid range ["+
-		strconv.FormatInt(lo, 10)+":"+strconv.FormatInt(hi, 10)+"]")
+	return a.c.inRange(n, lo, hi, what)
+}
+
+// inRange is n, which must lie in [lo:hi].
+func (c *callCtx) inRange(n, lo, hi int64, what string) int64 {
+	c.failIf(n < lo || n > hi, fmt.Sprintf("%s = %d outside valid range [%d:%d]", what, n, lo, hi))
 	return n
 }
 
-// oneOf checks that k is one of set, else fails with msg (default:
-// "Unsupported <what>, valid <what>s: ...").
+// oneOf checks that k is one of set, else fails with "Unsupported <what>,
+// valid <what>s: ...".
 func (a hmArgs) oneOf(k, what string, set []string) string {
 	s := a.str(k)
 	a.c.failIf(!slices.Contains(set, s), "Unsupported "+what+", valid "+what+"s: "+strings.Join(set, ", "))
@@ -269,7 +256,20 @@ func (a hmArgs) oneOf(k, what string, set []string) string {
 }
 
 // truncate decodes truncate_body (an int in Python's sense).
-func (a hmArgs) truncate() int { return a.c.hmTruncate(a.m["truncate_body"]) }
+func (a hmArgs) truncate() int {
+	switch x := a.m["truncate_body"].(type) {
+	case nil:
+		return 0
+	case json.Number:
+		n, err := x.Int64()
+		a.c.failIf(err != nil, "invalid literal for int() with base 10: '"+string(x)+"'")
+		return int(n)
+	case string:
+		a.c.fail("invalid literal for int() with base 10: '" + x + "'")
+	}
+	a.c.fail("invalid truncate_body type")
+	return 0
+}
 
 // community finds the community named by k or fails as hivemind does.
 func (a hmArgs) community(k string) *Community {

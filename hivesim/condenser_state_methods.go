@@ -3,6 +3,7 @@ package hivesim
 import (
 	"cmp"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -221,15 +222,15 @@ func registerCondenserStateMethods(r registry) {
 				need(0, c.assertFail("limit <= 1000", ""))
 			}
 			names := index(c.n.ch)
-			i, _ := slicesSearch(names, lower)
+			i := sort.SearchStrings(names, lower)
 			w.val(names[i:min(len(names), i+int(limit))])
 		}
 	}
 	r.hivedR("condenser_api.lookup_accounts", lookup(func(ch *chain) []string {
-		return mapStrings(ch.acctByName, func(a *Account) string { return a.Name })
+		return mapRows(ch.acctByName, func(a *Account) string { return a.Name })
 	}))
 	r.hivedR("condenser_api.lookup_witness_accounts", lookup(func(ch *chain) []string {
-		return mapStrings(ch.wByName, func(x *Witness) string { return x.Owner })
+		return mapRows(ch.wByName, func(x *Witness) string { return x.Owner })
 	}))
 	r.hivedR("condenser_api.lookup_account_names", func(c *callCtx, p any, w *jw) {
 		args := need(c.condRange(p, 1, 2))
@@ -294,29 +295,6 @@ func registerCondenserStateMethods(r registry) {
 }
 
 func writeStrings(w *jw, vs []string) { w.val(vs) }
-
-// mapStrings converts rows to strings by f.
-func mapStrings[T any](rows []T, f func(T) string) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = f(r)
-	}
-	return out
-}
-
-// slicesSearch is the index of the first name not before s.
-func slicesSearch(names []string, s string) (int, bool) {
-	lo, hi := 0, len(names)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if names[m] < s {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(names) && names[lo] == s
-}
 
 // condProposalArgs maps condenser's positional [start, limit, order,
 // order_direction, status, last_id] onto database_api's object.

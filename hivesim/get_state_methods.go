@@ -97,11 +97,11 @@ func getStateMethod(c *callCtx, p any, w *jw) {
 			st.content = append(st.content, statePost{c: r})
 		}
 		st.idxTag, st.idxSort = tag, part[0]
-		st.trending = mapStrings(firstN(ch.social.tags, 50), func(t *Tag) string { return t.Name })
+		st.trending = mapRows(firstN(ch.social.tags, 50), func(t *Tag) string { return t.Name })
 	case part[0] == "tags":
 		c.failIf(part[1] != "" || part[2] != "", "invalid /tags request")
 		st.tags = firstN(ch.social.tags, 250)
-		st.trending = mapStrings(st.tags, func(t *Tag) string { return t.Name })
+		st.trending = mapRows(st.tags, func(t *Tag) string { return t.Name })
 	case slices.Contains(stateNoopPages, part[0]):
 		c.failIf(part[1] != "" || part[2] != "", "")
 	default:

@@ -86,8 +86,8 @@ func listOf[T any](w *jw, rows []T, f func(T) any) {
 }
 
 // mapRows converts rows by f.
-func mapRows[T any](rows []T, f func(T) any) []any {
-	out := make([]any, len(rows))
+func mapRows[T, U any](rows []T, f func(T) U) []U {
+	out := make([]U, len(rows))
 	for i, r := range rows {
 		out[i] = f(r)
 	}

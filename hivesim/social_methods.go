@@ -30,15 +30,16 @@ func (c *callCtx) blogArgs(p any, maxLimit int64) (account string, start int64, 
 	return c.existing(account), start, limit
 }
 
-// newestFirst returns up to limit entries ending at entry id start (0 or -1 = newest).
-func newestFirst[T any](entries []T, start int64, limit int) []T {
-	last := int64(len(entries)) - 1
-	if start > 0 && start < last {
-		last = start
+// newestFirst returns the ids of up to limit of n entries, ending at entry
+// id start (0 or -1 = newest).
+func newestFirst(n int, start int64, limit int) []int {
+	last := n - 1
+	if start > 0 && start < int64(last) {
+		last = int(start)
 	}
-	var out []T
+	var out []int
 	for i := last; i >= 0 && len(out) < limit; i-- {
-		out = append(out, entries[i])
+		out = append(out, i)
 	}
 	return out
 }
@@ -46,8 +47,9 @@ func newestFirst[T any](entries []T, start int64, limit int) []T {
 func getBlog(entries bool) methodFunc {
 	return raising(func(c *callCtx, p any, w *jw) {
 		account, start, limit := c.blogArgs(p, map[bool]int64{false: 20, true: 500}[entries])
-		ch := c.n.ch
-		listOf(w, newestFirst(ch.social.blogs[account], start, limit), func(e *BlogEntry) any {
+		ch, blog := c.n.ch, c.n.ch.social.blogs[account]
+		listOf(w, newestFirst(len(blog), start, limit), func(i int) any {
+			e := blog[i]
 			o := obj{"blog", e.Blog, "entry_id", e.EntryID, "author", e.Author, "permlink", e.Permlink}
 			if !entries {
 				o = append(o[:4], "comment", postVal(ch, ch.social.comments[e.comment], postOpts{}))
@@ -99,11 +101,7 @@ func getFeed(entries bool) methodFunc {
 		account, start, limit := c.blogArgs(p, 500)
 		ch := c.n.ch
 		feed := ch.feed(account)
-		ids := make([]int, len(feed))
-		for i := range ids {
-			ids[i] = i
-		}
-		listOf(w, newestFirst(ids, start, limit), func(id int) any {
+		listOf(w, newestFirst(len(feed), start, limit), func(id int) any {
 			fe := feed[id]
 			cm := ch.social.comments[fe.comment]
 			o := obj{"comment", postVal(ch, cm, postOpts{})}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // hivemind's post lists (ranked, by account, by text) and its bridge post
@@ -61,63 +59,40 @@ type rankedKey struct {
 	id    int64
 }
 
-func (a rankedKey) before(b rankedKey) bool {
-	return a.score > b.score || (a.score == b.score && a.id > b.id)
+func (a rankedKey) cmp(b rankedKey) int {
+	return cmp.Or(-cmp.Compare(a.score, b.score), -cmp.Compare(a.id, b.id))
 }
 
 // rankedPosts lists the posts of a ranking in a tag ("" for all), after the
-// start post (exclusive), at most limit. ok is false for an unknown sort.
-func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) ([]*Comment, bool) {
-	s := &ch.social
-	var key func(*Comment) rankedKey
-	var keep func(*Comment) bool
-	roots := func(c *Comment) bool { return c.parent < 0 }
-	pending := func(c *Comment) bool { return !paidOut(c) }
+// start post (exclusive), at most limit; none for an unknown sort.
+func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) []*Comment {
+	pending := func(c *Comment) bool { return c.parent < 0 && !paidOut(c) }
+	key, keep := func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }, pending
 	switch sort {
 	case "trending", "hot":
-		hot := sort == "hot"
-		key = func(c *Comment) rankedKey { return rankedKey{rankScore(c, hot), c.ID} }
-		keep = func(c *Comment) bool { return roots(c) && pending(c) }
+		key = func(c *Comment) rankedKey { return rankedKey{rankScore(c, sort == "hot"), c.ID} }
 	case "created":
-		key = func(c *Comment) rankedKey { return rankedKey{0, c.ID} }
-		keep = roots
+		key, keep = func(c *Comment) rankedKey { return rankedKey{0, c.ID} }, func(c *Comment) bool { return c.parent < 0 }
 	case "payout":
-		key = func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }
-		keep = func(c *Comment) bool { return roots(c) && pending(c) }
 	case "payout_comments":
-		key = func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }
-		keep = func(c *Comment) bool { return !roots(c) && pending(c) }
-	case "muted":
-		// The simulated chain mutes (grays) the pending posts voted below zero.
-		key = func(c *Comment) rankedKey { return rankedKey{float64(payoutHBD(c)), c.ID} }
-		keep = func(c *Comment) bool { return roots(c) && pending(c) && muted(c) }
+		keep = func(c *Comment) bool { return c.parent >= 0 && !paidOut(c) }
+	case "muted": // the simulated chain mutes (grays) the pending posts voted below zero
+		keep = func(c *Comment) bool { return pending(c) && muted(c) }
 	default:
-		return nil, false
+		return nil
 	}
 	category := tag
 	if cm := ch.extra.communityByName[tag]; cm != nil {
 		category = cm.Category
 	}
 	var rows []*Comment
-	for _, c := range s.comments {
-		if keep(c) && (tag == "" || c.Category == category) && (start == nil || key(start).before(key(c))) {
+	for _, c := range ch.social.comments {
+		if keep(c) && (tag == "" || c.Category == category) && (start == nil || key(start).cmp(key(c)) < 0) {
 			rows = append(rows, c)
 		}
 	}
-	slices.SortFunc(rows, func(a, b *Comment) int {
-		ka, kb := key(a), key(b)
-		switch {
-		case ka.before(kb):
-			return -1
-		case kb.before(ka):
-			return 1
-		}
-		return 0
-	})
-	if len(rows) > limit {
-		rows = rows[:limit]
-	}
-	return rows, true
+	slices.SortFunc(rows, func(a, b *Comment) int { return key(a).cmp(key(b)) })
+	return firstN(rows, limit)
 }
 
 // listedPost is a post in an account list, with the accounts whose reblog
@@ -139,62 +114,48 @@ func afterStart(rows []listedPost, start *Comment, limit int) []listedPost {
 			}
 		}
 	}
-	rows = rows[from:]
-	if len(rows) > limit {
-		rows = rows[:limit]
-	}
-	return rows
+	return firstN(rows[from:], limit)
 }
 
 // accountPosts is bridge.get_account_posts' list for sort (newest first,
-// except payout: soonest payout first). ok is false for an unknown sort.
-func (ch *chain) accountPosts(sort, account string) ([]listedPost, bool) {
+// except payout: soonest payout first); none for an unknown sort.
+func (ch *chain) accountPosts(sort, account string) []listedPost {
 	s := &ch.social
 	var rows []listedPost
 	switch sort {
 	case "blog":
-		bs := s.blogs[account]
-		for i := len(bs) - 1; i >= 0; i-- {
-			lp := listedPost{c: s.comments[bs[i].comment]}
-			if bs[i].Author != account {
+		for _, e := range s.blogs[account] {
+			lp := listedPost{c: s.comments[e.comment]}
+			if e.Author != account {
 				lp.reblogBy = []string{account}
 			}
 			rows = append(rows, lp)
 		}
 	case "feed":
-		feed := ch.feed(account)
-		for i := len(feed) - 1; i >= 0; i-- {
-			rows = append(rows, listedPost{c: s.comments[feed[i].comment], reblogBy: feed[i].reblogBy})
+		for _, fe := range ch.feed(account) {
+			rows = append(rows, listedPost{c: s.comments[fe.comment], reblogBy: fe.reblogBy})
 		}
-	case "posts", "comments", "payout":
-		var cs []*Comment
+	default:
+		keep := map[string]func(c *Comment) bool{
+			"posts":    func(c *Comment) bool { return c.Author == account && c.parent < 0 },
+			"comments": func(c *Comment) bool { return c.Author == account && c.parent >= 0 },
+			"payout":   func(c *Comment) bool { return c.Author == account && !paidOut(c) },
+			"replies":  func(c *Comment) bool { return c.parent >= 0 && s.comments[c.parent].Author == account },
+		}[sort]
 		for _, c := range s.comments {
-			if c.Author != account {
-				continue
-			}
-			if (sort == "posts" && c.parent < 0) || (sort == "comments" && c.parent >= 0) || (sort == "payout" && !paidOut(c)) {
-				cs = append(cs, c)
-			}
-		}
-		if sort == "payout" {
-			slices.SortFunc(cs, func(a, b *Comment) int { return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID)) })
-		} else {
-			slices.Reverse(cs)
-		}
-		for _, c := range cs {
-			rows = append(rows, listedPost{c: c})
-		}
-	case "replies":
-		for _, c := range s.comments {
-			if c.parent >= 0 && s.comments[c.parent].Author == account {
+			if keep != nil && keep(c) {
 				rows = append(rows, listedPost{c: c})
 			}
 		}
-		slices.Reverse(rows)
-	default:
-		return nil, false
+		if sort == "payout" {
+			slices.SortFunc(rows, func(a, b listedPost) int {
+				return cmp.Or(a.c.CashoutTime.Compare(b.c.CashoutTime), cmp.Compare(a.c.ID, b.c.ID))
+			})
+			return rows
+		}
 	}
-	return rows, true
+	slices.Reverse(rows)
+	return rows
 }
 
 // bridgePostOpts are the variants of hivemind's bridge post object.
@@ -204,124 +165,56 @@ type bridgePostOpts struct {
 	truncate int
 }
 
-func (w *jw) kfloat(k string, v float64) {
-	w.key(k)
-	w.sep()
-	w.b = strconv.AppendFloat(w.b, v, 'f', -1, 64)
-}
-
-// writeBridgePost writes hivemind's bridge post object.
-func writeBridgePost(w *jw, ch *chain, c *Comment, o bridgePostOpts) {
+// bridgePost is hivemind's bridge post object.
+func bridgePost(ch *chain, c *Comment, o bridgePostOpts) obj {
 	s := &ch.social
 	root := s.comments[c.root]
-	body := c.Body
+	body, title, url := c.Body, c.Title, "/"+c.Category+"/@"+root.Author+"/"+root.Permlink
 	if o.truncate > 0 && len([]rune(body)) > o.truncate {
 		body = string([]rune(body)[:o.truncate])
 	}
-	title := c.Title
 	if c.parent >= 0 {
-		title = "RE: " + root.Title
+		title, url = "RE: "+root.Title, url+"#@"+c.Author+"/"+c.Permlink
 	}
-	w.objBegin()
-	w.kstr("author", c.Author)
-	w.kstr("permlink", c.Permlink)
-	w.kstr("category", c.Category)
-	w.kstr("title", title)
-	w.kstr("body", body)
-	w.ktime("created", c.Created)
-	w.ktime("updated", c.LastUpdate)
-	w.knum("depth", int64(c.Depth))
-	w.knum("children", int64(c.Children))
-	w.ki64("net_rshares", c.NetRshares)
-	w.kbool("is_paidout", paidOut(c))
+	payoutAt, meta := c.CashoutTime, any(obj{})
 	if paidOut(c) {
-		w.ktime("payout_at", c.LastPayout)
-	} else {
-		w.ktime("payout_at", c.CashoutTime)
+		payoutAt = c.LastPayout
 	}
-	w.kstrs("replies", o.replies)
-	w.knum("reblogs", int64(len(s.reblogs[int(c.ID)])))
-	url := "/" + c.Category + "/@" + root.Author + "/" + root.Permlink
-	if c.parent >= 0 {
-		url += "#@" + c.Author + "/" + c.Permlink
-	}
-	w.kstr("url", url)
-	w.kemptyArr("beneficiaries")
-	w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), true)
-	w.knum("percent_hbd", int64(c.PercentHBD))
-	w.key("json_metadata")
 	if json.Valid([]byte(c.JSONMetadata)) && strings.HasPrefix(c.JSONMetadata, "{") {
-		w.raw([]byte(c.JSONMetadata))
-	} else {
-		w.objBegin()
-		w.objEnd()
+		meta = rawJSON(c.JSONMetadata)
 	}
-	w.key("stats")
-	w.objBegin()
-	w.kbool("hide", false)
-	w.kbool("gray", muted(c))
-	w.knum("total_votes", int64(len(s.votesByComment[c.ID])))
-	w.kfloat("flag_weight", 0)
+	stats := obj{"hide", false, "gray", muted(c), "total_votes", len(s.votesByComment[c.ID]), "flag_weight", 0.0}
 	if muted(c) {
-		w.key("muted_reasons")
-		w.arrBegin()
-		w.num(3) // MUTED_REPUTATION
-		w.arrEnd()
+		stats = append(stats, "muted_reasons", []any{3}) // MUTED_REPUTATION
 	}
-	w.objEnd()
-	w.kfloat("payout", float64(payoutHBD(c))/1000)
-	w.kfloat("author_reputation", repLog10(ch.byName[c.Author].Reputation))
-	w.key("active_votes")
-	w.arrBegin()
-	for _, v := range s.votesByComment[c.ID] {
-		w.objBegin()
-		w.ki64("rshares", v.Rshares)
-		w.kstr("voter", v.Voter)
-		w.objEnd()
-	}
-	w.arrEnd()
-	w.kemptyArr("blacklists")
+	out := obj{"author", c.Author, "permlink", c.Permlink, "category", c.Category, "title", title, "body", body,
+		"created", c.Created, "updated", c.LastUpdate, "depth", c.Depth, "children", c.Children, "net_rshares", c.NetRshares,
+		"is_paidout", paidOut(c), "payout_at", payoutAt, "replies", o.replies, "reblogs", len(s.reblogs[int(c.ID)]),
+		"url", url, "beneficiaries", []any{}, "max_accepted_payout", legacyAsset(asset(1_000_000_000, HBD)),
+		"percent_hbd", c.PercentHBD, "json_metadata", meta, "stats", stats, "payout", float64(payoutHBD(c)) / 1000,
+		"author_reputation", repLog10(ch.byName[c.Author].Reputation),
+		"active_votes", mapRows(s.votesByComment[c.ID], func(v *Vote) any { return obj{"rshares", v.Rshares, "voter", v.Voter} }),
+		"blacklists", []any{}}
 	if len(o.reblogBy) > 0 {
-		w.kstrs("reblogged_by", o.reblogBy)
+		out = append(out, "reblogged_by", o.reblogBy)
 	}
 	if cm := ch.communityOf(c); cm != nil {
-		w.kstr("community", cm.Name)
-		w.kstr("community_title", cm.Title)
 		role, title := "guest", ""
 		for _, r := range cm.Team {
 			if r.Account == c.Author {
 				role, title = r.Role, r.Title
 			}
 		}
-		w.kstr("author_role", role)
-		w.kstr("author_title", title)
+		out = append(out, "community", cm.Name, "community_title", cm.Title, "author_role", role, "author_title", title)
 	}
+	zero := legacyAsset(asset(0, HBD))
 	if paidOut(c) {
-		w.kasset("curator_payout_value", c.CuratorPayout, true)
-		w.kasset("author_payout_value", c.TotalPayout, true)
-		w.kasset("pending_payout_value", asset(0, HBD), true)
+		out = append(out, "curator_payout_value", legacyAsset(c.CuratorPayout), "author_payout_value", legacyAsset(c.TotalPayout), "pending_payout_value", zero)
 	} else {
-		w.kasset("author_payout_value", asset(0, HBD), true)
-		w.kasset("curator_payout_value", asset(0, HBD), true)
-		w.kasset("pending_payout_value", c.PendingPayout, true)
+		out = append(out, "author_payout_value", zero, "curator_payout_value", zero, "pending_payout_value", legacyAsset(c.PendingPayout))
 	}
 	if c.parent >= 0 {
-		w.kstr("parent_author", c.ParentAuthor)
-		w.kstr("parent_permlink", c.ParentPermlink)
+		out = append(out, "parent_author", c.ParentAuthor, "parent_permlink", c.ParentPermlink)
 	}
-	w.knum("post_id", c.ID)
-	w.objEnd()
+	return append(out, "post_id", c.ID)
 }
-
-// communityOf is the community a post belongs to (by its category).
-func (ch *chain) communityOf(c *Comment) *Community {
-	for _, cm := range ch.extra.communities {
-		if cm.Category == c.Category {
-			return cm
-		}
-	}
-	return nil
-}
-
-// hmTime is hivemind's "YYYY-MM-DD HH:MM:SS" time form.
-func hmTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }

@@ -101,23 +101,20 @@ func (g *gen) genSocial() {
 		add(c)
 	}
 	// Ids follow creation order, as in hived.
-	order := make([]int, len(all))
-	for i := range order {
-		order[i] = i
+	for i, c := range all {
+		c.ID = int64(i) // the index at creation, until sorted
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(all[a].block, all[b].block) })
+	s.comments = all
+	slices.SortStableFunc(s.comments, func(a, b *Comment) int { return cmp.Compare(a.block, b.block) })
 	newIdx := make([]int, len(all))
-	for ni, oi := range order {
-		newIdx[oi] = ni
+	for ni, c := range s.comments {
+		newIdx[c.ID] = ni
 	}
-	s.comments = make([]*Comment, len(all))
-	for ni, oi := range order {
-		c := all[oi]
+	for ni, c := range s.comments {
 		c.ID = int64(ni)
 		if c.parent >= 0 {
 			c.parent = newIdx[c.parent]
 		}
-		s.comments[ni] = c
 	}
 	for _, c := range s.comments {
 		g.finishComment(c)

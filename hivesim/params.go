@@ -208,6 +208,12 @@ func (c *callCtx) asU128(v any) (U128, *rpcError) {
 	return U128{Hi: hi, Lo: lo}, nil
 }
 
+// naiSymbols and legacySymbols map NAIs and legacy symbols to the asset symbols.
+var (
+	naiSymbols    = map[string]string{"@@000000013": HBD, "@@000000021": HIVE, "@@000000037": VESTS}
+	legacySymbols = map[string]string{"HBD": HBD, "SBD": HBD, "TBD": HBD, "HIVE": HIVE, "STEEM": HIVE, "TESTS": HIVE, "VESTS": VESTS}
+)
+
 // asAsset parses a database_api asset {amount, precision, nai}; a legacy string is also accepted.
 func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 	if s, ok := v.(string); ok {
@@ -222,15 +228,8 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 		return Asset{}, c.assertFail("v_object[ \"amount\" ].is_string()", "Expected a string type for value 'amount'.")
 	}
 	nai, _ := o["nai"].(string)
-	var sym string
-	switch nai {
-	case "@@000000013":
-		sym = HBD
-	case "@@000000021":
-		sym = HIVE
-	case "@@000000037":
-		sym = VESTS
-	default:
+	sym, ok := naiSymbols[nai]
+	if !ok {
 		return Asset{}, c.assertFail("false", "Unknown NAI '"+nai+"'")
 	}
 	n, perr := strconv.ParseInt(amt, 10, 64)
@@ -242,18 +241,8 @@ func (c *callCtx) asAsset(v any) (Asset, *rpcError) {
 
 func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
 	num, sym, ok := strings.Cut(strings.TrimSpace(s), " ")
-	var a Asset
-	switch sym {
-	case "HBD", "SBD", "TBD":
-		a.Symbol = HBD
-	case "HIVE", "STEEM", "TESTS":
-		a.Symbol = HIVE
-	case "VESTS":
-		a.Symbol = VESTS
-	default:
-		ok = false
-	}
-	if !ok {
+	a := Asset{Symbol: legacySymbols[sym]}
+	if !ok || a.Symbol == "" {
 		return Asset{}, c.parseError("Couldn't parse asset '" + s + "'")
 	}
 	whole, frac, _ := strings.Cut(num, ".")
@@ -261,11 +250,10 @@ func (c *callCtx) parseLegacyAsset(s string) (Asset, *rpcError) {
 	if len(frac) != int(a.Precision) {
 		return Asset{}, c.assertFail("dot_pos != std::string::npos", "Asset precision mismatch in '"+s+"'")
 	}
-	n, err := strconv.ParseInt(whole+frac, 10, 64)
-	if err != nil {
+	var err error
+	if a.Amount, err = strconv.ParseInt(whole+frac, 10, 64); err != nil {
 		return Asset{}, c.parseError("Couldn't parse int64_t")
 	}
-	a.Amount = n
 	return a, nil
 }
 

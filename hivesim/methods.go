@@ -38,7 +38,7 @@ func (r registry) mind(name string, fn methodFunc) { r.add(name, styleHivemind, 
 func methodSets() []func(registry) {
 	return []func(registry){
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
-		registerRCMethods, registerCondenserRCMethods, registerMarketMethods, registerHistoryMethods,
+		registerRCMethods, registerMarketMethods, registerHistoryMethods,
 		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
 	}
 }

@@ -88,55 +88,49 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 }
 
 func registerRCMethods(r registry) {
-	r.hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		names, err := c.nameList(o["accounts"], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
-		if err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("rc_accounts")
-		w.arrBegin()
-		for _, n := range names {
-			if a := c.n.ch.byName[n]; a != nil {
-				writeRCAccount(w, c.n.ch, a, false)
+	writeRC := func(c *callCtx, legacy bool) func(*jw, *Account) {
+		return func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, legacy) }
+	}
+	// list reads [start, limit] (the limit first) and pages from start.
+	list := func(name, key string, write func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError) twin {
+		return twin{api: "rc_api", name: name, members: []string{"start", "limit"}, key: key,
+			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+				limit, err := c.asU32(args[1])
+				if err != nil {
+					return err
+				}
+				return write(c, w, args[0], limit, legacy)
+			}}
+	}
+	r.twins(twin{api: "rc_api", name: "find_rc_accounts", members: []string{"accounts"}, key: "rc_accounts",
+		serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+			names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
+			if err != nil {
+				return err
 			}
-		}
-		w.arrEnd()
-		w.objEnd()
-		return nil
-	})
-	r.hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
-		}
-		rows, err := c.rcAccountsFrom(o["start"], limit)
-		if err != nil {
+			var rows []*Account
+			for _, n := range names {
+				if a := c.n.ch.byName[n]; a != nil {
+					rows = append(rows, a)
+				}
+			}
+			writeRows(w, rows, writeRC(c, legacy))
+			return nil
+		}},
+		list("list_rc_accounts", "rc_accounts", func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError {
+			rows, err := c.rcAccountsFrom(start, limit)
+			if err == nil {
+				writeRows(w, rows, writeRC(c, legacy))
+			}
 			return err
-		}
-		writeList(w, "rc_accounts", rows, func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, false) })
-		return nil
-	})
-	r.hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
-		}
-		rows, err := c.rcDelegationsFrom(o["start"], limit)
-		if err != nil {
+		}),
+		list("list_rc_direct_delegations", "rc_direct_delegations", func(c *callCtx, w *jw, start any, limit uint32, _ bool) *rpcError {
+			rows, err := c.rcDelegationsFrom(start, limit)
+			if err == nil {
+				writeRows(w, rows, writeRCDelegation)
+			}
 			return err
-		}
-		writeList(w, "rc_direct_delegations", rows, writeRCDelegation)
-		return nil
-	})
+		}))
 	r.hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
 		if err := c.noArgs(p); err != nil {
 			return err
@@ -301,73 +295,4 @@ var rcResources = []struct {
 	{"resource_market_bytes", 72338, 1965951984},
 	{"resource_state_bytes", 43546196, 24431706720637},
 	{"resource_execution_time", 40000000, 64953409331},
-}
-
-// condRCArgs reads condenser's [start, limit] of the RC lists.
-func condRCArgs(c *callCtx, p any) ([]any, uint32, *rpcError) {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := c.checkArgs(args, 2); err != nil {
-		return nil, 0, err
-	}
-	limit, err := c.asU32(args[1])
-	return args, limit, err
-}
-
-func registerCondenserRCMethods(r registry) {
-	r.hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
-		if err := c.checkArgs(args, 1); err != nil {
-			return err
-		}
-		names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, n := range names {
-			if a := c.n.ch.byName[n]; a != nil {
-				writeRCAccount(w, c.n.ch, a, true)
-			}
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		args, limit, err := condRCArgs(c, p)
-		if err != nil {
-			return err
-		}
-		rows, err := c.rcAccountsFrom(args[0], limit)
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, a := range rows {
-			writeRCAccount(w, c.n.ch, a, true)
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		args, limit, err := condRCArgs(c, p)
-		if err != nil {
-			return err
-		}
-		rows, err := c.rcDelegationsFrom(args[0], limit)
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, d := range rows {
-			writeRCDelegation(w, d)
-		}
-		w.arrEnd()
-		return nil
-	})
 }

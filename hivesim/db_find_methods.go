@@ -167,21 +167,6 @@ func (c *callCtx) recurrentFrom(from string) []*RecurrentTransfer {
 	return rows
 }
 
-func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.ktime("trigger_date", x.TriggerDate)
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kasset("amount", x.Amount, legacy)
-	w.kstr("memo", x.Memo)
-	w.knum("recurrence", int64(x.Recurrence))
-	w.knum("consecutive_failures", int64(x.ConsecutiveFailures))
-	w.knum("remaining_executions", int64(x.RemainingExecutions))
-	w.knum("pair_id", 0)
-	w.objEnd()
-}
-
 // findComments is hivemind's database_api.find_comments.
 func findComments(c *callCtx, p any, w *jw) *rpcError {
 	m, err := c.hmParams(p, "comments")
@@ -248,10 +233,10 @@ func registerFindMethods(r registry) {
 		return findByNames("requests", findLimitExpr, c.n.ch.recByAccount, func(x *RecoveryRequest) string { return x.AccountToRecover }, writeRecoveryRequest)(c, p, w)
 	})
 	r.hived("database_api.find_change_recovery_account_requests", func(c *callCtx, p any, w *jw) *rpcError {
-		return findByNames("requests", findLimitExpr, c.n.ch.crByAccount, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, writeChangeRecovery)(c, p, w)
+		return findByNames("requests", findLimitExpr, c.n.ch.crByAccount, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, dbForm(writeObject[ChangeRecoveryRequest]))(c, p, w)
 	})
 	r.hived("database_api.find_decline_voting_rights_requests", func(c *callCtx, p any, w *jw) *rpcError {
-		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, writeDecline)(c, p, w)
+		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, dbForm(writeObject[DeclineVotingRightsRequest]))(c, p, w)
 	})
 	r.hived("database_api.find_escrows", findByOwner("from", "escrows",
 		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, dbForm(writeEscrow)))

@@ -30,7 +30,7 @@ func listWitnesses() methodFunc {
 func listWitnessVotes() methodFunc {
 	account := kName(func(x *WitnessVote) string { return x.Account })
 	witness := kName(func(x *WitnessVote) string { return x.Witness })
-	return dbList("votes", writeWitnessVote,
+	return dbList("votes", dbForm(writeObject[WitnessVote]),
 		ord(byAccountWitness, func(ch *chain) []*WitnessVote { return ch.wvByAccount }, account, witness),
 		ord(byWitnessAccount, func(ch *chain) []*WitnessVote { return ch.wvByWitness }, witness, account))
 }
@@ -119,11 +119,11 @@ func listAccountRecoveryRequests() methodFunc {
 func listChangeRecoveryRequests() methodFunc {
 	return accountOrTime(byEffectiveDate, func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
 		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByEffective },
-		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, writeChangeRecovery)
+		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, dbForm(writeObject[ChangeRecoveryRequest]))
 }
 
 func listDeclineVotingRights() methodFunc {
 	return accountOrTime(byEffectiveDate, func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
 		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByEffective },
-		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, writeDecline)
+		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, dbForm(writeObject[DeclineVotingRightsRequest]))
 }

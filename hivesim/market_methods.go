@@ -24,16 +24,6 @@ func (t *Trade) price() float64 {
 	return float64(hbd) / float64(hive)
 }
 
-func writeTrade(w *jw, t *Trade, legacy bool) {
-	w.objBegin()
-	w.ktime("date", t.Date)
-	w.kasset("current_pays", t.CurrentPays, legacy)
-	w.kasset("open_pays", t.OpenPays, legacy)
-	w.kstr("taker", t.Taker)
-	w.kstr("maker", t.Maker)
-	w.objEnd()
-}
-
 // bucket is one market history bucket being built.
 type bucket struct {
 	open         time.Time
@@ -216,7 +206,7 @@ func registerMarketMethods(r registry) {
 		}}
 	}
 	trades := func(w *jw, rows []*Trade, legacy bool) {
-		writeRows(w, rows, func(w *jw, t *Trade) { writeTrade(w, t, legacy) })
+		writeRows(w, rows, func(w *jw, t *Trade) { writeObject(w, t, legacy) })
 	}
 	r.twins(noArgs("get_ticker", "", writeTicker), noArgs("get_volume", "", writeVolume),
 		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeU32s(w, bucketSizes) }),

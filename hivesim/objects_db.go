@@ -1,5 +1,11 @@
 package hivesim
 
+import (
+	"fmt"
+	"reflect"
+	"time"
+)
+
 // Writers of the chain's objects, fields in FC_REFLECT order (see hive-api.md §3).
 // One writer per object: legacy selects condenser_api's form (asset strings
 // "1.000 HIVE" and condenser's extra members), otherwise database_api's (NAI
@@ -159,141 +165,79 @@ func writeWitness(w *jw, x *Witness, legacy bool) {
 	w.objEnd()
 }
 
-func writeWitnessVote(w *jw, x *WitnessVote) {
+// writeObject writes x as an object of its tagged fields ("hive" tags, in
+// declaration order: the structs of data.go declare them in FC_REFLECT order).
+func writeObject[T any](w *jw, x *T, legacy bool) {
 	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("witness", x.Witness)
-	w.kstr("account", x.Account)
+	writeFields(w, x, legacy)
 	w.objEnd()
 }
 
-func writeOwnerHistory(w *jw, x *OwnerHistory) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account", x.Account)
-	w.key("previous_owner_authority")
-	writeAuthority(w, &x.PreviousOwnerAuthority)
-	w.ktime("last_valid_time", x.LastValidTime)
-	w.objEnd()
+// writeFields writes the tagged fields of the struct x points to as members.
+func writeFields(w *jw, x any, legacy bool) {
+	v := reflect.ValueOf(x).Elem()
+	for i := range v.NumField() {
+		k := v.Type().Field(i).Tag.Get("hive")
+		if k == "" {
+			continue
+		}
+		w.key(k)
+		switch f := v.Field(i); f.Kind() {
+		case reflect.String:
+			w.str(f.String())
+		case reflect.Bool:
+			w.boolean(f.Bool())
+		case reflect.Int64:
+			w.i64(f.Int())
+		case reflect.Uint64:
+			w.u64(f.Uint())
+		case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+			w.num(int64(f.Uint()))
+		default:
+			switch f := f.Interface().(type) {
+			case time.Time:
+				w.time(f)
+			case Asset:
+				writeAsset(w, f, legacy)
+			case Price:
+				writePrice(w, f, legacy)
+			case Authority:
+				writeAuthority(w, &f)
+			default:
+				panic(fmt.Sprintf("hivesim: no writer for %T", f))
+			}
+		}
+	}
 }
 
-func writeRecoveryRequest(w *jw, x *RecoveryRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account_to_recover", x.AccountToRecover)
-	w.key("new_owner_authority")
-	writeAuthority(w, &x.NewOwnerAuthority)
-	w.ktime("expires", x.Expires)
-	w.objEnd()
-}
+// The writers other files name.
 
-func writeChangeRecovery(w *jw, x *ChangeRecoveryRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account_to_recover", x.AccountToRecover)
-	w.kstr("recovery_account", x.RecoveryAccount)
-	w.ktime("effective_on", x.EffectiveOn)
-	w.objEnd()
-}
-
-func writeDecline(w *jw, x *DeclineVotingRightsRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account", x.Account)
-	w.ktime("effective_date", x.EffectiveDate)
-	w.objEnd()
-}
-
-func writeEscrow(w *jw, x *Escrow, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.knum("escrow_id", int64(x.EscrowID))
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kstr("agent", x.Agent)
-	w.ktime("ratification_deadline", x.RatificationDeadline)
-	w.ktime("escrow_expiration", x.EscrowExpiration)
-	w.kasset("hbd_balance", x.HBDBalance, legacy)
-	w.kasset("hive_balance", x.HiveBalance, legacy)
-	w.kasset("pending_fee", x.PendingFee, legacy)
-	w.kbool("to_approved", x.ToApproved)
-	w.kbool("agent_approved", x.AgentApproved)
-	w.kbool("disputed", x.Disputed)
-	w.objEnd()
-}
-
-func writeRoute(w *jw, x *WithdrawRoute) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("from_account", x.FromAccount)
-	w.kstr("to_account", x.ToAccount)
-	w.knum("percent", int64(x.Percent))
-	w.kbool("auto_vest", x.AutoVest)
-	w.objEnd()
-}
-
+func writeOwnerHistory(w *jw, x *OwnerHistory)       { writeObject(w, x, false) }
+func writeRecoveryRequest(w *jw, x *RecoveryRequest) { writeObject(w, x, false) }
+func writeRoute(w *jw, x *WithdrawRoute)             { writeObject(w, x, false) }
+func writeEscrow(w *jw, x *Escrow, legacy bool)      { writeObject(w, x, legacy) }
 func writeSavings(w *jw, x *SavingsWithdraw, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kstr("memo", x.Memo)
-	w.knum("request_id", int64(x.RequestID))
-	w.kasset("amount", x.Amount, legacy)
-	w.ktime("complete", x.Complete)
-	w.objEnd()
+	writeObject(w, x, legacy)
 }
-
-func writeDelegation(w *jw, x *VestingDelegation, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("delegator", x.Delegator)
-	w.kstr("delegatee", x.Delegatee)
-	w.kasset("vesting_shares", x.VestingShares, legacy)
-	w.ktime("min_delegation_time", x.MinDelegationTime)
-	w.objEnd()
-}
-
+func writeDelegation(w *jw, x *VestingDelegation, legacy bool) { writeObject(w, x, legacy) }
 func writeExpiration(w *jw, x *DelegationExpiration, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("delegator", x.Delegator)
-	w.kasset("vesting_shares", x.VestingShares, legacy)
-	w.ktime("expiration", x.Expiration)
-	w.objEnd()
+	writeObject(w, x, legacy)
 }
-
-func writeConvert(w *jw, x *ConvertRequest, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.knum("requestid", int64(x.RequestID))
-	w.kasset("amount", x.Amount, legacy)
-	w.ktime("conversion_date", x.ConversionDate)
-	w.objEnd()
-}
-
+func writeConvert(w *jw, x *ConvertRequest, legacy bool) { writeObject(w, x, legacy) }
 func writeCollateral(w *jw, x *CollateralizedConvertRequest, legacy bool) {
+	writeObject(w, x, legacy)
+}
+
+func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
 	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.knum("requestid", int64(x.RequestID))
-	w.kasset("collateral_amount", x.CollateralAmount, legacy)
-	w.kasset("converted_amount", x.ConvertedAmount, legacy)
-	w.ktime("conversion_date", x.ConversionDate)
+	writeFields(w, x, legacy)
+	w.knum("pair_id", 0)
 	w.objEnd()
 }
 
 func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
 	w.objBegin()
-	w.knum("id", x.ID)
-	w.ktime("created", x.Created)
-	w.ktime("expiration", x.Expiration)
-	w.kstr("seller", x.Seller)
-	w.knum("orderid", int64(x.OrderID))
-	w.ki64("for_sale", x.ForSale)
-	w.key("sell_price")
-	writePrice(w, x.SellPrice, legacy)
+	writeFields(w, x, legacy)
 	if legacy { // condenser's api_limit_order_object (get_open_orders)
 		w.kstr("real_price", realPrice(x.SellPrice))
 		w.kbool("rewarded", false)

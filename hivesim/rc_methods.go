@@ -21,14 +21,6 @@ func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	w.objEnd()
 }
 
-func writeRCDelegation(w *jw, d *RCDelegation) {
-	w.objBegin()
-	w.kstr("from", d.From)
-	w.kstr("to", d.To)
-	w.ku64("delegated_rc", d.Amount)
-	w.objEnd()
-}
-
 // rcLimit is rc_api's limit assert.
 func (c *callCtx) rcLimit(limit uint32) *rpcError {
 	if limit == 0 || limit > 1000 {
@@ -127,7 +119,7 @@ func registerRCMethods(r registry) {
 		list("list_rc_direct_delegations", "rc_direct_delegations", func(c *callCtx, w *jw, start any, limit uint32, _ bool) *rpcError {
 			rows, err := c.rcDelegationsFrom(start, limit)
 			if err == nil {
-				writeRows(w, rows, writeRCDelegation)
+				writeRows(w, rows, dbForm(writeObject[RCDelegation]))
 			}
 			return err
 		}))

@@ -8,6 +8,18 @@ func (c *callCtx) noArgs(p any) *rpcError {
 	return err
 }
 
+// getter registers a database_api-style method of no arguments whose result
+// is a value (see writeValue).
+func (r registry) getter(name string, value func(c *callCtx) any) {
+	r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
+		if err := c.noArgs(p); err != nil {
+			return err
+		}
+		writeValue(w, value(c), false)
+		return nil
+	})
+}
+
 // registerStateMethods adds the database_api getters to the method table.
 func registerStateMethods(r registry) {
 	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
@@ -35,27 +47,13 @@ func registerStateMethods(r registry) {
 		writeWitnessSchedule(w, c, false, future)
 		return nil
 	})
-	simple := func(name string, write func(c *callCtx, w *jw)) {
-		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-			if err := c.noArgs(p); err != nil {
-				return err
-			}
-			write(c, w)
-			return nil
-		})
-	}
-	simple("database_api.get_config", func(c *callCtx, w *jw) { writeConfig(w, false) })
-	simple("database_api.get_version", func(c *callCtx, w *jw) { writeVersion(w) })
-	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w, c.n.ch) })
-	simple("database_api.get_current_price_feed", func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), false) })
-	simple("database_api.get_feed_history", func(c *callCtx, w *jw) { writeFeedHistory(w, c, false) })
-	simple("database_api.get_reward_funds", func(c *callCtx, w *jw) {
-		w.objBegin()
-		w.key("funds")
-		w.arrBegin()
-		writeRewardFund(w, c, false)
-		w.arrEnd()
-		w.objEnd()
+	r.getter("database_api.get_config", func(*callCtx) any { return func(w *jw) { writeConfig(w, false) } })
+	r.getter("database_api.get_version", func(*callCtx) any { return writeVersion })
+	r.getter("database_api.get_hardfork_properties", func(c *callCtx) any { return func(w *jw) { writeHardforkProps(w, c.n.ch) } })
+	r.getter("database_api.get_current_price_feed", func(c *callCtx) any { return c.n.ch.medianFeed() })
+	r.getter("database_api.get_feed_history", func(c *callCtx) any { return func(w *jw) { writeFeedHistory(w, c, false) } })
+	r.getter("database_api.get_reward_funds", func(c *callCtx) any {
+		return obj{{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}}
 	})
 	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
 		in := &conv{}
@@ -78,9 +76,7 @@ func registerStateMethods(r registry) {
 		if in.err != nil {
 			return in.err
 		}
-		w.objBegin()
-		w.kbool("is_known", c.knownTransaction(id))
-		w.objEnd()
+		writeValue(w, obj{{"is_known", c.knownTransaction(id)}}, false)
 		return nil
 	})
 	trxArg := func(name string, fn func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError) {
@@ -101,9 +97,7 @@ func registerStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		w.objBegin()
-		w.kstr("hex", h)
-		w.objEnd()
+		writeValue(w, obj{{"hex", h}}, false)
 		return nil
 	})
 	trxArg("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
@@ -111,9 +105,7 @@ func registerStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		w.objBegin()
-		w.kstrs("keys", keys)
-		w.objEnd()
+		writeValue(w, obj{{"keys", keys}}, false)
 		return nil
 	})
 	trxArg("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError {
@@ -125,18 +117,14 @@ func registerStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		w.objBegin()
-		w.kstrs("keys", keys)
-		w.objEnd()
+		writeValue(w, obj{{"keys", keys}}, false)
 		return nil
 	})
 	trxArg("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
 		if err := c.verifyTrx(t); err != nil {
 			return err
 		}
-		w.objBegin()
-		w.kbool("valid", true)
-		w.objEnd()
+		writeValue(w, obj{{"valid", true}}, false)
 		return nil
 	})
 	r.hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
@@ -148,9 +136,7 @@ func registerStateMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		w.objBegin()
-		w.kbool("valid", ok)
-		w.objEnd()
+		writeValue(w, obj{{"valid", ok}}, false)
 		return nil
 	})
 	r.hived("database_api.verify_signatures", verifySignatures)
@@ -217,9 +203,7 @@ func verifySignatures(c *callCtx, p any, w *jw) *rpcError {
 			valid = false
 		}
 	}
-	w.objBegin()
-	w.kbool("valid", valid)
-	w.objEnd()
+	writeValue(w, obj{{"valid", valid}}, false)
 	return nil
 }
 
@@ -240,9 +224,7 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 	if len(arr) > 1000 {
 		return c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
-	w.objBegin()
-	w.key("cashout_infos")
-	w.arrBegin()
+	var infos []obj
 	for _, v := range arr {
 		t := c.tuple(v)
 		author, permlink := t.name(0), ""
@@ -252,36 +234,17 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 		if t.err != nil {
 			return t.err
 		}
-		w.objBegin()
-		w.kstr("author", author)
-		w.kstr("permlink", permlink)
+		info := obj{{"author", author}, {"permlink", permlink}}
 		if cm := c.n.ch.social.byKey[author+"/"+permlink]; cm != nil && !cm.CashoutTime.Equal(MaxTime) {
-			w.key("cashout_info")
-			w.objBegin()
-			w.ku64("total_vote_weight", cm.TotalVoteWeight)
-			w.kasset("total_payout_value", cm.TotalPayout, false)
-			w.kasset("curator_payout_value", cm.CuratorPayout, false)
-			w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), false)
-			w.ki64("author_rewards", cm.AuthorRewards)
-			w.ki64("children_abs_rshares", 0)
-			w.ki64("net_rshares", cm.NetRshares)
-			w.ki64("abs_rshares", cm.AbsRshares)
-			w.ki64("vote_rshares", cm.VoteRshares)
-			w.knum("net_votes", int64(cm.NetVotes))
-			w.ktime("last_payout", cm.LastPayout)
-			w.ktime("cashout_time", cm.CashoutTime)
-			w.ktime("max_cashout_time", MaxTime)
-			w.knum("percent_hbd", int64(cm.PercentHBD))
-			w.knum("reward_weight", 10000)
-			w.kbool("allow_replies", true)
-			w.kbool("allow_votes", true)
-			w.kbool("allow_curation_rewards", true)
-			w.kbool("was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0)
-			w.objEnd()
+			info = append(info, kv{"cashout_info", obj{{"total_vote_weight", cm.TotalVoteWeight}, {"total_payout_value", cm.TotalPayout},
+				{"curator_payout_value", cm.CuratorPayout}, {"max_accepted_payout", asset(1_000_000_000, HBD)}, {"author_rewards", cm.AuthorRewards},
+				{"children_abs_rshares", int64(0)}, {"net_rshares", cm.NetRshares}, {"abs_rshares", cm.AbsRshares}, {"vote_rshares", cm.VoteRshares},
+				{"net_votes", cm.NetVotes}, {"last_payout", cm.LastPayout}, {"cashout_time", cm.CashoutTime}, {"max_cashout_time", MaxTime},
+				{"percent_hbd", cm.PercentHBD}, {"reward_weight", 10000}, {"allow_replies", true}, {"allow_votes", true},
+				{"allow_curation_rewards", true}, {"was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0}}})
 		}
-		w.objEnd()
+		infos = append(infos, info)
 	}
-	w.arrEnd()
-	w.objEnd()
+	writeValue(w, obj{{"cashout_infos", infos}}, false)
 	return nil
 }

@@ -1,10 +1,5 @@
 package hivesim
 
-import (
-	"fmt"
-	"reflect"
-	"time"
-)
 
 // Writers of the chain's objects, fields in FC_REFLECT order (see hive-api.md §3).
 // One writer per object: legacy selects condenser_api's form (asset strings
@@ -165,51 +160,6 @@ func writeWitness(w *jw, x *Witness, legacy bool) {
 	w.objEnd()
 }
 
-// writeObject writes x as an object of its tagged fields ("hive" tags, in
-// declaration order: the structs of data.go declare them in FC_REFLECT order).
-func writeObject[T any](w *jw, x *T, legacy bool) {
-	w.objBegin()
-	writeFields(w, x, legacy)
-	w.objEnd()
-}
-
-// writeFields writes the tagged fields of the struct x points to as members.
-func writeFields(w *jw, x any, legacy bool) {
-	v := reflect.ValueOf(x).Elem()
-	for i := range v.NumField() {
-		k := v.Type().Field(i).Tag.Get("hive")
-		if k == "" {
-			continue
-		}
-		w.key(k)
-		switch f := v.Field(i); f.Kind() {
-		case reflect.String:
-			w.str(f.String())
-		case reflect.Bool:
-			w.boolean(f.Bool())
-		case reflect.Int64:
-			w.i64(f.Int())
-		case reflect.Uint64:
-			w.u64(f.Uint())
-		case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-			w.num(int64(f.Uint()))
-		default:
-			switch f := f.Interface().(type) {
-			case time.Time:
-				w.time(f)
-			case Asset:
-				writeAsset(w, f, legacy)
-			case Price:
-				writePrice(w, f, legacy)
-			case Authority:
-				writeAuthority(w, &f)
-			default:
-				panic(fmt.Sprintf("hivesim: no writer for %T", f))
-			}
-		}
-	}
-}
-
 // The writers other files name.
 
 func writeOwnerHistory(w *jw, x *OwnerHistory)       { writeObject(w, x, false) }
@@ -229,20 +179,15 @@ func writeCollateral(w *jw, x *CollateralizedConvertRequest, legacy bool) {
 }
 
 func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
-	w.objBegin()
-	writeFields(w, x, legacy)
-	w.knum("pair_id", 0)
-	w.objEnd()
+	writeValue(w, append(fields(x), kv{"pair_id", 0}), legacy)
 }
 
 func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
-	w.objBegin()
-	writeFields(w, x, legacy)
+	o := fields(x)
 	if legacy { // condenser's api_limit_order_object (get_open_orders)
-		w.kstr("real_price", realPrice(x.SellPrice))
-		w.kbool("rewarded", false)
+		o = append(o, kv{"real_price", realPrice(x.SellPrice)}, kv{"rewarded", false})
 	}
-	w.objEnd()
+	writeValue(w, o, legacy)
 }
 
 func writeProposal(w *jw, x *Proposal, status string, legacy bool) {

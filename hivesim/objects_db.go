@@ -1,6 +1,5 @@
 package hivesim
 
-
 // Writers of the chain's objects, fields in FC_REFLECT order (see hive-api.md §3).
 // One writer per object: legacy selects condenser_api's form (asset strings
 // "1.000 HIVE" and condenser's extra members), otherwise database_api's (NAI

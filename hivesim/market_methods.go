@@ -68,35 +68,13 @@ func (ch *chain) marketHistory(seconds uint32, start, end time.Time) []*bucket {
 }
 
 func writeBucket(w *jw, b *bucket) {
-	w.objBegin()
-	w.knum("id", int64(b.seconds)*100_000+int64(b.idx))
-	w.ktime("open", b.open)
-	w.knum("seconds", int64(b.seconds))
-	for _, side := range []struct {
-		k   string
-		hbd bool
-	}{{"hive", false}, {"non_hive", true}} {
-		pick := func(t *Trade) int64 {
-			hive, hbd := t.sides()
-			if side.hbd {
-				return hbd
-			}
-			return hive
-		}
-		w.key(side.k)
-		w.objBegin()
-		w.ki64("high", pick(b.high))
-		w.ki64("low", pick(b.low))
-		w.ki64("open", pick(b.first))
-		w.ki64("close", pick(b.last))
-		vol := b.hiveV
-		if side.hbd {
-			vol = b.hbdV
-		}
-		w.ki64("volume", vol)
-		w.objEnd()
+	side := func(pick func(hive, hbd int64) int64, volume int64) obj {
+		at := func(t *Trade) int64 { return pick(t.sides()) }
+		return obj{{"high", at(b.high)}, {"low", at(b.low)}, {"open", at(b.first)}, {"close", at(b.last)}, {"volume", volume}}
 	}
-	w.objEnd()
+	writeValue(w, obj{{"id", int64(b.seconds)*100_000 + int64(b.idx)}, {"open", b.open}, {"seconds", b.seconds},
+		{"hive", side(func(hive, _ int64) int64 { return hive }, b.hiveV)},
+		{"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}}, false)
 }
 
 // volume24h is the HIVE and HBD traded in the 24 hours before now.
@@ -134,23 +112,17 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 	if bids := ch.orderBookSide(true, 1); len(bids) > 0 {
 		bid, _ = strconv.ParseFloat(realPrice(bids[0].SellPrice), 64)
 	}
-	hive, hbd := ch.volume24h(now)
-	w.objBegin()
-	w.kstr("latest", strconv.FormatFloat(latest, 'f', 17, 64))
-	w.kstr("lowest_ask", strconv.FormatFloat(ask, 'f', 17, 64))
-	w.kstr("highest_bid", strconv.FormatFloat(bid, 'f', 17, 64))
-	w.kstr("percent_change", strconv.FormatFloat(change, 'f', 17, 64))
-	w.kasset("hive_volume", asset(hive, HIVE), legacy)
-	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
-	w.objEnd()
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 17, 64) }
+	writeValue(w, append(obj{{"latest", f(latest)}, {"lowest_ask", f(ask)}, {"highest_bid", f(bid)}, {"percent_change", f(change)}},
+		volumes(c)...), legacy)
 }
 
-func writeVolume(w *jw, c *callCtx, legacy bool) {
+func writeVolume(w *jw, c *callCtx, legacy bool) { writeValue(w, volumes(c), legacy) }
+
+// volumes is the last 24 hours' volume members.
+func volumes(c *callCtx) obj {
 	hive, hbd := c.n.ch.volume24h(c.now())
-	w.objBegin()
-	w.kasset("hive_volume", asset(hive, HIVE), legacy)
-	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
-	w.objEnd()
+	return obj{{"hive_volume", asset(hive, HIVE)}, {"hbd_volume", asset(hbd, HBD)}}
 }
 
 // marketLimit is market_history_api's limit assert.
@@ -209,7 +181,7 @@ func registerMarketMethods(r registry) {
 		writeRows(w, rows, func(w *jw, t *Trade) { writeObject(w, t, legacy) })
 	}
 	r.twins(noArgs("get_ticker", "", writeTicker), noArgs("get_volume", "", writeVolume),
-		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeU32s(w, bucketSizes) }),
+		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeValue(w, bucketSizes, false) }),
 		twin{api: "market_history_api", name: "get_order_book", members: []string{"limit"}, optional: 1,
 			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 				limit, err := c.optLimit(args, 0, 500)
@@ -255,10 +227,3 @@ func registerMarketMethods(r registry) {
 			}})
 }
 
-func writeU32s(w *jw, vs []uint32) {
-	w.arrBegin()
-	for _, v := range vs {
-		w.num(int64(v))
-	}
-	w.arrEnd()
-}

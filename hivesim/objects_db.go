@@ -126,37 +126,16 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 }
 
 func writeWitness(w *jw, x *Witness, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.ktime("created", x.Created)
-	w.kstr("url", x.URL)
-	w.ki64("votes", x.Votes)
-	w.kstr("virtual_last_update", x.VirtualLastUpdate.String())
-	w.kstr("virtual_position", x.VirtualPosition.String())
-	w.kstr("virtual_scheduled_time", x.VirtualScheduledTime.String())
-	w.knum("total_missed", int64(x.TotalMissed))
-	w.ku64("last_aslot", x.LastAslot)
-	w.ku64("last_confirmed_block_num", x.LastConfirmedBlockNum)
-	w.ku64("pow_worker", 0)
-	w.kstr("signing_key", x.SigningKey)
-	w.key("props")
-	w.objBegin()
-	w.kasset("account_creation_fee", x.AccountCreationFee, legacy)
-	w.knum("maximum_block_size", int64(x.MaximumBlockSize))
-	w.knum("hbd_interest_rate", int64(x.HBDInterestRate))
-	w.knum("account_subsidy_budget", 797)
-	w.knum("account_subsidy_decay", 347321)
-	w.objEnd()
-	w.key("hbd_exchange_rate")
-	writePrice(w, x.HBDExchangeRate, legacy)
-	w.ktime("last_hbd_exchange_update", x.LastHBDExchangeUpdate)
-	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
-	w.kstr("running_version", x.RunningVersion)
-	w.kstr("hardfork_version_vote", hardforkVersion)
-	w.ktime("hardfork_time_vote", x.HardforkTimeVote)
-	w.ki64("available_witness_account_subsidies", 0)
-	w.objEnd()
+	writeValue(w, obj{{"id", x.ID}, {"owner", x.Owner}, {"created", x.Created}, {"url", x.URL}, {"votes", x.Votes},
+		{"virtual_last_update", x.VirtualLastUpdate}, {"virtual_position", x.VirtualPosition},
+		{"virtual_scheduled_time", x.VirtualScheduledTime}, {"total_missed", x.TotalMissed}, {"last_aslot", x.LastAslot},
+		{"last_confirmed_block_num", x.LastConfirmedBlockNum}, {"pow_worker", uint64(0)}, {"signing_key", x.SigningKey},
+		{"props", obj{{"account_creation_fee", x.AccountCreationFee}, {"maximum_block_size", x.MaximumBlockSize},
+			{"hbd_interest_rate", x.HBDInterestRate}, {"account_subsidy_budget", 797}, {"account_subsidy_decay", 347321}}},
+		{"hbd_exchange_rate", x.HBDExchangeRate}, {"last_hbd_exchange_update", x.LastHBDExchangeUpdate},
+		{"last_work", "0000000000000000000000000000000000000000000000000000000000000000"},
+		{"running_version", x.RunningVersion}, {"hardfork_version_vote", hardforkVersion}, {"hardfork_time_vote", x.HardforkTimeVote},
+		{"available_witness_account_subsidies", int64(0)}}, legacy)
 }
 
 // The writers other files name.
@@ -190,21 +169,12 @@ func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
 }
 
 func writeProposal(w *jw, x *Proposal, status string, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.knum("proposal_id", x.ID)
-	w.kstr("creator", x.Creator)
-	w.kstr("receiver", x.Receiver)
-	w.ktime("start_date", x.StartDate)
-	w.ktime("end_date", x.EndDate)
-	w.kasset("daily_pay", x.DailyPay, legacy)
-	w.kstr("subject", x.Subject)
-	w.kstr("permlink", x.Permlink)
-	w.ku64("total_votes", x.TotalVotes)
+	o := obj{{"id", x.ID}, {"proposal_id", x.ID}, {"creator", x.Creator}, {"receiver", x.Receiver}, {"start_date", x.StartDate},
+		{"end_date", x.EndDate}, {"daily_pay", x.DailyPay}, {"subject", x.Subject}, {"permlink", x.Permlink}, {"total_votes", x.TotalVotes}}
 	if status != "" { // condenser's list_proposal_votes leaves it out
-		w.kstr("status", status)
+		o = append(o, kv{"status", status})
 	}
-	w.objEnd()
+	writeValue(w, o, legacy)
 }
 
 // dbForm and legacyForm bind a writer's legacy flag.

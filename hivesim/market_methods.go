@@ -226,4 +226,3 @@ func registerMarketMethods(r registry) {
 				return in.err
 			}})
 }
-

@@ -72,13 +72,13 @@ func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 	if in.err != nil {
 		return in.err
 	}
-	order, err := c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet)
+	order, err := c.sortOrder(o["order"])
 	switch {
 	case err != nil:
 		return err
-	case order == byWithdrawRoute:
+	case order == "by_withdraw_route":
 		writeList(w, "routes", ownedBy(c.n.ch.routeByWithdraw, func(r *WithdrawRoute) string { return r.FromAccount }, account), writeRoute)
-	case order == byDestination:
+	case order == "by_destination":
 		writeList(w, "routes", ownedBy(c.n.ch.routeByDestination, func(r *WithdrawRoute) string { return r.ToAccount }, account), writeRoute)
 	default:
 		return c.unknownOrder(order)

@@ -91,13 +91,13 @@ func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
 		edgeID = math.MaxInt64
 	}
 	switch a.order {
-	case byCreator:
+	case "by_creator":
 		rows = ch.propByCreator
-	case byStartDate:
+	case "by_start_date":
 		rows = ch.propByStart
-	case byEndDate:
+	case "by_end_date":
 		rows = ch.propByEnd
-	case byTotalVotes:
+	case "by_total_votes":
 		rows = ch.propByVotes
 	default:
 		return nil, c.unknownOrder(a.order)
@@ -108,13 +108,13 @@ func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
 	}
 	if len(starts) > 0 {
 		switch a.order {
-		case byCreator:
+		case "by_creator":
 			creator, err := c.asName(starts[0])
 			if err != nil {
 				return nil, err
 			}
 			keyCmp = func(x *Proposal) int { return cmp.Or(strings.Compare(x.Creator, creator), cmp.Compare(x.ID, edgeID)) }
-		case byStartDate, byEndDate:
+		case "by_start_date", "by_end_date":
 			s, err := c.asString(starts[0])
 			if err != nil {
 				return nil, err
@@ -129,11 +129,11 @@ func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
 				}
 			}
 			field := func(x *Proposal) time.Time { return x.StartDate }
-			if a.order == byEndDate {
+			if a.order == "by_end_date" {
 				field = func(x *Proposal) time.Time { return x.EndDate }
 			}
 			keyCmp = func(x *Proposal) int { return cmp.Or(field(x).Compare(when), cmp.Compare(x.ID, edgeID)) }
-		case byTotalVotes:
+		case "by_total_votes":
 			votes, err := c.asU64(starts[0])
 			if err != nil {
 				return nil, err
@@ -228,14 +228,14 @@ func (c *callCtx) proposalVoteRows(p any) ([]*ProposalVote, *rpcError) {
 	var rows []*ProposalVote
 	var keyCmp func(*ProposalVote) int
 	switch a.order {
-	case byVoterProposal, byProposalVoter:
+	case "by_voter_proposal", "by_proposal_voter":
 		arr, err := c.asArray(a.start)
 		if err != nil {
 			return nil, err
 		}
 		v0, ok0 := elem(arr, 0)
 		v1, ok1 := elem(arr, 1)
-		if a.order == byVoterProposal {
+		if a.order == "by_voter_proposal" {
 			voter, err := voterName(v0, ok0)
 			if err != nil {
 				return nil, err
@@ -296,7 +296,7 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 
 // smtList serves the SMT list methods. The simulated chain has no SMTs, so after the
 // argument checks the lists are empty.
-func smtList(key string, orders ...int) methodFunc {
+func smtList(key string, orders ...string) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
 		a, err := c.listArgs(p, true)
 		if err != nil {

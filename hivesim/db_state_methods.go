@@ -2,50 +2,40 @@ package hivesim
 
 // database_api getters of chain-wide state and transaction helpers.
 
-// noArgs accepts database_api's empty params ({} or null).
-func (c *callCtx) noArgs(p any) *rpcError {
-	_, err := c.asObject(p)
-	return err
-}
-
-// getter registers a database_api-style method of no arguments whose result
-// is a value (see writeValue).
-func (r registry) getter(name string, value func(c *callCtx) any) {
+// object registers a database_api-style method: params are an object ({}
+// or null), and the answer a value for writeValue.
+func (r registry) object(name string, answer func(c *callCtx, o map[string]any) (any, *rpcError)) {
 	r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
+		o, err := c.asObject(p)
+		if err != nil {
 			return err
 		}
-		writeValue(w, value(c), false)
-		return nil
+		v, err := answer(c, o)
+		if err == nil {
+			writeValue(w, v, false)
+		}
+		return err
 	})
+}
+
+// getter registers a method of no arguments.
+func (r registry) getter(name string, value func(c *callCtx) any) {
+	r.object(name, func(c *callCtx, _ map[string]any) (any, *rpcError) { return value(c), nil })
 }
 
 // registerStateMethods adds the database_api getters to the method table.
 func registerStateMethods(r registry) {
-	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		future := get(in, c.asBool, o["include_future"])
-		if in.err != nil {
-			return in.err
-		}
-		w.objBegin()
-		w.kstrs("witnesses", c.n.ch.activeWitnesses(c.head))
+	r.object("database_api.get_active_witnesses", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		future, err := c.asBool(o["include_future"])
+		v := obj{{"witnesses", c.n.ch.activeWitnesses(c.head)}}
 		if future {
-			w.kstrs("future_witnesses", c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule))))
+			v = append(v, kv{"future_witnesses", c.n.ch.activeWitnesses(c.head + uint32(len(c.n.ch.schedule)))})
 		}
-		w.objEnd()
-		return nil
+		return v, err
 	})
-	r.hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		future := get(in, c.asBool, o["include_future"])
-		if in.err != nil {
-			return in.err
-		}
-		writeWitnessSchedule(w, c, false, future)
-		return nil
+	r.object("database_api.get_witness_schedule", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		future, err := c.asBool(o["include_future"])
+		return func(w *jw) { writeWitnessSchedule(w, c, false, future) }, err
 	})
 	r.getter("database_api.get_config", func(*callCtx) any { return func(w *jw) { writeConfig(w, false) } })
 	r.getter("database_api.get_version", func(*callCtx) any { return writeVersion })
@@ -55,89 +45,50 @@ func registerStateMethods(r registry) {
 	r.getter("database_api.get_reward_funds", func(c *callCtx) any {
 		return obj{{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}}
 	})
-	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
+	r.object("database_api.get_order_book", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		limit, err := c.asU32(o["limit"])
+		if err == nil {
+			err = c.checkLimit(limit)
 		}
-		if err := c.checkLimit(limit); err != nil {
-			return err
-		}
-		writeOrderBook(w, c, int(limit), false)
-		return nil
+		return func(w *jw) { writeOrderBook(w, c, int(limit), false) }, err
 	})
 	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
-	r.hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		id := get(in, c.asString, o["id"])
-		if in.err != nil {
-			return in.err
-		}
-		writeValue(w, obj{{"is_known", c.knownTransaction(id)}}, false)
-		return nil
+	r.object("database_api.is_known_transaction", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		id, err := c.asString(o["id"])
+		return obj{{"is_known", c.knownTransaction(id)}}, err
 	})
-	trxArg := func(name string, fn func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError) {
-		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-			o, err := c.asObject(p)
-			if err != nil {
-				return err
-			}
+	// The transaction helpers read the transaction in "trx" first.
+	trx := func(name string, answer func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError)) {
+		r.object(name, func(c *callCtx, o map[string]any) (any, *rpcError) {
 			t, err := c.parseTrx(o["trx"])
 			if err != nil {
-				return err
+				return nil, err
 			}
-			return fn(c, o, t, w)
+			return answer(c, o, t)
 		})
 	}
-	trxArg("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
+	trx("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
 		h, err := c.trxHex(t, false)
-		if err != nil {
-			return err
-		}
-		writeValue(w, obj{{"hex", h}}, false)
-		return nil
+		return obj{{"hex", h}}, err
 	})
-	trxArg("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
+	trx("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
 		keys, err := c.potentialKeys(t)
-		if err != nil {
-			return err
-		}
-		writeValue(w, obj{{"keys", keys}}, false)
-		return nil
+		return obj{{"keys", keys}}, err
 	})
-	trxArg("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError {
+	trx("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError) {
 		avail, err := c.stringList(o["available_keys"])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keys, err := c.requiredKeys(t, avail)
-		if err != nil {
-			return err
-		}
-		writeValue(w, obj{{"keys", keys}}, false)
-		return nil
+		return obj{{"keys", keys}}, err
 	})
-	trxArg("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
-		if err := c.verifyTrx(t); err != nil {
-			return err
-		}
-		writeValue(w, obj{{"valid", true}}, false)
-		return nil
+	trx("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
+		return obj{{"valid", true}}, c.verifyTrx(t)
 	})
-	r.hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
+	r.object("database_api.verify_account_authority", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
-		if err != nil {
-			return err
-		}
-		writeValue(w, obj{{"valid", ok}}, false)
-		return nil
+		return obj{{"valid", ok}}, err
 	})
 	r.hived("database_api.verify_signatures", verifySignatures)
 }

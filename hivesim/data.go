@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"cmp"
 	"math/big"
 	"strconv"
 	"time"
@@ -68,17 +69,7 @@ var MaxU128 = U128{Hi: ^uint64(0), Lo: ^uint64(0)}
 
 // Cmp compares two U128 values and returns -1, 0 or +1.
 func (u U128) Cmp(v U128) int {
-	switch {
-	case u.Hi < v.Hi:
-		return -1
-	case u.Hi > v.Hi:
-		return 1
-	case u.Lo < v.Lo:
-		return -1
-	case u.Lo > v.Lo:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(u.Hi, v.Hi), cmp.Compare(u.Lo, v.Lo))
 }
 
 // String returns the decimal form.

@@ -86,28 +86,26 @@ func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 	return nil
 }
 
-func findProposals(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	ids := get(in, c.asArray, orEmptyArray(o["proposal_ids"]))
-	if in.err != nil {
-		return in.err
+func findProposals(c *callCtx, o map[string]any) (any, *rpcError) {
+	ids, err := c.asArray(orEmptyArray(o["proposal_ids"]))
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) > 1000 {
-		return c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
+		return nil, c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
-	var rows []*Proposal
+	var rows []any
 	for _, v := range ids {
 		id, err := c.asI64(v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if id >= 0 && id < int64(len(c.n.ch.proposals)) {
-			rows = append(rows, c.n.ch.proposals[id])
+			x := c.n.ch.proposals[id]
+			rows = append(rows, func(w *jw) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 		}
 	}
-	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
-	return nil
+	return obj{{"proposals", rows}}, nil
 }
 
 // findComments is hivemind's database_api.find_comments.
@@ -199,7 +197,7 @@ func registerFindMethods(r registry) {
 		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, dbForm(writeLimitOrder)))
 	r.hived("database_api.find_recurrent_transfers", findByOwner("from", "recurrent_transfers",
 		func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent }, func(x *RecurrentTransfer) string { return x.From }, dbForm(writeRecurrent)))
-	r.hived("database_api.find_proposals", findProposals)
+	r.object("database_api.find_proposals", findProposals)
 	r.mind("database_api.find_comments", findComments)
 	r.mind("database_api.find_votes", findVotes)
 }

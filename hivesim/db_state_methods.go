@@ -52,7 +52,7 @@ func registerStateMethods(r registry) {
 		}
 		return func(w *jw) { writeOrderBook(w, c, int(limit), false) }, err
 	})
-	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
+	r.object("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
 	r.object("database_api.is_known_transaction", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		id, err := c.asString(o["id"])
 		return obj{{"is_known", c.knownTransaction(id)}}, err
@@ -90,7 +90,7 @@ func registerStateMethods(r registry) {
 		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
 		return obj{{"valid", ok}}, err
 	})
-	r.hived("database_api.verify_signatures", verifySignatures)
+	r.object("database_api.verify_signatures", verifySignatures)
 }
 
 // stringList reads a JSON array of strings.
@@ -131,19 +131,15 @@ func (c *callCtx) verifyAccountAuthority(accountV, signersV, levelV any) (bool, 
 	return c.accountAuthorized(account, level, signers), nil
 }
 
-func verifySignatures(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
+func verifySignatures(c *callCtx, o map[string]any) (any, *rpcError) {
 	sigs, err := c.stringList(o["signatures"])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		if seen[s] {
-			return c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
+			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
 		}
 		seen[s] = true
 	}
@@ -154,8 +150,7 @@ func verifySignatures(c *callCtx, p any, w *jw) *rpcError {
 			valid = false
 		}
 	}
-	writeValue(w, obj{{"valid", valid}}, false)
-	return nil
+	return obj{{"valid", valid}}, nil
 }
 
 // knownTransaction is hived's is_known_transaction: a transaction in a
@@ -165,15 +160,13 @@ func (c *callCtx) knownTransaction(id string) bool {
 	return t != nil && t.Block <= c.head && t.Expiration.After(c.now())
 }
 
-func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	arr := get(in, c.asArray, orEmptyArray(o["comments"]))
-	if in.err != nil {
-		return in.err
+func getCommentPendingPayouts(c *callCtx, o map[string]any) (any, *rpcError) {
+	arr, err := c.asArray(orEmptyArray(o["comments"]))
+	if err != nil {
+		return nil, err
 	}
 	if len(arr) > 1000 {
-		return c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
+		return nil, c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
 	var infos []obj
 	for _, v := range arr {
@@ -183,7 +176,7 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 			permlink, _ = x.(string)
 		}
 		if t.err != nil {
-			return t.err
+			return nil, t.err
 		}
 		info := obj{{"author", author}, {"permlink", permlink}}
 		if cm := c.n.ch.social.byKey[author+"/"+permlink]; cm != nil && !cm.CashoutTime.Equal(MaxTime) {
@@ -196,6 +189,5 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 		}
 		infos = append(infos, info)
 	}
-	writeValue(w, obj{{"cashout_infos", infos}}, false)
-	return nil
+	return obj{{"cashout_infos", infos}}, nil
 }

@@ -57,7 +57,7 @@ func (c *callCtx) sortOrder(v any) (string, *rpcError) {
 	if err != nil {
 		return "", err
 	}
-	return sortOrderNames[i], nil
+	return enumName(sortOrderNames, i), nil // a number out of range stays one
 }
 
 func (c *callCtx) unknownOrder(order string) *rpcError {

@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"cmp"
 	"math/big"
 	"strconv"
 	"time"
@@ -68,17 +69,7 @@ var MaxU128 = U128{Hi: ^uint64(0), Lo: ^uint64(0)}
 
 // Cmp compares two U128 values and returns -1, 0 or +1.
 func (u U128) Cmp(v U128) int {
-	switch {
-	case u.Hi < v.Hi:
-		return -1
-	case u.Hi > v.Hi:
-		return 1
-	case u.Lo < v.Lo:
-		return -1
-	case u.Lo > v.Lo:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(u.Hi, v.Hi), cmp.Compare(u.Lo, v.Lo))
 }
 
 // String returns the decimal form.
@@ -163,121 +154,124 @@ type Witness struct {
 
 // WitnessVote is one account's approval of a witness.
 type WitnessVote struct {
-	ID      int64
-	Witness string
-	Account string
+	ID      int64  `hive:"id"`
+	Witness string `hive:"witness"`
+	Account string `hive:"account"`
 }
 
 // OwnerHistory is a past owner authority of an account.
 type OwnerHistory struct {
-	ID                     int64
-	Account                string
-	PreviousOwnerAuthority Authority
-	LastValidTime          time.Time
+	ID                     int64     `hive:"id"`
+	Account                string    `hive:"account"`
+	PreviousOwnerAuthority Authority `hive:"previous_owner_authority"`
+	LastValidTime          time.Time `hive:"last_valid_time"`
 }
 
 // RecoveryRequest is a pending account recovery request.
 type RecoveryRequest struct {
-	ID                int64
-	AccountToRecover  string
-	NewOwnerAuthority Authority
-	Expires           time.Time
+	ID                int64     `hive:"id"`
+	AccountToRecover  string    `hive:"account_to_recover"`
+	NewOwnerAuthority Authority `hive:"new_owner_authority"`
+	Expires           time.Time `hive:"expires"`
 }
 
 // ChangeRecoveryRequest is a pending change of an account's recovery partner.
 type ChangeRecoveryRequest struct {
-	ID               int64
-	AccountToRecover string
-	RecoveryAccount  string
-	EffectiveOn      time.Time
+	ID               int64     `hive:"id"`
+	AccountToRecover string    `hive:"account_to_recover"`
+	RecoveryAccount  string    `hive:"recovery_account"`
+	EffectiveOn      time.Time `hive:"effective_on"`
 }
 
 // DeclineVotingRightsRequest is a pending request to give up governance voting.
 type DeclineVotingRightsRequest struct {
-	ID            int64
-	Account       string
-	EffectiveDate time.Time
+	ID            int64     `hive:"id"`
+	Account       string    `hive:"account"`
+	EffectiveDate time.Time `hive:"effective_date"`
 }
 
 // Escrow is an escrow transfer waiting for approval or release.
 type Escrow struct {
-	ID                   int64
-	EscrowID             uint32
-	From, To, Agent      string
-	RatificationDeadline time.Time
-	EscrowExpiration     time.Time
-	HBDBalance           Asset
-	HiveBalance          Asset
-	PendingFee           Asset
-	ToApproved           bool
-	AgentApproved        bool
-	Disputed             bool
+	ID                   int64     `hive:"id"`
+	EscrowID             uint32    `hive:"escrow_id"`
+	From                 string    `hive:"from"`
+	To                   string    `hive:"to"`
+	Agent                string    `hive:"agent"`
+	RatificationDeadline time.Time `hive:"ratification_deadline"`
+	EscrowExpiration     time.Time `hive:"escrow_expiration"`
+	HBDBalance           Asset     `hive:"hbd_balance"`
+	HiveBalance          Asset     `hive:"hive_balance"`
+	PendingFee           Asset     `hive:"pending_fee"`
+	ToApproved           bool      `hive:"to_approved"`
+	AgentApproved        bool      `hive:"agent_approved"`
+	Disputed             bool      `hive:"disputed"`
 }
 
 // WithdrawRoute routes part of a power-down to another account.
 type WithdrawRoute struct {
-	ID          int64
-	FromAccount string
-	ToAccount   string
-	Percent     uint16
-	AutoVest    bool
+	ID          int64  `hive:"id"`
+	FromAccount string `hive:"from_account"`
+	ToAccount   string `hive:"to_account"`
+	Percent     uint16 `hive:"percent"`
+	AutoVest    bool   `hive:"auto_vest"`
 }
 
 // SavingsWithdraw is a pending withdrawal from savings.
 type SavingsWithdraw struct {
-	ID        int64
-	From, To  string
-	Memo      string
-	RequestID uint32
-	Amount    Asset
-	Complete  time.Time
+	ID        int64     `hive:"id"`
+	From      string    `hive:"from"`
+	To        string    `hive:"to"`
+	Memo      string    `hive:"memo"`
+	RequestID uint32    `hive:"request_id"`
+	Amount    Asset     `hive:"amount"`
+	Complete  time.Time `hive:"complete"`
 }
 
 // VestingDelegation is a delegation of vesting shares.
 type VestingDelegation struct {
-	ID                int64
-	Delegator         string
-	Delegatee         string
-	VestingShares     Asset
-	MinDelegationTime time.Time
+	ID                int64     `hive:"id"`
+	Delegator         string    `hive:"delegator"`
+	Delegatee         string    `hive:"delegatee"`
+	VestingShares     Asset     `hive:"vesting_shares"`
+	MinDelegationTime time.Time `hive:"min_delegation_time"`
 }
 
 // DelegationExpiration is returned delegated vesting waiting to become usable again.
 type DelegationExpiration struct {
-	ID            int64
-	Delegator     string
-	VestingShares Asset
-	Expiration    time.Time
+	ID            int64     `hive:"id"`
+	Delegator     string    `hive:"delegator"`
+	VestingShares Asset     `hive:"vesting_shares"`
+	Expiration    time.Time `hive:"expiration"`
 }
 
 // ConvertRequest is an HBD-to-HIVE conversion request.
 type ConvertRequest struct {
-	ID             int64
-	Owner          string
-	RequestID      uint32
-	Amount         Asset
-	ConversionDate time.Time
+	ID             int64     `hive:"id"`
+	Owner          string    `hive:"owner"`
+	RequestID      uint32    `hive:"requestid"`
+	Amount         Asset     `hive:"amount"`
+	ConversionDate time.Time `hive:"conversion_date"`
 }
 
 // CollateralizedConvertRequest is a HIVE-to-HBD collateralized conversion request.
 type CollateralizedConvertRequest struct {
-	ID               int64
-	Owner            string
-	RequestID        uint32
-	CollateralAmount Asset
-	ConvertedAmount  Asset
-	ConversionDate   time.Time
+	ID               int64     `hive:"id"`
+	Owner            string    `hive:"owner"`
+	RequestID        uint32    `hive:"requestid"`
+	CollateralAmount Asset     `hive:"collateral_amount"`
+	ConvertedAmount  Asset     `hive:"converted_amount"`
+	ConversionDate   time.Time `hive:"conversion_date"`
 }
 
 // LimitOrder is an open order of the internal HIVE/HBD market.
 type LimitOrder struct {
-	ID         int64
-	Created    time.Time
-	Expiration time.Time
-	Seller     string
-	OrderID    uint32
-	ForSale    int64
-	SellPrice  Price
+	ID         int64     `hive:"id"`
+	Created    time.Time `hive:"created"`
+	Expiration time.Time `hive:"expiration"`
+	Seller     string    `hive:"seller"`
+	OrderID    uint32    `hive:"orderid"`
+	ForSale    int64     `hive:"for_sale"`
+	SellPrice  Price     `hive:"sell_price"`
 }
 
 // Proposal is a Decentralized Hive Fund proposal.

@@ -2,8 +2,6 @@ package hivesim
 
 // database_api find_* methods: lookups by owner or key, not paged.
 
-const findLimitExpr = "args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT"
-
 // nameList reads a JSON array of account names (at most 1000).
 func (c *callCtx) nameList(v any, expr string) ([]string, *rpcError) {
 	arr, err := c.asArray(orEmptyArray(v))
@@ -22,74 +20,49 @@ func (c *callCtx) nameList(v any, expr string) ([]string, *rpcError) {
 	return names, nil
 }
 
-// objectArg reads params as an object and one member as an account name.
-func (c *callCtx) objectName(p any, key string) (string, *rpcError) {
-	o, err := c.asObject(p)
-	if err != nil {
-		return "", err
-	}
-	return c.asName(o[key])
-}
-
-// findByNames serves the finds that take a list of accounts.
-func findByNames[T any](key, expr string, index []*T, name func(*T) string, write func(*jw, *T)) methodFunc {
+// findByNames serves the finds that take a list of names in member: the rows
+// of index named by each, in turn.
+func findByNames[T any](member, key string, index func(*chain) []*T, name func(*T) string, write func(*jw, *T)) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
 		}
-		names, err := c.nameList(o["accounts"], expr)
+		names, err := c.nameList(o[member], "args."+member+".size() <= DATABASE_API_SINGLE_QUERY_LIMIT")
 		if err != nil {
 			return err
 		}
 		var rows []*T
 		for _, n := range names {
-			for _, x := range index {
-				if name(x) == n {
-					rows = append(rows, x)
-				}
-			}
+			rows = append(rows, ownedBy(index(c.n.ch), name, n)...)
 		}
 		writeList(w, key, rows, write)
 		return nil
 	}
 }
 
-// findByOwner serves the finds that list one account's objects.
-func findByOwner[T any](param, key string, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) methodFunc {
+// findByOwner serves the finds that list one account's objects; that
+// account is member.
+func findByOwner[T any](member, key string, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
-		name, err := c.objectName(p, param)
-		if err != nil {
-			return err
+		in := &conv{}
+		name := get(in, c.asName, get(in, c.asObject, p)[member])
+		if in.err == nil {
+			writeList(w, key, ownedBy(index(c.n.ch), owner, name), write)
 		}
-		var rows []*T
-		for _, x := range index(c.n.ch) {
-			if owner(x) == name {
-				rows = append(rows, x)
-			}
-		}
-		writeList(w, key, rows, write)
-		return nil
+		return in.err
 	}
 }
 
-func findWitnesses(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
-	names, err := c.nameList(o["owners"], "args.owners.size() <= DATABASE_API_SINGLE_QUERY_LIMIT")
-	if err != nil {
-		return err
-	}
-	var rows []*Witness
-	for _, n := range names {
-		if x := c.n.ch.witnessByName[n]; x != nil {
+// ownedBy is the rows of index whose owner is name.
+func ownedBy[T any](index []*T, owner func(*T) string, name string) []*T {
+	var rows []*T
+	for _, x := range index {
+		if owner(x) == name {
 			rows = append(rows, x)
 		}
 	}
-	writeList(w, "witnesses", rows, dbForm(writeWitness))
-	return nil
+	return rows
 }
 
 func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
@@ -99,87 +72,40 @@ func findWithdrawVestingRoutes(c *callCtx, p any, w *jw) *rpcError {
 	if in.err != nil {
 		return in.err
 	}
-	order, err := c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet)
-	if err != nil {
+	order, err := c.sortOrder(o["order"])
+	switch {
+	case err != nil:
 		return err
-	}
-	var rows []*WithdrawRoute
-	switch order {
-	case byWithdrawRoute:
-		for _, r := range c.n.ch.routeByWithdraw {
-			if r.FromAccount == account {
-				rows = append(rows, r)
-			}
-		}
-	case byDestination:
-		for _, r := range c.n.ch.routeByDestination {
-			if r.ToAccount == account {
-				rows = append(rows, r)
-			}
-		}
+	case order == "by_withdraw_route":
+		writeList(w, "routes", ownedBy(c.n.ch.routeByWithdraw, func(r *WithdrawRoute) string { return r.FromAccount }, account), writeRoute)
+	case order == "by_destination":
+		writeList(w, "routes", ownedBy(c.n.ch.routeByDestination, func(r *WithdrawRoute) string { return r.ToAccount }, account), writeRoute)
 	default:
 		return c.unknownOrder(order)
 	}
-	writeList(w, "routes", rows, writeRoute)
 	return nil
 }
 
-func findProposals(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	ids := get(in, c.asArray, orEmptyArray(o["proposal_ids"]))
-	if in.err != nil {
-		return in.err
+func findProposals(c *callCtx, o map[string]any) (any, *rpcError) {
+	ids, err := c.asArray(orEmptyArray(o["proposal_ids"]))
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) > 1000 {
-		return c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
+		return nil, c.assertFail("args.proposal_ids.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
-	var rows []*Proposal
+	var rows []any
 	for _, v := range ids {
 		id, err := c.asI64(v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if id >= 0 && id < int64(len(c.n.ch.proposals)) {
-			rows = append(rows, c.n.ch.proposals[id])
+			x := c.n.ch.proposals[id]
+			rows = append(rows, func(w *jw) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 		}
 	}
-	writeList(w, "proposals", rows, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
-	return nil
-}
-
-func findRecurrentTransfers(c *callCtx, p any, w *jw) *rpcError {
-	from, err := c.objectName(p, "from")
-	if err != nil {
-		return err
-	}
-	writeList(w, "recurrent_transfers", c.recurrentFrom(from), func(w *jw, x *RecurrentTransfer) { writeRecurrent(w, x, false) })
-	return nil
-}
-
-func (c *callCtx) recurrentFrom(from string) []*RecurrentTransfer {
-	var rows []*RecurrentTransfer
-	for _, r := range c.n.ch.extra.recurrent {
-		if r.From == from {
-			rows = append(rows, r)
-		}
-	}
-	return rows
-}
-
-func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.ktime("trigger_date", x.TriggerDate)
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kasset("amount", x.Amount, legacy)
-	w.kstr("memo", x.Memo)
-	w.knum("recurrence", int64(x.Recurrence))
-	w.knum("consecutive_failures", int64(x.ConsecutiveFailures))
-	w.knum("remaining_executions", int64(x.RemainingExecutions))
-	w.knum("pair_id", 0)
-	w.objEnd()
+	return obj{{"proposals", rows}}, nil
 }
 
 // findComments is hivemind's database_api.find_comments.
@@ -241,18 +167,18 @@ func findVotes(c *callCtx, p any, w *jw) *rpcError {
 
 // registerFindMethods adds the find_* methods to the method table.
 func registerFindMethods(r registry) {
-	r.hived("database_api.find_witnesses", findWitnesses)
+	r.hived("database_api.find_witnesses", findByNames("owners", "witnesses",
+		func(ch *chain) []*Witness { return ch.wByName }, func(x *Witness) string { return x.Owner }, dbForm(writeWitness)))
+	r.hived("database_api.find_account_recovery_requests", findByNames("accounts", "requests",
+		func(ch *chain) []*RecoveryRequest { return ch.recByAccount }, func(x *RecoveryRequest) string { return x.AccountToRecover }, writeRecoveryRequest))
+	r.hived("database_api.find_change_recovery_account_requests", findByNames("accounts", "requests",
+		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount }, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover },
+		dbForm(writeObject[ChangeRecoveryRequest])))
+	r.hived("database_api.find_decline_voting_rights_requests", findByNames("accounts", "requests",
+		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount }, func(x *DeclineVotingRightsRequest) string { return x.Account },
+		dbForm(writeObject[DeclineVotingRightsRequest])))
 	r.hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths",
 		func(ch *chain) []*OwnerHistory { return ch.ohByAccount }, func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	r.hived("database_api.find_account_recovery_requests", func(c *callCtx, p any, w *jw) *rpcError {
-		return findByNames("requests", findLimitExpr, c.n.ch.recByAccount, func(x *RecoveryRequest) string { return x.AccountToRecover }, writeRecoveryRequest)(c, p, w)
-	})
-	r.hived("database_api.find_change_recovery_account_requests", func(c *callCtx, p any, w *jw) *rpcError {
-		return findByNames("requests", findLimitExpr, c.n.ch.crByAccount, func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, writeChangeRecovery)(c, p, w)
-	})
-	r.hived("database_api.find_decline_voting_rights_requests", func(c *callCtx, p any, w *jw) *rpcError {
-		return findByNames("requests", findLimitExpr, c.n.ch.dvrByAccount, func(x *DeclineVotingRightsRequest) string { return x.Account }, writeDecline)(c, p, w)
-	})
 	r.hived("database_api.find_escrows", findByOwner("from", "escrows",
 		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, dbForm(writeEscrow)))
 	r.hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
@@ -269,8 +195,9 @@ func registerFindMethods(r registry) {
 		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, dbForm(writeCollateral)))
 	r.hived("database_api.find_limit_orders", findByOwner("account", "orders",
 		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, dbForm(writeLimitOrder)))
-	r.hived("database_api.find_proposals", findProposals)
-	r.hived("database_api.find_recurrent_transfers", findRecurrentTransfers)
+	r.hived("database_api.find_recurrent_transfers", findByOwner("from", "recurrent_transfers",
+		func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent }, func(x *RecurrentTransfer) string { return x.From }, dbForm(writeRecurrent)))
+	r.object("database_api.find_proposals", findProposals)
 	r.mind("database_api.find_comments", findComments)
 	r.mind("database_api.find_votes", findVotes)
 }

@@ -2,158 +2,95 @@ package hivesim
 
 // database_api getters of chain-wide state and transaction helpers.
 
-// noArgs accepts database_api's empty params ({} or null).
-func (c *callCtx) noArgs(p any) *rpcError {
-	_, err := c.asObject(p)
-	return err
-}
-
-// registerStateMethods adds the database_api getters to the method table.
-func registerStateMethods(r registry) {
-	r.hived("database_api.get_active_witnesses", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		future := get(in, c.asBool, o["include_future"])
-		if in.err != nil {
-			return in.err
-		}
-		w.objBegin()
-		w.kstrs("witnesses", c.n.ch.activeWitnesses(c.head))
-		if future {
-			w.kstrs("future_witnesses", c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule))))
-		}
-		w.objEnd()
-		return nil
-	})
-	r.hived("database_api.get_witness_schedule", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		future := get(in, c.asBool, o["include_future"])
-		if in.err != nil {
-			return in.err
-		}
-		writeWitnessSchedule(w, c, false, future)
-		return nil
-	})
-	simple := func(name string, write func(c *callCtx, w *jw)) {
-		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-			if err := c.noArgs(p); err != nil {
-				return err
-			}
-			write(c, w)
-			return nil
-		})
-	}
-	simple("database_api.get_config", func(c *callCtx, w *jw) { writeConfig(w, false) })
-	simple("database_api.get_version", func(c *callCtx, w *jw) { writeVersion(w) })
-	simple("database_api.get_hardfork_properties", func(c *callCtx, w *jw) { writeHardforkProps(w, c.n.ch) })
-	simple("database_api.get_current_price_feed", func(c *callCtx, w *jw) { writePrice(w, c.n.ch.medianFeed(), false) })
-	simple("database_api.get_feed_history", func(c *callCtx, w *jw) { writeFeedHistory(w, c, false) })
-	simple("database_api.get_reward_funds", func(c *callCtx, w *jw) {
-		w.objBegin()
-		w.key("funds")
-		w.arrBegin()
-		writeRewardFund(w, c, false)
-		w.arrEnd()
-		w.objEnd()
-	})
-	r.hived("database_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
-		}
-		if err := c.checkLimit(limit); err != nil {
-			return err
-		}
-		writeOrderBook(w, c, int(limit), false)
-		return nil
-	})
-	r.hived("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
-	r.hived("database_api.is_known_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		id := get(in, c.asString, o["id"])
-		if in.err != nil {
-			return in.err
-		}
-		w.objBegin()
-		w.kbool("is_known", c.knownTransaction(id))
-		w.objEnd()
-		return nil
-	})
-	trxArg := func(name string, fn func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError) {
-		r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-			o, err := c.asObject(p)
-			if err != nil {
-				return err
-			}
-			t, err := c.parseTrx(o["trx"])
-			if err != nil {
-				return err
-			}
-			return fn(c, o, t, w)
-		})
-	}
-	trxArg("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
-		h, err := c.trxHex(t, false)
-		if err != nil {
-			return err
-		}
-		w.objBegin()
-		w.kstr("hex", h)
-		w.objEnd()
-		return nil
-	})
-	trxArg("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
-		keys, err := c.potentialKeys(t)
-		if err != nil {
-			return err
-		}
-		w.objBegin()
-		w.kstrs("keys", keys)
-		w.objEnd()
-		return nil
-	})
-	trxArg("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx, w *jw) *rpcError {
-		avail, err := c.stringList(o["available_keys"])
-		if err != nil {
-			return err
-		}
-		keys, err := c.requiredKeys(t, avail)
-		if err != nil {
-			return err
-		}
-		w.objBegin()
-		w.kstrs("keys", keys)
-		w.objEnd()
-		return nil
-	})
-	trxArg("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx, w *jw) *rpcError {
-		if err := c.verifyTrx(t); err != nil {
-			return err
-		}
-		w.objBegin()
-		w.kbool("valid", true)
-		w.objEnd()
-		return nil
-	})
-	r.hived("database_api.verify_account_authority", func(c *callCtx, p any, w *jw) *rpcError {
+// object registers a database_api-style method: params are an object ({}
+// or null), and the answer a value for writeValue.
+func (r registry) object(name string, answer func(c *callCtx, o map[string]any) (any, *rpcError)) {
+	r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
 			return err
 		}
-		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
-		if err != nil {
-			return err
+		v, err := answer(c, o)
+		if err == nil {
+			writeValue(w, v, false)
 		}
-		w.objBegin()
-		w.kbool("valid", ok)
-		w.objEnd()
-		return nil
+		return err
 	})
-	r.hived("database_api.verify_signatures", verifySignatures)
+}
+
+// getter registers a method of no arguments.
+func (r registry) getter(name string, value func(c *callCtx) any) {
+	r.object(name, func(c *callCtx, _ map[string]any) (any, *rpcError) { return value(c), nil })
+}
+
+// registerStateMethods adds the database_api getters to the method table.
+func registerStateMethods(r registry) {
+	r.object("database_api.get_active_witnesses", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		future, err := c.asBool(o["include_future"])
+		v := obj{{"witnesses", c.n.ch.activeWitnesses(c.head)}}
+		if future {
+			v = append(v, kv{"future_witnesses", c.n.ch.activeWitnesses(c.head + uint32(len(c.n.ch.schedule)))})
+		}
+		return v, err
+	})
+	r.object("database_api.get_witness_schedule", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		future, err := c.asBool(o["include_future"])
+		return func(w *jw) { writeWitnessSchedule(w, c, false, future) }, err
+	})
+	r.getter("database_api.get_config", func(*callCtx) any { return func(w *jw) { writeConfig(w, false) } })
+	r.getter("database_api.get_version", func(*callCtx) any { return writeVersion })
+	r.getter("database_api.get_hardfork_properties", func(c *callCtx) any { return func(w *jw) { writeHardforkProps(w, c.n.ch) } })
+	r.getter("database_api.get_current_price_feed", func(c *callCtx) any { return c.n.ch.medianFeed() })
+	r.getter("database_api.get_feed_history", func(c *callCtx) any { return func(w *jw) { writeFeedHistory(w, c, false) } })
+	r.getter("database_api.get_reward_funds", func(c *callCtx) any {
+		return obj{{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}}
+	})
+	r.object("database_api.get_order_book", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		limit, err := c.asU32(o["limit"])
+		if err == nil {
+			err = c.checkLimit(limit)
+		}
+		return func(w *jw) { writeOrderBook(w, c, int(limit), false) }, err
+	})
+	r.object("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
+	r.object("database_api.is_known_transaction", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		id, err := c.asString(o["id"])
+		return obj{{"is_known", c.knownTransaction(id)}}, err
+	})
+	// The transaction helpers read the transaction in "trx" first.
+	trx := func(name string, answer func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError)) {
+		r.object(name, func(c *callCtx, o map[string]any) (any, *rpcError) {
+			t, err := c.parseTrx(o["trx"])
+			if err != nil {
+				return nil, err
+			}
+			return answer(c, o, t)
+		})
+	}
+	trx("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
+		h, err := c.trxHex(t, false)
+		return obj{{"hex", h}}, err
+	})
+	trx("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
+		keys, err := c.potentialKeys(t)
+		return obj{{"keys", keys}}, err
+	})
+	trx("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError) {
+		avail, err := c.stringList(o["available_keys"])
+		if err != nil {
+			return nil, err
+		}
+		keys, err := c.requiredKeys(t, avail)
+		return obj{{"keys", keys}}, err
+	})
+	trx("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
+		return obj{{"valid", true}}, c.verifyTrx(t)
+	})
+	r.object("database_api.verify_account_authority", func(c *callCtx, o map[string]any) (any, *rpcError) {
+		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
+		return obj{{"valid", ok}}, err
+	})
+	r.object("database_api.verify_signatures", verifySignatures)
 }
 
 // stringList reads a JSON array of strings.
@@ -194,19 +131,15 @@ func (c *callCtx) verifyAccountAuthority(accountV, signersV, levelV any) (bool, 
 	return c.accountAuthorized(account, level, signers), nil
 }
 
-func verifySignatures(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
+func verifySignatures(c *callCtx, o map[string]any) (any, *rpcError) {
 	sigs, err := c.stringList(o["signatures"])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		if seen[s] {
-			return c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
+			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
 		}
 		seen[s] = true
 	}
@@ -217,10 +150,7 @@ func verifySignatures(c *callCtx, p any, w *jw) *rpcError {
 			valid = false
 		}
 	}
-	w.objBegin()
-	w.kbool("valid", valid)
-	w.objEnd()
-	return nil
+	return obj{{"valid", valid}}, nil
 }
 
 // knownTransaction is hived's is_known_transaction: a transaction in a
@@ -230,19 +160,15 @@ func (c *callCtx) knownTransaction(id string) bool {
 	return t != nil && t.Block <= c.head && t.Expiration.After(c.now())
 }
 
-func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	arr := get(in, c.asArray, orEmptyArray(o["comments"]))
-	if in.err != nil {
-		return in.err
+func getCommentPendingPayouts(c *callCtx, o map[string]any) (any, *rpcError) {
+	arr, err := c.asArray(orEmptyArray(o["comments"]))
+	if err != nil {
+		return nil, err
 	}
 	if len(arr) > 1000 {
-		return c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
+		return nil, c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
-	w.objBegin()
-	w.key("cashout_infos")
-	w.arrBegin()
+	var infos []obj
 	for _, v := range arr {
 		t := c.tuple(v)
 		author, permlink := t.name(0), ""
@@ -250,38 +176,18 @@ func getCommentPendingPayouts(c *callCtx, p any, w *jw) *rpcError {
 			permlink, _ = x.(string)
 		}
 		if t.err != nil {
-			return t.err
+			return nil, t.err
 		}
-		w.objBegin()
-		w.kstr("author", author)
-		w.kstr("permlink", permlink)
+		info := obj{{"author", author}, {"permlink", permlink}}
 		if cm := c.n.ch.social.byKey[author+"/"+permlink]; cm != nil && !cm.CashoutTime.Equal(MaxTime) {
-			w.key("cashout_info")
-			w.objBegin()
-			w.ku64("total_vote_weight", cm.TotalVoteWeight)
-			w.kasset("total_payout_value", cm.TotalPayout, false)
-			w.kasset("curator_payout_value", cm.CuratorPayout, false)
-			w.kasset("max_accepted_payout", asset(1_000_000_000, HBD), false)
-			w.ki64("author_rewards", cm.AuthorRewards)
-			w.ki64("children_abs_rshares", 0)
-			w.ki64("net_rshares", cm.NetRshares)
-			w.ki64("abs_rshares", cm.AbsRshares)
-			w.ki64("vote_rshares", cm.VoteRshares)
-			w.knum("net_votes", int64(cm.NetVotes))
-			w.ktime("last_payout", cm.LastPayout)
-			w.ktime("cashout_time", cm.CashoutTime)
-			w.ktime("max_cashout_time", MaxTime)
-			w.knum("percent_hbd", int64(cm.PercentHBD))
-			w.knum("reward_weight", 10000)
-			w.kbool("allow_replies", true)
-			w.kbool("allow_votes", true)
-			w.kbool("allow_curation_rewards", true)
-			w.kbool("was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0)
-			w.objEnd()
+			info = append(info, kv{"cashout_info", obj{{"total_vote_weight", cm.TotalVoteWeight}, {"total_payout_value", cm.TotalPayout},
+				{"curator_payout_value", cm.CuratorPayout}, {"max_accepted_payout", asset(1_000_000_000, HBD)}, {"author_rewards", cm.AuthorRewards},
+				{"children_abs_rshares", int64(0)}, {"net_rshares", cm.NetRshares}, {"abs_rshares", cm.AbsRshares}, {"vote_rshares", cm.VoteRshares},
+				{"net_votes", cm.NetVotes}, {"last_payout", cm.LastPayout}, {"cashout_time", cm.CashoutTime}, {"max_cashout_time", MaxTime},
+				{"percent_hbd", cm.PercentHBD}, {"reward_weight", 10000}, {"allow_replies", true}, {"allow_votes", true},
+				{"allow_curation_rewards", true}, {"was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0}}})
 		}
-		w.objEnd()
+		infos = append(infos, info)
 	}
-	w.arrEnd()
-	w.objEnd()
-	return nil
+	return obj{{"cashout_infos", infos}}, nil
 }

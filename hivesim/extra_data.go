@@ -58,27 +58,31 @@ type Notification struct {
 
 // Trade is a filled order of the internal market.
 type Trade struct {
-	Date                  time.Time
-	CurrentPays, OpenPays Asset
-	Taker, Maker          string
+	Date        time.Time `hive:"date"`
+	CurrentPays Asset     `hive:"current_pays"`
+	OpenPays    Asset     `hive:"open_pays"`
+	Taker       string    `hive:"taker"`
+	Maker       string    `hive:"maker"`
 }
 
 // RCDelegation is resource credits delegated from one account to another.
 type RCDelegation struct {
-	From, To string
-	Amount   uint64
+	From   string `hive:"from"`
+	To     string `hive:"to"`
+	Amount uint64 `hive:"delegated_rc"`
 }
 
 // RecurrentTransfer is a transfer repeated every Recurrence hours.
 type RecurrentTransfer struct {
-	ID                  int64
-	TriggerDate         time.Time
-	From, To            string
-	Amount              Asset
-	Memo                string
-	Recurrence          uint16
-	ConsecutiveFailures uint8
-	RemainingExecutions uint16
+	ID                  int64     `hive:"id"`
+	TriggerDate         time.Time `hive:"trigger_date"`
+	From                string    `hive:"from"`
+	To                  string    `hive:"to"`
+	Amount              Asset     `hive:"amount"`
+	Memo                string    `hive:"memo"`
+	Recurrence          uint16    `hive:"recurrence"`
+	ConsecutiveFailures uint8     `hive:"consecutive_failures"`
+	RemainingExecutions uint16    `hive:"remaining_executions"`
 }
 
 // extraData is the data of extra_data.go, with its indexes.

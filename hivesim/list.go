@@ -17,48 +17,6 @@ var sortOrderNames = []string{"by_name", "by_proxy", "by_next_vesting_withdrawal
 	"by_control_account", "by_symbol_time", "by_creator", "by_start_date", "by_end_date",
 	"by_total_votes", "by_voter_proposal", "by_proposal_voter", "by_contributor", "by_symbol_id", "not_set"}
 
-// Sort orders referenced by the list methods.
-const (
-	byName = iota
-	byProxy
-	byNextVestingWithdrawal
-	byAccount
-	byExpiration
-	byEffectiveDate
-	byVoteName
-	byScheduleTime
-	byAccountWitness
-	byWitnessAccount
-	byFromID
-	byRatificationDeadline
-	byWithdrawRoute
-	byDestination
-	byCompleteFromID
-	byToComplete
-	byDelegation
-	byAccountExpiration
-	byConversionDate
-	byCashoutTime
-	byPermlink
-	byParent
-	byCommentVoter
-	byVoterComment
-	byPrice
-	bySymbolContributor
-	bySymbol
-	byControlAccount
-	bySymbolTime
-	byCreator
-	byStartDate
-	byEndDate
-	byTotalVotes
-	byVoterProposal
-	byProposalVoter
-	byContributor
-	bySymbolID
-	notSet
-)
-
 const sortOrderEnum = "hive::plugins::database_api::sort_order_type"
 
 // listArgs is list_object_args_type {start, limit, order} plus the raw object for extras.
@@ -66,7 +24,7 @@ type listArgs struct {
 	obj   map[string]any
 	start any
 	limit uint32
-	order int
+	order string // a sortOrderNames name
 }
 
 // listArgs decodes the common list arguments in fc's field order (start, limit, order).
@@ -75,16 +33,14 @@ func (c *callCtx) listArgs(p any, withOrder bool) (*listArgs, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	a := &listArgs{obj: o, start: o["start"], order: notSet}
+	a := &listArgs{obj: o, start: o["start"], order: "not_set"}
 	if a.limit, err = c.asU32(o["limit"]); err != nil {
 		return nil, err
 	}
 	if withOrder {
-		if a.order, err = c.enumValue(o["order"], sortOrderNames, sortOrderEnum, notSet); err != nil {
-			return nil, err
-		}
+		a.order, err = c.sortOrder(o["order"])
 	}
-	return a, nil
+	return a, err
 }
 
 // checkLimit is the assert every hived list_* call starts with.
@@ -95,8 +51,17 @@ func (c *callCtx) checkLimit(limit uint32) *rpcError {
 	return nil
 }
 
-func (c *callCtx) unknownOrder(order int) *rpcError {
-	return c.assertFail("false", "Unknown or unsupported sort order '"+enumName(sortOrderNames, order)+"'")
+// sortOrder reads a sort_order_type (default not_set) as its name.
+func (c *callCtx) sortOrder(v any) (string, *rpcError) {
+	i, err := c.enumValue(v, sortOrderNames, sortOrderEnum, len(sortOrderNames)-1)
+	if err != nil {
+		return "", err
+	}
+	return enumName(sortOrderNames, i), nil // a number out of range stays one
+}
+
+func (c *callCtx) unknownOrder(order string) *rpcError {
+	return c.assertFail("false", "Unknown or unsupported sort order '"+order+"'")
 }
 
 // lowerBound is multi_index lower_bound: the first row not ordered before the key.
@@ -212,7 +177,7 @@ func (c *callCtx) existingAccountID(name, expr, msg string) (int64, *rpcError) {
 // hived's tuple conversions read them, then resolved (names to ids) once
 // every member is read.
 type ordering[T any] struct {
-	order int
+	order string
 	rows  func(*chain) []*T
 	need3 string // hived's "start requires 3 values" assert, for orders that make it
 	bare  bool   // the start is one value, not an array (by_name, by_account)
@@ -223,17 +188,17 @@ type ordering[T any] struct {
 // member and compares a row with it.
 type keyPart[T any] func(t *tuple, i int) func() (func(*T) int, *rpcError)
 
-func ord[T any](order int, rows func(*chain) []*T, parts ...keyPart[T]) ordering[T] {
+func ord[T any](order string, rows func(*chain) []*T, parts ...keyPart[T]) ordering[T] {
 	return ordering[T]{order: order, rows: rows, parts: parts}
 }
 
 // ord3 is an ordering whose start must have three members.
-func ord3[T any](order int, rows func(*chain) []*T, need3 string, parts ...keyPart[T]) ordering[T] {
+func ord3[T any](order string, rows func(*chain) []*T, need3 string, parts ...keyPart[T]) ordering[T] {
 	return ordering[T]{order: order, rows: rows, need3: need3, parts: parts}
 }
 
 // bare is an ordering whose start is one value.
-func bare[T any](order int, rows func(*chain) []*T, part keyPart[T]) ordering[T] {
+func bare[T any](order string, rows func(*chain) []*T, part keyPart[T]) ordering[T] {
 	return ordering[T]{order: order, rows: rows, bare: true, parts: []keyPart[T]{part}}
 }
 
@@ -328,7 +293,7 @@ func dbList[T any](key string, write func(*jw, *T), orders ...ordering[T]) metho
 
 func dbListWith[T any](key string, prepare func(*callCtx, *listArgs) (func(*jw, *T), *rpcError), orders ...ordering[T]) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
-		a, err := c.listArgs(p, orders[0].order != notSet)
+		a, err := c.listArgs(p, orders[0].order != "not_set")
 		if err != nil {
 			return err
 		}

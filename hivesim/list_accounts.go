@@ -9,11 +9,11 @@ import (
 
 func listWitnesses() methodFunc {
 	return dbList("witnesses", dbForm(writeWitness),
-		bare(byName, func(ch *chain) []*Witness { return ch.wByName }, kName(func(x *Witness) string { return x.Owner })),
-		ord(byVoteName, func(ch *chain) []*Witness { return ch.wByVote },
+		bare("by_name", func(ch *chain) []*Witness { return ch.wByName }, kName(func(x *Witness) string { return x.Owner })),
+		ord("by_vote_name", func(ch *chain) []*Witness { return ch.wByVote },
 			part((*tuple).i64, func(x *Witness, v int64) int { return -cmp.Compare(x.Votes, v) }),
 			kName(func(x *Witness) string { return x.Owner })),
-		ord(byScheduleTime, func(ch *chain) []*Witness { return ch.wBySchedule },
+		ord("by_schedule_time", func(ch *chain) []*Witness { return ch.wBySchedule },
 			part((*tuple).u128, func(x *Witness, v U128) int { return x.VirtualScheduledTime.Cmp(v) }),
 			func(t *tuple, i int) func() (func(*Witness) int, *rpcError) {
 				name := t.name(i)
@@ -30,9 +30,9 @@ func listWitnesses() methodFunc {
 func listWitnessVotes() methodFunc {
 	account := kName(func(x *WitnessVote) string { return x.Account })
 	witness := kName(func(x *WitnessVote) string { return x.Witness })
-	return dbList("votes", writeWitnessVote,
-		ord(byAccountWitness, func(ch *chain) []*WitnessVote { return ch.wvByAccount }, account, witness),
-		ord(byWitnessAccount, func(ch *chain) []*WitnessVote { return ch.wvByWitness }, witness, account))
+	return dbList("votes", dbForm(writeObject[WitnessVote]),
+		ord("by_account_witness", func(ch *chain) []*WitnessVote { return ch.wvByAccount }, account, witness),
+		ord("by_witness_account", func(ch *chain) []*WitnessVote { return ch.wvByWitness }, witness, account))
 }
 
 // delayedVotes reads find_accounts' and list_accounts' delayed_votes_active
@@ -51,10 +51,10 @@ func (c *callCtx) delayedVotes(o map[string]any) (func(*jw, *Account), *rpcError
 func listAccounts() methodFunc {
 	name := kName(func(x *Account) string { return x.Name })
 	return dbListWith("accounts", func(c *callCtx, a *listArgs) (func(*jw, *Account), *rpcError) { return c.delayedVotes(a.obj) },
-		bare(byName, func(ch *chain) []*Account { return ch.acctByName }, name),
-		ord(byProxy, func(ch *chain) []*Account { return ch.acctByProxy }, // no proxy sorts first
+		bare("by_name", func(ch *chain) []*Account { return ch.acctByName }, name),
+		ord("by_proxy", func(ch *chain) []*Account { return ch.acctByProxy }, // no proxy sorts first
 			kAccount(func(x *Account) string { return x.Proxy }, false, "proxy != nullptr", "Given proxy account does not exist."), name),
-		ord(byNextVestingWithdrawal, func(ch *chain) []*Account { return ch.acctByNVW },
+		ord("by_next_vesting_withdrawal", func(ch *chain) []*Account { return ch.acctByNVW },
 			kTime(func(x *Account) time.Time { return x.NextVestingWithdrawal }), name))
 }
 
@@ -99,31 +99,31 @@ func orEmptyArray(v any) any {
 }
 
 func listOwnerHistories() methodFunc {
-	return dbList("owner_auths", writeOwnerHistory, ordering[OwnerHistory]{order: notSet,
+	return dbList("owner_auths", writeOwnerHistory, ordering[OwnerHistory]{order: "not_set",
 		rows:  func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
 		parts: []keyPart[OwnerHistory]{kName(func(x *OwnerHistory) string { return x.Account }), kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })}})
 }
 
 // accountOrTime is a request list hived indexes two ways: by_account (start:
 // a bare account name) and timeOrder (start: [time, account]).
-func accountOrTime[T any](timeOrder int, byAcc, byTime func(*chain) []*T, account func(*T) string, at func(*T) time.Time, write func(*jw, *T)) methodFunc {
-	return dbList("requests", write, bare(byAccount, byAcc, kName(account)), ord(timeOrder, byTime, kTime(at), kName(account)))
+func accountOrTime[T any](timeOrder string, byAcc, byTime func(*chain) []*T, account func(*T) string, at func(*T) time.Time, write func(*jw, *T)) methodFunc {
+	return dbList("requests", write, bare("by_account", byAcc, kName(account)), ord(timeOrder, byTime, kTime(at), kName(account)))
 }
 
 func listAccountRecoveryRequests() methodFunc {
-	return accountOrTime(byExpiration, func(ch *chain) []*RecoveryRequest { return ch.recByAccount },
+	return accountOrTime("by_expiration", func(ch *chain) []*RecoveryRequest { return ch.recByAccount },
 		func(ch *chain) []*RecoveryRequest { return ch.recByExpiration },
 		func(x *RecoveryRequest) string { return x.AccountToRecover }, func(x *RecoveryRequest) time.Time { return x.Expires }, writeRecoveryRequest)
 }
 
 func listChangeRecoveryRequests() methodFunc {
-	return accountOrTime(byEffectiveDate, func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
+	return accountOrTime("by_effective_date", func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
 		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByEffective },
-		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, writeChangeRecovery)
+		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, dbForm(writeObject[ChangeRecoveryRequest]))
 }
 
 func listDeclineVotingRights() methodFunc {
-	return accountOrTime(byEffectiveDate, func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
+	return accountOrTime("by_effective_date", func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
 		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByEffective },
-		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, writeDecline)
+		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, dbForm(writeObject[DeclineVotingRightsRequest]))
 }

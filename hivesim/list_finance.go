@@ -12,9 +12,9 @@ const noAccount = "Given account does not exist."
 
 func listEscrows() methodFunc {
 	return dbList("escrows", dbForm(writeEscrow),
-		ord(byFromID, func(ch *chain) []*Escrow { return ch.escByFrom },
+		ord("by_from_id", func(ch *chain) []*Escrow { return ch.escByFrom },
 			kName(func(x *Escrow) string { return x.From }), kU32(func(x *Escrow) uint32 { return x.EscrowID })),
-		ord3(byRatificationDeadline, func(ch *chain) []*Escrow { return ch.escByRatification },
+		ord3("by_ratification_deadline", func(ch *chain) []*Escrow { return ch.escByRatification },
 			"by_ratification_deadline start requires 3 values. (bool, time_point_sec, escrow_id_type)",
 			kBool(func(x *Escrow) bool { return x.ToApproved && x.AgentApproved }),
 			kTime(func(x *Escrow) time.Time { return x.RatificationDeadline }), kID(func(x *Escrow) int64 { return x.ID })))
@@ -22,9 +22,9 @@ func listEscrows() methodFunc {
 
 func listWithdrawVestingRoutes() methodFunc {
 	return dbList("routes", writeRoute,
-		ord(byWithdrawRoute, func(ch *chain) []*WithdrawRoute { return ch.routeByWithdraw },
+		ord("by_withdraw_route", func(ch *chain) []*WithdrawRoute { return ch.routeByWithdraw },
 			kName(func(x *WithdrawRoute) string { return x.FromAccount }), kName(func(x *WithdrawRoute) string { return x.ToAccount })),
-		ord(byDestination, func(ch *chain) []*WithdrawRoute { return ch.routeByDestination },
+		ord("by_destination", func(ch *chain) []*WithdrawRoute { return ch.routeByDestination },
 			kName(func(x *WithdrawRoute) string { return x.ToAccount }), kID(func(x *WithdrawRoute) int64 { return x.ID })))
 }
 
@@ -33,18 +33,18 @@ func listSavingsWithdrawals() methodFunc {
 	complete := kTime(func(x *SavingsWithdraw) time.Time { return x.Complete })
 	requestID := kU32(func(x *SavingsWithdraw) uint32 { return x.RequestID })
 	return dbList("withdrawals", dbForm(writeSavings),
-		ord(byFromID, func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, from, requestID),
-		ord3(byCompleteFromID, func(ch *chain) []*SavingsWithdraw { return ch.savByComplete },
+		ord("by_from_id", func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, from, requestID),
+		ord3("by_complete_from_id", func(ch *chain) []*SavingsWithdraw { return ch.savByComplete },
 			"by_complete_from_id start requires 3 values. (time_point_sec, account_name_type, uint32_t)", complete, from, requestID),
-		ord3(byToComplete, func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
+		ord3("by_to_complete", func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
 			"by_to_complete start requires 3 values. (account_name_type, time_point_sec, savings_withdraw_id_type",
 			kName(func(x *SavingsWithdraw) string { return x.To }), complete, kID(func(x *SavingsWithdraw) int64 { return x.ID })))
 }
 
-// byDelegation is list_vesting_delegations' one order; condenser's
+// "by_delegation" is list_vesting_delegations' one order; condenser's
 // get_vesting_delegations pages it too.
 func byDelegationOrder() ordering[VestingDelegation] {
-	return ord(byDelegation, func(ch *chain) []*VestingDelegation { return ch.delByDelegation },
+	return ord("by_delegation", func(ch *chain) []*VestingDelegation { return ch.delByDelegation },
 		kAccount(func(x *VestingDelegation) string { return x.Delegator }, true, "delegator != nullptr", noAccount),
 		kAccount(func(x *VestingDelegation) string { return x.Delegatee }, false, "delegatee != nullptr", noAccount))
 }
@@ -57,8 +57,8 @@ func listVestingDelegationExpirations() methodFunc {
 	expiration := kTime(func(x *DelegationExpiration) time.Time { return x.Expiration })
 	id := kID(func(x *DelegationExpiration) int64 { return x.ID })
 	return dbList("delegations", dbForm(writeExpiration),
-		ord(byExpiration, func(ch *chain) []*DelegationExpiration { return ch.expByExpiration }, expiration, id),
-		ord3(byAccountExpiration, func(ch *chain) []*DelegationExpiration { return ch.expByAccount },
+		ord("by_expiration", func(ch *chain) []*DelegationExpiration { return ch.expByExpiration }, expiration, id),
+		ord3("by_account_expiration", func(ch *chain) []*DelegationExpiration { return ch.expByAccount },
 			"by_account_expiration start requires 3 values. (account_name_type, time_point_sec, vesting_delegation_expiration_id_type",
 			kAccount(func(x *DelegationExpiration) string { return x.Delegator }, false, "delegator != nullptr", noAccount), expiration, id))
 }
@@ -68,8 +68,8 @@ func listVestingDelegationExpirations() methodFunc {
 func conversionList[T any](byDate, byOwner func(*chain) []*T, date func(*T) time.Time, id func(*T) int64,
 	owner func(*T) string, requestID func(*T) uint32, write func(*jw, *T, bool)) methodFunc {
 	return dbList("requests", dbForm(write),
-		ord(byConversionDate, byDate, kTime(date), kID(id)),
-		ord(byAccount, byOwner, kAccount(owner, false, "owner != nullptr", noAccount), kU32(requestID)))
+		ord("by_conversion_date", byDate, kTime(date), kID(id)),
+		ord("by_account", byOwner, kAccount(owner, false, "owner != nullptr", noAccount), kU32(requestID)))
 }
 
 func listHBDConversionRequests() methodFunc {
@@ -102,9 +102,9 @@ func comparePrice(a, b Price) int {
 func listLimitOrders() methodFunc {
 	return dbList("orders", dbForm(writeLimitOrder),
 		// by_price is (sell_price descending, id ascending).
-		ord(byPrice, func(ch *chain) []*LimitOrder { return ch.orderByPrice },
+		ord("by_price", func(ch *chain) []*LimitOrder { return ch.orderByPrice },
 			part((*tuple).price, func(x *LimitOrder, v Price) int { return -comparePrice(x.SellPrice, v) }),
 			kID(func(x *LimitOrder) int64 { return x.ID })),
-		ord(byAccount, func(ch *chain) []*LimitOrder { return ch.orderByAccount },
+		ord("by_account", func(ch *chain) []*LimitOrder { return ch.orderByAccount },
 			kName(func(x *LimitOrder) string { return x.Seller }), kU32(func(x *LimitOrder) uint32 { return x.OrderID })))
 }

@@ -74,7 +74,18 @@ func statusFilter(filter int, p *Proposal, now time.Time) bool {
 	return filter == st || (filter == statusVotable && (st == statusActive || st == statusInactive))
 }
 
-func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
+// dhfOrder is one order of the proposal lists: its index, and how the start
+// array becomes the comparison of a row with the start key (nil: the list
+// starts at the index's edge in the requested direction).
+type dhfOrder[T any] struct {
+	rows func(*chain) []*T
+	key  func(c *callCtx, start []any, desc bool) (func(*T) int, *rpcError)
+}
+
+// dhfRows is list_proposals' and list_proposal_votes' iteration: in either
+// direction from the start key (or, with fromID, from last_id), keeping the
+// rows whose proposal has the requested status.
+func dhfRows[T any](c *callCtx, p any, orders map[string]dhfOrder[T], proposal func(*chain, *T) *Proposal, fromID bool) ([]*T, *rpcError) {
 	a, err := c.proposalArgs(p)
 	if err != nil {
 		return nil, err
@@ -82,221 +93,186 @@ func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
 	if err := c.checkLimit(a.limit); err != nil {
 		return nil, err
 	}
-	ch := c.n.ch
-	now := c.now()
-	var rows []*Proposal
-	var keyCmp func(*Proposal) int
-	edgeID := int64(0)
-	if a.desc {
-		edgeID = math.MaxInt64
-	}
-	switch a.order {
-	case byCreator:
-		rows = ch.propByCreator
-	case byStartDate:
-		rows = ch.propByStart
-	case byEndDate:
-		rows = ch.propByEnd
-	case byTotalVotes:
-		rows = ch.propByVotes
-	default:
+	o, ok := orders[a.order]
+	if !ok {
 		return nil, c.unknownOrder(a.order)
 	}
 	starts, err := c.asArray(a.start)
 	if err != nil {
 		return nil, err
 	}
-	if len(starts) > 0 {
-		switch a.order {
-		case byCreator:
-			creator, err := c.asName(starts[0])
-			if err != nil {
-				return nil, err
-			}
-			keyCmp = func(x *Proposal) int { return cmp.Or(strings.Compare(x.Creator, creator), cmp.Compare(x.ID, edgeID)) }
-		case byStartDate, byEndDate:
-			s, err := c.asString(starts[0])
-			if err != nil {
-				return nil, err
-			}
-			when := Epoch
-			if a.desc {
-				when = MaxTime
-			}
-			if s != "" {
-				if when, err = c.asTime(starts[0]); err != nil {
-					return nil, err
+	keyCmp, err := o.key(c, starts, a.desc)
+	if err != nil {
+		return nil, err
+	}
+	ch, now := c.n.ch, c.now()
+	rows := o.rows(ch)
+	from := 0
+	switch {
+	case fromID && a.hasLast:
+		if from, ok = rowFromID(ch, rows, proposal, a.lastID, a.desc); !ok {
+			return nil, nil
+		}
+	case keyCmp == nil && a.desc:
+		from = len(rows)
+	case keyCmp != nil && a.desc:
+		from = upperBound(rows, keyCmp)
+	case keyCmp != nil:
+		from = lowerBound(rows, keyCmp)
+	}
+	keep := func(x *T) bool { return statusFilter(a.status, proposal(ch, x), now) }
+	if a.desc {
+		return collectDesc(rows, from, a.limit, keep), nil
+	}
+	return collect(rows, from, a.limit, keep), nil
+}
+
+// rowFromID is iterate_results_from_index: ascending starts at the object with
+// last_id; descending starts just before the object that follows last_id in id order.
+func rowFromID[T any](ch *chain, rows []*T, proposal func(*chain, *T) *Proposal, lastID int64, desc bool) (int, bool) {
+	for _, p := range ch.proposals {
+		if (!desc && p.ID == lastID) || (desc && p.ID > lastID) {
+			for i, x := range rows {
+				if proposal(ch, x) == p {
+					return i, true
 				}
 			}
-			field := func(x *Proposal) time.Time { return x.StartDate }
-			if a.order == byEndDate {
-				field = func(x *Proposal) time.Time { return x.EndDate }
-			}
-			keyCmp = func(x *Proposal) int { return cmp.Or(field(x).Compare(when), cmp.Compare(x.ID, edgeID)) }
-		case byTotalVotes:
-			votes, err := c.asU64(starts[0])
-			if err != nil {
-				return nil, err
-			}
-			keyCmp = func(x *Proposal) int { return cmp.Or(cmp.Compare(x.TotalVotes, votes), cmp.Compare(x.ID, edgeID)) }
+			return 0, true
 		}
 	}
-	keep := func(x *Proposal) bool { return statusFilter(a.status, x, now) }
-	var out []*Proposal
-	switch {
-	case a.hasLast:
-		out = proposalsFromID(rows, ch.proposals, a.lastID, a.desc, a.limit, keep)
-	case keyCmp == nil && !a.desc:
-		out = collect(rows, 0, a.limit, keep)
-	case keyCmp == nil:
-		out = collectDesc(rows, len(rows), a.limit, keep)
-	case !a.desc:
-		out = collect(rows, lowerBound(rows, keyCmp), a.limit, keep)
-	default:
-		out = collectDesc(rows, upperBound(rows, keyCmp), a.limit, keep)
+	return 0, false
+}
+
+// proposalOrders are list_proposals' orders; the key is (member, id), the id
+// at the edge of the direction.
+var proposalOrders = map[string]dhfOrder[Proposal]{
+	"by_creator": {func(ch *chain) []*Proposal { return ch.propByCreator }, proposalKey(func(c *callCtx, v any, _ bool) (func(*Proposal) int, *rpcError) {
+		creator, err := c.asName(v)
+		return func(x *Proposal) int { return strings.Compare(x.Creator, creator) }, err
+	})},
+	"by_start_date": {func(ch *chain) []*Proposal { return ch.propByStart }, proposalKey(dateKey(func(x *Proposal) time.Time { return x.StartDate }))},
+	"by_end_date":   {func(ch *chain) []*Proposal { return ch.propByEnd }, proposalKey(dateKey(func(x *Proposal) time.Time { return x.EndDate }))},
+	"by_total_votes": {func(ch *chain) []*Proposal { return ch.propByVotes }, proposalKey(func(c *callCtx, v any, _ bool) (func(*Proposal) int, *rpcError) {
+		votes, err := c.asU64(v)
+		return func(x *Proposal) int { return cmp.Compare(x.TotalVotes, votes) }, err
+	})},
+}
+
+// proposalKey reads the first start member with member; an empty start
+// starts at the edge.
+func proposalKey(member func(c *callCtx, v any, desc bool) (func(*Proposal) int, *rpcError)) func(*callCtx, []any, bool) (func(*Proposal) int, *rpcError) {
+	return func(c *callCtx, start []any, desc bool) (func(*Proposal) int, *rpcError) {
+		if len(start) == 0 {
+			return nil, nil
+		}
+		f, err := member(c, start[0], desc)
+		if err != nil {
+			return nil, err
+		}
+		edgeID := int64(0)
+		if desc {
+			edgeID = math.MaxInt64
+		}
+		return func(x *Proposal) int { return cmp.Or(f(x), cmp.Compare(x.ID, edgeID)) }, nil
 	}
-	return out, nil
+}
+
+// dateKey reads a date start member; "" is the edge of the direction.
+func dateKey(field func(*Proposal) time.Time) func(*callCtx, any, bool) (func(*Proposal) int, *rpcError) {
+	return func(c *callCtx, v any, desc bool) (func(*Proposal) int, *rpcError) {
+		s, err := c.asString(v)
+		if err != nil {
+			return nil, err
+		}
+		when := Epoch
+		if desc {
+			when = MaxTime
+		}
+		if s != "" {
+			if when, err = c.asTime(v); err != nil {
+				return nil, err
+			}
+		}
+		return func(x *Proposal) int { return field(x).Compare(when) }, nil
+	}
+}
+
+func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
+	return dhfRows(c, p, proposalOrders, func(_ *chain, x *Proposal) *Proposal { return x }, true)
 }
 
 func listProposals(c *callCtx, p any, w *jw) *rpcError {
 	out, err := c.proposalRows(p)
-	if err != nil {
-		return err
+	if err == nil {
+		writeList(w, "proposals", out, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 	}
-	now := c.now()
-	writeList(w, "proposals", out, func(w *jw, x *Proposal) { writeProposal(w, x, statusNames[proposalStatus(x, now)], false) })
-	return nil
+	return err
 }
 
-// proposalsFromID is iterate_results_from_index: ascending starts at the object with
-// last_id; descending starts just before the object that follows last_id in id order.
-func proposalsFromID(rows, byID []*Proposal, lastID int64, desc bool, limit uint32, keep func(*Proposal) bool) []*Proposal {
-	var target *Proposal
-	for _, p := range byID {
-		if (!desc && p.ID == lastID) || (desc && p.ID > lastID) {
-			target = p
-			break
-		}
-	}
-	if target == nil {
-		return nil
-	}
-	pos := 0
-	for i, p := range rows {
-		if p == target {
-			pos = i
-		}
+// proposalVoteOrders are list_proposal_votes' orders, keyed (voter, proposal
+// id) or (proposal id, voter); a missing member is the edge of the direction.
+var proposalVoteOrders = map[string]dhfOrder[ProposalVote]{
+	"by_voter_proposal": {func(ch *chain) []*ProposalVote { return ch.pvByVoter }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+		in := &conv{}
+		voter, id := voterKey(c, in, start, 0, desc), proposalIDKey(c, in, start, 1, desc)
+		return func(x *ProposalVote) int {
+			return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
+		}, in.err
+	}},
+	"by_proposal_voter": {func(ch *chain) []*ProposalVote { return ch.pvByProposal }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+		in := &conv{}
+		id, voter := proposalIDKey(c, in, start, 0, desc), voterKey(c, in, start, 1, desc)
+		return func(x *ProposalVote) int {
+			return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
+		}, in.err
+	}},
+}
+
+func proposalIDKey(c *callCtx, in *conv, start []any, i int, desc bool) int64 {
+	if v, ok := elem(start, i); ok && v != nil {
+		return get(in, func(v any) (int64, *rpcError) {
+			id, err := c.asI64(v)
+			if err == nil && id < 0 {
+				err = c.assertFail("*obj >= 0", "The proposal id can't be negative")
+			}
+			return id, err
+		}, v)
 	}
 	if desc {
-		return collectDesc(rows, pos, limit, keep)
+		return math.MaxInt64
 	}
-	return collect(rows, pos, limit, keep)
+	return 0
+}
+
+func voterKey(c *callCtx, in *conv, start []any, i int, desc bool) string {
+	if v, ok := elem(start, i); ok && v != nil {
+		return get(in, c.asName, v)
+	}
+	if pv := c.n.ch.pvByVoter; desc && len(pv) > 0 {
+		return pv[len(pv)-1].Voter
+	}
+	return ""
 }
 
 func (c *callCtx) proposalVoteRows(p any) ([]*ProposalVote, *rpcError) {
-	a, err := c.proposalArgs(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkLimit(a.limit); err != nil {
-		return nil, err
-	}
-	ch := c.n.ch
-	now := c.now()
-	proposalID := func(v any, ok bool) (int64, *rpcError) {
-		if !ok || v == nil {
-			if a.desc {
-				return math.MaxInt64, nil
-			}
-			return 0, nil
-		}
-		id, err := c.asI64(v)
-		if err == nil && id < 0 {
-			err = c.assertFail("*obj >= 0", "The proposal id can't be negative")
-		}
-		return id, err
-	}
-	voterName := func(v any, ok bool) (string, *rpcError) {
-		if !ok || v == nil {
-			if a.desc && len(ch.pvByVoter) > 0 {
-				return ch.pvByVoter[len(ch.pvByVoter)-1].Voter, nil
-			}
-			return "", nil
-		}
-		return c.asName(v)
-	}
-	var rows []*ProposalVote
-	var keyCmp func(*ProposalVote) int
-	switch a.order {
-	case byVoterProposal, byProposalVoter:
-		arr, err := c.asArray(a.start)
-		if err != nil {
-			return nil, err
-		}
-		v0, ok0 := elem(arr, 0)
-		v1, ok1 := elem(arr, 1)
-		if a.order == byVoterProposal {
-			voter, err := voterName(v0, ok0)
-			if err != nil {
-				return nil, err
-			}
-			id, err := proposalID(v1, ok1)
-			if err != nil {
-				return nil, err
-			}
-			rows = ch.pvByVoter
-			keyCmp = func(x *ProposalVote) int {
-				return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
-			}
-		} else {
-			id, err := proposalID(v0, ok0)
-			if err != nil {
-				return nil, err
-			}
-			voter, err := voterName(v1, ok1)
-			if err != nil {
-				return nil, err
-			}
-			rows = ch.pvByProposal
-			keyCmp = func(x *ProposalVote) int {
-				return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
-			}
-		}
-	default:
-		return nil, c.unknownOrder(a.order)
-	}
-	keep := func(x *ProposalVote) bool { return statusFilter(a.status, ch.proposals[x.ProposalID], now) }
-	var out []*ProposalVote
-	if a.desc {
-		out = collectDesc(rows, upperBound(rows, keyCmp), a.limit, keep)
-	} else {
-		out = collect(rows, lowerBound(rows, keyCmp), a.limit, keep)
-	}
-	return out, nil
+	return dhfRows(c, p, proposalVoteOrders, func(ch *chain, x *ProposalVote) *Proposal { return ch.proposals[x.ProposalID] }, false)
 }
 
 func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 	out, err := c.proposalVoteRows(p)
-	if err != nil {
-		return err
+	if err == nil {
+		writeList(w, "proposal_votes", out, func(w *jw, x *ProposalVote) {
+			prop := c.n.ch.proposals[x.ProposalID]
+			writeValue(w, obj{{"id", x.ID}, {"voter", x.Voter},
+				{"proposal", func(w *jw) { writeProposal(w, prop, statusNames[proposalStatus(prop, c.now())], false) }}}, false)
+		})
 	}
-	ch := c.n.ch
-	now := c.now()
-	writeList(w, "proposal_votes", out, func(w *jw, x *ProposalVote) {
-		prop := ch.proposals[x.ProposalID]
-		w.objBegin()
-		w.knum("id", x.ID)
-		w.kstr("voter", x.Voter)
-		w.key("proposal")
-		writeProposal(w, prop, statusNames[proposalStatus(prop, now)], false)
-		w.objEnd()
-	})
-	return nil
+	return err
 }
 
 // smtList serves the SMT list methods. The simulated chain has no SMTs, so after the
 // argument checks the lists are empty.
-func smtList(key string, orders ...int) methodFunc {
+func smtList(key string, orders ...string) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
 		a, err := c.listArgs(p, true)
 		if err != nil {

@@ -305,6 +305,8 @@ func TestListOrders(t *testing.T) {
 			-32003, "Assert Exception:false: Unknown or unsupported sort order 'by_price'"},
 		{"missing order", "database_api.list_witnesses", obj{"start": "", "limit": 5},
 			-32003, "Assert Exception:false: Unknown or unsupported sort order 'not_set'"},
+		{"order number out of range", "database_api.list_accounts", obj{"start": "", "limit": 5, "order": 99},
+			-32003, "Assert Exception:false: Unknown or unsupported sort order '99'"},
 		{"bad enum name", "database_api.list_accounts", obj{"start": "", "limit": 5, "order": "by_nam"},
 			-32000, "Bad Cast:invalid name 'by_nam' in enum 'hive::plugins::database_api::sort_order_type'"},
 		{"bad direction", "database_api.list_proposals", obj{"start": []any{}, "limit": 5, "order": "by_creator", "order_direction": "up"},

@@ -24,16 +24,6 @@ func (t *Trade) price() float64 {
 	return float64(hbd) / float64(hive)
 }
 
-func writeTrade(w *jw, t *Trade, legacy bool) {
-	w.objBegin()
-	w.ktime("date", t.Date)
-	w.kasset("current_pays", t.CurrentPays, legacy)
-	w.kasset("open_pays", t.OpenPays, legacy)
-	w.kstr("taker", t.Taker)
-	w.kstr("maker", t.Maker)
-	w.objEnd()
-}
-
 // bucket is one market history bucket being built.
 type bucket struct {
 	open         time.Time
@@ -78,35 +68,13 @@ func (ch *chain) marketHistory(seconds uint32, start, end time.Time) []*bucket {
 }
 
 func writeBucket(w *jw, b *bucket) {
-	w.objBegin()
-	w.knum("id", int64(b.seconds)*100_000+int64(b.idx))
-	w.ktime("open", b.open)
-	w.knum("seconds", int64(b.seconds))
-	for _, side := range []struct {
-		k   string
-		hbd bool
-	}{{"hive", false}, {"non_hive", true}} {
-		pick := func(t *Trade) int64 {
-			hive, hbd := t.sides()
-			if side.hbd {
-				return hbd
-			}
-			return hive
-		}
-		w.key(side.k)
-		w.objBegin()
-		w.ki64("high", pick(b.high))
-		w.ki64("low", pick(b.low))
-		w.ki64("open", pick(b.first))
-		w.ki64("close", pick(b.last))
-		vol := b.hiveV
-		if side.hbd {
-			vol = b.hbdV
-		}
-		w.ki64("volume", vol)
-		w.objEnd()
+	side := func(pick func(hive, hbd int64) int64, volume int64) obj {
+		at := func(t *Trade) int64 { return pick(t.sides()) }
+		return obj{{"high", at(b.high)}, {"low", at(b.low)}, {"open", at(b.first)}, {"close", at(b.last)}, {"volume", volume}}
 	}
-	w.objEnd()
+	writeValue(w, obj{{"id", int64(b.seconds)*100_000 + int64(b.idx)}, {"open", b.open}, {"seconds", b.seconds},
+		{"hive", side(func(hive, _ int64) int64 { return hive }, b.hiveV)},
+		{"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}}, false)
 }
 
 // volume24h is the HIVE and HBD traded in the 24 hours before now.
@@ -144,23 +112,17 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 	if bids := ch.orderBookSide(true, 1); len(bids) > 0 {
 		bid, _ = strconv.ParseFloat(realPrice(bids[0].SellPrice), 64)
 	}
-	hive, hbd := ch.volume24h(now)
-	w.objBegin()
-	w.kstr("latest", strconv.FormatFloat(latest, 'f', 17, 64))
-	w.kstr("lowest_ask", strconv.FormatFloat(ask, 'f', 17, 64))
-	w.kstr("highest_bid", strconv.FormatFloat(bid, 'f', 17, 64))
-	w.kstr("percent_change", strconv.FormatFloat(change, 'f', 17, 64))
-	w.kasset("hive_volume", asset(hive, HIVE), legacy)
-	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
-	w.objEnd()
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 17, 64) }
+	writeValue(w, append(obj{{"latest", f(latest)}, {"lowest_ask", f(ask)}, {"highest_bid", f(bid)}, {"percent_change", f(change)}},
+		volumes(c)...), legacy)
 }
 
-func writeVolume(w *jw, c *callCtx, legacy bool) {
+func writeVolume(w *jw, c *callCtx, legacy bool) { writeValue(w, volumes(c), legacy) }
+
+// volumes is the last 24 hours' volume members.
+func volumes(c *callCtx) obj {
 	hive, hbd := c.n.ch.volume24h(c.now())
-	w.objBegin()
-	w.kasset("hive_volume", asset(hive, HIVE), legacy)
-	w.kasset("hbd_volume", asset(hbd, HBD), legacy)
-	w.objEnd()
+	return obj{{"hive_volume", asset(hive, HIVE)}, {"hbd_volume", asset(hbd, HBD)}}
 }
 
 // marketLimit is market_history_api's limit assert.
@@ -195,178 +157,72 @@ func (ch *chain) recentTrades(now time.Time, limit uint32) []*Trade {
 	return out
 }
 
-func registerMarketMethods(r registry) {
-	r.hived("market_history_api.get_ticker", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		writeTicker(w, c, false)
-		return nil
-	})
-	r.hived("market_history_api.get_volume", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		writeVolume(w, c, false)
-		return nil
-	})
-	r.hived("market_history_api.get_market_history_buckets", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("bucket_sizes")
-		writeU32s(w, bucketSizes)
-		w.objEnd()
-		return nil
-	})
-	r.hived("market_history_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit := uint32(500)
-		if v, ok := o["limit"]; ok {
-			if limit, err = c.asU32(v); err != nil {
-				return err
-			}
-		}
-		if err := c.marketLimit(limit, 500); err != nil {
-			return err
-		}
-		writeOrderBook(w, c, int(limit), false)
-		return nil
-	})
-	r.hived("market_history_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		start := get(in, c.asTime, o["start"])
-		end := get(in, c.asTime, o["end"])
-		if in.err != nil {
-			return in.err
-		}
+// optLimit reads the optional limit args[i] (def when left out) and checks it
+// with market_history_api's assert.
+func (c *callCtx) optLimit(args []any, i int, def uint32) (uint32, *rpcError) {
+	limit := def
+	if i < len(args) {
 		var err *rpcError
-		limit := uint32(1000)
-		if v, ok := o["limit"]; ok {
-			if limit, err = c.asU32(v); err != nil {
-				return err
-			}
+		if limit, err = c.asU32(args[i]); err != nil {
+			return 0, err
 		}
-		if err := c.marketLimit(limit, 1000); err != nil {
-			return err
-		}
-		writeList(w, "trades", c.n.ch.tradesBetween(start, end, limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
-		return nil
-	})
-	r.hived("market_history_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		limit := uint32(1000)
-		if v, ok := o["limit"]; ok {
-			if limit, err = c.asU32(v); err != nil {
-				return err
-			}
-		}
-		if err := c.marketLimit(limit, 1000); err != nil {
-			return err
-		}
-		writeList(w, "trades", c.n.ch.recentTrades(c.now(), limit), func(w *jw, t *Trade) { writeTrade(w, t, false) })
-		return nil
-	})
-	r.hived("market_history_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		seconds := get(in, c.asU32, o["bucket_seconds"])
-		start := get(in, c.asTime, o["start"])
-		end := get(in, c.asTime, o["end"])
-		if in.err != nil {
-			return in.err
-		}
-		writeList(w, "buckets", c.n.ch.marketHistory(seconds, start, end), writeBucket)
-		return nil
-	})
-	// condenser_api forms.
-	r.hived("condenser_api.get_ticker", condNoArgs(func(c *callCtx, w *jw) { writeTicker(w, c, true) }))
-	r.hived("condenser_api.get_volume", condNoArgs(func(c *callCtx, w *jw) { writeVolume(w, c, true) }))
-	r.hived("condenser_api.get_market_history_buckets", condNoArgs(func(c *callCtx, w *jw) { writeU32s(w, bucketSizes) }))
-	condLimit := func(p any, c *callCtx, lo, hi int, def, max uint32) ([]any, uint32, *rpcError) {
-		args, err := c.condRange(p, lo, hi)
-		if err != nil {
-			return nil, 0, err
-		}
-		limit := def
-		if len(args) == hi {
-			if limit, err = c.asU32(args[hi-1]); err != nil {
-				return nil, 0, err
-			}
-		}
-		return args, limit, c.marketLimit(limit, max)
 	}
-	r.hived("condenser_api.get_order_book", func(c *callCtx, p any, w *jw) *rpcError {
-		_, limit, err := condLimit(p, c, 0, 1, 500, 500)
-		if err != nil {
-			return err
-		}
-		writeOrderBook(w, c, int(limit), true)
-		return nil
-	})
-	r.hived("condenser_api.get_recent_trades", func(c *callCtx, p any, w *jw) *rpcError {
-		_, limit, err := condLimit(p, c, 0, 1, 1000, 1000)
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, t := range c.n.ch.recentTrades(c.now(), limit) {
-			writeTrade(w, t, true)
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.get_trade_history", func(c *callCtx, p any, w *jw) *rpcError {
-		args, limit, err := condLimit(p, c, 2, 3, 1000, 1000)
-		if err != nil {
-			return err
-		}
-		in := &conv{}
-		start := get(in, c.asTime, args[0])
-		end := get(in, c.asTime, args[1])
-		if in.err != nil {
-			return in.err
-		}
-		w.arrBegin()
-		for _, t := range c.n.ch.tradesBetween(start, end, limit) {
-			writeTrade(w, t, true)
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.get_market_history", func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condN(p, 3)
-		if err != nil {
-			return err
-		}
-		in := &conv{}
-		seconds := get(in, c.asU32, args[0])
-		start := get(in, c.asTime, args[1])
-		end := get(in, c.asTime, args[2])
-		if in.err != nil {
-			return in.err
-		}
-		w.arrBegin()
-		for _, b := range c.n.ch.marketHistory(seconds, start, end) {
-			writeBucket(w, b)
-		}
-		w.arrEnd()
-		return nil
-	})
+	return limit, c.marketLimit(limit, def)
 }
 
-func writeU32s(w *jw, vs []uint32) {
-	w.arrBegin()
-	for _, v := range vs {
-		w.num(int64(v))
+func registerMarketMethods(r registry) {
+	noArgs := func(name, key string, write func(w *jw, c *callCtx, legacy bool)) twin {
+		return twin{api: "market_history_api", name: name, key: key, serve: func(c *callCtx, _ []any, w *jw, legacy bool) *rpcError {
+			write(w, c, legacy)
+			return nil
+		}}
 	}
-	w.arrEnd()
+	trades := func(w *jw, rows []*Trade, legacy bool) {
+		writeRows(w, rows, func(w *jw, t *Trade) { writeObject(w, t, legacy) })
+	}
+	r.twins(noArgs("get_ticker", "", writeTicker), noArgs("get_volume", "", writeVolume),
+		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeValue(w, bucketSizes, false) }),
+		twin{api: "market_history_api", name: "get_order_book", members: []string{"limit"}, optional: 1,
+			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+				limit, err := c.optLimit(args, 0, 500)
+				if err == nil {
+					writeOrderBook(w, c, int(limit), legacy)
+				}
+				return err
+			}},
+		twin{api: "market_history_api", name: "get_recent_trades", members: []string{"limit"}, optional: 1, key: "trades",
+			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+				limit, err := c.optLimit(args, 0, 1000)
+				if err == nil {
+					trades(w, c.n.ch.recentTrades(c.now(), limit), legacy)
+				}
+				return err
+			}},
+		twin{api: "market_history_api", name: "get_trade_history", members: []string{"start", "end", "limit"}, optional: 1, key: "trades",
+			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+				// market_history_api reads start and end first, condenser_api the limit.
+				in := &conv{}
+				var limit uint32
+				if legacy {
+					limit, in.err = c.optLimit(args, 2, 1000)
+				}
+				start, end := get(in, c.asTime, args[0]), get(in, c.asTime, args[1])
+				if in.err == nil && !legacy {
+					limit, in.err = c.optLimit(args, 2, 1000)
+				}
+				if in.err == nil {
+					trades(w, c.n.ch.tradesBetween(start, end, limit), legacy)
+				}
+				return in.err
+			}},
+		twin{api: "market_history_api", name: "get_market_history", members: []string{"bucket_seconds", "start", "end"}, key: "buckets",
+			serve: func(c *callCtx, args []any, w *jw, _ bool) *rpcError {
+				in := &conv{}
+				seconds := get(in, c.asU32, args[0])
+				start, end := get(in, c.asTime, args[1]), get(in, c.asTime, args[2])
+				if in.err == nil {
+					writeRows(w, c.n.ch.marketHistory(seconds, start, end), writeBucket)
+				}
+				return in.err
+			}})
 }

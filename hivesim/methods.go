@@ -38,7 +38,7 @@ func (r registry) mind(name string, fn methodFunc) { r.add(name, styleHivemind, 
 func methodSets() []func(registry) {
 	return []func(registry){
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
-		registerRCMethods, registerCondenserRCMethods, registerMarketMethods, registerHistoryMethods,
+		registerRCMethods, registerMarketMethods, registerHistoryMethods,
 		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
 	}
 }
@@ -78,9 +78,9 @@ func registerCoreMethods(r registry) {
 	r.hived("database_api.list_limit_orders", listLimitOrders())
 	r.hived("database_api.list_proposals", listProposals)
 	r.hived("database_api.list_proposal_votes", listProposalVotes)
-	r.hived("database_api.list_smt_contributions", smtList("contributions", bySymbolContributor, bySymbolID, byContributor))
-	r.hived("database_api.list_smt_tokens", smtList("tokens", bySymbol, byControlAccount))
-	r.hived("database_api.list_smt_token_emissions", smtList("token_emissions", bySymbolTime))
+	r.hived("database_api.list_smt_contributions", smtList("contributions", "by_symbol_contributor", "by_symbol_id", "by_contributor"))
+	r.hived("database_api.list_smt_tokens", smtList("tokens", "by_symbol", "by_control_account"))
+	r.hived("database_api.list_smt_token_emissions", smtList("token_emissions", "by_symbol_time"))
 	r.mind("database_api.list_votes", listVotes)
 	r.add("database_api.list_comments", stylePython, listComments)
 

@@ -126,197 +126,55 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 }
 
 func writeWitness(w *jw, x *Witness, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.ktime("created", x.Created)
-	w.kstr("url", x.URL)
-	w.ki64("votes", x.Votes)
-	w.kstr("virtual_last_update", x.VirtualLastUpdate.String())
-	w.kstr("virtual_position", x.VirtualPosition.String())
-	w.kstr("virtual_scheduled_time", x.VirtualScheduledTime.String())
-	w.knum("total_missed", int64(x.TotalMissed))
-	w.ku64("last_aslot", x.LastAslot)
-	w.ku64("last_confirmed_block_num", x.LastConfirmedBlockNum)
-	w.ku64("pow_worker", 0)
-	w.kstr("signing_key", x.SigningKey)
-	w.key("props")
-	w.objBegin()
-	w.kasset("account_creation_fee", x.AccountCreationFee, legacy)
-	w.knum("maximum_block_size", int64(x.MaximumBlockSize))
-	w.knum("hbd_interest_rate", int64(x.HBDInterestRate))
-	w.knum("account_subsidy_budget", 797)
-	w.knum("account_subsidy_decay", 347321)
-	w.objEnd()
-	w.key("hbd_exchange_rate")
-	writePrice(w, x.HBDExchangeRate, legacy)
-	w.ktime("last_hbd_exchange_update", x.LastHBDExchangeUpdate)
-	w.kstr("last_work", "0000000000000000000000000000000000000000000000000000000000000000")
-	w.kstr("running_version", x.RunningVersion)
-	w.kstr("hardfork_version_vote", hardforkVersion)
-	w.ktime("hardfork_time_vote", x.HardforkTimeVote)
-	w.ki64("available_witness_account_subsidies", 0)
-	w.objEnd()
+	writeValue(w, obj{{"id", x.ID}, {"owner", x.Owner}, {"created", x.Created}, {"url", x.URL}, {"votes", x.Votes},
+		{"virtual_last_update", x.VirtualLastUpdate}, {"virtual_position", x.VirtualPosition},
+		{"virtual_scheduled_time", x.VirtualScheduledTime}, {"total_missed", x.TotalMissed}, {"last_aslot", x.LastAslot},
+		{"last_confirmed_block_num", x.LastConfirmedBlockNum}, {"pow_worker", uint64(0)}, {"signing_key", x.SigningKey},
+		{"props", obj{{"account_creation_fee", x.AccountCreationFee}, {"maximum_block_size", x.MaximumBlockSize},
+			{"hbd_interest_rate", x.HBDInterestRate}, {"account_subsidy_budget", 797}, {"account_subsidy_decay", 347321}}},
+		{"hbd_exchange_rate", x.HBDExchangeRate}, {"last_hbd_exchange_update", x.LastHBDExchangeUpdate},
+		{"last_work", "0000000000000000000000000000000000000000000000000000000000000000"},
+		{"running_version", x.RunningVersion}, {"hardfork_version_vote", hardforkVersion}, {"hardfork_time_vote", x.HardforkTimeVote},
+		{"available_witness_account_subsidies", int64(0)}}, legacy)
 }
 
-func writeWitnessVote(w *jw, x *WitnessVote) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("witness", x.Witness)
-	w.kstr("account", x.Account)
-	w.objEnd()
-}
+// The writers other files name.
 
-func writeOwnerHistory(w *jw, x *OwnerHistory) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account", x.Account)
-	w.key("previous_owner_authority")
-	writeAuthority(w, &x.PreviousOwnerAuthority)
-	w.ktime("last_valid_time", x.LastValidTime)
-	w.objEnd()
-}
-
-func writeRecoveryRequest(w *jw, x *RecoveryRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account_to_recover", x.AccountToRecover)
-	w.key("new_owner_authority")
-	writeAuthority(w, &x.NewOwnerAuthority)
-	w.ktime("expires", x.Expires)
-	w.objEnd()
-}
-
-func writeChangeRecovery(w *jw, x *ChangeRecoveryRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account_to_recover", x.AccountToRecover)
-	w.kstr("recovery_account", x.RecoveryAccount)
-	w.ktime("effective_on", x.EffectiveOn)
-	w.objEnd()
-}
-
-func writeDecline(w *jw, x *DeclineVotingRightsRequest) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("account", x.Account)
-	w.ktime("effective_date", x.EffectiveDate)
-	w.objEnd()
-}
-
-func writeEscrow(w *jw, x *Escrow, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.knum("escrow_id", int64(x.EscrowID))
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kstr("agent", x.Agent)
-	w.ktime("ratification_deadline", x.RatificationDeadline)
-	w.ktime("escrow_expiration", x.EscrowExpiration)
-	w.kasset("hbd_balance", x.HBDBalance, legacy)
-	w.kasset("hive_balance", x.HiveBalance, legacy)
-	w.kasset("pending_fee", x.PendingFee, legacy)
-	w.kbool("to_approved", x.ToApproved)
-	w.kbool("agent_approved", x.AgentApproved)
-	w.kbool("disputed", x.Disputed)
-	w.objEnd()
-}
-
-func writeRoute(w *jw, x *WithdrawRoute) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("from_account", x.FromAccount)
-	w.kstr("to_account", x.ToAccount)
-	w.knum("percent", int64(x.Percent))
-	w.kbool("auto_vest", x.AutoVest)
-	w.objEnd()
-}
-
+func writeOwnerHistory(w *jw, x *OwnerHistory)       { writeObject(w, x, false) }
+func writeRecoveryRequest(w *jw, x *RecoveryRequest) { writeObject(w, x, false) }
+func writeRoute(w *jw, x *WithdrawRoute)             { writeObject(w, x, false) }
+func writeEscrow(w *jw, x *Escrow, legacy bool)      { writeObject(w, x, legacy) }
 func writeSavings(w *jw, x *SavingsWithdraw, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("from", x.From)
-	w.kstr("to", x.To)
-	w.kstr("memo", x.Memo)
-	w.knum("request_id", int64(x.RequestID))
-	w.kasset("amount", x.Amount, legacy)
-	w.ktime("complete", x.Complete)
-	w.objEnd()
+	writeObject(w, x, legacy)
 }
-
-func writeDelegation(w *jw, x *VestingDelegation, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("delegator", x.Delegator)
-	w.kstr("delegatee", x.Delegatee)
-	w.kasset("vesting_shares", x.VestingShares, legacy)
-	w.ktime("min_delegation_time", x.MinDelegationTime)
-	w.objEnd()
-}
-
+func writeDelegation(w *jw, x *VestingDelegation, legacy bool) { writeObject(w, x, legacy) }
 func writeExpiration(w *jw, x *DelegationExpiration, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("delegator", x.Delegator)
-	w.kasset("vesting_shares", x.VestingShares, legacy)
-	w.ktime("expiration", x.Expiration)
-	w.objEnd()
+	writeObject(w, x, legacy)
 }
-
-func writeConvert(w *jw, x *ConvertRequest, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.knum("requestid", int64(x.RequestID))
-	w.kasset("amount", x.Amount, legacy)
-	w.ktime("conversion_date", x.ConversionDate)
-	w.objEnd()
-}
-
+func writeConvert(w *jw, x *ConvertRequest, legacy bool) { writeObject(w, x, legacy) }
 func writeCollateral(w *jw, x *CollateralizedConvertRequest, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.kstr("owner", x.Owner)
-	w.knum("requestid", int64(x.RequestID))
-	w.kasset("collateral_amount", x.CollateralAmount, legacy)
-	w.kasset("converted_amount", x.ConvertedAmount, legacy)
-	w.ktime("conversion_date", x.ConversionDate)
-	w.objEnd()
+	writeObject(w, x, legacy)
+}
+
+func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
+	writeValue(w, append(fields(x), kv{"pair_id", 0}), legacy)
 }
 
 func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.ktime("created", x.Created)
-	w.ktime("expiration", x.Expiration)
-	w.kstr("seller", x.Seller)
-	w.knum("orderid", int64(x.OrderID))
-	w.ki64("for_sale", x.ForSale)
-	w.key("sell_price")
-	writePrice(w, x.SellPrice, legacy)
+	o := fields(x)
 	if legacy { // condenser's api_limit_order_object (get_open_orders)
-		w.kstr("real_price", realPrice(x.SellPrice))
-		w.kbool("rewarded", false)
+		o = append(o, kv{"real_price", realPrice(x.SellPrice)}, kv{"rewarded", false})
 	}
-	w.objEnd()
+	writeValue(w, o, legacy)
 }
 
 func writeProposal(w *jw, x *Proposal, status string, legacy bool) {
-	w.objBegin()
-	w.knum("id", x.ID)
-	w.knum("proposal_id", x.ID)
-	w.kstr("creator", x.Creator)
-	w.kstr("receiver", x.Receiver)
-	w.ktime("start_date", x.StartDate)
-	w.ktime("end_date", x.EndDate)
-	w.kasset("daily_pay", x.DailyPay, legacy)
-	w.kstr("subject", x.Subject)
-	w.kstr("permlink", x.Permlink)
-	w.ku64("total_votes", x.TotalVotes)
+	o := obj{{"id", x.ID}, {"proposal_id", x.ID}, {"creator", x.Creator}, {"receiver", x.Receiver}, {"start_date", x.StartDate},
+		{"end_date", x.EndDate}, {"daily_pay", x.DailyPay}, {"subject", x.Subject}, {"permlink", x.Permlink}, {"total_votes", x.TotalVotes}}
 	if status != "" { // condenser's list_proposal_votes leaves it out
-		w.kstr("status", status)
+		o = append(o, kv{"status", status})
 	}
-	w.objEnd()
+	writeValue(w, o, legacy)
 }
 
 // dbForm and legacyForm bind a writer's legacy flag.

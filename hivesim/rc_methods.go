@@ -21,14 +21,6 @@ func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	w.objEnd()
 }
 
-func writeRCDelegation(w *jw, d *RCDelegation) {
-	w.objBegin()
-	w.kstr("from", d.From)
-	w.kstr("to", d.To)
-	w.ku64("delegated_rc", d.Amount)
-	w.objEnd()
-}
-
 // rcLimit is rc_api's limit assert.
 func (c *callCtx) rcLimit(limit uint32) *rpcError {
 	if limit == 0 || limit > 1000 {
@@ -88,205 +80,104 @@ func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, 
 }
 
 func registerRCMethods(r registry) {
-	r.hived("rc_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		names, err := c.nameList(o["accounts"], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
-		if err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("rc_accounts")
-		w.arrBegin()
-		for _, n := range names {
-			if a := c.n.ch.byName[n]; a != nil {
-				writeRCAccount(w, c.n.ch, a, false)
+	writeRC := func(c *callCtx, legacy bool) func(*jw, *Account) {
+		return func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, legacy) }
+	}
+	// list reads [start, limit] (the limit first) and pages from start.
+	list := func(name, key string, write func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError) twin {
+		return twin{api: "rc_api", name: name, members: []string{"start", "limit"}, key: key,
+			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+				limit, err := c.asU32(args[1])
+				if err != nil {
+					return err
+				}
+				return write(c, w, args[0], limit, legacy)
+			}}
+	}
+	r.twins(twin{api: "rc_api", name: "find_rc_accounts", members: []string{"accounts"}, key: "rc_accounts",
+		serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+			names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
+			if err != nil {
+				return err
 			}
-		}
-		w.arrEnd()
-		w.objEnd()
-		return nil
-	})
-	r.hived("rc_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
-		}
-		rows, err := c.rcAccountsFrom(o["start"], limit)
-		if err != nil {
+			var rows []*Account
+			for _, n := range names {
+				if a := c.n.ch.byName[n]; a != nil {
+					rows = append(rows, a)
+				}
+			}
+			writeRows(w, rows, writeRC(c, legacy))
+			return nil
+		}},
+		list("list_rc_accounts", "rc_accounts", func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError {
+			rows, err := c.rcAccountsFrom(start, limit)
+			if err == nil {
+				writeRows(w, rows, writeRC(c, legacy))
+			}
 			return err
-		}
-		writeList(w, "rc_accounts", rows, func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, false) })
-		return nil
-	})
-	r.hived("rc_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		limit := get(in, c.asU32, o["limit"])
-		if in.err != nil {
-			return in.err
-		}
-		rows, err := c.rcDelegationsFrom(o["start"], limit)
-		if err != nil {
+		}),
+		list("list_rc_direct_delegations", "rc_direct_delegations", func(c *callCtx, w *jw, start any, limit uint32, _ bool) *rpcError {
+			rows, err := c.rcDelegationsFrom(start, limit)
+			if err == nil {
+				writeRows(w, rows, dbForm(writeObject[RCDelegation]))
+			}
 			return err
-		}
-		writeList(w, "rc_direct_delegations", rows, writeRCDelegation)
-		return nil
-	})
-	r.hived("rc_api.get_resource_pool", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("resource_pool")
-		w.objBegin()
+		}))
+	r.getter("rc_api.get_resource_pool", func(*callCtx) any {
+		pool := obj{}
 		for i, r := range rcResources {
-			w.key(r.name)
-			w.objBegin()
-			w.ki64("pool", r.pool)
-			w.knum("fill_level", int64(8000+i*400))
-			w.objEnd()
+			pool = append(pool, kv{r.name, obj{{"pool", r.pool}, {"fill_level", 8000 + i*400}}})
 		}
-		w.objEnd()
-		w.objEnd()
-		return nil
+		return obj{{"resource_pool", pool}}
 	})
-	r.hived("rc_api.get_resource_params", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("resource_names")
-		w.arrBegin()
+	r.getter("rc_api.get_resource_params", func(*callCtx) any {
+		var names []string
+		params := obj{}
 		for _, r := range rcResources {
-			w.str(r.name)
+			names = append(names, r.name)
+			params = append(params, kv{r.name, obj{
+				{"price_curve_params", obj{{"coeff_a", uint64(14969827235074865152)}, {"coeff_b", uint64(r.budget) * 1000}, {"shift", 50}}},
+				{"resource_dynamics_params", obj{{"resource_unit", 10000}, {"budget_per_time_unit", r.budget}, {"pool_eq", r.pool}, {"max_pool_size", r.pool},
+					{"decay_params", obj{{"decay_per_time_unit", 2539677724}, {"decay_per_time_unit_denom_shift", 42}}}, {"min_decay", 0}}}}})
 		}
-		w.arrEnd()
-		w.key("resource_params")
-		w.objBegin()
-		for _, r := range rcResources {
-			w.key(r.name)
-			w.objBegin()
-			w.key("price_curve_params")
-			w.objBegin()
-			w.ku64("coeff_a", 14969827235074865152)
-			w.ku64("coeff_b", uint64(r.budget)*1000)
-			w.knum("shift", 50)
-			w.objEnd()
-			writeRdParams(w, "resource_dynamics_params", r.budget, 2539677724, 42, r.pool, 0)
-			w.objEnd()
-		}
-		w.objEnd()
-		w.key("size_info")
-		w.objBegin()
-		w.key("resource_execution_time")
-		w.objBegin()
-		w.knum("transaction_time", 6622)
-		w.knum("transfer_time", 5999)
-		w.knum("vote_time", 26286)
-		w.objEnd()
-		w.key("resource_state_bytes")
-		w.objBegin()
-		w.knum("authority_base_size", 48)
-		w.knum("transaction_base_size", 34)
-		w.objEnd()
-		w.objEnd()
-		w.objEnd()
-		return nil
+		return obj{{"resource_names", names}, {"resource_params", params}, {"size_info", obj{
+			{"resource_execution_time", obj{{"transaction_time", 6622}, {"transfer_time", 5999}, {"vote_time", 26286}}},
+			{"resource_state_bytes", obj{{"authority_base_size", 48}, {"transaction_base_size", 34}}}}}}
 	})
-	r.hived("rc_api.get_rc_stats", func(c *callCtx, p any, w *jw) *rpcError {
-		if err := c.noArgs(p); err != nil {
-			return err
-		}
-		w.objBegin()
-		w.key("rc_stats")
-		w.objBegin()
-		w.knum("block", int64(c.head-c.head%1200))
-		w.key("budget")
-		w.arrBegin()
+	r.getter("rc_api.get_rc_stats", func(c *callCtx) any {
+		var budget, pool []int64
 		for _, r := range rcResources {
-			w.num(r.budget)
+			budget, pool = append(budget, r.budget), append(pool, r.pool)
 		}
-		w.arrEnd()
-		w.ki64("comment", 1347217793)
-		w.key("ops")
-		w.objBegin()
+		ops := obj{}
 		for _, op := range []string{"comment_operation", "custom_json_operation", "transfer_operation", "vote_operation"} {
-			w.key(op)
-			w.objBegin()
-			w.ki64("avg_cost", int64(80_000_000+len(op)*1_000_000))
-			w.knum("count", int64(1000+len(op)*37))
-			w.objEnd()
+			ops = append(ops, kv{op, obj{{"avg_cost", int64(80_000_000 + len(op)*1_000_000)}, {"count", 1000 + len(op)*37}}})
 		}
-		w.objEnd()
-		w.key("payers")
-		w.arrBegin()
-		for rank := 0; rank < 3; rank++ {
-			w.objBegin()
-			w.knum("count", int64(1000*(rank+1)))
-			w.knum("lt20", int64(10*(rank+1)))
-			w.knum("rank", int64(rank))
-			w.objEnd()
+		var payers []obj
+		for rank := range 3 {
+			payers = append(payers, obj{{"count", 1000 * (rank + 1)}, {"lt20", 10 * (rank + 1)}, {"rank", rank}})
 		}
-		w.arrEnd()
-		w.key("pool")
-		w.arrBegin()
-		for _, r := range rcResources {
-			w.i64(r.pool)
-		}
-		w.arrEnd()
-		w.ki64("regen", 2182356237432)
-		w.key("share")
-		w.arrBegin()
-		for _, s := range []int64{4513, 10000, 591, 2742, 2153} {
-			w.num(s)
-		}
-		w.arrEnd()
-		w.kstr("stamp", hexHash(64, uint64(c.head/1200)))
-		w.ki64("transfer", 147357209)
-		w.ki64("vote", 84076692)
-		w.objEnd()
-		w.objEnd()
-		return nil
+		return obj{{"rc_stats", obj{{"block", int(c.head - c.head%1200)}, {"budget", budget}, {"comment", int64(1347217793)}, {"ops", ops},
+			{"payers", payers}, {"pool", pool}, {"regen", int64(2182356237432)}, {"share", []int{4513, 10000, 591, 2742, 2153}},
+			{"stamp", hexHash(64, uint64(c.head/1200))}, {"transfer", int64(147357209)}, {"vote", int64(84076692)}}}}
 	})
 	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
 		in := &conv{}
-		o := get(in, c.asObject, p)
-		op := get(in, c.asString, o["operation"])
+		op := get(in, c.asString, get(in, c.asObject, p)["operation"])
 		if in.err != nil {
 			return in.err
 		}
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
 			return c.assertFail("false", "Unknown operation "+op)
 		}
-		w.objBegin()
-		w.knum("count", int64(100+len(op)))
-		w.ki64("avg_cost_rc", int64(50_000_000+len(op)*1_000_000))
-		w.key("resource_cost")
-		w.objBegin()
-		for _, k := range []string{"history_rc", "tokens_rc", "market_rc", "state_rc", "exec_rc"} {
-			w.ki64(k, int64(10_000_000+len(k)))
+		cost, share := obj{}, obj{}
+		for _, k := range []string{"history", "tokens", "market", "state", "exec"} {
+			rc := k + "_rc"
+			cost, share = append(cost, kv{rc, int64(10_000_000 + len(rc))}), append(share, kv{k + "_bp", 2000})
 		}
-		w.objEnd()
-		w.key("resource_cost_share")
-		w.objBegin()
-		for _, k := range []string{"history_bp", "tokens_bp", "market_bp", "state_bp", "exec_bp"} {
-			w.knum(k, 2000)
-		}
-		w.objEnd()
-		w.key("resource_usage")
-		w.objBegin()
-		w.ki64("history_bytes", 200)
-		w.kstr("tokens", "0.00000")
-		w.ki64("market_bytes", 0)
-		w.ki64("state_hbytes", 4000)
-		w.ki64("exec_ns", 12000)
-		w.objEnd()
-		w.objEnd()
+		writeValue(w, obj{{"count", 100 + len(op)}, {"avg_cost_rc", int64(50_000_000 + len(op)*1_000_000)}, {"resource_cost", cost},
+			{"resource_cost_share", share}, {"resource_usage", obj{{"history_bytes", int64(200)}, {"tokens", "0.00000"},
+				{"market_bytes", int64(0)}, {"state_hbytes", int64(4000)}, {"exec_ns", int64(12000)}}}}, false)
 		return nil
 	})
 }
@@ -301,73 +192,4 @@ var rcResources = []struct {
 	{"resource_market_bytes", 72338, 1965951984},
 	{"resource_state_bytes", 43546196, 24431706720637},
 	{"resource_execution_time", 40000000, 64953409331},
-}
-
-// condRCArgs reads condenser's [start, limit] of the RC lists.
-func condRCArgs(c *callCtx, p any) ([]any, uint32, *rpcError) {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := c.checkArgs(args, 2); err != nil {
-		return nil, 0, err
-	}
-	limit, err := c.asU32(args[1])
-	return args, limit, err
-}
-
-func registerCondenserRCMethods(r registry) {
-	r.hived("condenser_api.find_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
-		if err := c.checkArgs(args, 1); err != nil {
-			return err
-		}
-		names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, n := range names {
-			if a := c.n.ch.byName[n]; a != nil {
-				writeRCAccount(w, c.n.ch, a, true)
-			}
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.list_rc_accounts", func(c *callCtx, p any, w *jw) *rpcError {
-		args, limit, err := condRCArgs(c, p)
-		if err != nil {
-			return err
-		}
-		rows, err := c.rcAccountsFrom(args[0], limit)
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, a := range rows {
-			writeRCAccount(w, c.n.ch, a, true)
-		}
-		w.arrEnd()
-		return nil
-	})
-	r.hived("condenser_api.list_rc_direct_delegations", func(c *callCtx, p any, w *jw) *rpcError {
-		args, limit, err := condRCArgs(c, p)
-		if err != nil {
-			return err
-		}
-		rows, err := c.rcDelegationsFrom(args[0], limit)
-		if err != nil {
-			return err
-		}
-		w.arrBegin()
-		for _, d := range rows {
-			writeRCDelegation(w, d)
-		}
-		w.arrEnd()
-		return nil
-	})
 }

@@ -1,0 +1,94 @@
+package hivesim
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// obj describes a JSON object as a Go value: its members in order (hived
+// writes FC_REFLECT order, which a map would lose).
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+// writeValue writes v as hived would: an obj member by member, a slice or
+// array element by element, a struct (or pointer to one) as the object of its
+// fields tagged `hive:"name"` in declaration order, and scalars by fc's rules
+// (64-bit integers quoted past 2^53, assets as NAI objects or, when legacy,
+// "1.000 HIVE" strings). A func(*jw) writes itself.
+func writeValue(w *jw, v any, legacy bool) {
+	switch v := v.(type) {
+	case obj:
+		w.objBegin()
+		for _, m := range v {
+			w.key(m.k)
+			writeValue(w, m.v, legacy)
+		}
+		w.objEnd()
+	case func(*jw):
+		v(w)
+	case time.Time:
+		w.time(v)
+	case Asset:
+		writeAsset(w, v, legacy)
+	case Price:
+		writePrice(w, v, legacy)
+	case Authority:
+		writeAuthority(w, &v)
+	case U128:
+		w.str(v.String())
+	default:
+		writeReflected(w, reflect.ValueOf(v), legacy)
+	}
+}
+
+func writeReflected(w *jw, v reflect.Value, legacy bool) {
+	switch v.Kind() {
+	case reflect.String:
+		w.str(v.String())
+	case reflect.Bool:
+		w.boolean(v.Bool())
+	case reflect.Int64:
+		w.i64(v.Int())
+	case reflect.Uint64:
+		w.u64(v.Uint())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
+		w.num(v.Int())
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		w.num(int64(v.Uint()))
+	case reflect.Slice, reflect.Array:
+		w.arrBegin()
+		for i := range v.Len() {
+			writeValue(w, v.Index(i).Interface(), legacy)
+		}
+		w.arrEnd()
+	case reflect.Pointer:
+		writeValue(w, v.Elem().Interface(), legacy)
+	case reflect.Struct:
+		writeValue(w, fields(v), legacy)
+	default:
+		panic(fmt.Sprintf("hivesim: no writer for %s", v.Type()))
+	}
+}
+
+// fields is the obj of a struct's (or a pointer's struct's) tagged fields.
+func fields(x any) obj {
+	v, ok := x.(reflect.Value)
+	if !ok {
+		v = reflect.Indirect(reflect.ValueOf(x))
+	}
+	var o obj
+	for i := range v.NumField() {
+		if k := v.Type().Field(i).Tag.Get("hive"); k != "" {
+			o = append(o, kv{k, v.Field(i).Interface()})
+		}
+	}
+	return o
+}
+
+// writeObject writes x, a struct with hive tags.
+func writeObject[T any](w *jw, x *T, legacy bool) { writeValue(w, x, legacy) }

@@ -123,9 +123,10 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 	ownKeys(items)
 	d.runBatch(ctx, items, results)
 	if observe {
+		elapsed := time.Since(start) // runBatch returned: every call has ended
 		for j := range items {
 			i := items[j].at
-			h.Observe(ctx, &calls[i], &results[i], time.Since(start))
+			h.Observe(ctx, &calls[i], &results[i], elapsed)
 		}
 	}
 }

@@ -120,7 +120,11 @@ func (p *Pool) callBatch(ctx context.Context, name string, reqs []Request) ([]Re
 		defer cancel()
 	}
 	ids := make([]uint64, len(reqs))
-	body := make([]byte, 0, 64*len(reqs))
+	size := 1 + len(reqs) // the brackets and commas
+	for _, r := range reqs {
+		size += len(r.Method) + len(r.Params) + bodyOverhead
+	}
+	body := make([]byte, 0, size) // one allocation: no doubling
 	body = append(body, '[')
 	for i, r := range reqs {
 		ids[i] = p.newID()

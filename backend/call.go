@@ -114,9 +114,15 @@ func (p *Pool) Call(ctx context.Context, name string, req Request) (Response, er
 	}
 	be, ok := p.backends[name]
 	if !ok {
-		return Response{Backend: name}, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
+		return unknownBackend(name)
 	}
 	return p.call(ctx, be, req, 0)
+}
+
+// unknownBackend is Call's answer for a backend name that is not
+// configured (a bug in the caller).
+func unknownBackend(name string) (Response, error) {
+	return Response{Backend: name}, jsonrpc.NewError(jsonrpc.KindInternal, "no backend named "+strconv.Quote(name), nil)
 }
 
 // call makes req on be as Call does, after used attempts already made for

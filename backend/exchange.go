@@ -28,12 +28,23 @@ type exchange struct {
 	reused  bool
 	rxStart int64
 	sends   int // connections handed out: each is one send of the request
+	// body is the request body being sent, and getBodyFn the request's
+	// GetBody, made once: the Transport calls it only within RoundTrip,
+	// to send the body again on another connection.
+	body      []byte
+	getBodyFn func() (io.ReadCloser, error)
 }
 
 func newExchange() *exchange {
 	ex := &exchange{conns: make([]*conn, 0, 2)}
 	ex.gotFn = ex.gotConn
+	ex.getBodyFn = ex.getBody
 	return ex
+}
+
+// getBody is the GetBody of the request send makes: a new reader of body.
+func (ex *exchange) getBody() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(ex.body)), nil
 }
 
 // gotConn is the GotConn hook.
@@ -76,7 +87,10 @@ func (p *Pool) getExchange() *exchange {
 }
 
 // putExchange returns a finished exchange to the pool.
-func (p *Pool) putExchange(ex *exchange) { p.exchanges.Put(ex) }
+func (p *Pool) putExchange(ex *exchange) {
+	ex.body = nil
+	p.exchanges.Put(ex)
+}
 
 // send posts body to be on one of t's connections and returns the
 // answer's head; the caller reads and closes the body, then calls
@@ -89,13 +103,14 @@ func (p *Pool) send(ctx context.Context, t *http.Transport, n *node, ex *exchang
 	// the request, and reading its trace, after an early answer came back.
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: ex.gotFn})
 	hdr := withContextHeaders(n.header, ctx)
+	ex.body = body
 	r := http.Request{
 		Method:        http.MethodPost,
 		URL:           n.url,
 		Host:          n.url.Host,
 		Header:        hdr,
 		Body:          io.NopCloser(bytes.NewReader(body)),
-		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+		GetBody:       ex.getBodyFn,
 		ContentLength: int64(len(body)),
 	}
 	// The body is a *bytes.Reader: net/http then writes it into the same

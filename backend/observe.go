@@ -19,10 +19,18 @@ type Observer interface {
 // observedKey marks a context whose call the Observer has been told about.
 type observedKey struct{}
 
-// callObserved tells the Observer about a call and makes it.
+// callObserved tells the Observer about a call and makes it. The call
+// (Pool.call) makes no other observed call, so its context needs no
+// observedKey mark: that would cost an allocation per call.
 func (p *Pool) callObserved(ctx context.Context, o Observer, name string, req Request) (Response, error) {
 	ctx, done := o.CallStarted(ctx, name, req)
-	resp, err := p.Call(context.WithValue(ctx, observedKey{}, true), name, req)
+	var resp Response
+	var err error
+	if be, ok := p.backends[name]; ok {
+		resp, err = p.call(ctx, be, req, 0)
+	} else {
+		resp, err = unknownBackend(name)
+	}
 	done(resp, err)
 	return resp, err
 }

@@ -95,6 +95,7 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 	if len(calls) == 1 {
 		var p pending
 		if d.prepare(ctx, h, r, &calls[0], &results[0], &p) {
+			p.ownKey()
 			results[0] = p.run(ctx)
 		}
 		if observe {
@@ -102,8 +103,7 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 		}
 		return
 	}
-	var ps []pending
-	var at []int
+	var items []batchItem
 	for i := range calls {
 		var p pending
 		if !d.prepare(ctx, h, r, &calls[i], &results[i], &p) {
@@ -112,19 +112,21 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 			}
 			continue
 		}
-		if ps == nil { // only a batch with an upstream call allocates
-			ps, at = make([]pending, 0, len(calls)-i), make([]int, 0, len(calls)-i)
+		if items == nil { // only a batch with an upstream call allocates
+			items = make([]batchItem, 0, len(calls)-i)
 		}
-		ps, at = append(ps, p), append(at, i)
+		items = append(items, batchItem{p: p, at: i})
 	}
-	if len(ps) == 0 {
+	if len(items) == 0 {
 		return
 	}
-	for j, res := range d.runBatch(ctx, ps) {
-		i := at[j]
-		results[i] = res
-		if observe {
-			h.Observe(ctx, &calls[i], &results[i], time.Since(start))
+	ownKeys(items)
+	d.runBatch(ctx, items, results)
+	if observe {
+		elapsed := time.Since(start) // runBatch returned: every call has ended
+		for j := range items {
+			i := items[j].at
+			h.Observe(ctx, &calls[i], &results[i], elapsed)
 		}
 	}
 }
@@ -183,21 +185,62 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 		}
 	}
 	*p = pending{d: d, c: c.Call, rt: rt, coalesce: coalesce, cacheable: coalesce && (d.cache != nil || d.tier != nil), held: held}
-	p.c.Key = strings.Clone(c.Key)
-	p.rt.Key = p.c.Key
 	if err != nil {
-		*res = Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(p.c.Key), err), Cache: CacheBypass, Key: p.c.Key}
+		key := strings.Clone(c.Key)
+		*res = Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(key), err), Cache: CacheBypass, Key: key}
 		return false
 	}
 	if refused, ok := d.screen(&p.c, rt); ok { // limits.blacklist_accounts (blacklist.go)
+		refused.Key = strings.Clone(refused.Key)
 		*res = refused
 		return false
 	}
 	if refused, ok := d.accountHistoryLimit(&p.c, rt); ok { // limits.account_history_limit (limits.go)
+		refused.Key = strings.Clone(refused.Key)
 		*res = refused
 		return false
 	}
+	// The key still views the front end's buffer: the caller gives it one
+	// of its own (ownKey, ownKeys).
 	return true
+}
+
+// ownKey gives p a key of its own instead of the front end's.
+func (p *pending) ownKey() {
+	p.c.Key = strings.Clone(p.c.Key)
+	p.rt.Key = p.c.Key
+}
+
+// ownKeys gives the calls of items keys of their own. The keys of the
+// calls that are not coalesced (nor cached) are copied together into one
+// allocation: they live as long as the request. A key that may outlive it
+// (a flight's, a cached answer's) gets an allocation of its own, so that
+// it never holds the others' bytes.
+func ownKeys(items []batchItem) {
+	n := 0
+	for i := range items {
+		if p := &items[i].p; !p.coalesce {
+			n += len(p.c.Key)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range items {
+		if p := &items[i].p; !p.coalesce {
+			b.WriteString(p.c.Key)
+		}
+	}
+	all := b.String()
+	for i := range items {
+		p := &items[i].p
+		if p.coalesce {
+			p.ownKey()
+			continue
+		}
+		k := len(p.c.Key)
+		p.c.Key, all = all[:k], all[k:]
+		p.rt.Key = p.c.Key
+	}
 }
 
 // InvalidMethod is the answer to a call the router could not parse

@@ -27,6 +27,7 @@ type callInfo struct {
 	outcome       string
 	batch         int // elements of a JSON-RPC batch; -1 when not a batch
 	backends      []string
+	oneBackend    [1]string // backends' first array
 	upstream      time.Duration
 	upstreamCalls int
 	// quotaSubject and quotaKey name who the request counted against
@@ -37,10 +38,27 @@ type callInfo struct {
 
 type callInfoKey struct{}
 
-// withCallInfo returns a context carrying info.
-func withCallInfo(ctx context.Context, info *callInfo) context.Context {
+// infoContext is a context carrying a callInfo (callInfoFrom finds it),
+// made to live inside another allocation (serveHTTP's exchange) rather
+// than in one of its own. Its Done is its parent's, so the context package still finds
+// the parent's cancellation (no goroutine for a child's WithCancel).
+type infoContext struct {
+	context.Context
+	info *callInfo
+}
+
+// init makes c the context ctx with info.
+func (c *infoContext) init(ctx context.Context, info *callInfo) {
 	info.batch = -1
-	return context.WithValue(ctx, callInfoKey{}, info)
+	c.Context, c.info = ctx, info
+}
+
+// Value returns the callInfo for callInfoKey, else the parent's value.
+func (c *infoContext) Value(key any) any {
+	if _, ok := key.(callInfoKey); ok {
+		return c.info
+	}
+	return c.Context.Value(key)
 }
 
 // callInfoFrom returns the callInfo of ctx, nil when there is none.
@@ -89,6 +107,9 @@ func (i *callInfo) addUpstream(backend string, d time.Duration) {
 	i.upstreamCalls++
 	i.upstream += d
 	if !slices.Contains(i.backends, backend) {
+		if i.backends == nil {
+			i.backends = i.oneBackend[:0:1] // the usual request: no allocation
+		}
 		i.backends = append(i.backends, backend)
 	}
 }

@@ -31,8 +31,8 @@ const maxRequestIDLen = 128
 // current generation's handler tree.
 //
 // It runs on every request, so it allocates little: one exchange (status
-// writer, callInfo and the request passed on together) and one context
-// value. The request id
+// writer, callInfo, its context, the request id's header value and the
+// request passed on together) and a generated request id. The request id
 // reaches the backends through the upstream observer, only when a call
 // goes upstream (observe_upstream.go).
 func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -43,11 +43,13 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	info := &x.info
 	info.frontend = frontendOf(r)
 	info.requestID = requestID(r.Header.Get(HeaderRequestID))
-	w.Header()[HeaderRequestID] = []string{info.requestID}
+	x.idValue[0] = info.requestID
+	w.Header()[HeaderRequestID] = x.idValue[:]
 	if info.frontend != metrics.FrontendJSONRPC {
 		info.method = r.URL.Path // the Connect procedure
 	}
-	ctx := withCallInfo(r.Context(), info)
+	x.ctx.init(r.Context(), info)
+	var ctx context.Context = &x.ctx
 	var span trace.Span
 	if g.tracing != nil && info.frontend == metrics.FrontendJSONRPC {
 		ctx, span = g.tracing.startJSONRPC(ctx, r)
@@ -66,12 +68,17 @@ func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // exchange is the operations layer's state of one HTTP request, allocated
-// once: the status writer, the call's record and the request as passed on,
-// with the context that carries that record.
+// once: the status writer, the call's record, the context that carries
+// that record, the X-Request-Id header's value and the request as passed
+// on.
 type exchange struct {
 	sw   statusWriter
 	info callInfo
-	req  http.Request
+	ctx  infoContext
+	// idValue is the response header's value: length and capacity 1, so
+	// that an Add to that header appends to a copy.
+	idValue [1]string
+	req     http.Request
 }
 
 // batchStarted records the size of a JSON-RPC batch in the request's

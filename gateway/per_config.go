@@ -107,7 +107,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	mux := http.NewServeMux()
 	// The call policy's token check (auth_wiring.go) outside the quotas'
 	// (quota_wiring.go), which reuse the token it verified.
-	mux.Handle("/", g.authHandler(quotaHTTP(gen.quota, jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
+	jsonrpcHandler := g.authHandler(quotaHTTP(gen.quota, jsonrpchttp.NewHandler(gen.dispatcher, jsonrpchttp.HandlerOptions{
 		Hooks:            jsonrpcHooks,
 		Version:          g.opts.Version,
 		OperatorMessage:  cfg.Settings.OperatorMessage,
@@ -118,7 +118,8 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		BatchStarted:     batchStarted,
 		Nodes:            nodeHealth(gen.pool),
 		CompressMinBytes: cfg.Settings.CompressMinBytes,
-	}))))
+	})))
+	mux.Handle("/", jsonrpcHandler)
 	if g.opts.UI {
 		mux.Handle("GET /ui/", http.StripPrefix("/ui", web.Handler()))
 	}
@@ -146,7 +147,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	// share of it or a client's rate, before any work, and reads a body in
 	// full (within body_timeout) before it takes a place; CORS stays
 	// outside it so that browsers can read the refusals.
-	guarded := guard.New(mux, guard.Options{
+	guarded := guard.New(jsonrpcFirst{jsonrpc: jsonrpcHandler, mux: mux}, guard.Options{
 		MaxInFlight:          limits.MaxInFlight,
 		MaxInFlightPerClient: limits.MaxInFlightPerClient,
 		MaxBodyBytes:         limits.MaxBodyBytes,
@@ -169,6 +170,23 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		origins = cfg.Settings.CORSAllowedOrigins
 	}
 	return withCORS(guarded, origins)
+}
+
+// jsonrpcFirst serves POST / (JSON-RPC, the hot path) with jsonrpc
+// directly, and every other request through mux. No pattern of mux but "/"
+// (jsonrpc's own) matches POST /, so the answer is the mux's; the mux's
+// pattern matching is skipped on the requests that matter most.
+type jsonrpcFirst struct {
+	jsonrpc http.Handler
+	mux     *http.ServeMux
+}
+
+func (h jsonrpcFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.Path == "/" {
+		h.jsonrpc.ServeHTTP(w, r)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
 }
 
 // streamPaths are the streaming procedures of the main listener, whose

@@ -28,7 +28,9 @@ func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
 
 // chainEnv is a hivesim node behind a loopback proxy (which can put the
 // node on another branch: a fork) behind a real gateway, with the
-// gateway's stream hub driven round by round (Step) by the test.
+// gateway's stream hub driven round by round (Step) by the test, on the
+// node's clock (gateway.Options.StreamNow: the follower asks for a block
+// once its slot has come).
 type chainEnv struct {
 	t      testing.TB
 	clk    *clock
@@ -58,7 +60,7 @@ urls:
 streams:
   buffer: {{buffer}}
   window: 200
-  block_interval: 1m
+  block_interval: 3s
 {{extra}}`
 
 // idField is a block id or previous id in a get_block answer.
@@ -117,7 +119,7 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.gw, err = gateway.New(cfg, gateway.Options{})
+	e.gw, err = gateway.New(cfg, gateway.Options{StreamNow: e.clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func (e *chainEnv) replica() *chainEnv {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if r.gw, err = gateway.New(cfg, gateway.Options{}); err != nil {
+	if r.gw, err = gateway.New(cfg, gateway.Options{StreamNow: r.clk.Now}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(r.gw.Close)

@@ -123,8 +123,13 @@ func (c DispatchChain) VirtualOps(ctx context.Context, num uint64) ([]Op, error)
 // result's buffer is never released to the backend's pool (no Release), so
 // it may be kept.
 func (c DispatchChain) serve(ctx context.Context, fresh bool, method string, params []byte) dispatch.Result {
+	return c.serveCall(ctx, dispatch.Call{Fresh: fresh}, method, params)
+}
+
+// serveCall is serve with the call's flags (Fresh, AllNodes) in call.
+func (c DispatchChain) serveCall(ctx context.Context, call dispatch.Call, method string, params []byte) dispatch.Result {
 	d := c.Dispatcher()
-	calls := []dispatch.Call{{Fresh: fresh}}
+	calls := []dispatch.Call{call}
 	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
 		calls[0].Invalid = dispatch.InvalidMethod(err)
 	}

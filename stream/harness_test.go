@@ -46,6 +46,9 @@ type chainEnv struct {
 	broadcasts     atomic.Int64
 	finds          atomic.Int64 // find_transaction calls that reached the node
 	dropBroadcasts atomic.Bool
+	// failBroadcasts makes the proxy answer broadcasts with HTTP 503: a
+	// node that is down for them.
+	failBroadcasts atomic.Bool
 }
 
 const envConfig = `
@@ -74,6 +77,14 @@ func newChainEnv(t testing.TB, buffer int) *chainEnv {
 // newChainEnvWith is newChainEnv with more lines of the streams section.
 func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	t.Helper()
+	return newChainEnvNodes(t, buffer, extra, nil)
+}
+
+// newChainEnvNodes is newChainEnvWith with more nodes in the gateway's
+// backend after the proxy: the URLs more returns (it may start servers
+// in front of e.node).
+func newChainEnvNodes(t testing.TB, buffer int, extra string, more func(e *chainEnv) []string) *chainEnv {
+	t.Helper()
 	e := &chainEnv{t: t, clk: &clock{}}
 	e.clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	e.node = hivesim.New(hivesim.Options{Seed: 7, Accounts: 20, InitialHead: 20_000, Now: e.clk.Now})
@@ -84,6 +95,10 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 		}
 		if bytes.Contains(body, []byte("broadcast_transaction")) {
 			e.broadcasts.Add(1)
+			if e.failBroadcasts.Load() {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return
+			}
 			if e.dropBroadcasts.Load() {
 				var req struct {
 					ID json.RawMessage `json:"id"`
@@ -113,7 +128,11 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(proxy.Close)
-	yaml := strings.NewReplacer("{{backend}}", proxy.URL, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
+	backend := proxy.URL
+	if more != nil {
+		backend = "[" + strings.Join(append([]string{proxy.URL}, more(e)...), ", ") + "]"
+	}
+	yaml := strings.NewReplacer("{{backend}}", backend, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
 	e.yaml = yaml
 	cfg, err := config.Parse("stream_test.yaml", []byte(yaml))
 	if err != nil {

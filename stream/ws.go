@@ -216,14 +216,14 @@ func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string,
 		return nil
 	}, func(err error) error {
 		if ctx.Err() != nil {
-			return nil // unsubscribed, or the connection closed
+			return err // unsubscribed, or the connection closed: nothing to say
 		}
 		e := errorBody(err, sub.place())
 		wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
 		wc.mu.Lock()
 		delete(wc.subs, id)
 		wc.mu.Unlock()
-		return nil
+		return err
 	})
 }
 

@@ -215,7 +215,14 @@ func (h *Hub) step(ctx context.Context) (grew bool, err error) {
 			h.recheck = true
 		}
 	}()
-	h.setLIB(lib)
+	// The LIB announced is never above the highest block the follower
+	// knows of (the head read this round, else its tip, raised by each
+	// block read): the tracker's may be a round ahead of the tip.
+	top := tip
+	if head != unknown {
+		top = head
+	}
+	h.setLIB(min(lib, top))
 	next := tip + 1
 	if tip == 0 || (head != unknown && head > tip+uint64(h.opts.Window)) {
 		// The first round, or the follower was stopped long: start at the
@@ -246,6 +253,10 @@ func (h *Hub) step(ctx context.Context) (grew bool, err error) {
 			return true, nil // read the new branch in the next round, at once
 		}
 		grew = true
+		if lib > top && b.Num > top {
+			top = b.Num
+			h.setLIB(min(lib, top))
+		}
 		if head == unknown && !h.slotPassed(b) {
 			return grew, nil // the next block is not due yet
 		}

@@ -45,6 +45,11 @@ type Call struct {
 	// timed out like any other; its answer is not cached and it joins no
 	// other call in flight.
 	Fresh bool
+	// AllNodes sends a broadcast call (router.Route.Broadcast) to every
+	// node of its backend in service at once, once each, and answers it
+	// accepted when any node accepted (backend.Pool.CallAll, fanout.go):
+	// BroadcastTransaction's signed transactions. Other calls ignore it.
+	AllNodes bool
 }
 
 // Hooks are what a front end adds to each of its calls. The zero Hooks (or
@@ -184,7 +189,8 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 			return false
 		}
 	}
-	*p = pending{d: d, c: c.Call, rt: rt, coalesce: coalesce, cacheable: coalesce && (d.cache != nil || d.tier != nil), held: held}
+	*p = pending{d: d, c: c.Call, rt: rt, coalesce: coalesce, cacheable: coalesce && (d.cache != nil || d.tier != nil), held: held,
+		allNodes: c.AllNodes && err == nil && rt.Broadcast}
 	if err != nil {
 		key := strings.Clone(c.Key)
 		*res = Result{Err: jsonrpc.NewError(jsonrpc.KindMethodNotFound, "no backend is configured for "+keyPath(key), err), Cache: CacheBypass, Key: key}
@@ -263,6 +269,8 @@ type pending struct {
 	// flight stored the answer, and starts a flight after it ended, finds
 	// the answer in the cache there instead of asking again.
 	held bool
+	// allNodes: a broadcast sent to every node (Call.AllNodes, fanout.go).
+	allNodes bool
 }
 
 // run makes the upstream call (or joins an identical one in flight),
@@ -271,6 +279,9 @@ type pending struct {
 // and a hit there is the answer (CacheHit, no upstream call).
 func (p *pending) run(ctx context.Context) Result {
 	d, rt := p.d, p.rt
+	if p.allNodes {
+		return p.result(d.upstreamAll(ctx, &p.c, rt), true)
+	}
 	if !p.coalesce {
 		// This caller alone holds the result: it may be lent.
 		out := d.upstream(ctx, &p.c, rt, false, true)

@@ -46,6 +46,10 @@ type Options struct {
 	// AuthDemoAuthority is auth.Options.DemoAuthority: `hivegate demo`
 	// only.
 	AuthDemoAuthority func(ctx context.Context, user, account string) error
+	// StreamNow is the clock the stream follower schedules its reads by
+	// (stream.Options.Now); nil is time.Now. Tests whose simulated node
+	// keeps its own time pass that clock.
+	StreamNow func() time.Time
 }
 
 // Gateway is one running hivegate: its cache, metrics and tracing, which

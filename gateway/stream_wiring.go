@@ -37,6 +37,7 @@ func (g *Gateway) newStreams(cfg *config.Config) *streams {
 		MaxSubscribers: s.MaxSubscribers,
 		BlockInterval:  s.BlockInterval,
 		Logger:         g.log,
+		Now:            g.opts.StreamNow,
 	})
 	return &streams{hub: hub, done: make(chan struct{}), svc: stream.NewService(hub, stream.ServiceOptions{
 		SendTimeout: s.SendTimeout,

@@ -22,6 +22,22 @@ type Chain interface {
 	VirtualOps(ctx context.Context, num uint64) ([]Op, error)
 }
 
+// LIBKnower is a Chain that knows the last irreversible block without
+// asking the nodes: DispatchChain with the gateway's LIB tracker, which
+// polls them for the cache with streams on or off. The follower of such a
+// chain reads the head (Chain.Head) only to start and to check where it
+// is after a failure or a long catch-up; in the steady state it asks for
+// the block after its tip and nothing else, one upstream call per block.
+// The follower of a chain that does not implement it reads the head every
+// round, as the LIB comes with it.
+type LIBKnower interface {
+	// KnownLIB returns the last irreversible block; ok is false when
+	// there is no tracker (then Head's counts). A LIB read late is lower,
+	// never higher, than the chain's: it delays irreversible blocks, it
+	// never makes a reversible one count as irreversible.
+	KnownLIB() (lib uint64, ok bool)
+}
+
 // DispatchChain reads the chain through a gateway's dispatcher: the
 // gateway's router, cache and backends, like any client call.
 type DispatchChain struct {
@@ -66,6 +82,14 @@ func (c DispatchChain) Head(ctx context.Context) (head, lib uint64, err error) {
 	return p.Head, p.LIB, nil
 }
 
+// KnownLIB implements LIBKnower with the LIB tracker (DispatchChain.LIB).
+func (c DispatchChain) KnownLIB() (uint64, bool) {
+	if c.LIB == nil {
+		return 0, false
+	}
+	return c.LIB()
+}
+
 // Block implements Chain with block_api.get_block.
 func (c DispatchChain) Block(ctx context.Context, num uint64, fresh bool) (*Block, error) {
 	params := `{"block_num":` + strconv.FormatUint(num, 10) + `}`
@@ -99,8 +123,13 @@ func (c DispatchChain) VirtualOps(ctx context.Context, num uint64) ([]Op, error)
 // result's buffer is never released to the backend's pool (no Release), so
 // it may be kept.
 func (c DispatchChain) serve(ctx context.Context, fresh bool, method string, params []byte) dispatch.Result {
+	return c.serveCall(ctx, dispatch.Call{Fresh: fresh}, method, params)
+}
+
+// serveCall is serve with the call's flags (Fresh, AllNodes) in call.
+func (c DispatchChain) serveCall(ctx context.Context, call dispatch.Call, method string, params []byte) dispatch.Result {
 	d := c.Dispatcher()
-	calls := []dispatch.Call{{Fresh: fresh}}
+	calls := []dispatch.Call{call}
 	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
 		calls[0].Invalid = dispatch.InvalidMethod(err)
 	}

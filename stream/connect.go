@@ -142,18 +142,10 @@ func (c connectImpl) StreamBlocks(ctx context.Context, req *connect.Request[stre
 	if err != nil {
 		return endError(ctx, err, Cursor{}, out.ResponseTrailer())
 	}
-	defer sub.Close()
-	c.s.flushHeaders(ctx)
-	for {
-		ev, err := sub.Next(ctx)
-		if err != nil {
-			return endError(ctx, err, sub.Place(), out.ResponseTrailer())
-		}
-		c.s.beforeSend(ctx)
-		if err := out.Send(protoBlock(ev, req.Msg.GetHeadersOnly())); err != nil {
-			return err
-		}
-	}
+	headersOnly := req.Msg.GetHeadersOnly()
+	return streamConnect(ctx, c.s, sub, out, func(ev Event) *streamv1.StreamBlocksResponse {
+		return protoBlock(ev, headersOnly)
+	})
 }
 
 // StreamOperations implements hive.stream.v1.StreamService.StreamOperations.
@@ -171,22 +163,12 @@ func (c connectImpl) StreamOperations(ctx context.Context, req *connect.Request[
 	if err != nil {
 		return endError(ctx, err, Cursor{}, out.ResponseTrailer())
 	}
-	defer sub.Close()
-	c.s.flushHeaders(ctx)
-	for {
-		ev, err := sub.Next(ctx)
-		if err != nil {
-			return endError(ctx, err, sub.Place(), out.ResponseTrailer())
-		}
-		msg := protoOpFork(ev.Fork)
+	return streamConnect(ctx, c.s, sub, out, func(ev OpEvent) *streamv1.StreamOperationsResponse {
 		if ev.Op != nil {
-			msg = protoOp(*ev.Op, ev.LIB)
+			return protoOp(*ev.Op, ev.LIB)
 		}
-		c.s.beforeSend(ctx)
-		if err := out.Send(msg); err != nil {
-			return err
-		}
-	}
+		return protoOpFork(ev.Fork)
+	})
 }
 
 // flushHeaders sends the response headers at once, so that the stream

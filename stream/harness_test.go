@@ -28,7 +28,9 @@ func (c *clock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
 
 // chainEnv is a hivesim node behind a loopback proxy (which can put the
 // node on another branch: a fork) behind a real gateway, with the
-// gateway's stream hub driven round by round (Step) by the test.
+// gateway's stream hub driven round by round (Step) by the test, on the
+// node's clock (gateway.Options.StreamNow: the follower asks for a block
+// once its slot has come).
 type chainEnv struct {
 	t      testing.TB
 	clk    *clock
@@ -44,6 +46,9 @@ type chainEnv struct {
 	broadcasts     atomic.Int64
 	finds          atomic.Int64 // find_transaction calls that reached the node
 	dropBroadcasts atomic.Bool
+	// failBroadcasts makes the proxy answer broadcasts with HTTP 503: a
+	// node that is down for them.
+	failBroadcasts atomic.Bool
 }
 
 const envConfig = `
@@ -58,7 +63,7 @@ urls:
 streams:
   buffer: {{buffer}}
   window: 200
-  block_interval: 1m
+  block_interval: 3s
 {{extra}}`
 
 // idField is a block id or previous id in a get_block answer.
@@ -72,6 +77,14 @@ func newChainEnv(t testing.TB, buffer int) *chainEnv {
 // newChainEnvWith is newChainEnv with more lines of the streams section.
 func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 	t.Helper()
+	return newChainEnvNodes(t, buffer, extra, nil)
+}
+
+// newChainEnvNodes is newChainEnvWith with more nodes in the gateway's
+// backend after the proxy: the URLs more returns (it may start servers
+// in front of e.node).
+func newChainEnvNodes(t testing.TB, buffer int, extra string, more func(e *chainEnv) []string) *chainEnv {
+	t.Helper()
 	e := &chainEnv{t: t, clk: &clock{}}
 	e.clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	e.node = hivesim.New(hivesim.Options{Seed: 7, Accounts: 20, InitialHead: 20_000, Now: e.clk.Now})
@@ -82,6 +95,10 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 		}
 		if bytes.Contains(body, []byte("broadcast_transaction")) {
 			e.broadcasts.Add(1)
+			if e.failBroadcasts.Load() {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return
+			}
 			if e.dropBroadcasts.Load() {
 				var req struct {
 					ID json.RawMessage `json:"id"`
@@ -111,13 +128,17 @@ func newChainEnvWith(t testing.TB, buffer int, extra string) *chainEnv {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(proxy.Close)
-	yaml := strings.NewReplacer("{{backend}}", proxy.URL, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
+	backend := proxy.URL
+	if more != nil {
+		backend = "[" + strings.Join(append([]string{proxy.URL}, more(e)...), ", ") + "]"
+	}
+	yaml := strings.NewReplacer("{{backend}}", backend, "{{buffer}}", strconv.Itoa(buffer), "{{extra}}", extra).Replace(envConfig)
 	e.yaml = yaml
 	cfg, err := config.Parse("stream_test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.gw, err = gateway.New(cfg, gateway.Options{})
+	e.gw, err = gateway.New(cfg, gateway.Options{StreamNow: e.clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +164,7 @@ func (e *chainEnv) replica() *chainEnv {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if r.gw, err = gateway.New(cfg, gateway.Options{}); err != nil {
+	if r.gw, err = gateway.New(cfg, gateway.Options{StreamNow: r.clk.Now}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(r.gw.Close)

@@ -32,9 +32,10 @@ type Options struct {
 	// MaxSubscribers bounds the subscribers at once (DefaultMaxSubscribers
 	// when <= 0).
 	MaxSubscribers int
-	// BlockInterval is the chain's block interval: the follower polls the
-	// head once per interval after a new block, and every sixth of it
-	// while the next block is late (DefaultBlockInterval when <= 0).
+	// BlockInterval is the chain's block interval: the follower asks for
+	// the next block a sixth of an interval after its slot, and every
+	// sixth of an interval while it is late (DefaultBlockInterval when
+	// <= 0).
 	BlockInterval time.Duration
 	// Logger receives the follower's failures; nil discards.
 	Logger *slog.Logger
@@ -58,6 +59,9 @@ type Hub struct {
 	log  *slog.Logger
 	// stepMu makes the follower's rounds one at a time.
 	stepMu sync.Mutex
+	// recheck (under stepMu): the next round reads the head first (after
+	// a failure, or a round that read maxStep blocks).
+	recheck bool
 
 	mu     sync.Mutex
 	events []event // the last events announced, oldest first
@@ -169,28 +173,67 @@ func (h *Hub) pollWait(grew bool) time.Duration {
 	return max(wait, 0)
 }
 
-// Step reads the head once, and the blocks after the follower's tip up
-// to it: Run's one round. It reports whether a new block came.
+// Step is Run's one round: it reads the blocks after the follower's tip
+// and reports whether a new block came. See step.
 func (h *Hub) Step(ctx context.Context) (bool, error) { return h.step(ctx) }
 
+// step reads the blocks after the tip, one block_api.get_block each. The
+// head (a get_dynamic_global_properties) is read only when the follower
+// has no tip yet, when its chain has no LIB of its own (LIBKnower), and
+// after a round that failed or read maxStep blocks (a jump may be due);
+// otherwise the round asks for tip+1 and goes on while the next block's
+// slot has passed (the block after b cannot exist before b's time plus
+// one interval), so that a round at the chain's pace is one call, and an
+// empty answer (a block not produced yet) comes only when a block is late
+// or a witness missed its slot.
 func (h *Hub) step(ctx context.Context) (grew bool, err error) {
 	h.stepMu.Lock()
 	defer h.stepMu.Unlock()
-	head, lib, err := h.opts.Chain.Head(ctx)
-	if err != nil {
-		return false, err
-	}
-	h.setLIB(lib)
 	h.mu.Lock()
 	tip := h.tip
 	h.mu.Unlock()
+	var lib uint64
+	known := false
+	if k, ok := h.opts.Chain.(LIBKnower); ok {
+		lib, known = k.KnownLIB()
+	}
+	const unknown = ^uint64(0)
+	head := unknown
+	if !known || tip == 0 || h.recheck {
+		var headLIB uint64
+		if head, headLIB, err = h.opts.Chain.Head(ctx); err != nil {
+			h.recheck = true
+			return false, err
+		}
+		if !known {
+			lib = headLIB
+		}
+	}
+	h.recheck = false
+	defer func() {
+		if err != nil {
+			h.recheck = true
+		}
+	}()
+	// The LIB announced is never above the highest block the follower
+	// knows of (the head read this round, else its tip, raised by each
+	// block read): the tracker's may be a round ahead of the tip.
+	top := tip
+	if head != unknown {
+		top = head
+	}
+	h.setLIB(min(lib, top))
 	next := tip + 1
-	if tip == 0 || head > tip+uint64(h.opts.Window) {
+	if tip == 0 || (head != unknown && head > tip+uint64(h.opts.Window)) {
 		// The first round, or the follower was stopped long: start at the
 		// head (subscribers behind it read history).
 		next = head
 	}
-	for n := next; n <= head && n < next+maxStep; n++ {
+	for n := next; n <= head; n++ {
+		if n >= next+maxStep {
+			h.recheck = true // far behind: read the head next round
+			return grew, nil
+		}
 		b, err := h.opts.Chain.Block(ctx, n, n > lib)
 		if err != nil {
 			return grew, err
@@ -210,8 +253,29 @@ func (h *Hub) step(ctx context.Context) (grew bool, err error) {
 			return true, nil // read the new branch in the next round, at once
 		}
 		grew = true
+		if lib > top && b.Num > top {
+			top = b.Num
+			h.setLIB(min(lib, top))
+		}
+		if head == unknown && !h.slotPassed(b) {
+			return grew, nil // the next block is not due yet
+		}
 	}
 	return grew, nil
+}
+
+// slotPassed reports whether the slot of the block after b has come by
+// the hub's clock, so that the nodes may have it. A clock that disagrees
+// with the chain by more than an interval either way (the block after b
+// due more than an interval from now) is not trusted: the round goes on
+// until an empty answer, one call more per round, never a block left
+// behind.
+func (h *Hub) slotPassed(b *Block) bool {
+	if b.Time.IsZero() {
+		return true
+	}
+	until := b.Time.Add(h.opts.BlockInterval).Sub(h.opts.Now())
+	return until <= 0 || until > h.opts.BlockInterval
 }
 
 // setLIB records the last irreversible block.

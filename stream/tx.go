@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/jsonrpc"
 )
@@ -176,11 +177,13 @@ func (t *TxTracker) Track(ctx context.Context, emit func(TxStatus) error) error 
 }
 
 // Broadcast implements TxChain with network_broadcast_api.broadcast_transaction
-// through the dispatcher, which sends a broadcast once and never retries
-// it.
+// through the dispatcher, to every node of the broadcast backend in
+// service at once (dispatch.Call.AllNodes): each gets it once, never
+// retried, and it is accepted when any node accepted it (one node that
+// says it has it already, from another, does not make it a failure).
 func (c DispatchChain) Broadcast(ctx context.Context, trx json.RawMessage) error {
 	params := append(append([]byte(`{"trx":`), trx...), '}')
-	res := c.serve(ctx, false, "network_broadcast_api.broadcast_transaction", params)
+	res := c.serveCall(ctx, dispatch.Call{AllNodes: true}, "network_broadcast_api.broadcast_transaction", params)
 	if res.Err != nil {
 		switch res.Err.Code {
 		case jsonrpc.CodeUpstreamTimeout, jsonrpc.CodeUpstreamUnavailable, jsonrpc.CodeInvalidUpstreamResponse,

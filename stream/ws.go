@@ -206,23 +206,25 @@ func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string,
 	defer wc.wg.Done()
 	defer cancel()
 	defer sub.Close()
-	for {
-		msg, err := sub.next(ctx)
+	_ = pump(ctx, sub.next, func(msg Message) error {
 		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			e := errorBody(err, sub.place())
-			wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
-			wc.mu.Lock()
-			delete(wc.subs, id)
-			wc.mu.Unlock()
-			return
+			return ctx.Err() // unsubscribed: nothing more
 		}
 		if !wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription", Params: wsNoteParams{Subscription: id, Result: &msg}}) {
-			return
+			return errWSGone
 		}
-	}
+		return nil
+	}, func(err error) error {
+		if ctx.Err() != nil {
+			return err // unsubscribed, or the connection closed: nothing to say
+		}
+		e := errorBody(err, sub.place())
+		wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
+		wc.mu.Lock()
+		delete(wc.subs, id)
+		wc.mu.Unlock()
+		return err
+	})
 }
 
 // subscribeTx broadcasts p.Transaction (a refusal is subscribe's error)

@@ -68,11 +68,11 @@ func (ch *chain) marketHistory(seconds uint32, start, end time.Time) []*bucket {
 }
 
 func writeBucket(w *jw, b *bucket) {
-	side := func(pick func(hive, hbd int64) int64, volume int64) obj {
+	side := func(pick func(hive, hbd int64) int64, volume int64) members {
 		at := func(t *Trade) int64 { return pick(t.sides()) }
-		return obj{{"high", at(b.high)}, {"low", at(b.low)}, {"open", at(b.first)}, {"close", at(b.last)}, {"volume", volume}}
+		return members{{"high", at(b.high)}, {"low", at(b.low)}, {"open", at(b.first)}, {"close", at(b.last)}, {"volume", volume}}
 	}
-	writeValue(w, obj{{"id", int64(b.seconds)*100_000 + int64(b.idx)}, {"open", b.open}, {"seconds", b.seconds},
+	writeValue(w, members{{"id", int64(b.seconds)*100_000 + int64(b.idx)}, {"open", b.open}, {"seconds", b.seconds},
 		{"hive", side(func(hive, _ int64) int64 { return hive }, b.hiveV)},
 		{"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}}, false)
 }
@@ -113,16 +113,16 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 		bid, _ = strconv.ParseFloat(realPrice(bids[0].SellPrice), 64)
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 17, 64) }
-	writeValue(w, append(obj{{"latest", f(latest)}, {"lowest_ask", f(ask)}, {"highest_bid", f(bid)}, {"percent_change", f(change)}},
+	writeValue(w, append(members{{"latest", f(latest)}, {"lowest_ask", f(ask)}, {"highest_bid", f(bid)}, {"percent_change", f(change)}},
 		volumes(c)...), legacy)
 }
 
 func writeVolume(w *jw, c *callCtx, legacy bool) { writeValue(w, volumes(c), legacy) }
 
 // volumes is the last 24 hours' volume members.
-func volumes(c *callCtx) obj {
+func volumes(c *callCtx) members {
 	hive, hbd := c.n.ch.volume24h(c.now())
-	return obj{{"hive_volume", asset(hive, HIVE)}, {"hbd_volume", asset(hbd, HBD)}}
+	return members{{"hive_volume", asset(hive, HIVE)}, {"hbd_volume", asset(hbd, HBD)}}
 }
 
 // marketLimit is market_history_api's limit assert.

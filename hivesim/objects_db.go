@@ -126,11 +126,11 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 }
 
 func writeWitness(w *jw, x *Witness, legacy bool) {
-	writeValue(w, obj{{"id", x.ID}, {"owner", x.Owner}, {"created", x.Created}, {"url", x.URL}, {"votes", x.Votes},
+	writeValue(w, members{{"id", x.ID}, {"owner", x.Owner}, {"created", x.Created}, {"url", x.URL}, {"votes", x.Votes},
 		{"virtual_last_update", x.VirtualLastUpdate}, {"virtual_position", x.VirtualPosition},
 		{"virtual_scheduled_time", x.VirtualScheduledTime}, {"total_missed", x.TotalMissed}, {"last_aslot", x.LastAslot},
 		{"last_confirmed_block_num", x.LastConfirmedBlockNum}, {"pow_worker", uint64(0)}, {"signing_key", x.SigningKey},
-		{"props", obj{{"account_creation_fee", x.AccountCreationFee}, {"maximum_block_size", x.MaximumBlockSize},
+		{"props", members{{"account_creation_fee", x.AccountCreationFee}, {"maximum_block_size", x.MaximumBlockSize},
 			{"hbd_interest_rate", x.HBDInterestRate}, {"account_subsidy_budget", 797}, {"account_subsidy_decay", 347321}}},
 		{"hbd_exchange_rate", x.HBDExchangeRate}, {"last_hbd_exchange_update", x.LastHBDExchangeUpdate},
 		{"last_work", "0000000000000000000000000000000000000000000000000000000000000000"},
@@ -169,7 +169,7 @@ func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
 }
 
 func writeProposal(w *jw, x *Proposal, status string, legacy bool) {
-	o := obj{{"id", x.ID}, {"proposal_id", x.ID}, {"creator", x.Creator}, {"receiver", x.Receiver}, {"start_date", x.StartDate},
+	o := members{{"id", x.ID}, {"proposal_id", x.ID}, {"creator", x.Creator}, {"receiver", x.Receiver}, {"start_date", x.StartDate},
 		{"end_date", x.EndDate}, {"daily_pay", x.DailyPay}, {"subject", x.Subject}, {"permlink", x.Permlink}, {"total_votes", x.TotalVotes}}
 	if status != "" { // condenser's list_proposal_votes leaves it out
 		o = append(o, kv{"status", status})

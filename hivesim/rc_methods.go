@@ -124,40 +124,40 @@ func registerRCMethods(r registry) {
 			return err
 		}))
 	r.getter("rc_api.get_resource_pool", func(*callCtx) any {
-		pool := obj{}
+		pool := members{}
 		for i, r := range rcResources {
-			pool = append(pool, kv{r.name, obj{{"pool", r.pool}, {"fill_level", 8000 + i*400}}})
+			pool = append(pool, kv{r.name, members{{"pool", r.pool}, {"fill_level", 8000 + i*400}}})
 		}
-		return obj{{"resource_pool", pool}}
+		return members{{"resource_pool", pool}}
 	})
 	r.getter("rc_api.get_resource_params", func(*callCtx) any {
 		var names []string
-		params := obj{}
+		params := members{}
 		for _, r := range rcResources {
 			names = append(names, r.name)
-			params = append(params, kv{r.name, obj{
-				{"price_curve_params", obj{{"coeff_a", uint64(14969827235074865152)}, {"coeff_b", uint64(r.budget) * 1000}, {"shift", 50}}},
-				{"resource_dynamics_params", obj{{"resource_unit", 10000}, {"budget_per_time_unit", r.budget}, {"pool_eq", r.pool}, {"max_pool_size", r.pool},
-					{"decay_params", obj{{"decay_per_time_unit", 2539677724}, {"decay_per_time_unit_denom_shift", 42}}}, {"min_decay", 0}}}}})
+			params = append(params, kv{r.name, members{
+				{"price_curve_params", members{{"coeff_a", uint64(14969827235074865152)}, {"coeff_b", uint64(r.budget) * 1000}, {"shift", 50}}},
+				{"resource_dynamics_params", members{{"resource_unit", 10000}, {"budget_per_time_unit", r.budget}, {"pool_eq", r.pool}, {"max_pool_size", r.pool},
+					{"decay_params", members{{"decay_per_time_unit", 2539677724}, {"decay_per_time_unit_denom_shift", 42}}}, {"min_decay", 0}}}}})
 		}
-		return obj{{"resource_names", names}, {"resource_params", params}, {"size_info", obj{
-			{"resource_execution_time", obj{{"transaction_time", 6622}, {"transfer_time", 5999}, {"vote_time", 26286}}},
-			{"resource_state_bytes", obj{{"authority_base_size", 48}, {"transaction_base_size", 34}}}}}}
+		return members{{"resource_names", names}, {"resource_params", params}, {"size_info", members{
+			{"resource_execution_time", members{{"transaction_time", 6622}, {"transfer_time", 5999}, {"vote_time", 26286}}},
+			{"resource_state_bytes", members{{"authority_base_size", 48}, {"transaction_base_size", 34}}}}}}
 	})
 	r.getter("rc_api.get_rc_stats", func(c *callCtx) any {
 		var budget, pool []int64
 		for _, r := range rcResources {
 			budget, pool = append(budget, r.budget), append(pool, r.pool)
 		}
-		ops := obj{}
+		ops := members{}
 		for _, op := range []string{"comment_operation", "custom_json_operation", "transfer_operation", "vote_operation"} {
-			ops = append(ops, kv{op, obj{{"avg_cost", int64(80_000_000 + len(op)*1_000_000)}, {"count", 1000 + len(op)*37}}})
+			ops = append(ops, kv{op, members{{"avg_cost", int64(80_000_000 + len(op)*1_000_000)}, {"count", 1000 + len(op)*37}}})
 		}
-		var payers []obj
+		var payers []members
 		for rank := range 3 {
-			payers = append(payers, obj{{"count", 1000 * (rank + 1)}, {"lt20", 10 * (rank + 1)}, {"rank", rank}})
+			payers = append(payers, members{{"count", 1000 * (rank + 1)}, {"lt20", 10 * (rank + 1)}, {"rank", rank}})
 		}
-		return obj{{"rc_stats", obj{{"block", int(c.head - c.head%1200)}, {"budget", budget}, {"comment", int64(1347217793)}, {"ops", ops},
+		return members{{"rc_stats", members{{"block", int(c.head - c.head%1200)}, {"budget", budget}, {"comment", int64(1347217793)}, {"ops", ops},
 			{"payers", payers}, {"pool", pool}, {"regen", int64(2182356237432)}, {"share", []int{4513, 10000, 591, 2742, 2153}},
 			{"stamp", hexHash(64, uint64(c.head/1200))}, {"transfer", int64(147357209)}, {"vote", int64(84076692)}}}}
 	})
@@ -170,13 +170,13 @@ func registerRCMethods(r registry) {
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
 			return c.assertFail("false", "Unknown operation "+op)
 		}
-		cost, share := obj{}, obj{}
+		cost, share := members{}, members{}
 		for _, k := range []string{"history", "tokens", "market", "state", "exec"} {
 			rc := k + "_rc"
 			cost, share = append(cost, kv{rc, int64(10_000_000 + len(rc))}), append(share, kv{k + "_bp", 2000})
 		}
-		writeValue(w, obj{{"count", 100 + len(op)}, {"avg_cost_rc", int64(50_000_000 + len(op)*1_000_000)}, {"resource_cost", cost},
-			{"resource_cost_share", share}, {"resource_usage", obj{{"history_bytes", int64(200)}, {"tokens", "0.00000"},
+		writeValue(w, members{{"count", 100 + len(op)}, {"avg_cost_rc", int64(50_000_000 + len(op)*1_000_000)}, {"resource_cost", cost},
+			{"resource_cost_share", share}, {"resource_usage", members{{"history_bytes", int64(200)}, {"tokens", "0.00000"},
 				{"market_bytes", int64(0)}, {"state_hbytes", int64(4000)}, {"exec_ns", int64(12000)}}}}, false)
 		return nil
 	})

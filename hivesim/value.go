@@ -6,23 +6,23 @@ import (
 	"time"
 )
 
-// obj describes a JSON object as a Go value: its members in order (hived
+// members describes a JSON object as a Go value: its members in order (hived
 // writes FC_REFLECT order, which a map would lose).
-type obj []kv
+type members []kv
 
 type kv struct {
 	k string
 	v any
 }
 
-// writeValue writes v as hived would: an obj member by member, a slice or
+// writeValue writes v as hived would: a members value member by member, a slice or
 // array element by element, a struct (or pointer to one) as the object of its
 // fields tagged `hive:"name"` in declaration order, and scalars by fc's rules
 // (64-bit integers quoted past 2^53, assets as NAI objects or, when legacy,
 // "1.000 HIVE" strings). A func(*jw) writes itself.
 func writeValue(w *jw, v any, legacy bool) {
 	switch v := v.(type) {
-	case obj:
+	case members:
 		w.objBegin()
 		for _, m := range v {
 			w.key(m.k)
@@ -75,13 +75,13 @@ func writeReflected(w *jw, v reflect.Value, legacy bool) {
 	}
 }
 
-// fields is the obj of a struct's (or a pointer's struct's) tagged fields.
-func fields(x any) obj {
+// fields is the members of a struct's (or a pointer's struct's) tagged fields.
+func fields(x any) members {
 	v, ok := x.(reflect.Value)
 	if !ok {
 		v = reflect.Indirect(reflect.ValueOf(x))
 	}
-	var o obj
+	var o members
 	for i := range v.NumField() {
 		if k := v.Type().Field(i).Tag.Get("hive"); k != "" {
 			o = append(o, kv{k, v.Field(i).Interface()})

@@ -33,7 +33,7 @@ import (
 
 // typedHangGuard bounds every call of these tests so that a bug fails a
 // test instead of hanging it. It is never a speed claim.
-const typedHangGuard = 20 * time.Second
+const typedHangGuard = 60 * time.Second
 
 // typedConfig routes every namespace to one backend and caches for a
 // minute. {{backend}} is replaced by the backend's URL.

@@ -71,10 +71,17 @@ func TestMetricsMove(t *testing.T) {
 		t.Fatalf("first call: %d, cache %q", status, h.Get("X-Hivegate-Cache"))
 	}
 	miss := scrape(t, o, url)
+	asked := node.count("condenser_api.get_accounts")
 	if _, h, _ := o.post(get); h.Get("X-Hivegate-Cache") != "hit" {
 		t.Fatalf("second call: cache %q, want hit", h.Get("X-Hivegate-Cache"))
 	}
 	hit := scrape(t, o, url)
+	// The node itself says whether the hit went upstream: the upstream
+	// metrics also count the LIB poll and the chain follower, whose
+	// rounds may fall between two scrapes on a slow machine.
+	if n := node.count("condenser_api.get_accounts"); asked != 1 || n != asked {
+		t.Errorf("the node was asked get_accounts %d times by the miss and %d by the hit, want 1 and 0", asked, n-asked)
+	}
 	if _, err := o.jsonRPCService("condenser_api.get_accounts"); err != nil {
 		t.Fatalf("JsonRpcService call: %v", err)
 	}
@@ -98,7 +105,6 @@ func TestMetricsMove(t *testing.T) {
 		{"a miss goes upstream", upstreamCount, before, miss, 1},
 		{"a hit counts a call", okAccounts, miss, hit, 1},
 		{"a hit counts a cache hit", "hivegate_cache_hits_total", miss, hit, 1},
-		{"a hit does not go upstream", upstreamCount, miss, hit, 0},
 		{"the Connect call is counted", series("hivegate_requests_total", `frontend="connect",outcome="ok",route="appbase"`), hit, after, 1},
 		{"the gRPC-Web call is counted", series("hivegate_requests_total", `frontend="grpcweb",outcome="ok",route="appbase"`), hit, after, 1},
 		{"the upstream failure is counted", series("hivegate_requests_total", `frontend="jsonrpc",outcome="upstream_unavailable",route="appbase"`), hit, after, 1},
@@ -111,7 +117,7 @@ func TestMetricsMove(t *testing.T) {
 	}
 	for _, c := range checks {
 		got := c.to[c.series] - c.from[c.series]
-		if (c.atLeast == 0 && got != 0) || got < c.atLeast {
+		if got < c.atLeast {
 			t.Errorf("%s: %s moved by %v, want %v", c.what, c.series, got, c.atLeast)
 		}
 	}

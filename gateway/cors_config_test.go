@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hivegate/hivegate/config"
@@ -49,5 +50,40 @@ func TestCORSAllowedOriginsConfig(t *testing.T) {
 				t.Errorf("Access-Control-Allow-Origin = %q, want %q", got, tc.wantAllow)
 			}
 		})
+	}
+}
+
+// TestCORSVaryKept: a JSON-RPC answer that may be compressed varies by
+// Accept-Encoding and, for a listed origin, by Origin too: the handler
+// once replaced the CORS layer's "Vary: Origin", so a shared cache could
+// serve one origin's answer (and its Access-Control-Allow-Origin) to
+// another.
+func TestCORSVaryKept(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Parse("cors.yaml", []byte("hivegate:\n  port: 0\n  cors_allowed_origins: [https://app.example]\n"+
+		"backends:\n  hived: http://127.0.0.1:1\nurls:\n  appbase: hived\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(cfg, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	srv := httptest.NewServer(gw.Handler())
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_config","params":[]}`))
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	vary := strings.Join(resp.Header.Values("Vary"), ",")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" || !strings.Contains(vary, "Origin") || !strings.Contains(vary, "Accept-Encoding") {
+		t.Errorf("Access-Control-Allow-Origin %q, Vary %q: want the origin, and Vary naming Origin and Accept-Encoding",
+			resp.Header.Get("Access-Control-Allow-Origin"), vary)
 	}
 }

@@ -285,7 +285,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	out := &x.out
 	if h.opts.CompressMinBytes > 0 {
-		w.Header()["Vary"] = h.values.vary
+		// Added to what the CORS layer wrote (Vary: Origin), never in
+		// place of it; the shared slice has no room, so append copies it.
+		if v := w.Header()["Vary"]; len(v) == 0 {
+			w.Header()["Vary"] = h.values.vary
+		} else {
+			w.Header()["Vary"] = append(v, h.values.vary...)
+		}
 		out.gz = acceptsGzip(r.Header)
 	}
 	if !parsed.Batch {

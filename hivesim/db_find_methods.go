@@ -105,7 +105,7 @@ func findProposals(c *callCtx, o map[string]any) (any, *rpcError) {
 			rows = append(rows, func(w *jw) { writeProposal(w, x, statusNames[proposalStatus(x, c.now())], false) })
 		}
 	}
-	return members{{"proposals", rows}}, nil
+	return obj{"proposals", rows}, nil
 }
 
 // findComments is hivemind's database_api.find_comments.

@@ -27,9 +27,9 @@ func (r registry) getter(name string, value func(c *callCtx) any) {
 func registerStateMethods(r registry) {
 	r.object("database_api.get_active_witnesses", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		future, err := c.asBool(o["include_future"])
-		v := members{{"witnesses", c.n.ch.activeWitnesses(c.head)}}
+		v := obj{"witnesses", c.n.ch.activeWitnesses(c.head)}
 		if future {
-			v = append(v, kv{"future_witnesses", c.n.ch.activeWitnesses(c.head + uint32(len(c.n.ch.schedule)))})
+			v = append(v, "future_witnesses", c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule))))
 		}
 		return v, err
 	})
@@ -43,7 +43,7 @@ func registerStateMethods(r registry) {
 	r.getter("database_api.get_current_price_feed", func(c *callCtx) any { return c.n.ch.medianFeed() })
 	r.getter("database_api.get_feed_history", func(c *callCtx) any { return func(w *jw) { writeFeedHistory(w, c, false) } })
 	r.getter("database_api.get_reward_funds", func(c *callCtx) any {
-		return members{{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}}
+		return obj{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}
 	})
 	r.object("database_api.get_order_book", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		limit, err := c.asU32(o["limit"])
@@ -55,7 +55,7 @@ func registerStateMethods(r registry) {
 	r.object("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
 	r.object("database_api.is_known_transaction", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		id, err := c.asString(o["id"])
-		return members{{"is_known", c.knownTransaction(id)}}, err
+		return obj{"is_known", c.knownTransaction(id)}, err
 	})
 	// The transaction helpers read the transaction in "trx" first.
 	trx := func(name string, answer func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError)) {
@@ -69,11 +69,11 @@ func registerStateMethods(r registry) {
 	}
 	trx("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
 		h, err := c.trxHex(t, false)
-		return members{{"hex", h}}, err
+		return obj{"hex", h}, err
 	})
 	trx("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
 		keys, err := c.potentialKeys(t)
-		return members{{"keys", keys}}, err
+		return obj{"keys", keys}, err
 	})
 	trx("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError) {
 		avail, err := c.stringList(o["available_keys"])
@@ -81,14 +81,14 @@ func registerStateMethods(r registry) {
 			return nil, err
 		}
 		keys, err := c.requiredKeys(t, avail)
-		return members{{"keys", keys}}, err
+		return obj{"keys", keys}, err
 	})
 	trx("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
-		return members{{"valid", true}}, c.verifyTrx(t)
+		return obj{"valid", true}, c.verifyTrx(t)
 	})
 	r.object("database_api.verify_account_authority", func(c *callCtx, o map[string]any) (any, *rpcError) {
 		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
-		return members{{"valid", ok}}, err
+		return obj{"valid", ok}, err
 	})
 	r.object("database_api.verify_signatures", verifySignatures)
 }
@@ -150,7 +150,7 @@ func verifySignatures(c *callCtx, o map[string]any) (any, *rpcError) {
 			valid = false
 		}
 	}
-	return members{{"valid", valid}}, nil
+	return obj{"valid", valid}, nil
 }
 
 // knownTransaction is hived's is_known_transaction: a transaction in a
@@ -168,7 +168,7 @@ func getCommentPendingPayouts(c *callCtx, o map[string]any) (any, *rpcError) {
 	if len(arr) > 1000 {
 		return nil, c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}
-	var infos []members
+	var infos []obj
 	for _, v := range arr {
 		t := c.tuple(v)
 		author, permlink := t.name(0), ""
@@ -178,16 +178,16 @@ func getCommentPendingPayouts(c *callCtx, o map[string]any) (any, *rpcError) {
 		if t.err != nil {
 			return nil, t.err
 		}
-		info := members{{"author", author}, {"permlink", permlink}}
+		info := obj{"author", author, "permlink", permlink}
 		if cm := c.n.ch.social.byKey[author+"/"+permlink]; cm != nil && !cm.CashoutTime.Equal(MaxTime) {
-			info = append(info, kv{"cashout_info", members{{"total_vote_weight", cm.TotalVoteWeight}, {"total_payout_value", cm.TotalPayout},
-				{"curator_payout_value", cm.CuratorPayout}, {"max_accepted_payout", asset(1_000_000_000, HBD)}, {"author_rewards", cm.AuthorRewards},
-				{"children_abs_rshares", int64(0)}, {"net_rshares", cm.NetRshares}, {"abs_rshares", cm.AbsRshares}, {"vote_rshares", cm.VoteRshares},
-				{"net_votes", cm.NetVotes}, {"last_payout", cm.LastPayout}, {"cashout_time", cm.CashoutTime}, {"max_cashout_time", MaxTime},
-				{"percent_hbd", cm.PercentHBD}, {"reward_weight", 10000}, {"allow_replies", true}, {"allow_votes", true},
-				{"allow_curation_rewards", true}, {"was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0}}})
+			info = append(info, "cashout_info", obj{"total_vote_weight", cm.TotalVoteWeight, "total_payout_value", cm.TotalPayout,
+				"curator_payout_value", cm.CuratorPayout, "max_accepted_payout", asset(1_000_000_000, HBD), "author_rewards", cm.AuthorRewards,
+				"children_abs_rshares", int64(0), "net_rshares", cm.NetRshares, "abs_rshares", cm.AbsRshares, "vote_rshares", cm.VoteRshares,
+				"net_votes", cm.NetVotes, "last_payout", cm.LastPayout, "cashout_time", cm.CashoutTime, "max_cashout_time", MaxTime,
+				"percent_hbd", cm.PercentHBD, "reward_weight", 10000, "allow_replies", true, "allow_votes", true,
+				"allow_curation_rewards", true, "was_voted_on", len(c.n.ch.social.votesByComment[cm.ID]) > 0})
 		}
 		infos = append(infos, info)
 	}
-	return members{{"cashout_infos", infos}}, nil
+	return obj{"cashout_infos", infos}, nil
 }

@@ -21,10 +21,10 @@ const sortOrderEnum = "hive::plugins::database_api::sort_order_type"
 
 // listArgs is list_object_args_type {start, limit, order} plus the raw object for extras.
 type listArgs struct {
-	members map[string]any
-	start   any
-	limit   uint32
-	order   string // a sortOrderNames name
+	obj   map[string]any
+	start any
+	limit uint32
+	order string // a sortOrderNames name
 }
 
 // listArgs decodes the common list arguments in fc's field order (start, limit, order).
@@ -33,7 +33,7 @@ func (c *callCtx) listArgs(p any, withOrder bool) (*listArgs, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	a := &listArgs{members: o, start: o["start"], order: "not_set"}
+	a := &listArgs{obj: o, start: o["start"], order: "not_set"}
 	if a.limit, err = c.asU32(o["limit"]); err != nil {
 		return nil, err
 	}

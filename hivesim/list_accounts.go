@@ -50,7 +50,7 @@ func (c *callCtx) delayedVotes(o map[string]any) (func(*jw, *Account), *rpcError
 
 func listAccounts() methodFunc {
 	name := kName(func(x *Account) string { return x.Name })
-	return dbListWith("accounts", func(c *callCtx, a *listArgs) (func(*jw, *Account), *rpcError) { return c.delayedVotes(a.members) },
+	return dbListWith("accounts", func(c *callCtx, a *listArgs) (func(*jw, *Account), *rpcError) { return c.delayedVotes(a.obj) },
 		bare("by_name", func(ch *chain) []*Account { return ch.acctByName }, name),
 		ord("by_proxy", func(ch *chain) []*Account { return ch.acctByProxy }, // no proxy sorts first
 			kAccount(func(x *Account) string { return x.Proxy }, false, "proxy != nullptr", "Given proxy account does not exist."), name),

@@ -37,15 +37,15 @@ func (c *callCtx) proposalArgs(p any) (*proposalArgs, *rpcError) {
 		return nil, err
 	}
 	pa := &proposalArgs{listArgs: a}
-	dir, err := c.enumValue(a.members["order_direction"], directionNames, "hive::plugins::database_api::order_direction_type", 0)
+	dir, err := c.enumValue(a.obj["order_direction"], directionNames, "hive::plugins::database_api::order_direction_type", 0)
 	if err != nil {
 		return nil, err
 	}
 	pa.desc = dir == 1
-	if pa.status, err = c.enumValue(a.members["status"], statusNames, "hive::plugins::database_api::proposal_status", statusAll); err != nil {
+	if pa.status, err = c.enumValue(a.obj["status"], statusNames, "hive::plugins::database_api::proposal_status", statusAll); err != nil {
 		return nil, err
 	}
-	if v := a.members["last_id"]; v != nil {
+	if v := a.obj["last_id"]; v != nil {
 		id, err := c.asU64(v)
 		if err != nil {
 			return nil, err
@@ -263,8 +263,8 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 	if err == nil {
 		writeList(w, "proposal_votes", out, func(w *jw, x *ProposalVote) {
 			prop := c.n.ch.proposals[x.ProposalID]
-			writeValue(w, members{{"id", x.ID}, {"voter", x.Voter},
-				{"proposal", func(w *jw) { writeProposal(w, prop, statusNames[proposalStatus(prop, c.now())], false) }}}, false)
+			writeValue(w, obj{"id", x.ID, "voter", x.Voter,
+				"proposal", func(w *jw) { writeProposal(w, prop, statusNames[proposalStatus(prop, c.now())], false) }}, false)
 		})
 	}
 	return err

@@ -68,13 +68,13 @@ func (ch *chain) marketHistory(seconds uint32, start, end time.Time) []*bucket {
 }
 
 func writeBucket(w *jw, b *bucket) {
-	side := func(pick func(hive, hbd int64) int64, volume int64) members {
+	side := func(pick func(hive, hbd int64) int64, volume int64) obj {
 		at := func(t *Trade) int64 { return pick(t.sides()) }
-		return members{{"high", at(b.high)}, {"low", at(b.low)}, {"open", at(b.first)}, {"close", at(b.last)}, {"volume", volume}}
+		return obj{"high", at(b.high), "low", at(b.low), "open", at(b.first), "close", at(b.last), "volume", volume}
 	}
-	writeValue(w, members{{"id", int64(b.seconds)*100_000 + int64(b.idx)}, {"open", b.open}, {"seconds", b.seconds},
-		{"hive", side(func(hive, _ int64) int64 { return hive }, b.hiveV)},
-		{"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}}, false)
+	writeValue(w, obj{"id", int64(b.seconds)*100_000 + int64(b.idx), "open", b.open, "seconds", b.seconds,
+		"hive", side(func(hive, _ int64) int64 { return hive }, b.hiveV),
+		"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}, false)
 }
 
 // volume24h is the HIVE and HBD traded in the 24 hours before now.
@@ -113,16 +113,16 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 		bid, _ = strconv.ParseFloat(realPrice(bids[0].SellPrice), 64)
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 17, 64) }
-	writeValue(w, append(members{{"latest", f(latest)}, {"lowest_ask", f(ask)}, {"highest_bid", f(bid)}, {"percent_change", f(change)}},
+	writeValue(w, append(obj{"latest", f(latest), "lowest_ask", f(ask), "highest_bid", f(bid), "percent_change", f(change)},
 		volumes(c)...), legacy)
 }
 
 func writeVolume(w *jw, c *callCtx, legacy bool) { writeValue(w, volumes(c), legacy) }
 
 // volumes is the last 24 hours' volume members.
-func volumes(c *callCtx) members {
+func volumes(c *callCtx) obj {
 	hive, hbd := c.n.ch.volume24h(c.now())
-	return members{{"hive_volume", asset(hive, HIVE)}, {"hbd_volume", asset(hbd, HBD)}}
+	return obj{"hive_volume", asset(hive, HIVE), "hbd_volume", asset(hbd, HBD)}
 }
 
 // marketLimit is market_history_api's limit assert.
@@ -182,7 +182,7 @@ func registerMarketMethods(r registry) {
 	}
 	r.twins(noArgs("get_ticker", "", writeTicker), noArgs("get_volume", "", writeVolume),
 		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeValue(w, bucketSizes, false) }),
-		twin{api: "market_history_api", name: "get_order_book", members: []string{"limit"}, optional: 1,
+		twin{api: "market_history_api", name: "get_order_book", obj: []string{"limit"}, optional: 1,
 			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 				limit, err := c.optLimit(args, 0, 500)
 				if err == nil {
@@ -190,7 +190,7 @@ func registerMarketMethods(r registry) {
 				}
 				return err
 			}},
-		twin{api: "market_history_api", name: "get_recent_trades", members: []string{"limit"}, optional: 1, key: "trades",
+		twin{api: "market_history_api", name: "get_recent_trades", obj: []string{"limit"}, optional: 1, key: "trades",
 			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 				limit, err := c.optLimit(args, 0, 1000)
 				if err == nil {
@@ -198,7 +198,7 @@ func registerMarketMethods(r registry) {
 				}
 				return err
 			}},
-		twin{api: "market_history_api", name: "get_trade_history", members: []string{"start", "end", "limit"}, optional: 1, key: "trades",
+		twin{api: "market_history_api", name: "get_trade_history", obj: []string{"start", "end", "limit"}, optional: 1, key: "trades",
 			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 				// market_history_api reads start and end first, condenser_api the limit.
 				in := &conv{}
@@ -215,7 +215,7 @@ func registerMarketMethods(r registry) {
 				}
 				return in.err
 			}},
-		twin{api: "market_history_api", name: "get_market_history", members: []string{"bucket_seconds", "start", "end"}, key: "buckets",
+		twin{api: "market_history_api", name: "get_market_history", obj: []string{"bucket_seconds", "start", "end"}, key: "buckets",
 			serve: func(c *callCtx, args []any, w *jw, _ bool) *rpcError {
 				in := &conv{}
 				seconds := get(in, c.asU32, args[0])

@@ -126,16 +126,16 @@ func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
 }
 
 func writeWitness(w *jw, x *Witness, legacy bool) {
-	writeValue(w, members{{"id", x.ID}, {"owner", x.Owner}, {"created", x.Created}, {"url", x.URL}, {"votes", x.Votes},
-		{"virtual_last_update", x.VirtualLastUpdate}, {"virtual_position", x.VirtualPosition},
-		{"virtual_scheduled_time", x.VirtualScheduledTime}, {"total_missed", x.TotalMissed}, {"last_aslot", x.LastAslot},
-		{"last_confirmed_block_num", x.LastConfirmedBlockNum}, {"pow_worker", uint64(0)}, {"signing_key", x.SigningKey},
-		{"props", members{{"account_creation_fee", x.AccountCreationFee}, {"maximum_block_size", x.MaximumBlockSize},
-			{"hbd_interest_rate", x.HBDInterestRate}, {"account_subsidy_budget", 797}, {"account_subsidy_decay", 347321}}},
-		{"hbd_exchange_rate", x.HBDExchangeRate}, {"last_hbd_exchange_update", x.LastHBDExchangeUpdate},
-		{"last_work", "0000000000000000000000000000000000000000000000000000000000000000"},
-		{"running_version", x.RunningVersion}, {"hardfork_version_vote", hardforkVersion}, {"hardfork_time_vote", x.HardforkTimeVote},
-		{"available_witness_account_subsidies", int64(0)}}, legacy)
+	writeValue(w, obj{"id", x.ID, "owner", x.Owner, "created", x.Created, "url", x.URL, "votes", x.Votes,
+		"virtual_last_update", x.VirtualLastUpdate, "virtual_position", x.VirtualPosition,
+		"virtual_scheduled_time", x.VirtualScheduledTime, "total_missed", x.TotalMissed, "last_aslot", x.LastAslot,
+		"last_confirmed_block_num", x.LastConfirmedBlockNum, "pow_worker", uint64(0), "signing_key", x.SigningKey,
+		"props", obj{"account_creation_fee", x.AccountCreationFee, "maximum_block_size", x.MaximumBlockSize,
+			"hbd_interest_rate", x.HBDInterestRate, "account_subsidy_budget", 797, "account_subsidy_decay", 347321},
+		"hbd_exchange_rate", x.HBDExchangeRate, "last_hbd_exchange_update", x.LastHBDExchangeUpdate,
+		"last_work", "0000000000000000000000000000000000000000000000000000000000000000",
+		"running_version", x.RunningVersion, "hardfork_version_vote", hardforkVersion, "hardfork_time_vote", x.HardforkTimeVote,
+		"available_witness_account_subsidies", int64(0)}, legacy)
 }
 
 // The writers other files name.
@@ -157,22 +157,22 @@ func writeCollateral(w *jw, x *CollateralizedConvertRequest, legacy bool) {
 }
 
 func writeRecurrent(w *jw, x *RecurrentTransfer, legacy bool) {
-	writeValue(w, append(fields(x), kv{"pair_id", 0}), legacy)
+	writeValue(w, append(fields(x), "pair_id", 0), legacy)
 }
 
 func writeLimitOrder(w *jw, x *LimitOrder, legacy bool) {
 	o := fields(x)
 	if legacy { // condenser's api_limit_order_object (get_open_orders)
-		o = append(o, kv{"real_price", realPrice(x.SellPrice)}, kv{"rewarded", false})
+		o = append(o, "real_price", realPrice(x.SellPrice), "rewarded", false)
 	}
 	writeValue(w, o, legacy)
 }
 
 func writeProposal(w *jw, x *Proposal, status string, legacy bool) {
-	o := members{{"id", x.ID}, {"proposal_id", x.ID}, {"creator", x.Creator}, {"receiver", x.Receiver}, {"start_date", x.StartDate},
-		{"end_date", x.EndDate}, {"daily_pay", x.DailyPay}, {"subject", x.Subject}, {"permlink", x.Permlink}, {"total_votes", x.TotalVotes}}
+	o := obj{"id", x.ID, "proposal_id", x.ID, "creator", x.Creator, "receiver", x.Receiver, "start_date", x.StartDate,
+		"end_date", x.EndDate, "daily_pay", x.DailyPay, "subject", x.Subject, "permlink", x.Permlink, "total_votes", x.TotalVotes}
 	if status != "" { // condenser's list_proposal_votes leaves it out
-		o = append(o, kv{"status", status})
+		o = append(o, "status", status)
 	}
 	writeValue(w, o, legacy)
 }

@@ -85,7 +85,7 @@ func registerRCMethods(r registry) {
 	}
 	// list reads [start, limit] (the limit first) and pages from start.
 	list := func(name, key string, write func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError) twin {
-		return twin{api: "rc_api", name: name, members: []string{"start", "limit"}, key: key,
+		return twin{api: "rc_api", name: name, obj: []string{"start", "limit"}, key: key,
 			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 				limit, err := c.asU32(args[1])
 				if err != nil {
@@ -94,7 +94,7 @@ func registerRCMethods(r registry) {
 				return write(c, w, args[0], limit, legacy)
 			}}
 	}
-	r.twins(twin{api: "rc_api", name: "find_rc_accounts", members: []string{"accounts"}, key: "rc_accounts",
+	r.twins(twin{api: "rc_api", name: "find_rc_accounts", obj: []string{"accounts"}, key: "rc_accounts",
 		serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
 			names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
 			if err != nil {
@@ -124,42 +124,42 @@ func registerRCMethods(r registry) {
 			return err
 		}))
 	r.getter("rc_api.get_resource_pool", func(*callCtx) any {
-		pool := members{}
+		pool := obj{}
 		for i, r := range rcResources {
-			pool = append(pool, kv{r.name, members{{"pool", r.pool}, {"fill_level", 8000 + i*400}}})
+			pool = append(pool, r.name, obj{"pool", r.pool, "fill_level", 8000 + i*400})
 		}
-		return members{{"resource_pool", pool}}
+		return obj{"resource_pool", pool}
 	})
 	r.getter("rc_api.get_resource_params", func(*callCtx) any {
 		var names []string
-		params := members{}
+		params := obj{}
 		for _, r := range rcResources {
 			names = append(names, r.name)
-			params = append(params, kv{r.name, members{
-				{"price_curve_params", members{{"coeff_a", uint64(14969827235074865152)}, {"coeff_b", uint64(r.budget) * 1000}, {"shift", 50}}},
-				{"resource_dynamics_params", members{{"resource_unit", 10000}, {"budget_per_time_unit", r.budget}, {"pool_eq", r.pool}, {"max_pool_size", r.pool},
-					{"decay_params", members{{"decay_per_time_unit", 2539677724}, {"decay_per_time_unit_denom_shift", 42}}}, {"min_decay", 0}}}}})
+			params = append(params, r.name, obj{
+				"price_curve_params", obj{"coeff_a", uint64(14969827235074865152), "coeff_b", uint64(r.budget) * 1000, "shift", 50},
+				"resource_dynamics_params", obj{"resource_unit", 10000, "budget_per_time_unit", r.budget, "pool_eq", r.pool, "max_pool_size", r.pool,
+					"decay_params", obj{"decay_per_time_unit", 2539677724, "decay_per_time_unit_denom_shift", 42}, "min_decay", 0}})
 		}
-		return members{{"resource_names", names}, {"resource_params", params}, {"size_info", members{
-			{"resource_execution_time", members{{"transaction_time", 6622}, {"transfer_time", 5999}, {"vote_time", 26286}}},
-			{"resource_state_bytes", members{{"authority_base_size", 48}, {"transaction_base_size", 34}}}}}}
+		return obj{"resource_names", names, "resource_params", params, "size_info", obj{
+			"resource_execution_time", obj{"transaction_time", 6622, "transfer_time", 5999, "vote_time", 26286},
+			"resource_state_bytes", obj{"authority_base_size", 48, "transaction_base_size", 34}}}
 	})
 	r.getter("rc_api.get_rc_stats", func(c *callCtx) any {
 		var budget, pool []int64
 		for _, r := range rcResources {
 			budget, pool = append(budget, r.budget), append(pool, r.pool)
 		}
-		ops := members{}
+		ops := obj{}
 		for _, op := range []string{"comment_operation", "custom_json_operation", "transfer_operation", "vote_operation"} {
-			ops = append(ops, kv{op, members{{"avg_cost", int64(80_000_000 + len(op)*1_000_000)}, {"count", 1000 + len(op)*37}}})
+			ops = append(ops, op, obj{"avg_cost", int64(80_000_000 + len(op)*1_000_000), "count", 1000 + len(op)*37})
 		}
-		var payers []members
+		var payers []obj
 		for rank := range 3 {
-			payers = append(payers, members{{"count", 1000 * (rank + 1)}, {"lt20", 10 * (rank + 1)}, {"rank", rank}})
+			payers = append(payers, obj{"count", 1000 * (rank + 1), "lt20", 10 * (rank + 1), "rank", rank})
 		}
-		return members{{"rc_stats", members{{"block", int(c.head - c.head%1200)}, {"budget", budget}, {"comment", int64(1347217793)}, {"ops", ops},
-			{"payers", payers}, {"pool", pool}, {"regen", int64(2182356237432)}, {"share", []int{4513, 10000, 591, 2742, 2153}},
-			{"stamp", hexHash(64, uint64(c.head/1200))}, {"transfer", int64(147357209)}, {"vote", int64(84076692)}}}}
+		return obj{"rc_stats", obj{"block", int(c.head - c.head%1200), "budget", budget, "comment", int64(1347217793), "ops", ops,
+			"payers", payers, "pool", pool, "regen", int64(2182356237432), "share", []int{4513, 10000, 591, 2742, 2153},
+			"stamp", hexHash(64, uint64(c.head/1200)), "transfer", int64(147357209), "vote", int64(84076692)}}
 	})
 	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
 		in := &conv{}
@@ -170,14 +170,14 @@ func registerRCMethods(r registry) {
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
 			return c.assertFail("false", "Unknown operation "+op)
 		}
-		cost, share := members{}, members{}
+		cost, share := obj{}, obj{}
 		for _, k := range []string{"history", "tokens", "market", "state", "exec"} {
 			rc := k + "_rc"
-			cost, share = append(cost, kv{rc, int64(10_000_000 + len(rc))}), append(share, kv{k + "_bp", 2000})
+			cost, share = append(cost, rc, int64(10_000_000+len(rc))), append(share, k+"_bp", 2000)
 		}
-		writeValue(w, members{{"count", 100 + len(op)}, {"avg_cost_rc", int64(50_000_000 + len(op)*1_000_000)}, {"resource_cost", cost},
-			{"resource_cost_share", share}, {"resource_usage", members{{"history_bytes", int64(200)}, {"tokens", "0.00000"},
-				{"market_bytes", int64(0)}, {"state_hbytes", int64(4000)}, {"exec_ns", int64(12000)}}}}, false)
+		writeValue(w, obj{"count", 100 + len(op), "avg_cost_rc", int64(50_000_000 + len(op)*1_000_000), "resource_cost", cost,
+			"resource_cost_share", share, "resource_usage", obj{"history_bytes", int64(200), "tokens", "0.00000",
+				"market_bytes", int64(0), "state_hbytes", int64(4000), "exec_ns", int64(12000)}}, false)
 		return nil
 	})
 }

@@ -8,7 +8,7 @@ package hivesim
 type twin struct {
 	api      string   // "rc_api" or "market_history_api"
 	name     string   // the method name in both APIs
-	members  []string // the arguments, in condenser's order
+	obj      []string // the arguments, in condenser's order
 	optional int      // how many trailing arguments may be left out
 	key      string   // the first form's result member ("": not wrapped)
 	serve    func(c *callCtx, args []any, w *jw, legacy bool) *rpcError
@@ -17,14 +17,14 @@ type twin struct {
 // twins registers both forms of each twin.
 func (r registry) twins(ts ...twin) {
 	for _, t := range ts {
-		lo, hi := len(t.members)-t.optional, len(t.members)
+		lo, hi := len(t.obj)-t.optional, len(t.obj)
 		r.hived(t.api+"."+t.name, func(c *callCtx, p any, w *jw) *rpcError {
 			o, err := c.asObject(p)
 			if err != nil {
 				return err
 			}
 			var args []any
-			for i, m := range t.members {
+			for i, m := range t.obj {
 				if v, ok := o[m]; ok || i < lo {
 					args = append(args, v)
 				}

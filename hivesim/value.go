@@ -3,30 +3,41 @@ package hivesim
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 )
 
-// members describes a JSON object as a Go value: its members in order (hived
-// writes FC_REFLECT order, which a map would lose).
-type members []kv
+// obj is a JSON object as a Go value: key, value, key, value... in
+// order (hived writes FC_REFLECT order, which a map would lose).
+type obj []any
 
-type kv struct {
-	k string
-	v any
-}
+// legacyAsset and naiAsset write an asset as a legacy string or in NAI form
+// whatever the writer's legacy flag.
+type (
+	legacyAsset Asset
+	naiAsset    Asset
+)
 
-// writeValue writes v as hived would: a members value member by member, a slice or
+// rawJSON is pre-encoded JSON.
+type rawJSON []byte
+
+// val writes v with writeValue, assets in NAI form unless wrapped.
+func (w *jw) val(v any) { writeValue(w, v, false) }
+
+// writeValue writes v as hived would: an obj member by member, a slice or
 // array element by element, a struct (or pointer to one) as the object of its
 // fields tagged `hive:"name"` in declaration order, and scalars by fc's rules
 // (64-bit integers quoted past 2^53, assets as NAI objects or, when legacy,
-// "1.000 HIVE" strings). A func(*jw) writes itself.
+// "1.000 HIVE" strings). A func(*jw) writes itself, nil is null.
 func writeValue(w *jw, v any, legacy bool) {
 	switch v := v.(type) {
-	case members:
+	case nil:
+		w.null()
+	case obj:
 		w.objBegin()
-		for _, m := range v {
-			w.key(m.k)
-			writeValue(w, m.v, legacy)
+		for i := 0; i+1 < len(v); i += 2 {
+			w.key(v[i].(string))
+			writeValue(w, v[i+1], legacy)
 		}
 		w.objEnd()
 	case func(*jw):
@@ -35,6 +46,15 @@ func writeValue(w *jw, v any, legacy bool) {
 		w.time(v)
 	case Asset:
 		writeAsset(w, v, legacy)
+	case legacyAsset:
+		writeAsset(w, Asset(v), true)
+	case naiAsset:
+		writeAsset(w, Asset(v), false)
+	case rawJSON:
+		w.raw(v)
+	case float64:
+		w.sep()
+		w.b = strconv.AppendFloat(w.b, v, 'f', -1, 64)
 	case Price:
 		writePrice(w, v, legacy)
 	case Authority:
@@ -58,7 +78,7 @@ func writeReflected(w *jw, v reflect.Value, legacy bool) {
 		w.u64(v.Uint())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
 		w.num(v.Int())
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
 		w.num(int64(v.Uint()))
 	case reflect.Slice, reflect.Array:
 		w.arrBegin()
@@ -76,15 +96,15 @@ func writeReflected(w *jw, v reflect.Value, legacy bool) {
 }
 
 // fields is the members of a struct's (or a pointer's struct's) tagged fields.
-func fields(x any) members {
+func fields(x any) obj {
 	v, ok := x.(reflect.Value)
 	if !ok {
 		v = reflect.Indirect(reflect.ValueOf(x))
 	}
-	var o members
+	var o obj
 	for i := range v.NumField() {
 		if k := v.Type().Field(i).Tag.Get("hive"); k != "" {
-			o = append(o, kv{k, v.Field(i).Interface()})
+			o = append(o, k, v.Field(i).Interface())
 		}
 	}
 	return o

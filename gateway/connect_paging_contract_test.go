@@ -285,7 +285,7 @@ func morePagingCases(node *hivesim.Node) []pagingCase {
 		{"condenser blog", cond + "GetBlog", &condv1.GetBlogRequest{Account: blog}, len(node.Blog(blog))},
 		{"market trade history", "hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory", &mhv1.GetTradeHistoryRequest{Start: epoch, End: end}, len(node.Trades())},
 		{"condenser trade history", cond + "GetTradeHistory", &condv1.GetTradeHistoryRequest{Start: epoch, End: end}, len(node.Trades())},
-		{"block range", "hive.block_api.v1.BlockApiService.GetBlockRange", &blockv1.GetBlockRangeRequest{StartingBlockNum: head - 40}, 41},
+		{"block range", "hive.block_api.v1.BlockApiService.GetBlockRange", &blockv1.GetBlockRangeRequest{StartingBlockNum: int64(head) - 40}, 41},
 		{"condenser reputations", cond + "GetAccountReputations", &condv1.GetAccountReputationsRequest{}, len(node.Accounts())},
 		{"follow_api reputations", follow + "GetAccountReputations", &followv1.GetAccountReputationsRequest{}, len(node.Accounts())},
 		{"condenser vesting delegations", cond + "GetVestingDelegations", &condv1.GetVestingDelegationsRequest{Delegator: delegator}, delegations[delegator]},

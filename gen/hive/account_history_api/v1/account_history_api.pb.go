@@ -46,7 +46,8 @@ type GetAccountHistoryRequest struct {
 	// 2000 entries per call and may return fewer than `limit`.
 	OperationFilterLow *uint64 `protobuf:"varint,5,opt,name=operation_filter_low,json=operationFilterLow,proto3,oneof" json:"operation_filter_low,omitempty"`
 	// Operation type filter, high 64 bits: bit i selects operation type 64 + i
-	// (virtual operations).
+	// (virtual operations). hived's -1 (every type) in either filter is
+	// 18446744073709551615 here; hived and HAfAH read both alike.
 	OperationFilterHigh *uint64 `protobuf:"varint,6,opt,name=operation_filter_high,json=operationFilterHigh,proto3,oneof" json:"operation_filter_high,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -248,6 +249,8 @@ type EnumVirtualOpsRequest struct {
 	Limit *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Operation filter: bit i selects virtual operation type i (see
 	// openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
+	// Unset: no filter. hived's -1 (every type) is 18446744073709551615 here;
+	// hived and HAfAH read both alike.
 	Filter        *uint64 `protobuf:"varint,7,opt,name=filter,proto3,oneof" json:"filter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -549,9 +552,11 @@ func (x *VirtualOpsBlock) GetTimestamp() *timestamppb.Timestamp {
 // GetOpsInBlockRequest is account_history_api.get_ops_in_block's params.
 type GetOpsInBlockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number.
-	BlockNum uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
-	// Whether to list virtual operations only (required by HAfAH).
+	// The block number. Signed, so that the -1 hived and HAfAH both accept
+	// is expressible (it names no block: {"ops": []}).
+	BlockNum int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// Whether to list virtual operations only (hived's and HAfAH's default:
+	// false, which is sent when unset).
 	OnlyVirtual bool `protobuf:"varint,2,opt,name=only_virtual,json=onlyVirtual,proto3" json:"only_virtual,omitempty"`
 	// Whether a reversible block may be read; unset means false.
 	IncludeReversible *bool `protobuf:"varint,3,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
@@ -589,7 +594,7 @@ func (*GetOpsInBlockRequest) Descriptor() ([]byte, []int) {
 	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *GetOpsInBlockRequest) GetBlockNum() uint32 {
+func (x *GetOpsInBlockRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -811,7 +816,7 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x03ops\x18\x03 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\x128\n" +
 	"\ttimestamp\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xa1\x01\n" +
 	"\x14GetOpsInBlockRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12!\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum\x12!\n" +
 	"\fonly_virtual\x18\x02 \x01(\bR\vonlyVirtual\x122\n" +
 	"\x12include_reversible\x18\x03 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
 	"\x13_include_reversible\"J\n" +

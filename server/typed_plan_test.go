@@ -15,6 +15,7 @@ import (
 	bridgev1 "github.com/hivegate/hivegate/gen/hive/bridge/v1"
 	condv1 "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
 	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	mhv1 "github.com/hivegate/hivegate/gen/hive/market_history_api/v1"
 	rcv1 "github.com/hivegate/hivegate/gen/hive/rc_api/v1"
 	typesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
 	"github.com/hivegate/hivegate/server/transcode"
@@ -120,6 +121,25 @@ func TestPrepareParams(t *testing.T) {
 		{"block_num -1", "block_api.get_block",
 			&blockv1.GetBlockRequest{BlockNum: -1},
 			`{"block_num":-1}`},
+		// Issue 28 item 4: an unset limit is hived's own default, left to
+		// the node (condenser_api.cpp: 100 for vesting delegations, 1000
+		// for trades; market_history_api: 500 orders, 1000 trades; HAfAH's
+		// enum_virtual_ops: 150000), as hived's pattern tests send them.
+		{"vesting delegations: hived's default 100", "condenser_api.get_vesting_delegations",
+			&condv1.GetVestingDelegationsRequest{Delegator: "alice"},
+			`["alice",""]`},
+		{"expiring delegations: hived's default 100", "condenser_api.get_expiring_vesting_delegations",
+			&condv1.GetExpiringVestingDelegationsRequest{Account: "duplibot"},
+			`["duplibot","1970-01-01T00:00:00"]`},
+		{"recent trades: hived's default", "condenser_api.get_recent_trades",
+			&condv1.GetRecentTradesRequest{},
+			`[]`},
+		{"market order book: hived's default", "market_history_api.get_order_book",
+			&mhv1.GetOrderBookRequest{},
+			`{}`},
+		{"virtual ops: HAfAH's default", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 6},
+			`{"block_range_begin":1,"block_range_end":6}`},
 		// Issue 28 item 3: -1 where hived and HAfAH take it. A filter of
 		// all ones is hived's -1 (uint64) and HAfAH's (numeric_to_bigint).
 		{"ops in block -1", "account_history_api.get_ops_in_block",

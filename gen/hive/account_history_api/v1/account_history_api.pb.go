@@ -245,7 +245,7 @@ type EnumVirtualOpsRequest struct {
 	// The operation id to start at within block_range_begin (inclusive);
 	// unset means 0, the block's first.
 	OperationBegin *uint64 `protobuf:"varint,5,opt,name=operation_begin,json=operationBegin,proto3,oneof" json:"operation_begin,omitempty"`
-	// The page size, 1..150000 (unset: the node's default page size).
+	// The page size, 1..150000 (unset: the node's default, 150000; not sent).
 	Limit *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Operation filter: bit i selects virtual operation type i (see
 	// openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
@@ -827,10 +827,10 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x12include_reversible\x18\x02 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
 	"\x13_include_reversible\"e\n" +
 	"\x16GetTransactionResponse\x12E\n" +
-	"\vtransaction\x18\x01 \x01(\v2#.hive.types.v1.AnnotatedTransactionR\vtransaction:\x04\xc8\xf3\x18\x022\xd1\x05\n" +
+	"\vtransaction\x18\x01 \x01(\v2#.hive.types.v1.AnnotatedTransactionR\vtransaction:\x04\xc8\xf3\x18\x022\xd7\x05\n" +
 	"\x18AccountHistoryApiService\x12\xb7\x01\n" +
-	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xac\x01\n" +
-	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"1\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
+	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb2\x01\n" +
+	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"7\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\xd0\xf4\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
 	"\rGetOpsInBlock\x121.hive.account_history_api.v1.GetOpsInBlockRequest\x1a2.hive.account_history_api.v1.GetOpsInBlockResponse\"+\xda\xf3\x18$account_history_api.get_ops_in_block\x90\x02\x01\x12\xa5\x01\n" +
 	"\x0eGetTransaction\x122.hive.account_history_api.v1.GetTransactionRequest\x1a3.hive.account_history_api.v1.GetTransactionResponse\"*\xda\xf3\x18#account_history_api.get_transaction\x90\x02\x01B\xa2\x02\n" +
 	".io.github.hivegate.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"

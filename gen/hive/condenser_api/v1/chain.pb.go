@@ -402,7 +402,7 @@ type GetVestingDelegationsRequest struct {
 	Delegator string `protobuf:"bytes,1,opt,name=delegator,proto3" json:"delegator,omitempty"`
 	// The delegatee to start at (inclusive); "" for the first.
 	StartAccount string `protobuf:"bytes,2,opt,name=start_account,json=startAccount,proto3" json:"start_account,omitempty"`
-	// The page size, 1..1000 (unset: the node's default page size).
+	// The page size, 1..1000 (unset: hived's default, 100; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`

@@ -34,7 +34,6 @@ import (
 
 // notWalked are the paged RPCs the simulated node cannot walk, with why.
 var notWalked = map[string]string{
-	"hive.database_api.v1.DatabaseApiService.ListComments":          "deprecated: no current node serves it (hivesim answers hivemind's old Python error)",
 	"hive.database_api.v1.DatabaseApiService.ListSmtContributions":  "deprecated: SMTs were never enabled, every list is empty",
 	"hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions": "deprecated: SMTs were never enabled, every list is empty",
 	"hive.database_api.v1.DatabaseApiService.ListSmtTokens":         "deprecated: SMTs were never enabled, every list is empty",
@@ -54,6 +53,7 @@ func TestPagingContract(t *testing.T) {
 	g := startTypedGateway(t, node, gateway.Options{})
 	cases := append(dbPagingCases(node), readPagingCases(node)...)
 	cases = append(cases, morePagingCases(node)...)
+	cases = append(cases, commentPagingCases(node)...)
 
 	walked := map[string]bool{}
 	for _, c := range cases {

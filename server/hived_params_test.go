@@ -101,6 +101,7 @@ var hivedParams = map[string]string{
 	"rc_api.list_rc_direct_delegations":                    "start limit",
 	"reputation_api.get_account_reputations":               "account_lower_bound limit",
 	"transaction_status_api.find_transaction":              "transaction_id expiration",
+	"hive_api.get_version":                                 "", // HAfAH: hafah_endpoints.sql reads no params
 
 	"condenser_api.find_proposals":                         "[1..1]",
 	"condenser_api.find_rc_accounts":                       "[1..1]",
@@ -212,7 +213,7 @@ func servedByHived(method string) bool {
 		return false
 	}
 	switch api {
-	case "bridge", "follow_api", "tags_api", "search_api", "hive", "hive_api":
+	case "bridge", "follow_api", "tags_api", "search_api", "hive":
 		return false
 	case "database_api":
 		// hivemind serves find_comments (and list_votes, find_votes);

@@ -29,6 +29,35 @@ import (
 	"github.com/hivegate/hivegate/server/transcode"
 )
 
+// paramsDiffer are the recorded calls whose typed request sends params
+// other than the recorded ones, with why that is right (issue 28 item 4:
+// any other difference fails TestTypedFixtures).
+var paramsDiffer = map[string]string{
+	// hived's and HAfAH's defaults, sent explicitly.
+	"account_history_api_patterns/get_account_history/only_limit": "start -1 is the default of hived's get_account_history_args and HAfAH's; the typed API sends it (counts_down paging needs it)",
+	"account_history_api_patterns/get_ops_in_block/unknown_block": "only_virtual false is the default of hived's get_ops_in_block_args and HAfAH's; the field has no presence",
+	"database_api_patterns/get_comment_pending_payouts/get":       "an empty repeated field is written as []: hived's default for comments",
+	"database_api_patterns/verify_signatures/false":               "an empty repeated field is written as []: hived's default for required_witness",
+	"database_api_patterns/verify_signatures/true":                "an empty repeated field is written as []: hived's default for required_witness",
+	// hivemind reads condenser_api params by name or by position; the
+	// typed request is positional and sends the same values.
+	"condenser_api_patterns/get_account_reputations/defaults":              "hivemind: positional [\"\", 1000] for {}",
+	"condenser_api_patterns/get_blog/page_last":                            "hivemind: positional with its default limit",
+	"condenser_api_patterns/get_blog_entries/page_last":                    "hivemind: positional with its default limit",
+	"condenser_api_patterns/get_followers/blog/complete_result_set":        "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_followers/blog/defaults":                   "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_followers/blog/paginated":                  "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_followers/blog/the_same_account_start":     "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_following/blog/the_same_account_start":     "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_following/blog/complete_result_set":        "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_following/blog/defaults":                   "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"condenser_api_patterns/get_following/blog/paginated":                  "hivemind: positional, follow_type \"blog\" (its default) in the middle",
+	"database_api_patterns/list_votes/by_voter_comment/no_limit":           "hivemind: list_votes has no default limit in the typed API; unset sends the maximum",
+	"database_api_patterns/list_comments/by_author_last_update/other_date": "no current node serves list_comments; times are written with hived's 'T'",
+	"database_api_patterns/list_comments/by_cashout_time/date":             "no current node serves list_comments; times are written with hived's 'T'",
+	"database_api_patterns/list_comments/by_last_update/date":              "no current node serves list_comments; times are written with hived's 'T'",
+}
+
 // fixtureTally counts what happened to one method's recorded cases.
 type fixtureTally struct {
 	passed int
@@ -60,6 +89,8 @@ func TestTypedFixtures(t *testing.T) {
 		switch {
 		case err != nil:
 			t.Errorf("%s (%s:%d): %v", c.Name, c.File, c.Line, err)
+		case reason == "typed params differ" && paramsDiffer[c.Name] == "":
+			t.Errorf("%s (%s:%d): the typed request sends other params than the recorded call (see the log above)", c.Name, c.File, c.Line)
 		case reason != "":
 			tl.skipped[reason]++
 		default:
@@ -123,6 +154,7 @@ func runFixtureCase(t *testing.T, g *typedGateway, backend *aliasReplay, md prot
 		return "params not expressible", nil
 	}
 	if !decodeRecordedParams(recorded, req) {
+		t.Logf("%s: recorded params %s are not expressible", c.Name, c.Params)
 		return "params not expressible", nil
 	}
 	procedure := "/" + string(md.Parent().FullName()) + "/" + string(md.Name())

@@ -160,6 +160,7 @@ func TestReflection(t *testing.T) {
 		"hive.condenser_api.v1.CondenserApiService",
 		"hive.database_api.v1.DatabaseApiService",
 		"hive.follow_api.v1.FollowApiService",
+		"hive.hive_api.v1.HiveApiService",
 		"hive.hivemind_api.v1.HivemindApiService",
 		"hive.market_history_api.v1.MarketHistoryApiService",
 		"hive.rc_api.v1.RcApiService",

@@ -34,10 +34,6 @@ import (
 
 // notWalked are the paged RPCs the simulated node cannot walk, with why.
 var notWalked = map[string]string{
-	"hive.database_api.v1.DatabaseApiService.ListComments":          "deprecated: no current node serves it (hivesim answers hivemind's old Python error)",
-	"hive.database_api.v1.DatabaseApiService.ListSmtContributions":  "deprecated: SMTs were never enabled, every list is empty",
-	"hive.database_api.v1.DatabaseApiService.ListSmtTokenEmissions": "deprecated: SMTs were never enabled, every list is empty",
-	"hive.database_api.v1.DatabaseApiService.ListSmtTokens":         "deprecated: SMTs were never enabled, every list is empty",
 	// hivesim sorts its expirations by account id but looks them up by
 	// name, so it answers [] (hivesim/condenser_state_methods.go).
 	"hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations": "hivesim answers [] for every account",
@@ -50,10 +46,12 @@ func TestPagingContract(t *testing.T) {
 	// A clock that stands still: the head block does not move during the
 	// walks, so get_block_range's list has one length.
 	now := time.Now()
-	node := hivesim.New(hivesim.Options{Seed: 1, Now: func() time.Time { return now }})
+	node := hivesim.New(hivesim.Options{Seed: 1, Now: func() time.Time { return now }}).WithSMTs()
 	g := startTypedGateway(t, node, gateway.Options{})
 	cases := append(dbPagingCases(node), readPagingCases(node)...)
 	cases = append(cases, morePagingCases(node)...)
+	cases = append(cases, commentPagingCases(node)...)
+	cases = append(cases, smtPagingCases(node)...)
 
 	walked := map[string]bool{}
 	for _, c := range cases {
@@ -285,7 +283,7 @@ func morePagingCases(node *hivesim.Node) []pagingCase {
 		{"condenser blog", cond + "GetBlog", &condv1.GetBlogRequest{Account: blog}, len(node.Blog(blog))},
 		{"market trade history", "hive.market_history_api.v1.MarketHistoryApiService.GetTradeHistory", &mhv1.GetTradeHistoryRequest{Start: epoch, End: end}, len(node.Trades())},
 		{"condenser trade history", cond + "GetTradeHistory", &condv1.GetTradeHistoryRequest{Start: epoch, End: end}, len(node.Trades())},
-		{"block range", "hive.block_api.v1.BlockApiService.GetBlockRange", &blockv1.GetBlockRangeRequest{StartingBlockNum: head - 40}, 41},
+		{"block range", "hive.block_api.v1.BlockApiService.GetBlockRange", &blockv1.GetBlockRangeRequest{StartingBlockNum: int64(head) - 40}, 41},
 		{"condenser reputations", cond + "GetAccountReputations", &condv1.GetAccountReputationsRequest{}, len(node.Accounts())},
 		{"follow_api reputations", follow + "GetAccountReputations", &followv1.GetAccountReputationsRequest{}, len(node.Accounts())},
 		{"condenser vesting delegations", cond + "GetVestingDelegations", &condv1.GetVestingDelegationsRequest{Delegator: delegator}, delegations[delegator]},

@@ -40,6 +40,7 @@ func methodSets() []func(registry) {
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
 		registerRCMethods, registerMarketMethods, registerHistoryMethods,
 		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
+		registerI28Methods, // last: hivesim/i28_hive_api.go (session 8)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	bridgev1 "github.com/hivegate/hivegate/gen/hive/bridge/v1"
 	condv1 "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
 	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
+	mhv1 "github.com/hivegate/hivegate/gen/hive/market_history_api/v1"
 	rcv1 "github.com/hivegate/hivegate/gen/hive/rc_api/v1"
 	typesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
 	"github.com/hivegate/hivegate/server/transcode"
@@ -110,11 +111,55 @@ func TestPrepareParams(t *testing.T) {
 		{"block range count", "block_api.get_block_range",
 			&blockv1.GetBlockRangeRequest{StartingBlockNum: 5, Count: proto.Uint32(2)},
 			`{"starting_block_num":5,"count":2}`},
-		// Issue 28 item 6: database_api.get_order_book's market, as hived's
-		// own tests send it.
-		{"order book market", "database_api.get_order_book",
-			&dbv1.GetOrderBookRequest{Limit: proto.Uint32(10), Base: &typesv1.Asset{Amount: 1000, Precision: 3, Nai: "@@000000021"}, Quote: &typesv1.Asset{Amount: 1, Precision: 3, Nai: "@@000000013"}},
-			`{"limit":10,"base":{"amount":"1000","precision":3,"nai":"@@000000021"},"quote":{"amount":"1","precision":3,"nai":"@@000000013"}}`},
+		// Issue 28 item 4: hived's get_order_book_args is {limit} alone
+		// (hived 1.28.7); base and quote are not sent.
+		{"order book: limit only", "database_api.get_order_book",
+			&dbv1.GetOrderBookRequest{Limit: proto.Uint32(10)},
+			`{"limit":10}`},
+		// Issue 28 item 3: block_num -1 is expressible (hived and HAfAH
+		// answer it with no block).
+		{"block_num -1", "block_api.get_block",
+			&blockv1.GetBlockRequest{BlockNum: -1},
+			`{"block_num":-1}`},
+		// Issue 28 item 4: an unset limit is hived's own default, left to
+		// the node (condenser_api.cpp: 100 for vesting delegations, 1000
+		// for trades; market_history_api: 500 orders, 1000 trades; HAfAH's
+		// enum_virtual_ops: 150000), as hived's pattern tests send them.
+		{"vesting delegations: hived's default 100", "condenser_api.get_vesting_delegations",
+			&condv1.GetVestingDelegationsRequest{Delegator: "alice"},
+			`["alice",""]`},
+		{"expiring delegations: hived's default 100", "condenser_api.get_expiring_vesting_delegations",
+			&condv1.GetExpiringVestingDelegationsRequest{Account: "duplibot"},
+			`["duplibot","1970-01-01T00:00:00"]`},
+		{"recent trades: hived's default", "condenser_api.get_recent_trades",
+			&condv1.GetRecentTradesRequest{},
+			`[]`},
+		{"market order book: hived's default", "market_history_api.get_order_book",
+			&mhv1.GetOrderBookRequest{},
+			`{}`},
+		{"virtual ops: HAfAH's default", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 6},
+			`{"block_range_begin":1,"block_range_end":6}`},
+		// Issue 28 item 3: -1 where hived and HAfAH take it. A filter of
+		// all ones is hived's -1 (uint64) and HAfAH's (numeric_to_bigint).
+		{"ops in block -1", "account_history_api.get_ops_in_block",
+			&ahv1.GetOpsInBlockRequest{BlockNum: -1},
+			`{"block_num":-1,"only_virtual":false}`},
+		{"condenser ops in block -1", "condenser_api.get_ops_in_block",
+			&condv1.GetOpsInBlockRequest{BlockNum: -1},
+			`[-1]`},
+		{"block header -1", "block_api.get_block_header",
+			&blockv1.GetBlockHeaderRequest{BlockNum: -1},
+			`{"block_num":-1}`},
+		{"block range from -1", "block_api.get_block_range",
+			&blockv1.GetBlockRangeRequest{StartingBlockNum: -1, Count: proto.Uint32(1000)},
+			`{"starting_block_num":-1,"count":1000}`},
+		{"history filters -1", "account_history_api.get_account_history",
+			&ahv1.GetAccountHistoryRequest{Account: "gtg", Start: proto.Int64(50), Limit: proto.Uint32(30), OperationFilterLow: proto.Uint64(1<<64 - 1), OperationFilterHigh: proto.Uint64(1<<64 - 1)},
+			`{"account":"gtg","start":50,"limit":30,"operation_filter_low":"18446744073709551615","operation_filter_high":"18446744073709551615"}`},
+		{"virtual ops filter -1", "account_history_api.enum_virtual_ops",
+			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 3744646, BlockRangeEnd: 3744647, Limit: proto.Uint32(1000), Filter: proto.Uint64(1<<64 - 1)},
+			`{"block_range_begin":3744646,"block_range_end":3744647,"limit":1000,"filter":"18446744073709551615"}`},
 		// Issue 28 item 2: an unset limit is the node's default. hived's
 		// list_* have none: hivegate sends the maximum.
 		{"unset limit, no node default", "database_api.list_accounts",

@@ -13,6 +13,7 @@ import (
 	_ "github.com/hivegate/hivegate/gen/hive/condenser_api/v1"
 	_ "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	_ "github.com/hivegate/hivegate/gen/hive/follow_api/v1"
+	_ "github.com/hivegate/hivegate/gen/hive/hive_api/v1"
 	_ "github.com/hivegate/hivegate/gen/hive/hivemind_api/v1"
 	_ "github.com/hivegate/hivegate/gen/hive/market_history_api/v1"
 	_ "github.com/hivegate/hivegate/gen/hive/rc_api/v1"

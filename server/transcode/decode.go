@@ -225,6 +225,9 @@ func (f *fieldPlan) accepts(c byte) bool {
 		case shapeObject, shapeStruct:
 			return c == '{'
 		case shapeTimestamp, shapeLegacyAsset:
+			if f.decimal != "" {
+				return c == '-' || isDigit(c)
+			}
 			return c == '"'
 		case shapeValue:
 			return true
@@ -305,6 +308,9 @@ func (d *decoder) list(f *fieldPlan) error {
 func (d *decoder) element(f *fieldPlan) error {
 	if f.kind != kindMessage {
 		return d.scalar(f)
+	}
+	if f.decimal != "" {
+		return d.decimalAsset(f)
 	}
 	start := d.beginLen(f.desc.Number())
 	if err := d.message(f.msg); err != nil {

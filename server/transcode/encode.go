@@ -225,6 +225,9 @@ func (e *encoder) field(f *fieldPlan, v protoreflect.Value) error {
 		if f.timeSep != 0 && f.msg.shape == shapeTimestamp {
 			return e.timestamp(v.Message(), f.timeSep)
 		}
+		if f.decimal != "" {
+			return e.decimalAsset(v.Message(), f)
+		}
 		return e.message(v.Message(), f.msg)
 	default:
 		return e.scalar(f, v)
@@ -243,6 +246,8 @@ func (e *encoder) list(l protoreflect.List, f *fieldPlan) error {
 		switch {
 		case f.kind == kindMessage && f.timeSep != 0 && f.msg.shape == shapeTimestamp:
 			err = e.timestamp(l.Get(i).Message(), f.timeSep)
+		case f.kind == kindMessage && f.decimal != "":
+			err = e.decimalAsset(l.Get(i).Message(), f)
 		case f.kind == kindMessage:
 			err = e.message(l.Get(i).Message(), f.msg)
 		default:

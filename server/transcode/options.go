@@ -17,6 +17,7 @@ const (
 	optTimeSep       protowire.Number = 51014 // FieldOptions, string
 	optJSONQuoted    protowire.Number = 51017 // FieldOptions, bool
 	optSkip          protowire.Number = 51020 // FieldOptions, bool
+	optJSONDecimal   protowire.Number = 51023 // FieldOptions, string
 	shapeUnspecified                  = 0     // hivegate.v1.JSON_SHAPE_UNSPECIFIED
 	shapeTuple                        = 1     // hivegate.v1.JSON_SHAPE_TUPLE
 	shapeBare                         = 2     // hivegate.v1.JSON_SHAPE_BARE

@@ -83,6 +83,9 @@ type fieldPlan struct {
 	// quoted writes a 64-bit integer as a JSON string at every size
 	// ((hivegate.v1.json_quoted)).
 	quoted bool
+	// decimal is the symbol of a LegacyAsset field written as a bare
+	// number ((hivegate.v1.json_decimal)); "" otherwise.
+	decimal string
 }
 
 // Codec converts between hived JSON and protobuf messages. It caches one plan
@@ -172,7 +175,11 @@ func (b *planBuilder) message(md protoreflect.MessageDescriptor) *messagePlan {
 		if readOption(fd.Options(), optSkip).num == 1 {
 			continue // hivegate's own page state (hivegate.v1.skip), never in hived JSON
 		}
-		p.fields = append(p.fields, b.field(fd))
+		f := b.field(fd)
+		if f.decimal != "" && (f.kind != kindMessage || f.msg.shape != shapeLegacyAsset) {
+			p.err = fmt.Errorf("schema: %s: json_decimal is set on a field that is not a JSON_SHAPE_LEGACY_ASSET message", fd.FullName())
+		}
+		p.fields = append(p.fields, f)
 	}
 	slices.SortFunc(p.fields, func(x, y *fieldPlan) int {
 		return int(x.desc.Number()) - int(y.desc.Number())
@@ -233,6 +240,7 @@ func (b *planBuilder) field(fd protoreflect.FieldDescriptor) *fieldPlan {
 	f.list = fd.IsList()
 	f.presence = fd.HasPresence()
 	f.quoted = readOption(fd.Options(), optJSONQuoted).num == 1
+	f.decimal = readOption(fd.Options(), optJSONDecimal).str
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		f.kind = kindBool

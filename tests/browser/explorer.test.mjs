@@ -298,6 +298,7 @@ describe("API explorer in Chromium against hivegate", () => {
       "block_api.get_block": { blockNum: 1 },
       "reputation_api.get_account_reputations": { limit: 3 },
       "hive.get_info": {},
+      "hive_api.get_version": {},
       "search_api.find_text": { pattern: "hive", limit: 3, sort: "FIND_TEXT_SORT_CREATED" },
       "transaction_status_api.find_transaction": { transactionId: "0000000000000000000000000000000000000000" },
       "account_by_key_api.get_key_references": { keys: [aliceKey] },

@@ -125,6 +125,14 @@ var file_hivegate_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Filename:      "hivegate/v1/options.proto",
 	},
 	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51023,
+		Name:          "hivegate.v1.json_decimal",
+		Tag:           "bytes,51023,opt,name=json_decimal",
+		Filename:      "hivegate/v1/options.proto",
+	},
+	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
 		ExtensionType: (*string)(nil),
 		Field:         51003,
@@ -300,6 +308,16 @@ var (
 	//
 	// optional bool json_quoted = 51017;
 	E_JsonQuoted = &file_hivegate_v1_options_proto_extTypes[3]
+	// On a hive.types.v1.LegacyAsset field: the JSON is a bare decimal number
+	// of this symbol's tokens rather than a legacy asset string. hivemind
+	// writes the payouts it computes that way (bridge's `payout`: 12.345,
+	// `sum_pending`, payout stats), with no symbol; they are HBD. Reading sets
+	// amount to the digits without the point, precision to the number of
+	// digits after it, and symbol to this option's value, as for "12.345 HBD";
+	// the number is written back with the same digits.
+	//
+	// optional string json_decimal = 51023;
+	E_JsonDecimal = &file_hivegate_v1_options_proto_extTypes[4]
 	// On a field of a cursor message that a response's next_start holds: where
 	// hivegate takes the field's value from, as a dot path of field names into
 	// the page's last item ("name", "proposal.proposal_id"). Several paths
@@ -312,25 +330,25 @@ var (
 	// symbol): next_start leaves it unset.
 	//
 	// optional string item_field = 51007;
-	E_ItemField = &file_hivegate_v1_options_proto_extTypes[10]
+	E_ItemField = &file_hivegate_v1_options_proto_extTypes[11]
 	// On a field with item_field: take the value from the page's first item
 	// rather than its last (account history pages list the oldest entry first
 	// and continue towards older entries).
 	//
 	// optional bool item_first = 51008;
-	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[11]
+	E_ItemFirst = &file_hivegate_v1_options_proto_extTypes[12]
 	// On an integer field with item_field: added to the item's value (account
 	// history: -1, so that the next page ends just before this page's first
 	// entry and pages do not overlap).
 	//
 	// optional int64 item_offset = 51009;
-	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[12]
+	E_ItemOffset = &file_hivegate_v1_options_proto_extTypes[13]
 	// On an integer field with item_field: when the item's value equals this,
 	// the page is the last one and next_start is unset (blogs and account
 	// histories end at entry 0, and 0 as a start would mean "the newest").
 	//
 	// optional int64 item_end = 51010;
-	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[13]
+	E_ItemEnd = &file_hivegate_v1_options_proto_extTypes[14]
 	// On a oneof case of a `Start` message: the hived JSON hivegate sends as
 	// `start` when the request leaves `start` unset and its order selects this
 	// case. Without it the first page uses the minimal start (the case's cursor
@@ -340,21 +358,21 @@ var (
 	// by_price, proposals in either direction).
 	//
 	// optional string first_page = 51011;
-	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[14]
+	E_FirstPage = &file_hivegate_v1_options_proto_extTypes[15]
 	// On a request field: the hived JSON value hivegate sends when the field is
 	// unset (an enum at its _UNSPECIFIED zero, an unset optional or message).
 	// Positional (TUPLE) params cannot leave a middle element out, so
 	// condenser_api's get_followers and get_following send follow_type "blog".
 	//
 	// optional string json_default = 51012;
-	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[15]
+	E_JsonDefault = &file_hivegate_v1_options_proto_extTypes[16]
 	// On an integer request field: the field is the sequence number of the
 	// newest entry of a page that counts down (account history). It must be -1
 	// (the newest entry) or at least limit - 1; anything else is
 	// invalid_argument.
 	//
 	// optional bool counts_down = 51013;
-	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[16]
+	E_CountsDown = &file_hivegate_v1_options_proto_extTypes[17]
 	// On a field of a cursor message that a response's next_start holds,
 	// instead of item_field: the response field (a dot path) the value is
 	// copied from, for backends that compute the next cursor themselves
@@ -362,14 +380,14 @@ var (
 	// next_operation_begin). item_end applies to the value as well.
 	//
 	// optional string response_field = 51015;
-	E_ResponseField = &file_hivegate_v1_options_proto_extTypes[17]
+	E_ResponseField = &file_hivegate_v1_options_proto_extTypes[18]
 	// On an integer cursor field: the request field (a dot path) the value is
 	// compared with; when the value is at least the request's, the page is the
 	// last one and next_start is unset (enum_virtual_ops: the next block
 	// reached block_range_end).
 	//
 	// optional string stop_at_field = 51016;
-	E_StopAtField = &file_hivegate_v1_options_proto_extTypes[18]
+	E_StopAtField = &file_hivegate_v1_options_proto_extTypes[19]
 	// On a `optional uint32` field of a start (a request field, or a field of
 	// the request's `start` message outside its oneof) and of next_start: the
 	// number of items at the start of the node's answer that earlier pages
@@ -379,19 +397,19 @@ var (
 	// limit + skip items and drops the first skip.
 	//
 	// optional bool skip = 51020;
-	E_Skip = &file_hivegate_v1_options_proto_extTypes[19]
+	E_Skip = &file_hivegate_v1_options_proto_extTypes[20]
 	// On an integer field of next_start, instead of item_field: the request
 	// field (a dot path) plus the number of items on the page
 	// (block_api.get_block_range: starting_block_num + count of blocks).
 	//
 	// optional string advance_field = 51021;
-	E_AdvanceField = &file_hivegate_v1_options_proto_extTypes[20]
+	E_AdvanceField = &file_hivegate_v1_options_proto_extTypes[21]
 	// On a field of a start cursor: the node ignores it (hived's
 	// list_proposals reads only the first element of its start). Items are
 	// then counted for (hivegate.v1.skip) by the other fields alone.
 	//
 	// optional bool node_ignores = 51022;
-	E_NodeIgnores = &file_hivegate_v1_options_proto_extTypes[21]
+	E_NodeIgnores = &file_hivegate_v1_options_proto_extTypes[22]
 )
 
 // Extension fields to descriptorpb.MethodOptions.
@@ -400,26 +418,26 @@ var (
 	// "database_api.list_accounts".
 	//
 	// optional string jsonrpc_method = 51003;
-	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[4]
+	E_JsonrpcMethod = &file_hivegate_v1_options_proto_extTypes[5]
 	// The largest page size the backend accepts for this method. hivegate
 	// rejects a page size outside 1..limit_max with invalid_argument before any
 	// upstream call. The page size is the request field `limit`, or the field
 	// named by limit_field.
 	//
 	// optional uint32 limit_max = 51005;
-	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[6]
+	E_LimitMax = &file_hivegate_v1_options_proto_extTypes[7]
 	// The request field holding the page size when it is not `limit`
 	// (block_api.get_block_range: "count").
 	//
 	// optional string limit_field = 51006;
-	E_LimitField = &file_hivegate_v1_options_proto_extTypes[7]
+	E_LimitField = &file_hivegate_v1_options_proto_extTypes[8]
 	// The node's page size when the request leaves the limit unset. hivegate
 	// then sends no limit on a first page (the node applies its default) and
 	// pages by this size. Without it (hived's list_* have no default) an
 	// unset limit means limit_max, and hivegate sends it.
 	//
 	// optional uint32 limit_default = 51018;
-	E_LimitDefault = &file_hivegate_v1_options_proto_extTypes[8]
+	E_LimitDefault = &file_hivegate_v1_options_proto_extTypes[9]
 	// The node's start names the first item of the page it answers (hived's
 	// list_* and lookups, reputations, RC lists, trade history): hivegate
 	// builds next_start from the page's last item with a (hivegate.v1.skip)
@@ -430,7 +448,7 @@ var (
 	// response_field, advance_field).
 	//
 	// optional bool start_inclusive = 51019;
-	E_StartInclusive = &file_hivegate_v1_options_proto_extTypes[9]
+	E_StartInclusive = &file_hivegate_v1_options_proto_extTypes[10]
 )
 
 // Extension fields to descriptorpb.EnumValueOptions.
@@ -439,7 +457,7 @@ var (
 	// without the enum's prefix, lowercased (LIST_ACCOUNTS_ORDER_BY_NAME is "by_name").
 	//
 	// optional string hived_name = 51004;
-	E_HivedName = &file_hivegate_v1_options_proto_extTypes[5]
+	E_HivedName = &file_hivegate_v1_options_proto_extTypes[6]
 )
 
 var File_hivegate_v1_options_proto protoreflect.FileDescriptor
@@ -457,7 +475,8 @@ const file_hivegate_v1_options_proto_rawDesc = "" +
 	"\bjson_key\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\tR\ajsonKey:F\n" +
 	"\x0etime_separator\x12\x1d.google.protobuf.FieldOptions\x18Ǝ\x03 \x01(\tR\rtimeSeparator:@\n" +
 	"\vjson_quoted\x12\x1d.google.protobuf.FieldOptions\x18Ɏ\x03 \x01(\bR\n" +
-	"jsonQuoted:G\n" +
+	"jsonQuoted:B\n" +
+	"\fjson_decimal\x12\x1d.google.protobuf.FieldOptions\x18ώ\x03 \x01(\tR\vjsonDecimal:G\n" +
 	"\x0ejsonrpc_method\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\tR\rjsonrpcMethod:B\n" +
 	"\n" +
 	"hived_name\x12!.google.protobuf.EnumValueOptions\x18\xbc\x8e\x03 \x01(\tR\thivedName:=\n" +
@@ -510,29 +529,30 @@ var file_hivegate_v1_options_proto_depIdxs = []int32{
 	2,  // 1: hivegate.v1.json_key:extendee -> google.protobuf.FieldOptions
 	2,  // 2: hivegate.v1.time_separator:extendee -> google.protobuf.FieldOptions
 	2,  // 3: hivegate.v1.json_quoted:extendee -> google.protobuf.FieldOptions
-	3,  // 4: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
-	4,  // 5: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
-	3,  // 6: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
-	3,  // 7: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
-	3,  // 8: hivegate.v1.limit_default:extendee -> google.protobuf.MethodOptions
-	3,  // 9: hivegate.v1.start_inclusive:extendee -> google.protobuf.MethodOptions
-	2,  // 10: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
-	2,  // 11: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
-	2,  // 12: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
-	2,  // 13: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
-	2,  // 14: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
-	2,  // 15: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
-	2,  // 16: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
-	2,  // 17: hivegate.v1.response_field:extendee -> google.protobuf.FieldOptions
-	2,  // 18: hivegate.v1.stop_at_field:extendee -> google.protobuf.FieldOptions
-	2,  // 19: hivegate.v1.skip:extendee -> google.protobuf.FieldOptions
-	2,  // 20: hivegate.v1.advance_field:extendee -> google.protobuf.FieldOptions
-	2,  // 21: hivegate.v1.node_ignores:extendee -> google.protobuf.FieldOptions
-	0,  // 22: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	22, // [22:23] is the sub-list for extension type_name
-	0,  // [0:22] is the sub-list for extension extendee
+	2,  // 4: hivegate.v1.json_decimal:extendee -> google.protobuf.FieldOptions
+	3,  // 5: hivegate.v1.jsonrpc_method:extendee -> google.protobuf.MethodOptions
+	4,  // 6: hivegate.v1.hived_name:extendee -> google.protobuf.EnumValueOptions
+	3,  // 7: hivegate.v1.limit_max:extendee -> google.protobuf.MethodOptions
+	3,  // 8: hivegate.v1.limit_field:extendee -> google.protobuf.MethodOptions
+	3,  // 9: hivegate.v1.limit_default:extendee -> google.protobuf.MethodOptions
+	3,  // 10: hivegate.v1.start_inclusive:extendee -> google.protobuf.MethodOptions
+	2,  // 11: hivegate.v1.item_field:extendee -> google.protobuf.FieldOptions
+	2,  // 12: hivegate.v1.item_first:extendee -> google.protobuf.FieldOptions
+	2,  // 13: hivegate.v1.item_offset:extendee -> google.protobuf.FieldOptions
+	2,  // 14: hivegate.v1.item_end:extendee -> google.protobuf.FieldOptions
+	2,  // 15: hivegate.v1.first_page:extendee -> google.protobuf.FieldOptions
+	2,  // 16: hivegate.v1.json_default:extendee -> google.protobuf.FieldOptions
+	2,  // 17: hivegate.v1.counts_down:extendee -> google.protobuf.FieldOptions
+	2,  // 18: hivegate.v1.response_field:extendee -> google.protobuf.FieldOptions
+	2,  // 19: hivegate.v1.stop_at_field:extendee -> google.protobuf.FieldOptions
+	2,  // 20: hivegate.v1.skip:extendee -> google.protobuf.FieldOptions
+	2,  // 21: hivegate.v1.advance_field:extendee -> google.protobuf.FieldOptions
+	2,  // 22: hivegate.v1.node_ignores:extendee -> google.protobuf.FieldOptions
+	0,  // 23: hivegate.v1.json_shape:type_name -> hivegate.v1.JsonShape
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	23, // [23:24] is the sub-list for extension type_name
+	0,  // [0:23] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
 }
 
@@ -548,7 +568,7 @@ func file_hivegate_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hivegate_v1_options_proto_rawDesc), len(file_hivegate_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   0,
-			NumExtensions: 22,
+			NumExtensions: 23,
 			NumServices:   0,
 		},
 		GoTypes:           file_hivegate_v1_options_proto_goTypes,

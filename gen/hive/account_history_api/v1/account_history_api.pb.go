@@ -46,7 +46,8 @@ type GetAccountHistoryRequest struct {
 	// 2000 entries per call and may return fewer than `limit`.
 	OperationFilterLow *uint64 `protobuf:"varint,5,opt,name=operation_filter_low,json=operationFilterLow,proto3,oneof" json:"operation_filter_low,omitempty"`
 	// Operation type filter, high 64 bits: bit i selects operation type 64 + i
-	// (virtual operations).
+	// (virtual operations). hived's -1 (every type) in either filter is
+	// 18446744073709551615 here; hived and HAfAH read both alike.
 	OperationFilterHigh *uint64 `protobuf:"varint,6,opt,name=operation_filter_high,json=operationFilterHigh,proto3,oneof" json:"operation_filter_high,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -244,10 +245,12 @@ type EnumVirtualOpsRequest struct {
 	// The operation id to start at within block_range_begin (inclusive);
 	// unset means 0, the block's first.
 	OperationBegin *uint64 `protobuf:"varint,5,opt,name=operation_begin,json=operationBegin,proto3,oneof" json:"operation_begin,omitempty"`
-	// The page size, 1..150000 (unset: the node's default page size).
+	// The page size, 1..150000 (unset: the node's default, 150000; not sent).
 	Limit *uint32 `protobuf:"varint,6,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Operation filter: bit i selects virtual operation type i (see
 	// openapi.json's list: fill_convert_request = 0x1, author_reward = 0x2, ...).
+	// Unset: no filter. hived's -1 (every type) is 18446744073709551615 here;
+	// hived and HAfAH read both alike.
 	Filter        *uint64 `protobuf:"varint,7,opt,name=filter,proto3,oneof" json:"filter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -549,9 +552,11 @@ func (x *VirtualOpsBlock) GetTimestamp() *timestamppb.Timestamp {
 // GetOpsInBlockRequest is account_history_api.get_ops_in_block's params.
 type GetOpsInBlockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number.
-	BlockNum uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
-	// Whether to list virtual operations only (required by HAfAH).
+	// The block number. Signed, so that the -1 hived and HAfAH both accept
+	// is expressible (it names no block: {"ops": []}).
+	BlockNum int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// Whether to list virtual operations only (hived's and HAfAH's default:
+	// false, which is sent when unset).
 	OnlyVirtual bool `protobuf:"varint,2,opt,name=only_virtual,json=onlyVirtual,proto3" json:"only_virtual,omitempty"`
 	// Whether a reversible block may be read; unset means false.
 	IncludeReversible *bool `protobuf:"varint,3,opt,name=include_reversible,json=includeReversible,proto3,oneof" json:"include_reversible,omitempty"`
@@ -589,7 +594,7 @@ func (*GetOpsInBlockRequest) Descriptor() ([]byte, []int) {
 	return file_hive_account_history_api_v1_account_history_api_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *GetOpsInBlockRequest) GetBlockNum() uint32 {
+func (x *GetOpsInBlockRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -811,7 +816,7 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x03ops\x18\x03 \x03(\v2\x1f.hive.types.v1.AppliedOperationR\x03ops\x128\n" +
 	"\ttimestamp\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xa1\x01\n" +
 	"\x14GetOpsInBlockRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12!\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum\x12!\n" +
 	"\fonly_virtual\x18\x02 \x01(\bR\vonlyVirtual\x122\n" +
 	"\x12include_reversible\x18\x03 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
 	"\x13_include_reversible\"J\n" +
@@ -822,10 +827,10 @@ const file_hive_account_history_api_v1_account_history_api_proto_rawDesc = "" +
 	"\x12include_reversible\x18\x02 \x01(\bH\x00R\x11includeReversible\x88\x01\x01B\x15\n" +
 	"\x13_include_reversible\"e\n" +
 	"\x16GetTransactionResponse\x12E\n" +
-	"\vtransaction\x18\x01 \x01(\v2#.hive.types.v1.AnnotatedTransactionR\vtransaction:\x04\xc8\xf3\x18\x022\xd1\x05\n" +
+	"\vtransaction\x18\x01 \x01(\v2#.hive.types.v1.AnnotatedTransactionR\vtransaction:\x04\xc8\xf3\x18\x022\xd7\x05\n" +
 	"\x18AccountHistoryApiService\x12\xb7\x01\n" +
-	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xac\x01\n" +
-	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"1\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
+	"\x11GetAccountHistory\x125.hive.account_history_api.v1.GetAccountHistoryRequest\x1a6.hive.account_history_api.v1.GetAccountHistoryResponse\"3\xda\xf3\x18'account_history_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb2\x01\n" +
+	"\x0eEnumVirtualOps\x122.hive.account_history_api.v1.EnumVirtualOpsRequest\x1a3.hive.account_history_api.v1.EnumVirtualOpsResponse\"7\xda\xf3\x18$account_history_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\xd0\xf4\x18\xf0\x93\t\x90\x02\x01\x12\xa3\x01\n" +
 	"\rGetOpsInBlock\x121.hive.account_history_api.v1.GetOpsInBlockRequest\x1a2.hive.account_history_api.v1.GetOpsInBlockResponse\"+\xda\xf3\x18$account_history_api.get_ops_in_block\x90\x02\x01\x12\xa5\x01\n" +
 	"\x0eGetTransaction\x122.hive.account_history_api.v1.GetTransactionRequest\x1a3.hive.account_history_api.v1.GetTransactionResponse\"*\xda\xf3\x18#account_history_api.get_transaction\x90\x02\x01B\xa2\x02\n" +
 	".io.github.hivegate.hive.account_history_api.v1B\x16AccountHistoryApiProtoP\x01ZRgithub.com/hivegate/hivegate/gen/hive/account_history_api/v1;account_history_apiv1\xa2\x02\x03HAX\xaa\x02\x19Hive.AccountHistoryApi.V1\xca\x02\x19Hive\\AccountHistoryApi\\V1\xe2\x02%Hive\\AccountHistoryApi\\V1\\GPBMetadata\xea\x02\x1bHive::AccountHistoryApi::V1b\x06proto3"

@@ -26,8 +26,9 @@ const (
 // GetBlockRequest names one block.
 type GetBlockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number (the first block is 1).
-	BlockNum      uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The block number (the first block is 1). Signed, so that the -1 hived
+	// and HAfAH both accept is expressible (it names no block: {}).
+	BlockNum      int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -62,7 +63,7 @@ func (*GetBlockRequest) Descriptor() ([]byte, []int) {
 	return file_hive_block_api_v1_block_api_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *GetBlockRequest) GetBlockNum() uint32 {
+func (x *GetBlockRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -118,8 +119,9 @@ func (x *GetBlockResponse) GetBlock() *v1.SignedBlock {
 // GetBlockHeaderRequest names one block.
 type GetBlockHeaderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number (the first block is 1).
-	BlockNum      uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The block number (the first block is 1). Signed, so that the -1 hived
+	// and HAfAH both accept is expressible (it names no block: {}).
+	BlockNum      int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,7 +156,7 @@ func (*GetBlockHeaderRequest) Descriptor() ([]byte, []int) {
 	return file_hive_block_api_v1_block_api_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *GetBlockHeaderRequest) GetBlockNum() uint32 {
+func (x *GetBlockHeaderRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -210,8 +212,9 @@ func (x *GetBlockHeaderResponse) GetHeader() *v1.BlockHeader {
 // GetBlockRangeRequest names a range of blocks.
 type GetBlockRangeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The first block number (at least 1).
-	StartingBlockNum uint32 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
+	// The first block number (at least 1). Signed, so that the -1 hived and
+	// HAfAH both accept is expressible (it names no block: []).
+	StartingBlockNum int64 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
 	// The number of blocks, 1..1000; the range is clipped at the head block.
 	Count         *uint32 `protobuf:"varint,2,opt,name=count,proto3,oneof" json:"count,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -248,7 +251,7 @@ func (*GetBlockRangeRequest) Descriptor() ([]byte, []int) {
 	return file_hive_block_api_v1_block_api_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *GetBlockRangeRequest) GetStartingBlockNum() uint32 {
+func (x *GetBlockRangeRequest) GetStartingBlockNum() int64 {
 	if x != nil {
 		return x.StartingBlockNum
 	}
@@ -324,7 +327,7 @@ func (x *GetBlockRangeResponse) GetNextStart() *GetBlockRangeStart {
 type GetBlockRangeStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The first block of the next page.
-	StartingBlockNum uint32 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
+	StartingBlockNum int64 `protobuf:"varint,1,opt,name=starting_block_num,json=startingBlockNum,proto3" json:"starting_block_num,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -359,7 +362,7 @@ func (*GetBlockRangeStart) Descriptor() ([]byte, []int) {
 	return file_hive_block_api_v1_block_api_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *GetBlockRangeStart) GetStartingBlockNum() uint32 {
+func (x *GetBlockRangeStart) GetStartingBlockNum() int64 {
 	if x != nil {
 		return x.StartingBlockNum
 	}
@@ -372,15 +375,15 @@ const file_hive_block_api_v1_block_api_proto_rawDesc = "" +
 	"\n" +
 	"!hive/block_api/v1/block_api.proto\x12\x11hive.block_api.v1\x1a\x19hive/types/v1/block.proto\x1a\x19hivegate/v1/options.proto\".\n" +
 	"\x0fGetBlockRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum\"D\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum\"D\n" +
 	"\x10GetBlockResponse\x120\n" +
 	"\x05block\x18\x01 \x01(\v2\x1a.hive.types.v1.SignedBlockR\x05block\"4\n" +
 	"\x15GetBlockHeaderRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum\"L\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum\"L\n" +
 	"\x16GetBlockHeaderResponse\x122\n" +
 	"\x06header\x18\x01 \x01(\v2\x1a.hive.types.v1.BlockHeaderR\x06header\"i\n" +
 	"\x14GetBlockRangeRequest\x12,\n" +
-	"\x12starting_block_num\x18\x01 \x01(\rR\x10startingBlockNum\x12\x19\n" +
+	"\x12starting_block_num\x18\x01 \x01(\x03R\x10startingBlockNum\x12\x19\n" +
 	"\x05count\x18\x02 \x01(\rH\x00R\x05count\x88\x01\x01B\b\n" +
 	"\x06_count\"\x91\x01\n" +
 	"\x15GetBlockRangeResponse\x122\n" +
@@ -388,7 +391,7 @@ const file_hive_block_api_v1_block_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2%.hive.block_api.v1.GetBlockRangeStartR\tnextStart\"Z\n" +
 	"\x12GetBlockRangeStart\x12D\n" +
-	"\x12starting_block_num\x18\x01 \x01(\rB\x16\xea\xf4\x18\x12starting_block_numR\x10startingBlockNum2\xa2\x03\n" +
+	"\x12starting_block_num\x18\x01 \x01(\x03B\x16\xea\xf4\x18\x12starting_block_numR\x10startingBlockNum2\xa2\x03\n" +
 	"\x0fBlockApiService\x12o\n" +
 	"\bGetBlock\x12\".hive.block_api.v1.GetBlockRequest\x1a#.hive.block_api.v1.GetBlockResponse\"\x1a\xda\xf3\x18\x13block_api.get_block\x90\x02\x01\x12\x88\x01\n" +
 	"\x0eGetBlockHeader\x12(.hive.block_api.v1.GetBlockHeaderRequest\x1a).hive.block_api.v1.GetBlockHeaderResponse\"!\xda\xf3\x18\x1ablock_api.get_block_header\x90\x02\x01\x12\x92\x01\n" +

@@ -1118,8 +1118,9 @@ type Community struct {
 	Subscribers uint32 `protobuf:"varint,8,opt,name=subscribers,proto3" json:"subscribers,omitempty"`
 	// When the community was created (written with a space).
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	// The pending payout of its posts, in HBD.
-	SumPending float64 `protobuf:"fixed64,10,opt,name=sum_pending,json=sumPending,proto3" json:"sum_pending,omitempty"`
+	// The pending payout of its posts, in HBD (hivemind writes a bare
+	// number: 12.345).
+	SumPending *v1.LegacyAsset `protobuf:"bytes,10,opt,name=sum_pending,json=sumPending,proto3" json:"sum_pending,omitempty"`
 	// The number of posts pending payout.
 	NumPending uint32 `protobuf:"varint,11,opt,name=num_pending,json=numPending,proto3" json:"num_pending,omitempty"`
 	// The number of active authors.
@@ -1233,11 +1234,11 @@ func (x *Community) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-func (x *Community) GetSumPending() float64 {
+func (x *Community) GetSumPending() *v1.LegacyAsset {
 	if x != nil {
 		return x.SumPending
 	}
-	return 0
+	return nil
 }
 
 func (x *Community) GetNumPending() uint32 {
@@ -1730,8 +1731,9 @@ type CommunityListItem struct {
 	IsNsfw bool `protobuf:"varint,7,opt,name=is_nsfw,json=isNsfw,proto3" json:"is_nsfw,omitempty"`
 	// The number of subscribers.
 	Subscribers uint32 `protobuf:"varint,8,opt,name=subscribers,proto3" json:"subscribers,omitempty"`
-	// The pending payout of its posts, in HBD.
-	SumPending float64 `protobuf:"fixed64,9,opt,name=sum_pending,json=sumPending,proto3" json:"sum_pending,omitempty"`
+	// The pending payout of its posts, in HBD (hivemind writes a bare
+	// number: 12.345).
+	SumPending *v1.LegacyAsset `protobuf:"bytes,9,opt,name=sum_pending,json=sumPending,proto3" json:"sum_pending,omitempty"`
 	// The number of posts pending payout.
 	NumPending uint32 `protobuf:"varint,10,opt,name=num_pending,json=numPending,proto3" json:"num_pending,omitempty"`
 	// The number of active authors.
@@ -1834,11 +1836,11 @@ func (x *CommunityListItem) GetSubscribers() uint32 {
 	return 0
 }
 
-func (x *CommunityListItem) GetSumPending() float64 {
+func (x *CommunityListItem) GetSumPending() *v1.LegacyAsset {
 	if x != nil {
 		return x.SumPending
 	}
-	return 0
+	return nil
 }
 
 func (x *CommunityListItem) GetNumPending() uint32 {
@@ -4251,10 +4253,12 @@ type GetPayoutStatsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Communities and authors by pending payout.
 	Items []*PayoutStat `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
-	// The total pending payout of communities, in HBD.
-	Total float64 `protobuf:"fixed64,2,opt,name=total,proto3" json:"total,omitempty"`
-	// The pending payout outside communities, in HBD.
-	Blogs         float64 `protobuf:"fixed64,3,opt,name=blogs,proto3" json:"blogs,omitempty"`
+	// The total pending payout of communities, in HBD (a bare number in
+	// hivemind's JSON).
+	Total *v1.LegacyAsset `protobuf:"bytes,2,opt,name=total,proto3" json:"total,omitempty"`
+	// The pending payout outside communities, in HBD (a bare number in
+	// hivemind's JSON).
+	Blogs         *v1.LegacyAsset `protobuf:"bytes,3,opt,name=blogs,proto3" json:"blogs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4296,18 +4300,18 @@ func (x *GetPayoutStatsResponse) GetItems() []*PayoutStat {
 	return nil
 }
 
-func (x *GetPayoutStatsResponse) GetTotal() float64 {
+func (x *GetPayoutStatsResponse) GetTotal() *v1.LegacyAsset {
 	if x != nil {
 		return x.Total
 	}
-	return 0
+	return nil
 }
 
-func (x *GetPayoutStatsResponse) GetBlogs() float64 {
+func (x *GetPayoutStatsResponse) GetBlogs() *v1.LegacyAsset {
 	if x != nil {
 		return x.Blogs
 	}
-	return 0
+	return nil
 }
 
 // PayoutStat is [name, title, payout, posts, authors]: a community (or,
@@ -4318,8 +4322,8 @@ type PayoutStat struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Its title.
 	Title string `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
-	// The pending payout in HBD.
-	Payout float64 `protobuf:"fixed64,3,opt,name=payout,proto3" json:"payout,omitempty"`
+	// The pending payout in HBD (a bare number in hivemind's JSON).
+	Payout *v1.LegacyAsset `protobuf:"bytes,3,opt,name=payout,proto3" json:"payout,omitempty"`
 	// The number of posts.
 	Posts uint32 `protobuf:"varint,4,opt,name=posts,proto3" json:"posts,omitempty"`
 	// The number of authors: a number for a community, null for an author.
@@ -4372,11 +4376,11 @@ func (x *PayoutStat) GetTitle() string {
 	return ""
 }
 
-func (x *PayoutStat) GetPayout() float64 {
+func (x *PayoutStat) GetPayout() *v1.LegacyAsset {
 	if x != nil {
 		return x.Payout
 	}
-	return 0
+	return nil
 }
 
 func (x *PayoutStat) GetPosts() uint32 {
@@ -4647,7 +4651,7 @@ var File_hive_bridge_v1_bridge_api_proto protoreflect.FileDescriptor
 
 const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhive/bridge/v1/bridge_api.proto\x12\x0ehive.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x19hivegate/v1/options.proto\"\xb6\x01\n" +
+	"\x1fhive/bridge/v1/bridge_api.proto\x12\x0ehive.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1fhive/types/v1/bridge_post.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x19hivegate/v1/options.proto\"\xb6\x01\n" +
 	"\x1bAccountNotificationsRequest\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12 \n" +
 	"\tmin_score\x18\x02 \x01(\rH\x00R\bminScore\x88\x01\x01\x12\x1c\n" +
@@ -4710,7 +4714,7 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\bobserver\x18\x02 \x01(\tH\x00R\bobserver\x88\x01\x01B\v\n" +
 	"\t_observer\"U\n" +
 	"\x14GetCommunityResponse\x127\n" +
-	"\tcommunity\x18\x01 \x01(\v2\x19.hive.bridge.v1.CommunityR\tcommunity:\x04\xc8\xf3\x18\x02\"\xea\x04\n" +
+	"\tcommunity\x18\x01 \x01(\v2\x19.hive.bridge.v1.CommunityR\tcommunity:\x04\xc8\xf3\x18\x02\"\x8f\x05\n" +
 	"\tCommunity\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -4721,9 +4725,9 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\ais_nsfw\x18\a \x01(\bR\x06isNsfw\x12 \n" +
 	"\vsubscribers\x18\b \x01(\rR\vsubscribers\x12@\n" +
 	"\n" +
-	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampB\x05\xb2\xf4\x18\x01 R\tcreatedAt\x12\x1f\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampB\x05\xb2\xf4\x18\x01 R\tcreatedAt\x12D\n" +
 	"\vsum_pending\x18\n" +
-	" \x01(\x01R\n" +
+	" \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\n" +
 	"sumPending\x12\x1f\n" +
 	"\vnum_pending\x18\v \x01(\rR\n" +
 	"numPending\x12\x1f\n" +
@@ -4769,7 +4773,7 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2$.hive.bridge.v1.ListCommunitiesStartR\tnextStart:\x04\xc8\xf3\x18\x02\"4\n" +
 	"\x14ListCommunitiesStart\x12\x1c\n" +
-	"\x04last\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\x04last\"\x90\x04\n" +
+	"\x04last\x18\x01 \x01(\tB\b\xfa\xf3\x18\x04nameR\x04last\"\xb5\x04\n" +
 	"\x11CommunityListItem\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -4778,8 +4782,8 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x04lang\x18\x05 \x01(\tR\x04lang\x12\x17\n" +
 	"\atype_id\x18\x06 \x01(\rR\x06typeId\x12\x17\n" +
 	"\ais_nsfw\x18\a \x01(\bR\x06isNsfw\x12 \n" +
-	"\vsubscribers\x18\b \x01(\rR\vsubscribers\x12\x1f\n" +
-	"\vsum_pending\x18\t \x01(\x01R\n" +
+	"\vsubscribers\x18\b \x01(\rR\vsubscribers\x12D\n" +
+	"\vsum_pending\x18\t \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\n" +
 	"sumPending\x12\x1f\n" +
 	"\vnum_pending\x18\n" +
 	" \x01(\rR\n" +
@@ -4963,16 +4967,16 @@ const file_hive_bridge_v1_bridge_api_proto_rawDesc = "" +
 	"\x05muted\x18\x02 \x01(\bR\x05muted\"<\n" +
 	"\x15GetPayoutStatsRequest\x12\x19\n" +
 	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
-	"\x06_limit\"v\n" +
+	"\x06_limit\"\xc0\x01\n" +
 	"\x16GetPayoutStatsResponse\x120\n" +
-	"\x05items\x18\x01 \x03(\v2\x1a.hive.bridge.v1.PayoutStatR\x05items\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x14\n" +
-	"\x05blogs\x18\x03 \x01(\x01R\x05blogs\"\x9c\x01\n" +
+	"\x05items\x18\x01 \x03(\v2\x1a.hive.bridge.v1.PayoutStatR\x05items\x129\n" +
+	"\x05total\x18\x02 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\x05total\x129\n" +
+	"\x05blogs\x18\x03 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\x05blogs\"\xc1\x01\n" +
 	"\n" +
 	"PayoutStat\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
-	"\x06payout\x18\x03 \x01(\x01R\x06payout\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12;\n" +
+	"\x06payout\x18\x03 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\x06payout\x12\x14\n" +
 	"\x05posts\x18\x04 \x01(\rR\x05posts\x120\n" +
 	"\aauthors\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\aauthors:\x04\xc8\xf3\x18\x01\"\xcd\x01\n" +
 	"\x18PostNotificationsRequest\x12\x16\n" +
@@ -5145,9 +5149,10 @@ var file_hive_bridge_v1_bridge_api_proto_goTypes = []any{
 	nil,                                            // 74: hive.bridge.v1.GetDiscussionResponse.PostsEntry
 	(*timestamppb.Timestamp)(nil),                  // 75: google.protobuf.Timestamp
 	(*v1.BridgePost)(nil),                          // 76: hive.types.v1.BridgePost
-	(*structpb.Struct)(nil),                        // 77: google.protobuf.Struct
-	(*v1.NameList)(nil),                            // 78: hive.types.v1.NameList
-	(*structpb.Value)(nil),                         // 79: google.protobuf.Value
+	(*v1.LegacyAsset)(nil),                         // 77: hive.types.v1.LegacyAsset
+	(*structpb.Struct)(nil),                        // 78: google.protobuf.Struct
+	(*v1.NameList)(nil),                            // 79: hive.types.v1.NameList
+	(*structpb.Value)(nil),                         // 80: google.protobuf.Value
 }
 var file_hive_bridge_v1_bridge_api_proto_depIdxs = []int32{
 	7,  // 0: hive.bridge.v1.AccountNotificationsResponse.notifications:type_name -> hive.bridge.v1.Notification
@@ -5161,98 +5166,103 @@ var file_hive_bridge_v1_bridge_api_proto_depIdxs = []int32{
 	12, // 8: hive.bridge.v1.GetRankedPostsResponse.next_start:type_name -> hive.bridge.v1.PostsStart
 	17, // 9: hive.bridge.v1.GetCommunityResponse.community:type_name -> hive.bridge.v1.Community
 	75, // 10: hive.bridge.v1.Community.created_at:type_name -> google.protobuf.Timestamp
-	77, // 11: hive.bridge.v1.Community.settings:type_name -> google.protobuf.Struct
-	18, // 12: hive.bridge.v1.Community.team:type_name -> hive.bridge.v1.CommunityRole
-	19, // 13: hive.bridge.v1.Community.context:type_name -> hive.bridge.v1.CommunityContext
-	19, // 14: hive.bridge.v1.GetCommunityContextResponse.context:type_name -> hive.bridge.v1.CommunityContext
-	2,  // 15: hive.bridge.v1.ListCommunitiesRequest.sort:type_name -> hive.bridge.v1.CommunitiesSort
-	25, // 16: hive.bridge.v1.ListCommunitiesResponse.communities:type_name -> hive.bridge.v1.CommunityListItem
-	24, // 17: hive.bridge.v1.ListCommunitiesResponse.next_start:type_name -> hive.bridge.v1.ListCommunitiesStart
-	75, // 18: hive.bridge.v1.CommunityListItem.created_at:type_name -> google.protobuf.Timestamp
-	19, // 19: hive.bridge.v1.CommunityListItem.context:type_name -> hive.bridge.v1.CommunityContext
-	78, // 20: hive.bridge.v1.CommunityListItem.admins:type_name -> hive.types.v1.NameList
-	28, // 21: hive.bridge.v1.ListAllSubscriptionsResponse.subscriptions:type_name -> hive.bridge.v1.Subscription
-	18, // 22: hive.bridge.v1.ListCommunityRolesResponse.roles:type_name -> hive.bridge.v1.CommunityRole
-	31, // 23: hive.bridge.v1.ListCommunityRolesResponse.next_start:type_name -> hive.bridge.v1.CommunityRolesStart
-	35, // 24: hive.bridge.v1.ListSubscribersResponse.subscribers:type_name -> hive.bridge.v1.Subscriber
-	34, // 25: hive.bridge.v1.ListSubscribersResponse.next_start:type_name -> hive.bridge.v1.SubscribersStart
-	75, // 26: hive.bridge.v1.Subscriber.created_at:type_name -> google.protobuf.Timestamp
-	38, // 27: hive.bridge.v1.ListPopCommunitiesResponse.communities:type_name -> hive.bridge.v1.CommunityTitle
-	38, // 28: hive.bridge.v1.GetTrendingTopicsResponse.topics:type_name -> hive.bridge.v1.CommunityTitle
-	73, // 29: hive.bridge.v1.ListMutedReasonsEnumResponse.reasons:type_name -> hive.bridge.v1.ListMutedReasonsEnumResponse.ReasonsEntry
-	74, // 30: hive.bridge.v1.GetDiscussionResponse.posts:type_name -> hive.bridge.v1.GetDiscussionResponse.PostsEntry
-	76, // 31: hive.bridge.v1.GetPostResponse.post:type_name -> hive.types.v1.BridgePost
-	50, // 32: hive.bridge.v1.NormalizePostRequest.post:type_name -> hive.bridge.v1.PostReference
-	76, // 33: hive.bridge.v1.NormalizePostResponse.post:type_name -> hive.types.v1.BridgePost
-	3,  // 34: hive.bridge.v1.GetFollowListRequest.follow_type:type_name -> hive.bridge.v1.FollowListType
-	54, // 35: hive.bridge.v1.GetFollowListResponse.entries:type_name -> hive.bridge.v1.FollowListEntry
-	61, // 36: hive.bridge.v1.GetProfileResponse.profile:type_name -> hive.bridge.v1.Profile
-	61, // 37: hive.bridge.v1.GetProfilesResponse.profiles:type_name -> hive.bridge.v1.Profile
-	75, // 38: hive.bridge.v1.Profile.created:type_name -> google.protobuf.Timestamp
-	75, // 39: hive.bridge.v1.Profile.active:type_name -> google.protobuf.Timestamp
-	62, // 40: hive.bridge.v1.Profile.stats:type_name -> hive.bridge.v1.ProfileStats
-	63, // 41: hive.bridge.v1.Profile.metadata:type_name -> hive.bridge.v1.ProfileMetadata
-	65, // 42: hive.bridge.v1.Profile.context:type_name -> hive.bridge.v1.ProfileContext
-	64, // 43: hive.bridge.v1.ProfileMetadata.profile:type_name -> hive.bridge.v1.ProfileFields
-	68, // 44: hive.bridge.v1.GetPayoutStatsResponse.items:type_name -> hive.bridge.v1.PayoutStat
-	79, // 45: hive.bridge.v1.PayoutStat.authors:type_name -> google.protobuf.Value
-	7,  // 46: hive.bridge.v1.PostNotificationsResponse.notifications:type_name -> hive.bridge.v1.Notification
-	6,  // 47: hive.bridge.v1.PostNotificationsResponse.next_start:type_name -> hive.bridge.v1.NotificationsStart
-	75, // 48: hive.bridge.v1.UnreadNotificationsResponse.lastread:type_name -> google.protobuf.Timestamp
-	76, // 49: hive.bridge.v1.GetDiscussionResponse.PostsEntry.value:type_name -> hive.types.v1.BridgePost
-	4,  // 50: hive.bridge.v1.BridgeApiService.AccountNotifications:input_type -> hive.bridge.v1.AccountNotificationsRequest
-	8,  // 51: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:input_type -> hive.bridge.v1.DoesUserFollowAnyListsRequest
-	10, // 52: hive.bridge.v1.BridgeApiService.GetAccountPosts:input_type -> hive.bridge.v1.GetAccountPostsRequest
-	15, // 53: hive.bridge.v1.BridgeApiService.GetCommunity:input_type -> hive.bridge.v1.GetCommunityRequest
-	20, // 54: hive.bridge.v1.BridgeApiService.GetCommunityContext:input_type -> hive.bridge.v1.GetCommunityContextRequest
-	43, // 55: hive.bridge.v1.BridgeApiService.GetDiscussion:input_type -> hive.bridge.v1.GetDiscussionRequest
-	52, // 56: hive.bridge.v1.BridgeApiService.GetFollowList:input_type -> hive.bridge.v1.GetFollowListRequest
-	66, // 57: hive.bridge.v1.BridgeApiService.GetPayoutStats:input_type -> hive.bridge.v1.GetPayoutStatsRequest
-	45, // 58: hive.bridge.v1.BridgeApiService.GetPost:input_type -> hive.bridge.v1.GetPostRequest
-	47, // 59: hive.bridge.v1.BridgeApiService.GetPostHeader:input_type -> hive.bridge.v1.GetPostHeaderRequest
-	57, // 60: hive.bridge.v1.BridgeApiService.GetProfile:input_type -> hive.bridge.v1.GetProfileRequest
-	59, // 61: hive.bridge.v1.BridgeApiService.GetProfiles:input_type -> hive.bridge.v1.GetProfilesRequest
-	13, // 62: hive.bridge.v1.BridgeApiService.GetRankedPosts:input_type -> hive.bridge.v1.GetRankedPostsRequest
-	55, // 63: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:input_type -> hive.bridge.v1.GetRelationshipBetweenAccountsRequest
-	39, // 64: hive.bridge.v1.BridgeApiService.GetTrendingTopics:input_type -> hive.bridge.v1.GetTrendingTopicsRequest
-	26, // 65: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:input_type -> hive.bridge.v1.ListAllSubscriptionsRequest
-	22, // 66: hive.bridge.v1.BridgeApiService.ListCommunities:input_type -> hive.bridge.v1.ListCommunitiesRequest
-	29, // 67: hive.bridge.v1.BridgeApiService.ListCommunityRoles:input_type -> hive.bridge.v1.ListCommunityRolesRequest
-	41, // 68: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:input_type -> hive.bridge.v1.ListMutedReasonsEnumRequest
-	36, // 69: hive.bridge.v1.BridgeApiService.ListPopCommunities:input_type -> hive.bridge.v1.ListPopCommunitiesRequest
-	32, // 70: hive.bridge.v1.BridgeApiService.ListSubscribers:input_type -> hive.bridge.v1.ListSubscribersRequest
-	49, // 71: hive.bridge.v1.BridgeApiService.NormalizePost:input_type -> hive.bridge.v1.NormalizePostRequest
-	69, // 72: hive.bridge.v1.BridgeApiService.PostNotifications:input_type -> hive.bridge.v1.PostNotificationsRequest
-	71, // 73: hive.bridge.v1.BridgeApiService.UnreadNotifications:input_type -> hive.bridge.v1.UnreadNotificationsRequest
-	5,  // 74: hive.bridge.v1.BridgeApiService.AccountNotifications:output_type -> hive.bridge.v1.AccountNotificationsResponse
-	9,  // 75: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:output_type -> hive.bridge.v1.DoesUserFollowAnyListsResponse
-	11, // 76: hive.bridge.v1.BridgeApiService.GetAccountPosts:output_type -> hive.bridge.v1.GetAccountPostsResponse
-	16, // 77: hive.bridge.v1.BridgeApiService.GetCommunity:output_type -> hive.bridge.v1.GetCommunityResponse
-	21, // 78: hive.bridge.v1.BridgeApiService.GetCommunityContext:output_type -> hive.bridge.v1.GetCommunityContextResponse
-	44, // 79: hive.bridge.v1.BridgeApiService.GetDiscussion:output_type -> hive.bridge.v1.GetDiscussionResponse
-	53, // 80: hive.bridge.v1.BridgeApiService.GetFollowList:output_type -> hive.bridge.v1.GetFollowListResponse
-	67, // 81: hive.bridge.v1.BridgeApiService.GetPayoutStats:output_type -> hive.bridge.v1.GetPayoutStatsResponse
-	46, // 82: hive.bridge.v1.BridgeApiService.GetPost:output_type -> hive.bridge.v1.GetPostResponse
-	48, // 83: hive.bridge.v1.BridgeApiService.GetPostHeader:output_type -> hive.bridge.v1.GetPostHeaderResponse
-	58, // 84: hive.bridge.v1.BridgeApiService.GetProfile:output_type -> hive.bridge.v1.GetProfileResponse
-	60, // 85: hive.bridge.v1.BridgeApiService.GetProfiles:output_type -> hive.bridge.v1.GetProfilesResponse
-	14, // 86: hive.bridge.v1.BridgeApiService.GetRankedPosts:output_type -> hive.bridge.v1.GetRankedPostsResponse
-	56, // 87: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:output_type -> hive.bridge.v1.GetRelationshipBetweenAccountsResponse
-	40, // 88: hive.bridge.v1.BridgeApiService.GetTrendingTopics:output_type -> hive.bridge.v1.GetTrendingTopicsResponse
-	27, // 89: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:output_type -> hive.bridge.v1.ListAllSubscriptionsResponse
-	23, // 90: hive.bridge.v1.BridgeApiService.ListCommunities:output_type -> hive.bridge.v1.ListCommunitiesResponse
-	30, // 91: hive.bridge.v1.BridgeApiService.ListCommunityRoles:output_type -> hive.bridge.v1.ListCommunityRolesResponse
-	42, // 92: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:output_type -> hive.bridge.v1.ListMutedReasonsEnumResponse
-	37, // 93: hive.bridge.v1.BridgeApiService.ListPopCommunities:output_type -> hive.bridge.v1.ListPopCommunitiesResponse
-	33, // 94: hive.bridge.v1.BridgeApiService.ListSubscribers:output_type -> hive.bridge.v1.ListSubscribersResponse
-	51, // 95: hive.bridge.v1.BridgeApiService.NormalizePost:output_type -> hive.bridge.v1.NormalizePostResponse
-	70, // 96: hive.bridge.v1.BridgeApiService.PostNotifications:output_type -> hive.bridge.v1.PostNotificationsResponse
-	72, // 97: hive.bridge.v1.BridgeApiService.UnreadNotifications:output_type -> hive.bridge.v1.UnreadNotificationsResponse
-	74, // [74:98] is the sub-list for method output_type
-	50, // [50:74] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	77, // 11: hive.bridge.v1.Community.sum_pending:type_name -> hive.types.v1.LegacyAsset
+	78, // 12: hive.bridge.v1.Community.settings:type_name -> google.protobuf.Struct
+	18, // 13: hive.bridge.v1.Community.team:type_name -> hive.bridge.v1.CommunityRole
+	19, // 14: hive.bridge.v1.Community.context:type_name -> hive.bridge.v1.CommunityContext
+	19, // 15: hive.bridge.v1.GetCommunityContextResponse.context:type_name -> hive.bridge.v1.CommunityContext
+	2,  // 16: hive.bridge.v1.ListCommunitiesRequest.sort:type_name -> hive.bridge.v1.CommunitiesSort
+	25, // 17: hive.bridge.v1.ListCommunitiesResponse.communities:type_name -> hive.bridge.v1.CommunityListItem
+	24, // 18: hive.bridge.v1.ListCommunitiesResponse.next_start:type_name -> hive.bridge.v1.ListCommunitiesStart
+	77, // 19: hive.bridge.v1.CommunityListItem.sum_pending:type_name -> hive.types.v1.LegacyAsset
+	75, // 20: hive.bridge.v1.CommunityListItem.created_at:type_name -> google.protobuf.Timestamp
+	19, // 21: hive.bridge.v1.CommunityListItem.context:type_name -> hive.bridge.v1.CommunityContext
+	79, // 22: hive.bridge.v1.CommunityListItem.admins:type_name -> hive.types.v1.NameList
+	28, // 23: hive.bridge.v1.ListAllSubscriptionsResponse.subscriptions:type_name -> hive.bridge.v1.Subscription
+	18, // 24: hive.bridge.v1.ListCommunityRolesResponse.roles:type_name -> hive.bridge.v1.CommunityRole
+	31, // 25: hive.bridge.v1.ListCommunityRolesResponse.next_start:type_name -> hive.bridge.v1.CommunityRolesStart
+	35, // 26: hive.bridge.v1.ListSubscribersResponse.subscribers:type_name -> hive.bridge.v1.Subscriber
+	34, // 27: hive.bridge.v1.ListSubscribersResponse.next_start:type_name -> hive.bridge.v1.SubscribersStart
+	75, // 28: hive.bridge.v1.Subscriber.created_at:type_name -> google.protobuf.Timestamp
+	38, // 29: hive.bridge.v1.ListPopCommunitiesResponse.communities:type_name -> hive.bridge.v1.CommunityTitle
+	38, // 30: hive.bridge.v1.GetTrendingTopicsResponse.topics:type_name -> hive.bridge.v1.CommunityTitle
+	73, // 31: hive.bridge.v1.ListMutedReasonsEnumResponse.reasons:type_name -> hive.bridge.v1.ListMutedReasonsEnumResponse.ReasonsEntry
+	74, // 32: hive.bridge.v1.GetDiscussionResponse.posts:type_name -> hive.bridge.v1.GetDiscussionResponse.PostsEntry
+	76, // 33: hive.bridge.v1.GetPostResponse.post:type_name -> hive.types.v1.BridgePost
+	50, // 34: hive.bridge.v1.NormalizePostRequest.post:type_name -> hive.bridge.v1.PostReference
+	76, // 35: hive.bridge.v1.NormalizePostResponse.post:type_name -> hive.types.v1.BridgePost
+	3,  // 36: hive.bridge.v1.GetFollowListRequest.follow_type:type_name -> hive.bridge.v1.FollowListType
+	54, // 37: hive.bridge.v1.GetFollowListResponse.entries:type_name -> hive.bridge.v1.FollowListEntry
+	61, // 38: hive.bridge.v1.GetProfileResponse.profile:type_name -> hive.bridge.v1.Profile
+	61, // 39: hive.bridge.v1.GetProfilesResponse.profiles:type_name -> hive.bridge.v1.Profile
+	75, // 40: hive.bridge.v1.Profile.created:type_name -> google.protobuf.Timestamp
+	75, // 41: hive.bridge.v1.Profile.active:type_name -> google.protobuf.Timestamp
+	62, // 42: hive.bridge.v1.Profile.stats:type_name -> hive.bridge.v1.ProfileStats
+	63, // 43: hive.bridge.v1.Profile.metadata:type_name -> hive.bridge.v1.ProfileMetadata
+	65, // 44: hive.bridge.v1.Profile.context:type_name -> hive.bridge.v1.ProfileContext
+	64, // 45: hive.bridge.v1.ProfileMetadata.profile:type_name -> hive.bridge.v1.ProfileFields
+	68, // 46: hive.bridge.v1.GetPayoutStatsResponse.items:type_name -> hive.bridge.v1.PayoutStat
+	77, // 47: hive.bridge.v1.GetPayoutStatsResponse.total:type_name -> hive.types.v1.LegacyAsset
+	77, // 48: hive.bridge.v1.GetPayoutStatsResponse.blogs:type_name -> hive.types.v1.LegacyAsset
+	77, // 49: hive.bridge.v1.PayoutStat.payout:type_name -> hive.types.v1.LegacyAsset
+	80, // 50: hive.bridge.v1.PayoutStat.authors:type_name -> google.protobuf.Value
+	7,  // 51: hive.bridge.v1.PostNotificationsResponse.notifications:type_name -> hive.bridge.v1.Notification
+	6,  // 52: hive.bridge.v1.PostNotificationsResponse.next_start:type_name -> hive.bridge.v1.NotificationsStart
+	75, // 53: hive.bridge.v1.UnreadNotificationsResponse.lastread:type_name -> google.protobuf.Timestamp
+	76, // 54: hive.bridge.v1.GetDiscussionResponse.PostsEntry.value:type_name -> hive.types.v1.BridgePost
+	4,  // 55: hive.bridge.v1.BridgeApiService.AccountNotifications:input_type -> hive.bridge.v1.AccountNotificationsRequest
+	8,  // 56: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:input_type -> hive.bridge.v1.DoesUserFollowAnyListsRequest
+	10, // 57: hive.bridge.v1.BridgeApiService.GetAccountPosts:input_type -> hive.bridge.v1.GetAccountPostsRequest
+	15, // 58: hive.bridge.v1.BridgeApiService.GetCommunity:input_type -> hive.bridge.v1.GetCommunityRequest
+	20, // 59: hive.bridge.v1.BridgeApiService.GetCommunityContext:input_type -> hive.bridge.v1.GetCommunityContextRequest
+	43, // 60: hive.bridge.v1.BridgeApiService.GetDiscussion:input_type -> hive.bridge.v1.GetDiscussionRequest
+	52, // 61: hive.bridge.v1.BridgeApiService.GetFollowList:input_type -> hive.bridge.v1.GetFollowListRequest
+	66, // 62: hive.bridge.v1.BridgeApiService.GetPayoutStats:input_type -> hive.bridge.v1.GetPayoutStatsRequest
+	45, // 63: hive.bridge.v1.BridgeApiService.GetPost:input_type -> hive.bridge.v1.GetPostRequest
+	47, // 64: hive.bridge.v1.BridgeApiService.GetPostHeader:input_type -> hive.bridge.v1.GetPostHeaderRequest
+	57, // 65: hive.bridge.v1.BridgeApiService.GetProfile:input_type -> hive.bridge.v1.GetProfileRequest
+	59, // 66: hive.bridge.v1.BridgeApiService.GetProfiles:input_type -> hive.bridge.v1.GetProfilesRequest
+	13, // 67: hive.bridge.v1.BridgeApiService.GetRankedPosts:input_type -> hive.bridge.v1.GetRankedPostsRequest
+	55, // 68: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:input_type -> hive.bridge.v1.GetRelationshipBetweenAccountsRequest
+	39, // 69: hive.bridge.v1.BridgeApiService.GetTrendingTopics:input_type -> hive.bridge.v1.GetTrendingTopicsRequest
+	26, // 70: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:input_type -> hive.bridge.v1.ListAllSubscriptionsRequest
+	22, // 71: hive.bridge.v1.BridgeApiService.ListCommunities:input_type -> hive.bridge.v1.ListCommunitiesRequest
+	29, // 72: hive.bridge.v1.BridgeApiService.ListCommunityRoles:input_type -> hive.bridge.v1.ListCommunityRolesRequest
+	41, // 73: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:input_type -> hive.bridge.v1.ListMutedReasonsEnumRequest
+	36, // 74: hive.bridge.v1.BridgeApiService.ListPopCommunities:input_type -> hive.bridge.v1.ListPopCommunitiesRequest
+	32, // 75: hive.bridge.v1.BridgeApiService.ListSubscribers:input_type -> hive.bridge.v1.ListSubscribersRequest
+	49, // 76: hive.bridge.v1.BridgeApiService.NormalizePost:input_type -> hive.bridge.v1.NormalizePostRequest
+	69, // 77: hive.bridge.v1.BridgeApiService.PostNotifications:input_type -> hive.bridge.v1.PostNotificationsRequest
+	71, // 78: hive.bridge.v1.BridgeApiService.UnreadNotifications:input_type -> hive.bridge.v1.UnreadNotificationsRequest
+	5,  // 79: hive.bridge.v1.BridgeApiService.AccountNotifications:output_type -> hive.bridge.v1.AccountNotificationsResponse
+	9,  // 80: hive.bridge.v1.BridgeApiService.DoesUserFollowAnyLists:output_type -> hive.bridge.v1.DoesUserFollowAnyListsResponse
+	11, // 81: hive.bridge.v1.BridgeApiService.GetAccountPosts:output_type -> hive.bridge.v1.GetAccountPostsResponse
+	16, // 82: hive.bridge.v1.BridgeApiService.GetCommunity:output_type -> hive.bridge.v1.GetCommunityResponse
+	21, // 83: hive.bridge.v1.BridgeApiService.GetCommunityContext:output_type -> hive.bridge.v1.GetCommunityContextResponse
+	44, // 84: hive.bridge.v1.BridgeApiService.GetDiscussion:output_type -> hive.bridge.v1.GetDiscussionResponse
+	53, // 85: hive.bridge.v1.BridgeApiService.GetFollowList:output_type -> hive.bridge.v1.GetFollowListResponse
+	67, // 86: hive.bridge.v1.BridgeApiService.GetPayoutStats:output_type -> hive.bridge.v1.GetPayoutStatsResponse
+	46, // 87: hive.bridge.v1.BridgeApiService.GetPost:output_type -> hive.bridge.v1.GetPostResponse
+	48, // 88: hive.bridge.v1.BridgeApiService.GetPostHeader:output_type -> hive.bridge.v1.GetPostHeaderResponse
+	58, // 89: hive.bridge.v1.BridgeApiService.GetProfile:output_type -> hive.bridge.v1.GetProfileResponse
+	60, // 90: hive.bridge.v1.BridgeApiService.GetProfiles:output_type -> hive.bridge.v1.GetProfilesResponse
+	14, // 91: hive.bridge.v1.BridgeApiService.GetRankedPosts:output_type -> hive.bridge.v1.GetRankedPostsResponse
+	56, // 92: hive.bridge.v1.BridgeApiService.GetRelationshipBetweenAccounts:output_type -> hive.bridge.v1.GetRelationshipBetweenAccountsResponse
+	40, // 93: hive.bridge.v1.BridgeApiService.GetTrendingTopics:output_type -> hive.bridge.v1.GetTrendingTopicsResponse
+	27, // 94: hive.bridge.v1.BridgeApiService.ListAllSubscriptions:output_type -> hive.bridge.v1.ListAllSubscriptionsResponse
+	23, // 95: hive.bridge.v1.BridgeApiService.ListCommunities:output_type -> hive.bridge.v1.ListCommunitiesResponse
+	30, // 96: hive.bridge.v1.BridgeApiService.ListCommunityRoles:output_type -> hive.bridge.v1.ListCommunityRolesResponse
+	42, // 97: hive.bridge.v1.BridgeApiService.ListMutedReasonsEnum:output_type -> hive.bridge.v1.ListMutedReasonsEnumResponse
+	37, // 98: hive.bridge.v1.BridgeApiService.ListPopCommunities:output_type -> hive.bridge.v1.ListPopCommunitiesResponse
+	33, // 99: hive.bridge.v1.BridgeApiService.ListSubscribers:output_type -> hive.bridge.v1.ListSubscribersResponse
+	51, // 100: hive.bridge.v1.BridgeApiService.NormalizePost:output_type -> hive.bridge.v1.NormalizePostResponse
+	70, // 101: hive.bridge.v1.BridgeApiService.PostNotifications:output_type -> hive.bridge.v1.PostNotificationsResponse
+	72, // 102: hive.bridge.v1.BridgeApiService.UnreadNotifications:output_type -> hive.bridge.v1.UnreadNotificationsResponse
+	79, // [79:103] is the sub-list for method output_type
+	55, // [55:79] is the sub-list for method input_type
+	55, // [55:55] is the sub-list for extension type_name
+	55, // [55:55] is the sub-list for extension extendee
+	0,  // [0:55] is the sub-list for field type_name
 }
 
 func init() { file_hive_bridge_v1_bridge_api_proto_init() }

@@ -41,6 +41,7 @@ type GetAccountHistoryRequest struct {
 	// (0 for none) whenever operation_filter_high is set: params are positional.
 	OperationFilterLow *uint64 `protobuf:"varint,4,opt,name=operation_filter_low,json=operationFilterLow,proto3,oneof" json:"operation_filter_low,omitempty"`
 	// Operation type filter, high 64 bits (bit i = operation type 64 + i).
+	// hived's -1 (every type) in either filter is 18446744073709551615 here.
 	OperationFilterHigh *uint64 `protobuf:"varint,5,opt,name=operation_filter_high,json=operationFilterHigh,proto3,oneof" json:"operation_filter_high,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -401,7 +402,7 @@ type GetVestingDelegationsRequest struct {
 	Delegator string `protobuf:"bytes,1,opt,name=delegator,proto3" json:"delegator,omitempty"`
 	// The delegatee to start at (inclusive); "" for the first.
 	StartAccount string `protobuf:"bytes,2,opt,name=start_account,json=startAccount,proto3" json:"start_account,omitempty"`
-	// The page size, 1..1000 (unset: the node's default page size).
+	// The page size, 1..1000 (unset: hived's default, 100; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
@@ -584,8 +585,9 @@ func (x *GetVestingDelegationsStart) GetSkip() uint32 {
 // [block_num] or [block_num, only_virtual].
 type GetOpsInBlockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The block number.
-	BlockNum uint32 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
+	// The block number. Signed, so that the -1 hived and HAfAH both accept
+	// is expressible (it names no block).
+	BlockNum int64 `protobuf:"varint,1,opt,name=block_num,json=blockNum,proto3" json:"block_num,omitempty"`
 	// Only virtual operations; unset means false.
 	OnlyVirtual   *bool `protobuf:"varint,2,opt,name=only_virtual,json=onlyVirtual,proto3,oneof" json:"only_virtual,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -622,7 +624,7 @@ func (*GetOpsInBlockRequest) Descriptor() ([]byte, []int) {
 	return file_hive_condenser_api_v1_chain_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *GetOpsInBlockRequest) GetBlockNum() uint32 {
+func (x *GetOpsInBlockRequest) GetBlockNum() int64 {
 	if x != nil {
 		return x.BlockNum
 	}
@@ -730,7 +732,7 @@ const file_hive_condenser_api_v1_chain_proto_rawDesc = "" +
 	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
 	"\x05_skip\"r\n" +
 	"\x14GetOpsInBlockRequest\x12\x1b\n" +
-	"\tblock_num\x18\x01 \x01(\rR\bblockNum\x12&\n" +
+	"\tblock_num\x18\x01 \x01(\x03R\bblockNum\x12&\n" +
 	"\fonly_virtual\x18\x02 \x01(\bH\x00R\vonlyVirtual\x88\x01\x01:\x04\xc8\xf3\x18\x01B\x0f\n" +
 	"\r_only_virtual\"V\n" +
 	"\x15GetOpsInBlockResponse\x127\n" +

@@ -313,7 +313,7 @@ func (x *GetOpenOrdersResponse) GetOrders() []*v1.LegacyLimitOrder {
 // GetOrderBookRequest is condenser_api.get_order_book's params: [limit].
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The number of orders per side, 1..500.
+	// The number of orders per side, 1..500 (unset: hived's default, 500; not sent).
 	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -414,7 +414,7 @@ func (x *GetOrderBookResponse) GetAsks() []*v1.LegacyOrder {
 // GetRecentTradesRequest is condenser_api.get_recent_trades' params: [limit].
 type GetRecentTradesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The number of trades, 1..1000.
+	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -640,7 +640,7 @@ type GetTradeHistoryRequest struct {
 	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
 	// The latest trade time (inclusive).
 	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
-	// The number of trades, 1..1000.
+	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`

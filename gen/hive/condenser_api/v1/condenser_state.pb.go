@@ -1449,7 +1449,7 @@ type GetExpiringVestingDelegationsRequest struct {
 	// The expiration time to start at (inclusive); unset is sent as
 	// 1970-01-01T00:00:00, the first page.
 	Start *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The page size, 1..1000 (unset: the node's default page size).
+	// The page size, 1..1000 (unset: hived's default, 100; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`

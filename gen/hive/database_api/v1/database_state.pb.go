@@ -895,14 +895,11 @@ func (x *GetHardforkPropertiesResponse) GetProperties() *v1.HardforkProperties {
 // GetOrderBookRequest is database_api.get_order_book's params.
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The number of orders per side, 1..1000.
-	Limit *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	// The market's base asset (hived >= 1.27 reads only its nai; the amount
-	// is ignored): {"amount": "1000", "precision": 3, "nai": "@@000000021"}
-	// for HIVE. Unset: not sent, hived's default market (HIVE / HBD).
-	Base *v1.Asset `protobuf:"bytes,2,opt,name=base,proto3" json:"base,omitempty"`
-	// The market's quote asset, e.g. HBD ("@@000000013"). Unset: not sent.
-	Quote         *v1.Asset `protobuf:"bytes,3,opt,name=quote,proto3" json:"quote,omitempty"`
+	// The number of orders per side, 1..1000 (hived requires one; unset
+	// sends 1000). hived's get_order_book_args has no other member: it
+	// answers the HIVE / HBD market only (its pattern tests send `base` and
+	// `quote`, which hived ignores).
+	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -942,20 +939,6 @@ func (x *GetOrderBookRequest) GetLimit() uint32 {
 		return *x.Limit
 	}
 	return 0
-}
-
-func (x *GetOrderBookRequest) GetBase() *v1.Asset {
-	if x != nil {
-		return x.Base
-	}
-	return nil
-}
-
-func (x *GetOrderBookRequest) GetQuote() *v1.Asset {
-	if x != nil {
-		return x.Quote
-	}
-	return nil
 }
 
 // GetOrderBookResponse is {"asks": [...], "bids": [...]}.
@@ -2071,12 +2054,10 @@ const file_hive_database_api_v1_database_state_proto_rawDesc = "" +
 	"\x1dGetHardforkPropertiesResponse\x12A\n" +
 	"\n" +
 	"properties\x18\x01 \x01(\v2!.hive.types.v1.HardforkPropertiesR\n" +
-	"properties:\x04\xc8\xf3\x18\x02\"\x90\x01\n" +
+	"properties:\x04\xc8\xf3\x18\x02\"S\n" +
 	"\x13GetOrderBookRequest\x12\x19\n" +
-	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01\x12(\n" +
-	"\x04base\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\x04base\x12*\n" +
-	"\x05quote\x18\x03 \x01(\v2\x14.hive.types.v1.AssetR\x05quoteB\b\n" +
-	"\x06_limit\"j\n" +
+	"\x05limit\x18\x01 \x01(\rH\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limitJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\x04baseR\x05quote\"j\n" +
 	"\x14GetOrderBookResponse\x12(\n" +
 	"\x04asks\x18\x01 \x03(\v2\x14.hive.types.v1.OrderR\x04asks\x12(\n" +
 	"\x04bids\x18\x02 \x03(\v2\x14.hive.types.v1.OrderR\x04bids\"\x17\n" +
@@ -2222,24 +2203,22 @@ var file_hive_database_api_v1_database_state_proto_depIdxs = []int32{
 	42, // 12: hive.database_api.v1.GetCurrentPriceFeedResponse.price:type_name -> hive.types.v1.Price
 	43, // 13: hive.database_api.v1.GetFeedHistoryResponse.feed_history:type_name -> hive.types.v1.FeedHistory
 	44, // 14: hive.database_api.v1.GetHardforkPropertiesResponse.properties:type_name -> hive.types.v1.HardforkProperties
-	39, // 15: hive.database_api.v1.GetOrderBookRequest.base:type_name -> hive.types.v1.Asset
-	39, // 16: hive.database_api.v1.GetOrderBookRequest.quote:type_name -> hive.types.v1.Asset
-	45, // 17: hive.database_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.Order
-	45, // 18: hive.database_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.Order
-	46, // 19: hive.database_api.v1.GetRewardFundsResponse.funds:type_name -> hive.types.v1.RewardFund
-	47, // 20: hive.database_api.v1.GetVersionResponse.version:type_name -> hive.types.v1.Version
-	48, // 21: hive.database_api.v1.GetWitnessScheduleResponse.schedule:type_name -> hive.types.v1.WitnessSchedule
-	49, // 22: hive.database_api.v1.GetTransactionHexRequest.trx:type_name -> hive.types.v1.Transaction
-	49, // 23: hive.database_api.v1.GetPotentialSignaturesRequest.trx:type_name -> hive.types.v1.Transaction
-	49, // 24: hive.database_api.v1.GetRequiredSignaturesRequest.trx:type_name -> hive.types.v1.Transaction
-	0,  // 25: hive.database_api.v1.VerifyAccountAuthorityRequest.level:type_name -> hive.database_api.v1.AuthorityLevel
-	49, // 26: hive.database_api.v1.VerifyAuthorityRequest.trx:type_name -> hive.types.v1.Transaction
-	50, // 27: hive.database_api.v1.VerifySignaturesRequest.required_other:type_name -> hive.types.v1.Authority
-	28, // [28:28] is the sub-list for method output_type
-	28, // [28:28] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	45, // 15: hive.database_api.v1.GetOrderBookResponse.asks:type_name -> hive.types.v1.Order
+	45, // 16: hive.database_api.v1.GetOrderBookResponse.bids:type_name -> hive.types.v1.Order
+	46, // 17: hive.database_api.v1.GetRewardFundsResponse.funds:type_name -> hive.types.v1.RewardFund
+	47, // 18: hive.database_api.v1.GetVersionResponse.version:type_name -> hive.types.v1.Version
+	48, // 19: hive.database_api.v1.GetWitnessScheduleResponse.schedule:type_name -> hive.types.v1.WitnessSchedule
+	49, // 20: hive.database_api.v1.GetTransactionHexRequest.trx:type_name -> hive.types.v1.Transaction
+	49, // 21: hive.database_api.v1.GetPotentialSignaturesRequest.trx:type_name -> hive.types.v1.Transaction
+	49, // 22: hive.database_api.v1.GetRequiredSignaturesRequest.trx:type_name -> hive.types.v1.Transaction
+	0,  // 23: hive.database_api.v1.VerifyAccountAuthorityRequest.level:type_name -> hive.database_api.v1.AuthorityLevel
+	49, // 24: hive.database_api.v1.VerifyAuthorityRequest.trx:type_name -> hive.types.v1.Transaction
+	50, // 25: hive.database_api.v1.VerifySignaturesRequest.required_other:type_name -> hive.types.v1.Authority
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_hive_database_api_v1_database_state_proto_init() }

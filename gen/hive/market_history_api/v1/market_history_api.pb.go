@@ -221,7 +221,7 @@ func (x *GetMarketHistoryBucketsResponse) GetBucketSizes() []uint32 {
 // GetOrderBookRequest is market_history_api.get_order_book's params.
 type GetOrderBookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The number of orders per side, 1..500.
+	// The number of orders per side, 1..500 (unset: hived's default, 500; not sent).
 	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -322,7 +322,7 @@ func (x *GetOrderBookResponse) GetAsks() []*v1.Order {
 // GetRecentTradesRequest is market_history_api.get_recent_trades' params.
 type GetRecentTradesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The number of trades, 1..1000.
+	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit         *uint32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -547,7 +547,7 @@ type GetTradeHistoryRequest struct {
 	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
 	// The latest trade time (inclusive).
 	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
-	// The number of trades, 1..1000.
+	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
@@ -876,14 +876,14 @@ const file_hive_market_history_api_v1_market_history_api_proto_rawDesc = "" +
 	"\vhive_volume\x18\x01 \x01(\v2\x14.hive.types.v1.AssetR\n" +
 	"hiveVolume\x123\n" +
 	"\n" +
-	"hbd_volume\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume2\xb9\t\n" +
+	"hbd_volume\x18\x02 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume2\xc8\t\n" +
 	"\x17MarketHistoryApiService\x12\xab\x01\n" +
 	"\x10GetMarketHistory\x123.hive.market_history_api.v1.GetMarketHistoryRequest\x1a4.hive.market_history_api.v1.GetMarketHistoryResponse\",\xda\xf3\x18%market_history_api.get_market_history\x90\x02\x01\x12\xc8\x01\n" +
-	"\x17GetMarketHistoryBuckets\x12:.hive.market_history_api.v1.GetMarketHistoryBucketsRequest\x1a;.hive.market_history_api.v1.GetMarketHistoryBucketsResponse\"4\xda\xf3\x18-market_history_api.get_market_history_buckets\x90\x02\x01\x12\xa0\x01\n" +
-	"\fGetOrderBook\x12/.hive.market_history_api.v1.GetOrderBookRequest\x1a0.hive.market_history_api.v1.GetOrderBookResponse\"-\xda\xf3\x18!market_history_api.get_order_book\xe8\xf3\x18\xf4\x03\x90\x02\x01\x12\xac\x01\n" +
-	"\x0fGetRecentTrades\x122.hive.market_history_api.v1.GetRecentTradesRequest\x1a3.hive.market_history_api.v1.GetRecentTradesResponse\"0\xda\xf3\x18$market_history_api.get_recent_trades\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\x8e\x01\n" +
-	"\tGetTicker\x12,.hive.market_history_api.v1.GetTickerRequest\x1a-.hive.market_history_api.v1.GetTickerResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_ticker\x90\x02\x01\x12\xb0\x01\n" +
-	"\x0fGetTradeHistory\x122.hive.market_history_api.v1.GetTradeHistoryRequest\x1a3.hive.market_history_api.v1.GetTradeHistoryResponse\"4\xda\xf3\x18$market_history_api.get_trade_history\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12\x8e\x01\n" +
+	"\x17GetMarketHistoryBuckets\x12:.hive.market_history_api.v1.GetMarketHistoryBucketsRequest\x1a;.hive.market_history_api.v1.GetMarketHistoryBucketsResponse\"4\xda\xf3\x18-market_history_api.get_market_history_buckets\x90\x02\x01\x12\xa5\x01\n" +
+	"\fGetOrderBook\x12/.hive.market_history_api.v1.GetOrderBookRequest\x1a0.hive.market_history_api.v1.GetOrderBookResponse\"2\xda\xf3\x18!market_history_api.get_order_book\xe8\xf3\x18\xf4\x03\xd0\xf4\x18\xf4\x03\x90\x02\x01\x12\xb1\x01\n" +
+	"\x0fGetRecentTrades\x122.hive.market_history_api.v1.GetRecentTradesRequest\x1a3.hive.market_history_api.v1.GetRecentTradesResponse\"5\xda\xf3\x18$market_history_api.get_recent_trades\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\x90\x02\x01\x12\x8e\x01\n" +
+	"\tGetTicker\x12,.hive.market_history_api.v1.GetTickerRequest\x1a-.hive.market_history_api.v1.GetTickerResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_ticker\x90\x02\x01\x12\xb5\x01\n" +
+	"\x0fGetTradeHistory\x122.hive.market_history_api.v1.GetTradeHistoryRequest\x1a3.hive.market_history_api.v1.GetTradeHistoryResponse\"9\xda\xf3\x18$market_history_api.get_trade_history\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12\x8e\x01\n" +
 	"\tGetVolume\x12,.hive.market_history_api.v1.GetVolumeRequest\x1a-.hive.market_history_api.v1.GetVolumeResponse\"$\xda\xf3\x18\x1dmarket_history_api.get_volume\x90\x02\x01B\x9a\x02\n" +
 	"-io.github.hivegate.hive.market_history_api.v1B\x15MarketHistoryApiProtoP\x01ZPgithub.com/hivegate/hivegate/gen/hive/market_history_api/v1;market_history_apiv1\xa2\x02\x03HMX\xaa\x02\x18Hive.MarketHistoryApi.V1\xca\x02\x18Hive\\MarketHistoryApi\\V1\xe2\x02$Hive\\MarketHistoryApi\\V1\\GPBMetadata\xea\x02\x1aHive::MarketHistoryApi::V1b\x06proto3"
 

@@ -28,7 +28,7 @@ type GetAccountReputationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The account name to start at (inclusive; a prefix works: "ste").
 	AccountLowerBound string `protobuf:"bytes,1,opt,name=account_lower_bound,json=accountLowerBound,proto3" json:"account_lower_bound,omitempty"`
-	// The page size, 1..1000 (unset: the node's default page size).
+	// The page size, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
 	Skip          *uint32 `protobuf:"varint,99,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
@@ -218,9 +218,9 @@ const file_hive_reputation_api_v1_reputation_api_proto_rawDesc = "" +
 	"\x1aGetAccountReputationsStart\x12;\n" +
 	"\x13account_lower_bound\x18\x01 \x01(\tB\v\xfa\xf3\x18\aaccountR\x11accountLowerBound\x12\x1d\n" +
 	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x00R\x04skip\x88\x01\x01B\a\n" +
-	"\x05_skip2\xd5\x01\n" +
-	"\x14ReputationApiService\x12\xbc\x01\n" +
-	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\"6\xda\xf3\x18&reputation_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01B\xff\x01\n" +
+	"\x05_skip2\xda\x01\n" +
+	"\x14ReputationApiService\x12\xc1\x01\n" +
+	"\x15GetAccountReputations\x124.hive.reputation_api.v1.GetAccountReputationsRequest\x1a5.hive.reputation_api.v1.GetAccountReputationsResponse\";\xda\xf3\x18&reputation_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd0\xf4\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01B\xff\x01\n" +
 	")io.github.hivegate.hive.reputation_api.v1B\x12ReputationApiProtoP\x01ZHgithub.com/hivegate/hivegate/gen/hive/reputation_api/v1;reputation_apiv1\xa2\x02\x03HRX\xaa\x02\x15Hive.ReputationApi.V1\xca\x02\x15Hive\\ReputationApi\\V1\xe2\x02!Hive\\ReputationApi\\V1\\GPBMetadata\xea\x02\x17Hive::ReputationApi::V1b\x06proto3"
 
 var (

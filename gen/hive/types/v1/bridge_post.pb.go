@@ -68,8 +68,9 @@ type BridgePost struct {
 	JsonMetadata *structpb.Value `protobuf:"bytes,19,opt,name=json_metadata,json=jsonMetadata,proto3" json:"json_metadata,omitempty"`
 	// Moderation and vote statistics.
 	Stats *BridgePostStats `protobuf:"bytes,20,opt,name=stats,proto3" json:"stats,omitempty"`
-	// The payout in HBD: paid (is_paidout) or pending.
-	Payout float64 `protobuf:"fixed64,21,opt,name=payout,proto3" json:"payout,omitempty"`
+	// The payout in HBD: paid (is_paidout) or pending. hivemind writes a
+	// bare number (12.345); the typed field is an asset like every other.
+	Payout *LegacyAsset `protobuf:"bytes,21,opt,name=payout,proto3" json:"payout,omitempty"`
 	// The author's reputation score (25..80; hivemind's rep_log10).
 	AuthorReputation float64 `protobuf:"fixed64,22,opt,name=author_reputation,json=authorReputation,proto3" json:"author_reputation,omitempty"`
 	// The votes (voter and rshares).
@@ -274,11 +275,11 @@ func (x *BridgePost) GetStats() *BridgePostStats {
 	return nil
 }
 
-func (x *BridgePost) GetPayout() float64 {
+func (x *BridgePost) GetPayout() *LegacyAsset {
 	if x != nil {
 		return x.Payout
 	}
-	return 0
+	return nil
 }
 
 func (x *BridgePost) GetAuthorReputation() float64 {
@@ -580,7 +581,7 @@ var File_hive_types_v1_bridge_post_proto protoreflect.FileDescriptor
 
 const file_hive_types_v1_bridge_post_proto_rawDesc = "" +
 	"\n" +
-	"\x1fhive/types/v1/bridge_post.proto\x12\rhive.types.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x1bhive/types/v1/comment.proto\x1a\x19hivegate/v1/options.proto\"\xd6\f\n" +
+	"\x1fhive/types/v1/bridge_post.proto\x12\rhive.types.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1fhive/types/v1/chain_state.proto\x1a\x1bhive/types/v1/comment.proto\x1a\x19hivegate/v1/options.proto\"\xfb\f\n" +
 	"\n" +
 	"BridgePost\x12\x16\n" +
 	"\x06author\x18\x01 \x01(\tR\x06author\x12\x1a\n" +
@@ -606,8 +607,8 @@ const file_hive_types_v1_bridge_post_proto_rawDesc = "" +
 	"\vpercent_hbd\x18\x12 \x01(\rR\n" +
 	"percentHbd\x12;\n" +
 	"\rjson_metadata\x18\x13 \x01(\v2\x16.google.protobuf.ValueR\fjsonMetadata\x124\n" +
-	"\x05stats\x18\x14 \x01(\v2\x1e.hive.types.v1.BridgePostStatsR\x05stats\x12\x16\n" +
-	"\x06payout\x18\x15 \x01(\x01R\x06payout\x12+\n" +
+	"\x05stats\x18\x14 \x01(\v2\x1e.hive.types.v1.BridgePostStatsR\x05stats\x12;\n" +
+	"\x06payout\x18\x15 \x01(\v2\x1a.hive.types.v1.LegacyAssetB\a\xfa\xf4\x18\x03HBDR\x06payout\x12+\n" +
 	"\x11author_reputation\x18\x16 \x01(\x01R\x10authorReputation\x12<\n" +
 	"\factive_votes\x18\x17 \x03(\v2\x19.hive.types.v1.BridgeVoteR\vactiveVotes\x12\x1e\n" +
 	"\n" +
@@ -685,17 +686,18 @@ var file_hive_types_v1_bridge_post_proto_depIdxs = []int32{
 	6,  // 4: hive.types.v1.BridgePost.max_accepted_payout:type_name -> hive.types.v1.LegacyAsset
 	7,  // 5: hive.types.v1.BridgePost.json_metadata:type_name -> google.protobuf.Value
 	1,  // 6: hive.types.v1.BridgePost.stats:type_name -> hive.types.v1.BridgePostStats
-	3,  // 7: hive.types.v1.BridgePost.active_votes:type_name -> hive.types.v1.BridgeVote
-	8,  // 8: hive.types.v1.BridgePost.reblogged_by:type_name -> hive.types.v1.NameList
-	6,  // 9: hive.types.v1.BridgePost.curator_payout_value:type_name -> hive.types.v1.LegacyAsset
-	6,  // 10: hive.types.v1.BridgePost.author_payout_value:type_name -> hive.types.v1.LegacyAsset
-	6,  // 11: hive.types.v1.BridgePost.pending_payout_value:type_name -> hive.types.v1.LegacyAsset
-	2,  // 12: hive.types.v1.BridgePostStats.muted_reasons:type_name -> hive.types.v1.MutedReasonList
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	6,  // 7: hive.types.v1.BridgePost.payout:type_name -> hive.types.v1.LegacyAsset
+	3,  // 8: hive.types.v1.BridgePost.active_votes:type_name -> hive.types.v1.BridgeVote
+	8,  // 9: hive.types.v1.BridgePost.reblogged_by:type_name -> hive.types.v1.NameList
+	6,  // 10: hive.types.v1.BridgePost.curator_payout_value:type_name -> hive.types.v1.LegacyAsset
+	6,  // 11: hive.types.v1.BridgePost.author_payout_value:type_name -> hive.types.v1.LegacyAsset
+	6,  // 12: hive.types.v1.BridgePost.pending_payout_value:type_name -> hive.types.v1.LegacyAsset
+	2,  // 13: hive.types.v1.BridgePostStats.muted_reasons:type_name -> hive.types.v1.MutedReasonList
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_hive_types_v1_bridge_post_proto_init() }

@@ -11,7 +11,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hivegate/v1/options.proto.
  */
 export const file_hivegate_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpvCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAhIbChdKU09OX1NIQVBFX0xFR0FDWV9BU1NFVBADOlgKCmpzb25fc2hhcGUSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuY4DIAEoDjIWLmhpdmVnYXRlLnYxLkpzb25TaGFwZVIJanNvblNoYXBlOjoKCGpzb25fa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgJUgdqc29uS2V5OkYKDnRpbWVfc2VwYXJhdG9yEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjGjgMgASgJUg10aW1lU2VwYXJhdG9yOkAKC2pzb25fcXVvdGVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjJjgMgASgIUgpqc29uUXVvdGVkOkcKDmpzb25ycGNfbWV0aG9kEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCVINanNvbnJwY01ldGhvZDpCCgpoaXZlZF9uYW1lEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYvI4DIAEoCVIJaGl2ZWROYW1lOj0KCWxpbWl0X21heBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL2OAyABKA1SCGxpbWl0TWF4OkEKC2xpbWl0X2ZpZWxkEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvo4DIAEoCVIKbGltaXRGaWVsZDpFCg1saW1pdF9kZWZhdWx0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYyo4DIAEoDVIMbGltaXREZWZhdWx0OkkKD3N0YXJ0X2luY2x1c2l2ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGMuOAyABKAhSDnN0YXJ0SW5jbHVzaXZlOj4KCml0ZW1fZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGL+OAyABKAlSCWl0ZW1GaWVsZDo+CgppdGVtX2ZpcnN0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjAjgMgASgIUglpdGVtRmlyc3Q6QAoLaXRlbV9vZmZzZXQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMGOAyABKANSCml0ZW1PZmZzZXQ6PQoIaXRlbV9lbmQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMKOAyABKANSB2l0ZW1FbmSIAQE6PgoKZmlyc3RfcGFnZRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYw44DIAEoCVIJZmlyc3RQYWdlOkIKDGpzb25fZGVmYXVsdBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYxI4DIAEoCVILanNvbkRlZmF1bHQ6QAoLY291bnRzX2Rvd24SHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMWOAyABKAhSCmNvdW50c0Rvd246RgoOcmVzcG9uc2VfZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMeOAyABKAlSDXJlc3BvbnNlRmllbGQ6QwoNc3RvcF9hdF9maWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYyI4DIAEoCVILc3RvcEF0RmllbGQ6MwoEc2tpcBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzI4DIAEoCFIEc2tpcDpECg1hZHZhbmNlX2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjNjgMgASgJUgxhZHZhbmNlRmllbGQ6QgoMbm9kZV9pZ25vcmVzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjOjgMgASgIUgtub2RlSWdub3Jlc0JgChVpby5naXRodWIuaGl2ZWdhdGUudjFQAVo3Z2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZWdhdGUvdjE7aGl2ZWdhdGV2MaoCC0hpdmVnYXRlLlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChloaXZlZ2F0ZS92MS9vcHRpb25zLnByb3RvEgtoaXZlZ2F0ZS52MSpvCglKc29uU2hhcGUSGgoWSlNPTl9TSEFQRV9VTlNQRUNJRklFRBAAEhQKEEpTT05fU0hBUEVfVFVQTEUQARITCg9KU09OX1NIQVBFX0JBUkUQAhIbChdKU09OX1NIQVBFX0xFR0FDWV9BU1NFVBADOlgKCmpzb25fc2hhcGUSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuY4DIAEoDjIWLmhpdmVnYXRlLnYxLkpzb25TaGFwZVIJanNvblNoYXBlOjoKCGpzb25fa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgJUgdqc29uS2V5OkYKDnRpbWVfc2VwYXJhdG9yEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjGjgMgASgJUg10aW1lU2VwYXJhdG9yOkAKC2pzb25fcXVvdGVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjJjgMgASgIUgpqc29uUXVvdGVkOkIKDGpzb25fZGVjaW1hbBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYz44DIAEoCVILanNvbkRlY2ltYWw6RwoOanNvbnJwY19tZXRob2QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgJUg1qc29ucnBjTWV0aG9kOkIKCmhpdmVkX25hbWUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxi8jgMgASgJUgloaXZlZE5hbWU6PQoJbGltaXRfbWF4Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvY4DIAEoDVIIbGltaXRNYXg6QQoLbGltaXRfZmllbGQSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi+jgMgASgJUgpsaW1pdEZpZWxkOkUKDWxpbWl0X2RlZmF1bHQSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjKjgMgASgNUgxsaW1pdERlZmF1bHQ6SQoPc3RhcnRfaW5jbHVzaXZlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYy44DIAEoCFIOc3RhcnRJbmNsdXNpdmU6PgoKaXRlbV9maWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYv44DIAEoCVIJaXRlbUZpZWxkOj4KCml0ZW1fZmlyc3QSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMCOAyABKAhSCWl0ZW1GaXJzdDpACgtpdGVtX29mZnNldBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwY4DIAEoA1IKaXRlbU9mZnNldDo9CghpdGVtX2VuZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYwo4DIAEoA1IHaXRlbUVuZIgBATo+CgpmaXJzdF9wYWdlEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjDjgMgASgJUglmaXJzdFBhZ2U6QgoManNvbl9kZWZhdWx0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjEjgMgASgJUgtqc29uRGVmYXVsdDpACgtjb3VudHNfZG93bhIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYxY4DIAEoCFIKY291bnRzRG93bjpGCg5yZXNwb25zZV9maWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYx44DIAEoCVINcmVzcG9uc2VGaWVsZDpDCg1zdG9wX2F0X2ZpZWxkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjIjgMgASgJUgtzdG9wQXRGaWVsZDozCgRza2lwEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjMjgMgASgIUgRza2lwOkQKDWFkdmFuY2VfZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGM2OAyABKAlSDGFkdmFuY2VGaWVsZDpCCgxub2RlX2lnbm9yZXMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGM6OAyABKAhSC25vZGVJZ25vcmVzQmAKFWlvLmdpdGh1Yi5oaXZlZ2F0ZS52MVABWjdnaXRodWIuY29tL2hpdmVnYXRlL2hpdmVnYXRlL2dlbi9oaXZlZ2F0ZS92MTtoaXZlZ2F0ZXYxqgILSGl2ZWdhdGUuVjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * JsonShape says how a message is laid out in hived JSON.
@@ -107,13 +107,27 @@ export const json_quoted: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
   extDesc(file_hivegate_v1_options, 3);
 
 /**
+ * On a hive.types.v1.LegacyAsset field: the JSON is a bare decimal number
+ * of this symbol's tokens rather than a legacy asset string. hivemind
+ * writes the payouts it computes that way (bridge's `payout`: 12.345,
+ * `sum_pending`, payout stats), with no symbol; they are HBD. Reading sets
+ * amount to the digits without the point, precision to the number of
+ * digits after it, and symbol to this option's value, as for "12.345 HBD";
+ * the number is written back with the same digits.
+ *
+ * @generated from extension: string json_decimal = 51023;
+ */
+export const json_decimal: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_hivegate_v1_options, 4);
+
+/**
  * The JSON-RPC method this RPC is translated to, for example
  * "database_api.list_accounts".
  *
  * @generated from extension: string jsonrpc_method = 51003;
  */
 export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 4);
+  extDesc(file_hivegate_v1_options, 5);
 
 /**
  * The name hived uses for this enum value when it is not the value's name
@@ -122,7 +136,7 @@ export const jsonrpc_method: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: string hived_name = 51004;
  */
 export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 5);
+  extDesc(file_hivegate_v1_options, 6);
 
 /**
  * The largest page size the backend accepts for this method. hivegate
@@ -133,7 +147,7 @@ export const hived_name: GenExtension<EnumValueOptions, string> = /*@__PURE__*/
  * @generated from extension: uint32 limit_max = 51005;
  */
 export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 6);
+  extDesc(file_hivegate_v1_options, 7);
 
 /**
  * The request field holding the page size when it is not `limit`
@@ -142,7 +156,7 @@ export const limit_max: GenExtension<MethodOptions, number> = /*@__PURE__*/
  * @generated from extension: string limit_field = 51006;
  */
 export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 7);
+  extDesc(file_hivegate_v1_options, 8);
 
 /**
  * The node's page size when the request leaves the limit unset. hivegate
@@ -153,7 +167,7 @@ export const limit_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
  * @generated from extension: uint32 limit_default = 51018;
  */
 export const limit_default: GenExtension<MethodOptions, number> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 8);
+  extDesc(file_hivegate_v1_options, 9);
 
 /**
  * The node's start names the first item of the page it answers (hived's
@@ -168,7 +182,7 @@ export const limit_default: GenExtension<MethodOptions, number> = /*@__PURE__*/
  * @generated from extension: bool start_inclusive = 51019;
  */
 export const start_inclusive: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 9);
+  extDesc(file_hivegate_v1_options, 10);
 
 /**
  * On a field of a cursor message that a response's next_start holds: where
@@ -185,7 +199,7 @@ export const start_inclusive: GenExtension<MethodOptions, boolean> = /*@__PURE__
  * @generated from extension: string item_field = 51007;
  */
 export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 10);
+  extDesc(file_hivegate_v1_options, 11);
 
 /**
  * On a field with item_field: take the value from the page's first item
@@ -195,7 +209,7 @@ export const item_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool item_first = 51008;
  */
 export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 11);
+  extDesc(file_hivegate_v1_options, 12);
 
 /**
  * On an integer field with item_field: added to the item's value (account
@@ -205,7 +219,7 @@ export const item_first: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: int64 item_offset = 51009;
  */
 export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 12);
+  extDesc(file_hivegate_v1_options, 13);
 
 /**
  * On an integer field with item_field: when the item's value equals this,
@@ -215,7 +229,7 @@ export const item_offset: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: optional int64 item_end = 51010;
  */
 export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 13);
+  extDesc(file_hivegate_v1_options, 14);
 
 /**
  * On a oneof case of a `Start` message: the hived JSON hivegate sends as
@@ -229,7 +243,7 @@ export const item_end: GenExtension<FieldOptions, bigint> = /*@__PURE__*/
  * @generated from extension: string first_page = 51011;
  */
 export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 14);
+  extDesc(file_hivegate_v1_options, 15);
 
 /**
  * On a request field: the hived JSON value hivegate sends when the field is
@@ -240,7 +254,7 @@ export const first_page: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string json_default = 51012;
  */
 export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 15);
+  extDesc(file_hivegate_v1_options, 16);
 
 /**
  * On an integer request field: the field is the sequence number of the
@@ -251,7 +265,7 @@ export const json_default: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool counts_down = 51013;
  */
 export const counts_down: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 16);
+  extDesc(file_hivegate_v1_options, 17);
 
 /**
  * On a field of a cursor message that a response's next_start holds,
@@ -263,7 +277,7 @@ export const counts_down: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: string response_field = 51015;
  */
 export const response_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 17);
+  extDesc(file_hivegate_v1_options, 18);
 
 /**
  * On an integer cursor field: the request field (a dot path) the value is
@@ -274,7 +288,7 @@ export const response_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: string stop_at_field = 51016;
  */
 export const stop_at_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 18);
+  extDesc(file_hivegate_v1_options, 19);
 
 /**
  * On a `optional uint32` field of a start (a request field, or a field of
@@ -288,7 +302,7 @@ export const stop_at_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool skip = 51020;
  */
 export const skip: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 19);
+  extDesc(file_hivegate_v1_options, 20);
 
 /**
  * On an integer field of next_start, instead of item_field: the request
@@ -298,7 +312,7 @@ export const skip: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
  * @generated from extension: string advance_field = 51021;
  */
 export const advance_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 20);
+  extDesc(file_hivegate_v1_options, 21);
 
 /**
  * On a field of a start cursor: the node ignores it (hived's
@@ -308,5 +322,5 @@ export const advance_field: GenExtension<FieldOptions, string> = /*@__PURE__*/
  * @generated from extension: bool node_ignores = 51022;
  */
 export const node_ignores: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_hivegate_v1_options, 21);
+  extDesc(file_hivegate_v1_options, 22);
 

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/block_api/v1/block_api.proto.
  */
 export const file_hive_block_api_v1_block_api: GenFile = /*@__PURE__*/
-  fileDesc("CiFoaXZlL2Jsb2NrX2FwaS92MS9ibG9ja19hcGkucHJvdG8SEWhpdmUuYmxvY2tfYXBpLnYxIiQKD0dldEJsb2NrUmVxdWVzdBIRCglibG9ja19udW0YASABKA0iPQoQR2V0QmxvY2tSZXNwb25zZRIpCgVibG9jaxgBIAEoCzIaLmhpdmUudHlwZXMudjEuU2lnbmVkQmxvY2siKgoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoDSJEChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXIiUAoUR2V0QmxvY2tSYW5nZVJlcXVlc3QSGgoSc3RhcnRpbmdfYmxvY2tfbnVtGAEgASgNEhIKBWNvdW50GAIgASgNSACIAQFCCAoGX2NvdW50In4KFUdldEJsb2NrUmFuZ2VSZXNwb25zZRIqCgZibG9ja3MYASADKAsyGi5oaXZlLnR5cGVzLnYxLlNpZ25lZEJsb2NrEjkKCm5leHRfc3RhcnQYDyABKAsyJS5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlU3RhcnQiSAoSR2V0QmxvY2tSYW5nZVN0YXJ0EjIKEnN0YXJ0aW5nX2Jsb2NrX251bRgBIAEoDUIW6vQYEnN0YXJ0aW5nX2Jsb2NrX251bTKiAwoPQmxvY2tBcGlTZXJ2aWNlEm8KCEdldEJsb2NrEiIuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXF1ZXN0GiMuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXNwb25zZSIakAIB2vMYE2Jsb2NrX2FwaS5nZXRfYmxvY2sSiAEKDkdldEJsb2NrSGVhZGVyEiguaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXF1ZXN0GikuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXNwb25zZSIhkAIB2vMYGmJsb2NrX2FwaS5nZXRfYmxvY2tfaGVhZGVyEpIBCg1HZXRCbG9ja1JhbmdlEicuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSYW5nZVJlcXVlc3QaKC5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlUmVzcG9uc2UiLpACAdrzGBlibG9ja19hcGkuZ2V0X2Jsb2NrX3Jhbmdl6PMY6Afy8xgFY291bnRCewokaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuYmxvY2tfYXBpLnYxUAFaPmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvYmxvY2tfYXBpL3YxO2Jsb2NrX2FwaXYxqgIQSGl2ZS5CbG9ja0FwaS5WMWIGcHJvdG8z", [file_hive_types_v1_block, file_hivegate_v1_options]);
+  fileDesc("CiFoaXZlL2Jsb2NrX2FwaS92MS9ibG9ja19hcGkucHJvdG8SEWhpdmUuYmxvY2tfYXBpLnYxIiQKD0dldEJsb2NrUmVxdWVzdBIRCglibG9ja19udW0YASABKAMiPQoQR2V0QmxvY2tSZXNwb25zZRIpCgVibG9jaxgBIAEoCzIaLmhpdmUudHlwZXMudjEuU2lnbmVkQmxvY2siKgoVR2V0QmxvY2tIZWFkZXJSZXF1ZXN0EhEKCWJsb2NrX251bRgBIAEoAyJEChZHZXRCbG9ja0hlYWRlclJlc3BvbnNlEioKBmhlYWRlchgBIAEoCzIaLmhpdmUudHlwZXMudjEuQmxvY2tIZWFkZXIiUAoUR2V0QmxvY2tSYW5nZVJlcXVlc3QSGgoSc3RhcnRpbmdfYmxvY2tfbnVtGAEgASgDEhIKBWNvdW50GAIgASgNSACIAQFCCAoGX2NvdW50In4KFUdldEJsb2NrUmFuZ2VSZXNwb25zZRIqCgZibG9ja3MYASADKAsyGi5oaXZlLnR5cGVzLnYxLlNpZ25lZEJsb2NrEjkKCm5leHRfc3RhcnQYDyABKAsyJS5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlU3RhcnQiSAoSR2V0QmxvY2tSYW5nZVN0YXJ0EjIKEnN0YXJ0aW5nX2Jsb2NrX251bRgBIAEoA0IW6vQYEnN0YXJ0aW5nX2Jsb2NrX251bTKiAwoPQmxvY2tBcGlTZXJ2aWNlEm8KCEdldEJsb2NrEiIuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXF1ZXN0GiMuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSZXNwb25zZSIakAIB2vMYE2Jsb2NrX2FwaS5nZXRfYmxvY2sSiAEKDkdldEJsb2NrSGVhZGVyEiguaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXF1ZXN0GikuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tIZWFkZXJSZXNwb25zZSIhkAIB2vMYGmJsb2NrX2FwaS5nZXRfYmxvY2tfaGVhZGVyEpIBCg1HZXRCbG9ja1JhbmdlEicuaGl2ZS5ibG9ja19hcGkudjEuR2V0QmxvY2tSYW5nZVJlcXVlc3QaKC5oaXZlLmJsb2NrX2FwaS52MS5HZXRCbG9ja1JhbmdlUmVzcG9uc2UiLpACAdrzGBlibG9ja19hcGkuZ2V0X2Jsb2NrX3Jhbmdl6PMY6Afy8xgFY291bnRCewokaW8uZ2l0aHViLmhpdmVnYXRlLmhpdmUuYmxvY2tfYXBpLnYxUAFaPmdpdGh1Yi5jb20vaGl2ZWdhdGUvaGl2ZWdhdGUvZ2VuL2hpdmUvYmxvY2tfYXBpL3YxO2Jsb2NrX2FwaXYxqgIQSGl2ZS5CbG9ja0FwaS5WMWIGcHJvdG8z", [file_hive_types_v1_block, file_hivegate_v1_options]);
 
 /**
  * GetBlockRequest names one block.
@@ -22,11 +22,12 @@ export const file_hive_block_api_v1_block_api: GenFile = /*@__PURE__*/
  */
 export type GetBlockRequest = Message<"hive.block_api.v1.GetBlockRequest"> & {
   /**
-   * The block number (the first block is 1).
+   * The block number (the first block is 1). Signed, so that the -1 hived
+   * and HAfAH both accept is expressible (it names no block: {}).
    *
-   * @generated from field: uint32 block_num = 1;
+   * @generated from field: int64 block_num = 1;
    */
-  blockNum: number;
+  blockNum: bigint;
 };
 
 /**
@@ -64,11 +65,12 @@ export const GetBlockResponseSchema: GenMessage<GetBlockResponse> = /*@__PURE__*
  */
 export type GetBlockHeaderRequest = Message<"hive.block_api.v1.GetBlockHeaderRequest"> & {
   /**
-   * The block number (the first block is 1).
+   * The block number (the first block is 1). Signed, so that the -1 hived
+   * and HAfAH both accept is expressible (it names no block: {}).
    *
-   * @generated from field: uint32 block_num = 1;
+   * @generated from field: int64 block_num = 1;
    */
-  blockNum: number;
+  blockNum: bigint;
 };
 
 /**
@@ -106,11 +108,12 @@ export const GetBlockHeaderResponseSchema: GenMessage<GetBlockHeaderResponse> = 
  */
 export type GetBlockRangeRequest = Message<"hive.block_api.v1.GetBlockRangeRequest"> & {
   /**
-   * The first block number (at least 1).
+   * The first block number (at least 1). Signed, so that the -1 hived and
+   * HAfAH both accept is expressible (it names no block: []).
    *
-   * @generated from field: uint32 starting_block_num = 1;
+   * @generated from field: int64 starting_block_num = 1;
    */
-  startingBlockNum: number;
+  startingBlockNum: bigint;
 
   /**
    * The number of blocks, 1..1000; the range is clipped at the head block.
@@ -167,9 +170,9 @@ export type GetBlockRangeStart = Message<"hive.block_api.v1.GetBlockRangeStart">
   /**
    * The first block of the next page.
    *
-   * @generated from field: uint32 starting_block_num = 1;
+   * @generated from field: int64 starting_block_num = 1;
    */
-  startingBlockNum: number;
+  startingBlockNum: bigint;
 };
 
 /**

@@ -163,7 +163,7 @@ export const GetOpenOrdersResponseSchema: GenMessage<GetOpenOrdersResponse> = /*
  */
 export type GetOrderBookRequest = Message<"hive.condenser_api.v1.GetOrderBookRequest"> & {
   /**
-   * The number of orders per side, 1..500.
+   * The number of orders per side, 1..500 (unset: hived's default, 500; not sent).
    *
    * @generated from field: optional uint32 limit = 1;
    */
@@ -212,7 +212,7 @@ export const GetOrderBookResponseSchema: GenMessage<GetOrderBookResponse> = /*@_
  */
 export type GetRecentTradesRequest = Message<"hive.condenser_api.v1.GetRecentTradesRequest"> & {
   /**
-   * The number of trades, 1..1000.
+   * The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
    *
    * @generated from field: optional uint32 limit = 1;
    */
@@ -341,7 +341,7 @@ export type GetTradeHistoryRequest = Message<"hive.condenser_api.v1.GetTradeHist
   end?: Timestamp | undefined;
 
   /**
-   * The number of trades, 1..1000.
+   * The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
    *
    * @generated from field: optional uint32 limit = 3;
    */

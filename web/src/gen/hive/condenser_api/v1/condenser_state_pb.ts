@@ -601,7 +601,7 @@ export type GetExpiringVestingDelegationsRequest = Message<"hive.condenser_api.v
   start?: Timestamp | undefined;
 
   /**
-   * The page size, 1..1000 (unset: the node's default page size).
+   * The page size, 1..1000 (unset: hived's default, 100; not sent).
    *
    * @generated from field: optional uint32 limit = 3;
    */

@@ -156,14 +156,14 @@ func listSMTTokens(c *callCtx, p any, w *jw) *rpcError {
 	}
 	var rows []*smtToken
 	switch a.order {
-	case bySymbol:
+	case "by_symbol":
 		start, err := c.asSymbol(a.start)
 		if err != nil {
 			return err
 		}
 		all := sortedRows(smtFixture.tokens, func(x, y *smtToken) int { return x.symbol.compare(y.symbol) })
 		rows = page(all, func(x *smtToken) int { return x.symbol.compare(start) }, a.limit)
-	case byControlAccount:
+	case "by_control_account":
 		s, err := c.smtStart(a.start, 2)
 		if err != nil {
 			return err
@@ -202,7 +202,7 @@ func listSMTContributions(c *callCtx, p any, w *jw) *rpcError {
 	var all []*smtContribution
 	var key func(*smtContribution) int
 	switch a.order {
-	case bySymbolContributor:
+	case "by_symbol_contributor":
 		sym, err := c.asSymbol(s[0])
 		if err != nil {
 			return err
@@ -220,7 +220,7 @@ func listSMTContributions(c *callCtx, p any, w *jw) *rpcError {
 		}
 		all = sortedRows(smtFixture.contributions, func(x, y *smtContribution) int { return f(x, y.symbol, y.contributor, y.contributionID) })
 		key = func(x *smtContribution) int { return f(x, sym, who, id) }
-	case bySymbolID:
+	case "by_symbol_id":
 		sym, err := c.asSymbol(s[0])
 		if err != nil {
 			return err
@@ -233,7 +233,7 @@ func listSMTContributions(c *callCtx, p any, w *jw) *rpcError {
 			return cmp.Or(x.symbol.compare(y.symbol), cmp.Compare(x.id, y.id))
 		})
 		key = func(x *smtContribution) int { return cmp.Or(x.symbol.compare(sym), cmp.Compare(x.id, id)) }
-	case byContributor:
+	case "by_contributor":
 		who, err := orDefault(c, s[0], c.asString)
 		if err != nil {
 			return err
@@ -266,7 +266,7 @@ func listSMTTokenEmissions(c *callCtx, p any, w *jw) *rpcError {
 	if err := c.checkLimit(a.limit); err != nil {
 		return err
 	}
-	if a.order != bySymbolTime {
+	if a.order != "by_symbol_time" {
 		return c.unknownOrder(a.order)
 	}
 	s, err := c.smtStart(a.start, 2)

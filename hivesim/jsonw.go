@@ -195,8 +195,8 @@ func (w *jw) value(v any, legacy bool) {
 			w.str(s)
 		}
 		w.arrEnd()
-	case *Authority:
-		writeAuthority(w, x)
+	case Authority:
+		writeAuthority(w, &x)
 	case jobj:
 		w.objBegin()
 		w.members(legacy, x...)

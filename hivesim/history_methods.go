@@ -77,14 +77,16 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	}
 	ch := c.n.ch
 	object := func(b uint32) opObject {
-		return opObject{at: ch.blockTime(b), trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
+		o := ch.virtualOp(b)
+		o.opID = virtualOpID(b)
+		return o
 	}
 	w.objBegin()
 	w.key("ops")
 	w.arrBegin()
 	if !grouped {
 		for _, b := range blocks {
-			writeVirtualOp(w, object(b))
+			writeOpObject(w, object(b), false)
 		}
 	}
 	w.arrEnd()
@@ -98,7 +100,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 			w.kbool("irreversible", b <= irreversible)
 			w.key("ops")
 			w.arrBegin()
-			writeVirtualOp(w, object(b))
+			writeOpObject(w, object(b), false)
 			w.arrEnd()
 			w.ktime("timestamp", ch.blockTime(b))
 			w.objEnd()
@@ -109,41 +111,6 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	w.ku64("next_operation_begin", nextOp)
 	w.objEnd()
 	return nil
-}
-
-// writeVirtualOp writes an enum_virtual_ops entry (with its operation id).
-func writeVirtualOp(w *jw, o opObject) {
-	w.objBegin()
-	w.kstr("trx_id", o.trxID)
-	w.knum("block", int64(o.block))
-	w.knum("trx_in_block", int64(o.trxInBlock))
-	w.knum("op_in_trx", int64(o.opInTrx))
-	w.kbool("virtual_op", true)
-	w.ktime("timestamp", o.at)
-	w.key("op")
-	writeOp(w, o.op, false)
-	w.ku64("operation_id", virtualOpID(o.block))
-	w.objEnd()
-}
-
-// writeTransaction writes an annotated transaction (legacy: condenser's form).
-func writeTransaction(w *jw, tx *txn, legacy bool) {
-	w.objBegin()
-	w.knum("ref_block_num", int64(tx.RefBlockNum))
-	w.knum("ref_block_prefix", int64(tx.RefBlockPrefix))
-	w.ktime("expiration", tx.Expiration)
-	w.key("operations")
-	w.arrBegin()
-	for _, op := range tx.Ops {
-		writeOp(w, op, legacy)
-	}
-	w.arrEnd()
-	w.kemptyArr("extensions")
-	w.kstrs("signatures", []string{tx.Signature()})
-	w.kstr("transaction_id", tx.ID)
-	w.knum("block_num", int64(tx.Block))
-	w.knum("transaction_num", int64(tx.Index))
-	w.objEnd()
 }
 
 // lookupTransaction is HAfAH's get_transaction: a transaction of a block up
@@ -180,7 +147,7 @@ func registerHistoryMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		writeTransaction(w, tx, false)
+		writeTransaction(w, tx, false, true)
 		return nil
 	})
 	r.hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
@@ -192,7 +159,7 @@ func registerHistoryMethods(r registry) {
 		if err != nil {
 			return err
 		}
-		writeTransaction(w, tx, true)
+		writeTransaction(w, tx, true, true)
 		return nil
 	})
 	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {

@@ -34,11 +34,13 @@ const (
 	stylePython
 )
 
-// rpcError is a JSON-RPC error object; data holds pre-encoded JSON or is nil.
+// rpcError is a JSON-RPC error object; data holds pre-encoded JSON or is
+// nil; raw, when set, is the whole error object, pre-encoded (Replay's).
 type rpcError struct {
 	code    int
 	message string
 	data    []byte
+	raw     []byte
 }
 
 // callCtx carries what a method needs while it serves one call.

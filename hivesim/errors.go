@@ -71,37 +71,23 @@ type fcException struct {
 
 func (c *callCtx) writeFC(x fcException) []byte {
 	var w jw
-	w.objBegin()
-	w.knum("code", int64(x.code))
-	w.kstr("name", x.name)
-	w.kstr("message", x.what)
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
-	w.kstr("level", x.level)
-	w.kstr("file", x.file)
-	w.knum("line", x.line)
-	w.kstr("method", x.method)
-	w.kstr("hostname", "")
-	w.kstr("thread_name", x.thread)
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", x.format)
-	w.key("data")
-	w.objBegin()
-	if x.data != nil {
-		x.data(&w)
-	}
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	if x.assertion != "" {
-		w.key("extension")
+	data := func(w *jw) {
 		w.objBegin()
-		w.kstr("assertion_expression", x.assertion)
+		if x.data != nil {
+			x.data(w)
+		}
 		w.objEnd()
+	}
+	stack := func(w *jw) {
+		w.arrBegin()
+		w.value(jobj{"context", jobj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
+			"thread_name", x.thread, "timestamp", c.now()}, "format", x.format, "data", data}, false)
+		w.arrEnd()
+	}
+	w.objBegin()
+	w.members(false, "code", x.code, "name", x.name, "message", x.what, "stack", stack)
+	if x.assertion != "" {
+		w.members(false, "extension", jobj{"assertion_expression", x.assertion})
 	}
 	if x.assertHash {
 		w.kstr("assert_hash", hexHash(20, hashString(x.assertion)))

@@ -179,12 +179,8 @@ func (g *gen) buildIndexes() {
 	ch.propByCreator = sortedBy(ch.proposals, func(a, b *Proposal) int {
 		return cmp.Or(strings.Compare(a.Creator, b.Creator), cmp.Compare(a.ID, b.ID))
 	})
-	ch.propByStart = sortedBy(ch.proposals, func(a, b *Proposal) int {
-		return cmp.Or(a.StartDate.Compare(b.StartDate), cmp.Compare(a.ID, b.ID))
-	})
-	ch.propByEnd = sortedBy(ch.proposals, func(a, b *Proposal) int {
-		return cmp.Or(a.EndDate.Compare(b.EndDate), cmp.Compare(a.ID, b.ID))
-	})
+	ch.propByStart = sortedBy(ch.proposals, func(a, b *Proposal) int { return cmp.Or(a.StartDate.Compare(b.StartDate), cmp.Compare(a.ID, b.ID)) })
+	ch.propByEnd = sortedBy(ch.proposals, func(a, b *Proposal) int { return cmp.Or(a.EndDate.Compare(b.EndDate), cmp.Compare(a.ID, b.ID)) })
 	ch.propByVotes = sortedBy(ch.proposals, func(a, b *Proposal) int {
 		return cmp.Or(cmp.Compare(a.TotalVotes, b.TotalVotes), cmp.Compare(a.ID, b.ID))
 	})
@@ -200,9 +196,7 @@ func (g *gen) buildIndexes() {
 
 func (g *gen) buildSocialIndexes() {
 	s := &g.ch.social
-	s.cByCashout = sortedBy(s.comments, func(a, b *Comment) int {
-		return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID))
-	})
+	s.cByCashout = sortedBy(s.comments, func(a, b *Comment) int { return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID)) })
 	s.cByPermlink = sortedBy(s.comments, func(a, b *Comment) int {
 		return cmp.Or(strings.Compare(a.Author, b.Author), strings.Compare(a.Permlink, b.Permlink))
 	})

@@ -2,6 +2,7 @@ package hivesim
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -161,7 +162,7 @@ func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
 		return c.assertFail("args.limit <= 1000", "limit of "+strconv.FormatUint(uint64(limit), 10)+" is greater than maxmimum allowed")
 	}
 	var rows []*Account
-	for _, a := range page(c.n.ch.acctByName, func(a *Account) int { return cmpString(a.Name, lower) }, uint32(len(c.n.ch.accounts))) {
+	for _, a := range page(c.n.ch.acctByName, func(a *Account) int { return strings.Compare(a.Name, lower) }, uint32(len(c.n.ch.accounts))) {
 		if uint32(len(rows)) == limit {
 			break
 		}
@@ -176,16 +177,6 @@ func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
 		w.objEnd()
 	})
 	return nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func getMethods(c *callCtx, p any, w *jw) *rpcError {

@@ -93,12 +93,7 @@ func (g *gen) buildHistory() {
 // buildIndexes sorts every family into the orders of its indexes.
 func (g *gen) buildIndexes() {
 	ch := g.ch
-	id := func(name string) int64 {
-		if a := ch.byName[name]; a != nil {
-			return a.ID
-		}
-		return -1
-	}
+	id := ch.accountID
 	ch.indexAccounts()
 	ch.wByName = sortedBy(ch.witnesses, func(a, b *Witness) int { return strings.Compare(a.Owner, b.Owner) })
 	ch.wBySchedule = sortedBy(ch.witnesses, func(a, b *Witness) int {
@@ -293,12 +288,7 @@ func (ch *chain) producer(num uint32) *Witness {
 // vesting withdrawal): after generation, and again when app accounts are
 // added, so that lists and counts agree.
 func (ch *chain) indexAccounts() {
-	id := func(name string) int64 {
-		if a := ch.byName[name]; a != nil {
-			return a.ID
-		}
-		return -1
-	}
+	id := ch.accountID
 	ch.acctByName = sortedBy(ch.accounts, func(a, b *Account) int { return strings.Compare(a.Name, b.Name) })
 	ch.acctByProxy = sortedBy(ch.accounts, func(a, b *Account) int {
 		return cmp.Or(cmp.Compare(id(a.Proxy), id(b.Proxy)), strings.Compare(a.Name, b.Name))

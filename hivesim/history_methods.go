@@ -20,22 +20,14 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	begin := get(in, c.asU32, o["block_range_begin"])
 	end := get(in, c.asU32, o["block_range_end"])
 	opBegin := get(in, c.asU64, o["operation_begin"])
-	if in.err != nil {
-		return in.err
-	}
-	var err *rpcError
 	limit := int64(150000)
-	if v, ok := o["limit"]; ok && v != nil {
-		if limit, err = c.asI64(v); err != nil {
-			return err
-		}
+	if v := o["limit"]; v != nil {
+		limit = get(in, c.asI64, v)
 	}
 	var filter uint64
 	hasFilter := o["filter"] != nil
 	if hasFilter {
-		if filter, err = c.asU64(o["filter"]); err != nil {
-			return err
-		}
+		filter = get(in, c.asU64, o["filter"])
 	}
 	reversible := get(in, c.asBool, o["include_reversible"])
 	grouped := get(in, c.asBool, o["group_by_block"])
@@ -81,34 +73,29 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 		o.opID = virtualOpID(b)
 		return o
 	}
+	ops, byBlock := blocks, []uint32(nil)
+	if grouped {
+		ops, byBlock = nil, blocks
+	}
+	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
 	w.objBegin()
 	w.key("ops")
 	w.arrBegin()
-	if !grouped {
-		for _, b := range blocks {
-			writeOpObject(w, object(b), false)
-		}
+	for _, b := range ops {
+		writeOpObject(w, object(b), false)
 	}
 	w.arrEnd()
 	w.key("ops_by_block")
 	w.arrBegin()
-	if grouped {
-		irreversible := lib(c.head, c.n.opts.IrreversibleLag)
-		for _, b := range blocks {
-			w.objBegin()
-			w.knum("block", int64(b))
-			w.kbool("irreversible", b <= irreversible)
-			w.key("ops")
+	for _, b := range byBlock {
+		w.value(jobj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
 			w.arrBegin()
 			writeOpObject(w, object(b), false)
 			w.arrEnd()
-			w.ktime("timestamp", ch.blockTime(b))
-			w.objEnd()
-		}
+		}, "timestamp", ch.blockTime(b)}, false)
 	}
 	w.arrEnd()
-	w.knum("next_block_range_begin", int64(nextBlock))
-	w.ku64("next_operation_begin", nextOp)
+	w.members(false, "next_block_range_begin", nextBlock, "next_operation_begin", nextOp)
 	w.objEnd()
 	return nil
 }

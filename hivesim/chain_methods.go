@@ -63,18 +63,6 @@ func (c *callCtx) checkArgs(args []any, n int) *rpcError {
 	return nil
 }
 
-func condGetDGPO(c *callCtx, p any, w *jw) *rpcError {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return err
-	}
-	if err := c.checkArgs(args, 0); err != nil {
-		return err
-	}
-	writeDGPO(w, c, true)
-	return nil
-}
-
 func condGetAccounts(c *callCtx, p any, w *jw) *rpcError {
 	args, err := c.condArgs(p)
 	if err != nil {

@@ -84,7 +84,7 @@ func registerCoreMethods(r registry) {
 	r.mind("database_api.list_votes", listVotes)
 	r.add("database_api.list_comments", stylePython, listComments)
 
-	r.hived("condenser_api.get_dynamic_global_properties", condGetDGPO)
+	r.hived("condenser_api.get_dynamic_global_properties", condNoArgs(func(c *callCtx, w *jw) { writeDGPO(w, c, true) }))
 	r.hived("condenser_api.get_accounts", condGetAccounts)
 	r.hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
 	r.hived("condenser_api.get_block", getBlock(false))

@@ -203,50 +203,55 @@ func (c *callCtx) trxHex(t *simTrx, legacy bool) (string, *rpcError) {
 	return hex.EncodeToString(b), nil
 }
 
-// packOp serializes the operations the simulated node knows the layout of.
+// packLayouts are the operations the simulated node serializes: their
+// tag and their fields in order, each a string, unless marked ":i16", ":asset"
+// or ":names" (an array of strings).
+var packLayouts = map[string]struct {
+	id     byte
+	fields []string
+}{
+	"vote":        {0, []string{"voter", "author", "permlink", "weight:i16"}},
+	"transfer":    {2, []string{"from", "to", "amount:asset", "memo"}},
+	"custom_json": {18, []string{"required_auths:names", "required_posting_auths:names", "id", "json"}},
+}
+
+// packOp serializes an operation of packLayouts.
 func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
-	str := func(k string) []byte {
-		s, _ := op.value[k].(string)
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		return append(b, s...)
-	}
-	var err *rpcError
-	switch op.name {
-	case "vote":
-		b = append(b, 0)
-		b = str("voter")
-		b = str("author")
-		b = str("permlink")
-		var wgt int64
-		if wgt, err = c.asI64(op.value["weight"]); err == nil {
-			b = binary.LittleEndian.AppendUint16(b, uint16(int16(wgt)))
-		}
-	case "transfer":
-		b = append(b, 2)
-		b = str("from")
-		b = str("to")
-		var a Asset
-		if a, err = c.asAsset(op.value["amount"]); err == nil {
-			b = packAsset(b, a, legacy)
-			b = str("memo")
-		}
-	case "custom_json":
-		b = append(b, 18)
-		for _, k := range []string{"required_auths", "required_posting_auths"} {
-			names, _ := op.value[k].([]any)
-			b = binary.AppendUvarint(b, uint64(len(names)))
-			for _, n := range names {
-				s, _ := n.(string)
-				b = binary.AppendUvarint(b, uint64(len(s)))
-				b = append(b, s...)
-			}
-		}
-		b = str("id")
-		b = str("json")
-	default:
+	layout, ok := packLayouts[op.name]
+	if !ok {
 		return nil, c.assertFail("false", "The simulated node does not serialize "+op.name+"_operation")
 	}
-	return b, err
+	str := func(b []byte, v any) []byte {
+		s, _ := v.(string)
+		return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	}
+	b = append(b, layout.id)
+	for _, f := range layout.fields {
+		name, kind, _ := strings.Cut(f, ":")
+		switch v := op.value[name]; kind {
+		case "i16":
+			wgt, err := c.asI64(v)
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint16(b, uint16(int16(wgt)))
+		case "asset":
+			a, err := c.asAsset(v)
+			if err != nil {
+				return nil, err
+			}
+			b = packAsset(b, a, legacy)
+		case "names":
+			names, _ := v.([]any)
+			b = binary.AppendUvarint(b, uint64(len(names)))
+			for _, n := range names {
+				b = str(b, n)
+			}
+		default:
+			b = str(b, v)
+		}
+	}
+	return b, nil
 }
 
 // packAsset writes an asset: legacy (amount, precision, 7-byte symbol) or

@@ -57,8 +57,12 @@ func (c *callCtx) opFail(expr, msg string) *rpcError {
 func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcError {
 	ch := c.n.ch
 	s := &ch.social
-	exists := func(author, permlink string) bool {
-		return s.byKey[author+"/"+permlink] != nil || created[author+"/"+permlink]
+	key := op.String("author") + "/" + op.String("permlink")
+	noComment := func(key string) *rpcError {
+		if s.byKey[key] != nil || created[key] {
+			return nil
+		}
+		return c.opFail("comment != nullptr", "Could not find comment "+key)
 	}
 	account := func(name string) *rpcError {
 		if ch.byName[name] == nil {
@@ -68,44 +72,43 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 	}
 	switch op.Name() {
 	case "vote":
+		w := op.Get("weight").(int16)
 		if e := account(op.String("voter")); e != nil {
 			return e
 		}
-		w := op.Get("weight").(int16)
 		if w > 10000 || w < -10000 {
 			return c.opFail("abs(weight) <= HIVE_100_PERCENT", "Weight is not a HIVE percentage")
 		}
-		if !exists(op.String("author"), op.String("permlink")) {
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
+		if e := noComment(key); e != nil {
+			return e
 		}
-		if cm := s.byKey[op.String("author")+"/"+op.String("permlink")]; cm != nil && findVote(s, cm, op.String("voter")) != nil &&
-			findVote(s, cm, op.String("voter")).VotePercent == w {
-			return c.opFail("itr->vote_percent != o.weight", "Your current vote on this comment is identical to this vote.")
+		if cm := s.byKey[key]; cm != nil {
+			if v := findVote(s, cm, op.String("voter")); v != nil && v.VotePercent == w {
+				return c.opFail("itr->vote_percent != o.weight", "Your current vote on this comment is identical to this vote.")
+			}
 		}
 	case "comment":
 		if e := account(op.String("author")); e != nil {
 			return e
 		}
-		if pa := op.String("parent_author"); pa != "" && !exists(pa, op.String("parent_permlink")) {
+		if pa := op.String("parent_author"); pa != "" && s.byKey[pa+"/"+op.String("parent_permlink")] == nil && !created[pa+"/"+op.String("parent_permlink")] {
 			return c.opFail("parent != nullptr", "Parent comment @"+pa+"/"+op.String("parent_permlink")+" not found.")
 		}
-		if !json.Valid([]byte(op.String("json_metadata"))) && op.String("json_metadata") != "" {
+		if js := op.String("json_metadata"); js != "" && !json.Valid([]byte(js)) {
 			return c.opFail("fc::is_utf8( json_metadata ) && fc::json::is_valid( json_metadata )", "JSON Metadata not valid JSON")
 		}
 	case "delete_comment":
-		cm := s.byKey[op.String("author")+"/"+op.String("permlink")]
+		cm := s.byKey[key]
 		switch {
 		case cm == nil:
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
+			return c.opFail("comment != nullptr", "Could not find comment "+key)
 		case cm.Children > 0:
 			return c.opFail("comment.children == 0", "Cannot delete a comment with replies.")
 		case cm.NetRshares > 0:
 			return c.opFail("comment.net_rshares <= 0", "Cannot delete a comment with net positive votes.")
 		}
 	case "comment_options":
-		if !exists(op.String("author"), op.String("permlink")) {
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
-		}
+		return noComment(key)
 	case "account_update", "account_update2":
 		return c.checkAuthorityUpdate(op)
 	case "claim_reward_balance":
@@ -117,8 +120,8 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 			field string
 			have  Asset
 		}{{"reward_hive", a.RewardHiveBalance}, {"reward_hbd", a.RewardHBDBalance}, {"reward_vests", a.RewardVestingBalance}} {
-			if op.Get(r.field).(hivetx.Asset).Amount > r.have.Amount {
-				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol+". Claim: "+op.Get(r.field).(hivetx.Asset).String()+" Actual: "+r.have.String())
+			if claim := op.Get(r.field).(hivetx.Asset); claim.Amount > r.have.Amount {
+				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol+". Claim: "+claim.String()+" Actual: "+r.have.String())
 			}
 		}
 	case "transfer":

@@ -133,21 +133,19 @@ func (n *Node) handleOne(raw []byte) []byte {
 	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
 	var w jw
 	// Broadcasts change the chain (broadcast.go): they run alone.
-	if isBroadcast(full) {
-		n.state.Lock()
-		e := m.fn(c, params, &w)
-		n.state.Unlock()
-		if e != nil {
-			return envelope(id, nil, e)
-		}
-		n.recordBroadcast(rawParams)
-		return envelope(id, w.b, nil)
+	broadcast := isBroadcast(full)
+	lock := n.state.RLocker()
+	if broadcast {
+		lock = &n.state
 	}
-	n.state.RLock()
+	lock.Lock()
 	e := m.fn(c, params, &w)
-	n.state.RUnlock()
+	lock.Unlock()
 	if e != nil {
 		return envelope(id, nil, e)
+	}
+	if broadcast {
+		n.recordBroadcast(rawParams)
 	}
 	return envelope(id, w.b, nil)
 }

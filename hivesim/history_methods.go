@@ -123,32 +123,8 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 
 func registerHistoryMethods(r registry) {
 	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
-	r.hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		reversible := get(in, c.asBool, o["include_reversible"])
-		if in.err != nil {
-			return in.err
-		}
-		tx, err := c.lookupTransaction(o["id"], reversible)
-		if err != nil {
-			return err
-		}
-		writeTransaction(w, tx, false, true)
-		return nil
-	})
-	r.hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condN(p, 1)
-		if err != nil {
-			return err
-		}
-		tx, err := c.lookupTransaction(args[0], false)
-		if err != nil {
-			return err
-		}
-		writeTransaction(w, tx, true, true)
-		return nil
-	})
+	r.hafah("account_history_api.get_transaction", getTransaction)
+	r.hafah("condenser_api.get_transaction", getTransaction)
 	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
@@ -168,4 +144,32 @@ func registerHistoryMethods(r registry) {
 		w.objEnd()
 		return nil
 	})
+}
+
+// getTransaction serves account_history_api's get_transaction ({"id",
+// "include_reversible"}) and condenser_api's ([id], irreversible only).
+func getTransaction(c *callCtx, p any, w *jw) *rpcError {
+	legacy := c.api == "condenser_api"
+	in := &conv{}
+	var id any
+	reversible := false
+	if legacy {
+		args, err := c.condN(p, 1)
+		if err != nil {
+			return err
+		}
+		id = args[0]
+	} else {
+		o := get(in, c.asObject, p)
+		id, reversible = o["id"], get(in, c.asBool, o["include_reversible"])
+	}
+	if in.err != nil {
+		return in.err
+	}
+	tx, err := c.lookupTransaction(id, reversible)
+	if err != nil {
+		return err
+	}
+	writeTransaction(w, tx, legacy, true)
+	return nil
 }

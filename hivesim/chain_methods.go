@@ -103,15 +103,13 @@ func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
 	if len(args) != 2 && len(args) != 3 {
 		return c.assertFail("args.size() == 2 || args.size() == 3", "Expected 2-3 arguments, was "+strconv.Itoa(len(args)))
 	}
-	account, err := c.asName(args[0])
-	if err != nil {
-		return err
-	}
-	limit := uint32(100)
+	in := &conv{}
+	account, limit := get(in, c.asName, args[0]), uint32(100)
 	if len(args) == 3 {
-		if limit, err = c.asU32(args[2]); err != nil {
-			return err
-		}
+		limit = get(in, c.asU32, args[2])
+	}
+	if in.err != nil {
+		return in.err
 	}
 	if err := c.checkLimit(limit); err != nil {
 		return err
@@ -136,15 +134,12 @@ func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
 	in := &conv{}
 	o := get(in, c.asObject, p)
 	lower := get(in, c.asName, o["account_lower_bound"])
-	if in.err != nil {
-		return in.err
-	}
-	var err *rpcError
 	limit := uint32(1000)
 	if v, ok := o["limit"]; ok {
-		if limit, err = c.asU32(v); err != nil {
-			return err
-		}
+		limit = get(in, c.asU32, v)
+	}
+	if in.err != nil {
+		return in.err
 	}
 	if limit > 1000 {
 		return c.assertFail("args.limit <= 1000", "limit of "+strconv.FormatUint(uint64(limit), 10)+" is greater than maxmimum allowed")

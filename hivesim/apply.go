@@ -242,12 +242,8 @@ func (c *callCtx) applyVote(op hivetx.Operation, now time.Time) {
 		v = &Vote{ID: int64(len(s.votes)), Voter: voter.Name, Author: cm.Author, Permlink: cm.Permlink,
 			voterID: voter.ID, commentID: cm.ID}
 		s.votes = append(s.votes, v)
-		list := s.votesByComment[cm.ID]
-		i, _ := slices.BinarySearchFunc(list, v.voterID, func(x *Vote, id int64) int { return cmp.Compare(x.voterID, id) })
-		s.votesByComment[cm.ID] = slices.Insert(list, i, v)
-		vl := s.votesByVoter[voter.Name]
-		j, _ := slices.BinarySearchFunc(vl, v.commentID, func(x *Vote, id int64) int { return cmp.Compare(x.commentID, id) })
-		s.votesByVoter[voter.Name] = slices.Insert(vl, j, v)
+		s.votesByComment[cm.ID] = insertSorted(s.votesByComment[cm.ID], v, func(a, b *Vote) int { return cmp.Compare(a.voterID, b.voterID) })
+		s.votesByVoter[voter.Name] = insertSorted(s.votesByVoter[voter.Name], v, func(a, b *Vote) int { return cmp.Compare(a.commentID, b.commentID) })
 	}
 	v.VotePercent, v.Rshares, v.LastUpdate = pct, rshares, now
 	v.Weight = 0
@@ -311,10 +307,10 @@ func (c *callCtx) applyComment(op hivetx.Operation, now time.Time) {
 			Permlink: cm.Permlink, RebloggedOn: Epoch, comment: int(cm.ID)})
 	}
 	s.byAuthor[cm.Author] = append([]*Comment{cm}, s.byAuthor[cm.Author]...)
-	insertSorted(&s.cByPermlink, cm, func(a, b *Comment) int {
+	s.cByPermlink = insertSorted(s.cByPermlink, cm, func(a, b *Comment) int {
 		return cmp.Or(strings.Compare(a.Author, b.Author), strings.Compare(a.Permlink, b.Permlink))
 	})
-	insertSorted(&s.cByCashout, cm, func(a, b *Comment) int {
+	s.cByCashout = insertSorted(s.cByCashout, cm, func(a, b *Comment) int {
 		return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID))
 	})
 	a := ch.byName[cm.Author]
@@ -353,9 +349,10 @@ func sortByUpdate(cs []*Comment) {
 	slices.SortStableFunc(cs, func(a, b *Comment) int { return cmp.Or(-a.LastUpdate.Compare(b.LastUpdate), cmp.Compare(a.ID, b.ID)) })
 }
 
-func insertSorted(list *[]*Comment, c *Comment, cmpFn func(a, b *Comment) int) {
-	i, _ := slices.BinarySearchFunc(*list, c, cmpFn)
-	*list = slices.Insert(*list, i, c)
+// insertSorted inserts x into list, sorted by cmpFn, before its equals.
+func insertSorted[T any](list []T, x T, cmpFn func(a, b T) int) []T {
+	i, _ := slices.BinarySearchFunc(list, x, cmpFn)
+	return slices.Insert(list, i, x)
 }
 
 // applyFollow applies hivemind's follow custom_json
@@ -384,10 +381,6 @@ func applyFollow(ch *chain, op hivetx.Operation) {
 		return // unfollow
 	}
 	nf := &Follow{Follower: f.Follower, Following: f.Following, What: f.What[0]}
-	ins := func(list []*Follow, key func(*Follow) string) []*Follow {
-		i, _ := slices.BinarySearchFunc(list, nf, func(a, b *Follow) int { return strings.Compare(key(a), key(b)) })
-		return slices.Insert(list, i, nf)
-	}
-	s.following[f.Follower] = ins(s.following[f.Follower], func(x *Follow) string { return x.Following })
-	s.followers[f.Following] = ins(s.followers[f.Following], func(x *Follow) string { return x.Follower })
+	s.following[f.Follower] = insertSorted(s.following[f.Follower], nf, func(a, b *Follow) int { return strings.Compare(a.Following, b.Following) })
+	s.followers[f.Following] = insertSorted(s.followers[f.Following], nf, func(a, b *Follow) int { return strings.Compare(a.Follower, b.Follower) })
 }

@@ -31,22 +31,13 @@ type simTrx struct {
 // parseTrx reads a signed transaction: operations as {"type","value"}
 // objects or legacy ["name", {...}] pairs.
 func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
-	o, err := c.asObject(v)
-	if err != nil {
-		return nil, err
-	}
-	t := &simTrx{raw: v}
 	in := &conv{}
-	t.refBlockNum = get(in, c.asU32, o["ref_block_num"])
-	t.refBlockPrefix = get(in, c.asU32, o["ref_block_prefix"])
-	exp := get(in, c.asTime, o["expiration"])
+	o := get(in, c.asObject, v)
+	t := &simTrx{raw: v, refBlockNum: get(in, c.asU32, o["ref_block_num"]), refBlockPrefix: get(in, c.asU32, o["ref_block_prefix"])}
+	t.expiration = uint32(get(in, c.asTime, o["expiration"]).Unix())
+	ops := get(in, c.asArray, orEmptyArray(o["operations"]))
 	if in.err != nil {
 		return nil, in.err
-	}
-	t.expiration = uint32(exp.Unix())
-	ops, err := c.asArray(orEmptyArray(o["operations"]))
-	if err != nil {
-		return nil, err
 	}
 	for _, op := range ops {
 		var so simOp

@@ -5,27 +5,10 @@ import (
 	"strconv"
 )
 
-// Operation type numbers (their position in hive::protocol::operation), used by the
-// account-history operation filters.
-const (
-	numVote                 = 0
-	numComment              = 1
-	numTransfer             = 2
-	numTransferToVesting    = 3
-	numLimitOrderCreate     = 5
-	numConvert              = 8
-	numAccountCreate        = 9
-	numAccountWitnessVote   = 12
-	numAccountWitnessProxy  = 13
-	numCustomJSON           = 18
-	numDelegateVestingShare = 40
-	numProducerReward       = 64
-)
-
 // operation is one operation with its fields in FC_REFLECT order.
 type operation struct {
 	Name     string // short name, e.g. "transfer"
-	Num      int    // operation type number
+	Num      int    // its tag in hive::protocol::operation (the history filters' bit)
 	Virtual  bool
 	fields   jobj     // name, value pairs (jw.value)
 	impacted []string // accounts whose history holds this operation
@@ -44,59 +27,59 @@ func newOp(name string, num int, impacted []string, fields ...any) *operation {
 }
 
 func opVoteOp(voter, author, permlink string, weight int16) *operation {
-	return newOp("vote", numVote, []string{voter, author}, "voter", voter, "author", author, "permlink", permlink, "weight", weight)
+	return newOp("vote", 0, []string{voter, author}, "voter", voter, "author", author, "permlink", permlink, "weight", weight)
 }
 
 func opCommentOp(c *Comment) *operation {
-	return newOp("comment", numComment, []string{c.Author, c.ParentAuthor}, "parent_author", c.ParentAuthor,
+	return newOp("comment", 1, []string{c.Author, c.ParentAuthor}, "parent_author", c.ParentAuthor,
 		"parent_permlink", c.ParentPermlink, "author", c.Author, "permlink", c.Permlink, "title", c.Title, "body", c.Body,
 		"json_metadata", c.JSONMetadata)
 }
 
 func opTransferOp(from, to string, amount Asset, memo string) *operation {
-	return newOp("transfer", numTransfer, []string{from, to}, "from", from, "to", to, "amount", amount, "memo", memo)
+	return newOp("transfer", 2, []string{from, to}, "from", from, "to", to, "amount", amount, "memo", memo)
 }
 
 func opTransferToVestingOp(from, to string, amount Asset) *operation {
-	return newOp("transfer_to_vesting", numTransferToVesting, []string{from, to}, "from", from, "to", to, "amount", amount)
+	return newOp("transfer_to_vesting", 3, []string{from, to}, "from", from, "to", to, "amount", amount)
 }
 
 func opLimitOrderCreateOp(o *LimitOrder) *operation {
-	return newOp("limit_order_create", numLimitOrderCreate, []string{o.Seller}, "owner", o.Seller, "orderid", o.OrderID,
+	return newOp("limit_order_create", 5, []string{o.Seller}, "owner", o.Seller, "orderid", o.OrderID,
 		"amount_to_sell", o.SellPrice.Base, "min_to_receive", o.SellPrice.Quote, "fill_or_kill", false, "expiration", o.Expiration)
 }
 
 func opConvertOp(owner string, requestID uint32, amount Asset) *operation {
-	return newOp("convert", numConvert, []string{owner}, "owner", owner, "requestid", requestID, "amount", amount)
+	return newOp("convert", 8, []string{owner}, "owner", owner, "requestid", requestID, "amount", amount)
 }
 
 func opAccountCreateOp(creator string, a *Account) *operation {
-	return newOp("account_create", numAccountCreate, []string{creator, a.Name}, "fee", asset(3000, HIVE), "creator", creator,
+	return newOp("account_create", 9, []string{creator, a.Name}, "fee", asset(3000, HIVE), "creator", creator,
 		"new_account_name", a.Name, "owner", a.Owner, "active", a.Active, "posting", a.Posting,
 		"memo_key", a.MemoKey, "json_metadata", a.JSONMetadata)
 }
 
 func opAccountWitnessVote(account, witness string) *operation {
-	return newOp("account_witness_vote", numAccountWitnessVote, []string{account, witness}, "account", account,
+	return newOp("account_witness_vote", 12, []string{account, witness}, "account", account,
 		"witness", witness, "approve", true)
 }
 
 func opAccountWitnessProxy(account, proxy string) *operation {
-	return newOp("account_witness_proxy", numAccountWitnessProxy, []string{account, proxy}, "account", account, "proxy", proxy)
+	return newOp("account_witness_proxy", 13, []string{account, proxy}, "account", account, "proxy", proxy)
 }
 
 func opCustomJSONOp(poster, id, js string) *operation {
-	return newOp("custom_json", numCustomJSON, []string{poster}, "required_auths", []string(nil),
+	return newOp("custom_json", 18, []string{poster}, "required_auths", []string(nil),
 		"required_posting_auths", []string{poster}, "id", id, "json", js)
 }
 
 func opDelegateOp(d *VestingDelegation) *operation {
-	return newOp("delegate_vesting_shares", numDelegateVestingShare, []string{d.Delegator, d.Delegatee},
+	return newOp("delegate_vesting_shares", 40, []string{d.Delegator, d.Delegatee},
 		"delegator", d.Delegator, "delegatee", d.Delegatee, "vesting_shares", d.VestingShares)
 }
 
 func opProducerRewardOp(producer string, vests int64) *operation {
-	op := newOp("producer_reward", numProducerReward, []string{producer}, "producer", producer, "vesting_shares", asset(vests, VESTS))
+	op := newOp("producer_reward", 64, []string{producer}, "producer", producer, "vesting_shares", asset(vests, VESTS))
 	op.Virtual = true
 	return op
 }

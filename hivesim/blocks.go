@@ -119,14 +119,13 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
 	if start == 0 {
 		return c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow")
 	}
-	w.objBegin()
-	w.key("blocks")
-	w.arrBegin()
-	for i := uint32(0); i < count && c.blockExists(start+i); i++ {
-		writeBlock(w, c.n.ch, start+i, false)
-	}
-	w.arrEnd()
-	w.objEnd()
+	w.value(jobj{"blocks", func(w *jw) {
+		w.arrBegin()
+		for i := uint32(0); i < count && c.blockExists(start+i); i++ {
+			writeBlock(w, c.n.ch, start+i, false)
+		}
+		w.arrEnd()
+	}}, false)
 	return nil
 }
 

@@ -71,15 +71,13 @@ func condGetAccounts(c *callCtx, p any, w *jw) *rpcError {
 	if len(args) != 1 && len(args) != 2 {
 		return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
 	}
-	names, err := c.asArray(args[0])
-	if err != nil {
-		return err
-	}
-	delayed := true
+	in := &conv{}
+	names, delayed := get(in, c.asArray, args[0]), true
 	if len(args) == 2 {
-		if delayed, err = c.asBool(args[1]); err != nil {
-			return err
-		}
+		delayed = get(in, c.asBool, args[1])
+	}
+	if in.err != nil {
+		return in.err
 	}
 	w.arrBegin()
 	for _, v := range names {
@@ -163,10 +161,6 @@ func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
 }
 
 func getMethods(c *callCtx, p any, w *jw) *rpcError {
-	w.arrBegin()
-	for _, m := range c.n.Methods() {
-		w.str(m)
-	}
-	w.arrEnd()
+	w.value(c.n.Methods(), false)
 	return nil
 }

@@ -162,14 +162,15 @@ func (n *Node) envelopeError(code int, fcCode int, name, what, format, assertion
 	return e
 }
 
+// envelopeAssert is a failed FC_ASSERT of the json_rpc plugin.
+func (n *Node) envelopeAssert(code int, expr, msg string, head uint32) *rpcError {
+	return n.envelopeError(code, 10, "assert_exception", "Assert Exception", expr+": "+msg, expr, head)
+}
+
 // methodNotFound reproduces hived's -32601 for an unknown API or method.
 func (n *Node) methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
 	if !apiKnown {
-		expr := "api_itr != data._registered_apis.end()"
-		return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
-			expr+": Could not find API "+api, expr, head)
+		return n.envelopeAssert(codeMethodNotFound, "api_itr != data._registered_apis.end()", "Could not find API "+api, head)
 	}
-	expr := "method_itr != api_itr->second.end()"
-	return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
-		expr+": Could not find method "+method, expr, head)
+	return n.envelopeAssert(codeMethodNotFound, "method_itr != api_itr->second.end()", "Could not find method "+method, head)
 }

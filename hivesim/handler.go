@@ -101,9 +101,8 @@ func (n *Node) handleOne(raw []byte) []byte {
 		}
 		arr, ok := params.([]any)
 		if !ok || (len(arr) != 2 && len(arr) != 3) {
-			expr := "v.is_array() && (v.size() == 2 || v.size() == 3)"
-			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
-				expr+`: params should be {"api", "method", "args"`, expr, head))
+			return envelope(id, nil, n.envelopeAssert(codeParseParams, "v.is_array() && (v.size() == 2 || v.size() == 3)",
+				`params should be {"api", "method", "args"`, head))
 		}
 		api, _ = arr[0].(string)
 		meth, _ = arr[1].(string)
@@ -119,9 +118,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		var ok bool
 		api, meth, ok = strings.Cut(name, ".")
 		if !ok || strings.Contains(meth, ".") {
-			expr := "v.size() == 2"
-			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
-				expr+": method specification invalid. Should be api.method", expr, head))
+			return envelope(id, nil, n.envelopeAssert(codeParseParams, "v.size() == 2", "method specification invalid. Should be api.method", head))
 		}
 	}
 	full := api + "." + meth

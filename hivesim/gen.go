@@ -265,20 +265,11 @@ func (g *gen) genWitnesses() {
 	slices.SortFunc(picked, func(a, b *Account) int { return cmp.Compare(a.ID, b.ID) })
 	for i, a := range picked {
 		w := &Witness{
-			ID:                    int64(i),
-			Owner:                 a.Name,
-			Created:               a.Created,
-			URL:                   "https://hive.blog/@" + a.Name + "/witness",
-			SigningKey:            g.key(5, a.ID),
-			AccountCreationFee:    asset(3000, HIVE),
-			MaximumBlockSize:      65536,
-			HBDInterestRate:       uint16(g.r.IntN(2000)),
-			HBDExchangeRate:       Price{asset(int64(200+g.r.IntN(200)), HBD), asset(1000, HIVE)},
-			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second),
-			RunningVersion:        "1.27.11",
-			HardforkTimeVote:      ch.genesis,
-			TotalMissed:           uint32(g.r.IntN(500)),
-			VirtualScheduledTime:  MaxU128,
+			ID: int64(i), Owner: a.Name, Created: a.Created, URL: "https://hive.blog/@" + a.Name + "/witness",
+			SigningKey: g.key(5, a.ID), AccountCreationFee: asset(3000, HIVE), MaximumBlockSize: 65536,
+			HBDInterestRate: uint16(g.r.IntN(2000)), HBDExchangeRate: Price{asset(int64(200+g.r.IntN(200)), HBD), asset(1000, HIVE)},
+			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second), RunningVersion: "1.27.11",
+			HardforkTimeVote: ch.genesis, TotalMissed: uint32(g.r.IntN(500)), VirtualScheduledTime: MaxU128,
 		}
 		if i%4 != 3 { // every fourth witness has no votes
 			w.Votes = g.r.Int64N(1 << 62)

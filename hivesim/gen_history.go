@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// txn is a transaction included in a generated block.
 // txnLifetime is how long after its block a generated transaction expires.
 const txnLifetime = 10 * time.Minute
 
+// txn is a transaction included in a generated block.
 type txn struct {
 	Block          uint32
 	Index          uint32 // trx_in_block

@@ -57,8 +57,12 @@ func (c *callCtx) opFail(expr, msg string) *rpcError {
 func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcError {
 	ch := c.n.ch
 	s := &ch.social
-	exists := func(author, permlink string) bool {
-		return s.byKey[author+"/"+permlink] != nil || created[author+"/"+permlink]
+	key := op.String("author") + "/" + op.String("permlink")
+	noComment := func(key string) *rpcError {
+		if s.byKey[key] != nil || created[key] {
+			return nil
+		}
+		return c.opFail("comment != nullptr", "Could not find comment "+key)
 	}
 	account := func(name string) *rpcError {
 		if ch.byName[name] == nil {
@@ -68,44 +72,43 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 	}
 	switch op.Name() {
 	case "vote":
+		w := op.Get("weight").(int16)
 		if e := account(op.String("voter")); e != nil {
 			return e
 		}
-		w := op.Get("weight").(int16)
 		if w > 10000 || w < -10000 {
 			return c.opFail("abs(weight) <= HIVE_100_PERCENT", "Weight is not a HIVE percentage")
 		}
-		if !exists(op.String("author"), op.String("permlink")) {
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
+		if e := noComment(key); e != nil {
+			return e
 		}
-		if cm := s.byKey[op.String("author")+"/"+op.String("permlink")]; cm != nil && findVote(s, cm, op.String("voter")) != nil &&
-			findVote(s, cm, op.String("voter")).VotePercent == w {
-			return c.opFail("itr->vote_percent != o.weight", "Your current vote on this comment is identical to this vote.")
+		if cm := s.byKey[key]; cm != nil {
+			if v := findVote(s, cm, op.String("voter")); v != nil && v.VotePercent == w {
+				return c.opFail("itr->vote_percent != o.weight", "Your current vote on this comment is identical to this vote.")
+			}
 		}
 	case "comment":
 		if e := account(op.String("author")); e != nil {
 			return e
 		}
-		if pa := op.String("parent_author"); pa != "" && !exists(pa, op.String("parent_permlink")) {
+		if pa := op.String("parent_author"); pa != "" && s.byKey[pa+"/"+op.String("parent_permlink")] == nil && !created[pa+"/"+op.String("parent_permlink")] {
 			return c.opFail("parent != nullptr", "Parent comment @"+pa+"/"+op.String("parent_permlink")+" not found.")
 		}
-		if !json.Valid([]byte(op.String("json_metadata"))) && op.String("json_metadata") != "" {
+		if js := op.String("json_metadata"); js != "" && !json.Valid([]byte(js)) {
 			return c.opFail("fc::is_utf8( json_metadata ) && fc::json::is_valid( json_metadata )", "JSON Metadata not valid JSON")
 		}
 	case "delete_comment":
-		cm := s.byKey[op.String("author")+"/"+op.String("permlink")]
+		cm := s.byKey[key]
 		switch {
 		case cm == nil:
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
+			return c.opFail("comment != nullptr", "Could not find comment "+key)
 		case cm.Children > 0:
 			return c.opFail("comment.children == 0", "Cannot delete a comment with replies.")
 		case cm.NetRshares > 0:
 			return c.opFail("comment.net_rshares <= 0", "Cannot delete a comment with net positive votes.")
 		}
 	case "comment_options":
-		if !exists(op.String("author"), op.String("permlink")) {
-			return c.opFail("comment != nullptr", "Could not find comment "+op.String("author")+"/"+op.String("permlink"))
-		}
+		return noComment(key)
 	case "account_update", "account_update2":
 		return c.checkAuthorityUpdate(op)
 	case "claim_reward_balance":
@@ -117,8 +120,8 @@ func (c *callCtx) checkOp(op hivetx.Operation, created map[string]bool) *rpcErro
 			field string
 			have  Asset
 		}{{"reward_hive", a.RewardHiveBalance}, {"reward_hbd", a.RewardHBDBalance}, {"reward_vests", a.RewardVestingBalance}} {
-			if op.Get(r.field).(hivetx.Asset).Amount > r.have.Amount {
-				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol+". Claim: "+op.Get(r.field).(hivetx.Asset).String()+" Actual: "+r.have.String())
+			if claim := op.Get(r.field).(hivetx.Asset); claim.Amount > r.have.Amount {
+				return c.opFail("op.reward_hive <= acnt.reward_hive_balance", "Cannot claim that much "+r.have.Symbol+". Claim: "+claim.String()+" Actual: "+r.have.String())
 			}
 		}
 	case "transfer":
@@ -239,12 +242,8 @@ func (c *callCtx) applyVote(op hivetx.Operation, now time.Time) {
 		v = &Vote{ID: int64(len(s.votes)), Voter: voter.Name, Author: cm.Author, Permlink: cm.Permlink,
 			voterID: voter.ID, commentID: cm.ID}
 		s.votes = append(s.votes, v)
-		list := s.votesByComment[cm.ID]
-		i, _ := slices.BinarySearchFunc(list, v.voterID, func(x *Vote, id int64) int { return cmp.Compare(x.voterID, id) })
-		s.votesByComment[cm.ID] = slices.Insert(list, i, v)
-		vl := s.votesByVoter[voter.Name]
-		j, _ := slices.BinarySearchFunc(vl, v.commentID, func(x *Vote, id int64) int { return cmp.Compare(x.commentID, id) })
-		s.votesByVoter[voter.Name] = slices.Insert(vl, j, v)
+		s.votesByComment[cm.ID] = insertSorted(s.votesByComment[cm.ID], v, func(a, b *Vote) int { return cmp.Compare(a.voterID, b.voterID) })
+		s.votesByVoter[voter.Name] = insertSorted(s.votesByVoter[voter.Name], v, func(a, b *Vote) int { return cmp.Compare(a.commentID, b.commentID) })
 	}
 	v.VotePercent, v.Rshares, v.LastUpdate = pct, rshares, now
 	v.Weight = 0
@@ -308,10 +307,10 @@ func (c *callCtx) applyComment(op hivetx.Operation, now time.Time) {
 			Permlink: cm.Permlink, RebloggedOn: Epoch, comment: int(cm.ID)})
 	}
 	s.byAuthor[cm.Author] = append([]*Comment{cm}, s.byAuthor[cm.Author]...)
-	insertSorted(&s.cByPermlink, cm, func(a, b *Comment) int {
+	s.cByPermlink = insertSorted(s.cByPermlink, cm, func(a, b *Comment) int {
 		return cmp.Or(strings.Compare(a.Author, b.Author), strings.Compare(a.Permlink, b.Permlink))
 	})
-	insertSorted(&s.cByCashout, cm, func(a, b *Comment) int {
+	s.cByCashout = insertSorted(s.cByCashout, cm, func(a, b *Comment) int {
 		return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID))
 	})
 	a := ch.byName[cm.Author]
@@ -350,9 +349,10 @@ func sortByUpdate(cs []*Comment) {
 	slices.SortStableFunc(cs, func(a, b *Comment) int { return cmp.Or(-a.LastUpdate.Compare(b.LastUpdate), cmp.Compare(a.ID, b.ID)) })
 }
 
-func insertSorted(list *[]*Comment, c *Comment, cmpFn func(a, b *Comment) int) {
-	i, _ := slices.BinarySearchFunc(*list, c, cmpFn)
-	*list = slices.Insert(*list, i, c)
+// insertSorted inserts x into list, sorted by cmpFn, before its equals.
+func insertSorted[T any](list []T, x T, cmpFn func(a, b T) int) []T {
+	i, _ := slices.BinarySearchFunc(list, x, cmpFn)
+	return slices.Insert(list, i, x)
 }
 
 // applyFollow applies hivemind's follow custom_json
@@ -381,10 +381,6 @@ func applyFollow(ch *chain, op hivetx.Operation) {
 		return // unfollow
 	}
 	nf := &Follow{Follower: f.Follower, Following: f.Following, What: f.What[0]}
-	ins := func(list []*Follow, key func(*Follow) string) []*Follow {
-		i, _ := slices.BinarySearchFunc(list, nf, func(a, b *Follow) int { return strings.Compare(key(a), key(b)) })
-		return slices.Insert(list, i, nf)
-	}
-	s.following[f.Follower] = ins(s.following[f.Follower], func(x *Follow) string { return x.Following })
-	s.followers[f.Following] = ins(s.followers[f.Following], func(x *Follow) string { return x.Follower })
+	s.following[f.Follower] = insertSorted(s.following[f.Follower], nf, func(a, b *Follow) int { return strings.Compare(a.Following, b.Following) })
+	s.followers[f.Following] = insertSorted(s.followers[f.Following], nf, func(a, b *Follow) int { return strings.Compare(a.Follower, b.Follower) })
 }

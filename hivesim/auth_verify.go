@@ -104,9 +104,9 @@ func (c *callCtx) authorityError(p authProblem, id string) *rpcError {
 				k   string
 				get func(*Account) *Authority
 			}{{"posting", posting}, {"active", active}, {"owner", owner}} {
-				if a := ch.authOf(id, r.get, nil); a != nil {
+				if a := ch.byName[id]; a != nil {
 					w.key(r.k)
-					writeAuthority(w, a)
+					writeAuthority(w, r.get(a))
 				}
 			}
 		})

@@ -36,20 +36,6 @@ func (ch *chain) newSignState(get func(*Account) *Authority, keys []hivetx.Publi
 	return s
 }
 
-// authOf is an account's authority of a role, nil for no such account;
-// seen sees it as hived's getters see every authority they return.
-func (ch *chain) authOf(name string, get func(*Account) *Authority, seen func(*Authority)) *Authority {
-	a := ch.byName[name]
-	if a == nil {
-		return nil
-	}
-	auth := get(a)
-	if seen != nil {
-		seen(auth)
-	}
-	return auth
-}
-
 // checkAuthorities is verify_authority_impl: a transaction needing posting
 // authority may not need any other; each required posting account is met
 // by its posting authority (members resolved by theirs) or its active or
@@ -64,7 +50,7 @@ func (ch *chain) checkAuthorities(req hivetx.Required, keys []hivetx.PublicKey) 
 		}
 		s := ch.newSignState(posting, keys, nil)
 		for _, id := range sortedUniq(req.Posting) {
-			if !s.checkAccount(id) && !s.checkAuthority(ch.authOf(id, active, nil)) && !s.checkAuthority(ch.authOf(id, owner, nil)) {
+			if !s.checkAccount(id) && !s.checkAuthority(s.authOf(id, active)) && !s.checkAuthority(s.authOf(id, owner)) {
 				return authMissingPosting, id
 			}
 		}
@@ -75,12 +61,12 @@ func (ch *chain) checkAuthorities(req hivetx.Required, keys []hivetx.PublicKey) 
 	}
 	s := ch.newSignState(active, keys, nil)
 	for _, id := range sortedUniq(req.Active) {
-		if !s.checkAccount(id) && !s.checkAuthority(ch.authOf(id, owner, nil)) {
+		if !s.checkAccount(id) && !s.checkAuthority(s.authOf(id, owner)) {
 			return authMissingActive, id
 		}
 	}
 	for _, id := range sortedUniq(req.Owner) {
-		if !s.checkAuthority(ch.authOf(id, owner, nil)) {
+		if !s.checkAuthority(s.authOf(id, owner)) {
 			return authMissingOwner, id
 		}
 	}
@@ -120,7 +106,7 @@ func (ch *chain) requiredSignatures(req hivetx.Required, sigKeys, available []hi
 	} else {
 		s.get = active
 		for _, id := range sortedUniq(req.Owner) {
-			s.checkAuthority(ch.authOf(id, owner, seen))
+			s.checkAuthority(s.authOf(id, owner))
 		}
 		for _, id := range sortedUniq(req.Active) {
 			s.checkAccount(id)

@@ -14,88 +14,93 @@ func (ch *chain) producerReward(num uint32) *operation {
 	return opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
 }
 
-func writeBlockHeader(w *jw, ch *chain, num uint32) {
-	w.kstr("previous", ch.blockID(num-1))
-	w.ktime("timestamp", ch.blockTime(num))
-	w.kstr("witness", ch.producer(num).Owner)
-	if len(ch.blocks[num]) == 0 {
-		w.kstr("transaction_merkle_root", zeroTrxID)
-	} else {
-		w.kstr("transaction_merkle_root", hexHash(40, ch.seed^uint64(num)^0x6d65726b6c65))
+func blockHeader(ch *chain, num uint32) jobj {
+	root := zeroTrxID
+	if len(ch.blocks[num]) > 0 {
+		root = hexHash(40, ch.seed^uint64(num)^0x6d65726b6c65)
 	}
-	w.kemptyArr("extensions")
+	return jobj{"previous", ch.blockID(num - 1), "timestamp", ch.blockTime(num), "witness", ch.producer(num).Owner,
+		"transaction_merkle_root", root, "extensions", []string{}}
 }
 
 // writeBlock writes api_signed_block_object, or condenser's legacy block (legacy ops and
 // annotated transactions).
 func writeBlock(w *jw, ch *chain, num uint32, legacy bool) {
 	txs := ch.blocks[num]
+	ids := make([]string, len(txs))
+	for i, tx := range txs {
+		ids[i] = tx.ID
+	}
 	w.objBegin()
-	writeBlockHeader(w, ch, num)
-	w.kstr("witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967))
-	w.key("transactions")
-	w.arrBegin()
-	for _, tx := range txs {
-		w.objBegin()
-		w.knum("ref_block_num", int64(tx.RefBlockNum))
-		w.knum("ref_block_prefix", int64(tx.RefBlockPrefix))
-		w.ktime("expiration", tx.Expiration)
-		w.key("operations")
+	w.members(legacy, blockHeader(ch, num)...)
+	w.members(legacy, "witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967), "transactions", func(w *jw) {
 		w.arrBegin()
-		for _, op := range tx.Ops {
-			writeOp(w, op, legacy)
+		for _, tx := range txs {
+			writeTransaction(w, tx, legacy, legacy)
 		}
 		w.arrEnd()
-		w.kemptyArr("extensions")
-		w.kstrs("signatures", []string{tx.Signature()})
-		if legacy {
-			w.kstr("transaction_id", tx.ID)
-			w.knum("block_num", int64(num))
-			w.knum("transaction_num", int64(tx.Index))
-		}
-		w.objEnd()
+	}, "block_id", ch.blockID(num), "signing_key", ch.producer(num).SigningKey, "transaction_ids", ids)
+	w.objEnd()
+}
+
+// writeTransaction writes a transaction of a block, annotated with its id
+// and place (legacy: with condenser's operations).
+func writeTransaction(w *jw, tx *txn, legacy, annotated bool) {
+	w.objBegin()
+	w.members(legacy, "ref_block_num", tx.RefBlockNum, "ref_block_prefix", tx.RefBlockPrefix, "expiration", tx.Expiration,
+		"operations", func(w *jw) {
+			w.arrBegin()
+			for _, op := range tx.Ops {
+				writeOp(w, op, legacy)
+			}
+			w.arrEnd()
+		}, "extensions", []string{}, "signatures", []string{tx.Signature()})
+	if annotated {
+		w.members(legacy, "transaction_id", tx.ID, "block_num", tx.Block, "transaction_num", tx.Index)
 	}
-	w.arrEnd()
-	w.kstr("block_id", ch.blockID(num))
-	w.kstr("signing_key", ch.producer(num).SigningKey)
-	w.key("transaction_ids")
-	w.arrBegin()
-	for _, tx := range txs {
-		w.str(tx.ID)
-	}
-	w.arrEnd()
 	w.objEnd()
 }
 
 func (c *callCtx) blockExists(num uint32) bool { return num > 0 && num <= c.head }
 
-func (c *callCtx) blockNumArg(p any) (uint32, *rpcError) {
-	o, err := c.asObject(p)
-	if err != nil {
-		return 0, err
-	}
-	return c.asU32(o["block_num"])
-}
-
-func blockAPIGetBlock(header bool) methodFunc {
+// getBlock serves block_api's get_block and get_block_header ({"block_num"}
+// answering {"block"} or {"header"}, {} for no such block) and their
+// condenser_api forms ([num] answering the legacy block or header, or null).
+func getBlock(header bool) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
-		num, err := c.blockNumArg(p)
+		legacy := c.api == "condenser_api"
+		var numV any
+		if legacy {
+			args, err := c.condN(p, 1)
+			if err != nil {
+				return err
+			}
+			numV = args[0]
+		} else {
+			o, err := c.asObject(p)
+			if err != nil {
+				return err
+			}
+			numV = o["block_num"]
+		}
+		num, err := c.asU32(numV)
 		if err != nil {
 			return err
 		}
-		w.objBegin()
-		if c.blockExists(num) {
-			if header {
-				w.key("header")
-				w.objBegin()
-				writeBlockHeader(w, c.n.ch, num)
-				w.objEnd()
-			} else {
-				w.key("block")
-				writeBlock(w, c.n.ch, num, false)
-			}
+		block, member := func(w *jw) { writeBlock(w, c.n.ch, num, legacy) }, "block"
+		if header {
+			block, member = func(w *jw) { w.value(blockHeader(c.n.ch, num), legacy) }, "header"
 		}
-		w.objEnd()
+		switch {
+		case legacy && !c.blockExists(num):
+			w.null()
+		case legacy:
+			block(w)
+		case c.blockExists(num):
+			w.value(jobj{member, block}, false)
+		default:
+			w.value(jobj{}, false)
+		}
 		return nil
 	}
 }
@@ -114,42 +119,14 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
 	if start == 0 {
 		return c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow")
 	}
-	w.objBegin()
-	w.key("blocks")
-	w.arrBegin()
-	for i := uint32(0); i < count && c.blockExists(start+i); i++ {
-		writeBlock(w, c.n.ch, start+i, false)
-	}
-	w.arrEnd()
-	w.objEnd()
+	w.value(jobj{"blocks", func(w *jw) {
+		w.arrBegin()
+		for i := uint32(0); i < count && c.blockExists(start+i); i++ {
+			writeBlock(w, c.n.ch, start+i, false)
+		}
+		w.arrEnd()
+	}}, false)
 	return nil
-}
-
-func condGetBlock(header bool) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
-		if err := c.checkArgs(args, 1); err != nil {
-			return err
-		}
-		num, err := c.asU32(args[0])
-		if err != nil {
-			return err
-		}
-		switch {
-		case !c.blockExists(num):
-			w.null()
-		case header:
-			w.objBegin()
-			writeBlockHeader(w, c.n.ch, num)
-			w.objEnd()
-		default:
-			writeBlock(w, c.n.ch, num, true)
-		}
-		return nil
-	}
 }
 
 // opObject is one entry of account history or get_ops_in_block.
@@ -160,27 +137,29 @@ type opObject struct {
 	trxInBlock uint32
 	opInTrx    uint32
 	op         *operation
+	opID       uint64 // operation_id (enum_virtual_ops numbers them)
 }
 
 // writeOpObject writes api_operation_object (with operation_id) or condenser's legacy form.
 func writeOpObject(w *jw, o opObject, legacy bool) {
 	w.objBegin()
-	w.kstr("trx_id", o.trxID)
-	w.knum("block", int64(o.block))
-	w.knum("trx_in_block", int64(o.trxInBlock))
-	w.knum("op_in_trx", int64(o.opInTrx))
-	w.kbool("virtual_op", o.op.Virtual)
-	w.ktime("timestamp", o.at)
+	w.members(legacy, "trx_id", o.trxID, "block", o.block, "trx_in_block", o.trxInBlock, "op_in_trx", o.opInTrx,
+		"virtual_op", o.op.Virtual, "timestamp", o.at)
 	w.key("op")
 	writeOp(w, o.op, legacy)
 	if !legacy {
-		w.ku64("operation_id", 0)
+		w.ku64("operation_id", o.opID)
 	}
 	w.objEnd()
 }
 
 func (h histEntry) object(ch *chain) opObject {
 	return opObject{at: ch.blockTime(h.tx.Block), trxID: h.tx.ID, block: h.tx.Block, trxInBlock: h.tx.Index, opInTrx: h.opInTrx, op: h.op}
+}
+
+// virtualOp is block num's virtual operation, the producer reward.
+func (ch *chain) virtualOp(num uint32) opObject {
+	return opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)}
 }
 
 // historyArgs are account_history_api.get_account_history's arguments.
@@ -219,90 +198,72 @@ func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
 			picked = append(picked, int(i))
 		}
 	}
-	if !legacy {
-		w.objBegin()
-		w.key("history")
-	}
-	w.arrBegin()
-	for i := len(picked) - 1; i >= 0; i-- {
+	entries := func(w *jw) {
 		w.arrBegin()
-		w.num(int64(picked[i]))
-		writeOpObject(w, hist[picked[i]].object(c.n.ch), legacy)
+		for i := len(picked) - 1; i >= 0; i-- {
+			w.arrBegin()
+			w.num(int64(picked[i]))
+			writeOpObject(w, hist[picked[i]].object(c.n.ch), legacy)
+			w.arrEnd()
+		}
 		w.arrEnd()
 	}
-	w.arrEnd()
-	if !legacy {
-		w.objEnd()
+	if legacy {
+		entries(w)
+	} else {
+		w.value(jobj{"history", entries}, false)
 	}
 	return nil
 }
 
-func ahGetAccountHistory(c *callCtx, p any, w *jw) *rpcError {
-	o, err := c.asObject(p)
-	if err != nil {
-		return err
-	}
+// getAccountHistory serves account_history_api's get_account_history
+// ({"account", "start", "limit", "operation_filter_low", ...}) and
+// condenser_api's ([account, start, limit(, low(, high))]).
+func getAccountHistory(c *callCtx, p any, w *jw) *rpcError {
+	legacy := c.api == "condenser_api"
+	in := &conv{}
 	a := historyArgs{start: ^uint64(0), limit: 1000}
-	if a.account, err = c.asName(o["account"]); err != nil {
-		return err
-	}
-	if v, ok := o["start"]; ok {
-		if a.start, err = c.asU64(v); err != nil {
+	if legacy {
+		args, err := c.condArgs(p)
+		if err != nil {
 			return err
 		}
+		if len(args) < 3 || len(args) > 5 {
+			return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
+		}
+		a.account, a.start, a.limit = get(in, c.asName, args[0]), get(in, c.asU64, args[1]), get(in, c.asU32, args[2])
+		if len(args) > 3 {
+			a.low, a.hasFilters = get(in, c.asU64, args[3]), true
+		}
+		if len(args) > 4 {
+			a.high = get(in, c.asU64, args[4])
+		}
+		if in.err != nil {
+			return in.err
+		}
+		return c.accountHistory(a, w, true)
+	}
+	o := get(in, c.asObject, p)
+	a.account = get(in, c.asName, o["account"])
+	if v, ok := o["start"]; ok {
+		a.start = get(in, c.asU64, v)
 	}
 	if v, ok := o["limit"]; ok {
-		if a.limit, err = c.asU32(v); err != nil {
-			return err
-		}
+		a.limit = get(in, c.asU32, v)
 	}
 	if v, ok := o["include_reversible"]; ok {
-		if _, err = c.asBool(v); err != nil {
-			return err
-		}
+		get(in, c.asBool, v)
 	}
-	for _, f := range []struct {
-		k   string
-		dst *uint64
-	}{{"operation_filter_low", &a.low}, {"operation_filter_high", &a.high}} {
-		if v, ok := o[f.k]; ok && v != nil {
-			if *f.dst, err = c.asU64(v); err != nil {
-				return err
-			}
-			a.hasFilters = true
-		}
+	if v := o["operation_filter_low"]; v != nil {
+		a.low, a.hasFilters = get(in, c.asU64, v), true
 	}
-	return c.accountHistory(a, w, false)
-}
-
-func condGetAccountHistory(c *callCtx, p any, w *jw) *rpcError {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return err
+	if v := o["operation_filter_high"]; v != nil {
+		a.high, a.hasFilters = get(in, c.asU64, v), true
 	}
-	if len(args) < 3 || len(args) > 5 {
-		return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
-	}
-	var a historyArgs
-	in := &conv{}
-	a.account = get(in, c.asName, args[0])
-	a.start = get(in, c.asU64, args[1])
-	a.limit = get(in, c.asU32, args[2])
 	if in.err != nil {
 		return in.err
 	}
-	if len(args) > 3 {
-		if a.low, err = c.asU64(args[3]); err != nil {
-			return err
-		}
-		a.hasFilters = true
-	}
-	if len(args) > 4 {
-		if a.high, err = c.asU64(args[4]); err != nil {
-			return err
-		}
-	}
-	return c.accountHistory(a, w, true)
+	return c.accountHistory(a, w, false)
 }
 
 // opsInBlock lists the operations of block num: transaction operations, then the
@@ -320,51 +281,49 @@ func (c *callCtx) opsInBlock(num uint32, onlyVirtual bool) []opObject {
 			}
 		}
 	}
-	return append(out, opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)})
+	return append(out, ch.virtualOp(num))
 }
 
-func ahGetOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
+// getOpsInBlock serves account_history_api's get_ops_in_block
+// ({"block_num", "only_virtual"} answering {"ops"}) and condenser_api's
+// ([num(, only_virtual)] answering the legacy list).
+func getOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
+	legacy := c.api == "condenser_api"
 	in := &conv{}
-	o := get(in, c.asObject, p)
-	num := get(in, c.asU32, o["block_num"])
-	onlyVirtual := get(in, c.asBool, o["only_virtual"])
-	_ = get(in, c.asBool, o["include_reversible"])
+	var num uint32
+	var onlyVirtual bool
+	if legacy {
+		args, err := c.condArgs(p)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 && len(args) != 2 {
+			return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
+		}
+		num = get(in, c.asU32, args[0])
+		if len(args) == 2 {
+			onlyVirtual = get(in, c.asBool, args[1])
+		}
+	} else {
+		o := get(in, c.asObject, p)
+		num = get(in, c.asU32, o["block_num"])
+		onlyVirtual = get(in, c.asBool, o["only_virtual"])
+		_ = get(in, c.asBool, o["include_reversible"])
+	}
 	if in.err != nil {
 		return in.err
 	}
-	w.objBegin()
-	w.key("ops")
-	w.arrBegin()
-	for _, op := range c.opsInBlock(num, onlyVirtual) {
-		writeOpObject(w, op, false)
-	}
-	w.arrEnd()
-	w.objEnd()
-	return nil
-}
-
-func condGetOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return err
-	}
-	if len(args) != 1 && len(args) != 2 {
-		return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
-	}
-	num, err := c.asU32(args[0])
-	if err != nil {
-		return err
-	}
-	onlyVirtual := false
-	if len(args) == 2 {
-		if onlyVirtual, err = c.asBool(args[1]); err != nil {
-			return err
+	ops := func(w *jw) {
+		w.arrBegin()
+		for _, op := range c.opsInBlock(num, onlyVirtual) {
+			writeOpObject(w, op, legacy)
 		}
+		w.arrEnd()
 	}
-	w.arrBegin()
-	for _, op := range c.opsInBlock(num, onlyVirtual) {
-		writeOpObject(w, op, true)
+	if legacy {
+		ops(w)
+	} else {
+		w.value(jobj{"ops", ops}, false)
 	}
-	w.arrEnd()
 	return nil
 }

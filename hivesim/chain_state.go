@@ -39,64 +39,39 @@ func (ch *chain) activeWitnesses(head uint32) []string {
 	return out
 }
 
-func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) {
-	w.key(k)
-	w.objBegin()
-	w.knum("resource_unit", 10000)
-	w.knum("budget_per_time_unit", budget)
-	w.ki64("pool_eq", pool)
-	w.ki64("max_pool_size", pool)
-	w.key("decay_params")
-	w.objBegin()
-	w.knum("decay_per_time_unit", decay)
-	w.knum("decay_per_time_unit_denom_shift", shift)
-	w.objEnd()
-	w.ki64("min_decay", minDecay)
-	w.objEnd()
+// rdParams is an rd_dynamic_params object.
+func rdParams(budget, decay, shift, pool, minDecay int64) jobj {
+	return jobj{"resource_unit", 10000, "budget_per_time_unit", budget, "pool_eq", pool, "max_pool_size", pool,
+		"decay_params", jobj{"decay_per_time_unit", decay, "decay_per_time_unit_denom_shift", shift}, "min_decay", minDecay}
 }
 
-func writeChainProps(w *jw, k string, legacy bool) {
-	w.key(k)
-	w.objBegin()
-	w.kasset("account_creation_fee", asset(3000, HIVE), legacy)
-	w.knum("maximum_block_size", 65536)
-	w.knum("hbd_interest_rate", 2000)
-	w.knum("account_subsidy_budget", 797)
-	w.knum("account_subsidy_decay", 347321)
-	w.objEnd()
+func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) {
+	w.members(false, k, rdParams(budget, decay, shift, pool, minDecay))
 }
+
+// chainProps are the median chain properties.
+var chainProps = jobj{"account_creation_fee", asset(3000, HIVE), "maximum_block_size", 65536, "hbd_interest_rate", 2000,
+	"account_subsidy_budget", 797, "account_subsidy_decay", 347321}
+
+func writeChainProps(w *jw, k string, legacy bool) { w.members(legacy, k, chainProps) }
 
 // writeWitnessSchedule writes api_witness_schedule_object.
 func writeWitnessSchedule(w *jw, c *callCtx, legacy, future bool) {
 	ch := c.n.ch
 	n := uint32(len(ch.schedule))
 	w.objBegin()
-	w.knum("id", 0)
-	w.kstr("current_virtual_time", U128{Lo: uint64(c.head) << 20}.String())
-	w.knum("next_shuffle_block_num", int64(c.head-c.head%n+n))
-	w.kstrs("current_shuffled_witnesses", ch.activeWitnesses(c.head))
+	w.members(legacy, "id", 0, "current_virtual_time", U128{Lo: uint64(c.head) << 20}.String(),
+		"next_shuffle_block_num", c.head-c.head%n+n, "current_shuffled_witnesses", ch.activeWitnesses(c.head))
 	if future {
 		w.kstrs("future_shuffled_witnesses", ch.activeWitnesses(c.head+n))
 	}
-	w.knum("num_scheduled_witnesses", int64(min(n, 21)))
-	w.knum("elected_weight", 1)
-	w.knum("timeshare_weight", 5)
-	w.knum("miner_weight", 1)
-	w.knum("witness_pay_normalization_factor", 25)
-	writeChainProps(w, "median_props", legacy)
-	w.kstr("majority_version", blockchainVersion)
-	w.knum("max_voted_witnesses", 20)
-	w.knum("max_miner_witnesses", 0)
-	w.knum("max_runner_witnesses", 1)
-	w.knum("hardfork_required_witnesses", 17)
-	writeRdParams(w, "account_subsidy_rd", 797, 347321, 36, 157691079, 0)
-	writeRdParams(w, "account_subsidy_witness_rd", 996, 7293741, 36, 9384019, 179)
-	w.ki64("min_witness_account_subsidy_decay", 0)
+	w.members(legacy, "num_scheduled_witnesses", min(n, 21), "elected_weight", 1, "timeshare_weight", 5, "miner_weight", 1,
+		"witness_pay_normalization_factor", 25, "median_props", chainProps, "majority_version", blockchainVersion,
+		"max_voted_witnesses", 20, "max_miner_witnesses", 0, "max_runner_witnesses", 1, "hardfork_required_witnesses", 17,
+		"account_subsidy_rd", rdParams(797, 347321, 36, 157691079, 0),
+		"account_subsidy_witness_rd", rdParams(996, 7293741, 36, 9384019, 179), "min_witness_account_subsidy_decay", int64(0))
 	if future {
-		w.key("future_changes")
-		w.objBegin()
-		w.kstr("majority_version", blockchainVersion)
-		w.objEnd()
+		w.members(legacy, "future_changes", jobj{"majority_version", blockchainVersion})
 	}
 	w.objEnd()
 }
@@ -117,16 +92,10 @@ func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
 	hist := c.n.ch.feedHistory(c.head)
 	sorted := slices.Clone(hist)
 	slices.SortFunc(sorted, func(a, b Price) int { return cmp.Compare(a.Base.Amount, b.Base.Amount) })
+	median := sorted[len(sorted)/2]
 	w.objBegin()
-	w.knum("id", 0)
-	w.key("current_median_history")
-	writePrice(w, sorted[len(sorted)/2], legacy)
-	w.key("market_median_history")
-	writePrice(w, sorted[len(sorted)/2], legacy)
-	w.key("current_min_history")
-	writePrice(w, sorted[0], legacy)
-	w.key("current_max_history")
-	writePrice(w, sorted[len(sorted)-1], legacy)
+	w.members(legacy, "id", 0, "current_median_history", median, "market_median_history", median,
+		"current_min_history", sorted[0], "current_max_history", sorted[len(sorted)-1])
 	w.key("price_history")
 	w.arrBegin()
 	for _, p := range hist {
@@ -137,18 +106,10 @@ func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
 }
 
 func writeRewardFund(w *jw, c *callCtx, legacy bool) {
-	w.objBegin()
-	w.knum("id", 0)
-	w.kstr("name", "post")
-	w.kasset("reward_balance", c.n.ch.supply.totalRewardFund, legacy)
-	w.kstr("recent_claims", "709847774236745463")
-	w.ktime("last_update", c.now())
-	w.kstr("content_constant", "2000000000000")
-	w.knum("percent_curation_rewards", 5000)
-	w.knum("percent_content_rewards", 10000)
-	w.kstr("author_reward_curve", "linear")
-	w.kstr("curation_reward_curve", "linear")
-	w.objEnd()
+	w.value(jobj{"id", 0, "name", "post", "reward_balance", c.n.ch.supply.totalRewardFund,
+		"recent_claims", "709847774236745463", "last_update", c.now(), "content_constant", "2000000000000",
+		"percent_curation_rewards", 5000, "percent_content_rewards", 10000,
+		"author_reward_curve", "linear", "curation_reward_curve", "linear"}, legacy)
 }
 
 // hardforkTimes are the times of hardforks 0..27, spread over the chain's
@@ -163,29 +124,19 @@ func (ch *chain) hardforkTimes() []time.Time {
 
 func writeHardforkProps(w *jw, ch *chain) {
 	times := ch.hardforkTimes()
-	w.objBegin()
-	w.knum("id", 0)
-	w.key("processed_hardforks")
-	w.arrBegin()
-	for _, t := range times {
-		w.time(t)
-	}
-	w.arrEnd()
-	w.knum("last_hardfork", int64(len(times)-1))
-	w.kstr("current_hardfork_version", hardforkVersion)
-	w.kstr("next_hardfork", hardforkVersion)
-	w.ktime("next_hardfork_time", times[len(times)-1])
-	w.objEnd()
+	w.value(jobj{"id", 0, "processed_hardforks", func(w *jw) {
+		w.arrBegin()
+		for _, t := range times {
+			w.time(t)
+		}
+		w.arrEnd()
+	}, "last_hardfork", len(times) - 1, "current_hardfork_version", hardforkVersion, "next_hardfork", hardforkVersion,
+		"next_hardfork_time", times[len(times)-1]}, false)
 }
 
 func writeVersion(w *jw) {
-	w.objBegin()
-	w.kstr("blockchain_version", blockchainVersion)
-	w.kstr("hive_revision", hiveRevision)
-	w.kstr("fc_revision", hiveRevision)
-	w.kstr("chain_id", mainnetChainID)
-	w.kstr("node_type", "mainnet")
-	w.objEnd()
+	w.value(jobj{"blockchain_version", blockchainVersion, "hive_revision", hiveRevision, "fc_revision", hiveRevision,
+		"chain_id", mainnetChainID, "node_type", "mainnet"}, false)
 }
 
 // writeConfig writes a subset of hived's compile-time constants (mainnet
@@ -268,14 +219,8 @@ func writeOrder(w *jw, o *LimitOrder, legacy bool) {
 	if hive.Symbol == HBD {
 		hive, hbd = hbd, hive
 	}
-	w.objBegin()
-	w.key("order_price")
-	writePrice(w, o.SellPrice, legacy)
-	w.kstr("real_price", realPrice(o.SellPrice))
-	w.ki64("hive", hive.Amount)
-	w.ki64("hbd", hbd.Amount)
-	w.ktime("created", o.Created)
-	w.objEnd()
+	w.value(jobj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice), "hive", hive.Amount, "hbd", hbd.Amount,
+		"created", o.Created}, legacy)
 }
 
 func writeOrderBook(w *jw, c *callCtx, limit int, legacy bool) {

@@ -34,11 +34,13 @@ const (
 	stylePython
 )
 
-// rpcError is a JSON-RPC error object; data holds pre-encoded JSON or is nil.
+// rpcError is a JSON-RPC error object; data holds pre-encoded JSON or is
+// nil; raw, when set, is the whole error object, pre-encoded (Replay's).
 type rpcError struct {
 	code    int
 	message string
 	data    []byte
+	raw     []byte
 }
 
 // callCtx carries what a method needs while it serves one call.
@@ -69,37 +71,23 @@ type fcException struct {
 
 func (c *callCtx) writeFC(x fcException) []byte {
 	var w jw
-	w.objBegin()
-	w.knum("code", int64(x.code))
-	w.kstr("name", x.name)
-	w.kstr("message", x.what)
-	w.key("stack")
-	w.arrBegin()
-	w.objBegin()
-	w.key("context")
-	w.objBegin()
-	w.kstr("level", x.level)
-	w.kstr("file", x.file)
-	w.knum("line", x.line)
-	w.kstr("method", x.method)
-	w.kstr("hostname", "")
-	w.kstr("thread_name", x.thread)
-	w.ktime("timestamp", c.now())
-	w.objEnd()
-	w.kstr("format", x.format)
-	w.key("data")
-	w.objBegin()
-	if x.data != nil {
-		x.data(&w)
-	}
-	w.objEnd()
-	w.objEnd()
-	w.arrEnd()
-	if x.assertion != "" {
-		w.key("extension")
+	data := func(w *jw) {
 		w.objBegin()
-		w.kstr("assertion_expression", x.assertion)
+		if x.data != nil {
+			x.data(w)
+		}
 		w.objEnd()
+	}
+	stack := func(w *jw) {
+		w.arrBegin()
+		w.value(jobj{"context", jobj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
+			"thread_name", x.thread, "timestamp", c.now()}, "format", x.format, "data", data}, false)
+		w.arrEnd()
+	}
+	w.objBegin()
+	w.members(false, "code", x.code, "name", x.name, "message", x.what, "stack", stack)
+	if x.assertion != "" {
+		w.members(false, "extension", jobj{"assertion_expression", x.assertion})
 	}
 	if x.assertHash {
 		w.kstr("assert_hash", hexHash(20, hashString(x.assertion)))
@@ -174,14 +162,15 @@ func (n *Node) envelopeError(code int, fcCode int, name, what, format, assertion
 	return e
 }
 
+// envelopeAssert is a failed FC_ASSERT of the json_rpc plugin.
+func (n *Node) envelopeAssert(code int, expr, msg string, head uint32) *rpcError {
+	return n.envelopeError(code, 10, "assert_exception", "Assert Exception", expr+": "+msg, expr, head)
+}
+
 // methodNotFound reproduces hived's -32601 for an unknown API or method.
 func (n *Node) methodNotFound(api, method string, apiKnown bool, head uint32) *rpcError {
 	if !apiKnown {
-		expr := "api_itr != data._registered_apis.end()"
-		return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
-			expr+": Could not find API "+api, expr, head)
+		return n.envelopeAssert(codeMethodNotFound, "api_itr != data._registered_apis.end()", "Could not find API "+api, head)
 	}
-	expr := "method_itr != api_itr->second.end()"
-	return n.envelopeError(codeMethodNotFound, 10, "assert_exception", "Assert Exception",
-		expr+": Could not find method "+method, expr, head)
+	return n.envelopeAssert(codeMethodNotFound, "method_itr != api_itr->second.end()", "Could not find method "+method, head)
 }

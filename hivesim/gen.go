@@ -201,41 +201,19 @@ func (g *gen) genAccounts(n int) {
 			vests = 9_000_000_000_000_000 + g.r.Int64N(1<<56) // whales exceed 2^53
 		}
 		a := &Account{
-			ID:                       int64(i),
-			Name:                     name,
-			Owner:                    demoAuthority(name, "owner"), // keys.go: real keys from DemoPassword
-			Active:                   demoAuthority(name, "active"),
-			Posting:                  demoAuthority(name, "posting"),
-			MemoKey:                  demoPublicKey(name, "memo"),
-			LastOwnerUpdate:          Epoch,
-			LastAccountUpdate:        created,
-			Created:                  created,
-			Mined:                    i == 0,
-			RecoveryAccount:          "initminer",
-			LastAccountRecovery:      Epoch,
-			CanVote:                  true,
-			VotingMana:               vests / 10 * int64(1+g.r.IntN(10)),
-			DownvoteMana:             vests / 4,
-			ManaLastUpdate:           uint32(ch.headTime0.Unix()) - uint32(g.r.IntN(86400*10)),
-			Balance:                  asset(g.r.Int64N(100_000_000), HIVE),
-			SavingsBalance:           asset(g.r.Int64N(10_000_000)*int64(g.r.IntN(2)), HIVE),
-			HBDBalance:               asset(g.r.Int64N(5_000_000), HBD),
-			SavingsHBDBalance:        asset(g.r.Int64N(5_000_000)*int64(g.r.IntN(2)), HBD),
-			RewardHBDBalance:         asset(0, HBD),
-			RewardHiveBalance:        asset(0, HIVE),
-			RewardVestingBalance:     asset(g.r.Int64N(2_000_000), VESTS),
-			RewardVestingHive:        asset(g.r.Int64N(1_000), HIVE),
-			VestingShares:            asset(vests, VESTS),
-			DelegatedVestingShares:   asset(0, VESTS),
-			ReceivedVestingShares:    asset(0, VESTS),
-			VestingWithdrawRate:      asset(0, VESTS),
-			NextVestingWithdrawal:    MaxTime,
-			CurationRewards:          g.r.Int64N(10_000_000),
-			PostingRewards:           g.r.Int64N(10_000_000),
-			LastPost:                 Epoch,
-			LastRootPost:             Epoch,
-			LastVoteTime:             Epoch,
-			GovernanceVoteExpiration: MaxTime,
+			ID: int64(i), Name: name, Mined: i == 0, CanVote: true, Created: created, LastAccountUpdate: created,
+			Owner: demoAuthority(name, "owner"), Active: demoAuthority(name, "active"), // keys.go: real keys from DemoPassword
+			Posting: demoAuthority(name, "posting"), MemoKey: demoPublicKey(name, "memo"),
+			RecoveryAccount: "initminer", LastOwnerUpdate: Epoch, LastAccountRecovery: Epoch, DownvoteMana: vests / 4,
+			VotingMana: vests / 10 * int64(1+g.r.IntN(10)), ManaLastUpdate: uint32(ch.headTime0.Unix()) - uint32(g.r.IntN(86400*10)),
+			Balance: asset(g.r.Int64N(100_000_000), HIVE), SavingsBalance: asset(g.r.Int64N(10_000_000)*int64(g.r.IntN(2)), HIVE),
+			HBDBalance: asset(g.r.Int64N(5_000_000), HBD), SavingsHBDBalance: asset(g.r.Int64N(5_000_000)*int64(g.r.IntN(2)), HBD),
+			RewardHBDBalance: asset(0, HBD), RewardHiveBalance: asset(0, HIVE),
+			RewardVestingBalance: asset(g.r.Int64N(2_000_000), VESTS), RewardVestingHive: asset(g.r.Int64N(1_000), HIVE),
+			VestingShares: asset(vests, VESTS), DelegatedVestingShares: asset(0, VESTS), ReceivedVestingShares: asset(0, VESTS),
+			VestingWithdrawRate: asset(0, VESTS), NextVestingWithdrawal: MaxTime,
+			CurationRewards: g.r.Int64N(10_000_000), PostingRewards: g.r.Int64N(10_000_000),
+			LastPost: Epoch, LastRootPost: Epoch, LastVoteTime: Epoch, GovernanceVoteExpiration: MaxTime,
 		}
 		if g.r.IntN(4) == 0 {
 			a.JSONMetadata = `{"profile":{"name":"` + strings.ToUpper(name[:1]) + name[1:] + `","about":"simulated account"}}`
@@ -287,20 +265,11 @@ func (g *gen) genWitnesses() {
 	slices.SortFunc(picked, func(a, b *Account) int { return cmp.Compare(a.ID, b.ID) })
 	for i, a := range picked {
 		w := &Witness{
-			ID:                    int64(i),
-			Owner:                 a.Name,
-			Created:               a.Created,
-			URL:                   "https://hive.blog/@" + a.Name + "/witness",
-			SigningKey:            g.key(5, a.ID),
-			AccountCreationFee:    asset(3000, HIVE),
-			MaximumBlockSize:      65536,
-			HBDInterestRate:       uint16(g.r.IntN(2000)),
-			HBDExchangeRate:       Price{asset(int64(200+g.r.IntN(200)), HBD), asset(1000, HIVE)},
-			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second),
-			RunningVersion:        "1.27.11",
-			HardforkTimeVote:      ch.genesis,
-			TotalMissed:           uint32(g.r.IntN(500)),
-			VirtualScheduledTime:  MaxU128,
+			ID: int64(i), Owner: a.Name, Created: a.Created, URL: "https://hive.blog/@" + a.Name + "/witness",
+			SigningKey: g.key(5, a.ID), AccountCreationFee: asset(3000, HIVE), MaximumBlockSize: 65536,
+			HBDInterestRate: uint16(g.r.IntN(2000)), HBDExchangeRate: Price{asset(int64(200+g.r.IntN(200)), HBD), asset(1000, HIVE)},
+			LastHBDExchangeUpdate: ch.headTime0.Add(-time.Duration(g.r.IntN(86400)) * time.Second), RunningVersion: "1.27.11",
+			HardforkTimeVote: ch.genesis, TotalMissed: uint32(g.r.IntN(500)), VirtualScheduledTime: MaxU128,
 		}
 		if i%4 != 3 { // every fourth witness has no votes
 			w.Votes = g.r.Int64N(1 << 62)

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// txn is a transaction included in a generated block.
 // txnLifetime is how long after its block a generated transaction expires.
 const txnLifetime = 10 * time.Minute
 
+// txn is a transaction included in a generated block.
 type txn struct {
 	Block          uint32
 	Index          uint32 // trx_in_block
@@ -93,12 +93,7 @@ func (g *gen) buildHistory() {
 // buildIndexes sorts every family into the orders of its indexes.
 func (g *gen) buildIndexes() {
 	ch := g.ch
-	id := func(name string) int64 {
-		if a := ch.byName[name]; a != nil {
-			return a.ID
-		}
-		return -1
-	}
+	id := ch.accountID
 	ch.indexAccounts()
 	ch.wByName = sortedBy(ch.witnesses, func(a, b *Witness) int { return strings.Compare(a.Owner, b.Owner) })
 	ch.wBySchedule = sortedBy(ch.witnesses, func(a, b *Witness) int {
@@ -179,12 +174,8 @@ func (g *gen) buildIndexes() {
 	ch.propByCreator = sortedBy(ch.proposals, func(a, b *Proposal) int {
 		return cmp.Or(strings.Compare(a.Creator, b.Creator), cmp.Compare(a.ID, b.ID))
 	})
-	ch.propByStart = sortedBy(ch.proposals, func(a, b *Proposal) int {
-		return cmp.Or(a.StartDate.Compare(b.StartDate), cmp.Compare(a.ID, b.ID))
-	})
-	ch.propByEnd = sortedBy(ch.proposals, func(a, b *Proposal) int {
-		return cmp.Or(a.EndDate.Compare(b.EndDate), cmp.Compare(a.ID, b.ID))
-	})
+	ch.propByStart = sortedBy(ch.proposals, func(a, b *Proposal) int { return cmp.Or(a.StartDate.Compare(b.StartDate), cmp.Compare(a.ID, b.ID)) })
+	ch.propByEnd = sortedBy(ch.proposals, func(a, b *Proposal) int { return cmp.Or(a.EndDate.Compare(b.EndDate), cmp.Compare(a.ID, b.ID)) })
 	ch.propByVotes = sortedBy(ch.proposals, func(a, b *Proposal) int {
 		return cmp.Or(cmp.Compare(a.TotalVotes, b.TotalVotes), cmp.Compare(a.ID, b.ID))
 	})
@@ -200,9 +191,7 @@ func (g *gen) buildIndexes() {
 
 func (g *gen) buildSocialIndexes() {
 	s := &g.ch.social
-	s.cByCashout = sortedBy(s.comments, func(a, b *Comment) int {
-		return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID))
-	})
+	s.cByCashout = sortedBy(s.comments, func(a, b *Comment) int { return cmp.Or(a.CashoutTime.Compare(b.CashoutTime), cmp.Compare(a.ID, b.ID)) })
 	s.cByPermlink = sortedBy(s.comments, func(a, b *Comment) int {
 		return cmp.Or(strings.Compare(a.Author, b.Author), strings.Compare(a.Permlink, b.Permlink))
 	})
@@ -299,12 +288,7 @@ func (ch *chain) producer(num uint32) *Witness {
 // vesting withdrawal): after generation, and again when app accounts are
 // added, so that lists and counts agree.
 func (ch *chain) indexAccounts() {
-	id := func(name string) int64 {
-		if a := ch.byName[name]; a != nil {
-			return a.ID
-		}
-		return -1
-	}
+	id := ch.accountID
 	ch.acctByName = sortedBy(ch.accounts, func(a, b *Account) int { return strings.Compare(a.Name, b.Name) })
 	ch.acctByProxy = sortedBy(ch.accounts, func(a, b *Account) int {
 		return cmp.Or(cmp.Compare(id(a.Proxy), id(b.Proxy)), strings.Compare(a.Name, b.Name))

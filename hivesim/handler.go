@@ -12,7 +12,10 @@ import (
 const maxBody = 16 << 20
 
 // ServeHTTP answers JSON-RPC 2.0 requests (single or batch) on POST.
-func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) { serveHTTP(w, r, n.Handle) }
+
+// serveHTTP answers a POST with handle's response to its body.
+func serveHTTP(w http.ResponseWriter, r *http.Request, handle func([]byte) []byte) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "only POST is supported", http.StatusMethodNotAllowed)
@@ -24,31 +27,37 @@ func (n *Node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(n.Handle(body))
+	_, _ = w.Write(handle(body))
 }
 
 // Handle serves one JSON-RPC request body (single or batch) and returns the response body.
 func (n *Node) Handle(body []byte) []byte {
 	head := n.Head()
+	return handleBatch(body, n.handleOne, func(err error) *rpcError { return n.parseFailure(err, head) })
+}
+
+// handleBatch answers a body: one request object, or a batch whose elements
+// one answers in turn; parseErr is the error for a batch that is not JSON.
+func handleBatch(body []byte, one func([]byte) []byte, parseErr func(error) *rpcError) []byte {
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			return envelope(nil, nil, n.parseFailure(err, head))
-		}
-		if len(elems) == 0 {
-			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
-		}
-		out := []byte{'['}
-		for i, e := range elems {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, n.handleOne(e)...)
-		}
-		return append(out, ']')
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return one(trimmed)
 	}
-	return n.handleOne(trimmed)
+	var elems []json.RawMessage
+	if err := json.Unmarshal(trimmed, &elems); err != nil {
+		return envelope(nil, nil, parseErr(err))
+	}
+	if len(elems) == 0 {
+		return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
+	}
+	out := []byte{'['}
+	for i, e := range elems {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, one(e)...)
+	}
+	return append(out, ']')
 }
 
 func (n *Node) parseFailure(err error, head uint32) *rpcError {
@@ -92,9 +101,8 @@ func (n *Node) handleOne(raw []byte) []byte {
 		}
 		arr, ok := params.([]any)
 		if !ok || (len(arr) != 2 && len(arr) != 3) {
-			expr := "v.is_array() && (v.size() == 2 || v.size() == 3)"
-			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
-				expr+`: params should be {"api", "method", "args"`, expr, head))
+			return envelope(id, nil, n.envelopeAssert(codeParseParams, "v.is_array() && (v.size() == 2 || v.size() == 3)",
+				`params should be {"api", "method", "args"`, head))
 		}
 		api, _ = arr[0].(string)
 		meth, _ = arr[1].(string)
@@ -110,9 +118,7 @@ func (n *Node) handleOne(raw []byte) []byte {
 		var ok bool
 		api, meth, ok = strings.Cut(name, ".")
 		if !ok || strings.Contains(meth, ".") {
-			expr := "v.size() == 2"
-			return envelope(id, nil, n.envelopeError(codeParseParams, 10, "assert_exception", "Assert Exception",
-				expr+": method specification invalid. Should be api.method", expr, head))
+			return envelope(id, nil, n.envelopeAssert(codeParseParams, "v.size() == 2", "method specification invalid. Should be api.method", head))
 		}
 	}
 	full := api + "." + meth
@@ -124,21 +130,19 @@ func (n *Node) handleOne(raw []byte) []byte {
 	c := &callCtx{n: n, head: head, api: api, method: meth, style: m.style}
 	var w jw
 	// Broadcasts change the chain (broadcast.go): they run alone.
-	if isBroadcast(full) {
-		n.state.Lock()
-		e := m.fn(c, params, &w)
-		n.state.Unlock()
-		if e != nil {
-			return envelope(id, nil, e)
-		}
-		n.recordBroadcast(rawParams)
-		return envelope(id, w.b, nil)
+	broadcast := isBroadcast(full)
+	lock := n.state.RLocker()
+	if broadcast {
+		lock = &n.state
 	}
-	n.state.RLock()
+	lock.Lock()
 	e := m.fn(c, params, &w)
-	n.state.RUnlock()
+	lock.Unlock()
 	if e != nil {
 		return envelope(id, nil, e)
+	}
+	if broadcast {
+		n.recordBroadcast(rawParams)
 	}
 	return envelope(id, w.b, nil)
 }
@@ -179,7 +183,11 @@ func envelope(id json.RawMessage, result []byte, e *rpcError) []byte {
 	var w jw
 	w.objBegin()
 	w.kstr("jsonrpc", "2.0")
-	if e != nil {
+	switch {
+	case e != nil && e.raw != nil:
+		w.key("error")
+		w.raw(e.raw)
+	case e != nil:
 		w.key("error")
 		w.objBegin()
 		w.knum("code", int64(e.code))
@@ -189,7 +197,7 @@ func envelope(id json.RawMessage, result []byte, e *rpcError) []byte {
 			w.raw(e.data)
 		}
 		w.objEnd()
-	} else {
+	default:
 		w.key("result")
 		w.raw(result)
 	}

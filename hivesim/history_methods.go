@@ -20,22 +20,14 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	begin := get(in, c.asU32, o["block_range_begin"])
 	end := get(in, c.asU32, o["block_range_end"])
 	opBegin := get(in, c.asU64, o["operation_begin"])
-	if in.err != nil {
-		return in.err
-	}
-	var err *rpcError
 	limit := int64(150000)
-	if v, ok := o["limit"]; ok && v != nil {
-		if limit, err = c.asI64(v); err != nil {
-			return err
-		}
+	if v := o["limit"]; v != nil {
+		limit = get(in, c.asI64, v)
 	}
 	var filter uint64
 	hasFilter := o["filter"] != nil
 	if hasFilter {
-		if filter, err = c.asU64(o["filter"]); err != nil {
-			return err
-		}
+		filter = get(in, c.asU64, o["filter"])
 	}
 	reversible := get(in, c.asBool, o["include_reversible"])
 	grouped := get(in, c.asBool, o["group_by_block"])
@@ -77,73 +69,35 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	}
 	ch := c.n.ch
 	object := func(b uint32) opObject {
-		return opObject{at: ch.blockTime(b), trxID: zeroTrxID, block: b, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(b)}
+		o := ch.virtualOp(b)
+		o.opID = virtualOpID(b)
+		return o
 	}
+	ops, byBlock := blocks, []uint32(nil)
+	if grouped {
+		ops, byBlock = nil, blocks
+	}
+	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
 	w.objBegin()
 	w.key("ops")
 	w.arrBegin()
-	if !grouped {
-		for _, b := range blocks {
-			writeVirtualOp(w, object(b))
-		}
+	for _, b := range ops {
+		writeOpObject(w, object(b), false)
 	}
 	w.arrEnd()
 	w.key("ops_by_block")
 	w.arrBegin()
-	if grouped {
-		irreversible := lib(c.head, c.n.opts.IrreversibleLag)
-		for _, b := range blocks {
-			w.objBegin()
-			w.knum("block", int64(b))
-			w.kbool("irreversible", b <= irreversible)
-			w.key("ops")
+	for _, b := range byBlock {
+		w.value(jobj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
 			w.arrBegin()
-			writeVirtualOp(w, object(b))
+			writeOpObject(w, object(b), false)
 			w.arrEnd()
-			w.ktime("timestamp", ch.blockTime(b))
-			w.objEnd()
-		}
+		}, "timestamp", ch.blockTime(b)}, false)
 	}
 	w.arrEnd()
-	w.knum("next_block_range_begin", int64(nextBlock))
-	w.ku64("next_operation_begin", nextOp)
+	w.members(false, "next_block_range_begin", nextBlock, "next_operation_begin", nextOp)
 	w.objEnd()
 	return nil
-}
-
-// writeVirtualOp writes an enum_virtual_ops entry (with its operation id).
-func writeVirtualOp(w *jw, o opObject) {
-	w.objBegin()
-	w.kstr("trx_id", o.trxID)
-	w.knum("block", int64(o.block))
-	w.knum("trx_in_block", int64(o.trxInBlock))
-	w.knum("op_in_trx", int64(o.opInTrx))
-	w.kbool("virtual_op", true)
-	w.ktime("timestamp", o.at)
-	w.key("op")
-	writeOp(w, o.op, false)
-	w.ku64("operation_id", virtualOpID(o.block))
-	w.objEnd()
-}
-
-// writeTransaction writes an annotated transaction (legacy: condenser's form).
-func writeTransaction(w *jw, tx *txn, legacy bool) {
-	w.objBegin()
-	w.knum("ref_block_num", int64(tx.RefBlockNum))
-	w.knum("ref_block_prefix", int64(tx.RefBlockPrefix))
-	w.ktime("expiration", tx.Expiration)
-	w.key("operations")
-	w.arrBegin()
-	for _, op := range tx.Ops {
-		writeOp(w, op, legacy)
-	}
-	w.arrEnd()
-	w.kemptyArr("extensions")
-	w.kstrs("signatures", []string{tx.Signature()})
-	w.kstr("transaction_id", tx.ID)
-	w.knum("block_num", int64(tx.Block))
-	w.knum("transaction_num", int64(tx.Index))
-	w.objEnd()
 }
 
 // lookupTransaction is HAfAH's get_transaction: a transaction of a block up
@@ -169,32 +123,8 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 
 func registerHistoryMethods(r registry) {
 	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
-	r.hafah("account_history_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		o := get(in, c.asObject, p)
-		reversible := get(in, c.asBool, o["include_reversible"])
-		if in.err != nil {
-			return in.err
-		}
-		tx, err := c.lookupTransaction(o["id"], reversible)
-		if err != nil {
-			return err
-		}
-		writeTransaction(w, tx, false)
-		return nil
-	})
-	r.hafah("condenser_api.get_transaction", func(c *callCtx, p any, w *jw) *rpcError {
-		args, err := c.condN(p, 1)
-		if err != nil {
-			return err
-		}
-		tx, err := c.lookupTransaction(args[0], false)
-		if err != nil {
-			return err
-		}
-		writeTransaction(w, tx, true)
-		return nil
-	})
+	r.hafah("account_history_api.get_transaction", getTransaction)
+	r.hafah("condenser_api.get_transaction", getTransaction)
 	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
 		o, err := c.asObject(p)
 		if err != nil {
@@ -214,4 +144,32 @@ func registerHistoryMethods(r registry) {
 		w.objEnd()
 		return nil
 	})
+}
+
+// getTransaction serves account_history_api's get_transaction ({"id",
+// "include_reversible"}) and condenser_api's ([id], irreversible only).
+func getTransaction(c *callCtx, p any, w *jw) *rpcError {
+	legacy := c.api == "condenser_api"
+	in := &conv{}
+	var id any
+	reversible := false
+	if legacy {
+		args, err := c.condN(p, 1)
+		if err != nil {
+			return err
+		}
+		id = args[0]
+	} else {
+		o := get(in, c.asObject, p)
+		id, reversible = o["id"], get(in, c.asBool, o["include_reversible"])
+	}
+	if in.err != nil {
+		return in.err
+	}
+	tx, err := c.lookupTransaction(id, reversible)
+	if err != nil {
+		return err
+	}
+	writeTransaction(w, tx, legacy, true)
+	return nil
 }

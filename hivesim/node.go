@@ -17,7 +17,8 @@ package hivesim
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -155,12 +156,7 @@ func (n *Node) Broadcasts() []json.RawMessage {
 
 // Methods returns the sorted names of all methods the node serves (as jsonrpc.get_methods).
 func (n *Node) Methods() []string {
-	out := make([]string, 0, len(n.methods))
-	for name := range n.methods {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(n.methods))
 }
 
 func (n *Node) countCall(method string) {

@@ -1,151 +1,87 @@
 package hivesim
 
 import (
+	"slices"
 	"strconv"
-	"time"
-)
-
-// Operation type numbers (their position in hive::protocol::operation), used by the
-// account-history operation filters.
-const (
-	numVote                 = 0
-	numComment              = 1
-	numTransfer             = 2
-	numTransferToVesting    = 3
-	numLimitOrderCreate     = 5
-	numConvert              = 8
-	numAccountCreate        = 9
-	numAccountWitnessVote   = 12
-	numAccountWitnessProxy  = 13
-	numCustomJSON           = 18
-	numDelegateVestingShare = 40
-	numProducerReward       = 64
 )
 
 // operation is one operation with its fields in FC_REFLECT order.
 type operation struct {
 	Name     string // short name, e.g. "transfer"
-	Num      int    // operation type number
+	Num      int    // its tag in hive::protocol::operation (the history filters' bit)
 	Virtual  bool
-	fields   []field
+	fields   jobj     // name, value pairs (jw.value)
 	impacted []string // accounts whose history holds this operation
 }
 
-type fieldKind uint8
-
-const (
-	fStr fieldKind = iota
-	fNum
-	fI64
-	fAsset
-	fBool
-	fAuth
-	fStrs
-	fTime
-)
-
-type field struct {
-	k    string
-	kind fieldKind
-	s    string
-	i    int64
-	a    Asset
-	b    bool
-	auth *Authority
-	strs []string
-	t    time.Time
-}
-
-func fstr(k, v string) field            { return field{k: k, kind: fStr, s: v} }
-func fn(k string, v int64) field        { return field{k: k, kind: fNum, i: v} }
-func fa(k string, v Asset) field        { return field{k: k, kind: fAsset, a: v} }
-func fb(k string, v bool) field         { return field{k: k, kind: fBool, b: v} }
-func fauth(k string, v Authority) field { return field{k: k, kind: fAuth, auth: &v} }
-func fstrs(k string, v []string) field  { return field{k: k, kind: fStrs, strs: v} }
-func ft(k string, v time.Time) field    { return field{k: k, kind: fTime, t: v} }
-
-func dedupe(names ...string) []string {
-	out := names[:0:0]
-	for _, n := range names {
-		if n == "" {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			if o == n {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, n)
+// newOp is an operation whose history is that of the impacted accounts
+// (each once; "" is none).
+func newOp(name string, num int, impacted []string, fields ...any) *operation {
+	op := &operation{Name: name, Num: num, fields: fields}
+	for _, n := range impacted {
+		if n != "" && !slices.Contains(op.impacted, n) {
+			op.impacted = append(op.impacted, n)
 		}
 	}
-	return out
+	return op
 }
 
 func opVoteOp(voter, author, permlink string, weight int16) *operation {
-	return &operation{Name: "vote", Num: numVote, impacted: dedupe(voter, author), fields: []field{
-		fstr("voter", voter), fstr("author", author), fstr("permlink", permlink), fn("weight", int64(weight))}}
+	return newOp("vote", 0, []string{voter, author}, "voter", voter, "author", author, "permlink", permlink, "weight", weight)
 }
 
 func opCommentOp(c *Comment) *operation {
-	return &operation{Name: "comment", Num: numComment, impacted: dedupe(c.Author, c.ParentAuthor), fields: []field{
-		fstr("parent_author", c.ParentAuthor), fstr("parent_permlink", c.ParentPermlink), fstr("author", c.Author),
-		fstr("permlink", c.Permlink), fstr("title", c.Title), fstr("body", c.Body), fstr("json_metadata", c.JSONMetadata)}}
+	return newOp("comment", 1, []string{c.Author, c.ParentAuthor}, "parent_author", c.ParentAuthor,
+		"parent_permlink", c.ParentPermlink, "author", c.Author, "permlink", c.Permlink, "title", c.Title, "body", c.Body,
+		"json_metadata", c.JSONMetadata)
 }
 
 func opTransferOp(from, to string, amount Asset, memo string) *operation {
-	return &operation{Name: "transfer", Num: numTransfer, impacted: dedupe(from, to), fields: []field{
-		fstr("from", from), fstr("to", to), fa("amount", amount), fstr("memo", memo)}}
+	return newOp("transfer", 2, []string{from, to}, "from", from, "to", to, "amount", amount, "memo", memo)
 }
 
 func opTransferToVestingOp(from, to string, amount Asset) *operation {
-	return &operation{Name: "transfer_to_vesting", Num: numTransferToVesting, impacted: dedupe(from, to), fields: []field{
-		fstr("from", from), fstr("to", to), fa("amount", amount)}}
+	return newOp("transfer_to_vesting", 3, []string{from, to}, "from", from, "to", to, "amount", amount)
 }
 
 func opLimitOrderCreateOp(o *LimitOrder) *operation {
-	return &operation{Name: "limit_order_create", Num: numLimitOrderCreate, impacted: dedupe(o.Seller), fields: []field{
-		fstr("owner", o.Seller), fn("orderid", int64(o.OrderID)), fa("amount_to_sell", o.SellPrice.Base),
-		fa("min_to_receive", o.SellPrice.Quote), fb("fill_or_kill", false), ft("expiration", o.Expiration)}}
+	return newOp("limit_order_create", 5, []string{o.Seller}, "owner", o.Seller, "orderid", o.OrderID,
+		"amount_to_sell", o.SellPrice.Base, "min_to_receive", o.SellPrice.Quote, "fill_or_kill", false, "expiration", o.Expiration)
 }
 
 func opConvertOp(owner string, requestID uint32, amount Asset) *operation {
-	return &operation{Name: "convert", Num: numConvert, impacted: dedupe(owner), fields: []field{
-		fstr("owner", owner), fn("requestid", int64(requestID)), fa("amount", amount)}}
+	return newOp("convert", 8, []string{owner}, "owner", owner, "requestid", requestID, "amount", amount)
 }
 
 func opAccountCreateOp(creator string, a *Account) *operation {
-	return &operation{Name: "account_create", Num: numAccountCreate, impacted: dedupe(creator, a.Name), fields: []field{
-		fa("fee", asset(3000, HIVE)), fstr("creator", creator), fstr("new_account_name", a.Name),
-		fauth("owner", a.Owner), fauth("active", a.Active), fauth("posting", a.Posting),
-		fstr("memo_key", a.MemoKey), fstr("json_metadata", a.JSONMetadata)}}
+	return newOp("account_create", 9, []string{creator, a.Name}, "fee", asset(3000, HIVE), "creator", creator,
+		"new_account_name", a.Name, "owner", a.Owner, "active", a.Active, "posting", a.Posting,
+		"memo_key", a.MemoKey, "json_metadata", a.JSONMetadata)
 }
 
 func opAccountWitnessVote(account, witness string) *operation {
-	return &operation{Name: "account_witness_vote", Num: numAccountWitnessVote, impacted: dedupe(account, witness), fields: []field{
-		fstr("account", account), fstr("witness", witness), fb("approve", true)}}
+	return newOp("account_witness_vote", 12, []string{account, witness}, "account", account,
+		"witness", witness, "approve", true)
 }
 
 func opAccountWitnessProxy(account, proxy string) *operation {
-	return &operation{Name: "account_witness_proxy", Num: numAccountWitnessProxy, impacted: dedupe(account, proxy), fields: []field{
-		fstr("account", account), fstr("proxy", proxy)}}
+	return newOp("account_witness_proxy", 13, []string{account, proxy}, "account", account, "proxy", proxy)
 }
 
 func opCustomJSONOp(poster, id, js string) *operation {
-	return &operation{Name: "custom_json", Num: numCustomJSON, impacted: dedupe(poster), fields: []field{
-		fstrs("required_auths", nil), fstrs("required_posting_auths", []string{poster}), fstr("id", id), fstr("json", js)}}
+	return newOp("custom_json", 18, []string{poster}, "required_auths", []string(nil),
+		"required_posting_auths", []string{poster}, "id", id, "json", js)
 }
 
 func opDelegateOp(d *VestingDelegation) *operation {
-	return &operation{Name: "delegate_vesting_shares", Num: numDelegateVestingShare, impacted: dedupe(d.Delegator, d.Delegatee), fields: []field{
-		fstr("delegator", d.Delegator), fstr("delegatee", d.Delegatee), fa("vesting_shares", d.VestingShares)}}
+	return newOp("delegate_vesting_shares", 40, []string{d.Delegator, d.Delegatee},
+		"delegator", d.Delegator, "delegatee", d.Delegatee, "vesting_shares", d.VestingShares)
 }
 
 func opProducerRewardOp(producer string, vests int64) *operation {
-	return &operation{Name: "producer_reward", Num: numProducerReward, Virtual: true, impacted: dedupe(producer), fields: []field{
-		fstr("producer", producer), fa("vesting_shares", asset(vests, VESTS))}}
+	op := newOp("producer_reward", 64, []string{producer}, "producer", producer, "vesting_shares", asset(vests, VESTS))
+	op.Virtual = true
+	return op
 }
 
 // writeOp writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
@@ -154,44 +90,11 @@ func writeOp(w *jw, op *operation, legacy bool) {
 	if legacy {
 		w.arrBegin()
 		w.str(op.Name)
-	} else {
-		w.objBegin()
-		w.kstr("type", op.Name+"_operation")
-		w.key("value")
-	}
-	w.objBegin()
-	for i := range op.fields {
-		f := &op.fields[i]
-		w.key(f.k)
-		switch f.kind {
-		case fStr:
-			w.str(f.s)
-		case fNum:
-			w.num(f.i)
-		case fI64:
-			w.i64(f.i)
-		case fAsset:
-			writeAsset(w, f.a, legacy)
-		case fBool:
-			w.boolean(f.b)
-		case fAuth:
-			writeAuthority(w, f.auth)
-		case fStrs:
-			w.arrBegin()
-			for _, s := range f.strs {
-				w.str(s)
-			}
-			w.arrEnd()
-		case fTime:
-			w.time(f.t)
-		}
-	}
-	w.objEnd()
-	if legacy {
+		w.value(op.fields, legacy)
 		w.arrEnd()
-	} else {
-		w.objEnd()
+		return
 	}
+	w.value(jobj{"type", op.Name + "_operation", "value", op.fields}, legacy)
 }
 
 // writeAsset writes a NAI object {"amount","precision","nai"} or a legacy string.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -84,42 +83,13 @@ func (r *Replay) Lookup(method string, params json.RawMessage) (Case, bool) {
 }
 
 // ServeHTTP answers JSON-RPC requests (single or batch) on POST with recorded responses.
-func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if req.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "only POST is supported", http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
-	if err != nil {
-		http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(r.Handle(body))
-}
+func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) { serveHTTP(w, req, r.Handle) }
 
 // Handle answers one request body (single or batch).
-func (r *Replay) Handle(body []byte) []byte {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(trimmed, &elems); err != nil {
-			return envelope(nil, nil, &rpcError{code: codeParseError, message: "Parse Error:" + err.Error()})
-		}
-		if len(elems) == 0 {
-			return envelope(nil, nil, &rpcError{code: codeServerError, message: "Array is invalid"})
-		}
-		out := []byte{'['}
-		for i, e := range elems {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, r.handleOne(e)...)
-		}
-		return append(out, ']')
-	}
-	return r.handleOne(trimmed)
+func (r *Replay) Handle(body []byte) []byte { return handleBatch(body, r.handleOne, replayParseError) }
+
+func replayParseError(err error) *rpcError {
+	return &rpcError{code: codeParseError, message: "Parse Error:" + err.Error()}
 }
 
 func (r *Replay) handleOne(raw []byte) []byte {
@@ -129,7 +99,7 @@ func (r *Replay) handleOne(raw []byte) []byte {
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return envelope(nil, nil, &rpcError{code: codeParseError, message: "Parse Error:" + err.Error()})
+		return envelope(nil, nil, replayParseError(err))
 	}
 	r.mu.Lock()
 	r.calls[req.Method]++
@@ -140,24 +110,9 @@ func (r *Replay) handleOne(raw []byte) []byte {
 			message: "hivesim replay: no recorded response for " + req.Method + " with these params"})
 	}
 	if c.Error != nil {
-		return envelopeRawError(req.ID, c.Error)
+		return envelope(req.ID, nil, &rpcError{raw: c.Error})
 	}
 	return envelope(req.ID, c.Result, nil)
-}
-
-// envelopeRawError writes a response whose error member is recorded JSON.
-func envelopeRawError(id json.RawMessage, errJSON []byte) []byte {
-	var w jw
-	w.objBegin()
-	w.kstr("jsonrpc", "2.0")
-	w.key("error")
-	w.raw(errJSON)
-	if id != nil {
-		w.key("id")
-		w.raw(bytes.TrimSpace(id))
-	}
-	w.objEnd()
-	return w.b
 }
 
 // callKey is the lookup key of a call: the method and params in jsonwire's

@@ -43,11 +43,10 @@ func (s *signState) signedBy(key string) bool {
 // checkAccount is sign_state::check_authority(id): the account's authority
 // in the state's role, true at once if the account already approved.
 func (s *signState) checkAccount(name string) bool {
-	a := s.ch.byName[name]
-	if a == nil {
+	auth := s.authOf(name, s.get)
+	if auth == nil {
 		return false
 	}
-	auth := s.fetch(a)
 	if s.approved[name] {
 		return true
 	}
@@ -55,10 +54,15 @@ func (s *signState) checkAccount(name string) bool {
 	return s.check(auth, 0)
 }
 
-// fetch is the state's authority getter: the account's authority in the
-// state's role, shown to seen.
-func (s *signState) fetch(a *Account) *Authority {
-	auth := s.get(a)
+// authOf is an account's authority of a role (get), nil for no such
+// account, shown to seen as hived's getters show every authority they
+// return.
+func (s *signState) authOf(name string, get func(*Account) *Authority) *Authority {
+	a := s.ch.byName[name]
+	if a == nil {
+		return nil
+	}
+	auth := get(a)
 	if s.seen != nil {
 		s.seen(auth)
 	}
@@ -112,7 +116,7 @@ func (s *signState) check(auth *Authority, depth int) bool {
 				return false
 			}
 			s.accountAuths++
-			if a := s.ch.byName[aw.Name]; a != nil && s.check(s.fetch(a), depth+1) {
+			if a := s.authOf(aw.Name, s.get); a != nil && s.check(a, depth+1) {
 				s.approved[aw.Name] = true
 				total += uint32(aw.Weight)
 				if total >= auth.WeightThreshold {

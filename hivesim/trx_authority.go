@@ -3,6 +3,7 @@ package hivesim
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/hivegate/hivegate/hivetx"
@@ -29,20 +30,9 @@ func (c *callCtx) trxAuth(t *simTrx) (hivetx.Required, []hivetx.PublicKey, *rpcE
 	if len(t.signatures) > 0 {
 		return hivetx.Required{}, nil, c.parseError(perr.Error())
 	}
-	reqs, err := c.requirements(t)
+	req, err := c.requirements(t)
 	if err != nil {
 		return hivetx.Required{}, nil, err
-	}
-	var req hivetx.Required
-	for _, r := range reqs {
-		switch r.level {
-		case levelOwner:
-			req.Owner = append(req.Owner, r.account)
-		case levelActive:
-			req.Active = append(req.Active, r.account)
-		default:
-			req.Posting = append(req.Posting, r.account)
-		}
 	}
 	return req, nil, nil
 }
@@ -96,11 +86,17 @@ func (c *callCtx) requiredKeys(t *simTrx, availableV []string) ([]string, *rpcEr
 	if err != nil {
 		return nil, err
 	}
+	return keyStrings(keys), nil
+}
+
+// keyStrings is keys in hived's order (by their bytes), in text form.
+func keyStrings(keys []hivetx.PublicKey) []string {
+	slices.SortFunc(keys, func(a, b hivetx.PublicKey) int { return bytes.Compare(a[:], b[:]) })
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k.String()
 	}
-	return out, nil
+	return out
 }
 
 // potentialKeys is get_potential_signatures: get_required_signatures' walk
@@ -119,16 +115,7 @@ func (c *callCtx) potentialKeys(t *simTrx) ([]string, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]hivetx.PublicKey, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b hivetx.PublicKey) int { return bytes.Compare(a[:], b[:]) })
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = k.String()
-	}
-	return out, nil
+	return keyStrings(slices.Collect(maps.Keys(set))), nil
 }
 
 // accountAuthorized is verify_account_authority's has_authorization: the
@@ -147,14 +134,7 @@ func (c *callCtx) accountAuthorized(account string, level authLevel, signers []s
 		}
 	}
 	var req hivetx.Required
-	switch level {
-	case levelOwner:
-		req.Owner = []string{account}
-	case levelActive:
-		req.Active = []string{account}
-	default:
-		req.Posting = []string{account}
-	}
+	require(&req, level, account)
 	p, _ := c.n.ch.checkAuthorities(req, keys)
 	return p == authOK
 }

@@ -3,8 +3,9 @@ package hivesim
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"slices"
 	"strings"
+
+	"github.com/hivegate/hivegate/hivetx"
 )
 
 // Transaction helpers of database_api and condenser_api: the binary form of
@@ -30,22 +31,13 @@ type simTrx struct {
 // parseTrx reads a signed transaction: operations as {"type","value"}
 // objects or legacy ["name", {...}] pairs.
 func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
-	o, err := c.asObject(v)
-	if err != nil {
-		return nil, err
-	}
-	t := &simTrx{raw: v}
 	in := &conv{}
-	t.refBlockNum = get(in, c.asU32, o["ref_block_num"])
-	t.refBlockPrefix = get(in, c.asU32, o["ref_block_prefix"])
-	exp := get(in, c.asTime, o["expiration"])
+	o := get(in, c.asObject, v)
+	t := &simTrx{raw: v, refBlockNum: get(in, c.asU32, o["ref_block_num"]), refBlockPrefix: get(in, c.asU32, o["ref_block_prefix"])}
+	t.expiration = uint32(get(in, c.asTime, o["expiration"]).Unix())
+	ops := get(in, c.asArray, orEmptyArray(o["operations"]))
 	if in.err != nil {
 		return nil, in.err
-	}
-	t.expiration = uint32(exp.Unix())
-	ops, err := c.asArray(orEmptyArray(o["operations"]))
-	if err != nil {
-		return nil, err
 	}
 	for _, op := range ops {
 		var so simOp
@@ -91,90 +83,70 @@ const (
 	levelOwner
 )
 
-// requirement is an account whose authority of a level must sign.
-type requirement struct {
-	account string
-	level   authLevel
+// require adds name to the accounts whose authority of level req needs.
+func require(req *hivetx.Required, level authLevel, name string) {
+	switch level {
+	case levelOwner:
+		req.Owner = append(req.Owner, name)
+	case levelActive:
+		req.Active = append(req.Active, name)
+	default:
+		req.Posting = append(req.Posting, name)
+	}
 }
 
-// opSigners maps an operation to the (field, level) pairs naming the
-// accounts that must sign it.
-var opSigners = map[string][]struct {
+// opSigners maps an operation to the field naming the account that must
+// sign it, and the level.
+var opSigners = map[string]struct {
 	field string
 	level authLevel
 }{
-	"vote":                    {{"voter", levelPosting}},
-	"comment":                 {{"author", levelPosting}},
-	"comment_options":         {{"author", levelPosting}},
-	"delete_comment":          {{"author", levelPosting}},
-	"claim_reward_balance":    {{"account", levelPosting}},
-	"transfer":                {{"from", levelActive}},
-	"transfer_to_vesting":     {{"from", levelActive}},
-	"transfer_to_savings":     {{"from", levelActive}},
-	"transfer_from_savings":   {{"from", levelActive}},
-	"withdraw_vesting":        {{"account", levelActive}},
-	"delegate_vesting_shares": {{"delegator", levelActive}},
-	"account_witness_vote":    {{"account", levelActive}},
-	"account_witness_proxy":   {{"account", levelActive}},
-	"limit_order_create":      {{"owner", levelActive}},
-	"limit_order_cancel":      {{"owner", levelActive}},
-	"convert":                 {{"owner", levelActive}},
-	"recurrent_transfer":      {{"from", levelActive}},
-	"update_proposal_votes":   {{"voter", levelActive}},
-	"account_update2":         {{"account", levelActive}},
+	"vote": {"voter", levelPosting}, "comment": {"author", levelPosting}, "comment_options": {"author", levelPosting},
+	"delete_comment": {"author", levelPosting}, "claim_reward_balance": {"account", levelPosting},
+	"transfer": {"from", levelActive}, "transfer_to_vesting": {"from", levelActive}, "transfer_to_savings": {"from", levelActive},
+	"transfer_from_savings": {"from", levelActive}, "withdraw_vesting": {"account", levelActive},
+	"delegate_vesting_shares": {"delegator", levelActive}, "account_witness_vote": {"account", levelActive},
+	"account_witness_proxy": {"account", levelActive}, "limit_order_create": {"owner", levelActive},
+	"limit_order_cancel": {"owner", levelActive}, "convert": {"owner", levelActive}, "recurrent_transfer": {"from", levelActive},
+	"update_proposal_votes": {"voter", levelActive}, "account_update2": {"account", levelActive},
 }
 
-// requirements lists what a transaction needs signed, in hived's order:
-// owner, active, posting; within a level by account name.
-func (c *callCtx) requirements(t *simTrx) ([]requirement, *rpcError) {
-	set := map[requirement]bool{}
+// requirements lists the accounts a transaction needs signed, by level,
+// for a transaction hivetx cannot read (custom_json's by its
+// required_auths and required_posting_auths).
+func (c *callCtx) requirements(t *simTrx) (hivetx.Required, *rpcError) {
+	var req hivetx.Required
 	add := func(v any, level authLevel) *rpcError {
 		name, err := c.asName(v)
-		if err != nil {
-			return err
+		if err == nil {
+			require(&req, level, name)
 		}
-		set[requirement{name, level}] = true
-		return nil
+		return err
 	}
 	for _, op := range t.ops {
 		if op.name == "custom_json" {
-			for _, k := range []struct {
-				field string
-				level authLevel
-			}{{"required_auths", levelActive}, {"required_posting_auths", levelPosting}} {
-				names, err := c.asArray(orEmptyArray(op.value[k.field]))
+			for _, k := range []string{"required_auths", "required_posting_auths"} {
+				names, err := c.asArray(orEmptyArray(op.value[k]))
 				if err != nil {
-					return nil, err
+					return req, err
 				}
 				for _, n := range names {
-					if err := add(n, k.level); err != nil {
-						return nil, err
+					if err := add(n, map[bool]authLevel{true: levelActive, false: levelPosting}[k == "required_auths"]); err != nil {
+						return req, err
 					}
 				}
 			}
 			continue
 		}
-		signers, ok := opSigners[op.name]
+		s, ok := opSigners[op.name]
 		if !ok {
-			return nil, c.assertFail("false", "The simulated node does not know the authorities of "+op.name+"_operation")
+			return req, c.assertFail("false", "The simulated node does not know the authorities of "+op.name+"_operation")
 		}
-		for _, s := range signers {
-			if err := add(op.value[s.field], s.level); err != nil {
-				return nil, err
-			}
+		if err := add(op.value[s.field], s.level); err != nil {
+			return req, err
 		}
 	}
-	out := make([]requirement, 0, len(set))
-	for r := range set {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b requirement) int {
-		if a.level != b.level {
-			return int(b.level) - int(a.level)
-		}
-		return strings.Compare(a.account, b.account)
-	})
-	return out, nil
+	return req, nil
 }
 
 // trxHex is the binary serialization of t in hex: the header, the
@@ -203,50 +175,55 @@ func (c *callCtx) trxHex(t *simTrx, legacy bool) (string, *rpcError) {
 	return hex.EncodeToString(b), nil
 }
 
-// packOp serializes the operations the simulated node knows the layout of.
+// packLayouts are the operations the simulated node serializes: their
+// tag and their fields in order, each a string, unless marked ":i16", ":asset"
+// or ":names" (an array of strings).
+var packLayouts = map[string]struct {
+	id     byte
+	fields []string
+}{
+	"vote":        {0, []string{"voter", "author", "permlink", "weight:i16"}},
+	"transfer":    {2, []string{"from", "to", "amount:asset", "memo"}},
+	"custom_json": {18, []string{"required_auths:names", "required_posting_auths:names", "id", "json"}},
+}
+
+// packOp serializes an operation of packLayouts.
 func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
-	str := func(k string) []byte {
-		s, _ := op.value[k].(string)
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		return append(b, s...)
-	}
-	var err *rpcError
-	switch op.name {
-	case "vote":
-		b = append(b, 0)
-		b = str("voter")
-		b = str("author")
-		b = str("permlink")
-		var wgt int64
-		if wgt, err = c.asI64(op.value["weight"]); err == nil {
-			b = binary.LittleEndian.AppendUint16(b, uint16(int16(wgt)))
-		}
-	case "transfer":
-		b = append(b, 2)
-		b = str("from")
-		b = str("to")
-		var a Asset
-		if a, err = c.asAsset(op.value["amount"]); err == nil {
-			b = packAsset(b, a, legacy)
-			b = str("memo")
-		}
-	case "custom_json":
-		b = append(b, 18)
-		for _, k := range []string{"required_auths", "required_posting_auths"} {
-			names, _ := op.value[k].([]any)
-			b = binary.AppendUvarint(b, uint64(len(names)))
-			for _, n := range names {
-				s, _ := n.(string)
-				b = binary.AppendUvarint(b, uint64(len(s)))
-				b = append(b, s...)
-			}
-		}
-		b = str("id")
-		b = str("json")
-	default:
+	layout, ok := packLayouts[op.name]
+	if !ok {
 		return nil, c.assertFail("false", "The simulated node does not serialize "+op.name+"_operation")
 	}
-	return b, err
+	str := func(b []byte, v any) []byte {
+		s, _ := v.(string)
+		return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	}
+	b = append(b, layout.id)
+	for _, f := range layout.fields {
+		name, kind, _ := strings.Cut(f, ":")
+		switch v := op.value[name]; kind {
+		case "i16":
+			wgt, err := c.asI64(v)
+			if err != nil {
+				return nil, err
+			}
+			b = binary.LittleEndian.AppendUint16(b, uint16(int16(wgt)))
+		case "asset":
+			a, err := c.asAsset(v)
+			if err != nil {
+				return nil, err
+			}
+			b = packAsset(b, a, legacy)
+		case "names":
+			names, _ := v.([]any)
+			b = binary.AppendUvarint(b, uint64(len(names)))
+			for _, n := range names {
+				b = str(b, n)
+			}
+		default:
+			b = str(b, v)
+		}
+	}
+	return b, nil
 }
 
 // packAsset writes an asset: legacy (amount, precision, 7-byte symbol) or

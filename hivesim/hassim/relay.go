@@ -6,6 +6,7 @@
 package hassim
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -71,12 +72,7 @@ func (r *Relay) now() time.Time {
 	return time.Now()
 }
 
-func (r *Relay) timeout() time.Duration {
-	if r.Timeout > 0 {
-		return r.Timeout
-	}
-	return time.Minute
-}
+func (r *Relay) timeout() time.Duration { return cmp.Or(max(r.Timeout, 0), time.Minute) }
 
 func (r *Relay) log() *slog.Logger {
 	if r.Logger != nil {

@@ -14,12 +14,12 @@ func (ch *chain) producerReward(num uint32) *operation {
 	return opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
 }
 
-func blockHeader(ch *chain, num uint32) jobj {
+func blockHeader(ch *chain, num uint32) obj {
 	root := zeroTrxID
 	if len(ch.blocks[num]) > 0 {
 		root = hexHash(40, ch.seed^uint64(num)^0x6d65726b6c65)
 	}
-	return jobj{"previous", ch.blockID(num - 1), "timestamp", ch.blockTime(num), "witness", ch.producer(num).Owner,
+	return obj{"previous", ch.blockID(num - 1), "timestamp", ch.blockTime(num), "witness", ch.producer(num).Owner,
 		"transaction_merkle_root", root, "extensions", []string{}}
 }
 
@@ -97,9 +97,9 @@ func getBlock(header bool) methodFunc {
 		case legacy:
 			block(w)
 		case c.blockExists(num):
-			w.value(jobj{member, block}, false)
+			w.value(obj{member, block}, false)
 		default:
-			w.value(jobj{}, false)
+			w.value(obj{}, false)
 		}
 		return nil
 	}
@@ -119,7 +119,7 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
 	if start == 0 {
 		return c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow")
 	}
-	w.value(jobj{"blocks", func(w *jw) {
+	w.value(obj{"blocks", func(w *jw) {
 		w.arrBegin()
 		for i := uint32(0); i < count && c.blockExists(start+i); i++ {
 			writeBlock(w, c.n.ch, start+i, false)
@@ -211,7 +211,7 @@ func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
 	if legacy {
 		entries(w)
 	} else {
-		w.value(jobj{"history", entries}, false)
+		w.value(obj{"history", entries}, false)
 	}
 	return nil
 }
@@ -323,7 +323,7 @@ func getOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
 	if legacy {
 		ops(w)
 	} else {
-		w.value(jobj{"ops", ops}, false)
+		w.value(obj{"ops", ops}, false)
 	}
 	return nil
 }

@@ -40,9 +40,9 @@ func (ch *chain) activeWitnesses(head uint32) []string {
 }
 
 // rdParams is an rd_dynamic_params object.
-func rdParams(budget, decay, shift, pool, minDecay int64) jobj {
-	return jobj{"resource_unit", 10000, "budget_per_time_unit", budget, "pool_eq", pool, "max_pool_size", pool,
-		"decay_params", jobj{"decay_per_time_unit", decay, "decay_per_time_unit_denom_shift", shift}, "min_decay", minDecay}
+func rdParams(budget, decay, shift, pool, minDecay int64) obj {
+	return obj{"resource_unit", 10000, "budget_per_time_unit", budget, "pool_eq", pool, "max_pool_size", pool,
+		"decay_params", obj{"decay_per_time_unit", decay, "decay_per_time_unit_denom_shift", shift}, "min_decay", minDecay}
 }
 
 func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) {
@@ -50,7 +50,7 @@ func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) 
 }
 
 // chainProps are the median chain properties.
-var chainProps = jobj{"account_creation_fee", asset(3000, HIVE), "maximum_block_size", 65536, "hbd_interest_rate", 2000,
+var chainProps = obj{"account_creation_fee", asset(3000, HIVE), "maximum_block_size", 65536, "hbd_interest_rate", 2000,
 	"account_subsidy_budget", 797, "account_subsidy_decay", 347321}
 
 func writeChainProps(w *jw, k string, legacy bool) { w.members(legacy, k, chainProps) }
@@ -71,7 +71,7 @@ func writeWitnessSchedule(w *jw, c *callCtx, legacy, future bool) {
 		"account_subsidy_rd", rdParams(797, 347321, 36, 157691079, 0),
 		"account_subsidy_witness_rd", rdParams(996, 7293741, 36, 9384019, 179), "min_witness_account_subsidy_decay", int64(0))
 	if future {
-		w.members(legacy, "future_changes", jobj{"majority_version", blockchainVersion})
+		w.members(legacy, "future_changes", obj{"majority_version", blockchainVersion})
 	}
 	w.objEnd()
 }
@@ -106,7 +106,7 @@ func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
 }
 
 func writeRewardFund(w *jw, c *callCtx, legacy bool) {
-	w.value(jobj{"id", 0, "name", "post", "reward_balance", c.n.ch.supply.totalRewardFund,
+	w.value(obj{"id", 0, "name", "post", "reward_balance", c.n.ch.supply.totalRewardFund,
 		"recent_claims", "709847774236745463", "last_update", c.now(), "content_constant", "2000000000000",
 		"percent_curation_rewards", 5000, "percent_content_rewards", 10000,
 		"author_reward_curve", "linear", "curation_reward_curve", "linear"}, legacy)
@@ -124,7 +124,7 @@ func (ch *chain) hardforkTimes() []time.Time {
 
 func writeHardforkProps(w *jw, ch *chain) {
 	times := ch.hardforkTimes()
-	w.value(jobj{"id", 0, "processed_hardforks", func(w *jw) {
+	w.value(obj{"id", 0, "processed_hardforks", func(w *jw) {
 		w.arrBegin()
 		for _, t := range times {
 			w.time(t)
@@ -135,7 +135,7 @@ func writeHardforkProps(w *jw, ch *chain) {
 }
 
 func writeVersion(w *jw) {
-	w.value(jobj{"blockchain_version", blockchainVersion, "hive_revision", hiveRevision, "fc_revision", hiveRevision,
+	w.value(obj{"blockchain_version", blockchainVersion, "hive_revision", hiveRevision, "fc_revision", hiveRevision,
 		"chain_id", mainnetChainID, "node_type", "mainnet"}, false)
 }
 
@@ -219,7 +219,7 @@ func writeOrder(w *jw, o *LimitOrder, legacy bool) {
 	if hive.Symbol == HBD {
 		hive, hbd = hbd, hive
 	}
-	w.value(jobj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice), "hive", hive.Amount, "hbd", hbd.Amount,
+	w.value(obj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice), "hive", hive.Amount, "hbd", hbd.Amount,
 		"created", o.Created}, legacy)
 }
 

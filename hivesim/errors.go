@@ -80,14 +80,14 @@ func (c *callCtx) writeFC(x fcException) []byte {
 	}
 	stack := func(w *jw) {
 		w.arrBegin()
-		w.value(jobj{"context", jobj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
+		w.value(obj{"context", obj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
 			"thread_name", x.thread, "timestamp", c.now()}, "format", x.format, "data", data}, false)
 		w.arrEnd()
 	}
 	w.objBegin()
 	w.members(false, "code", x.code, "name", x.name, "message", x.what, "stack", stack)
 	if x.assertion != "" {
-		w.members(false, "extension", jobj{"assertion_expression", x.assertion})
+		w.members(false, "extension", obj{"assertion_expression", x.assertion})
 	}
 	if x.assertHash {
 		w.kstr("assert_hash", hexHash(20, hashString(x.assertion)))

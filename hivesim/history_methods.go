@@ -88,7 +88,7 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	w.key("ops_by_block")
 	w.arrBegin()
 	for _, b := range byBlock {
-		w.value(jobj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
+		w.value(obj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
 			w.arrBegin()
 			writeOpObject(w, object(b), false)
 			w.arrEnd()

@@ -1,7 +1,6 @@
 package hivesim
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
@@ -144,69 +143,17 @@ func (w *jw) ku64(k string, v uint64)     { w.key(k); w.u64(v) }
 func (w *jw) kbool(k string, v bool)      { w.key(k); w.boolean(v) }
 func (w *jw) ktime(k string, v time.Time) { w.key(k); w.time(v) }
 
-// jobj is an object's members as key, value pairs, written in order by
-// jw.value: the table form of the writers whose shape is fixed.
-type jobj []any
-
-// members writes key, value pairs (see value); legacy selects condenser's
-// asset strings.
+// members writes key, value pairs (see writeValue); legacy selects
+// condenser's asset strings.
 func (w *jw) members(legacy bool, kv ...any) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		w.key(kv[i].(string))
-		w.value(kv[i+1], legacy)
+		writeValue(w, kv[i+1], legacy)
 	}
 }
 
-// value writes v by its type: int, uint8..uint32 as plain numbers, int64
-// and uint64 with fc's large-number rule, Asset and Price as NAI objects
-// or legacy strings, jobj as a nested object, func(*jw) as whatever it
-// writes, nil as null.
-func (w *jw) value(v any, legacy bool) {
-	switch x := v.(type) {
-	case nil:
-		w.null()
-	case string:
-		w.str(x)
-	case int:
-		w.num(int64(x))
-	case uint8:
-		w.num(int64(x))
-	case uint16:
-		w.num(int64(x))
-	case uint32:
-		w.num(int64(x))
-	case int16:
-		w.num(int64(x))
-	case int64:
-		w.i64(x)
-	case uint64:
-		w.u64(x)
-	case bool:
-		w.boolean(x)
-	case time.Time:
-		w.time(x)
-	case Asset:
-		writeAsset(w, x, legacy)
-	case Price:
-		writePrice(w, x, legacy)
-	case []string:
-		w.arrBegin()
-		for _, s := range x {
-			w.str(s)
-		}
-		w.arrEnd()
-	case Authority:
-		writeAuthority(w, &x)
-	case jobj:
-		w.objBegin()
-		w.members(legacy, x...)
-		w.objEnd()
-	case func(*jw):
-		x(w)
-	default:
-		panic(fmt.Sprintf("hivesim: cannot write %T", v))
-	}
-}
+// value writes v with writeValue.
+func (w *jw) value(v any, legacy bool) { writeValue(w, v, legacy) }
 
 // kemptyArr writes an empty array member.
 func (w *jw) kemptyArr(k string) {

@@ -10,7 +10,7 @@ type operation struct {
 	Name     string // short name, e.g. "transfer"
 	Num      int    // its tag in hive::protocol::operation (the history filters' bit)
 	Virtual  bool
-	fields   jobj     // name, value pairs (jw.value)
+	fields   obj     // name, value pairs (jw.value)
 	impacted []string // accounts whose history holds this operation
 }
 
@@ -94,7 +94,7 @@ func writeOp(w *jw, op *operation, legacy bool) {
 		w.arrEnd()
 		return
 	}
-	w.value(jobj{"type", op.Name + "_operation", "value", op.fields}, legacy)
+	w.value(obj{"type", op.Name + "_operation", "value", op.fields}, legacy)
 }
 
 // writeAsset writes a NAI object {"amount","precision","nai"} or a legacy string.

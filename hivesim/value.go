@@ -35,10 +35,7 @@ func writeValue(w *jw, v any, legacy bool) {
 		w.null()
 	case obj:
 		w.objBegin()
-		for i := 0; i+1 < len(v); i += 2 {
-			w.key(v[i].(string))
-			writeValue(w, v[i+1], legacy)
-		}
+		w.members(legacy, v...)
 		w.objEnd()
 	case func(*jw):
 		v(w)

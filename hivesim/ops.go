@@ -10,7 +10,7 @@ type operation struct {
 	Name     string // short name, e.g. "transfer"
 	Num      int    // its tag in hive::protocol::operation (the history filters' bit)
 	Virtual  bool
-	fields   obj     // name, value pairs (jw.value)
+	fields   obj      // name, value pairs (jw.value)
 	impacted []string // accounts whose history holds this operation
 }
 

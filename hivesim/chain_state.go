@@ -45,10 +45,6 @@ func rdParams(budget, decay, shift, pool, minDecay int64) obj {
 		"decay_params", obj{"decay_per_time_unit", decay, "decay_per_time_unit_denom_shift", shift}, "min_decay", minDecay}
 }
 
-func writeRdParams(w *jw, k string, budget, decay, shift, pool, minDecay int64) {
-	w.members(false, k, rdParams(budget, decay, shift, pool, minDecay))
-}
-
 // chainProps are the median chain properties.
 var chainProps = obj{"account_creation_fee", asset(3000, HIVE), "maximum_block_size", 65536, "hbd_interest_rate", 2000,
 	"account_subsidy_budget", 797, "account_subsidy_decay", 347321}

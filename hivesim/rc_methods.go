@@ -137,8 +137,7 @@ func registerRCMethods(r registry) {
 			names = append(names, r.name)
 			params = append(params, r.name, obj{
 				"price_curve_params", obj{"coeff_a", uint64(14969827235074865152), "coeff_b", uint64(r.budget) * 1000, "shift", 50},
-				"resource_dynamics_params", obj{"resource_unit", 10000, "budget_per_time_unit", r.budget, "pool_eq", r.pool, "max_pool_size", r.pool,
-					"decay_params", obj{"decay_per_time_unit", 2539677724, "decay_per_time_unit_denom_shift", 42}, "min_decay", 0}})
+				"resource_dynamics_params", rdParams(int64(r.budget), 2539677724, 42, int64(r.pool), 0)})
 		}
 		return obj{"resource_names", names, "resource_params", params, "size_info", obj{
 			"resource_execution_time", obj{"transaction_time", 6622, "transfer_time", 5999, "vote_time", 26286},

@@ -30,12 +30,12 @@ const (
 	// minGoodCalls is the fewest good calls the run makes: the attack goes
 	// on past hostileDuration until they are made (on a loaded machine,
 	// under -race), up to hostileCap.
-	minGoodCalls = 50
-	hostileCap   = 90 * time.Second
-	goodWorkers     = 6
-	slowConns       = 240 // HTTP/1.1 connections sending a body byte a second
-	slowStreams     = 120 // HTTP/2 streams doing the same on 2 connections
-	greedyWorkers   = 48  // one address firing calls as fast as it can
+	minGoodCalls  = 50
+	hostileCap    = 90 * time.Second
+	goodWorkers   = 6
+	slowConns     = 240 // HTTP/1.1 connections sending a body byte a second
+	slowStreams   = 120 // HTTP/2 streams doing the same on 2 connections
+	greedyWorkers = 48  // one address firing calls as fast as it can
 )
 
 // TestHostileLoad runs hivegate as `serve` runs it, in front of four nodes

@@ -137,7 +137,7 @@ func registerRCMethods(r registry) {
 			names = append(names, r.name)
 			params = append(params, r.name, obj{
 				"price_curve_params", obj{"coeff_a", uint64(14969827235074865152), "coeff_b", uint64(r.budget) * 1000, "shift", 50},
-				"resource_dynamics_params", rdParams(r.budget, 2539677724, 42, int64(r.pool), 0)})
+				"resource_dynamics_params", rdParams(r.budget, 2539677724, 42, r.pool, 0)})
 		}
 		return obj{"resource_names", names, "resource_params", params, "size_info", obj{
 			"resource_execution_time", obj{"transaction_time", 6622, "transfer_time", 5999, "vote_time", 26286},

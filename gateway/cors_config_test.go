@@ -26,18 +26,7 @@ func TestCORSAllowedOriginsConfig(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := config.Parse("cors.yaml", []byte("hivegate:\n  port: 0\n"+tc.settings+
-				"backends:\n  hived: http://127.0.0.1:1\nurls:\n  appbase: hived\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			gw, err := gateway.New(cfg, gateway.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(gw.Close)
-			srv := httptest.NewServer(gw.Handler())
-			t.Cleanup(srv.Close)
+			srv := corsGateway(t, tc.settings)
 			req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/hive.database_api.v1.DatabaseApiService/ListAccounts", nil)
 			req.Header.Set("Origin", tc.origin)
 			req.Header.Set("Access-Control-Request-Method", "POST")
@@ -60,18 +49,7 @@ func TestCORSAllowedOriginsConfig(t *testing.T) {
 // another.
 func TestCORSVaryKept(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Parse("cors.yaml", []byte("hivegate:\n  port: 0\n  cors_allowed_origins: [https://app.example]\n"+
-		"backends:\n  hived: http://127.0.0.1:1\nurls:\n  appbase: hived\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw, err := gateway.New(cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	srv := httptest.NewServer(gw.Handler())
-	t.Cleanup(srv.Close)
+	srv := corsGateway(t, "  cors_allowed_origins: [https://app.example]\n")
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"condenser_api.get_config","params":[]}`))
 	req.Header.Set("Origin", "https://app.example")
 	req.Header.Set("Content-Type", "application/json")
@@ -86,4 +64,23 @@ func TestCORSVaryKept(t *testing.T) {
 		t.Errorf("Access-Control-Allow-Origin %q, Vary %q: want the origin, and Vary naming Origin and Accept-Encoding",
 			resp.Header.Get("Access-Control-Allow-Origin"), vary)
 	}
+}
+
+// corsGateway serves a gateway whose hivegate section has settings, with
+// one unreachable node (these tests need no answer from it).
+func corsGateway(t *testing.T, settings string) *httptest.Server {
+	t.Helper()
+	cfg, err := config.Parse("cors.yaml", []byte("hivegate:\n  port: 0\n"+settings+
+		"backends:\n  hived: http://127.0.0.1:1\nurls:\n  appbase: hived\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(cfg, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	srv := httptest.NewServer(gw.Handler())
+	t.Cleanup(srv.Close)
+	return srv
 }

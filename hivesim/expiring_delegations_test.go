@@ -92,6 +92,9 @@ func TestExpiringVestingDelegationsStartAndLimit(t *testing.T) {
 			name, rows = d, g
 		}
 	}
+	if len(rows) < 8 {
+		t.Fatalf("the busiest delegator, %s, has %d expirations; want 8 or more", name, len(rows))
+	}
 	mid := rows[len(rows)/2].Expiration
 	var want []int64
 	for _, x := range rows {

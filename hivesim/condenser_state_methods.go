@@ -2,6 +2,7 @@ package hivesim
 
 import (
 	"cmp"
+	"encoding/json"
 	"math"
 	"sort"
 	"strconv"
@@ -169,13 +170,18 @@ func registerCondenserStateMethods(r registry) {
 		w.arrEnd()
 	})
 	r.hivedR("condenser_api.get_expiring_vesting_delegations", func(c *callCtx, p any, w *jw) {
-		args := need(c.condRange(p, 2, 3))
-		account, from := need(c.asName(args[0])), need(c.asTime(args[1]))
+		// hived's condenser_api.cpp: list_vesting_delegation_expirations
+		// by_account_expiration from [account, start, 0], cut at the
+		// first row of another delegator.
+		args := need(c.condArgs(p))
+		if len(args) != 2 && len(args) != 3 {
+			need(0, c.assertFail("args.size() == 2 || args.size() == 3", "Expected 2-3 arguments, was "+strconv.Itoa(len(args))))
+		}
+		account := need(c.asName(args[0]))
 		limit := opt(args, 2, c.asU32, 100)
 		need(0, c.checkLimit(limit))
-		rows := page(c.n.ch.expByAccount, func(x *DelegationExpiration) int {
-			return cmp.Or(strings.Compare(x.Delegator, account), x.Expiration.Compare(from), cmp.Compare(x.ID, 0))
-		}, limit)
+		order := byAccountExpirationOrder()
+		rows := need(order.rowsFrom(c, []any{args[0], args[1], json.Number("0")}, limit))
 		w.arrBegin()
 		for _, x := range rows {
 			if x.Delegator != account {

@@ -141,6 +141,7 @@ func (g *gen) genFinance() {
 			ch.expirations[i].Expiration = ch.expirations[i-1].Expiration
 		}
 	}
+	g.genReturningDelegations() // its own random source: g.r is not drawn from
 	nextReq := map[string]uint32{}
 	for i := 0; i < n/5; i++ {
 		owner := g.randAcct()

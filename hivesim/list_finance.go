@@ -53,14 +53,27 @@ func listVestingDelegations() methodFunc {
 	return dbList("delegations", dbForm(writeDelegation), byDelegationOrder())
 }
 
+// expirationKey is the (expiration, id) tail of both expiration orders.
+func expirationKey() (keyPart[DelegationExpiration], keyPart[DelegationExpiration]) {
+	return kTime(func(x *DelegationExpiration) time.Time { return x.Expiration }),
+		kID(func(x *DelegationExpiration) int64 { return x.ID })
+}
+
+// byAccountExpirationOrder is list_vesting_delegation_expirations'
+// (delegator id, expiration, id) order; condenser's
+// get_expiring_vesting_delegations pages it too, as hived's does.
+func byAccountExpirationOrder() ordering[DelegationExpiration] {
+	expiration, id := expirationKey()
+	return ord3("by_account_expiration", func(ch *chain) []*DelegationExpiration { return ch.expByAccount },
+		"by_account_expiration start requires 3 values. (account_name_type, time_point_sec, vesting_delegation_expiration_id_type",
+		kAccount(func(x *DelegationExpiration) string { return x.Delegator }, false, "delegator != nullptr", noAccount), expiration, id)
+}
+
 func listVestingDelegationExpirations() methodFunc {
-	expiration := kTime(func(x *DelegationExpiration) time.Time { return x.Expiration })
-	id := kID(func(x *DelegationExpiration) int64 { return x.ID })
+	expiration, id := expirationKey()
 	return dbList("delegations", dbForm(writeExpiration),
 		ord("by_expiration", func(ch *chain) []*DelegationExpiration { return ch.expByExpiration }, expiration, id),
-		ord3("by_account_expiration", func(ch *chain) []*DelegationExpiration { return ch.expByAccount },
-			"by_account_expiration start requires 3 values. (account_name_type, time_point_sec, vesting_delegation_expiration_id_type",
-			kAccount(func(x *DelegationExpiration) string { return x.Delegator }, false, "delegator != nullptr", noAccount), expiration, id))
+		byAccountExpirationOrder())
 }
 
 // conversionList serves the two conversion-request lists: by_conversion_date

@@ -19,15 +19,21 @@ import (
 	tsv1 "github.com/hivegate/hivegate/gen/hive/transaction_status_api/v1"
 )
 
-// downURL is the URL of a 127.0.0.1 port nothing listens on.
-func downURL(t testing.TB) string {
+// downURLs are the URLs of n distinct 127.0.0.1 ports nothing listens on.
+func downURLs(t testing.TB, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// Every listener stays open until all n ports are taken: a port
+	// closed at once may be handed out again (two "nodes" at one URL).
+	urls := make([]string, n)
+	for i := range urls {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		urls[i] = "http://" + l.Addr().String()
 	}
-	defer l.Close()
-	return "http://" + l.Addr().String()
+	return urls
 }
 
 // firstStatus broadcasts trx and returns the first status, or the
@@ -62,7 +68,7 @@ func TestBroadcastEveryNode(t *testing.T) {
 			_, _ = w.Write(e.node.Handle(body))
 		}))
 		t.Cleanup(srv.Close)
-		return []string{srv.URL, downURL(t)}
+		return []string{srv.URL, downURLs(t, 1)[0]}
 	})
 	client := streamv1connect.NewStreamServiceClient(http.DefaultClient, e.srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -93,7 +99,8 @@ func TestBroadcastEveryNode(t *testing.T) {
 // retry.
 func TestBroadcastNoNode(t *testing.T) {
 	t.Parallel()
-	down1, down2 := downURL(t), downURL(t)
+	down := downURLs(t, 2)
+	down1, down2 := down[0], down[1]
 	e := newChainEnvNodes(t, 50, "", func(*chainEnv) []string { return []string{down1, down2} })
 	e.failBroadcasts.Store(true) // the first node serves blocks, not broadcasts
 	client := streamv1connect.NewStreamServiceClient(http.DefaultClient, e.srv.URL)

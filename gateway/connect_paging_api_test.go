@@ -153,6 +153,8 @@ func readPagingCases(node *hivesim.Node) []pagingCase {
 		{"GetDiscussionsByHot", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_HOT]},
 		{"GetDiscussionsByCreated", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_CREATED]},
 		{"GetPostDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT]},
+		// Deprecated (older hivemind): every pending post, as promoted by 0.
+		{"GetDiscussionsByPromoted", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT]},
 		{"GetCommentDiscussionsByPayout", &typesv1.DiscussionQuery{Limit: proto.Uint32(20)}, ranked[bridgev1.RankedPostsSort_RANKED_POSTS_SORT_PAYOUT_COMMENTS]},
 		{"GetDiscussionsByBlog", &typesv1.DiscussionQuery{Tag: proto.String(blog), Limit: proto.Uint32(3)}, len(node.Blog(blog))},
 		{"GetDiscussionsByFeed", &typesv1.DiscussionQuery{Tag: proto.String(feed), Limit: proto.Uint32(3)}, node.FeedLen(feed)},
@@ -184,6 +186,9 @@ func readPagingCases(node *hivesim.Node) []pagingCase {
 			count(func(c hivesim.Comment) bool { return strings.Contains(strings.ToLower(c.Title+" "+c.Body), "coffee") })},
 		pagingCase{"virtual ops (the backend's cursor)", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1100, Limit: proto.Uint32(7)}, 100},
 		pagingCase{"virtual ops grouped", "hive.account_history_api.v1.AccountHistoryApiService.EnumVirtualOps", &ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1050, Limit: proto.Uint32(9), GroupByBlock: proto.Bool(true)}, 50},
+		// Deprecated (HAfAH of 2022): the positional form of the same list.
+		pagingCase{"condenser virtual ops", cond + "EnumVirtualOps", &condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1100, Limit: proto.Uint32(7)}, 100},
+		pagingCase{"condenser virtual ops grouped", cond + "EnumVirtualOps", &condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1000, BlockRangeEnd: 1050, Limit: proto.Uint32(9), Filter: proto.Uint64(1<<64 - 1), IncludeReversible: proto.Bool(false), GroupByBlock: proto.Bool(true)}, 50},
 	)
 	return tests
 }

@@ -40,7 +40,8 @@ func methodSets() []func(registry) {
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
 		registerRCMethods, registerMarketMethods, registerHistoryMethods,
 		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
-		registerI28Methods, // last: hivesim/i28_hive_api.go (session 8)
+		registerI28Methods,      // hivesim/i28_hive_api.go (session 8)
+		registerPromotedMethods, // hivesim/promoted_methods.go (issue 28 item 6)
 	}
 }
 

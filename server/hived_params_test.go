@@ -22,7 +22,9 @@ import (
 //   - condenser_api's positional params: "[min..max]", the element counts
 //     its FC_ASSERT / CHECK_ARG_SIZE accepts (condenser_api.cpp); where
 //     HAfAH serves the method too (get_ops_in_block, get_transaction,
-//     get_account_history) it reads at least as many.
+//     get_account_history) it reads at least as many. condenser_api.enum_virtual_ops
+//     is HAfAH's only (6ed49d4, the last commit before 8763e8c dropped it:
+//     call_enum_virtual_ops reads positions 0..6).
 //
 // "" is a method without params ({} or []).
 var hivedParams = map[string]string{
@@ -103,6 +105,7 @@ var hivedParams = map[string]string{
 	"transaction_status_api.find_transaction":              "transaction_id expiration",
 	"hive_api.get_version":                                 "", // HAfAH: hafah_endpoints.sql reads no params
 
+	"condenser_api.enum_virtual_ops":                       "[2..7]", // HAfAH 6ed49d4 (2022), hafah_endpoints.sql: no current node
 	"condenser_api.find_proposals":                         "[1..1]",
 	"condenser_api.find_rc_accounts":                       "[1..1]",
 	"condenser_api.find_recurrent_transfers":               "[1..1]",

@@ -13,6 +13,10 @@ import (
 // validate_json_arguments call in openhive-network/hivemind (cab9e32,
 // hive/db/sql_scripts/postgrest/**/*.sql). hivemind answers -32602 for any
 // other key, so a typed request must send no other (issue 28 item 4).
+// get_discussions_by_promoted, which current hivemind no longer serves, has
+// the params of the last release that listed promoted posts (v1.27.4.0.0,
+// hive/server/condenser_api/methods.py: the signature of
+// get_discussions_by_trending).
 var hivemindParams = map[string]string{
 	"bridge.account_notifications":                    "account min_score last_id limit",
 	"bridge.does_user_follow_any_lists":               "observer",
@@ -35,6 +39,7 @@ var hivemindParams = map[string]string{
 	"bridge.list_subscribers":                         "community last limit",
 	"bridge.post_notifications":                       "author permlink min_score last_id limit",
 	"bridge.unread_notifications":                     "account min_score",
+	"condenser_api.get_discussions_by_promoted":       "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"condenser_api.get_discussions_by_trending":       "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"condenser_api.get_discussions_by_created":        "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"condenser_api.get_discussions_by_hot":            "start_author start_permlink limit tag truncate_body filter_tags observer",
@@ -43,6 +48,7 @@ var hivemindParams = map[string]string{
 	"condenser_api.get_discussions_by_blog":           "tag start_author start_permlink limit truncate_body filter_tags observer",
 	"condenser_api.get_discussions_by_feed":           "tag start_author start_permlink limit truncate_body filter_tags observer",
 	"condenser_api.get_discussions_by_comments":       "start_author start_permlink limit truncate_body filter_tags observer",
+	"tags_api.get_discussions_by_promoted":            "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"tags_api.get_discussions_by_trending":            "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"tags_api.get_discussions_by_created":             "start_author start_permlink limit tag truncate_body filter_tags observer",
 	"tags_api.get_discussions_by_hot":                 "start_author start_permlink limit tag truncate_body filter_tags observer",

@@ -17,6 +17,7 @@ import (
 	dbv1 "github.com/hivegate/hivegate/gen/hive/database_api/v1"
 	mhv1 "github.com/hivegate/hivegate/gen/hive/market_history_api/v1"
 	rcv1 "github.com/hivegate/hivegate/gen/hive/rc_api/v1"
+	tagsv1 "github.com/hivegate/hivegate/gen/hive/tags_api/v1"
 	typesv1 "github.com/hivegate/hivegate/gen/hive/types/v1"
 	"github.com/hivegate/hivegate/server/transcode"
 )
@@ -199,6 +200,30 @@ func TestPrepareParams(t *testing.T) {
 		{"discussion query", "condenser_api.get_discussions_by_trending",
 			&condv1.GetDiscussionsByTrendingRequest{Query: &typesv1.DiscussionQuery{Tag: proto.String("hive"), Limit: proto.Uint32(5)}},
 			`[{"tag":"hive","limit":5,"truncate_body":0,"start_author":"","start_permlink":""}]`},
+		// Issue 28 item 6: the methods older nodes serve. The promoted
+		// lists send what hivemind 1.27 read (the trending query); the
+		// condenser form of enum_virtual_ops sends HAfAH's positions
+		// (6ed49d4: begin, end, operation_begin, limit, filter,
+		// include_reversible, group_by_block), operation_begin 0 when
+		// unset so that a limit can follow it.
+		{"promoted discussion query", "condenser_api.get_discussions_by_promoted",
+			&condv1.GetDiscussionsByPromotedRequest{Query: &typesv1.DiscussionQuery{Tag: proto.String("hive"), Limit: proto.Uint32(5)}},
+			`[{"tag":"hive","limit":5,"truncate_body":0,"start_author":"","start_permlink":""}]`},
+		{"promoted, tags_api", "tags_api.get_discussions_by_promoted",
+			&tagsv1.GetDiscussionsByPromotedRequest{StartAuthor: "alice", StartPermlink: "p", Observer: proto.String("bob")},
+			`{"truncate_body":0,"start_author":"alice","start_permlink":"p","observer":"bob"}`},
+		{"condenser virtual ops: HAfAH's defaults", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 6},
+			`[1,6,0]`},
+		{"condenser virtual ops: a page", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 3744646, BlockRangeEnd: 3744647, Limit: proto.Uint32(1000)},
+			`[3744646,3744647,0,1000]`},
+		{"condenser virtual ops: filter -1", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 3744646, BlockRangeEnd: 3744647, Limit: proto.Uint32(1000), Filter: proto.Uint64(1<<64 - 1)},
+			`[3744646,3744647,0,1000,"18446744073709551615"]`},
+		{"condenser virtual ops: every field", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, OperationBegin: proto.Uint64(64), Limit: proto.Uint32(7), Filter: proto.Uint64(0x4000), IncludeReversible: proto.Bool(true), GroupByBlock: proto.Bool(false)},
+			`[1,100,64,7,16384,true,false]`},
 		{"an order without a start is a plain parameter", "database_api.find_withdraw_vesting_routes",
 			&dbv1.FindWithdrawVestingRoutesRequest{Account: "a", Order: dbv1.FindWithdrawVestingRoutesOrder_FIND_WITHDRAW_VESTING_ROUTES_ORDER_BY_DESTINATION},
 			`{"account":"a","order":"by_destination"}`},
@@ -264,6 +289,9 @@ func TestPrepareInvalid(t *testing.T) {
 		{"positional hole", "condenser_api.get_account_history",
 			&condv1.GetAccountHistoryRequest{Account: "a", Start: proto.Int64(-1), Limit: proto.Uint32(10), OperationFilterHigh: proto.Uint64(1)},
 			"operation_filter_low: must be set when operation_filter_high is set"},
+		{"condenser virtual ops: positional hole", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 6, GroupByBlock: proto.Bool(true)},
+			"limit: must be set when group_by_block is set"},
 		{"cursor hole", "database_api.list_proposals",
 			&dbv1.ListProposalsRequest{Limit: proto.Uint32(1), Start: &dbv1.ListProposalsStart{Start: &dbv1.ListProposalsStart_ByCreator_{ByCreator: &dbv1.ListProposalsStart_ByCreator{ProposalId: proto.Int64(3)}}}},
 			"start.by_creator.creator: must be set when proposal_id is set"},
@@ -337,6 +365,16 @@ func TestNextStart(t *testing.T) {
 		{"virtual ops: range past the head", "account_history_api.enum_virtual_ops",
 			&ahv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: proto.Uint32(2)},
 			`{"ops":[],"ops_by_block":[],"next_block_range_begin":0,"next_operation_begin":0}`, ``},
+		{"condenser virtual ops: the backend's next cursor", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: proto.Uint32(2)},
+			`{"ops":[{"block":3},{"block":7}],"ops_by_block":[],"next_block_range_begin":50,"next_operation_begin":3200}`,
+			`{"block_range_begin":50,"operation_begin":3200}`},
+		{"condenser virtual ops: range reached", "condenser_api.enum_virtual_ops",
+			&condv1.EnumVirtualOpsRequest{BlockRangeBegin: 1, BlockRangeEnd: 100, Limit: proto.Uint32(2)},
+			`{"ops":[{"block":3}],"ops_by_block":[],"next_block_range_begin":100,"next_operation_begin":0}`, ``},
+		{"promoted posts", "condenser_api.get_discussions_by_promoted",
+			&condv1.GetDiscussionsByPromotedRequest{Query: &typesv1.DiscussionQuery{Limit: proto.Uint32(2)}},
+			`[{"author":"a","permlink":"p"},{"author":"b","permlink":"q"}]`, `{"start_author":"b","start_permlink":"q"}`},
 		{"names: the item itself", "condenser_api.lookup_accounts",
 			&condv1.LookupAccountsRequest{LowerBoundName: "a", Limit: proto.Uint32(2)},
 			`["alice","bob"]`, `{"lower_bound_name":"bob"}`},

@@ -25,7 +25,7 @@ var File_hive_condenser_api_v1_condenser_api_proto protoreflect.FileDescriptor
 
 const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\n" +
-	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a-hive/condenser_api/v1/condenser_content.proto\x1a/hive/condenser_api/v1/condenser_get_state.proto\x1a,hive/condenser_api/v1/condenser_market.proto\x1a,hive/condenser_api/v1/condenser_social.proto\x1a+hive/condenser_api/v1/condenser_state.proto\x1a\x19hivegate/v1/options.proto2\xedj\n" +
+	")hive/condenser_api/v1/condenser_api.proto\x12\x15hive.condenser_api.v1\x1a!hive/condenser_api/v1/chain.proto\x1a-hive/condenser_api/v1/condenser_content.proto\x1a/hive/condenser_api/v1/condenser_get_state.proto\x1a-hive/condenser_api/v1/condenser_history.proto\x1a,hive/condenser_api/v1/condenser_market.proto\x1a,hive/condenser_api/v1/condenser_social.proto\x1a+hive/condenser_api/v1/condenser_state.proto\x1a\x19hivegate/v1/options.proto2\xedm\n" +
 	"\x13CondenserApiService\x12\xa5\x01\n" +
 	"\x11GetAccountHistory\x12/.hive.condenser_api.v1.GetAccountHistoryRequest\x1a0.hive.condenser_api.v1.GetAccountHistoryResponse\"-\xda\xf3\x18!condenser_api.get_account_history\xe8\xf3\x18\xe8\a\x90\x02\x01\x12\xb9\x01\n" +
 	"\x15GetAccountReputations\x123.hive.condenser_api.v1.GetAccountReputationsRequest\x1a4.hive.condenser_api.v1.GetAccountReputationsResponse\"5\xda\xf3\x18%condenser_api.get_account_reputations\xe8\xf3\x18\xe8\a\xd8\xf4\x18\x01\x90\x02\x01\x12{\n" +
@@ -41,7 +41,8 @@ const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\x16GetRepliesByLastUpdate\x124.hive.condenser_api.v1.GetRepliesByLastUpdateRequest\x1a5.hive.condenser_api.v1.GetRepliesByLastUpdateResponse\"7\xda\xf3\x18(condenser_api.get_replies_by_last_update\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12{\n" +
 	"\bGetState\x12&.hive.condenser_api.v1.GetStateRequest\x1a'.hive.condenser_api.v1.GetStateResponse\"\x1e\xda\xf3\x18\x17condenser_api.get_state\x90\x02\x01\x12\x9d\x01\n" +
 	"\x0fGetTrendingTags\x12-.hive.condenser_api.v1.GetTrendingTagsRequest\x1a..hive.condenser_api.v1.GetTrendingTagsResponse\"+\xda\xf3\x18\x1fcondenser_api.get_trending_tags\xe8\xf3\x18\xfa\x01\x90\x02\x01\x12\xbd\x01\n" +
-	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"9\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\xd0\xf4\x18d\xd8\xf4\x18\x01\x90\x02\x01\x12\x8f\x01\n" +
+	"\x15GetVestingDelegations\x123.hive.condenser_api.v1.GetVestingDelegationsRequest\x1a4.hive.condenser_api.v1.GetVestingDelegationsResponse\"9\xda\xf3\x18%condenser_api.get_vesting_delegations\xe8\xf3\x18\xe8\a\xd0\xf4\x18d\xd8\xf4\x18\x01\x90\x02\x01\x12\xa3\x01\n" +
+	"\x0eEnumVirtualOps\x12,.hive.condenser_api.v1.EnumVirtualOpsRequest\x1a-.hive.condenser_api.v1.EnumVirtualOpsResponse\"4\xda\xf3\x18\x1econdenser_api.enum_virtual_ops\xe8\xf3\x18\xf0\x93\t\xd0\xf4\x18\xf0\x93\t\x88\x02\x01\x90\x02\x01\x12\x8f\x01\n" +
 	"\rFindProposals\x12+.hive.condenser_api.v1.FindProposalsRequest\x1a,.hive.condenser_api.v1.FindProposalsResponse\"#\xda\xf3\x18\x1ccondenser_api.find_proposals\x90\x02\x01\x12\x94\x01\n" +
 	"\x0eFindRcAccounts\x12,.hive.condenser_api.v1.FindRcAccountsRequest\x1a-.hive.condenser_api.v1.FindRcAccountsResponse\"%\xda\xf3\x18\x1econdenser_api.find_rc_accounts\x90\x02\x01\x12\xb4\x01\n" +
 	"\x16FindRecurrentTransfers\x124.hive.condenser_api.v1.FindRecurrentTransfersRequest\x1a5.hive.condenser_api.v1.FindRecurrentTransfersResponse\"-\xda\xf3\x18&condenser_api.find_recurrent_transfers\x90\x02\x01\x12\x98\x01\n" +
@@ -63,7 +64,8 @@ const file_hive_condenser_api_v1_condenser_api_proto_rawDesc = "" +
 	"\x18GetDiscussionsByComments\x126.hive.condenser_api.v1.GetDiscussionsByCommentsRequest\x1a7.hive.condenser_api.v1.GetDiscussionsByCommentsResponse\"G\xda\xf3\x18)condenser_api.get_discussions_by_comments\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\xd0\x01\n" +
 	"\x17GetDiscussionsByCreated\x125.hive.condenser_api.v1.GetDiscussionsByCreatedRequest\x1a6.hive.condenser_api.v1.GetDiscussionsByCreatedResponse\"F\xda\xf3\x18(condenser_api.get_discussions_by_created\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\xc4\x01\n" +
 	"\x14GetDiscussionsByFeed\x122.hive.condenser_api.v1.GetDiscussionsByFeedRequest\x1a3.hive.condenser_api.v1.GetDiscussionsByFeedResponse\"C\xda\xf3\x18%condenser_api.get_discussions_by_feed\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\xc0\x01\n" +
-	"\x13GetDiscussionsByHot\x121.hive.condenser_api.v1.GetDiscussionsByHotRequest\x1a2.hive.condenser_api.v1.GetDiscussionsByHotResponse\"B\xda\xf3\x18$condenser_api.get_discussions_by_hot\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\xd4\x01\n" +
+	"\x13GetDiscussionsByHot\x121.hive.condenser_api.v1.GetDiscussionsByHotRequest\x1a2.hive.condenser_api.v1.GetDiscussionsByHotResponse\"B\xda\xf3\x18$condenser_api.get_discussions_by_hot\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\xd7\x01\n" +
+	"\x18GetDiscussionsByPromoted\x126.hive.condenser_api.v1.GetDiscussionsByPromotedRequest\x1a7.hive.condenser_api.v1.GetDiscussionsByPromotedResponse\"J\xda\xf3\x18)condenser_api.get_discussions_by_promoted\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x88\x02\x01\x90\x02\x01\x12\xd4\x01\n" +
 	"\x18GetDiscussionsByTrending\x126.hive.condenser_api.v1.GetDiscussionsByTrendingRequest\x1a7.hive.condenser_api.v1.GetDiscussionsByTrendingResponse\"G\xda\xf3\x18)condenser_api.get_discussions_by_trending\xe8\xf3\x18\x14\xf2\xf3\x18\vquery.limit\xd0\xf4\x18\x14\x90\x02\x01\x12\x7f\n" +
 	"\tGetEscrow\x12'.hive.condenser_api.v1.GetEscrowRequest\x1a(.hive.condenser_api.v1.GetEscrowResponse\"\x1f\xda\xf3\x18\x18condenser_api.get_escrow\x90\x02\x01\x12\xde\x01\n" +
 	"\x1dGetExpiringVestingDelegations\x12;.hive.condenser_api.v1.GetExpiringVestingDelegationsRequest\x1a<.hive.condenser_api.v1.GetExpiringVestingDelegationsResponse\"B\xda\xf3\x18.condenser_api.get_expiring_vesting_delegations\xe8\xf3\x18\xe8\a\xd0\xf4\x18d\xd8\xf4\x18\x01\x90\x02\x01\x12\x94\x01\n" +
@@ -128,153 +130,157 @@ var file_hive_condenser_api_v1_condenser_api_proto_goTypes = []any{
 	(*GetStateRequest)(nil),                             // 12: hive.condenser_api.v1.GetStateRequest
 	(*GetTrendingTagsRequest)(nil),                      // 13: hive.condenser_api.v1.GetTrendingTagsRequest
 	(*GetVestingDelegationsRequest)(nil),                // 14: hive.condenser_api.v1.GetVestingDelegationsRequest
-	(*FindProposalsRequest)(nil),                        // 15: hive.condenser_api.v1.FindProposalsRequest
-	(*FindRcAccountsRequest)(nil),                       // 16: hive.condenser_api.v1.FindRcAccountsRequest
-	(*FindRecurrentTransfersRequest)(nil),               // 17: hive.condenser_api.v1.FindRecurrentTransfersRequest
-	(*GetAccountCountRequest)(nil),                      // 18: hive.condenser_api.v1.GetAccountCountRequest
-	(*GetAccountsRequest)(nil),                          // 19: hive.condenser_api.v1.GetAccountsRequest
-	(*GetActiveVotesRequest)(nil),                       // 20: hive.condenser_api.v1.GetActiveVotesRequest
-	(*GetActiveWitnessesRequest)(nil),                   // 21: hive.condenser_api.v1.GetActiveWitnessesRequest
-	(*GetBlockHeaderRequest)(nil),                       // 22: hive.condenser_api.v1.GetBlockHeaderRequest
-	(*GetChainPropertiesRequest)(nil),                   // 23: hive.condenser_api.v1.GetChainPropertiesRequest
-	(*GetCollateralizedConversionRequestsRequest)(nil),  // 24: hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
-	(*GetCommentDiscussionsByPayoutRequest)(nil),        // 25: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
-	(*GetConfigRequest)(nil),                            // 26: hive.condenser_api.v1.GetConfigRequest
-	(*GetContentRequest)(nil),                           // 27: hive.condenser_api.v1.GetContentRequest
-	(*GetContentRepliesRequest)(nil),                    // 28: hive.condenser_api.v1.GetContentRepliesRequest
-	(*GetConversionRequestsRequest)(nil),                // 29: hive.condenser_api.v1.GetConversionRequestsRequest
-	(*GetCurrentMedianHistoryPriceRequest)(nil),         // 30: hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
-	(*GetDiscussionsByBlogRequest)(nil),                 // 31: hive.condenser_api.v1.GetDiscussionsByBlogRequest
-	(*GetDiscussionsByCommentsRequest)(nil),             // 32: hive.condenser_api.v1.GetDiscussionsByCommentsRequest
-	(*GetDiscussionsByCreatedRequest)(nil),              // 33: hive.condenser_api.v1.GetDiscussionsByCreatedRequest
-	(*GetDiscussionsByFeedRequest)(nil),                 // 34: hive.condenser_api.v1.GetDiscussionsByFeedRequest
-	(*GetDiscussionsByHotRequest)(nil),                  // 35: hive.condenser_api.v1.GetDiscussionsByHotRequest
-	(*GetDiscussionsByTrendingRequest)(nil),             // 36: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
-	(*GetEscrowRequest)(nil),                            // 37: hive.condenser_api.v1.GetEscrowRequest
-	(*GetExpiringVestingDelegationsRequest)(nil),        // 38: hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
-	(*GetFeedHistoryRequest)(nil),                       // 39: hive.condenser_api.v1.GetFeedHistoryRequest
-	(*GetFollowCountRequest)(nil),                       // 40: hive.condenser_api.v1.GetFollowCountRequest
-	(*GetHardforkVersionRequest)(nil),                   // 41: hive.condenser_api.v1.GetHardforkVersionRequest
-	(*GetKeyReferencesRequest)(nil),                     // 42: hive.condenser_api.v1.GetKeyReferencesRequest
-	(*GetMarketHistoryRequest)(nil),                     // 43: hive.condenser_api.v1.GetMarketHistoryRequest
-	(*GetMarketHistoryBucketsRequest)(nil),              // 44: hive.condenser_api.v1.GetMarketHistoryBucketsRequest
-	(*GetNextScheduledHardforkRequest)(nil),             // 45: hive.condenser_api.v1.GetNextScheduledHardforkRequest
-	(*GetOpenOrdersRequest)(nil),                        // 46: hive.condenser_api.v1.GetOpenOrdersRequest
-	(*GetOpsInBlockRequest)(nil),                        // 47: hive.condenser_api.v1.GetOpsInBlockRequest
-	(*GetOrderBookRequest)(nil),                         // 48: hive.condenser_api.v1.GetOrderBookRequest
-	(*GetOwnerHistoryRequest)(nil),                      // 49: hive.condenser_api.v1.GetOwnerHistoryRequest
-	(*GetPostDiscussionsByPayoutRequest)(nil),           // 50: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
-	(*GetPotentialSignaturesRequest)(nil),               // 51: hive.condenser_api.v1.GetPotentialSignaturesRequest
-	(*GetRebloggedByRequest)(nil),                       // 52: hive.condenser_api.v1.GetRebloggedByRequest
-	(*GetRecentTradesRequest)(nil),                      // 53: hive.condenser_api.v1.GetRecentTradesRequest
-	(*GetRecoveryRequestRequest)(nil),                   // 54: hive.condenser_api.v1.GetRecoveryRequestRequest
-	(*GetRequiredSignaturesRequest)(nil),                // 55: hive.condenser_api.v1.GetRequiredSignaturesRequest
-	(*GetRewardFundRequest)(nil),                        // 56: hive.condenser_api.v1.GetRewardFundRequest
-	(*GetSavingsWithdrawFromRequest)(nil),               // 57: hive.condenser_api.v1.GetSavingsWithdrawFromRequest
-	(*GetSavingsWithdrawToRequest)(nil),                 // 58: hive.condenser_api.v1.GetSavingsWithdrawToRequest
-	(*GetTickerRequest)(nil),                            // 59: hive.condenser_api.v1.GetTickerRequest
-	(*GetTradeHistoryRequest)(nil),                      // 60: hive.condenser_api.v1.GetTradeHistoryRequest
-	(*GetTransactionRequest)(nil),                       // 61: hive.condenser_api.v1.GetTransactionRequest
-	(*GetTransactionHexRequest)(nil),                    // 62: hive.condenser_api.v1.GetTransactionHexRequest
-	(*GetVersionRequest)(nil),                           // 63: hive.condenser_api.v1.GetVersionRequest
-	(*GetVolumeRequest)(nil),                            // 64: hive.condenser_api.v1.GetVolumeRequest
-	(*GetWithdrawRoutesRequest)(nil),                    // 65: hive.condenser_api.v1.GetWithdrawRoutesRequest
-	(*GetWitnessByAccountRequest)(nil),                  // 66: hive.condenser_api.v1.GetWitnessByAccountRequest
-	(*GetWitnessCountRequest)(nil),                      // 67: hive.condenser_api.v1.GetWitnessCountRequest
-	(*GetWitnessScheduleRequest)(nil),                   // 68: hive.condenser_api.v1.GetWitnessScheduleRequest
-	(*GetWitnessesRequest)(nil),                         // 69: hive.condenser_api.v1.GetWitnessesRequest
-	(*GetWitnessesByVoteRequest)(nil),                   // 70: hive.condenser_api.v1.GetWitnessesByVoteRequest
-	(*IsKnownTransactionRequest)(nil),                   // 71: hive.condenser_api.v1.IsKnownTransactionRequest
-	(*ListProposalVotesRequest)(nil),                    // 72: hive.condenser_api.v1.ListProposalVotesRequest
-	(*ListProposalsRequest)(nil),                        // 73: hive.condenser_api.v1.ListProposalsRequest
-	(*ListRcAccountsRequest)(nil),                       // 74: hive.condenser_api.v1.ListRcAccountsRequest
-	(*ListRcDirectDelegationsRequest)(nil),              // 75: hive.condenser_api.v1.ListRcDirectDelegationsRequest
-	(*LookupAccountNamesRequest)(nil),                   // 76: hive.condenser_api.v1.LookupAccountNamesRequest
-	(*LookupAccountsRequest)(nil),                       // 77: hive.condenser_api.v1.LookupAccountsRequest
-	(*LookupWitnessAccountsRequest)(nil),                // 78: hive.condenser_api.v1.LookupWitnessAccountsRequest
-	(*VerifyAccountAuthorityRequest)(nil),               // 79: hive.condenser_api.v1.VerifyAccountAuthorityRequest
-	(*VerifyAuthorityRequest)(nil),                      // 80: hive.condenser_api.v1.VerifyAuthorityRequest
-	(*GetAccountHistoryResponse)(nil),                   // 81: hive.condenser_api.v1.GetAccountHistoryResponse
-	(*GetAccountReputationsResponse)(nil),               // 82: hive.condenser_api.v1.GetAccountReputationsResponse
-	(*GetBlockResponse)(nil),                            // 83: hive.condenser_api.v1.GetBlockResponse
-	(*GetBlogResponse)(nil),                             // 84: hive.condenser_api.v1.GetBlogResponse
-	(*GetBlogEntriesResponse)(nil),                      // 85: hive.condenser_api.v1.GetBlogEntriesResponse
-	(*GetDiscussionsByAuthorBeforeDateResponse)(nil),    // 86: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	(*GetDynamicGlobalPropertiesResponse)(nil),          // 87: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	(*GetFeedResponse)(nil),                             // 88: hive.condenser_api.v1.GetFeedResponse
-	(*GetFeedEntriesResponse)(nil),                      // 89: hive.condenser_api.v1.GetFeedEntriesResponse
-	(*GetFollowersResponse)(nil),                        // 90: hive.condenser_api.v1.GetFollowersResponse
-	(*GetFollowingResponse)(nil),                        // 91: hive.condenser_api.v1.GetFollowingResponse
-	(*GetRepliesByLastUpdateResponse)(nil),              // 92: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	(*GetStateResponse)(nil),                            // 93: hive.condenser_api.v1.GetStateResponse
-	(*GetTrendingTagsResponse)(nil),                     // 94: hive.condenser_api.v1.GetTrendingTagsResponse
-	(*GetVestingDelegationsResponse)(nil),               // 95: hive.condenser_api.v1.GetVestingDelegationsResponse
-	(*FindProposalsResponse)(nil),                       // 96: hive.condenser_api.v1.FindProposalsResponse
-	(*FindRcAccountsResponse)(nil),                      // 97: hive.condenser_api.v1.FindRcAccountsResponse
-	(*FindRecurrentTransfersResponse)(nil),              // 98: hive.condenser_api.v1.FindRecurrentTransfersResponse
-	(*GetAccountCountResponse)(nil),                     // 99: hive.condenser_api.v1.GetAccountCountResponse
-	(*GetAccountsResponse)(nil),                         // 100: hive.condenser_api.v1.GetAccountsResponse
-	(*GetActiveVotesResponse)(nil),                      // 101: hive.condenser_api.v1.GetActiveVotesResponse
-	(*GetActiveWitnessesResponse)(nil),                  // 102: hive.condenser_api.v1.GetActiveWitnessesResponse
-	(*GetBlockHeaderResponse)(nil),                      // 103: hive.condenser_api.v1.GetBlockHeaderResponse
-	(*GetChainPropertiesResponse)(nil),                  // 104: hive.condenser_api.v1.GetChainPropertiesResponse
-	(*GetCollateralizedConversionRequestsResponse)(nil), // 105: hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
-	(*GetCommentDiscussionsByPayoutResponse)(nil),       // 106: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
-	(*GetConfigResponse)(nil),                           // 107: hive.condenser_api.v1.GetConfigResponse
-	(*GetContentResponse)(nil),                          // 108: hive.condenser_api.v1.GetContentResponse
-	(*GetContentRepliesResponse)(nil),                   // 109: hive.condenser_api.v1.GetContentRepliesResponse
-	(*GetConversionRequestsResponse)(nil),               // 110: hive.condenser_api.v1.GetConversionRequestsResponse
-	(*GetCurrentMedianHistoryPriceResponse)(nil),        // 111: hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
-	(*GetDiscussionsByBlogResponse)(nil),                // 112: hive.condenser_api.v1.GetDiscussionsByBlogResponse
-	(*GetDiscussionsByCommentsResponse)(nil),            // 113: hive.condenser_api.v1.GetDiscussionsByCommentsResponse
-	(*GetDiscussionsByCreatedResponse)(nil),             // 114: hive.condenser_api.v1.GetDiscussionsByCreatedResponse
-	(*GetDiscussionsByFeedResponse)(nil),                // 115: hive.condenser_api.v1.GetDiscussionsByFeedResponse
-	(*GetDiscussionsByHotResponse)(nil),                 // 116: hive.condenser_api.v1.GetDiscussionsByHotResponse
-	(*GetDiscussionsByTrendingResponse)(nil),            // 117: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
-	(*GetEscrowResponse)(nil),                           // 118: hive.condenser_api.v1.GetEscrowResponse
-	(*GetExpiringVestingDelegationsResponse)(nil),       // 119: hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
-	(*GetFeedHistoryResponse)(nil),                      // 120: hive.condenser_api.v1.GetFeedHistoryResponse
-	(*GetFollowCountResponse)(nil),                      // 121: hive.condenser_api.v1.GetFollowCountResponse
-	(*GetHardforkVersionResponse)(nil),                  // 122: hive.condenser_api.v1.GetHardforkVersionResponse
-	(*GetKeyReferencesResponse)(nil),                    // 123: hive.condenser_api.v1.GetKeyReferencesResponse
-	(*GetMarketHistoryResponse)(nil),                    // 124: hive.condenser_api.v1.GetMarketHistoryResponse
-	(*GetMarketHistoryBucketsResponse)(nil),             // 125: hive.condenser_api.v1.GetMarketHistoryBucketsResponse
-	(*GetNextScheduledHardforkResponse)(nil),            // 126: hive.condenser_api.v1.GetNextScheduledHardforkResponse
-	(*GetOpenOrdersResponse)(nil),                       // 127: hive.condenser_api.v1.GetOpenOrdersResponse
-	(*GetOpsInBlockResponse)(nil),                       // 128: hive.condenser_api.v1.GetOpsInBlockResponse
-	(*GetOrderBookResponse)(nil),                        // 129: hive.condenser_api.v1.GetOrderBookResponse
-	(*GetOwnerHistoryResponse)(nil),                     // 130: hive.condenser_api.v1.GetOwnerHistoryResponse
-	(*GetPostDiscussionsByPayoutResponse)(nil),          // 131: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
-	(*GetPotentialSignaturesResponse)(nil),              // 132: hive.condenser_api.v1.GetPotentialSignaturesResponse
-	(*GetRebloggedByResponse)(nil),                      // 133: hive.condenser_api.v1.GetRebloggedByResponse
-	(*GetRecentTradesResponse)(nil),                     // 134: hive.condenser_api.v1.GetRecentTradesResponse
-	(*GetRecoveryRequestResponse)(nil),                  // 135: hive.condenser_api.v1.GetRecoveryRequestResponse
-	(*GetRequiredSignaturesResponse)(nil),               // 136: hive.condenser_api.v1.GetRequiredSignaturesResponse
-	(*GetRewardFundResponse)(nil),                       // 137: hive.condenser_api.v1.GetRewardFundResponse
-	(*GetSavingsWithdrawFromResponse)(nil),              // 138: hive.condenser_api.v1.GetSavingsWithdrawFromResponse
-	(*GetSavingsWithdrawToResponse)(nil),                // 139: hive.condenser_api.v1.GetSavingsWithdrawToResponse
-	(*GetTickerResponse)(nil),                           // 140: hive.condenser_api.v1.GetTickerResponse
-	(*GetTradeHistoryResponse)(nil),                     // 141: hive.condenser_api.v1.GetTradeHistoryResponse
-	(*GetTransactionResponse)(nil),                      // 142: hive.condenser_api.v1.GetTransactionResponse
-	(*GetTransactionHexResponse)(nil),                   // 143: hive.condenser_api.v1.GetTransactionHexResponse
-	(*GetVersionResponse)(nil),                          // 144: hive.condenser_api.v1.GetVersionResponse
-	(*GetVolumeResponse)(nil),                           // 145: hive.condenser_api.v1.GetVolumeResponse
-	(*GetWithdrawRoutesResponse)(nil),                   // 146: hive.condenser_api.v1.GetWithdrawRoutesResponse
-	(*GetWitnessByAccountResponse)(nil),                 // 147: hive.condenser_api.v1.GetWitnessByAccountResponse
-	(*GetWitnessCountResponse)(nil),                     // 148: hive.condenser_api.v1.GetWitnessCountResponse
-	(*GetWitnessScheduleResponse)(nil),                  // 149: hive.condenser_api.v1.GetWitnessScheduleResponse
-	(*GetWitnessesResponse)(nil),                        // 150: hive.condenser_api.v1.GetWitnessesResponse
-	(*GetWitnessesByVoteResponse)(nil),                  // 151: hive.condenser_api.v1.GetWitnessesByVoteResponse
-	(*IsKnownTransactionResponse)(nil),                  // 152: hive.condenser_api.v1.IsKnownTransactionResponse
-	(*ListProposalVotesResponse)(nil),                   // 153: hive.condenser_api.v1.ListProposalVotesResponse
-	(*ListProposalsResponse)(nil),                       // 154: hive.condenser_api.v1.ListProposalsResponse
-	(*ListRcAccountsResponse)(nil),                      // 155: hive.condenser_api.v1.ListRcAccountsResponse
-	(*ListRcDirectDelegationsResponse)(nil),             // 156: hive.condenser_api.v1.ListRcDirectDelegationsResponse
-	(*LookupAccountNamesResponse)(nil),                  // 157: hive.condenser_api.v1.LookupAccountNamesResponse
-	(*LookupAccountsResponse)(nil),                      // 158: hive.condenser_api.v1.LookupAccountsResponse
-	(*LookupWitnessAccountsResponse)(nil),               // 159: hive.condenser_api.v1.LookupWitnessAccountsResponse
-	(*VerifyAccountAuthorityResponse)(nil),              // 160: hive.condenser_api.v1.VerifyAccountAuthorityResponse
-	(*VerifyAuthorityResponse)(nil),                     // 161: hive.condenser_api.v1.VerifyAuthorityResponse
+	(*EnumVirtualOpsRequest)(nil),                       // 15: hive.condenser_api.v1.EnumVirtualOpsRequest
+	(*FindProposalsRequest)(nil),                        // 16: hive.condenser_api.v1.FindProposalsRequest
+	(*FindRcAccountsRequest)(nil),                       // 17: hive.condenser_api.v1.FindRcAccountsRequest
+	(*FindRecurrentTransfersRequest)(nil),               // 18: hive.condenser_api.v1.FindRecurrentTransfersRequest
+	(*GetAccountCountRequest)(nil),                      // 19: hive.condenser_api.v1.GetAccountCountRequest
+	(*GetAccountsRequest)(nil),                          // 20: hive.condenser_api.v1.GetAccountsRequest
+	(*GetActiveVotesRequest)(nil),                       // 21: hive.condenser_api.v1.GetActiveVotesRequest
+	(*GetActiveWitnessesRequest)(nil),                   // 22: hive.condenser_api.v1.GetActiveWitnessesRequest
+	(*GetBlockHeaderRequest)(nil),                       // 23: hive.condenser_api.v1.GetBlockHeaderRequest
+	(*GetChainPropertiesRequest)(nil),                   // 24: hive.condenser_api.v1.GetChainPropertiesRequest
+	(*GetCollateralizedConversionRequestsRequest)(nil),  // 25: hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	(*GetCommentDiscussionsByPayoutRequest)(nil),        // 26: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	(*GetConfigRequest)(nil),                            // 27: hive.condenser_api.v1.GetConfigRequest
+	(*GetContentRequest)(nil),                           // 28: hive.condenser_api.v1.GetContentRequest
+	(*GetContentRepliesRequest)(nil),                    // 29: hive.condenser_api.v1.GetContentRepliesRequest
+	(*GetConversionRequestsRequest)(nil),                // 30: hive.condenser_api.v1.GetConversionRequestsRequest
+	(*GetCurrentMedianHistoryPriceRequest)(nil),         // 31: hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	(*GetDiscussionsByBlogRequest)(nil),                 // 32: hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	(*GetDiscussionsByCommentsRequest)(nil),             // 33: hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	(*GetDiscussionsByCreatedRequest)(nil),              // 34: hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	(*GetDiscussionsByFeedRequest)(nil),                 // 35: hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	(*GetDiscussionsByHotRequest)(nil),                  // 36: hive.condenser_api.v1.GetDiscussionsByHotRequest
+	(*GetDiscussionsByPromotedRequest)(nil),             // 37: hive.condenser_api.v1.GetDiscussionsByPromotedRequest
+	(*GetDiscussionsByTrendingRequest)(nil),             // 38: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	(*GetEscrowRequest)(nil),                            // 39: hive.condenser_api.v1.GetEscrowRequest
+	(*GetExpiringVestingDelegationsRequest)(nil),        // 40: hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	(*GetFeedHistoryRequest)(nil),                       // 41: hive.condenser_api.v1.GetFeedHistoryRequest
+	(*GetFollowCountRequest)(nil),                       // 42: hive.condenser_api.v1.GetFollowCountRequest
+	(*GetHardforkVersionRequest)(nil),                   // 43: hive.condenser_api.v1.GetHardforkVersionRequest
+	(*GetKeyReferencesRequest)(nil),                     // 44: hive.condenser_api.v1.GetKeyReferencesRequest
+	(*GetMarketHistoryRequest)(nil),                     // 45: hive.condenser_api.v1.GetMarketHistoryRequest
+	(*GetMarketHistoryBucketsRequest)(nil),              // 46: hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	(*GetNextScheduledHardforkRequest)(nil),             // 47: hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	(*GetOpenOrdersRequest)(nil),                        // 48: hive.condenser_api.v1.GetOpenOrdersRequest
+	(*GetOpsInBlockRequest)(nil),                        // 49: hive.condenser_api.v1.GetOpsInBlockRequest
+	(*GetOrderBookRequest)(nil),                         // 50: hive.condenser_api.v1.GetOrderBookRequest
+	(*GetOwnerHistoryRequest)(nil),                      // 51: hive.condenser_api.v1.GetOwnerHistoryRequest
+	(*GetPostDiscussionsByPayoutRequest)(nil),           // 52: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPotentialSignaturesRequest)(nil),               // 53: hive.condenser_api.v1.GetPotentialSignaturesRequest
+	(*GetRebloggedByRequest)(nil),                       // 54: hive.condenser_api.v1.GetRebloggedByRequest
+	(*GetRecentTradesRequest)(nil),                      // 55: hive.condenser_api.v1.GetRecentTradesRequest
+	(*GetRecoveryRequestRequest)(nil),                   // 56: hive.condenser_api.v1.GetRecoveryRequestRequest
+	(*GetRequiredSignaturesRequest)(nil),                // 57: hive.condenser_api.v1.GetRequiredSignaturesRequest
+	(*GetRewardFundRequest)(nil),                        // 58: hive.condenser_api.v1.GetRewardFundRequest
+	(*GetSavingsWithdrawFromRequest)(nil),               // 59: hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	(*GetSavingsWithdrawToRequest)(nil),                 // 60: hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	(*GetTickerRequest)(nil),                            // 61: hive.condenser_api.v1.GetTickerRequest
+	(*GetTradeHistoryRequest)(nil),                      // 62: hive.condenser_api.v1.GetTradeHistoryRequest
+	(*GetTransactionRequest)(nil),                       // 63: hive.condenser_api.v1.GetTransactionRequest
+	(*GetTransactionHexRequest)(nil),                    // 64: hive.condenser_api.v1.GetTransactionHexRequest
+	(*GetVersionRequest)(nil),                           // 65: hive.condenser_api.v1.GetVersionRequest
+	(*GetVolumeRequest)(nil),                            // 66: hive.condenser_api.v1.GetVolumeRequest
+	(*GetWithdrawRoutesRequest)(nil),                    // 67: hive.condenser_api.v1.GetWithdrawRoutesRequest
+	(*GetWitnessByAccountRequest)(nil),                  // 68: hive.condenser_api.v1.GetWitnessByAccountRequest
+	(*GetWitnessCountRequest)(nil),                      // 69: hive.condenser_api.v1.GetWitnessCountRequest
+	(*GetWitnessScheduleRequest)(nil),                   // 70: hive.condenser_api.v1.GetWitnessScheduleRequest
+	(*GetWitnessesRequest)(nil),                         // 71: hive.condenser_api.v1.GetWitnessesRequest
+	(*GetWitnessesByVoteRequest)(nil),                   // 72: hive.condenser_api.v1.GetWitnessesByVoteRequest
+	(*IsKnownTransactionRequest)(nil),                   // 73: hive.condenser_api.v1.IsKnownTransactionRequest
+	(*ListProposalVotesRequest)(nil),                    // 74: hive.condenser_api.v1.ListProposalVotesRequest
+	(*ListProposalsRequest)(nil),                        // 75: hive.condenser_api.v1.ListProposalsRequest
+	(*ListRcAccountsRequest)(nil),                       // 76: hive.condenser_api.v1.ListRcAccountsRequest
+	(*ListRcDirectDelegationsRequest)(nil),              // 77: hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	(*LookupAccountNamesRequest)(nil),                   // 78: hive.condenser_api.v1.LookupAccountNamesRequest
+	(*LookupAccountsRequest)(nil),                       // 79: hive.condenser_api.v1.LookupAccountsRequest
+	(*LookupWitnessAccountsRequest)(nil),                // 80: hive.condenser_api.v1.LookupWitnessAccountsRequest
+	(*VerifyAccountAuthorityRequest)(nil),               // 81: hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	(*VerifyAuthorityRequest)(nil),                      // 82: hive.condenser_api.v1.VerifyAuthorityRequest
+	(*GetAccountHistoryResponse)(nil),                   // 83: hive.condenser_api.v1.GetAccountHistoryResponse
+	(*GetAccountReputationsResponse)(nil),               // 84: hive.condenser_api.v1.GetAccountReputationsResponse
+	(*GetBlockResponse)(nil),                            // 85: hive.condenser_api.v1.GetBlockResponse
+	(*GetBlogResponse)(nil),                             // 86: hive.condenser_api.v1.GetBlogResponse
+	(*GetBlogEntriesResponse)(nil),                      // 87: hive.condenser_api.v1.GetBlogEntriesResponse
+	(*GetDiscussionsByAuthorBeforeDateResponse)(nil),    // 88: hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	(*GetDynamicGlobalPropertiesResponse)(nil),          // 89: hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	(*GetFeedResponse)(nil),                             // 90: hive.condenser_api.v1.GetFeedResponse
+	(*GetFeedEntriesResponse)(nil),                      // 91: hive.condenser_api.v1.GetFeedEntriesResponse
+	(*GetFollowersResponse)(nil),                        // 92: hive.condenser_api.v1.GetFollowersResponse
+	(*GetFollowingResponse)(nil),                        // 93: hive.condenser_api.v1.GetFollowingResponse
+	(*GetRepliesByLastUpdateResponse)(nil),              // 94: hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	(*GetStateResponse)(nil),                            // 95: hive.condenser_api.v1.GetStateResponse
+	(*GetTrendingTagsResponse)(nil),                     // 96: hive.condenser_api.v1.GetTrendingTagsResponse
+	(*GetVestingDelegationsResponse)(nil),               // 97: hive.condenser_api.v1.GetVestingDelegationsResponse
+	(*EnumVirtualOpsResponse)(nil),                      // 98: hive.condenser_api.v1.EnumVirtualOpsResponse
+	(*FindProposalsResponse)(nil),                       // 99: hive.condenser_api.v1.FindProposalsResponse
+	(*FindRcAccountsResponse)(nil),                      // 100: hive.condenser_api.v1.FindRcAccountsResponse
+	(*FindRecurrentTransfersResponse)(nil),              // 101: hive.condenser_api.v1.FindRecurrentTransfersResponse
+	(*GetAccountCountResponse)(nil),                     // 102: hive.condenser_api.v1.GetAccountCountResponse
+	(*GetAccountsResponse)(nil),                         // 103: hive.condenser_api.v1.GetAccountsResponse
+	(*GetActiveVotesResponse)(nil),                      // 104: hive.condenser_api.v1.GetActiveVotesResponse
+	(*GetActiveWitnessesResponse)(nil),                  // 105: hive.condenser_api.v1.GetActiveWitnessesResponse
+	(*GetBlockHeaderResponse)(nil),                      // 106: hive.condenser_api.v1.GetBlockHeaderResponse
+	(*GetChainPropertiesResponse)(nil),                  // 107: hive.condenser_api.v1.GetChainPropertiesResponse
+	(*GetCollateralizedConversionRequestsResponse)(nil), // 108: hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	(*GetCommentDiscussionsByPayoutResponse)(nil),       // 109: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	(*GetConfigResponse)(nil),                           // 110: hive.condenser_api.v1.GetConfigResponse
+	(*GetContentResponse)(nil),                          // 111: hive.condenser_api.v1.GetContentResponse
+	(*GetContentRepliesResponse)(nil),                   // 112: hive.condenser_api.v1.GetContentRepliesResponse
+	(*GetConversionRequestsResponse)(nil),               // 113: hive.condenser_api.v1.GetConversionRequestsResponse
+	(*GetCurrentMedianHistoryPriceResponse)(nil),        // 114: hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	(*GetDiscussionsByBlogResponse)(nil),                // 115: hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	(*GetDiscussionsByCommentsResponse)(nil),            // 116: hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	(*GetDiscussionsByCreatedResponse)(nil),             // 117: hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	(*GetDiscussionsByFeedResponse)(nil),                // 118: hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	(*GetDiscussionsByHotResponse)(nil),                 // 119: hive.condenser_api.v1.GetDiscussionsByHotResponse
+	(*GetDiscussionsByPromotedResponse)(nil),            // 120: hive.condenser_api.v1.GetDiscussionsByPromotedResponse
+	(*GetDiscussionsByTrendingResponse)(nil),            // 121: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	(*GetEscrowResponse)(nil),                           // 122: hive.condenser_api.v1.GetEscrowResponse
+	(*GetExpiringVestingDelegationsResponse)(nil),       // 123: hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	(*GetFeedHistoryResponse)(nil),                      // 124: hive.condenser_api.v1.GetFeedHistoryResponse
+	(*GetFollowCountResponse)(nil),                      // 125: hive.condenser_api.v1.GetFollowCountResponse
+	(*GetHardforkVersionResponse)(nil),                  // 126: hive.condenser_api.v1.GetHardforkVersionResponse
+	(*GetKeyReferencesResponse)(nil),                    // 127: hive.condenser_api.v1.GetKeyReferencesResponse
+	(*GetMarketHistoryResponse)(nil),                    // 128: hive.condenser_api.v1.GetMarketHistoryResponse
+	(*GetMarketHistoryBucketsResponse)(nil),             // 129: hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	(*GetNextScheduledHardforkResponse)(nil),            // 130: hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	(*GetOpenOrdersResponse)(nil),                       // 131: hive.condenser_api.v1.GetOpenOrdersResponse
+	(*GetOpsInBlockResponse)(nil),                       // 132: hive.condenser_api.v1.GetOpsInBlockResponse
+	(*GetOrderBookResponse)(nil),                        // 133: hive.condenser_api.v1.GetOrderBookResponse
+	(*GetOwnerHistoryResponse)(nil),                     // 134: hive.condenser_api.v1.GetOwnerHistoryResponse
+	(*GetPostDiscussionsByPayoutResponse)(nil),          // 135: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	(*GetPotentialSignaturesResponse)(nil),              // 136: hive.condenser_api.v1.GetPotentialSignaturesResponse
+	(*GetRebloggedByResponse)(nil),                      // 137: hive.condenser_api.v1.GetRebloggedByResponse
+	(*GetRecentTradesResponse)(nil),                     // 138: hive.condenser_api.v1.GetRecentTradesResponse
+	(*GetRecoveryRequestResponse)(nil),                  // 139: hive.condenser_api.v1.GetRecoveryRequestResponse
+	(*GetRequiredSignaturesResponse)(nil),               // 140: hive.condenser_api.v1.GetRequiredSignaturesResponse
+	(*GetRewardFundResponse)(nil),                       // 141: hive.condenser_api.v1.GetRewardFundResponse
+	(*GetSavingsWithdrawFromResponse)(nil),              // 142: hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	(*GetSavingsWithdrawToResponse)(nil),                // 143: hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	(*GetTickerResponse)(nil),                           // 144: hive.condenser_api.v1.GetTickerResponse
+	(*GetTradeHistoryResponse)(nil),                     // 145: hive.condenser_api.v1.GetTradeHistoryResponse
+	(*GetTransactionResponse)(nil),                      // 146: hive.condenser_api.v1.GetTransactionResponse
+	(*GetTransactionHexResponse)(nil),                   // 147: hive.condenser_api.v1.GetTransactionHexResponse
+	(*GetVersionResponse)(nil),                          // 148: hive.condenser_api.v1.GetVersionResponse
+	(*GetVolumeResponse)(nil),                           // 149: hive.condenser_api.v1.GetVolumeResponse
+	(*GetWithdrawRoutesResponse)(nil),                   // 150: hive.condenser_api.v1.GetWithdrawRoutesResponse
+	(*GetWitnessByAccountResponse)(nil),                 // 151: hive.condenser_api.v1.GetWitnessByAccountResponse
+	(*GetWitnessCountResponse)(nil),                     // 152: hive.condenser_api.v1.GetWitnessCountResponse
+	(*GetWitnessScheduleResponse)(nil),                  // 153: hive.condenser_api.v1.GetWitnessScheduleResponse
+	(*GetWitnessesResponse)(nil),                        // 154: hive.condenser_api.v1.GetWitnessesResponse
+	(*GetWitnessesByVoteResponse)(nil),                  // 155: hive.condenser_api.v1.GetWitnessesByVoteResponse
+	(*IsKnownTransactionResponse)(nil),                  // 156: hive.condenser_api.v1.IsKnownTransactionResponse
+	(*ListProposalVotesResponse)(nil),                   // 157: hive.condenser_api.v1.ListProposalVotesResponse
+	(*ListProposalsResponse)(nil),                       // 158: hive.condenser_api.v1.ListProposalsResponse
+	(*ListRcAccountsResponse)(nil),                      // 159: hive.condenser_api.v1.ListRcAccountsResponse
+	(*ListRcDirectDelegationsResponse)(nil),             // 160: hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	(*LookupAccountNamesResponse)(nil),                  // 161: hive.condenser_api.v1.LookupAccountNamesResponse
+	(*LookupAccountsResponse)(nil),                      // 162: hive.condenser_api.v1.LookupAccountsResponse
+	(*LookupWitnessAccountsResponse)(nil),               // 163: hive.condenser_api.v1.LookupWitnessAccountsResponse
+	(*VerifyAccountAuthorityResponse)(nil),              // 164: hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	(*VerifyAuthorityResponse)(nil),                     // 165: hive.condenser_api.v1.VerifyAuthorityResponse
 }
 var file_hive_condenser_api_v1_condenser_api_proto_depIdxs = []int32{
 	0,   // 0: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:input_type -> hive.condenser_api.v1.GetAccountHistoryRequest
@@ -292,155 +298,159 @@ var file_hive_condenser_api_v1_condenser_api_proto_depIdxs = []int32{
 	12,  // 12: hive.condenser_api.v1.CondenserApiService.GetState:input_type -> hive.condenser_api.v1.GetStateRequest
 	13,  // 13: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:input_type -> hive.condenser_api.v1.GetTrendingTagsRequest
 	14,  // 14: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:input_type -> hive.condenser_api.v1.GetVestingDelegationsRequest
-	15,  // 15: hive.condenser_api.v1.CondenserApiService.FindProposals:input_type -> hive.condenser_api.v1.FindProposalsRequest
-	16,  // 16: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:input_type -> hive.condenser_api.v1.FindRcAccountsRequest
-	17,  // 17: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:input_type -> hive.condenser_api.v1.FindRecurrentTransfersRequest
-	18,  // 18: hive.condenser_api.v1.CondenserApiService.GetAccountCount:input_type -> hive.condenser_api.v1.GetAccountCountRequest
-	19,  // 19: hive.condenser_api.v1.CondenserApiService.GetAccounts:input_type -> hive.condenser_api.v1.GetAccountsRequest
-	20,  // 20: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:input_type -> hive.condenser_api.v1.GetActiveVotesRequest
-	21,  // 21: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:input_type -> hive.condenser_api.v1.GetActiveWitnessesRequest
-	22,  // 22: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:input_type -> hive.condenser_api.v1.GetBlockHeaderRequest
-	23,  // 23: hive.condenser_api.v1.CondenserApiService.GetChainProperties:input_type -> hive.condenser_api.v1.GetChainPropertiesRequest
-	24,  // 24: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:input_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
-	25,  // 25: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
-	26,  // 26: hive.condenser_api.v1.CondenserApiService.GetConfig:input_type -> hive.condenser_api.v1.GetConfigRequest
-	27,  // 27: hive.condenser_api.v1.CondenserApiService.GetContent:input_type -> hive.condenser_api.v1.GetContentRequest
-	28,  // 28: hive.condenser_api.v1.CondenserApiService.GetContentReplies:input_type -> hive.condenser_api.v1.GetContentRepliesRequest
-	29,  // 29: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:input_type -> hive.condenser_api.v1.GetConversionRequestsRequest
-	30,  // 30: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:input_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
-	31,  // 31: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:input_type -> hive.condenser_api.v1.GetDiscussionsByBlogRequest
-	32,  // 32: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:input_type -> hive.condenser_api.v1.GetDiscussionsByCommentsRequest
-	33,  // 33: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:input_type -> hive.condenser_api.v1.GetDiscussionsByCreatedRequest
-	34,  // 34: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:input_type -> hive.condenser_api.v1.GetDiscussionsByFeedRequest
-	35,  // 35: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:input_type -> hive.condenser_api.v1.GetDiscussionsByHotRequest
-	36,  // 36: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:input_type -> hive.condenser_api.v1.GetDiscussionsByTrendingRequest
-	37,  // 37: hive.condenser_api.v1.CondenserApiService.GetEscrow:input_type -> hive.condenser_api.v1.GetEscrowRequest
-	38,  // 38: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:input_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
-	39,  // 39: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:input_type -> hive.condenser_api.v1.GetFeedHistoryRequest
-	40,  // 40: hive.condenser_api.v1.CondenserApiService.GetFollowCount:input_type -> hive.condenser_api.v1.GetFollowCountRequest
-	41,  // 41: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:input_type -> hive.condenser_api.v1.GetHardforkVersionRequest
-	42,  // 42: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:input_type -> hive.condenser_api.v1.GetKeyReferencesRequest
-	43,  // 43: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:input_type -> hive.condenser_api.v1.GetMarketHistoryRequest
-	44,  // 44: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:input_type -> hive.condenser_api.v1.GetMarketHistoryBucketsRequest
-	45,  // 45: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:input_type -> hive.condenser_api.v1.GetNextScheduledHardforkRequest
-	46,  // 46: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:input_type -> hive.condenser_api.v1.GetOpenOrdersRequest
-	47,  // 47: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:input_type -> hive.condenser_api.v1.GetOpsInBlockRequest
-	48,  // 48: hive.condenser_api.v1.CondenserApiService.GetOrderBook:input_type -> hive.condenser_api.v1.GetOrderBookRequest
-	49,  // 49: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:input_type -> hive.condenser_api.v1.GetOwnerHistoryRequest
-	50,  // 50: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
-	51,  // 51: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:input_type -> hive.condenser_api.v1.GetPotentialSignaturesRequest
-	52,  // 52: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:input_type -> hive.condenser_api.v1.GetRebloggedByRequest
-	53,  // 53: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:input_type -> hive.condenser_api.v1.GetRecentTradesRequest
-	54,  // 54: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:input_type -> hive.condenser_api.v1.GetRecoveryRequestRequest
-	55,  // 55: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:input_type -> hive.condenser_api.v1.GetRequiredSignaturesRequest
-	56,  // 56: hive.condenser_api.v1.CondenserApiService.GetRewardFund:input_type -> hive.condenser_api.v1.GetRewardFundRequest
-	57,  // 57: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:input_type -> hive.condenser_api.v1.GetSavingsWithdrawFromRequest
-	58,  // 58: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:input_type -> hive.condenser_api.v1.GetSavingsWithdrawToRequest
-	59,  // 59: hive.condenser_api.v1.CondenserApiService.GetTicker:input_type -> hive.condenser_api.v1.GetTickerRequest
-	60,  // 60: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:input_type -> hive.condenser_api.v1.GetTradeHistoryRequest
-	61,  // 61: hive.condenser_api.v1.CondenserApiService.GetTransaction:input_type -> hive.condenser_api.v1.GetTransactionRequest
-	62,  // 62: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:input_type -> hive.condenser_api.v1.GetTransactionHexRequest
-	63,  // 63: hive.condenser_api.v1.CondenserApiService.GetVersion:input_type -> hive.condenser_api.v1.GetVersionRequest
-	64,  // 64: hive.condenser_api.v1.CondenserApiService.GetVolume:input_type -> hive.condenser_api.v1.GetVolumeRequest
-	65,  // 65: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:input_type -> hive.condenser_api.v1.GetWithdrawRoutesRequest
-	66,  // 66: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:input_type -> hive.condenser_api.v1.GetWitnessByAccountRequest
-	67,  // 67: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:input_type -> hive.condenser_api.v1.GetWitnessCountRequest
-	68,  // 68: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:input_type -> hive.condenser_api.v1.GetWitnessScheduleRequest
-	69,  // 69: hive.condenser_api.v1.CondenserApiService.GetWitnesses:input_type -> hive.condenser_api.v1.GetWitnessesRequest
-	70,  // 70: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:input_type -> hive.condenser_api.v1.GetWitnessesByVoteRequest
-	71,  // 71: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:input_type -> hive.condenser_api.v1.IsKnownTransactionRequest
-	72,  // 72: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:input_type -> hive.condenser_api.v1.ListProposalVotesRequest
-	73,  // 73: hive.condenser_api.v1.CondenserApiService.ListProposals:input_type -> hive.condenser_api.v1.ListProposalsRequest
-	74,  // 74: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:input_type -> hive.condenser_api.v1.ListRcAccountsRequest
-	75,  // 75: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:input_type -> hive.condenser_api.v1.ListRcDirectDelegationsRequest
-	76,  // 76: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:input_type -> hive.condenser_api.v1.LookupAccountNamesRequest
-	77,  // 77: hive.condenser_api.v1.CondenserApiService.LookupAccounts:input_type -> hive.condenser_api.v1.LookupAccountsRequest
-	78,  // 78: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:input_type -> hive.condenser_api.v1.LookupWitnessAccountsRequest
-	79,  // 79: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:input_type -> hive.condenser_api.v1.VerifyAccountAuthorityRequest
-	80,  // 80: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:input_type -> hive.condenser_api.v1.VerifyAuthorityRequest
-	81,  // 81: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
-	82,  // 82: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
-	83,  // 83: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
-	84,  // 84: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
-	85,  // 85: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
-	86,  // 86: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	87,  // 87: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
-	88,  // 88: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
-	89,  // 89: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
-	90,  // 90: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
-	91,  // 91: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
-	92,  // 92: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
-	93,  // 93: hive.condenser_api.v1.CondenserApiService.GetState:output_type -> hive.condenser_api.v1.GetStateResponse
-	94,  // 94: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
-	95,  // 95: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
-	96,  // 96: hive.condenser_api.v1.CondenserApiService.FindProposals:output_type -> hive.condenser_api.v1.FindProposalsResponse
-	97,  // 97: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:output_type -> hive.condenser_api.v1.FindRcAccountsResponse
-	98,  // 98: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:output_type -> hive.condenser_api.v1.FindRecurrentTransfersResponse
-	99,  // 99: hive.condenser_api.v1.CondenserApiService.GetAccountCount:output_type -> hive.condenser_api.v1.GetAccountCountResponse
-	100, // 100: hive.condenser_api.v1.CondenserApiService.GetAccounts:output_type -> hive.condenser_api.v1.GetAccountsResponse
-	101, // 101: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:output_type -> hive.condenser_api.v1.GetActiveVotesResponse
-	102, // 102: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:output_type -> hive.condenser_api.v1.GetActiveWitnessesResponse
-	103, // 103: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:output_type -> hive.condenser_api.v1.GetBlockHeaderResponse
-	104, // 104: hive.condenser_api.v1.CondenserApiService.GetChainProperties:output_type -> hive.condenser_api.v1.GetChainPropertiesResponse
-	105, // 105: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:output_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
-	106, // 106: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
-	107, // 107: hive.condenser_api.v1.CondenserApiService.GetConfig:output_type -> hive.condenser_api.v1.GetConfigResponse
-	108, // 108: hive.condenser_api.v1.CondenserApiService.GetContent:output_type -> hive.condenser_api.v1.GetContentResponse
-	109, // 109: hive.condenser_api.v1.CondenserApiService.GetContentReplies:output_type -> hive.condenser_api.v1.GetContentRepliesResponse
-	110, // 110: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:output_type -> hive.condenser_api.v1.GetConversionRequestsResponse
-	111, // 111: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:output_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
-	112, // 112: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:output_type -> hive.condenser_api.v1.GetDiscussionsByBlogResponse
-	113, // 113: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:output_type -> hive.condenser_api.v1.GetDiscussionsByCommentsResponse
-	114, // 114: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:output_type -> hive.condenser_api.v1.GetDiscussionsByCreatedResponse
-	115, // 115: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:output_type -> hive.condenser_api.v1.GetDiscussionsByFeedResponse
-	116, // 116: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:output_type -> hive.condenser_api.v1.GetDiscussionsByHotResponse
-	117, // 117: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:output_type -> hive.condenser_api.v1.GetDiscussionsByTrendingResponse
-	118, // 118: hive.condenser_api.v1.CondenserApiService.GetEscrow:output_type -> hive.condenser_api.v1.GetEscrowResponse
-	119, // 119: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:output_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
-	120, // 120: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:output_type -> hive.condenser_api.v1.GetFeedHistoryResponse
-	121, // 121: hive.condenser_api.v1.CondenserApiService.GetFollowCount:output_type -> hive.condenser_api.v1.GetFollowCountResponse
-	122, // 122: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:output_type -> hive.condenser_api.v1.GetHardforkVersionResponse
-	123, // 123: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:output_type -> hive.condenser_api.v1.GetKeyReferencesResponse
-	124, // 124: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:output_type -> hive.condenser_api.v1.GetMarketHistoryResponse
-	125, // 125: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:output_type -> hive.condenser_api.v1.GetMarketHistoryBucketsResponse
-	126, // 126: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:output_type -> hive.condenser_api.v1.GetNextScheduledHardforkResponse
-	127, // 127: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:output_type -> hive.condenser_api.v1.GetOpenOrdersResponse
-	128, // 128: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:output_type -> hive.condenser_api.v1.GetOpsInBlockResponse
-	129, // 129: hive.condenser_api.v1.CondenserApiService.GetOrderBook:output_type -> hive.condenser_api.v1.GetOrderBookResponse
-	130, // 130: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:output_type -> hive.condenser_api.v1.GetOwnerHistoryResponse
-	131, // 131: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
-	132, // 132: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:output_type -> hive.condenser_api.v1.GetPotentialSignaturesResponse
-	133, // 133: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:output_type -> hive.condenser_api.v1.GetRebloggedByResponse
-	134, // 134: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:output_type -> hive.condenser_api.v1.GetRecentTradesResponse
-	135, // 135: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:output_type -> hive.condenser_api.v1.GetRecoveryRequestResponse
-	136, // 136: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:output_type -> hive.condenser_api.v1.GetRequiredSignaturesResponse
-	137, // 137: hive.condenser_api.v1.CondenserApiService.GetRewardFund:output_type -> hive.condenser_api.v1.GetRewardFundResponse
-	138, // 138: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:output_type -> hive.condenser_api.v1.GetSavingsWithdrawFromResponse
-	139, // 139: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:output_type -> hive.condenser_api.v1.GetSavingsWithdrawToResponse
-	140, // 140: hive.condenser_api.v1.CondenserApiService.GetTicker:output_type -> hive.condenser_api.v1.GetTickerResponse
-	141, // 141: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:output_type -> hive.condenser_api.v1.GetTradeHistoryResponse
-	142, // 142: hive.condenser_api.v1.CondenserApiService.GetTransaction:output_type -> hive.condenser_api.v1.GetTransactionResponse
-	143, // 143: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:output_type -> hive.condenser_api.v1.GetTransactionHexResponse
-	144, // 144: hive.condenser_api.v1.CondenserApiService.GetVersion:output_type -> hive.condenser_api.v1.GetVersionResponse
-	145, // 145: hive.condenser_api.v1.CondenserApiService.GetVolume:output_type -> hive.condenser_api.v1.GetVolumeResponse
-	146, // 146: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:output_type -> hive.condenser_api.v1.GetWithdrawRoutesResponse
-	147, // 147: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:output_type -> hive.condenser_api.v1.GetWitnessByAccountResponse
-	148, // 148: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:output_type -> hive.condenser_api.v1.GetWitnessCountResponse
-	149, // 149: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:output_type -> hive.condenser_api.v1.GetWitnessScheduleResponse
-	150, // 150: hive.condenser_api.v1.CondenserApiService.GetWitnesses:output_type -> hive.condenser_api.v1.GetWitnessesResponse
-	151, // 151: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:output_type -> hive.condenser_api.v1.GetWitnessesByVoteResponse
-	152, // 152: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:output_type -> hive.condenser_api.v1.IsKnownTransactionResponse
-	153, // 153: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:output_type -> hive.condenser_api.v1.ListProposalVotesResponse
-	154, // 154: hive.condenser_api.v1.CondenserApiService.ListProposals:output_type -> hive.condenser_api.v1.ListProposalsResponse
-	155, // 155: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:output_type -> hive.condenser_api.v1.ListRcAccountsResponse
-	156, // 156: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:output_type -> hive.condenser_api.v1.ListRcDirectDelegationsResponse
-	157, // 157: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:output_type -> hive.condenser_api.v1.LookupAccountNamesResponse
-	158, // 158: hive.condenser_api.v1.CondenserApiService.LookupAccounts:output_type -> hive.condenser_api.v1.LookupAccountsResponse
-	159, // 159: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:output_type -> hive.condenser_api.v1.LookupWitnessAccountsResponse
-	160, // 160: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:output_type -> hive.condenser_api.v1.VerifyAccountAuthorityResponse
-	161, // 161: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:output_type -> hive.condenser_api.v1.VerifyAuthorityResponse
-	81,  // [81:162] is the sub-list for method output_type
-	0,   // [0:81] is the sub-list for method input_type
+	15,  // 15: hive.condenser_api.v1.CondenserApiService.EnumVirtualOps:input_type -> hive.condenser_api.v1.EnumVirtualOpsRequest
+	16,  // 16: hive.condenser_api.v1.CondenserApiService.FindProposals:input_type -> hive.condenser_api.v1.FindProposalsRequest
+	17,  // 17: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:input_type -> hive.condenser_api.v1.FindRcAccountsRequest
+	18,  // 18: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:input_type -> hive.condenser_api.v1.FindRecurrentTransfersRequest
+	19,  // 19: hive.condenser_api.v1.CondenserApiService.GetAccountCount:input_type -> hive.condenser_api.v1.GetAccountCountRequest
+	20,  // 20: hive.condenser_api.v1.CondenserApiService.GetAccounts:input_type -> hive.condenser_api.v1.GetAccountsRequest
+	21,  // 21: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:input_type -> hive.condenser_api.v1.GetActiveVotesRequest
+	22,  // 22: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:input_type -> hive.condenser_api.v1.GetActiveWitnessesRequest
+	23,  // 23: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:input_type -> hive.condenser_api.v1.GetBlockHeaderRequest
+	24,  // 24: hive.condenser_api.v1.CondenserApiService.GetChainProperties:input_type -> hive.condenser_api.v1.GetChainPropertiesRequest
+	25,  // 25: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:input_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsRequest
+	26,  // 26: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	27,  // 27: hive.condenser_api.v1.CondenserApiService.GetConfig:input_type -> hive.condenser_api.v1.GetConfigRequest
+	28,  // 28: hive.condenser_api.v1.CondenserApiService.GetContent:input_type -> hive.condenser_api.v1.GetContentRequest
+	29,  // 29: hive.condenser_api.v1.CondenserApiService.GetContentReplies:input_type -> hive.condenser_api.v1.GetContentRepliesRequest
+	30,  // 30: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:input_type -> hive.condenser_api.v1.GetConversionRequestsRequest
+	31,  // 31: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:input_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceRequest
+	32,  // 32: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:input_type -> hive.condenser_api.v1.GetDiscussionsByBlogRequest
+	33,  // 33: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:input_type -> hive.condenser_api.v1.GetDiscussionsByCommentsRequest
+	34,  // 34: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:input_type -> hive.condenser_api.v1.GetDiscussionsByCreatedRequest
+	35,  // 35: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:input_type -> hive.condenser_api.v1.GetDiscussionsByFeedRequest
+	36,  // 36: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:input_type -> hive.condenser_api.v1.GetDiscussionsByHotRequest
+	37,  // 37: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByPromoted:input_type -> hive.condenser_api.v1.GetDiscussionsByPromotedRequest
+	38,  // 38: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:input_type -> hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	39,  // 39: hive.condenser_api.v1.CondenserApiService.GetEscrow:input_type -> hive.condenser_api.v1.GetEscrowRequest
+	40,  // 40: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:input_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsRequest
+	41,  // 41: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:input_type -> hive.condenser_api.v1.GetFeedHistoryRequest
+	42,  // 42: hive.condenser_api.v1.CondenserApiService.GetFollowCount:input_type -> hive.condenser_api.v1.GetFollowCountRequest
+	43,  // 43: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:input_type -> hive.condenser_api.v1.GetHardforkVersionRequest
+	44,  // 44: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:input_type -> hive.condenser_api.v1.GetKeyReferencesRequest
+	45,  // 45: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:input_type -> hive.condenser_api.v1.GetMarketHistoryRequest
+	46,  // 46: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:input_type -> hive.condenser_api.v1.GetMarketHistoryBucketsRequest
+	47,  // 47: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:input_type -> hive.condenser_api.v1.GetNextScheduledHardforkRequest
+	48,  // 48: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:input_type -> hive.condenser_api.v1.GetOpenOrdersRequest
+	49,  // 49: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:input_type -> hive.condenser_api.v1.GetOpsInBlockRequest
+	50,  // 50: hive.condenser_api.v1.CondenserApiService.GetOrderBook:input_type -> hive.condenser_api.v1.GetOrderBookRequest
+	51,  // 51: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:input_type -> hive.condenser_api.v1.GetOwnerHistoryRequest
+	52,  // 52: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:input_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	53,  // 53: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:input_type -> hive.condenser_api.v1.GetPotentialSignaturesRequest
+	54,  // 54: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:input_type -> hive.condenser_api.v1.GetRebloggedByRequest
+	55,  // 55: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:input_type -> hive.condenser_api.v1.GetRecentTradesRequest
+	56,  // 56: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:input_type -> hive.condenser_api.v1.GetRecoveryRequestRequest
+	57,  // 57: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:input_type -> hive.condenser_api.v1.GetRequiredSignaturesRequest
+	58,  // 58: hive.condenser_api.v1.CondenserApiService.GetRewardFund:input_type -> hive.condenser_api.v1.GetRewardFundRequest
+	59,  // 59: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:input_type -> hive.condenser_api.v1.GetSavingsWithdrawFromRequest
+	60,  // 60: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:input_type -> hive.condenser_api.v1.GetSavingsWithdrawToRequest
+	61,  // 61: hive.condenser_api.v1.CondenserApiService.GetTicker:input_type -> hive.condenser_api.v1.GetTickerRequest
+	62,  // 62: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:input_type -> hive.condenser_api.v1.GetTradeHistoryRequest
+	63,  // 63: hive.condenser_api.v1.CondenserApiService.GetTransaction:input_type -> hive.condenser_api.v1.GetTransactionRequest
+	64,  // 64: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:input_type -> hive.condenser_api.v1.GetTransactionHexRequest
+	65,  // 65: hive.condenser_api.v1.CondenserApiService.GetVersion:input_type -> hive.condenser_api.v1.GetVersionRequest
+	66,  // 66: hive.condenser_api.v1.CondenserApiService.GetVolume:input_type -> hive.condenser_api.v1.GetVolumeRequest
+	67,  // 67: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:input_type -> hive.condenser_api.v1.GetWithdrawRoutesRequest
+	68,  // 68: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:input_type -> hive.condenser_api.v1.GetWitnessByAccountRequest
+	69,  // 69: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:input_type -> hive.condenser_api.v1.GetWitnessCountRequest
+	70,  // 70: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:input_type -> hive.condenser_api.v1.GetWitnessScheduleRequest
+	71,  // 71: hive.condenser_api.v1.CondenserApiService.GetWitnesses:input_type -> hive.condenser_api.v1.GetWitnessesRequest
+	72,  // 72: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:input_type -> hive.condenser_api.v1.GetWitnessesByVoteRequest
+	73,  // 73: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:input_type -> hive.condenser_api.v1.IsKnownTransactionRequest
+	74,  // 74: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:input_type -> hive.condenser_api.v1.ListProposalVotesRequest
+	75,  // 75: hive.condenser_api.v1.CondenserApiService.ListProposals:input_type -> hive.condenser_api.v1.ListProposalsRequest
+	76,  // 76: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:input_type -> hive.condenser_api.v1.ListRcAccountsRequest
+	77,  // 77: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:input_type -> hive.condenser_api.v1.ListRcDirectDelegationsRequest
+	78,  // 78: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:input_type -> hive.condenser_api.v1.LookupAccountNamesRequest
+	79,  // 79: hive.condenser_api.v1.CondenserApiService.LookupAccounts:input_type -> hive.condenser_api.v1.LookupAccountsRequest
+	80,  // 80: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:input_type -> hive.condenser_api.v1.LookupWitnessAccountsRequest
+	81,  // 81: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:input_type -> hive.condenser_api.v1.VerifyAccountAuthorityRequest
+	82,  // 82: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:input_type -> hive.condenser_api.v1.VerifyAuthorityRequest
+	83,  // 83: hive.condenser_api.v1.CondenserApiService.GetAccountHistory:output_type -> hive.condenser_api.v1.GetAccountHistoryResponse
+	84,  // 84: hive.condenser_api.v1.CondenserApiService.GetAccountReputations:output_type -> hive.condenser_api.v1.GetAccountReputationsResponse
+	85,  // 85: hive.condenser_api.v1.CondenserApiService.GetBlock:output_type -> hive.condenser_api.v1.GetBlockResponse
+	86,  // 86: hive.condenser_api.v1.CondenserApiService.GetBlog:output_type -> hive.condenser_api.v1.GetBlogResponse
+	87,  // 87: hive.condenser_api.v1.CondenserApiService.GetBlogEntries:output_type -> hive.condenser_api.v1.GetBlogEntriesResponse
+	88,  // 88: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.condenser_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	89,  // 89: hive.condenser_api.v1.CondenserApiService.GetDynamicGlobalProperties:output_type -> hive.condenser_api.v1.GetDynamicGlobalPropertiesResponse
+	90,  // 90: hive.condenser_api.v1.CondenserApiService.GetFeed:output_type -> hive.condenser_api.v1.GetFeedResponse
+	91,  // 91: hive.condenser_api.v1.CondenserApiService.GetFeedEntries:output_type -> hive.condenser_api.v1.GetFeedEntriesResponse
+	92,  // 92: hive.condenser_api.v1.CondenserApiService.GetFollowers:output_type -> hive.condenser_api.v1.GetFollowersResponse
+	93,  // 93: hive.condenser_api.v1.CondenserApiService.GetFollowing:output_type -> hive.condenser_api.v1.GetFollowingResponse
+	94,  // 94: hive.condenser_api.v1.CondenserApiService.GetRepliesByLastUpdate:output_type -> hive.condenser_api.v1.GetRepliesByLastUpdateResponse
+	95,  // 95: hive.condenser_api.v1.CondenserApiService.GetState:output_type -> hive.condenser_api.v1.GetStateResponse
+	96,  // 96: hive.condenser_api.v1.CondenserApiService.GetTrendingTags:output_type -> hive.condenser_api.v1.GetTrendingTagsResponse
+	97,  // 97: hive.condenser_api.v1.CondenserApiService.GetVestingDelegations:output_type -> hive.condenser_api.v1.GetVestingDelegationsResponse
+	98,  // 98: hive.condenser_api.v1.CondenserApiService.EnumVirtualOps:output_type -> hive.condenser_api.v1.EnumVirtualOpsResponse
+	99,  // 99: hive.condenser_api.v1.CondenserApiService.FindProposals:output_type -> hive.condenser_api.v1.FindProposalsResponse
+	100, // 100: hive.condenser_api.v1.CondenserApiService.FindRcAccounts:output_type -> hive.condenser_api.v1.FindRcAccountsResponse
+	101, // 101: hive.condenser_api.v1.CondenserApiService.FindRecurrentTransfers:output_type -> hive.condenser_api.v1.FindRecurrentTransfersResponse
+	102, // 102: hive.condenser_api.v1.CondenserApiService.GetAccountCount:output_type -> hive.condenser_api.v1.GetAccountCountResponse
+	103, // 103: hive.condenser_api.v1.CondenserApiService.GetAccounts:output_type -> hive.condenser_api.v1.GetAccountsResponse
+	104, // 104: hive.condenser_api.v1.CondenserApiService.GetActiveVotes:output_type -> hive.condenser_api.v1.GetActiveVotesResponse
+	105, // 105: hive.condenser_api.v1.CondenserApiService.GetActiveWitnesses:output_type -> hive.condenser_api.v1.GetActiveWitnessesResponse
+	106, // 106: hive.condenser_api.v1.CondenserApiService.GetBlockHeader:output_type -> hive.condenser_api.v1.GetBlockHeaderResponse
+	107, // 107: hive.condenser_api.v1.CondenserApiService.GetChainProperties:output_type -> hive.condenser_api.v1.GetChainPropertiesResponse
+	108, // 108: hive.condenser_api.v1.CondenserApiService.GetCollateralizedConversionRequests:output_type -> hive.condenser_api.v1.GetCollateralizedConversionRequestsResponse
+	109, // 109: hive.condenser_api.v1.CondenserApiService.GetCommentDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	110, // 110: hive.condenser_api.v1.CondenserApiService.GetConfig:output_type -> hive.condenser_api.v1.GetConfigResponse
+	111, // 111: hive.condenser_api.v1.CondenserApiService.GetContent:output_type -> hive.condenser_api.v1.GetContentResponse
+	112, // 112: hive.condenser_api.v1.CondenserApiService.GetContentReplies:output_type -> hive.condenser_api.v1.GetContentRepliesResponse
+	113, // 113: hive.condenser_api.v1.CondenserApiService.GetConversionRequests:output_type -> hive.condenser_api.v1.GetConversionRequestsResponse
+	114, // 114: hive.condenser_api.v1.CondenserApiService.GetCurrentMedianHistoryPrice:output_type -> hive.condenser_api.v1.GetCurrentMedianHistoryPriceResponse
+	115, // 115: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByBlog:output_type -> hive.condenser_api.v1.GetDiscussionsByBlogResponse
+	116, // 116: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByComments:output_type -> hive.condenser_api.v1.GetDiscussionsByCommentsResponse
+	117, // 117: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByCreated:output_type -> hive.condenser_api.v1.GetDiscussionsByCreatedResponse
+	118, // 118: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByFeed:output_type -> hive.condenser_api.v1.GetDiscussionsByFeedResponse
+	119, // 119: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot:output_type -> hive.condenser_api.v1.GetDiscussionsByHotResponse
+	120, // 120: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByPromoted:output_type -> hive.condenser_api.v1.GetDiscussionsByPromotedResponse
+	121, // 121: hive.condenser_api.v1.CondenserApiService.GetDiscussionsByTrending:output_type -> hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	122, // 122: hive.condenser_api.v1.CondenserApiService.GetEscrow:output_type -> hive.condenser_api.v1.GetEscrowResponse
+	123, // 123: hive.condenser_api.v1.CondenserApiService.GetExpiringVestingDelegations:output_type -> hive.condenser_api.v1.GetExpiringVestingDelegationsResponse
+	124, // 124: hive.condenser_api.v1.CondenserApiService.GetFeedHistory:output_type -> hive.condenser_api.v1.GetFeedHistoryResponse
+	125, // 125: hive.condenser_api.v1.CondenserApiService.GetFollowCount:output_type -> hive.condenser_api.v1.GetFollowCountResponse
+	126, // 126: hive.condenser_api.v1.CondenserApiService.GetHardforkVersion:output_type -> hive.condenser_api.v1.GetHardforkVersionResponse
+	127, // 127: hive.condenser_api.v1.CondenserApiService.GetKeyReferences:output_type -> hive.condenser_api.v1.GetKeyReferencesResponse
+	128, // 128: hive.condenser_api.v1.CondenserApiService.GetMarketHistory:output_type -> hive.condenser_api.v1.GetMarketHistoryResponse
+	129, // 129: hive.condenser_api.v1.CondenserApiService.GetMarketHistoryBuckets:output_type -> hive.condenser_api.v1.GetMarketHistoryBucketsResponse
+	130, // 130: hive.condenser_api.v1.CondenserApiService.GetNextScheduledHardfork:output_type -> hive.condenser_api.v1.GetNextScheduledHardforkResponse
+	131, // 131: hive.condenser_api.v1.CondenserApiService.GetOpenOrders:output_type -> hive.condenser_api.v1.GetOpenOrdersResponse
+	132, // 132: hive.condenser_api.v1.CondenserApiService.GetOpsInBlock:output_type -> hive.condenser_api.v1.GetOpsInBlockResponse
+	133, // 133: hive.condenser_api.v1.CondenserApiService.GetOrderBook:output_type -> hive.condenser_api.v1.GetOrderBookResponse
+	134, // 134: hive.condenser_api.v1.CondenserApiService.GetOwnerHistory:output_type -> hive.condenser_api.v1.GetOwnerHistoryResponse
+	135, // 135: hive.condenser_api.v1.CondenserApiService.GetPostDiscussionsByPayout:output_type -> hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	136, // 136: hive.condenser_api.v1.CondenserApiService.GetPotentialSignatures:output_type -> hive.condenser_api.v1.GetPotentialSignaturesResponse
+	137, // 137: hive.condenser_api.v1.CondenserApiService.GetRebloggedBy:output_type -> hive.condenser_api.v1.GetRebloggedByResponse
+	138, // 138: hive.condenser_api.v1.CondenserApiService.GetRecentTrades:output_type -> hive.condenser_api.v1.GetRecentTradesResponse
+	139, // 139: hive.condenser_api.v1.CondenserApiService.GetRecoveryRequest:output_type -> hive.condenser_api.v1.GetRecoveryRequestResponse
+	140, // 140: hive.condenser_api.v1.CondenserApiService.GetRequiredSignatures:output_type -> hive.condenser_api.v1.GetRequiredSignaturesResponse
+	141, // 141: hive.condenser_api.v1.CondenserApiService.GetRewardFund:output_type -> hive.condenser_api.v1.GetRewardFundResponse
+	142, // 142: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawFrom:output_type -> hive.condenser_api.v1.GetSavingsWithdrawFromResponse
+	143, // 143: hive.condenser_api.v1.CondenserApiService.GetSavingsWithdrawTo:output_type -> hive.condenser_api.v1.GetSavingsWithdrawToResponse
+	144, // 144: hive.condenser_api.v1.CondenserApiService.GetTicker:output_type -> hive.condenser_api.v1.GetTickerResponse
+	145, // 145: hive.condenser_api.v1.CondenserApiService.GetTradeHistory:output_type -> hive.condenser_api.v1.GetTradeHistoryResponse
+	146, // 146: hive.condenser_api.v1.CondenserApiService.GetTransaction:output_type -> hive.condenser_api.v1.GetTransactionResponse
+	147, // 147: hive.condenser_api.v1.CondenserApiService.GetTransactionHex:output_type -> hive.condenser_api.v1.GetTransactionHexResponse
+	148, // 148: hive.condenser_api.v1.CondenserApiService.GetVersion:output_type -> hive.condenser_api.v1.GetVersionResponse
+	149, // 149: hive.condenser_api.v1.CondenserApiService.GetVolume:output_type -> hive.condenser_api.v1.GetVolumeResponse
+	150, // 150: hive.condenser_api.v1.CondenserApiService.GetWithdrawRoutes:output_type -> hive.condenser_api.v1.GetWithdrawRoutesResponse
+	151, // 151: hive.condenser_api.v1.CondenserApiService.GetWitnessByAccount:output_type -> hive.condenser_api.v1.GetWitnessByAccountResponse
+	152, // 152: hive.condenser_api.v1.CondenserApiService.GetWitnessCount:output_type -> hive.condenser_api.v1.GetWitnessCountResponse
+	153, // 153: hive.condenser_api.v1.CondenserApiService.GetWitnessSchedule:output_type -> hive.condenser_api.v1.GetWitnessScheduleResponse
+	154, // 154: hive.condenser_api.v1.CondenserApiService.GetWitnesses:output_type -> hive.condenser_api.v1.GetWitnessesResponse
+	155, // 155: hive.condenser_api.v1.CondenserApiService.GetWitnessesByVote:output_type -> hive.condenser_api.v1.GetWitnessesByVoteResponse
+	156, // 156: hive.condenser_api.v1.CondenserApiService.IsKnownTransaction:output_type -> hive.condenser_api.v1.IsKnownTransactionResponse
+	157, // 157: hive.condenser_api.v1.CondenserApiService.ListProposalVotes:output_type -> hive.condenser_api.v1.ListProposalVotesResponse
+	158, // 158: hive.condenser_api.v1.CondenserApiService.ListProposals:output_type -> hive.condenser_api.v1.ListProposalsResponse
+	159, // 159: hive.condenser_api.v1.CondenserApiService.ListRcAccounts:output_type -> hive.condenser_api.v1.ListRcAccountsResponse
+	160, // 160: hive.condenser_api.v1.CondenserApiService.ListRcDirectDelegations:output_type -> hive.condenser_api.v1.ListRcDirectDelegationsResponse
+	161, // 161: hive.condenser_api.v1.CondenserApiService.LookupAccountNames:output_type -> hive.condenser_api.v1.LookupAccountNamesResponse
+	162, // 162: hive.condenser_api.v1.CondenserApiService.LookupAccounts:output_type -> hive.condenser_api.v1.LookupAccountsResponse
+	163, // 163: hive.condenser_api.v1.CondenserApiService.LookupWitnessAccounts:output_type -> hive.condenser_api.v1.LookupWitnessAccountsResponse
+	164, // 164: hive.condenser_api.v1.CondenserApiService.VerifyAccountAuthority:output_type -> hive.condenser_api.v1.VerifyAccountAuthorityResponse
+	165, // 165: hive.condenser_api.v1.CondenserApiService.VerifyAuthority:output_type -> hive.condenser_api.v1.VerifyAuthorityResponse
+	83,  // [83:166] is the sub-list for method output_type
+	0,   // [0:83] is the sub-list for method input_type
 	0,   // [0:0] is the sub-list for extension type_name
 	0,   // [0:0] is the sub-list for extension extendee
 	0,   // [0:0] is the sub-list for field type_name
@@ -454,6 +464,7 @@ func file_hive_condenser_api_v1_condenser_api_proto_init() {
 	file_hive_condenser_api_v1_chain_proto_init()
 	file_hive_condenser_api_v1_condenser_content_proto_init()
 	file_hive_condenser_api_v1_condenser_get_state_proto_init()
+	file_hive_condenser_api_v1_condenser_history_proto_init()
 	file_hive_condenser_api_v1_condenser_market_proto_init()
 	file_hive_condenser_api_v1_condenser_social_proto_init()
 	file_hive_condenser_api_v1_condenser_state_proto_init()

@@ -1058,6 +1058,109 @@ func (x *GetDiscussionsByHotResponse) GetNextStart() *v1.DiscussionsStart {
 	return nil
 }
 
+// GetDiscussionsByPromotedRequest is condenser_api.get_discussions_by_promoted's params: [query].
+type GetDiscussionsByPromotedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The query.
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByPromotedRequest) Reset() {
+	*x = GetDiscussionsByPromotedRequest{}
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByPromotedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByPromotedRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByPromotedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByPromotedRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByPromotedRequest) Descriptor() ([]byte, []int) {
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetQuery() *v1.DiscussionQuery {
+	if x != nil {
+		return x.Query
+	}
+	return nil
+}
+
+// GetDiscussionsByPromotedResponse is the bare array of posts: posts by promoted amount.
+type GetDiscussionsByPromotedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByPromotedResponse) Reset() {
+	*x = GetDiscussionsByPromotedResponse{}
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByPromotedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByPromotedResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByPromotedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByPromotedResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByPromotedResponse) Descriptor() ([]byte, []int) {
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetDiscussionsByPromotedResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByPromotedResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
 // GetDiscussionsByTrendingRequest is condenser_api.get_discussions_by_trending's params: [query].
 type GetDiscussionsByTrendingRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1069,7 +1172,7 @@ type GetDiscussionsByTrendingRequest struct {
 
 func (x *GetDiscussionsByTrendingRequest) Reset() {
 	*x = GetDiscussionsByTrendingRequest{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[20]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1184,7 @@ func (x *GetDiscussionsByTrendingRequest) String() string {
 func (*GetDiscussionsByTrendingRequest) ProtoMessage() {}
 
 func (x *GetDiscussionsByTrendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[20]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1197,7 @@ func (x *GetDiscussionsByTrendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDiscussionsByTrendingRequest.ProtoReflect.Descriptor instead.
 func (*GetDiscussionsByTrendingRequest) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{20}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetDiscussionsByTrendingRequest) GetQuery() *v1.DiscussionQuery {
@@ -1119,7 +1222,7 @@ type GetDiscussionsByTrendingResponse struct {
 
 func (x *GetDiscussionsByTrendingResponse) Reset() {
 	*x = GetDiscussionsByTrendingResponse{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[21]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1234,7 @@ func (x *GetDiscussionsByTrendingResponse) String() string {
 func (*GetDiscussionsByTrendingResponse) ProtoMessage() {}
 
 func (x *GetDiscussionsByTrendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[21]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1247,7 @@ func (x *GetDiscussionsByTrendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDiscussionsByTrendingResponse.ProtoReflect.Descriptor instead.
 func (*GetDiscussionsByTrendingResponse) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{21}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetDiscussionsByTrendingResponse) GetPosts() []*v1.Post {
@@ -1172,7 +1275,7 @@ type GetCommentDiscussionsByPayoutRequest struct {
 
 func (x *GetCommentDiscussionsByPayoutRequest) Reset() {
 	*x = GetCommentDiscussionsByPayoutRequest{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[22]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1287,7 @@ func (x *GetCommentDiscussionsByPayoutRequest) String() string {
 func (*GetCommentDiscussionsByPayoutRequest) ProtoMessage() {}
 
 func (x *GetCommentDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[22]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1300,7 @@ func (x *GetCommentDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use GetCommentDiscussionsByPayoutRequest.ProtoReflect.Descriptor instead.
 func (*GetCommentDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{22}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetCommentDiscussionsByPayoutRequest) GetQuery() *v1.DiscussionQuery {
@@ -1222,7 +1325,7 @@ type GetCommentDiscussionsByPayoutResponse struct {
 
 func (x *GetCommentDiscussionsByPayoutResponse) Reset() {
 	*x = GetCommentDiscussionsByPayoutResponse{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[23]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1234,7 +1337,7 @@ func (x *GetCommentDiscussionsByPayoutResponse) String() string {
 func (*GetCommentDiscussionsByPayoutResponse) ProtoMessage() {}
 
 func (x *GetCommentDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[23]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1247,7 +1350,7 @@ func (x *GetCommentDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use GetCommentDiscussionsByPayoutResponse.ProtoReflect.Descriptor instead.
 func (*GetCommentDiscussionsByPayoutResponse) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{23}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetCommentDiscussionsByPayoutResponse) GetPosts() []*v1.Post {
@@ -1275,7 +1378,7 @@ type GetPostDiscussionsByPayoutRequest struct {
 
 func (x *GetPostDiscussionsByPayoutRequest) Reset() {
 	*x = GetPostDiscussionsByPayoutRequest{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[24]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1390,7 @@ func (x *GetPostDiscussionsByPayoutRequest) String() string {
 func (*GetPostDiscussionsByPayoutRequest) ProtoMessage() {}
 
 func (x *GetPostDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[24]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1403,7 @@ func (x *GetPostDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use GetPostDiscussionsByPayoutRequest.ProtoReflect.Descriptor instead.
 func (*GetPostDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{24}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetPostDiscussionsByPayoutRequest) GetQuery() *v1.DiscussionQuery {
@@ -1325,7 +1428,7 @@ type GetPostDiscussionsByPayoutResponse struct {
 
 func (x *GetPostDiscussionsByPayoutResponse) Reset() {
 	*x = GetPostDiscussionsByPayoutResponse{}
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[25]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1337,7 +1440,7 @@ func (x *GetPostDiscussionsByPayoutResponse) String() string {
 func (*GetPostDiscussionsByPayoutResponse) ProtoMessage() {}
 
 func (x *GetPostDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[25]
+	mi := &file_hive_condenser_api_v1_condenser_content_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1350,7 +1453,7 @@ func (x *GetPostDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use GetPostDiscussionsByPayoutResponse.ProtoReflect.Descriptor instead.
 func (*GetPostDiscussionsByPayoutResponse) Descriptor() ([]byte, []int) {
-	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{25}
+	return file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetPostDiscussionsByPayoutResponse) GetPosts() []*v1.Post {
@@ -1430,6 +1533,12 @@ const file_hive_condenser_api_v1_condenser_content_proto_rawDesc = "" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"]\n" +
+	"\x1fGetDiscussionsByPromotedRequest\x124\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x93\x01\n" +
+	" GetDiscussionsByPromotedResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"]\n" +
 	"\x1fGetDiscussionsByTrendingRequest\x124\n" +
 	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x93\x01\n" +
 	" GetDiscussionsByTrendingResponse\x12)\n" +
@@ -1462,7 +1571,7 @@ func file_hive_condenser_api_v1_condenser_content_proto_rawDescGZIP() []byte {
 	return file_hive_condenser_api_v1_condenser_content_proto_rawDescData
 }
 
-var file_hive_condenser_api_v1_condenser_content_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_hive_condenser_api_v1_condenser_content_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_hive_condenser_api_v1_condenser_content_proto_goTypes = []any{
 	(*GetActiveVotesRequest)(nil),                 // 0: hive.condenser_api.v1.GetActiveVotesRequest
 	(*GetActiveVotesResponse)(nil),                // 1: hive.condenser_api.v1.GetActiveVotesResponse
@@ -1484,53 +1593,58 @@ var file_hive_condenser_api_v1_condenser_content_proto_goTypes = []any{
 	(*GetDiscussionsByFeedResponse)(nil),          // 17: hive.condenser_api.v1.GetDiscussionsByFeedResponse
 	(*GetDiscussionsByHotRequest)(nil),            // 18: hive.condenser_api.v1.GetDiscussionsByHotRequest
 	(*GetDiscussionsByHotResponse)(nil),           // 19: hive.condenser_api.v1.GetDiscussionsByHotResponse
-	(*GetDiscussionsByTrendingRequest)(nil),       // 20: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
-	(*GetDiscussionsByTrendingResponse)(nil),      // 21: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
-	(*GetCommentDiscussionsByPayoutRequest)(nil),  // 22: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
-	(*GetCommentDiscussionsByPayoutResponse)(nil), // 23: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
-	(*GetPostDiscussionsByPayoutRequest)(nil),     // 24: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
-	(*GetPostDiscussionsByPayoutResponse)(nil),    // 25: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
-	(*v1.ActiveVote)(nil),                         // 26: hive.types.v1.ActiveVote
-	(*v1.Content)(nil),                            // 27: hive.types.v1.Content
-	(*v1.FollowCount)(nil),                        // 28: hive.types.v1.FollowCount
-	(*v1.DiscussionQuery)(nil),                    // 29: hive.types.v1.DiscussionQuery
-	(*v1.Post)(nil),                               // 30: hive.types.v1.Post
-	(*v1.DiscussionsStart)(nil),                   // 31: hive.types.v1.DiscussionsStart
+	(*GetDiscussionsByPromotedRequest)(nil),       // 20: hive.condenser_api.v1.GetDiscussionsByPromotedRequest
+	(*GetDiscussionsByPromotedResponse)(nil),      // 21: hive.condenser_api.v1.GetDiscussionsByPromotedResponse
+	(*GetDiscussionsByTrendingRequest)(nil),       // 22: hive.condenser_api.v1.GetDiscussionsByTrendingRequest
+	(*GetDiscussionsByTrendingResponse)(nil),      // 23: hive.condenser_api.v1.GetDiscussionsByTrendingResponse
+	(*GetCommentDiscussionsByPayoutRequest)(nil),  // 24: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest
+	(*GetCommentDiscussionsByPayoutResponse)(nil), // 25: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse
+	(*GetPostDiscussionsByPayoutRequest)(nil),     // 26: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPostDiscussionsByPayoutResponse)(nil),    // 27: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse
+	(*v1.ActiveVote)(nil),                         // 28: hive.types.v1.ActiveVote
+	(*v1.Content)(nil),                            // 29: hive.types.v1.Content
+	(*v1.FollowCount)(nil),                        // 30: hive.types.v1.FollowCount
+	(*v1.DiscussionQuery)(nil),                    // 31: hive.types.v1.DiscussionQuery
+	(*v1.Post)(nil),                               // 32: hive.types.v1.Post
+	(*v1.DiscussionsStart)(nil),                   // 33: hive.types.v1.DiscussionsStart
 }
 var file_hive_condenser_api_v1_condenser_content_proto_depIdxs = []int32{
-	26, // 0: hive.condenser_api.v1.GetActiveVotesResponse.votes:type_name -> hive.types.v1.ActiveVote
-	27, // 1: hive.condenser_api.v1.GetContentResponse.content:type_name -> hive.types.v1.Content
-	27, // 2: hive.condenser_api.v1.GetContentRepliesResponse.replies:type_name -> hive.types.v1.Content
-	28, // 3: hive.condenser_api.v1.GetFollowCountResponse.count:type_name -> hive.types.v1.FollowCount
-	29, // 4: hive.condenser_api.v1.GetDiscussionsByBlogRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 5: hive.condenser_api.v1.GetDiscussionsByBlogResponse.posts:type_name -> hive.types.v1.Post
-	31, // 6: hive.condenser_api.v1.GetDiscussionsByBlogResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 7: hive.condenser_api.v1.GetDiscussionsByCommentsRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 8: hive.condenser_api.v1.GetDiscussionsByCommentsResponse.posts:type_name -> hive.types.v1.Post
-	31, // 9: hive.condenser_api.v1.GetDiscussionsByCommentsResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 10: hive.condenser_api.v1.GetDiscussionsByCreatedRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 11: hive.condenser_api.v1.GetDiscussionsByCreatedResponse.posts:type_name -> hive.types.v1.Post
-	31, // 12: hive.condenser_api.v1.GetDiscussionsByCreatedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 13: hive.condenser_api.v1.GetDiscussionsByFeedRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 14: hive.condenser_api.v1.GetDiscussionsByFeedResponse.posts:type_name -> hive.types.v1.Post
-	31, // 15: hive.condenser_api.v1.GetDiscussionsByFeedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 16: hive.condenser_api.v1.GetDiscussionsByHotRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 17: hive.condenser_api.v1.GetDiscussionsByHotResponse.posts:type_name -> hive.types.v1.Post
-	31, // 18: hive.condenser_api.v1.GetDiscussionsByHotResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 19: hive.condenser_api.v1.GetDiscussionsByTrendingRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 20: hive.condenser_api.v1.GetDiscussionsByTrendingResponse.posts:type_name -> hive.types.v1.Post
-	31, // 21: hive.condenser_api.v1.GetDiscussionsByTrendingResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 22: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 23: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
-	31, // 24: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	29, // 25: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest.query:type_name -> hive.types.v1.DiscussionQuery
-	30, // 26: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
-	31, // 27: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	28, // [28:28] is the sub-list for method output_type
-	28, // [28:28] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	28, // 0: hive.condenser_api.v1.GetActiveVotesResponse.votes:type_name -> hive.types.v1.ActiveVote
+	29, // 1: hive.condenser_api.v1.GetContentResponse.content:type_name -> hive.types.v1.Content
+	29, // 2: hive.condenser_api.v1.GetContentRepliesResponse.replies:type_name -> hive.types.v1.Content
+	30, // 3: hive.condenser_api.v1.GetFollowCountResponse.count:type_name -> hive.types.v1.FollowCount
+	31, // 4: hive.condenser_api.v1.GetDiscussionsByBlogRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 5: hive.condenser_api.v1.GetDiscussionsByBlogResponse.posts:type_name -> hive.types.v1.Post
+	33, // 6: hive.condenser_api.v1.GetDiscussionsByBlogResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 7: hive.condenser_api.v1.GetDiscussionsByCommentsRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 8: hive.condenser_api.v1.GetDiscussionsByCommentsResponse.posts:type_name -> hive.types.v1.Post
+	33, // 9: hive.condenser_api.v1.GetDiscussionsByCommentsResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 10: hive.condenser_api.v1.GetDiscussionsByCreatedRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 11: hive.condenser_api.v1.GetDiscussionsByCreatedResponse.posts:type_name -> hive.types.v1.Post
+	33, // 12: hive.condenser_api.v1.GetDiscussionsByCreatedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 13: hive.condenser_api.v1.GetDiscussionsByFeedRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 14: hive.condenser_api.v1.GetDiscussionsByFeedResponse.posts:type_name -> hive.types.v1.Post
+	33, // 15: hive.condenser_api.v1.GetDiscussionsByFeedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 16: hive.condenser_api.v1.GetDiscussionsByHotRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 17: hive.condenser_api.v1.GetDiscussionsByHotResponse.posts:type_name -> hive.types.v1.Post
+	33, // 18: hive.condenser_api.v1.GetDiscussionsByHotResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 19: hive.condenser_api.v1.GetDiscussionsByPromotedRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 20: hive.condenser_api.v1.GetDiscussionsByPromotedResponse.posts:type_name -> hive.types.v1.Post
+	33, // 21: hive.condenser_api.v1.GetDiscussionsByPromotedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 22: hive.condenser_api.v1.GetDiscussionsByTrendingRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 23: hive.condenser_api.v1.GetDiscussionsByTrendingResponse.posts:type_name -> hive.types.v1.Post
+	33, // 24: hive.condenser_api.v1.GetDiscussionsByTrendingResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 25: hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 26: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	33, // 27: hive.condenser_api.v1.GetCommentDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // 28: hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest.query:type_name -> hive.types.v1.DiscussionQuery
+	32, // 29: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	33, // 30: hive.condenser_api.v1.GetPostDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	31, // [31:31] is the sub-list for method output_type
+	31, // [31:31] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_hive_condenser_api_v1_condenser_content_proto_init() }
@@ -1546,7 +1660,7 @@ func file_hive_condenser_api_v1_condenser_content_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_condenser_api_v1_condenser_content_proto_rawDesc), len(file_hive_condenser_api_v1_condenser_content_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1184,6 +1184,155 @@ func (x *GetDiscussionsByHotResponse) GetNextStart() *v1.DiscussionsStart {
 	return nil
 }
 
+// GetDiscussionsByPromotedRequest is tags_api.get_discussions_by_promoted's params (named; the fields of
+// hive.types.v1.DiscussionQuery).
+type GetDiscussionsByPromotedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag or community ("" for all).
+	Tag *string `protobuf:"bytes,1,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// The page size, 1..20 (unset: the node's default page size).
+	Limit *uint32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Truncate each body to this many characters; 0 keeps bodies whole.
+	TruncateBody uint32 `protobuf:"varint,3,opt,name=truncate_body,json=truncateBody,proto3" json:"truncate_body,omitempty"`
+	// The author of the post to start after; "" for the first page.
+	StartAuthor string `protobuf:"bytes,4,opt,name=start_author,json=startAuthor,proto3" json:"start_author,omitempty"`
+	// The permlink of the post to start after; "" for the first page.
+	StartPermlink string `protobuf:"bytes,5,opt,name=start_permlink,json=startPermlink,proto3" json:"start_permlink,omitempty"`
+	// The account viewing the posts; "" for none.
+	Observer      *string `protobuf:"bytes,6,opt,name=observer,proto3,oneof" json:"observer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByPromotedRequest) Reset() {
+	*x = GetDiscussionsByPromotedRequest{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByPromotedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByPromotedRequest) ProtoMessage() {}
+
+func (x *GetDiscussionsByPromotedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByPromotedRequest.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByPromotedRequest) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetTag() string {
+	if x != nil && x.Tag != nil {
+		return *x.Tag
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetLimit() uint32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetTruncateBody() uint32 {
+	if x != nil {
+		return x.TruncateBody
+	}
+	return 0
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetStartAuthor() string {
+	if x != nil {
+		return x.StartAuthor
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetStartPermlink() string {
+	if x != nil {
+		return x.StartPermlink
+	}
+	return ""
+}
+
+func (x *GetDiscussionsByPromotedRequest) GetObserver() string {
+	if x != nil && x.Observer != nil {
+		return *x.Observer
+	}
+	return ""
+}
+
+// GetDiscussionsByPromotedResponse is the bare array of posts: posts by promoted amount.
+type GetDiscussionsByPromotedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The posts.
+	Posts []*v1.Post `protobuf:"bytes,1,rep,name=posts,proto3" json:"posts,omitempty"`
+	// The cursor of the next page: send it back unchanged (proto/README.md,
+	// "Paging"). Unset on the last page. Computed by hivegate; not part of
+	// the backend's JSON.
+	NextStart     *v1.DiscussionsStart `protobuf:"bytes,15,opt,name=next_start,json=nextStart,proto3" json:"next_start,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDiscussionsByPromotedResponse) Reset() {
+	*x = GetDiscussionsByPromotedResponse{}
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDiscussionsByPromotedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDiscussionsByPromotedResponse) ProtoMessage() {}
+
+func (x *GetDiscussionsByPromotedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDiscussionsByPromotedResponse.ProtoReflect.Descriptor instead.
+func (*GetDiscussionsByPromotedResponse) Descriptor() ([]byte, []int) {
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetDiscussionsByPromotedResponse) GetPosts() []*v1.Post {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *GetDiscussionsByPromotedResponse) GetNextStart() *v1.DiscussionsStart {
+	if x != nil {
+		return x.NextStart
+	}
+	return nil
+}
+
 // GetDiscussionsByTrendingRequest is tags_api.get_discussions_by_trending's params (named; the fields of
 // hive.types.v1.DiscussionQuery).
 type GetDiscussionsByTrendingRequest struct {
@@ -1207,7 +1356,7 @@ type GetDiscussionsByTrendingRequest struct {
 
 func (x *GetDiscussionsByTrendingRequest) Reset() {
 	*x = GetDiscussionsByTrendingRequest{}
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1219,7 +1368,7 @@ func (x *GetDiscussionsByTrendingRequest) String() string {
 func (*GetDiscussionsByTrendingRequest) ProtoMessage() {}
 
 func (x *GetDiscussionsByTrendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[17]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1232,7 +1381,7 @@ func (x *GetDiscussionsByTrendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDiscussionsByTrendingRequest.ProtoReflect.Descriptor instead.
 func (*GetDiscussionsByTrendingRequest) Descriptor() ([]byte, []int) {
-	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{17}
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetDiscussionsByTrendingRequest) GetTag() string {
@@ -1292,7 +1441,7 @@ type GetDiscussionsByTrendingResponse struct {
 
 func (x *GetDiscussionsByTrendingResponse) Reset() {
 	*x = GetDiscussionsByTrendingResponse{}
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1453,7 @@ func (x *GetDiscussionsByTrendingResponse) String() string {
 func (*GetDiscussionsByTrendingResponse) ProtoMessage() {}
 
 func (x *GetDiscussionsByTrendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[18]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1466,7 @@ func (x *GetDiscussionsByTrendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetDiscussionsByTrendingResponse.ProtoReflect.Descriptor instead.
 func (*GetDiscussionsByTrendingResponse) Descriptor() ([]byte, []int) {
-	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{18}
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetDiscussionsByTrendingResponse) GetPosts() []*v1.Post {
@@ -1357,7 +1506,7 @@ type GetPostDiscussionsByPayoutRequest struct {
 
 func (x *GetPostDiscussionsByPayoutRequest) Reset() {
 	*x = GetPostDiscussionsByPayoutRequest{}
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1518,7 @@ func (x *GetPostDiscussionsByPayoutRequest) String() string {
 func (*GetPostDiscussionsByPayoutRequest) ProtoMessage() {}
 
 func (x *GetPostDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[19]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1531,7 @@ func (x *GetPostDiscussionsByPayoutRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use GetPostDiscussionsByPayoutRequest.ProtoReflect.Descriptor instead.
 func (*GetPostDiscussionsByPayoutRequest) Descriptor() ([]byte, []int) {
-	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{19}
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetPostDiscussionsByPayoutRequest) GetTag() string {
@@ -1442,7 +1591,7 @@ type GetPostDiscussionsByPayoutResponse struct {
 
 func (x *GetPostDiscussionsByPayoutResponse) Reset() {
 	*x = GetPostDiscussionsByPayoutResponse{}
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1454,7 +1603,7 @@ func (x *GetPostDiscussionsByPayoutResponse) String() string {
 func (*GetPostDiscussionsByPayoutResponse) ProtoMessage() {}
 
 func (x *GetPostDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[20]
+	mi := &file_hive_tags_api_v1_tags_api_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1467,7 +1616,7 @@ func (x *GetPostDiscussionsByPayoutResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use GetPostDiscussionsByPayoutResponse.ProtoReflect.Descriptor instead.
 func (*GetPostDiscussionsByPayoutResponse) Descriptor() ([]byte, []int) {
-	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{20}
+	return file_hive_tags_api_v1_tags_api_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetPostDiscussionsByPayoutResponse) GetPosts() []*v1.Post {
@@ -1588,6 +1737,20 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
 	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x82\x02\n" +
+	"\x1fGetDiscussionsByPromotedRequest\x12\x15\n" +
+	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
+	"\rtruncate_body\x18\x03 \x01(\rR\ftruncateBody\x12!\n" +
+	"\fstart_author\x18\x04 \x01(\tR\vstartAuthor\x12%\n" +
+	"\x0estart_permlink\x18\x05 \x01(\tR\rstartPermlink\x12\x1f\n" +
+	"\bobserver\x18\x06 \x01(\tH\x02R\bobserver\x88\x01\x01B\x06\n" +
+	"\x04_tagB\b\n" +
+	"\x06_limitB\v\n" +
+	"\t_observer\"\x93\x01\n" +
+	" GetDiscussionsByPromotedResponse\x12)\n" +
+	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
+	"\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\x82\x02\n" +
 	"\x1fGetDiscussionsByTrendingRequest\x12\x15\n" +
 	"\x03tag\x18\x01 \x01(\tH\x00R\x03tag\x88\x01\x01\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\rH\x01R\x05limit\x88\x01\x01\x12#\n" +
@@ -1615,7 +1778,7 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\"GetPostDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x022\x87\x0e\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x022\xc3\x0f\n" +
 	"\x0eTagsApiService\x12\xd8\x01\n" +
 	" GetDiscussionsByAuthorBeforeDate\x129.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest\x1a:.hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse\"=\xda\xf3\x18.tags_api.get_discussions_by_author_before_date\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xcb\x01\n" +
 	"\x1dGetCommentDiscussionsByPayout\x126.hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest\x1a7.hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse\"9\xda\xf3\x18*tags_api.get_comment_discussions_by_payout\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\x91\x01\n" +
@@ -1624,7 +1787,8 @@ const file_hive_tags_api_v1_tags_api_proto_rawDesc = "" +
 	"\x14GetDiscussionsByBlog\x12-.hive.tags_api.v1.GetDiscussionsByBlogRequest\x1a..hive.tags_api.v1.GetDiscussionsByBlogResponse\"/\xda\xf3\x18 tags_api.get_discussions_by_blog\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb6\x01\n" +
 	"\x18GetDiscussionsByComments\x121.hive.tags_api.v1.GetDiscussionsByCommentsRequest\x1a2.hive.tags_api.v1.GetDiscussionsByCommentsResponse\"3\xda\xf3\x18$tags_api.get_discussions_by_comments\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb2\x01\n" +
 	"\x17GetDiscussionsByCreated\x120.hive.tags_api.v1.GetDiscussionsByCreatedRequest\x1a1.hive.tags_api.v1.GetDiscussionsByCreatedResponse\"2\xda\xf3\x18#tags_api.get_discussions_by_created\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xa2\x01\n" +
-	"\x13GetDiscussionsByHot\x12,.hive.tags_api.v1.GetDiscussionsByHotRequest\x1a-.hive.tags_api.v1.GetDiscussionsByHotResponse\".\xda\xf3\x18\x1ftags_api.get_discussions_by_hot\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb6\x01\n" +
+	"\x13GetDiscussionsByHot\x12,.hive.tags_api.v1.GetDiscussionsByHotRequest\x1a-.hive.tags_api.v1.GetDiscussionsByHotResponse\".\xda\xf3\x18\x1ftags_api.get_discussions_by_hot\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xb9\x01\n" +
+	"\x18GetDiscussionsByPromoted\x121.hive.tags_api.v1.GetDiscussionsByPromotedRequest\x1a2.hive.tags_api.v1.GetDiscussionsByPromotedResponse\"6\xda\xf3\x18$tags_api.get_discussions_by_promoted\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x88\x02\x01\x90\x02\x01\x12\xb6\x01\n" +
 	"\x18GetDiscussionsByTrending\x121.hive.tags_api.v1.GetDiscussionsByTrendingRequest\x1a2.hive.tags_api.v1.GetDiscussionsByTrendingResponse\"3\xda\xf3\x18$tags_api.get_discussions_by_trending\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01\x12\xbf\x01\n" +
 	"\x1aGetPostDiscussionsByPayout\x123.hive.tags_api.v1.GetPostDiscussionsByPayoutRequest\x1a4.hive.tags_api.v1.GetPostDiscussionsByPayoutResponse\"6\xda\xf3\x18'tags_api.get_post_discussions_by_payout\xe8\xf3\x18\x14\xd0\xf4\x18\x14\x90\x02\x01B\xcf\x01\n" +
 	"#io.github.hivegate.hive.tags_api.v1B\fTagsApiProtoP\x01Z<github.com/hivegate/hivegate/gen/hive/tags_api/v1;tags_apiv1\xa2\x02\x03HTX\xaa\x02\x0fHive.TagsApi.V1\xca\x02\x0fHive\\TagsApi\\V1\xe2\x02\x1bHive\\TagsApi\\V1\\GPBMetadata\xea\x02\x11Hive::TagsApi::V1b\x06proto3"
@@ -1641,7 +1805,7 @@ func file_hive_tags_api_v1_tags_api_proto_rawDescGZIP() []byte {
 	return file_hive_tags_api_v1_tags_api_proto_rawDescData
 }
 
-var file_hive_tags_api_v1_tags_api_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_hive_tags_api_v1_tags_api_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_hive_tags_api_v1_tags_api_proto_goTypes = []any{
 	(*GetDiscussionsByAuthorBeforeDateRequest)(nil),  // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
 	(*GetDiscussionsByAuthorBeforeDateResponse)(nil), // 1: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
@@ -1660,57 +1824,63 @@ var file_hive_tags_api_v1_tags_api_proto_goTypes = []any{
 	(*GetDiscussionsByCreatedResponse)(nil),          // 14: hive.tags_api.v1.GetDiscussionsByCreatedResponse
 	(*GetDiscussionsByHotRequest)(nil),               // 15: hive.tags_api.v1.GetDiscussionsByHotRequest
 	(*GetDiscussionsByHotResponse)(nil),              // 16: hive.tags_api.v1.GetDiscussionsByHotResponse
-	(*GetDiscussionsByTrendingRequest)(nil),          // 17: hive.tags_api.v1.GetDiscussionsByTrendingRequest
-	(*GetDiscussionsByTrendingResponse)(nil),         // 18: hive.tags_api.v1.GetDiscussionsByTrendingResponse
-	(*GetPostDiscussionsByPayoutRequest)(nil),        // 19: hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
-	(*GetPostDiscussionsByPayoutResponse)(nil),       // 20: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
-	(*v1.Post)(nil),             // 21: hive.types.v1.Post
-	(*v1.DiscussionsStart)(nil), // 22: hive.types.v1.DiscussionsStart
+	(*GetDiscussionsByPromotedRequest)(nil),          // 17: hive.tags_api.v1.GetDiscussionsByPromotedRequest
+	(*GetDiscussionsByPromotedResponse)(nil),         // 18: hive.tags_api.v1.GetDiscussionsByPromotedResponse
+	(*GetDiscussionsByTrendingRequest)(nil),          // 19: hive.tags_api.v1.GetDiscussionsByTrendingRequest
+	(*GetDiscussionsByTrendingResponse)(nil),         // 20: hive.tags_api.v1.GetDiscussionsByTrendingResponse
+	(*GetPostDiscussionsByPayoutRequest)(nil),        // 21: hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
+	(*GetPostDiscussionsByPayoutResponse)(nil),       // 22: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
+	(*v1.Post)(nil),             // 23: hive.types.v1.Post
+	(*v1.DiscussionsStart)(nil), // 24: hive.types.v1.DiscussionsStart
 }
 var file_hive_tags_api_v1_tags_api_proto_depIdxs = []int32{
-	21, // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.discussions:type_name -> hive.types.v1.Post
+	23, // 0: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.discussions:type_name -> hive.types.v1.Post
 	2,  // 1: hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse.next_start:type_name -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateStart
-	21, // 2: hive.tags_api.v1.GetContentRepliesResponse.replies:type_name -> hive.types.v1.Post
-	21, // 3: hive.tags_api.v1.GetDiscussionResponse.post:type_name -> hive.types.v1.Post
-	21, // 4: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
-	22, // 5: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 6: hive.tags_api.v1.GetDiscussionsByBlogResponse.posts:type_name -> hive.types.v1.Post
-	22, // 7: hive.tags_api.v1.GetDiscussionsByBlogResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 8: hive.tags_api.v1.GetDiscussionsByCommentsResponse.posts:type_name -> hive.types.v1.Post
-	22, // 9: hive.tags_api.v1.GetDiscussionsByCommentsResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 10: hive.tags_api.v1.GetDiscussionsByCreatedResponse.posts:type_name -> hive.types.v1.Post
-	22, // 11: hive.tags_api.v1.GetDiscussionsByCreatedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 12: hive.tags_api.v1.GetDiscussionsByHotResponse.posts:type_name -> hive.types.v1.Post
-	22, // 13: hive.tags_api.v1.GetDiscussionsByHotResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 14: hive.tags_api.v1.GetDiscussionsByTrendingResponse.posts:type_name -> hive.types.v1.Post
-	22, // 15: hive.tags_api.v1.GetDiscussionsByTrendingResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	21, // 16: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
-	22, // 17: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
-	0,  // 18: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
-	7,  // 19: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:input_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest
-	3,  // 20: hive.tags_api.v1.TagsApiService.GetContentReplies:input_type -> hive.tags_api.v1.GetContentRepliesRequest
-	5,  // 21: hive.tags_api.v1.TagsApiService.GetDiscussion:input_type -> hive.tags_api.v1.GetDiscussionRequest
-	9,  // 22: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:input_type -> hive.tags_api.v1.GetDiscussionsByBlogRequest
-	11, // 23: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:input_type -> hive.tags_api.v1.GetDiscussionsByCommentsRequest
-	13, // 24: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:input_type -> hive.tags_api.v1.GetDiscussionsByCreatedRequest
-	15, // 25: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:input_type -> hive.tags_api.v1.GetDiscussionsByHotRequest
-	17, // 26: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:input_type -> hive.tags_api.v1.GetDiscussionsByTrendingRequest
-	19, // 27: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:input_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
-	1,  // 28: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
-	8,  // 29: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:output_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse
-	4,  // 30: hive.tags_api.v1.TagsApiService.GetContentReplies:output_type -> hive.tags_api.v1.GetContentRepliesResponse
-	6,  // 31: hive.tags_api.v1.TagsApiService.GetDiscussion:output_type -> hive.tags_api.v1.GetDiscussionResponse
-	10, // 32: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:output_type -> hive.tags_api.v1.GetDiscussionsByBlogResponse
-	12, // 33: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:output_type -> hive.tags_api.v1.GetDiscussionsByCommentsResponse
-	14, // 34: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:output_type -> hive.tags_api.v1.GetDiscussionsByCreatedResponse
-	16, // 35: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:output_type -> hive.tags_api.v1.GetDiscussionsByHotResponse
-	18, // 36: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:output_type -> hive.tags_api.v1.GetDiscussionsByTrendingResponse
-	20, // 37: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:output_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
-	28, // [28:38] is the sub-list for method output_type
-	18, // [18:28] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	23, // 2: hive.tags_api.v1.GetContentRepliesResponse.replies:type_name -> hive.types.v1.Post
+	23, // 3: hive.tags_api.v1.GetDiscussionResponse.post:type_name -> hive.types.v1.Post
+	23, // 4: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	24, // 5: hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 6: hive.tags_api.v1.GetDiscussionsByBlogResponse.posts:type_name -> hive.types.v1.Post
+	24, // 7: hive.tags_api.v1.GetDiscussionsByBlogResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 8: hive.tags_api.v1.GetDiscussionsByCommentsResponse.posts:type_name -> hive.types.v1.Post
+	24, // 9: hive.tags_api.v1.GetDiscussionsByCommentsResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 10: hive.tags_api.v1.GetDiscussionsByCreatedResponse.posts:type_name -> hive.types.v1.Post
+	24, // 11: hive.tags_api.v1.GetDiscussionsByCreatedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 12: hive.tags_api.v1.GetDiscussionsByHotResponse.posts:type_name -> hive.types.v1.Post
+	24, // 13: hive.tags_api.v1.GetDiscussionsByHotResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 14: hive.tags_api.v1.GetDiscussionsByPromotedResponse.posts:type_name -> hive.types.v1.Post
+	24, // 15: hive.tags_api.v1.GetDiscussionsByPromotedResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 16: hive.tags_api.v1.GetDiscussionsByTrendingResponse.posts:type_name -> hive.types.v1.Post
+	24, // 17: hive.tags_api.v1.GetDiscussionsByTrendingResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	23, // 18: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.posts:type_name -> hive.types.v1.Post
+	24, // 19: hive.tags_api.v1.GetPostDiscussionsByPayoutResponse.next_start:type_name -> hive.types.v1.DiscussionsStart
+	0,  // 20: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:input_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateRequest
+	7,  // 21: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:input_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutRequest
+	3,  // 22: hive.tags_api.v1.TagsApiService.GetContentReplies:input_type -> hive.tags_api.v1.GetContentRepliesRequest
+	5,  // 23: hive.tags_api.v1.TagsApiService.GetDiscussion:input_type -> hive.tags_api.v1.GetDiscussionRequest
+	9,  // 24: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:input_type -> hive.tags_api.v1.GetDiscussionsByBlogRequest
+	11, // 25: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:input_type -> hive.tags_api.v1.GetDiscussionsByCommentsRequest
+	13, // 26: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:input_type -> hive.tags_api.v1.GetDiscussionsByCreatedRequest
+	15, // 27: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:input_type -> hive.tags_api.v1.GetDiscussionsByHotRequest
+	17, // 28: hive.tags_api.v1.TagsApiService.GetDiscussionsByPromoted:input_type -> hive.tags_api.v1.GetDiscussionsByPromotedRequest
+	19, // 29: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:input_type -> hive.tags_api.v1.GetDiscussionsByTrendingRequest
+	21, // 30: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:input_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutRequest
+	1,  // 31: hive.tags_api.v1.TagsApiService.GetDiscussionsByAuthorBeforeDate:output_type -> hive.tags_api.v1.GetDiscussionsByAuthorBeforeDateResponse
+	8,  // 32: hive.tags_api.v1.TagsApiService.GetCommentDiscussionsByPayout:output_type -> hive.tags_api.v1.GetCommentDiscussionsByPayoutResponse
+	4,  // 33: hive.tags_api.v1.TagsApiService.GetContentReplies:output_type -> hive.tags_api.v1.GetContentRepliesResponse
+	6,  // 34: hive.tags_api.v1.TagsApiService.GetDiscussion:output_type -> hive.tags_api.v1.GetDiscussionResponse
+	10, // 35: hive.tags_api.v1.TagsApiService.GetDiscussionsByBlog:output_type -> hive.tags_api.v1.GetDiscussionsByBlogResponse
+	12, // 36: hive.tags_api.v1.TagsApiService.GetDiscussionsByComments:output_type -> hive.tags_api.v1.GetDiscussionsByCommentsResponse
+	14, // 37: hive.tags_api.v1.TagsApiService.GetDiscussionsByCreated:output_type -> hive.tags_api.v1.GetDiscussionsByCreatedResponse
+	16, // 38: hive.tags_api.v1.TagsApiService.GetDiscussionsByHot:output_type -> hive.tags_api.v1.GetDiscussionsByHotResponse
+	18, // 39: hive.tags_api.v1.TagsApiService.GetDiscussionsByPromoted:output_type -> hive.tags_api.v1.GetDiscussionsByPromotedResponse
+	20, // 40: hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending:output_type -> hive.tags_api.v1.GetDiscussionsByTrendingResponse
+	22, // 41: hive.tags_api.v1.TagsApiService.GetPostDiscussionsByPayout:output_type -> hive.tags_api.v1.GetPostDiscussionsByPayoutResponse
+	31, // [31:42] is the sub-list for method output_type
+	20, // [20:31] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_hive_tags_api_v1_tags_api_proto_init() }
@@ -1728,13 +1898,14 @@ func file_hive_tags_api_v1_tags_api_proto_init() {
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[15].OneofWrappers = []any{}
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[17].OneofWrappers = []any{}
 	file_hive_tags_api_v1_tags_api_proto_msgTypes[19].OneofWrappers = []any{}
+	file_hive_tags_api_v1_tags_api_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hive_tags_api_v1_tags_api_proto_rawDesc), len(file_hive_tags_api_v1_tags_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -78,6 +78,9 @@ const (
 	// CondenserApiServiceGetVestingDelegationsProcedure is the fully-qualified name of the
 	// CondenserApiService's GetVestingDelegations RPC.
 	CondenserApiServiceGetVestingDelegationsProcedure = "/hive.condenser_api.v1.CondenserApiService/GetVestingDelegations"
+	// CondenserApiServiceEnumVirtualOpsProcedure is the fully-qualified name of the
+	// CondenserApiService's EnumVirtualOps RPC.
+	CondenserApiServiceEnumVirtualOpsProcedure = "/hive.condenser_api.v1.CondenserApiService/EnumVirtualOps"
 	// CondenserApiServiceFindProposalsProcedure is the fully-qualified name of the
 	// CondenserApiService's FindProposals RPC.
 	CondenserApiServiceFindProposalsProcedure = "/hive.condenser_api.v1.CondenserApiService/FindProposals"
@@ -141,6 +144,9 @@ const (
 	// CondenserApiServiceGetDiscussionsByHotProcedure is the fully-qualified name of the
 	// CondenserApiService's GetDiscussionsByHot RPC.
 	CondenserApiServiceGetDiscussionsByHotProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByHot"
+	// CondenserApiServiceGetDiscussionsByPromotedProcedure is the fully-qualified name of the
+	// CondenserApiService's GetDiscussionsByPromoted RPC.
+	CondenserApiServiceGetDiscussionsByPromotedProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByPromoted"
 	// CondenserApiServiceGetDiscussionsByTrendingProcedure is the fully-qualified name of the
 	// CondenserApiService's GetDiscussionsByTrending RPC.
 	CondenserApiServiceGetDiscussionsByTrendingProcedure = "/hive.condenser_api.v1.CondenserApiService/GetDiscussionsByTrending"
@@ -332,6 +338,16 @@ type CondenserApiServiceClient interface {
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
 	// legacy asset strings. Served by hived.
 	GetVestingDelegations(context.Context, *connect.Request[v1.GetVestingDelegationsRequest]) (*connect.Response[v1.GetVestingDelegationsResponse], error)
+	// EnumVirtualOps lists the virtual operations of a block range, one page
+	// at a time, with positional params (AccountHistoryApiService.EnumVirtualOps
+	// is the named form every current node serves). Served only by HAfAH's
+	// PostgREST server from March 2022 (998c0c9) to September 2022 (6ed49d4):
+	// 8763e8c dropped the condenser form before HAfAH's first tagged release,
+	// and hived's condenser_api never had it. Current HAfAH answers -32601
+	// "Method not found" (Connect: unimplemented, JsonRpcError code -32601).
+	//
+	// Deprecated: do not use.
+	EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error)
 	// FindProposals returns DHF proposals by chain object id. Served by hived.
 	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
 	// FindRcAccounts returns accounts' resource credits. Served by hived.
@@ -377,6 +393,18 @@ type CondenserApiServiceClient interface {
 	GetDiscussionsByFeed(context.Context, *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error)
 	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
 	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByPromoted lists posts by the amount spent promoting them
+	// (HBD sent to "null" with the post's URL as memo). Served by older
+	// hivemind only: releases up to 1.27 (Python server) list the pending
+	// posts with a promoted amount above 0, most promoted first; later builds
+	// answered [] until January 2025, when hivemind dropped the method
+	// (0f025fc, "drop support for promoted apis altogether"). Current
+	// hivemind answers -32602 "Assert Exception:unknown method:
+	// condenser_api.get_discussions_by_promoted" (Connect:
+	// invalid_argument, JsonRpcError code -32602).
+	//
+	// Deprecated: do not use.
+	GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error)
 	// GetDiscussionsByTrending lists posts by trending score. Served by hivemind.
 	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
 	// GetEscrow returns one escrow. Served by hived.
@@ -593,6 +621,13 @@ func NewCondenserApiServiceClient(httpClient connect.HTTPClient, baseURL string,
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		enumVirtualOps: connect.NewClient[v1.EnumVirtualOpsRequest, v1.EnumVirtualOpsResponse](
+			httpClient,
+			baseURL+CondenserApiServiceEnumVirtualOpsProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("EnumVirtualOps")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 		findProposals: connect.NewClient[v1.FindProposalsRequest, v1.FindProposalsResponse](
 			httpClient,
 			baseURL+CondenserApiServiceFindProposalsProcedure,
@@ -737,6 +772,13 @@ func NewCondenserApiServiceClient(httpClient connect.HTTPClient, baseURL string,
 			httpClient,
 			baseURL+CondenserApiServiceGetDiscussionsByHotProcedure,
 			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByHot")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		getDiscussionsByPromoted: connect.NewClient[v1.GetDiscussionsByPromotedRequest, v1.GetDiscussionsByPromotedResponse](
+			httpClient,
+			baseURL+CondenserApiServiceGetDiscussionsByPromotedProcedure,
+			connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByPromoted")),
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
@@ -1075,6 +1117,7 @@ type condenserApiServiceClient struct {
 	getState                            *connect.Client[v1.GetStateRequest, v1.GetStateResponse]
 	getTrendingTags                     *connect.Client[v1.GetTrendingTagsRequest, v1.GetTrendingTagsResponse]
 	getVestingDelegations               *connect.Client[v1.GetVestingDelegationsRequest, v1.GetVestingDelegationsResponse]
+	enumVirtualOps                      *connect.Client[v1.EnumVirtualOpsRequest, v1.EnumVirtualOpsResponse]
 	findProposals                       *connect.Client[v1.FindProposalsRequest, v1.FindProposalsResponse]
 	findRcAccounts                      *connect.Client[v1.FindRcAccountsRequest, v1.FindRcAccountsResponse]
 	findRecurrentTransfers              *connect.Client[v1.FindRecurrentTransfersRequest, v1.FindRecurrentTransfersResponse]
@@ -1096,6 +1139,7 @@ type condenserApiServiceClient struct {
 	getDiscussionsByCreated             *connect.Client[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse]
 	getDiscussionsByFeed                *connect.Client[v1.GetDiscussionsByFeedRequest, v1.GetDiscussionsByFeedResponse]
 	getDiscussionsByHot                 *connect.Client[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse]
+	getDiscussionsByPromoted            *connect.Client[v1.GetDiscussionsByPromotedRequest, v1.GetDiscussionsByPromotedResponse]
 	getDiscussionsByTrending            *connect.Client[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse]
 	getEscrow                           *connect.Client[v1.GetEscrowRequest, v1.GetEscrowResponse]
 	getExpiringVestingDelegations       *connect.Client[v1.GetExpiringVestingDelegationsRequest, v1.GetExpiringVestingDelegationsResponse]
@@ -1224,6 +1268,13 @@ func (c *condenserApiServiceClient) GetVestingDelegations(ctx context.Context, r
 	return c.getVestingDelegations.CallUnary(ctx, req)
 }
 
+// EnumVirtualOps calls hive.condenser_api.v1.CondenserApiService.EnumVirtualOps.
+//
+// Deprecated: do not use.
+func (c *condenserApiServiceClient) EnumVirtualOps(ctx context.Context, req *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error) {
+	return c.enumVirtualOps.CallUnary(ctx, req)
+}
+
 // FindProposals calls hive.condenser_api.v1.CondenserApiService.FindProposals.
 func (c *condenserApiServiceClient) FindProposals(ctx context.Context, req *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
 	return c.findProposals.CallUnary(ctx, req)
@@ -1331,6 +1382,14 @@ func (c *condenserApiServiceClient) GetDiscussionsByFeed(ctx context.Context, re
 // GetDiscussionsByHot calls hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot.
 func (c *condenserApiServiceClient) GetDiscussionsByHot(ctx context.Context, req *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
 	return c.getDiscussionsByHot.CallUnary(ctx, req)
+}
+
+// GetDiscussionsByPromoted calls
+// hive.condenser_api.v1.CondenserApiService.GetDiscussionsByPromoted.
+//
+// Deprecated: do not use.
+func (c *condenserApiServiceClient) GetDiscussionsByPromoted(ctx context.Context, req *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error) {
+	return c.getDiscussionsByPromoted.CallUnary(ctx, req)
 }
 
 // GetDiscussionsByTrending calls
@@ -1617,6 +1676,16 @@ type CondenserApiServiceHandler interface {
 	// GetVestingDelegations lists one delegator's Hive Power delegations, with
 	// legacy asset strings. Served by hived.
 	GetVestingDelegations(context.Context, *connect.Request[v1.GetVestingDelegationsRequest]) (*connect.Response[v1.GetVestingDelegationsResponse], error)
+	// EnumVirtualOps lists the virtual operations of a block range, one page
+	// at a time, with positional params (AccountHistoryApiService.EnumVirtualOps
+	// is the named form every current node serves). Served only by HAfAH's
+	// PostgREST server from March 2022 (998c0c9) to September 2022 (6ed49d4):
+	// 8763e8c dropped the condenser form before HAfAH's first tagged release,
+	// and hived's condenser_api never had it. Current HAfAH answers -32601
+	// "Method not found" (Connect: unimplemented, JsonRpcError code -32601).
+	//
+	// Deprecated: do not use.
+	EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error)
 	// FindProposals returns DHF proposals by chain object id. Served by hived.
 	FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error)
 	// FindRcAccounts returns accounts' resource credits. Served by hived.
@@ -1662,6 +1731,18 @@ type CondenserApiServiceHandler interface {
 	GetDiscussionsByFeed(context.Context, *connect.Request[v1.GetDiscussionsByFeedRequest]) (*connect.Response[v1.GetDiscussionsByFeedResponse], error)
 	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
 	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByPromoted lists posts by the amount spent promoting them
+	// (HBD sent to "null" with the post's URL as memo). Served by older
+	// hivemind only: releases up to 1.27 (Python server) list the pending
+	// posts with a promoted amount above 0, most promoted first; later builds
+	// answered [] until January 2025, when hivemind dropped the method
+	// (0f025fc, "drop support for promoted apis altogether"). Current
+	// hivemind answers -32602 "Assert Exception:unknown method:
+	// condenser_api.get_discussions_by_promoted" (Connect:
+	// invalid_argument, JsonRpcError code -32602).
+	//
+	// Deprecated: do not use.
+	GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error)
 	// GetDiscussionsByTrending lists posts by trending score. Served by hivemind.
 	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
 	// GetEscrow returns one escrow. Served by hived.
@@ -1874,6 +1955,13 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	condenserApiServiceEnumVirtualOpsHandler := connect.NewUnaryHandler(
+		CondenserApiServiceEnumVirtualOpsProcedure,
+		svc.EnumVirtualOps,
+		connect.WithSchema(condenserApiServiceMethods.ByName("EnumVirtualOps")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	condenserApiServiceFindProposalsHandler := connect.NewUnaryHandler(
 		CondenserApiServiceFindProposalsProcedure,
 		svc.FindProposals,
@@ -2018,6 +2106,13 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 		CondenserApiServiceGetDiscussionsByHotProcedure,
 		svc.GetDiscussionsByHot,
 		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByHot")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	condenserApiServiceGetDiscussionsByPromotedHandler := connect.NewUnaryHandler(
+		CondenserApiServiceGetDiscussionsByPromotedProcedure,
+		svc.GetDiscussionsByPromoted,
+		connect.WithSchema(condenserApiServiceMethods.ByName("GetDiscussionsByPromoted")),
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
@@ -2368,6 +2463,8 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 			condenserApiServiceGetTrendingTagsHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetVestingDelegationsProcedure:
 			condenserApiServiceGetVestingDelegationsHandler.ServeHTTP(w, r)
+		case CondenserApiServiceEnumVirtualOpsProcedure:
+			condenserApiServiceEnumVirtualOpsHandler.ServeHTTP(w, r)
 		case CondenserApiServiceFindProposalsProcedure:
 			condenserApiServiceFindProposalsHandler.ServeHTTP(w, r)
 		case CondenserApiServiceFindRcAccountsProcedure:
@@ -2410,6 +2507,8 @@ func NewCondenserApiServiceHandler(svc CondenserApiServiceHandler, opts ...conne
 			condenserApiServiceGetDiscussionsByFeedHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetDiscussionsByHotProcedure:
 			condenserApiServiceGetDiscussionsByHotHandler.ServeHTTP(w, r)
+		case CondenserApiServiceGetDiscussionsByPromotedProcedure:
+			condenserApiServiceGetDiscussionsByPromotedHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetDiscussionsByTrendingProcedure:
 			condenserApiServiceGetDiscussionsByTrendingHandler.ServeHTTP(w, r)
 		case CondenserApiServiceGetEscrowProcedure:
@@ -2569,6 +2668,10 @@ func (UnimplementedCondenserApiServiceHandler) GetVestingDelegations(context.Con
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetVestingDelegations is not implemented"))
 }
 
+func (UnimplementedCondenserApiServiceHandler) EnumVirtualOps(context.Context, *connect.Request[v1.EnumVirtualOpsRequest]) (*connect.Response[v1.EnumVirtualOpsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.EnumVirtualOps is not implemented"))
+}
+
 func (UnimplementedCondenserApiServiceHandler) FindProposals(context.Context, *connect.Request[v1.FindProposalsRequest]) (*connect.Response[v1.FindProposalsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.FindProposals is not implemented"))
 }
@@ -2651,6 +2754,10 @@ func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByFeed(context.Cont
 
 func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByHot is not implemented"))
+}
+
+func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.condenser_api.v1.CondenserApiService.GetDiscussionsByPromoted is not implemented"))
 }
 
 func (UnimplementedCondenserApiServiceHandler) GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {

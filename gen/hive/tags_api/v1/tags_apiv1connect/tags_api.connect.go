@@ -57,6 +57,9 @@ const (
 	// TagsApiServiceGetDiscussionsByHotProcedure is the fully-qualified name of the TagsApiService's
 	// GetDiscussionsByHot RPC.
 	TagsApiServiceGetDiscussionsByHotProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByHot"
+	// TagsApiServiceGetDiscussionsByPromotedProcedure is the fully-qualified name of the
+	// TagsApiService's GetDiscussionsByPromoted RPC.
+	TagsApiServiceGetDiscussionsByPromotedProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByPromoted"
 	// TagsApiServiceGetDiscussionsByTrendingProcedure is the fully-qualified name of the
 	// TagsApiService's GetDiscussionsByTrending RPC.
 	TagsApiServiceGetDiscussionsByTrendingProcedure = "/hive.tags_api.v1.TagsApiService/GetDiscussionsByTrending"
@@ -87,6 +90,16 @@ type TagsApiServiceClient interface {
 	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
 	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
 	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByPromoted lists posts by the amount spent promoting
+	// them. Served by older hivemind only: releases up to 1.27 (Python
+	// server) list the pending posts with a promoted amount above 0, most
+	// promoted first; later builds answered [] until January 2025, when
+	// hivemind dropped the method (0f025fc). Current hivemind answers -32602
+	// "Assert Exception:unknown method: tags_apiget_discussions_by_promoted"
+	// (sic; Connect: invalid_argument, JsonRpcError code -32602).
+	//
+	// Deprecated: do not use.
+	GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error)
 	// GetDiscussionsByTrending lists posts by trending score. Served by
 	// hivemind.
 	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
@@ -162,6 +175,13 @@ func NewTagsApiServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		getDiscussionsByPromoted: connect.NewClient[v1.GetDiscussionsByPromotedRequest, v1.GetDiscussionsByPromotedResponse](
+			httpClient,
+			baseURL+TagsApiServiceGetDiscussionsByPromotedProcedure,
+			connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByPromoted")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 		getDiscussionsByTrending: connect.NewClient[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse](
 			httpClient,
 			baseURL+TagsApiServiceGetDiscussionsByTrendingProcedure,
@@ -189,6 +209,7 @@ type tagsApiServiceClient struct {
 	getDiscussionsByComments         *connect.Client[v1.GetDiscussionsByCommentsRequest, v1.GetDiscussionsByCommentsResponse]
 	getDiscussionsByCreated          *connect.Client[v1.GetDiscussionsByCreatedRequest, v1.GetDiscussionsByCreatedResponse]
 	getDiscussionsByHot              *connect.Client[v1.GetDiscussionsByHotRequest, v1.GetDiscussionsByHotResponse]
+	getDiscussionsByPromoted         *connect.Client[v1.GetDiscussionsByPromotedRequest, v1.GetDiscussionsByPromotedResponse]
 	getDiscussionsByTrending         *connect.Client[v1.GetDiscussionsByTrendingRequest, v1.GetDiscussionsByTrendingResponse]
 	getPostDiscussionsByPayout       *connect.Client[v1.GetPostDiscussionsByPayoutRequest, v1.GetPostDiscussionsByPayoutResponse]
 }
@@ -235,6 +256,13 @@ func (c *tagsApiServiceClient) GetDiscussionsByHot(ctx context.Context, req *con
 	return c.getDiscussionsByHot.CallUnary(ctx, req)
 }
 
+// GetDiscussionsByPromoted calls hive.tags_api.v1.TagsApiService.GetDiscussionsByPromoted.
+//
+// Deprecated: do not use.
+func (c *tagsApiServiceClient) GetDiscussionsByPromoted(ctx context.Context, req *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error) {
+	return c.getDiscussionsByPromoted.CallUnary(ctx, req)
+}
+
 // GetDiscussionsByTrending calls hive.tags_api.v1.TagsApiService.GetDiscussionsByTrending.
 func (c *tagsApiServiceClient) GetDiscussionsByTrending(ctx context.Context, req *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {
 	return c.getDiscussionsByTrending.CallUnary(ctx, req)
@@ -267,6 +295,16 @@ type TagsApiServiceHandler interface {
 	GetDiscussionsByCreated(context.Context, *connect.Request[v1.GetDiscussionsByCreatedRequest]) (*connect.Response[v1.GetDiscussionsByCreatedResponse], error)
 	// GetDiscussionsByHot lists posts by hot score. Served by hivemind.
 	GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error)
+	// GetDiscussionsByPromoted lists posts by the amount spent promoting
+	// them. Served by older hivemind only: releases up to 1.27 (Python
+	// server) list the pending posts with a promoted amount above 0, most
+	// promoted first; later builds answered [] until January 2025, when
+	// hivemind dropped the method (0f025fc). Current hivemind answers -32602
+	// "Assert Exception:unknown method: tags_apiget_discussions_by_promoted"
+	// (sic; Connect: invalid_argument, JsonRpcError code -32602).
+	//
+	// Deprecated: do not use.
+	GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error)
 	// GetDiscussionsByTrending lists posts by trending score. Served by
 	// hivemind.
 	GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error)
@@ -338,6 +376,13 @@ func NewTagsApiServiceHandler(svc TagsApiServiceHandler, opts ...connect.Handler
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	tagsApiServiceGetDiscussionsByPromotedHandler := connect.NewUnaryHandler(
+		TagsApiServiceGetDiscussionsByPromotedProcedure,
+		svc.GetDiscussionsByPromoted,
+		connect.WithSchema(tagsApiServiceMethods.ByName("GetDiscussionsByPromoted")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	tagsApiServiceGetDiscussionsByTrendingHandler := connect.NewUnaryHandler(
 		TagsApiServiceGetDiscussionsByTrendingProcedure,
 		svc.GetDiscussionsByTrending,
@@ -370,6 +415,8 @@ func NewTagsApiServiceHandler(svc TagsApiServiceHandler, opts ...connect.Handler
 			tagsApiServiceGetDiscussionsByCreatedHandler.ServeHTTP(w, r)
 		case TagsApiServiceGetDiscussionsByHotProcedure:
 			tagsApiServiceGetDiscussionsByHotHandler.ServeHTTP(w, r)
+		case TagsApiServiceGetDiscussionsByPromotedProcedure:
+			tagsApiServiceGetDiscussionsByPromotedHandler.ServeHTTP(w, r)
 		case TagsApiServiceGetDiscussionsByTrendingProcedure:
 			tagsApiServiceGetDiscussionsByTrendingHandler.ServeHTTP(w, r)
 		case TagsApiServiceGetPostDiscussionsByPayoutProcedure:
@@ -413,6 +460,10 @@ func (UnimplementedTagsApiServiceHandler) GetDiscussionsByCreated(context.Contex
 
 func (UnimplementedTagsApiServiceHandler) GetDiscussionsByHot(context.Context, *connect.Request[v1.GetDiscussionsByHotRequest]) (*connect.Response[v1.GetDiscussionsByHotResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByHot is not implemented"))
+}
+
+func (UnimplementedTagsApiServiceHandler) GetDiscussionsByPromoted(context.Context, *connect.Request[v1.GetDiscussionsByPromotedRequest]) (*connect.Response[v1.GetDiscussionsByPromotedResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("hive.tags_api.v1.TagsApiService.GetDiscussionsByPromoted is not implemented"))
 }
 
 func (UnimplementedTagsApiServiceHandler) GetDiscussionsByTrending(context.Context, *connect.Request[v1.GetDiscussionsByTrendingRequest]) (*connect.Response[v1.GetDiscussionsByTrendingResponse], error) {

@@ -179,18 +179,16 @@ func (wc *wsConn) handle(req wsRequest) (resp wsResponse, start func()) {
 // errTooManyOnConn refuses a subscription over ws_max_subscriptions.
 var errTooManyOnConn = errors.New("too many subscriptions on this connection")
 
-// subscribe starts a subscription; start starts its writer.
-func (wc *wsConn) subscribe(p wsSubscribe) (string, func(), error) {
+// hasRoom reports whether the connection may hold one more subscription.
+func (wc *wsConn) hasRoom() bool {
 	wc.mu.Lock()
-	if len(wc.subs) >= wc.s.wsLimits.MaxSubscriptions {
-		wc.mu.Unlock()
-		return "", nil, errTooManyOnConn
-	}
-	wc.mu.Unlock()
-	sub, err := wc.s.subscribe(p.Params, p.Stream == "operations")
-	if err != nil {
-		return "", nil, err
-	}
+	defer wc.mu.Unlock()
+	return len(wc.subs) < wc.s.wsLimits.MaxSubscriptions
+}
+
+// register gives a new subscription its id and its context (cancelled by
+// unsubscribe) and counts its writer, which must call wc.wg.Done.
+func (wc *wsConn) register() (context.Context, context.CancelFunc, string) {
 	ctx, cancel := context.WithCancel(wc.ctx)
 	wc.mu.Lock()
 	wc.nextID++
@@ -198,6 +196,19 @@ func (wc *wsConn) subscribe(p wsSubscribe) (string, func(), error) {
 	wc.subs[id] = cancel
 	wc.mu.Unlock()
 	wc.wg.Add(1)
+	return ctx, cancel, id
+}
+
+// subscribe starts a subscription; start starts its writer.
+func (wc *wsConn) subscribe(p wsSubscribe) (string, func(), error) {
+	if !wc.hasRoom() {
+		return "", nil, errTooManyOnConn
+	}
+	sub, err := wc.s.subscribe(p.Params, p.Stream == "operations")
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel, id := wc.register()
 	return id, func() { go wc.run(ctx, cancel, id, sub) }, nil
 }
 
@@ -230,25 +241,16 @@ func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string,
 // subscribeTx broadcasts p.Transaction (a refusal is subscribe's error)
 // and returns the subscription that streams its status.
 func (wc *wsConn) subscribeTx(p wsSubscribe) (string, func(), error) {
-	wc.mu.Lock()
-	if len(wc.subs) >= wc.s.wsLimits.MaxSubscriptions {
-		wc.mu.Unlock()
+	if !wc.hasRoom() {
 		return "", nil, errTooManyOnConn
 	}
-	wc.mu.Unlock()
 	bctx, cancel := context.WithTimeout(wc.ctx, wc.s.sendTimeout)
 	t, err := wc.s.hub.Broadcast(bctx, p.Transaction)
 	cancel()
 	if err != nil {
 		return "", nil, err
 	}
-	ctx, cancel := context.WithCancel(wc.ctx)
-	wc.mu.Lock()
-	wc.nextID++
-	id := strconv.Itoa(wc.nextID)
-	wc.subs[id] = cancel
-	wc.mu.Unlock()
-	wc.wg.Add(1)
+	ctx, cancel, id := wc.register()
 	return id, func() {
 		go func() {
 			defer wc.wg.Done()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"connectrpc.com/connect"
@@ -147,7 +148,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	// share of it or a client's rate, before any work, and reads a body in
 	// full (within body_timeout) before it takes a place; CORS stays
 	// outside it so that browsers can read the refusals.
-	guarded := guard.New(jsonrpcFirst{jsonrpc: jsonrpcHandler, mux: mux}, guard.Options{
+	guarded := guard.New(newJSONRPCFirst(jsonrpcHandler, mux), guard.Options{
 		MaxInFlight:          limits.MaxInFlight,
 		MaxInFlightPerClient: limits.MaxInFlightPerClient,
 		MaxBodyBytes:         limits.MaxBodyBytes,
@@ -173,12 +174,22 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 }
 
 // jsonrpcFirst serves POST / (JSON-RPC, the hot path) with jsonrpc
-// directly, and every other request through mux. No pattern of mux but "/"
-// (jsonrpc's own) matches POST /, so the answer is the mux's; the mux's
-// pattern matching is skipped on the requests that matter most.
+// directly, and every other request through mux: the mux's pattern matching
+// is skipped on the requests that matter most. newJSONRPCFirst builds it only
+// while mux itself sends POST / to its "/" pattern (jsonrpc's own), so the
+// answer is the mux's.
 type jsonrpcFirst struct {
 	jsonrpc http.Handler
 	mux     *http.ServeMux
+}
+
+// newJSONRPCFirst is jsonrpcFirst, or mux alone when a pattern of mux
+// other than "/" would take POST / (a later "POST /{$}", say).
+func newJSONRPCFirst(jsonrpc http.Handler, mux *http.ServeMux) http.Handler {
+	if _, pattern := mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/"}}); pattern != "/" {
+		return mux
+	}
+	return jsonrpcFirst{jsonrpc: jsonrpc, mux: mux}
 }
 
 func (h jsonrpcFirst) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -39,6 +39,12 @@ import (
 //     node, else KindUpstreamUnavailable. Its message names the backend,
 //     never a node's URL (the cause, for logs, has them).
 //
+// One node's acceptance is taken at its word: a node that says "accepted"
+// and drops the transaction (or lies) makes the call succeed even when
+// every other node refused it. What confirms a transaction is its
+// inclusion in a block, which the transaction stream reports by asking
+// transaction_status_api.find_transaction on each new block.
+//
 // Response.Attempts is the number of nodes the request was sent to, and
 // Response.Node the node whose answer it is. The Observer, when set, is
 // told about the fan-out as one call.

@@ -162,10 +162,7 @@ func (wc *wsConn) handle(req wsRequest) (resp wsResponse, start func()) {
 			resp.Error = &wsError{Code: -32602, Message: `params must be ["<subscription id>"]`}
 			return resp, nil
 		}
-		wc.mu.Lock()
-		cancel, ok := wc.subs[ids[0]]
-		delete(wc.subs, ids[0])
-		wc.mu.Unlock()
+		cancel, ok := wc.forget(ids[0])
 		if ok {
 			cancel()
 		}
@@ -197,6 +194,16 @@ func (wc *wsConn) register() (context.Context, context.CancelFunc, string) {
 	wc.mu.Unlock()
 	wc.wg.Add(1)
 	return ctx, cancel, id
+}
+
+// forget removes a subscription from the connection's table and returns
+// its cancel function, if it was there.
+func (wc *wsConn) forget(id string) (context.CancelFunc, bool) {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	cancel, ok := wc.subs[id]
+	delete(wc.subs, id)
+	return cancel, ok
 }
 
 // subscribe starts a subscription; start starts its writer.
@@ -231,9 +238,7 @@ func (wc *wsConn) run(ctx context.Context, cancel context.CancelFunc, id string,
 		}
 		e := errorBody(err, sub.place())
 		wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
-		wc.mu.Lock()
-		delete(wc.subs, id)
-		wc.mu.Unlock()
+		wc.forget(id)
 		return err
 	})
 }
@@ -266,9 +271,7 @@ func (wc *wsConn) subscribeTx(p wsSubscribe) (string, func(), error) {
 				e := txBody(err)
 				wc.write(wsNotification{JSONRPC: "2.0", Method: "subscription_error", Params: wsNoteParams{Subscription: id, Error: &e}})
 			}
-			wc.mu.Lock()
-			delete(wc.subs, id)
-			wc.mu.Unlock()
+			wc.forget(id)
 		}()
 	}, nil
 }

@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -67,25 +68,13 @@ func (c *callCtx) blockExists(num uint32) bool { return num > 0 && num <= c.head
 // answering {"block"} or {"header"}, {} for no such block) and their
 // condenser_api forms ([num] answering the legacy block or header, or null).
 func getBlock(header bool) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
+	return raising(func(c *callCtx, p any, w *jw) {
 		legacy := c.api == "condenser_api"
-		var numV any
+		var num uint32
 		if legacy {
-			args, err := c.condN(p, 1)
-			if err != nil {
-				return err
-			}
-			numV = args[0]
+			num = need(c.asU32(need(c.condN(p, 1))[0]))
 		} else {
-			o, err := c.asObject(p)
-			if err != nil {
-				return err
-			}
-			numV = o["block_num"]
-		}
-		num, err := c.asU32(numV)
-		if err != nil {
-			return err
+			num = need(c.asU32(need(c.asObject(p))["block_num"]))
 		}
 		block, member := func(w *jw) { writeBlock(w, c.n.ch, num, legacy) }, "block"
 		if header {
@@ -101,23 +90,17 @@ func getBlock(header bool) methodFunc {
 		default:
 			w.value(obj{}, false)
 		}
-		return nil
-	}
+	})
 }
 
-func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	start := get(in, c.asU32, o["starting_block_num"])
-	count := get(in, c.asU32, o["count"])
-	if in.err != nil {
-		return in.err
-	}
+func blockAPIGetBlockRange(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	start, count := need(c.asU32(o["starting_block_num"])), need(c.asU32(o["count"]))
 	if count > 1000 {
-		return c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow")
+		abortWith(c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow"))
 	}
 	if start == 0 {
-		return c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow")
+		abortWith(c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow"))
 	}
 	w.value(obj{"blocks", func(w *jw) {
 		w.arrBegin()
@@ -126,7 +109,6 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
 		}
 		w.arrEnd()
 	}}, false)
-	return nil
 }
 
 // opObject is one entry of account history or get_ops_in_block.
@@ -173,37 +155,33 @@ type historyArgs struct {
 
 // accountHistory applies hived's rules: limit <= 1000, start >= limit-1, newest entry
 // first clipped to start, results ascending by sequence number.
-func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
+func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) {
 	if a.limit > 1000 {
-		return c.assertFail("args.limit <= 1000", "limit of "+strconv.FormatUint(uint64(a.limit), 10)+" is greater than maxmimum allowed")
+		abortWith(c.assertFail("args.limit <= 1000", "limit of "+itoa(int64(a.limit))+" is greater than maxmimum allowed"))
 	}
 	if a.start < uint64(a.limit-1) {
-		return c.assertFail("args.start >= args.limit-1", "start must be greater than or equal to limit-1 (start is 0-based index)")
+		abortWith(c.assertFail("args.start >= args.limit-1",
+			"start must be greater than or equal to limit-1 (start is 0-based index)"))
 	}
 	hist := c.n.ch.history[a.account]
+	last := int64(len(hist)) - 1
+	if a.start < uint64(len(hist)) {
+		last = int64(a.start)
+	}
 	var picked []int
-	if len(hist) > 0 {
-		last := uint64(len(hist) - 1)
-		if a.start < last {
-			last = a.start
+	for i := last; i >= 0 && uint32(len(picked)) < a.limit; i-- {
+		num := hist[i].op.Num
+		if a.hasFilters && !(num < 64 && a.low&(1<<num) != 0 || num >= 64 && a.high&(1<<(num-64)) != 0) {
+			continue
 		}
-		for i := int64(last); i >= 0 && uint32(len(picked)) < a.limit; i-- {
-			op := hist[i].op
-			if a.hasFilters {
-				match := op.Num < 64 && a.low&(1<<op.Num) != 0 || op.Num >= 64 && a.high&(1<<(op.Num-64)) != 0
-				if !match {
-					continue
-				}
-			}
-			picked = append(picked, int(i))
-		}
+		picked = append(picked, int(i))
 	}
 	entries := func(w *jw) {
 		w.arrBegin()
-		for i := len(picked) - 1; i >= 0; i-- {
+		for _, i := range slices.Backward(picked) {
 			w.arrBegin()
-			w.num(int64(picked[i]))
-			writeOpObject(w, hist[picked[i]].object(c.n.ch), legacy)
+			w.num(int64(i))
+			writeOpObject(w, hist[i].object(c.n.ch), legacy)
 			w.arrEnd()
 		}
 		w.arrEnd()
@@ -213,57 +191,42 @@ func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
 	} else {
 		w.value(obj{"history", entries}, false)
 	}
-	return nil
 }
 
 // getAccountHistory serves account_history_api's get_account_history
 // ({"account", "start", "limit", "operation_filter_low", ...}) and
 // condenser_api's ([account, start, limit(, low(, high))]).
-func getAccountHistory(c *callCtx, p any, w *jw) *rpcError {
-	legacy := c.api == "condenser_api"
-	in := &conv{}
+func getAccountHistory(c *callCtx, p any, w *jw) {
 	a := historyArgs{start: ^uint64(0), limit: 1000}
-	if legacy {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
+	if c.api == "condenser_api" {
+		args := need(c.condArgs(p))
 		if len(args) < 3 || len(args) > 5 {
-			return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
+			abortWith(c.assertFail("args.size() >= 3 && args.size() <= 5",
+				"Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args))))
 		}
-		a.account, a.start, a.limit = get(in, c.asName, args[0]), get(in, c.asU64, args[1]), get(in, c.asU32, args[2])
-		if len(args) > 3 {
-			a.low, a.hasFilters = get(in, c.asU64, args[3]), true
-		}
-		if len(args) > 4 {
-			a.high = get(in, c.asU64, args[4])
-		}
-		if in.err != nil {
-			return in.err
-		}
-		return c.accountHistory(a, w, true)
+		a.account, a.start, a.limit = need(c.asName(args[0])), need(c.asU64(args[1])), need(c.asU32(args[2]))
+		a.low, a.high, a.hasFilters = opt(args, 3, c.asU64, 0), opt(args, 4, c.asU64, 0), len(args) > 3
+		c.accountHistory(a, w, true)
+		return
 	}
-	o := get(in, c.asObject, p)
-	a.account = get(in, c.asName, o["account"])
+	o := need(c.asObject(p))
+	a.account = need(c.asName(o["account"]))
 	if v, ok := o["start"]; ok {
-		a.start = get(in, c.asU64, v)
+		a.start = need(c.asU64(v))
 	}
 	if v, ok := o["limit"]; ok {
-		a.limit = get(in, c.asU32, v)
+		a.limit = need(c.asU32(v))
 	}
 	if v, ok := o["include_reversible"]; ok {
-		get(in, c.asBool, v)
+		need(c.asBool(v))
 	}
 	if v := o["operation_filter_low"]; v != nil {
-		a.low, a.hasFilters = get(in, c.asU64, v), true
+		a.low, a.hasFilters = need(c.asU64(v)), true
 	}
 	if v := o["operation_filter_high"]; v != nil {
-		a.high, a.hasFilters = get(in, c.asU64, v), true
+		a.high, a.hasFilters = need(c.asU64(v)), true
 	}
-	if in.err != nil {
-		return in.err
-	}
-	return c.accountHistory(a, w, false)
+	c.accountHistory(a, w, false)
 }
 
 // opsInBlock lists the operations of block num: transaction operations, then the
@@ -287,31 +250,21 @@ func (c *callCtx) opsInBlock(num uint32, onlyVirtual bool) []opObject {
 // getOpsInBlock serves account_history_api's get_ops_in_block
 // ({"block_num", "only_virtual"} answering {"ops"}) and condenser_api's
 // ([num(, only_virtual)] answering the legacy list).
-func getOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
+func getOpsInBlock(c *callCtx, p any, w *jw) {
 	legacy := c.api == "condenser_api"
-	in := &conv{}
 	var num uint32
 	var onlyVirtual bool
 	if legacy {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
+		args := need(c.condArgs(p))
 		if len(args) != 1 && len(args) != 2 {
-			return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
+			abortWith(c.assertFail("args.size() == 1 || args.size() == 2",
+				"Expected 1-2 arguments, was "+strconv.Itoa(len(args))))
 		}
-		num = get(in, c.asU32, args[0])
-		if len(args) == 2 {
-			onlyVirtual = get(in, c.asBool, args[1])
-		}
+		num, onlyVirtual = need(c.asU32(args[0])), opt(args, 1, c.asBool, false)
 	} else {
-		o := get(in, c.asObject, p)
-		num = get(in, c.asU32, o["block_num"])
-		onlyVirtual = get(in, c.asBool, o["only_virtual"])
-		_ = get(in, c.asBool, o["include_reversible"])
-	}
-	if in.err != nil {
-		return in.err
+		o := need(c.asObject(p))
+		num, onlyVirtual = need(c.asU32(o["block_num"])), need(c.asBool(o["only_virtual"]))
+		need(c.asBool(o["include_reversible"]))
 	}
 	ops := func(w *jw) {
 		w.arrBegin()
@@ -325,5 +278,4 @@ func getOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
 	} else {
 		w.value(obj{"ops", ops}, false)
 	}
-	return nil
 }

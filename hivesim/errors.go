@@ -56,6 +56,9 @@ type callCtx struct {
 // responses stay deterministic for a given head.
 func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
 
+// abortWith ends the call of a raising method (hivemind.go's raising) with err.
+func abortWith(err *rpcError) { panic(abortCall{err}) }
+
 // fcException is the data of an fc exception as hived writes it: code,
 // name, message and a one-entry stack (its context, format and data), then
 // the assertion when there is one.

@@ -97,10 +97,10 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) {
 	o := need(c.asObject(p))
 	start, count := need(c.asU32(o["starting_block_num"])), need(c.asU32(o["count"]))
 	if count > 1000 {
-		abortWith(c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow"))
+		abortOn(c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow"))
 	}
 	if start == 0 {
-		abortWith(c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow"))
+		abortOn(c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow"))
 	}
 	w.value(obj{"blocks", func(w *jw) {
 		w.arrBegin()
@@ -157,10 +157,10 @@ type historyArgs struct {
 // first clipped to start, results ascending by sequence number.
 func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) {
 	if a.limit > 1000 {
-		abortWith(c.assertFail("args.limit <= 1000", "limit of "+itoa(int64(a.limit))+" is greater than maxmimum allowed"))
+		abortOn(c.assertFail("args.limit <= 1000", "limit of "+itoa(int64(a.limit))+" is greater than maxmimum allowed"))
 	}
 	if a.start < uint64(a.limit-1) {
-		abortWith(c.assertFail("args.start >= args.limit-1",
+		abortOn(c.assertFail("args.start >= args.limit-1",
 			"start must be greater than or equal to limit-1 (start is 0-based index)"))
 	}
 	hist := c.n.ch.history[a.account]
@@ -201,7 +201,7 @@ func getAccountHistory(c *callCtx, p any, w *jw) {
 	if c.api == "condenser_api" {
 		args := need(c.condArgs(p))
 		if len(args) < 3 || len(args) > 5 {
-			abortWith(c.assertFail("args.size() >= 3 && args.size() <= 5",
+			abortOn(c.assertFail("args.size() >= 3 && args.size() <= 5",
 				"Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args))))
 		}
 		a.account, a.start, a.limit = need(c.asName(args[0])), need(c.asU64(args[1])), need(c.asU32(args[2]))
@@ -257,7 +257,7 @@ func getOpsInBlock(c *callCtx, p any, w *jw) {
 	if legacy {
 		args := need(c.condArgs(p))
 		if len(args) != 1 && len(args) != 2 {
-			abortWith(c.assertFail("args.size() == 1 || args.size() == 2",
+			abortOn(c.assertFail("args.size() == 1 || args.size() == 2",
 				"Expected 1-2 arguments, was "+strconv.Itoa(len(args))))
 		}
 		num, onlyVirtual = need(c.asU32(args[0])), opt(args, 1, c.asBool, false)

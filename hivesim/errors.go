@@ -56,8 +56,13 @@ type callCtx struct {
 // responses stay deterministic for a given head.
 func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
 
-// abortWith ends the call of a raising method (hivemind.go's raising) with err.
-func abortWith(err *rpcError) { panic(abortCall{err}) }
+// abortOn ends the call of a raising method (hivemind.go's raising) with
+// err, if there is one.
+func abortOn(err *rpcError) {
+	if err != nil {
+		panic(abortCall{err})
+	}
+}
 
 // fcException is the data of an fc exception as hived writes it: code,
 // name, message and a one-entry stack (its context, format and data), then

@@ -61,7 +61,7 @@ func registerMethods() (registry, map[string]bool) {
 // registerCoreMethods adds the methods of the first simulated node: the
 // database_api lists, blocks, history, broadcasts and hivemind's social calls.
 func registerCoreMethods(r registry) {
-	r.hived("database_api.get_dynamic_global_properties", dbGetDGPO)
+	r.hived("database_api.get_dynamic_global_properties", raising(dbGetDGPO))
 	r.hived("database_api.find_accounts", findAccounts)
 	r.hived("database_api.list_accounts", listAccounts())
 	r.hived("database_api.list_witnesses", listWitnesses())
@@ -87,8 +87,8 @@ func registerCoreMethods(r registry) {
 	r.add("database_api.list_comments", stylePython, listComments)
 
 	r.hived("condenser_api.get_dynamic_global_properties", condNoArgs(func(c *callCtx, w *jw) { writeDGPO(w, c, true) }))
-	r.hived("condenser_api.get_accounts", condGetAccounts)
-	r.hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
+	r.hived("condenser_api.get_accounts", raising(condGetAccounts))
+	r.hived("condenser_api.get_vesting_delegations", raising(condGetVestingDelegations))
 	r.hived("condenser_api.get_block", getBlock(false))
 	r.hived("condenser_api.get_block_header", getBlock(true))
 	r.hived("condenser_api.broadcast_transaction", broadcastTransaction(false))
@@ -113,8 +113,8 @@ func registerCoreMethods(r registry) {
 	r.hafah("block_api.get_block_header", getBlock(true))
 	r.hafah("block_api.get_block_range", raising(blockAPIGetBlockRange))
 	r.mind("follow_api.get_account_reputations", getAccountReputations(true))
-	r.hived("reputation_api.get_account_reputations", reputationAPIGet)
+	r.hived("reputation_api.get_account_reputations", raising(reputationAPIGet))
 	r.mind("tags_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(true))
 	r.hived("network_broadcast_api.broadcast_transaction", broadcastTransaction(false))
-	r.hived("jsonrpc.get_methods", getMethods)
+	r.hived("jsonrpc.get_methods", raising(getMethods))
 }

@@ -39,8 +39,7 @@ func methodSets() []func(registry) {
 	return []func(registry){
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
 		registerRCMethods, registerMarketMethods, registerHistoryMethods,
-		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
-		registerI28Methods,      // hivesim/i28_hive_api.go (session 8)
+		registerBridgeMethods, registerContentMethods, registerGetStateMethods,
 		registerPromotedMethods, // hivesim/promoted_methods.go (issue 28 item 6)
 	}
 }

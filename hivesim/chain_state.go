@@ -92,12 +92,7 @@ func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
 	w.objBegin()
 	w.members(legacy, "id", 0, "current_median_history", median, "market_median_history", median,
 		"current_min_history", sorted[0], "current_max_history", sorted[len(sorted)-1])
-	w.key("price_history")
-	w.arrBegin()
-	for _, p := range hist {
-		writePrice(w, p, legacy)
-	}
-	w.arrEnd()
+	w.members(legacy, "price_history", hist)
 	w.objEnd()
 }
 
@@ -120,13 +115,7 @@ func (ch *chain) hardforkTimes() []time.Time {
 
 func writeHardforkProps(w *jw, ch *chain) {
 	times := ch.hardforkTimes()
-	w.value(obj{"id", 0, "processed_hardforks", func(w *jw) {
-		w.arrBegin()
-		for _, t := range times {
-			w.time(t)
-		}
-		w.arrEnd()
-	}, "last_hardfork", len(times) - 1, "current_hardfork_version", hardforkVersion, "next_hardfork", hardforkVersion,
+	w.value(obj{"id", 0, "processed_hardforks", times, "last_hardfork", len(times) - 1, "current_hardfork_version", hardforkVersion, "next_hardfork", hardforkVersion,
 		"next_hardfork_time", times[len(times)-1]}, false)
 }
 
@@ -210,27 +199,19 @@ func realPrice(p Price) string {
 	return strconv.FormatFloat(float64(hbd.Amount)/float64(hive.Amount), 'f', 17, 64)
 }
 
-func writeOrder(w *jw, o *LimitOrder, legacy bool) {
-	hive, hbd := o.SellPrice.Base, o.SellPrice.Quote
-	if hive.Symbol == HBD {
-		hive, hbd = hbd, hive
-	}
-	w.value(obj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice), "hive", hive.Amount, "hbd", hbd.Amount,
-		"created", o.Created}, legacy)
-}
-
+// writeOrderBook writes the order book's bids and asks (orderBookSide).
 func writeOrderBook(w *jw, c *callCtx, limit int, legacy bool) {
-	w.objBegin()
-	for _, side := range []struct {
-		k    string
-		bids bool
-	}{{"bids", true}, {"asks", false}} {
-		w.key(side.k)
-		w.arrBegin()
-		for _, o := range c.n.ch.orderBookSide(side.bids, limit) {
-			writeOrder(w, o, legacy)
+	side := func(bids bool) []obj {
+		var rows []obj
+		for _, o := range c.n.ch.orderBookSide(bids, limit) {
+			hive, hbd := o.SellPrice.Base, o.SellPrice.Quote
+			if hive.Symbol == HBD {
+				hive, hbd = hbd, hive
+			}
+			rows = append(rows, obj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice),
+				"hive", hive.Amount, "hbd", hbd.Amount, "created", o.Created})
 		}
-		w.arrEnd()
+		return rows
 	}
-	w.objEnd()
+	w.value(obj{"bids", side(true), "asks", side(false)}, legacy)
 }

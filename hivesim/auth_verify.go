@@ -87,11 +87,17 @@ func owner(a *Account) *Authority   { return &a.Owner }
 // other; each required account's authority (posting, or a higher one) must
 // be met by the signatures, and no signature may go unused.
 func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
-	keys, e := c.signatureKeys(tx)
-	if e != nil {
-		return e
+	keys, err := c.signatureKeys(tx)
+	return c.authorize(tx.Required(), keys, err)
+}
+
+// authorize is hived's error for the first authority problem of a
+// transaction requiring req and signed by keys, or err when reading them failed.
+func (c *callCtx) authorize(req hivetx.Required, keys []hivetx.PublicKey, err *rpcError) *rpcError {
+	if err != nil {
+		return err
 	}
-	return c.authorityError(c.n.ch.checkAuthorities(tx.Required(), keys))
+	return c.authorityError(c.n.ch.checkAuthorities(req, keys))
 }
 
 // authorityError is hived's exception for a verify_authority problem.

@@ -1,7 +1,6 @@
 package hivesim
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/hivegate/hivegate/hivetx"
@@ -82,7 +81,7 @@ func (ch *chain) checkAuthorities(req hivetx.Required, keys []hivetx.PublicKey) 
 // or, without posting, each required owner account by its owner authority
 // and then each active account by its active authority (no role stands in
 // for another, and a missing authority is no error). The available keys
-// the walk used are returned in hived's order (by their bytes). mixed
+// the walk used are returned (keyStrings puts them in hived's order). mixed
 // reports a transaction needing posting and active or owner authority.
 func (ch *chain) requiredSignatures(req hivetx.Required, sigKeys, available []hivetx.PublicKey, seen func(*Authority)) (keys []hivetx.PublicKey, mixed string) {
 	if len(req.Posting) > 0 {
@@ -117,7 +116,6 @@ func (ch *chain) requiredSignatures(req hivetx.Required, sigKeys, available []hi
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b hivetx.PublicKey) int { return bytes.Compare(a[:], b[:]) })
 	return keys, ""
 }
 

@@ -31,22 +31,13 @@ func (c *callCtx) trxAuth(t *simTrx) (hivetx.Required, []hivetx.PublicKey, *rpcE
 		return hivetx.Required{}, nil, c.parseError(perr.Error())
 	}
 	req, err := c.requirements(t)
-	if err != nil {
-		return hivetx.Required{}, nil, err
-	}
-	return req, nil, nil
+	return req, nil, err
 }
 
 // verifyTrx is verify_authority: the signatures' keys must satisfy the
 // transaction's authorities exactly as broadcast checks them (no TaPoS,
 // expiration or duplicate check).
-func (c *callCtx) verifyTrx(t *simTrx) *rpcError {
-	req, keys, err := c.trxAuth(t)
-	if err != nil {
-		return err
-	}
-	return c.authorityError(c.n.ch.checkAuthorities(req, keys))
-}
+func (c *callCtx) verifyTrx(t *simTrx) *rpcError { return c.authorize(c.trxAuth(t)) }
 
 // signingKeys is get_required_signatures' walk over t with the available
 // keys; seen sees every authority fetched. A required account that does

@@ -47,8 +47,8 @@ func (c *callCtx) applyOps(tx *hivetx.Transaction) *rpcError {
 	return nil
 }
 
-// opFail is an operation the evaluator refuses (an FC_ASSERT in hived's
-// evaluator: assert_exception, -32000).
+// opFail is an FC_ASSERT failing in hived's chain code, outside the API
+// (an evaluator refusing an operation, a signature check): assert_exception, -32000.
 func (c *callCtx) opFail(expr, msg string) *rpcError {
 	return c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception", expr+": "+msg, expr)
 }

@@ -5,9 +5,159 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hivegate/hivegate/hivetx"
 )
+
+// Transaction checks of a broadcast, as hived's database::_apply_transaction
+// and protocol::verify_authority make them, with hived's exception names,
+// codes and messages, and the authority methods built on the same checks.
+
+// Limits hived applies to signatures and expiration.
+const (
+	maxTimeUntilExpiration = time.Hour // HIVE_MAX_TIME_UNTIL_EXPIRATION
+	assertExceptionCode    = 10        // fc::assert_exception
+	txExceptionCode        = 3000000   // transaction_exception
+	missingActiveAuthCode  = 3010000   // tx_missing_active_auth
+	missingOwnerAuthCode   = 3020000   // tx_missing_owner_auth
+	missingPostingAuthCode = 3030000   // tx_missing_posting_auth
+	irrelevantSigCode      = 3050000   // tx_irrelevant_sig
+	duplicateSigCode       = 3060000   // tx_duplicate_sig
+	expirationExcCode      = 4030100   // transaction_expiration_exception
+	taposExcCode           = 4030200   // transaction_tapos_exception
+)
+
+// txError builds hived's error for a refused transaction: code -32000,
+// message "<what>:<format with data>", data {code, name, message, stack}.
+func (c *callCtx) txError(fcCode int, name, what, format string, data func(w *jw)) *rpcError {
+	return &rpcError{code: codeServerError, message: what + ":" + format, data: c.writeFC(fcException{
+		code: fcCode, name: name, what: what, format: format, level: "warn",
+		file: "transaction_util.cpp", line: 1, method: "verify_authority", thread: "th_0", data: data})}
+}
+
+// checkTransaction refuses a transaction hived would refuse before
+// applying its operations: a duplicate, bad signatures or authorities, a
+// TaPoS block that is not on this chain, an expiration out of range.
+func (c *callCtx) checkTransaction(tx *hivetx.Transaction) *rpcError {
+	n := c.n
+	if n.ledger.applied[tx.ID()] {
+		return c.txError(txExceptionCode, "transaction_exception", "transaction exception",
+			"Duplicate transaction check failed", func(w *jw) { w.kstr("trx_ix", tx.ID()) })
+	}
+	if e := c.verifyAuthority(tx); e != nil {
+		return e
+	}
+	if e := c.checkTaPoS(tx); e != nil {
+		return e
+	}
+	now := c.now()
+	if tx.Expiration.After(now.Add(maxTimeUntilExpiration)) || !now.Before(tx.Expiration) {
+		return c.txError(expirationExcCode, "transaction_expiration_exception", "transaction expiration exception",
+			"", func(w *jw) {
+				w.ktime("trx.expiration", tx.Expiration)
+				w.ktime("now", now)
+				w.knum("max_til_exp", int64(maxTimeUntilExpiration/time.Second))
+			})
+	}
+	return nil
+}
+
+// checkTaPoS checks ref_block_num and ref_block_prefix against the most
+// recent block whose number has those low 16 bits.
+func (c *callCtx) checkTaPoS(tx *hivetx.Transaction) *rpcError {
+	head := c.head
+	num := head - (head-uint32(tx.RefBlockNum))&0xffff
+	var want uint32
+	if num <= head && num > 0 {
+		_, want, _ = hivetx.RefBlock(c.n.ch.blockID(num))
+	}
+	if num == 0 || num > head || want != tx.RefBlockPrefix {
+		return c.txError(taposExcCode, "transaction_tapos_exception", "transaction tapos exception", "", func(w *jw) {
+			w.knum("trx.ref_block_prefix", int64(tx.RefBlockPrefix))
+			w.knum("tapos_block_summary", int64(want))
+		})
+	}
+	return nil
+}
+
+func posting(a *Account) *Authority { return &a.Posting }
+func active(a *Account) *Authority  { return &a.Active }
+func owner(a *Account) *Authority   { return &a.Owner }
+
+// verifyAuthority is hived's verify_authority (checkAuthorities) with
+// hived's errors: a transaction needing posting authority may not need any
+// other; each required account's authority (posting, or a higher one) must
+// be met by the signatures, and no signature may go unused.
+func (c *callCtx) verifyAuthority(tx *hivetx.Transaction) *rpcError {
+	keys, err := c.signatureKeys(tx)
+	return c.authorize(tx.Required(), keys, err)
+}
+
+// authorize is hived's error for the first authority problem of a
+// transaction requiring req and signed by keys, or err when reading them failed.
+func (c *callCtx) authorize(req hivetx.Required, keys []hivetx.PublicKey, err *rpcError) *rpcError {
+	if err != nil {
+		return err
+	}
+	return c.authorityError(c.n.ch.checkAuthorities(req, keys))
+}
+
+// authorityError is hived's exception for a verify_authority problem.
+func (c *callCtx) authorityError(p authProblem, id string) *rpcError {
+	ch := c.n.ch
+	missing := func(code int, name, what, role string) *rpcError {
+		return c.txError(code, name, what, "Missing "+role+" Authority "+id, func(w *jw) {
+			w.kstr("id", id)
+			for _, r := range []struct {
+				k   string
+				get func(*Account) *Authority
+			}{{"posting", posting}, {"active", active}, {"owner", owner}} {
+				if a := ch.byName[id]; a != nil {
+					w.key(r.k)
+					writeAuthority(w, r.get(a))
+				}
+			}
+		})
+	}
+	switch p {
+	case authMixedWithPosting:
+		return c.opFail("required_authorities.required_active.size() == 0", "")
+	case authMissingPosting:
+		return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting")
+	case authMissingActive:
+		return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active")
+	case authMissingOwner:
+		return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner")
+	case authUnusedSignature:
+		return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
+	}
+	return nil
+}
+
+// signatureKeys recovers each signature's key for Hive mainnet's chain id:
+// a signature that is not canonical (low S) or recovers no key is an
+// assertion failure, a key recovered twice a duplicate signature.
+func (c *callCtx) signatureKeys(tx *hivetx.Transaction) ([]hivetx.PublicKey, *rpcError) {
+	digest := tx.Digest(hivetx.MainnetChainID)
+	seen := map[hivetx.PublicKey]bool{}
+	var keys []hivetx.PublicKey
+	for _, sig := range tx.Signatures {
+		if !sig.IsCanonical() {
+			return nil, c.opFail("is_canonical( c, check_canonical )", "signature is not canonical")
+		}
+		k, err := sig.Recover(digest)
+		if err != nil {
+			return nil, c.opFail("pk", "Unable to reconstruct public key from signature")
+		}
+		if seen[k] {
+			return nil, c.txError(duplicateSigCode, "tx_duplicate_sig", "duplicate signature included", "Duplicate Signature detected", nil)
+		}
+		seen[k] = true
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
 
 // The authority methods of database_api and condenser_api
 // (verify_authority, verify_account_authority, get_required_signatures,

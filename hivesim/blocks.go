@@ -10,11 +10,6 @@ import (
 
 const zeroTrxID = "0000000000000000000000000000000000000000"
 
-// producerReward is the virtual operation of block num (computed, not stored).
-func (ch *chain) producerReward(num uint32) *operation {
-	return opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
-}
-
 func blockHeader(ch *chain, num uint32) obj {
 	root := zeroTrxID
 	if len(ch.blocks[num]) > 0 {
@@ -139,9 +134,11 @@ func (h histEntry) object(ch *chain) opObject {
 	return opObject{at: ch.blockTime(h.tx.Block), trxID: h.tx.ID, block: h.tx.Block, trxInBlock: h.tx.Index, opInTrx: h.opInTrx, op: h.op}
 }
 
-// virtualOp is block num's virtual operation, the producer reward.
+// virtualOp is block num's virtual operation, the producer reward
+// (computed, not stored).
 func (ch *chain) virtualOp(num uint32) opObject {
-	return opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)}
+	reward := opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
+	return opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: reward}
 }
 
 // historyArgs are account_history_api.get_account_history's arguments.

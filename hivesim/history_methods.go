@@ -51,7 +51,8 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	if end <= begin {
 		return c.assertFail("args.block_range_begin < args.block_range_end", "Block range must be upward")
 	}
-	last := lib(c.head, c.n.opts.IrreversibleLag)
+	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
+	last := irreversible
 	if reversible {
 		last = c.head
 	}
@@ -76,35 +77,22 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 		}
 	}
 	ch := c.n.ch
-	object := func(b uint32) opObject {
+	object := func(b uint32) func(*jw) {
 		o := ch.virtualOp(b)
 		o.opID = virtualOpID(b)
-		return o
+		return func(w *jw) { writeOpObject(w, o, false) }
 	}
-	ops, byBlock := blocks, []uint32(nil)
-	if grouped {
-		ops, byBlock = nil, blocks
+	var ops, byBlock []any
+	for _, b := range blocks {
+		if grouped {
+			byBlock = append(byBlock, obj{"block", b, "irreversible", b <= irreversible, "ops", []any{object(b)},
+				"timestamp", ch.blockTime(b)})
+		} else {
+			ops = append(ops, object(b))
+		}
 	}
-	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
-	w.objBegin()
-	w.key("ops")
-	w.arrBegin()
-	for _, b := range ops {
-		writeOpObject(w, object(b), false)
-	}
-	w.arrEnd()
-	w.key("ops_by_block")
-	w.arrBegin()
-	for _, b := range byBlock {
-		w.value(obj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
-			w.arrBegin()
-			writeOpObject(w, object(b), false)
-			w.arrEnd()
-		}, "timestamp", ch.blockTime(b)}, false)
-	}
-	w.arrEnd()
-	w.members(false, "next_block_range_begin", nextBlock, "next_operation_begin", nextOp)
-	w.objEnd()
+	w.value(obj{"ops", ops, "ops_by_block", byBlock, "next_block_range_begin", nextBlock,
+		"next_operation_begin", nextOp}, false)
 	return nil
 }
 

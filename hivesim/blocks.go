@@ -29,28 +29,21 @@ func writeBlock(w *jw, ch *chain, num uint32, legacy bool) {
 	}
 	w.objBegin()
 	w.members(legacy, blockHeader(ch, num)...)
-	w.members(legacy, "witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967), "transactions", func(w *jw) {
-		w.arrBegin()
-		for _, tx := range txs {
-			writeTransaction(w, tx, legacy, legacy)
-		}
-		w.arrEnd()
-	}, "block_id", ch.blockID(num), "signing_key", ch.producer(num).SigningKey, "transaction_ids", ids)
+	w.members(legacy, "witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967), "transactions", txs,
+		"block_id", ch.blockID(num), "signing_key", ch.producer(num).SigningKey, "transaction_ids", ids)
 	w.objEnd()
 }
+
+// writeJSON writes a transaction of a block, annotated with its id and
+// place in condenser's legacy form (writeTransaction).
+func (tx *txn) writeJSON(w *jw, legacy bool) { writeTransaction(w, tx, legacy, legacy) }
 
 // writeTransaction writes a transaction of a block, annotated with its id
 // and place (legacy: with condenser's operations).
 func writeTransaction(w *jw, tx *txn, legacy, annotated bool) {
 	w.objBegin()
 	w.members(legacy, "ref_block_num", tx.RefBlockNum, "ref_block_prefix", tx.RefBlockPrefix, "expiration", tx.Expiration,
-		"operations", func(w *jw) {
-			w.arrBegin()
-			for _, op := range tx.Ops {
-				writeOp(w, op, legacy)
-			}
-			w.arrEnd()
-		}, "extensions", []string{}, "signatures", []string{tx.Signature()})
+		"operations", tx.Ops, "extensions", []string{}, "signatures", []string{tx.Signature()})
 	if annotated {
 		w.members(legacy, "transaction_id", tx.ID, "block_num", tx.Block, "transaction_num", tx.Index)
 	}
@@ -117,13 +110,12 @@ type opObject struct {
 	opID       uint64 // operation_id (enum_virtual_ops numbers them)
 }
 
-// writeOpObject writes api_operation_object (with operation_id) or condenser's legacy form.
-func writeOpObject(w *jw, o opObject, legacy bool) {
+// writeJSON writes api_operation_object (with operation_id) or condenser's legacy form.
+func (o opObject) writeJSON(w *jw, legacy bool) {
 	w.objBegin()
 	w.members(legacy, "trx_id", o.trxID, "block", o.block, "trx_in_block", o.trxInBlock, "op_in_trx", o.opInTrx,
 		"virtual_op", o.op.Virtual, "timestamp", o.at)
-	w.key("op")
-	writeOp(w, o.op, legacy)
+	w.members(legacy, "op", o.op)
 	if !legacy {
 		w.ku64("operation_id", o.opID)
 	}
@@ -173,18 +165,12 @@ func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) {
 		}
 		picked = append(picked, int(i))
 	}
-	entries := func(w *jw) {
-		w.arrBegin()
-		for _, i := range slices.Backward(picked) {
-			w.arrBegin()
-			w.num(int64(i))
-			writeOpObject(w, hist[i].object(c.n.ch), legacy)
-			w.arrEnd()
-		}
-		w.arrEnd()
+	entries := [][]any{}
+	for _, i := range slices.Backward(picked) {
+		entries = append(entries, []any{i, hist[i].object(c.n.ch)})
 	}
 	if legacy {
-		entries(w)
+		w.value(entries, true)
 	} else {
 		w.value(obj{"history", entries}, false)
 	}
@@ -263,15 +249,9 @@ func getOpsInBlock(c *callCtx, p any, w *jw) {
 		num, onlyVirtual = need(c.asU32(o["block_num"])), need(c.asBool(o["only_virtual"]))
 		need(c.asBool(o["include_reversible"]))
 	}
-	ops := func(w *jw) {
-		w.arrBegin()
-		for _, op := range c.opsInBlock(num, onlyVirtual) {
-			writeOpObject(w, op, legacy)
-		}
-		w.arrEnd()
-	}
+	ops := c.opsInBlock(num, onlyVirtual)
 	if legacy {
-		ops(w)
+		w.value(ops, true)
 	} else {
 		w.value(obj{"ops", ops}, false)
 	}

@@ -77,10 +77,10 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 		}
 	}
 	ch := c.n.ch
-	object := func(b uint32) func(*jw) {
+	object := func(b uint32) opObject {
 		o := ch.virtualOp(b)
 		o.opID = virtualOpID(b)
-		return func(w *jw) { writeOpObject(w, o, false) }
+		return o
 	}
 	var ops, byBlock []any
 	for _, b := range blocks {

@@ -84,17 +84,14 @@ func opProducerRewardOp(producer string, vests int64) *operation {
 	return op
 }
 
-// writeOp writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
+// writeJSON writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
 // legacy (condenser_api) form ["x", {…}] with legacy asset strings.
-func writeOp(w *jw, op *operation, legacy bool) {
+func (op *operation) writeJSON(w *jw, legacy bool) {
 	if legacy {
-		w.arrBegin()
-		w.str(op.Name)
-		w.value(op.fields, legacy)
-		w.arrEnd()
+		w.value([]any{op.Name, op.fields}, true)
 		return
 	}
-	w.value(obj{"type", op.Name + "_operation", "value", op.fields}, legacy)
+	w.value(obj{"type", op.Name + "_operation", "value", op.fields}, false)
 }
 
 // writeAsset writes a NAI object {"amount","precision","nai"} or a legacy string.

@@ -403,9 +403,9 @@ func (c *callCtx) checkAuthorityUpdate(op hivetx.Operation) *rpcError {
 	roles := []string{"owner", "active", "posting"}
 	for _, role := range roles {
 		if a, ok := op.Get(role).(hivetx.Authority); ok {
-			if n := len(a.AccountAuths) + len(a.KeyAuths); n > maxAuthorityMembership {
+			if n := len(a.AccountAuths) + len(a.KeyAuths); n > hivetx.MaxAuthorityMembership {
 				return c.opFail("size <= HIVE_MAX_AUTHORITY_MEMBERSHIP", "Authority membership exceeded. Max: "+
-					strconv.Itoa(maxAuthorityMembership)+" Current: "+strconv.Itoa(n))
+					strconv.Itoa(hivetx.MaxAuthorityMembership)+" Current: "+strconv.Itoa(n))
 			}
 		}
 	}

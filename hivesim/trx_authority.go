@@ -81,10 +81,6 @@ func (c *callCtx) checkTaPoS(tx *hivetx.Transaction) *rpcError {
 	return nil
 }
 
-func posting(a *Account) *Authority { return &a.Posting }
-func active(a *Account) *Authority  { return &a.Active }
-func owner(a *Account) *Authority   { return &a.Owner }
-
 // verifyAuthority is hived's verify_authority (checkAuthorities) with
 // hived's errors: a transaction needing posting authority may not need any
 // other; each required account's authority (posting, or a higher one) must
@@ -104,32 +100,26 @@ func (c *callCtx) authorize(req hivetx.Required, keys []hivetx.PublicKey, err *r
 }
 
 // authorityError is hived's exception for a verify_authority problem.
-func (c *callCtx) authorityError(p authProblem, id string) *rpcError {
+func (c *callCtx) authorityError(p hivetx.AuthProblem, id string) *rpcError {
 	ch := c.n.ch
 	missing := func(code int, name, what, role string) *rpcError {
 		return c.txError(code, name, what, "Missing "+role+" Authority "+id, func(w *jw) {
 			w.kstr("id", id)
-			for _, r := range []struct {
-				k   string
-				get func(*Account) *Authority
-			}{{"posting", posting}, {"active", active}, {"owner", owner}} {
-				if a := ch.byName[id]; a != nil {
-					w.key(r.k)
-					writeAuthority(w, r.get(a))
-				}
+			if a := ch.byName[id]; a != nil {
+				w.members(false, "posting", &a.Posting, "active", &a.Active, "owner", &a.Owner)
 			}
 		})
 	}
 	switch p {
-	case authMixedWithPosting:
+	case hivetx.AuthMixedWithPosting:
 		return c.opFail("required_authorities.required_active.size() == 0", "")
-	case authMissingPosting:
+	case hivetx.AuthMissingPosting:
 		return missing(missingPostingAuthCode, "tx_missing_posting_auth", "missing required posting authority", "Posting")
-	case authMissingActive:
+	case hivetx.AuthMissingActive:
 		return missing(missingActiveAuthCode, "tx_missing_active_auth", "missing required active authority", "Active")
-	case authMissingOwner:
+	case hivetx.AuthMissingOwner:
 		return missing(missingOwnerAuthCode, "tx_missing_owner_auth", "missing required owner authority", "Owner")
-	case authUnusedSignature:
+	case hivetx.AuthUnusedSignature:
 		return c.txError(irrelevantSigCode, "tx_irrelevant_sig", "irrelevant signature included", "Unnecessary signature(s) detected", nil)
 	}
 	return nil
@@ -192,7 +182,7 @@ func (c *callCtx) verifyTrx(t *simTrx) *rpcError { return c.authorize(c.trxAuth(
 // signingKeys is get_required_signatures' walk over t with the available
 // keys; seen sees every authority fetched. A required account that does
 // not exist is chainbase's unknown key, as hived's getters throw it.
-func (c *callCtx) signingKeys(t *simTrx, available []hivetx.PublicKey, seen func(*Authority)) ([]hivetx.PublicKey, *rpcError) {
+func (c *callCtx) signingKeys(t *simTrx, available []hivetx.PublicKey, seen func(*hivetx.Authority)) ([]hivetx.PublicKey, *rpcError) {
 	req, sigKeys, err := c.trxAuth(t)
 	if err != nil {
 		return nil, err
@@ -205,7 +195,7 @@ func (c *callCtx) signingKeys(t *simTrx, available []hivetx.PublicKey, seen func
 			}
 		}
 	}
-	keys, mixed := ch.requiredSignatures(req, sigKeys, available, seen)
+	keys, mixed := hivetx.RequiredSignatures(req, sigKeys, available, ch.authorityOf, seen)
 	if mixed != "" {
 		return nil, c.assertFail(mixed, "")
 	}
@@ -246,10 +236,10 @@ func keyStrings(keys []hivetx.PublicKey) []string {
 // in the role the walk resolves them), in hived's order (by their bytes).
 func (c *callCtx) potentialKeys(t *simTrx) ([]string, *rpcError) {
 	set := map[hivetx.PublicKey]bool{}
-	_, err := c.signingKeys(t, nil, func(a *Authority) {
+	_, err := c.signingKeys(t, nil, func(a *hivetx.Authority) {
 		for _, kw := range a.KeyAuths {
-			if k, err := hivetx.ParsePublicKey(kw.Name); err == nil {
-				set[k] = true
+			if kw.Key != (hivetx.PublicKey{}) { // a key that did not parse (authorityOf)
+				set[kw.Key] = true
 			}
 		}
 	})
@@ -277,5 +267,5 @@ func (c *callCtx) accountAuthorized(account string, level authLevel, signers []s
 	var req hivetx.Required
 	require(&req, level, account)
 	p, _ := c.n.ch.checkAuthorities(req, keys)
-	return p == authOK
+	return p == hivetx.AuthOK
 }

@@ -152,7 +152,7 @@ func (c *callCtx) signatureKeys(tx *hivetx.Transaction) ([]hivetx.PublicKey, *rp
 // The authority methods of database_api and condenser_api
 // (verify_authority, verify_account_authority, get_required_signatures,
 // get_potential_signatures), on the same sign_state walks as the broadcast
-// path (authority_check.go): a transaction broadcast accepts is verified,
+// path (hivetx.CheckAuthorities): a transaction broadcast accepts is verified,
 // one it refuses is refused with the same error.
 
 // trxAuth reads what a transaction parameter requires and the keys its

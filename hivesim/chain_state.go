@@ -128,37 +128,22 @@ func writeVersion(w *jw) {
 // values); legacy adds condenser_api's STEEM-era aliases of a few.
 func writeConfig(w *jw, legacy bool) {
 	w.objBegin()
-	for _, kv := range []struct {
-		k string
-		v int64
-	}{
-		{"HIVE_100_PERCENT", 10000}, {"HIVE_1_PERCENT", 100}, {"HIVE_BLOCK_INTERVAL", 3},
-		{"HIVE_BLOCKS_PER_DAY", 28800}, {"HIVE_BLOCKS_PER_YEAR", 10512000},
-		{"HIVE_CASHOUT_WINDOW_SECONDS", 604800}, {"HIVE_MAX_ACCOUNT_NAME_LENGTH", 16},
-		{"HIVE_MIN_ACCOUNT_NAME_LENGTH", 3}, {"HIVE_MAX_WITNESSES", 21}, {"HIVE_MAX_VOTED_WITNESSES_HF17", 20},
-		{"HIVE_VOTING_MANA_REGENERATION_SECONDS", 432000}, {"HIVE_BLOCKCHAIN_PRECISION", 1000},
-		{"HIVE_BLOCKCHAIN_PRECISION_DIGITS", 3}, {"HIVE_IRREVERSIBLE_THRESHOLD", 7500},
-		{"HIVE_MAX_PROXY_RECURSION_DEPTH", 4}, {"HIVE_VESTING_WITHDRAW_INTERVALS", 13},
-		{"HIVE_SAVINGS_WITHDRAW_TIME", 259200000000}, {"HIVE_DELEGATION_RETURN_PERIOD_HF20", 432000},
-	} {
-		w.ki64(kv.k, kv.v)
-	}
-	w.kstr("HIVE_ADDRESS_PREFIX", "STM")
-	w.kstr("HIVE_BLOCKCHAIN_VERSION", blockchainVersion)
-	w.kstr("HIVE_BLOCKCHAIN_HARDFORK_VERSION", hardforkVersion)
-	w.kstr("HIVE_CHAIN_ID", mainnetChainID)
-	w.kstr("HIVE_GENESIS_TIME", "2016-03-24T16:00:00")
-	if legacy {
-		w.kstr("HBD_SYMBOL", "HBD")
-		w.kstr("HIVE_SYMBOL", "HIVE")
-		w.kstr("VESTS_SYMBOL", "VESTS")
-	} else {
-		for _, s := range []Asset{asset(0, HBD), asset(0, HIVE), asset(0, VESTS)} {
-			w.key(s.Symbol + "_SYMBOL")
-			w.objBegin()
-			w.kstr("nai", s.NAI())
-			w.knum("decimals", int64(s.Precision))
-			w.objEnd()
+	w.members(false, "HIVE_100_PERCENT", 10000, "HIVE_1_PERCENT", 100, "HIVE_BLOCK_INTERVAL", 3,
+		"HIVE_BLOCKS_PER_DAY", 28800, "HIVE_BLOCKS_PER_YEAR", 10512000,
+		"HIVE_CASHOUT_WINDOW_SECONDS", 604800, "HIVE_MAX_ACCOUNT_NAME_LENGTH", 16,
+		"HIVE_MIN_ACCOUNT_NAME_LENGTH", 3, "HIVE_MAX_WITNESSES", 21, "HIVE_MAX_VOTED_WITNESSES_HF17", 20,
+		"HIVE_VOTING_MANA_REGENERATION_SECONDS", 432000, "HIVE_BLOCKCHAIN_PRECISION", 1000,
+		"HIVE_BLOCKCHAIN_PRECISION_DIGITS", 3, "HIVE_IRREVERSIBLE_THRESHOLD", 7500,
+		"HIVE_MAX_PROXY_RECURSION_DEPTH", 4, "HIVE_VESTING_WITHDRAW_INTERVALS", 13,
+		"HIVE_SAVINGS_WITHDRAW_TIME", 259200000000, "HIVE_DELEGATION_RETURN_PERIOD_HF20", 432000,
+		"HIVE_ADDRESS_PREFIX", "STM", "HIVE_BLOCKCHAIN_VERSION", blockchainVersion,
+		"HIVE_BLOCKCHAIN_HARDFORK_VERSION", hardforkVersion, "HIVE_CHAIN_ID", mainnetChainID,
+		"HIVE_GENESIS_TIME", "2016-03-24T16:00:00")
+	for _, s := range []Asset{asset(0, HBD), asset(0, HIVE), asset(0, VESTS)} {
+		if legacy {
+			w.kstr(s.Symbol+"_SYMBOL", s.Symbol)
+		} else {
+			w.members(false, s.Symbol+"_SYMBOL", obj{"nai", s.NAI(), "decimals", s.Precision})
 		}
 	}
 	w.objEnd()

@@ -115,10 +115,7 @@ func reputationAPIGet(c *callCtx, p any, w *jw) {
 		}
 	}
 	writeList(w, "reputations", rows, func(w *jw, a *Account) {
-		w.objBegin()
-		w.kstr("account", a.Name)
-		w.ki64("reputation", a.Reputation)
-		w.objEnd()
+		w.value(obj{"account", a.Name, "reputation", a.Reputation}, false)
 	})
 }
 

@@ -86,11 +86,14 @@ func (w *jw) raw(b []byte) {
 // time writes a time_point_sec. The maximum value (0xffffffff) prints as
 // "1969-12-31T23:59:59" because fc formats it through a signed 32-bit cast.
 func (w *jw) time(t time.Time) {
+	w.sep()
+	w.b = append(w.b, '"')
 	if t.Equal(MaxTime) {
-		w.str("1969-12-31T23:59:59")
-		return
+		w.b = append(w.b, "1969-12-31T23:59:59"...)
+	} else {
+		w.b = t.UTC().AppendFormat(w.b, timeLayout)
 	}
-	w.str(t.UTC().Format(timeLayout))
+	w.b = append(w.b, '"')
 }
 
 // Member helpers: key followed by a value.

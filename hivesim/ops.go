@@ -117,15 +117,24 @@ func writePrice(w *jw, p Price, legacy bool) {
 }
 
 // writeAuthority writes {weight_threshold, account_auths, key_auths}; the auths are
-// arrays of [name, weight] pairs as hived emits them, not maps.
+// arrays of [name, weight] pairs as hived emits them, not maps. (By hand:
+// every account carries three, and writeValue would allocate each pair.)
 func writeAuthority(w *jw, a *Authority) {
-	pairs := func(auths []AuthWeight) [][]any {
-		out := [][]any{}
-		for _, aw := range auths {
-			out = append(out, []any{aw.Name, aw.Weight})
+	w.objBegin()
+	w.knum("weight_threshold", int64(a.WeightThreshold))
+	for _, part := range []struct {
+		k string
+		v []AuthWeight
+	}{{"account_auths", a.AccountAuths}, {"key_auths", a.KeyAuths}} {
+		w.key(part.k)
+		w.arrBegin()
+		for _, aw := range part.v {
+			w.arrBegin()
+			w.str(aw.Name)
+			w.num(int64(aw.Weight))
+			w.arrEnd()
 		}
-		return out
+		w.arrEnd()
 	}
-	w.value(obj{"weight_threshold", a.WeightThreshold, "account_auths", pairs(a.AccountAuths),
-		"key_auths", pairs(a.KeyAuths)}, false)
+	w.objEnd()
 }

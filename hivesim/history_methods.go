@@ -119,11 +119,15 @@ func registerHistoryMethods(r registry) {
 	r.hafah("account_history_api.get_transaction", raising(getTransaction))
 	r.hafah("condenser_api.get_transaction", raising(getTransaction))
 	r.hived("account_by_key_api.get_key_references", raising(func(c *callCtx, p any, w *jw) {
-		accounts := [][]string{}
-		for _, k := range need(c.stringList(need(c.asObject(p))["keys"])) {
-			accounts = append(accounts, c.n.ch.extra.keyRefs[k])
+		keys := need(c.stringList(need(c.asObject(p))["keys"]))
+		w.objBegin()
+		w.key("accounts")
+		w.arrBegin()
+		for _, k := range keys {
+			writeStrings(w, c.n.ch.extra.keyRefs[k])
 		}
-		w.value(obj{"accounts", accounts}, false)
+		w.arrEnd()
+		w.objEnd()
 	}))
 	r.hived("transaction_status_api.find_transaction", raising(findTransaction))
 	r.hafah("hive_api.get_version", raising(func(_ *callCtx, _ any, w *jw) {

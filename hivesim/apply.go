@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +47,8 @@ func (c *callCtx) applyOps(tx *hivetx.Transaction) *rpcError {
 	return nil
 }
 
-// opFail is an operation the evaluator refuses (an FC_ASSERT in hived's
-// evaluator: assert_exception, -32000).
+// opFail is an FC_ASSERT failing in hived's chain code, outside the API
+// (an evaluator refusing an operation, a signature check): assert_exception, -32000.
 func (c *callCtx) opFail(expr, msg string) *rpcError {
 	return c.fcError(codeServerError, assertExceptionCode, "assert_exception", "Assert Exception", expr+": "+msg, expr)
 }
@@ -383,4 +384,40 @@ func applyFollow(ch *chain, op hivetx.Operation) {
 	nf := &Follow{Follower: f.Follower, Following: f.Following, What: f.What[0]}
 	s.following[f.Follower] = insertSorted(s.following[f.Follower], nf, func(a, b *Follow) int { return strings.Compare(a.Following, b.Following) })
 	s.followers[f.Following] = insertSorted(s.followers[f.Following], nf, func(a, b *Follow) int { return strings.Compare(a.Follower, b.Follower) })
+}
+
+// checkAuthorityUpdate refuses an account_update or account_update2 as
+// hived's evaluators do (hive_evaluator.cpp): the account must exist, each
+// new authority may have at most HIVE_MAX_AUTHORITY_MEMBERSHIP entries
+// (validate_auth_size, owner, active, posting), and each account it names
+// must exist (verify_authority_accounts_exist, owner, active, posting).
+// Neither an impossible authority (weights below the threshold) nor a
+// threshold of 0 is refused: hived checks is_impossible only when an
+// account is recovered.
+func (c *callCtx) checkAuthorityUpdate(op hivetx.Operation) *rpcError {
+	ch := c.n.ch
+	name := op.String("account")
+	if ch.byName[name] == nil {
+		return c.opFail("account != nullptr", "Account \""+name+"\" must exist.")
+	}
+	roles := []string{"owner", "active", "posting"}
+	for _, role := range roles {
+		if a, ok := op.Get(role).(hivetx.Authority); ok {
+			if n := len(a.AccountAuths) + len(a.KeyAuths); n > hivetx.MaxAuthorityMembership {
+				return c.opFail("size <= HIVE_MAX_AUTHORITY_MEMBERSHIP", "Authority membership exceeded. Max: "+
+					strconv.Itoa(hivetx.MaxAuthorityMembership)+" Current: "+strconv.Itoa(n))
+			}
+		}
+	}
+	for _, role := range roles {
+		if a, ok := op.Get(role).(hivetx.Authority); ok {
+			for _, aw := range a.AccountAuths {
+				if ch.byName[aw.Account] == nil {
+					return c.opFail("a != nullptr", "New "+role+" authority on account "+name+
+						" references non-existing account "+aw.Account)
+				}
+			}
+		}
+	}
+	return nil
 }

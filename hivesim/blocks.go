@@ -1,6 +1,7 @@
 package hivesim
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -8,11 +9,6 @@ import (
 // Blocks and operations: block_api, account_history_api and their condenser_api forms.
 
 const zeroTrxID = "0000000000000000000000000000000000000000"
-
-// producerReward is the virtual operation of block num (computed, not stored).
-func (ch *chain) producerReward(num uint32) *operation {
-	return opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
-}
 
 func blockHeader(ch *chain, num uint32) obj {
 	root := zeroTrxID
@@ -33,28 +29,21 @@ func writeBlock(w *jw, ch *chain, num uint32, legacy bool) {
 	}
 	w.objBegin()
 	w.members(legacy, blockHeader(ch, num)...)
-	w.members(legacy, "witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967), "transactions", func(w *jw) {
-		w.arrBegin()
-		for _, tx := range txs {
-			writeTransaction(w, tx, legacy, legacy)
-		}
-		w.arrEnd()
-	}, "block_id", ch.blockID(num), "signing_key", ch.producer(num).SigningKey, "transaction_ids", ids)
+	w.members(legacy, "witness_signature", "20"+hexHash(128, ch.seed^uint64(num)^0x736967), "transactions", txs,
+		"block_id", ch.blockID(num), "signing_key", ch.producer(num).SigningKey, "transaction_ids", ids)
 	w.objEnd()
 }
+
+// writeJSON writes a transaction of a block, annotated with its id and
+// place in condenser's legacy form (writeTransaction).
+func (tx *txn) writeJSON(w *jw, legacy bool) { writeTransaction(w, tx, legacy, legacy) }
 
 // writeTransaction writes a transaction of a block, annotated with its id
 // and place (legacy: with condenser's operations).
 func writeTransaction(w *jw, tx *txn, legacy, annotated bool) {
 	w.objBegin()
 	w.members(legacy, "ref_block_num", tx.RefBlockNum, "ref_block_prefix", tx.RefBlockPrefix, "expiration", tx.Expiration,
-		"operations", func(w *jw) {
-			w.arrBegin()
-			for _, op := range tx.Ops {
-				writeOp(w, op, legacy)
-			}
-			w.arrEnd()
-		}, "extensions", []string{}, "signatures", []string{tx.Signature()})
+		"operations", tx.Ops, "extensions", []string{}, "signatures", []string{tx.Signature()})
 	if annotated {
 		w.members(legacy, "transaction_id", tx.ID, "block_num", tx.Block, "transaction_num", tx.Index)
 	}
@@ -67,25 +56,13 @@ func (c *callCtx) blockExists(num uint32) bool { return num > 0 && num <= c.head
 // answering {"block"} or {"header"}, {} for no such block) and their
 // condenser_api forms ([num] answering the legacy block or header, or null).
 func getBlock(header bool) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
+	return raising(func(c *callCtx, p any, w *jw) {
 		legacy := c.api == "condenser_api"
-		var numV any
+		var num uint32
 		if legacy {
-			args, err := c.condN(p, 1)
-			if err != nil {
-				return err
-			}
-			numV = args[0]
+			num = need(c.asU32(need(c.condN(p, 1))[0]))
 		} else {
-			o, err := c.asObject(p)
-			if err != nil {
-				return err
-			}
-			numV = o["block_num"]
-		}
-		num, err := c.asU32(numV)
-		if err != nil {
-			return err
+			num = need(c.asU32(need(c.asObject(p))["block_num"]))
 		}
 		block, member := func(w *jw) { writeBlock(w, c.n.ch, num, legacy) }, "block"
 		if header {
@@ -101,23 +78,17 @@ func getBlock(header bool) methodFunc {
 		default:
 			w.value(obj{}, false)
 		}
-		return nil
-	}
+	})
 }
 
-func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	start := get(in, c.asU32, o["starting_block_num"])
-	count := get(in, c.asU32, o["count"])
-	if in.err != nil {
-		return in.err
-	}
+func blockAPIGetBlockRange(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	start, count := need(c.asU32(o["starting_block_num"])), need(c.asU32(o["count"]))
 	if count > 1000 {
-		return c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow")
+		abortOn(c.assertFail(`count <= 1000 && "fetch_block_range"`, "You can only ask for 1000 blocks at a timerethrow"))
 	}
 	if start == 0 {
-		return c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow")
+		abortOn(c.assertFail(`starting_block_num > 0 && "fetch_block_range"`, "Invalid starting block numberrethrow"))
 	}
 	w.value(obj{"blocks", func(w *jw) {
 		w.arrBegin()
@@ -126,7 +97,6 @@ func blockAPIGetBlockRange(c *callCtx, p any, w *jw) *rpcError {
 		}
 		w.arrEnd()
 	}}, false)
-	return nil
 }
 
 // opObject is one entry of account history or get_ops_in_block.
@@ -140,13 +110,12 @@ type opObject struct {
 	opID       uint64 // operation_id (enum_virtual_ops numbers them)
 }
 
-// writeOpObject writes api_operation_object (with operation_id) or condenser's legacy form.
-func writeOpObject(w *jw, o opObject, legacy bool) {
+// writeJSON writes api_operation_object (with operation_id) or condenser's legacy form.
+func (o opObject) writeJSON(w *jw, legacy bool) {
 	w.objBegin()
 	w.members(legacy, "trx_id", o.trxID, "block", o.block, "trx_in_block", o.trxInBlock, "op_in_trx", o.opInTrx,
 		"virtual_op", o.op.Virtual, "timestamp", o.at)
-	w.key("op")
-	writeOp(w, o.op, legacy)
+	w.members(legacy, "op", o.op)
 	if !legacy {
 		w.ku64("operation_id", o.opID)
 	}
@@ -157,9 +126,11 @@ func (h histEntry) object(ch *chain) opObject {
 	return opObject{at: ch.blockTime(h.tx.Block), trxID: h.tx.ID, block: h.tx.Block, trxInBlock: h.tx.Index, opInTrx: h.opInTrx, op: h.op}
 }
 
-// virtualOp is block num's virtual operation, the producer reward.
+// virtualOp is block num's virtual operation, the producer reward
+// (computed, not stored).
 func (ch *chain) virtualOp(num uint32) opObject {
-	return opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: ch.producerReward(num)}
+	reward := opProducerRewardOp(ch.producer(num).Owner, 400_000+int64(splitmix64(ch.seed^uint64(num))%100_000))
+	return opObject{at: ch.blockTime(num), trxID: zeroTrxID, block: num, trxInBlock: 4294967295, opInTrx: 1, op: reward}
 }
 
 // historyArgs are account_history_api.get_account_history's arguments.
@@ -173,97 +144,72 @@ type historyArgs struct {
 
 // accountHistory applies hived's rules: limit <= 1000, start >= limit-1, newest entry
 // first clipped to start, results ascending by sequence number.
-func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) *rpcError {
+func (c *callCtx) accountHistory(a historyArgs, w *jw, legacy bool) {
 	if a.limit > 1000 {
-		return c.assertFail("args.limit <= 1000", "limit of "+strconv.FormatUint(uint64(a.limit), 10)+" is greater than maxmimum allowed")
+		abortOn(c.assertFail("args.limit <= 1000", "limit of "+itoa(int64(a.limit))+" is greater than maxmimum allowed"))
 	}
 	if a.start < uint64(a.limit-1) {
-		return c.assertFail("args.start >= args.limit-1", "start must be greater than or equal to limit-1 (start is 0-based index)")
+		abortOn(c.assertFail("args.start >= args.limit-1",
+			"start must be greater than or equal to limit-1 (start is 0-based index)"))
 	}
 	hist := c.n.ch.history[a.account]
-	var picked []int
-	if len(hist) > 0 {
-		last := uint64(len(hist) - 1)
-		if a.start < last {
-			last = a.start
-		}
-		for i := int64(last); i >= 0 && uint32(len(picked)) < a.limit; i-- {
-			op := hist[i].op
-			if a.hasFilters {
-				match := op.Num < 64 && a.low&(1<<op.Num) != 0 || op.Num >= 64 && a.high&(1<<(op.Num-64)) != 0
-				if !match {
-					continue
-				}
-			}
-			picked = append(picked, int(i))
-		}
+	last := int64(len(hist)) - 1
+	if a.start < uint64(len(hist)) {
+		last = int64(a.start)
 	}
-	entries := func(w *jw) {
-		w.arrBegin()
-		for i := len(picked) - 1; i >= 0; i-- {
-			w.arrBegin()
-			w.num(int64(picked[i]))
-			writeOpObject(w, hist[picked[i]].object(c.n.ch), legacy)
-			w.arrEnd()
+	var picked []int
+	for i := last; i >= 0 && uint32(len(picked)) < a.limit; i-- {
+		num := hist[i].op.Num
+		if a.hasFilters && !(num < 64 && a.low&(1<<num) != 0 || num >= 64 && a.high&(1<<(num-64)) != 0) {
+			continue
 		}
-		w.arrEnd()
+		picked = append(picked, int(i))
+	}
+	entries := [][]any{}
+	for _, i := range slices.Backward(picked) {
+		entries = append(entries, []any{i, hist[i].object(c.n.ch)})
 	}
 	if legacy {
-		entries(w)
+		w.value(entries, true)
 	} else {
 		w.value(obj{"history", entries}, false)
 	}
-	return nil
 }
 
 // getAccountHistory serves account_history_api's get_account_history
 // ({"account", "start", "limit", "operation_filter_low", ...}) and
 // condenser_api's ([account, start, limit(, low(, high))]).
-func getAccountHistory(c *callCtx, p any, w *jw) *rpcError {
-	legacy := c.api == "condenser_api"
-	in := &conv{}
+func getAccountHistory(c *callCtx, p any, w *jw) {
 	a := historyArgs{start: ^uint64(0), limit: 1000}
-	if legacy {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
+	if c.api == "condenser_api" {
+		args := need(c.condArgs(p))
 		if len(args) < 3 || len(args) > 5 {
-			return c.assertFail("args.size() >= 3 && args.size() <= 5", "Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args)))
+			abortOn(c.assertFail("args.size() >= 3 && args.size() <= 5",
+				"Expected 3, 4, or 5 argument(s), was "+strconv.Itoa(len(args))))
 		}
-		a.account, a.start, a.limit = get(in, c.asName, args[0]), get(in, c.asU64, args[1]), get(in, c.asU32, args[2])
-		if len(args) > 3 {
-			a.low, a.hasFilters = get(in, c.asU64, args[3]), true
-		}
-		if len(args) > 4 {
-			a.high = get(in, c.asU64, args[4])
-		}
-		if in.err != nil {
-			return in.err
-		}
-		return c.accountHistory(a, w, true)
+		a.account, a.start, a.limit = need(c.asName(args[0])), need(c.asU64(args[1])), need(c.asU32(args[2]))
+		a.low, a.high, a.hasFilters = opt(args, 3, c.asU64, 0), opt(args, 4, c.asU64, 0), len(args) > 3
+		c.accountHistory(a, w, true)
+		return
 	}
-	o := get(in, c.asObject, p)
-	a.account = get(in, c.asName, o["account"])
+	o := need(c.asObject(p))
+	a.account = need(c.asName(o["account"]))
 	if v, ok := o["start"]; ok {
-		a.start = get(in, c.asU64, v)
+		a.start = need(c.asU64(v))
 	}
 	if v, ok := o["limit"]; ok {
-		a.limit = get(in, c.asU32, v)
+		a.limit = need(c.asU32(v))
 	}
 	if v, ok := o["include_reversible"]; ok {
-		get(in, c.asBool, v)
+		need(c.asBool(v))
 	}
 	if v := o["operation_filter_low"]; v != nil {
-		a.low, a.hasFilters = get(in, c.asU64, v), true
+		a.low, a.hasFilters = need(c.asU64(v)), true
 	}
 	if v := o["operation_filter_high"]; v != nil {
-		a.high, a.hasFilters = get(in, c.asU64, v), true
+		a.high, a.hasFilters = need(c.asU64(v)), true
 	}
-	if in.err != nil {
-		return in.err
-	}
-	return c.accountHistory(a, w, false)
+	c.accountHistory(a, w, false)
 }
 
 // opsInBlock lists the operations of block num: transaction operations, then the
@@ -287,43 +233,26 @@ func (c *callCtx) opsInBlock(num uint32, onlyVirtual bool) []opObject {
 // getOpsInBlock serves account_history_api's get_ops_in_block
 // ({"block_num", "only_virtual"} answering {"ops"}) and condenser_api's
 // ([num(, only_virtual)] answering the legacy list).
-func getOpsInBlock(c *callCtx, p any, w *jw) *rpcError {
+func getOpsInBlock(c *callCtx, p any, w *jw) {
 	legacy := c.api == "condenser_api"
-	in := &conv{}
 	var num uint32
 	var onlyVirtual bool
 	if legacy {
-		args, err := c.condArgs(p)
-		if err != nil {
-			return err
-		}
+		args := need(c.condArgs(p))
 		if len(args) != 1 && len(args) != 2 {
-			return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
+			abortOn(c.assertFail("args.size() == 1 || args.size() == 2",
+				"Expected 1-2 arguments, was "+strconv.Itoa(len(args))))
 		}
-		num = get(in, c.asU32, args[0])
-		if len(args) == 2 {
-			onlyVirtual = get(in, c.asBool, args[1])
-		}
+		num, onlyVirtual = need(c.asU32(args[0])), opt(args, 1, c.asBool, false)
 	} else {
-		o := get(in, c.asObject, p)
-		num = get(in, c.asU32, o["block_num"])
-		onlyVirtual = get(in, c.asBool, o["only_virtual"])
-		_ = get(in, c.asBool, o["include_reversible"])
+		o := need(c.asObject(p))
+		num, onlyVirtual = need(c.asU32(o["block_num"])), need(c.asBool(o["only_virtual"]))
+		need(c.asBool(o["include_reversible"]))
 	}
-	if in.err != nil {
-		return in.err
-	}
-	ops := func(w *jw) {
-		w.arrBegin()
-		for _, op := range c.opsInBlock(num, onlyVirtual) {
-			writeOpObject(w, op, legacy)
-		}
-		w.arrEnd()
-	}
+	ops := c.opsInBlock(num, onlyVirtual)
 	if legacy {
-		ops(w)
+		w.value(ops, true)
 	} else {
 		w.value(obj{"ops", ops}, false)
 	}
-	return nil
 }

@@ -15,51 +15,36 @@ import (
 // id, TaPoS, expiration), then its operations are applied (apply.go) and it
 // counts in the next block. The caller holds the node's write lock.
 func broadcastTransaction(synchronous bool) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
+	return raising(func(c *callCtx, p any, w *jw) {
 		var trx any
 		if c.api == "network_broadcast_api" {
-			o, err := c.asObject(p)
-			if err != nil {
-				return err
-			}
-			trx = o["trx"]
+			trx = need(c.asObject(p))["trx"]
 		} else {
-			args, err := c.condArgs(p)
-			if err != nil {
-				return err
-			}
+			args := need(c.condArgs(p))
 			if len(args) != 1 {
-				return c.assertFail("args.size() == 1", "Expected 1 argument, was "+itoa(int64(len(args))))
+				abortOn(c.assertFail("args.size() == 1", "Expected 1 argument, was "+itoa(int64(len(args)))))
 			}
 			trx = args[0]
 		}
 		raw, _ := json.Marshal(trx) // numbers are json.Number: their digits are kept
 		tx, perr := hivetx.ParseTransaction(raw)
 		if perr != nil {
-			return c.parseError(perr.Error())
+			abortOn(c.parseError(perr.Error()))
 		}
-		if e := c.checkTransaction(tx); e != nil {
-			return e
-		}
-		if e := c.applyOps(tx); e != nil {
-			return e
-		}
+		abortOn(c.checkTransaction(tx))
+		abortOn(c.applyOps(tx))
 		l := &c.n.ledger
 		l.applied[tx.ID()] = true
 		block := c.head + 1
 		num := l.inBlock[block]
 		l.inBlock[block] = num + 1
 		l.blockOf[tx.ID()] = block
-		w.objBegin()
 		if synchronous {
-			w.kstr("id", tx.ID())
-			w.knum("block_num", int64(block))
-			w.knum("trx_num", int64(num))
-			w.kbool("expired", false)
+			w.value(obj{"id", tx.ID(), "block_num", block, "trx_num", num, "expired", false}, false)
+		} else {
+			w.value(obj{}, false)
 		}
-		w.objEnd()
-		return nil
-	}
+	})
 }
 
 // isBroadcast reports whether a method changes the chain: it runs under

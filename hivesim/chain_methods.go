@@ -39,10 +39,7 @@ func writeDGPO(w *jw, c *callCtx, legacy bool) {
 	w.objEnd()
 }
 
-func dbGetDGPO(c *callCtx, p any, w *jw) *rpcError {
-	writeDGPO(w, c, false)
-	return nil
-}
+func dbGetDGPO(c *callCtx, _ any, w *jw) { writeDGPO(w, c, false) }
 
 // condArgs returns condenser_api's positional arguments (a JSON array; null = none).
 func (c *callCtx) condArgs(p any) ([]any, *rpcError) {
@@ -63,87 +60,53 @@ func (c *callCtx) checkArgs(args []any, n int) *rpcError {
 	return nil
 }
 
-func condGetAccounts(c *callCtx, p any, w *jw) *rpcError {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return err
-	}
+func condGetAccounts(c *callCtx, p any, w *jw) {
+	args := need(c.condArgs(p))
 	if len(args) != 1 && len(args) != 2 {
-		return c.assertFail("args.size() == 1 || args.size() == 2", "Expected 1-2 arguments, was "+strconv.Itoa(len(args)))
+		abortOn(c.assertFail("args.size() == 1 || args.size() == 2",
+			"Expected 1-2 arguments, was "+strconv.Itoa(len(args))))
 	}
-	in := &conv{}
-	names, delayed := get(in, c.asArray, args[0]), true
-	if len(args) == 2 {
-		delayed = get(in, c.asBool, args[1])
-	}
-	if in.err != nil {
-		return in.err
-	}
+	names, delayed := need(c.asArray(args[0])), opt(args, 1, c.asBool, true)
 	w.arrBegin()
 	for _, v := range names {
-		name, err := c.asName(v)
-		if err != nil {
-			return err
-		}
-		if a := c.n.ch.byName[name]; a != nil {
+		if a := c.n.ch.byName[need(c.asName(v))]; a != nil {
 			writeAccount(w, a, true, delayed)
 		}
 	}
 	w.arrEnd()
-	return nil
 }
 
-func condGetVestingDelegations(c *callCtx, p any, w *jw) *rpcError {
-	args, err := c.condArgs(p)
-	if err != nil {
-		return err
-	}
+func condGetVestingDelegations(c *callCtx, p any, w *jw) {
+	args := need(c.condArgs(p))
 	if len(args) != 2 && len(args) != 3 {
-		return c.assertFail("args.size() == 2 || args.size() == 3", "Expected 2-3 arguments, was "+strconv.Itoa(len(args)))
+		abortOn(c.assertFail("args.size() == 2 || args.size() == 3",
+			"Expected 2-3 arguments, was "+strconv.Itoa(len(args))))
 	}
-	in := &conv{}
-	account, limit := get(in, c.asName, args[0]), uint32(100)
-	if len(args) == 3 {
-		limit = get(in, c.asU32, args[2])
-	}
-	if in.err != nil {
-		return in.err
-	}
-	if err := c.checkLimit(limit); err != nil {
-		return err
-	}
+	account, limit := need(c.asName(args[0])), opt(args, 2, c.asU32, 100)
+	abortOn(c.checkLimit(limit))
 	order := byDelegationOrder()
-	rows, err := order.rowsFrom(c, []any{args[0], args[1]}, limit)
-	if err != nil {
-		return err
-	}
 	w.arrBegin()
-	for _, d := range rows {
+	for _, d := range need(order.rowsFrom(c, []any{args[0], args[1]}, limit)) {
 		if d.Delegator != account {
 			break
 		}
 		writeDelegation(w, d, true)
 	}
 	w.arrEnd()
-	return nil
 }
 
-func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	lower := get(in, c.asName, o["account_lower_bound"])
-	limit := uint32(1000)
+func reputationAPIGet(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	lower, limit := need(c.asName(o["account_lower_bound"])), uint32(1000)
 	if v, ok := o["limit"]; ok {
-		limit = get(in, c.asU32, v)
-	}
-	if in.err != nil {
-		return in.err
+		limit = need(c.asU32(v))
 	}
 	if limit > 1000 {
-		return c.assertFail("args.limit <= 1000", "limit of "+strconv.FormatUint(uint64(limit), 10)+" is greater than maxmimum allowed")
+		abortOn(c.assertFail("args.limit <= 1000", "limit of "+itoa(int64(limit))+" is greater than maxmimum allowed"))
 	}
 	var rows []*Account
-	for _, a := range page(c.n.ch.acctByName, func(a *Account) int { return strings.Compare(a.Name, lower) }, uint32(len(c.n.ch.accounts))) {
+	ch := c.n.ch
+	for _, a := range page(ch.acctByName, func(a *Account) int { return strings.Compare(a.Name, lower) }, uint32(len(ch.accounts))) {
 		if uint32(len(rows)) == limit {
 			break
 		}
@@ -152,15 +115,8 @@ func reputationAPIGet(c *callCtx, p any, w *jw) *rpcError {
 		}
 	}
 	writeList(w, "reputations", rows, func(w *jw, a *Account) {
-		w.objBegin()
-		w.kstr("account", a.Name)
-		w.ki64("reputation", a.Reputation)
-		w.objEnd()
+		w.value(obj{"account", a.Name, "reputation", a.Reputation}, false)
 	})
-	return nil
 }
 
-func getMethods(c *callCtx, p any, w *jw) *rpcError {
-	w.value(c.n.Methods(), false)
-	return nil
-}
+func getMethods(c *callCtx, _ any, w *jw) { w.value(c.n.Methods(), false) }

@@ -92,12 +92,7 @@ func writeFeedHistory(w *jw, c *callCtx, legacy bool) {
 	w.objBegin()
 	w.members(legacy, "id", 0, "current_median_history", median, "market_median_history", median,
 		"current_min_history", sorted[0], "current_max_history", sorted[len(sorted)-1])
-	w.key("price_history")
-	w.arrBegin()
-	for _, p := range hist {
-		writePrice(w, p, legacy)
-	}
-	w.arrEnd()
+	w.members(legacy, "price_history", hist)
 	w.objEnd()
 }
 
@@ -120,13 +115,7 @@ func (ch *chain) hardforkTimes() []time.Time {
 
 func writeHardforkProps(w *jw, ch *chain) {
 	times := ch.hardforkTimes()
-	w.value(obj{"id", 0, "processed_hardforks", func(w *jw) {
-		w.arrBegin()
-		for _, t := range times {
-			w.time(t)
-		}
-		w.arrEnd()
-	}, "last_hardfork", len(times) - 1, "current_hardfork_version", hardforkVersion, "next_hardfork", hardforkVersion,
+	w.value(obj{"id", 0, "processed_hardforks", times, "last_hardfork", len(times) - 1, "current_hardfork_version", hardforkVersion, "next_hardfork", hardforkVersion,
 		"next_hardfork_time", times[len(times)-1]}, false)
 }
 
@@ -139,37 +128,22 @@ func writeVersion(w *jw) {
 // values); legacy adds condenser_api's STEEM-era aliases of a few.
 func writeConfig(w *jw, legacy bool) {
 	w.objBegin()
-	for _, kv := range []struct {
-		k string
-		v int64
-	}{
-		{"HIVE_100_PERCENT", 10000}, {"HIVE_1_PERCENT", 100}, {"HIVE_BLOCK_INTERVAL", 3},
-		{"HIVE_BLOCKS_PER_DAY", 28800}, {"HIVE_BLOCKS_PER_YEAR", 10512000},
-		{"HIVE_CASHOUT_WINDOW_SECONDS", 604800}, {"HIVE_MAX_ACCOUNT_NAME_LENGTH", 16},
-		{"HIVE_MIN_ACCOUNT_NAME_LENGTH", 3}, {"HIVE_MAX_WITNESSES", 21}, {"HIVE_MAX_VOTED_WITNESSES_HF17", 20},
-		{"HIVE_VOTING_MANA_REGENERATION_SECONDS", 432000}, {"HIVE_BLOCKCHAIN_PRECISION", 1000},
-		{"HIVE_BLOCKCHAIN_PRECISION_DIGITS", 3}, {"HIVE_IRREVERSIBLE_THRESHOLD", 7500},
-		{"HIVE_MAX_PROXY_RECURSION_DEPTH", 4}, {"HIVE_VESTING_WITHDRAW_INTERVALS", 13},
-		{"HIVE_SAVINGS_WITHDRAW_TIME", 259200000000}, {"HIVE_DELEGATION_RETURN_PERIOD_HF20", 432000},
-	} {
-		w.ki64(kv.k, kv.v)
-	}
-	w.kstr("HIVE_ADDRESS_PREFIX", "STM")
-	w.kstr("HIVE_BLOCKCHAIN_VERSION", blockchainVersion)
-	w.kstr("HIVE_BLOCKCHAIN_HARDFORK_VERSION", hardforkVersion)
-	w.kstr("HIVE_CHAIN_ID", mainnetChainID)
-	w.kstr("HIVE_GENESIS_TIME", "2016-03-24T16:00:00")
-	if legacy {
-		w.kstr("HBD_SYMBOL", "HBD")
-		w.kstr("HIVE_SYMBOL", "HIVE")
-		w.kstr("VESTS_SYMBOL", "VESTS")
-	} else {
-		for _, s := range []Asset{asset(0, HBD), asset(0, HIVE), asset(0, VESTS)} {
-			w.key(s.Symbol + "_SYMBOL")
-			w.objBegin()
-			w.kstr("nai", s.NAI())
-			w.knum("decimals", int64(s.Precision))
-			w.objEnd()
+	w.members(false, "HIVE_100_PERCENT", 10000, "HIVE_1_PERCENT", 100, "HIVE_BLOCK_INTERVAL", 3,
+		"HIVE_BLOCKS_PER_DAY", 28800, "HIVE_BLOCKS_PER_YEAR", 10512000,
+		"HIVE_CASHOUT_WINDOW_SECONDS", 604800, "HIVE_MAX_ACCOUNT_NAME_LENGTH", 16,
+		"HIVE_MIN_ACCOUNT_NAME_LENGTH", 3, "HIVE_MAX_WITNESSES", 21, "HIVE_MAX_VOTED_WITNESSES_HF17", 20,
+		"HIVE_VOTING_MANA_REGENERATION_SECONDS", 432000, "HIVE_BLOCKCHAIN_PRECISION", 1000,
+		"HIVE_BLOCKCHAIN_PRECISION_DIGITS", 3, "HIVE_IRREVERSIBLE_THRESHOLD", 7500,
+		"HIVE_MAX_PROXY_RECURSION_DEPTH", 4, "HIVE_VESTING_WITHDRAW_INTERVALS", 13,
+		"HIVE_SAVINGS_WITHDRAW_TIME", 259200000000, "HIVE_DELEGATION_RETURN_PERIOD_HF20", 432000,
+		"HIVE_ADDRESS_PREFIX", "STM", "HIVE_BLOCKCHAIN_VERSION", blockchainVersion,
+		"HIVE_BLOCKCHAIN_HARDFORK_VERSION", hardforkVersion, "HIVE_CHAIN_ID", mainnetChainID,
+		"HIVE_GENESIS_TIME", "2016-03-24T16:00:00")
+	for _, s := range []Asset{asset(0, HBD), asset(0, HIVE), asset(0, VESTS)} {
+		if legacy {
+			w.kstr(s.Symbol+"_SYMBOL", s.Symbol)
+		} else {
+			w.members(false, s.Symbol+"_SYMBOL", obj{"nai", s.NAI(), "decimals", s.Precision})
 		}
 	}
 	w.objEnd()
@@ -210,27 +184,19 @@ func realPrice(p Price) string {
 	return strconv.FormatFloat(float64(hbd.Amount)/float64(hive.Amount), 'f', 17, 64)
 }
 
-func writeOrder(w *jw, o *LimitOrder, legacy bool) {
-	hive, hbd := o.SellPrice.Base, o.SellPrice.Quote
-	if hive.Symbol == HBD {
-		hive, hbd = hbd, hive
-	}
-	w.value(obj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice), "hive", hive.Amount, "hbd", hbd.Amount,
-		"created", o.Created}, legacy)
-}
-
+// writeOrderBook writes the order book's bids and asks (orderBookSide).
 func writeOrderBook(w *jw, c *callCtx, limit int, legacy bool) {
-	w.objBegin()
-	for _, side := range []struct {
-		k    string
-		bids bool
-	}{{"bids", true}, {"asks", false}} {
-		w.key(side.k)
-		w.arrBegin()
-		for _, o := range c.n.ch.orderBookSide(side.bids, limit) {
-			writeOrder(w, o, legacy)
+	side := func(bids bool) []obj {
+		var rows []obj
+		for _, o := range c.n.ch.orderBookSide(bids, limit) {
+			hive, hbd := o.SellPrice.Base, o.SellPrice.Quote
+			if hive.Symbol == HBD {
+				hive, hbd = hbd, hive
+			}
+			rows = append(rows, obj{"order_price", o.SellPrice, "real_price", realPrice(o.SellPrice),
+				"hive", hive.Amount, "hbd", hbd.Amount, "created", o.Created})
 		}
-		w.arrEnd()
+		return rows
 	}
-	w.objEnd()
+	w.value(obj{"bids", side(true), "asks", side(false)}, legacy)
 }

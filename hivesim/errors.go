@@ -1,9 +1,9 @@
 package hivesim
 
 import (
-	"github.com/hivegate/hivegate/jsonwire"
-
 	"time"
+
+	"github.com/hivegate/hivegate/jsonwire"
 )
 
 // JSON-RPC error codes used by hived's json_rpc plugin.
@@ -56,6 +56,14 @@ type callCtx struct {
 // responses stay deterministic for a given head.
 func (c *callCtx) now() time.Time { return c.n.ch.blockTime(c.head) }
 
+// abortOn ends the call of a raising method (hivemind.go's raising) with
+// err, if there is one.
+func abortOn(err *rpcError) {
+	if err != nil {
+		panic(abortCall{err})
+	}
+}
+
 // fcException is the data of an fc exception as hived writes it: code,
 // name, message and a one-entry stack (its context, format and data), then
 // the assertion when there is one.
@@ -78,12 +86,8 @@ func (c *callCtx) writeFC(x fcException) []byte {
 		}
 		w.objEnd()
 	}
-	stack := func(w *jw) {
-		w.arrBegin()
-		w.value(obj{"context", obj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
-			"thread_name", x.thread, "timestamp", c.now()}, "format", x.format, "data", data}, false)
-		w.arrEnd()
-	}
+	stack := []obj{{"context", obj{"level", x.level, "file", x.file, "line", x.line, "method", x.method, "hostname", "",
+		"thread_name", x.thread, "timestamp", c.now()}, "format", x.format, "data", data}}
 	w.objBegin()
 	w.members(false, "code", x.code, "name", x.name, "message", x.what, "stack", stack)
 	if x.assertion != "" {
@@ -98,15 +102,12 @@ func (c *callCtx) writeFC(x fcException) []byte {
 
 // fcError builds an error carrying an fc exception.
 func (c *callCtx) fcError(code, fcCode int, name, what, format, assertion string) *rpcError {
-	msg := what + ":" + format
-	e := &rpcError{code: code, message: msg}
+	e := &rpcError{code: code, message: what + ":" + format}
 	switch c.style {
 	case styleHAfAH:
 		return e
-	case styleHivemind:
+	case styleHivemind, stylePython:
 		return c.hivemindError(format)
-	case stylePython:
-		return &rpcError{code: codeInvalidParams, message: "Invalid parameters", data: jsonwire.AppendString(nil, format)}
 	}
 	level := "error"
 	if fcCode != 10 {

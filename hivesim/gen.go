@@ -202,7 +202,7 @@ func (g *gen) genAccounts(n int) {
 		}
 		a := &Account{
 			ID: int64(i), Name: name, Mined: i == 0, CanVote: true, Created: created, LastAccountUpdate: created,
-			Owner: demoAuthority(name, "owner"), Active: demoAuthority(name, "active"), // keys.go: real keys from DemoPassword
+			Owner: demoAuthority(name, "owner"), Active: demoAuthority(name, "active"), // demo_accounts.go: real keys from DemoPassword
 			Posting: demoAuthority(name, "posting"), MemoKey: demoPublicKey(name, "memo"),
 			RecoveryAccount: "initminer", LastOwnerUpdate: Epoch, LastAccountRecovery: Epoch, DownvoteMana: vests / 4,
 			VotingMana: vests / 10 * int64(1+g.r.IntN(10)), ManaLastUpdate: uint32(ch.headTime0.Unix()) - uint32(g.r.IntN(86400*10)),

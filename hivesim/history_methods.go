@@ -2,15 +2,23 @@ package hivesim
 
 import (
 	"strings"
+	"time"
 )
 
-// HAfAH's enum_virtual_ops and get_transaction (account_history_api and
-// condenser_api), and hived's account_by_key_api (transaction_status_api
-// is in txstatus_methods.go).
+// HAfAH's enum_virtual_ops, get_transaction (account_history_api and
+// condenser_api) and hive_api.get_version, hived's account_by_key_api and
+// transaction_status_api.
 
 // The simulated chain has one virtual operation per block, the producer
 // reward; its operation id is block*64 so ids increase with blocks.
 const producerRewardFilter = 0x004000
+
+// simCommit is the commit the simulated HAfAH names in hive_api.get_version.
+const simCommit = "0000000000000000000000000000000000000000"
+
+// txStatusBlockDepth is the transaction_status plugin's default
+// transaction-status-block-depth: how many blocks back it tracks.
+const txStatusBlockDepth = 64_000
 
 func virtualOpID(block uint32) uint64 { return uint64(block) * 64 }
 
@@ -43,7 +51,8 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 	if end <= begin {
 		return c.assertFail("args.block_range_begin < args.block_range_end", "Block range must be upward")
 	}
-	last := lib(c.head, c.n.opts.IrreversibleLag)
+	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
+	last := irreversible
 	if reversible {
 		last = c.head
 	}
@@ -73,42 +82,26 @@ func enumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 		o.opID = virtualOpID(b)
 		return o
 	}
-	ops, byBlock := blocks, []uint32(nil)
-	if grouped {
-		ops, byBlock = nil, blocks
+	var ops, byBlock []any
+	for _, b := range blocks {
+		if grouped {
+			byBlock = append(byBlock, obj{"block", b, "irreversible", b <= irreversible, "ops", []any{object(b)},
+				"timestamp", ch.blockTime(b)})
+		} else {
+			ops = append(ops, object(b))
+		}
 	}
-	irreversible := lib(c.head, c.n.opts.IrreversibleLag)
-	w.objBegin()
-	w.key("ops")
-	w.arrBegin()
-	for _, b := range ops {
-		writeOpObject(w, object(b), false)
-	}
-	w.arrEnd()
-	w.key("ops_by_block")
-	w.arrBegin()
-	for _, b := range byBlock {
-		w.value(obj{"block", b, "irreversible", b <= irreversible, "ops", func(w *jw) {
-			w.arrBegin()
-			writeOpObject(w, object(b), false)
-			w.arrEnd()
-		}, "timestamp", ch.blockTime(b)}, false)
-	}
-	w.arrEnd()
-	w.members(false, "next_block_range_begin", nextBlock, "next_operation_begin", nextOp)
-	w.objEnd()
+	w.value(obj{"ops", ops, "ops_by_block", byBlock, "next_block_range_begin", nextBlock,
+		"next_operation_begin", nextOp}, false)
 	return nil
 }
 
 // lookupTransaction is HAfAH's get_transaction: a transaction of a block up
 // to the head (reversible ones only when asked).
-func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) {
-	id, err := c.asString(idV)
-	if err != nil {
-		return nil, err
-	}
+func (c *callCtx) lookupTransaction(idV any, reversible bool) *txn {
+	id := need(c.asString(idV))
 	if len(id) != 40 || strings.Trim(id, "0123456789abcdef") != "" {
-		return nil, c.fcError(codeServerError, 0, "", "Invalid transaction id", "Invalid transaction id '"+id+"'", "")
+		abortOn(c.fcError(codeServerError, 0, "", "Invalid transaction id", "Invalid transaction id '"+id+"'", ""))
 	}
 	tx := c.n.ch.extra.txByID[id]
 	last := lib(c.head, c.n.opts.IrreversibleLag)
@@ -116,24 +109,17 @@ func (c *callCtx) lookupTransaction(idV any, reversible bool) (*txn, *rpcError) 
 		last = c.head
 	}
 	if tx == nil || tx.Block > last {
-		return nil, c.assertFail("false", "Unknown Transaction "+id)
+		abortOn(c.assertFail("false", "Unknown Transaction "+id))
 	}
-	return tx, nil
+	return tx
 }
 
 func registerHistoryMethods(r registry) {
 	r.hafah("account_history_api.enum_virtual_ops", enumVirtualOps)
-	r.hafah("account_history_api.get_transaction", getTransaction)
-	r.hafah("condenser_api.get_transaction", getTransaction)
-	r.hived("account_by_key_api.get_key_references", func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		keys, err := c.stringList(o["keys"])
-		if err != nil {
-			return err
-		}
+	r.hafah("account_history_api.get_transaction", raising(getTransaction))
+	r.hafah("condenser_api.get_transaction", raising(getTransaction))
+	r.hived("account_by_key_api.get_key_references", raising(func(c *callCtx, p any, w *jw) {
+		keys := need(c.stringList(need(c.asObject(p))["keys"]))
 		w.objBegin()
 		w.key("accounts")
 		w.arrBegin()
@@ -142,34 +128,69 @@ func registerHistoryMethods(r registry) {
 		}
 		w.arrEnd()
 		w.objEnd()
-		return nil
-	})
+	}))
+	r.hived("transaction_status_api.find_transaction", raising(findTransaction))
+	r.hafah("hive_api.get_version", raising(func(_ *callCtx, _ any, w *jw) {
+		// HAfAH (hafah_endpoints.get_version) reads no params.
+		w.value(obj{"app_name", "PostgRESTHAfAH", "commit", simCommit}, false)
+	}))
 }
 
 // getTransaction serves account_history_api's get_transaction ({"id",
 // "include_reversible"}) and condenser_api's ([id], irreversible only).
-func getTransaction(c *callCtx, p any, w *jw) *rpcError {
-	legacy := c.api == "condenser_api"
-	in := &conv{}
-	var id any
-	reversible := false
-	if legacy {
-		args, err := c.condN(p, 1)
-		if err != nil {
-			return err
-		}
-		id = args[0]
-	} else {
-		o := get(in, c.asObject, p)
-		id, reversible = o["id"], get(in, c.asBool, o["include_reversible"])
+func getTransaction(c *callCtx, p any, w *jw) {
+	if c.api == "condenser_api" {
+		writeTransaction(w, c.lookupTransaction(need(c.condN(p, 1))[0], false), true, true)
+		return
 	}
-	if in.err != nil {
-		return in.err
+	o := need(c.asObject(p))
+	id, reversible := o["id"], need(c.asBool(o["include_reversible"]))
+	writeTransaction(w, c.lookupTransaction(id, reversible), false, true)
+}
+
+// findTransaction is hived's transaction_status_api: where a transaction
+// is. The node tracks the generated history's transactions and the ones
+// broadcast to it; a broadcast transaction is in the mempool until the head
+// reaches the block it counts in (the next block when it was broadcast).
+// It answers as hived's transaction_status_api_impl: a
+// tracked transaction's status and block; otherwise, given its
+// expiration, too_old (before the earliest tracked block could have held
+// it), expired_irreversible (expired by the last irreversible block's
+// time), expired_reversible (by the head's time) or unknown.
+func findTransaction(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	id := need(c.asString(o["transaction_id"]))
+	var expiration time.Time
+	if v := o["expiration"]; v != nil {
+		expiration = need(c.asTime(v))
 	}
-	tx, err := c.lookupTransaction(id, reversible)
-	if err != nil {
-		return err
+	last := lib(c.head, c.n.opts.IrreversibleLag)
+	block := uint32(0)
+	if tx := c.n.ch.extra.txByID[id]; tx != nil && tx.Block <= c.head {
+		block = tx.Block
+	} else if b, ok := c.n.ledger.blockOf[id]; ok {
+		block = b
 	}
-	writeTransaction(w, tx, legacy, true)
-	return nil
+	w.objBegin()
+	switch {
+	case block > c.head:
+		w.kstr("status", "within_mempool")
+	case block > 0 && block <= last:
+		w.kstr("status", "within_irreversible_block")
+		w.knum("block_num", int64(block))
+	case block > 0:
+		w.kstr("status", "within_reversible_block")
+		w.knum("block_num", int64(block))
+	case expiration.IsZero():
+		w.kstr("status", "unknown")
+	case expiration.Before(c.n.ch.blockTime(max(c.head, txStatusBlockDepth) - txStatusBlockDepth).Add(maxTimeUntilExpiration)):
+		w.kstr("status", "too_old")
+	case !c.n.ch.blockTime(last).Before(expiration):
+		w.kstr("status", "expired_irreversible")
+	case !c.n.ch.blockTime(c.head).Before(expiration):
+		w.kstr("status", "expired_reversible")
+	default:
+		w.kstr("status", "unknown")
+	}
+	w.objEnd()
 }

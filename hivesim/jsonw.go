@@ -16,55 +16,29 @@ const timeLayout = "2006-01-02T15:04:05"
 
 // jw is a JSON writer that emits object members in the order they are written.
 // hived serialises objects in FC_REFLECT order, so maps (which Go sorts) cannot be used.
-type jw struct {
-	b        []byte
-	first    []bool // one flag per open container: true until its first element is written
-	afterKey bool
-}
+// Strings are escaped by jsonwire.
+type jw struct{ b []byte }
 
-// sep writes the comma that separates container elements, if one is due.
+// sep writes the comma that separates container elements, if one is due:
+// after a complete value, which is anything but an opening bracket or a
+// member's colon (and the start of the output).
 func (w *jw) sep() {
-	if w.afterKey {
-		w.afterKey = false
-		return
-	}
-	if n := len(w.first); n > 0 {
-		if w.first[n-1] {
-			w.first[n-1] = false
-		} else {
+	if n := len(w.b); n > 0 {
+		if c := w.b[n-1]; c != '{' && c != '[' && c != ':' {
 			w.b = append(w.b, ',')
 		}
 	}
 }
 
-func (w *jw) objBegin() {
-	w.sep()
-	w.b = append(w.b, '{')
-	w.first = append(w.first, true)
-}
-
-func (w *jw) objEnd() {
-	w.b = append(w.b, '}')
-	w.first = w.first[:len(w.first)-1]
-}
-
-func (w *jw) arrBegin() {
-	w.sep()
-	w.b = append(w.b, '[')
-	w.first = append(w.first, true)
-}
-
-func (w *jw) arrEnd() {
-	w.b = append(w.b, ']')
-	w.first = w.first[:len(w.first)-1]
-}
+func (w *jw) objBegin() { w.sep(); w.b = append(w.b, '{') }
+func (w *jw) objEnd()   { w.b = append(w.b, '}') }
+func (w *jw) arrBegin() { w.sep(); w.b = append(w.b, '[') }
+func (w *jw) arrEnd()   { w.b = append(w.b, ']') }
 
 // key writes an object member name; the next value written belongs to it.
 func (w *jw) key(k string) {
-	w.sep()
-	w.b = jsonwire.AppendString(w.b, k)
+	w.str(k)
 	w.b = append(w.b, ':')
-	w.afterKey = true
 }
 
 func (w *jw) str(s string) {
@@ -80,26 +54,20 @@ func (w *jw) num(v int64) {
 
 // i64 writes a 64-bit signed value with fc's large-number rule.
 func (w *jw) i64(v int64) {
-	w.sep()
 	if v > maxSafeInt || v < -maxSafeInt {
-		w.b = append(w.b, '"')
-		w.b = strconv.AppendInt(w.b, v, 10)
-		w.b = append(w.b, '"')
+		w.str(strconv.FormatInt(v, 10))
 		return
 	}
-	w.b = strconv.AppendInt(w.b, v, 10)
+	w.num(v)
 }
 
 // u64 writes a 64-bit unsigned value with fc's large-number rule.
 func (w *jw) u64(v uint64) {
-	w.sep()
 	if v > maxSafeInt {
-		w.b = append(w.b, '"')
-		w.b = strconv.AppendUint(w.b, v, 10)
-		w.b = append(w.b, '"')
+		w.str(strconv.FormatUint(v, 10))
 		return
 	}
-	w.b = strconv.AppendUint(w.b, v, 10)
+	w.num(int64(v))
 }
 
 func (w *jw) boolean(v bool) {
@@ -107,10 +75,7 @@ func (w *jw) boolean(v bool) {
 	w.b = strconv.AppendBool(w.b, v)
 }
 
-func (w *jw) null() {
-	w.sep()
-	w.b = append(w.b, "null"...)
-}
+func (w *jw) null() { w.raw([]byte("null")) }
 
 // raw writes pre-encoded JSON as one value.
 func (w *jw) raw(b []byte) {
@@ -123,15 +88,12 @@ func (w *jw) raw(b []byte) {
 func (w *jw) time(t time.Time) {
 	w.sep()
 	w.b = append(w.b, '"')
-	w.b = appendTime(w.b, t)
-	w.b = append(w.b, '"')
-}
-
-func appendTime(b []byte, t time.Time) []byte {
 	if t.Equal(MaxTime) {
-		return append(b, "1969-12-31T23:59:59"...)
+		w.b = append(w.b, "1969-12-31T23:59:59"...)
+	} else {
+		w.b = t.UTC().AppendFormat(w.b, timeLayout)
 	}
-	return t.UTC().AppendFormat(b, timeLayout)
+	w.b = append(w.b, '"')
 }
 
 // Member helpers: key followed by a value.
@@ -156,11 +118,7 @@ func (w *jw) members(legacy bool, kv ...any) {
 func (w *jw) value(v any, legacy bool) { writeValue(w, v, legacy) }
 
 // kemptyArr writes an empty array member.
-func (w *jw) kemptyArr(k string) {
-	w.key(k)
-	w.sep()
-	w.b = append(w.b, "[]"...)
-}
+func (w *jw) kemptyArr(k string) { w.key(k); w.raw([]byte("[]")) }
 
 // kstrs writes an array of strings member.
 func (w *jw) kstrs(k string, vs []string) {

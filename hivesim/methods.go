@@ -1,6 +1,8 @@
 package hivesim
 
-import "strings"
+import (
+	"strings"
+)
 
 // The method table. Every file of methods has one register function that
 // adds its methods to a registry; methodSets lists those functions. To serve
@@ -39,8 +41,7 @@ func methodSets() []func(registry) {
 	return []func(registry){
 		registerCoreMethods, registerFindMethods, registerStateMethods, registerCondenserStateMethods,
 		registerRCMethods, registerMarketMethods, registerHistoryMethods,
-		registerBridgeMethods, registerContentMethods, registerTxStatusMethods, registerGetStateMethods,
-		registerI28Methods,      // hivesim/i28_hive_api.go (session 8)
+		registerBridgeMethods, registerContentMethods, registerGetStateMethods,
 		registerPromotedMethods, // hivesim/promoted_methods.go (issue 28 item 6)
 	}
 }
@@ -61,7 +62,7 @@ func registerMethods() (registry, map[string]bool) {
 // registerCoreMethods adds the methods of the first simulated node: the
 // database_api lists, blocks, history, broadcasts and hivemind's social calls.
 func registerCoreMethods(r registry) {
-	r.hived("database_api.get_dynamic_global_properties", dbGetDGPO)
+	r.hived("database_api.get_dynamic_global_properties", raising(dbGetDGPO))
 	r.hived("database_api.find_accounts", findAccounts)
 	r.hived("database_api.list_accounts", listAccounts())
 	r.hived("database_api.list_witnesses", listWitnesses())
@@ -87,14 +88,14 @@ func registerCoreMethods(r registry) {
 	r.add("database_api.list_comments", stylePython, listComments)
 
 	r.hived("condenser_api.get_dynamic_global_properties", condNoArgs(func(c *callCtx, w *jw) { writeDGPO(w, c, true) }))
-	r.hived("condenser_api.get_accounts", condGetAccounts)
-	r.hived("condenser_api.get_vesting_delegations", condGetVestingDelegations)
+	r.hived("condenser_api.get_accounts", raising(condGetAccounts))
+	r.hived("condenser_api.get_vesting_delegations", raising(condGetVestingDelegations))
 	r.hived("condenser_api.get_block", getBlock(false))
 	r.hived("condenser_api.get_block_header", getBlock(true))
 	r.hived("condenser_api.broadcast_transaction", broadcastTransaction(false))
 	r.hived("condenser_api.broadcast_transaction_synchronous", broadcastTransaction(true))
-	r.hafah("condenser_api.get_account_history", getAccountHistory)
-	r.hafah("condenser_api.get_ops_in_block", getOpsInBlock)
+	r.hafah("condenser_api.get_account_history", raising(getAccountHistory))
+	r.hafah("condenser_api.get_ops_in_block", raising(getOpsInBlock))
 	r.mind("condenser_api.get_blog", getBlog(false))
 	r.mind("condenser_api.get_blog_entries", getBlog(true))
 	r.mind("condenser_api.get_feed", getFeed(false))
@@ -107,14 +108,74 @@ func registerCoreMethods(r registry) {
 	r.mind("condenser_api.get_account_reputations", getAccountReputations(false))
 	r.mind("condenser_api.get_content", getContent)
 
-	r.hafah("account_history_api.get_account_history", getAccountHistory)
-	r.hafah("account_history_api.get_ops_in_block", getOpsInBlock)
+	r.hafah("account_history_api.get_account_history", raising(getAccountHistory))
+	r.hafah("account_history_api.get_ops_in_block", raising(getOpsInBlock))
 	r.hafah("block_api.get_block", getBlock(false))
 	r.hafah("block_api.get_block_header", getBlock(true))
-	r.hafah("block_api.get_block_range", blockAPIGetBlockRange)
+	r.hafah("block_api.get_block_range", raising(blockAPIGetBlockRange))
 	r.mind("follow_api.get_account_reputations", getAccountReputations(true))
-	r.hived("reputation_api.get_account_reputations", reputationAPIGet)
+	r.hived("reputation_api.get_account_reputations", raising(reputationAPIGet))
 	r.mind("tags_api.get_discussions_by_author_before_date", getDiscussionsByAuthorBeforeDate(true))
 	r.hived("network_broadcast_api.broadcast_transaction", broadcastTransaction(false))
-	r.hived("jsonrpc.get_methods", getMethods)
+	r.hived("jsonrpc.get_methods", raising(getMethods))
+}
+
+// A twin is a method that rc_api or market_history_api serves and
+// condenser_api serves again under the same name. The first reads named
+// members, writes NAI assets and wraps its result in {"<key>": ...}; the
+// condenser form reads the same arguments by position and writes legacy
+// assets, unwrapped.
+type twin struct {
+	api      string   // "rc_api" or "market_history_api"
+	name     string   // the method name in both APIs
+	obj      []string // the arguments, in condenser's order
+	optional int      // how many trailing arguments may be left out
+	key      string   // the first form's result member ("": not wrapped)
+	serve    func(c *callCtx, args []any, w *jw, legacy bool) *rpcError
+}
+
+// twins registers both forms of each twin.
+func (r registry) twins(ts ...twin) {
+	for _, t := range ts {
+		lo, hi := len(t.obj)-t.optional, len(t.obj)
+		r.hived(t.api+"."+t.name, func(c *callCtx, p any, w *jw) *rpcError {
+			o, err := c.asObject(p)
+			if err != nil {
+				return err
+			}
+			var args []any
+			for i, m := range t.obj {
+				if v, ok := o[m]; ok || i < lo {
+					args = append(args, v)
+				}
+			}
+			if t.key == "" {
+				return t.serve(c, args, w, false)
+			}
+			w.objBegin()
+			w.key(t.key)
+			err = t.serve(c, args, w, false)
+			w.objEnd()
+			return err
+		})
+		r.hived("condenser_api."+t.name, func(c *callCtx, p any, w *jw) *rpcError {
+			args, err := c.condN(p, hi)
+			if lo < hi {
+				args, err = c.condRange(p, lo, hi)
+			}
+			if err != nil {
+				return err
+			}
+			return t.serve(c, args, w, true)
+		})
+	}
+}
+
+// writeRows writes rows as a JSON array.
+func writeRows[T any](w *jw, rows []*T, write func(*jw, *T)) {
+	w.arrBegin()
+	for _, r := range rows {
+		write(w, r)
+	}
+	w.arrEnd()
 }

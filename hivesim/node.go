@@ -53,7 +53,7 @@ type Options struct {
 	// Every call reads it again to compute the head block.
 	Now func() time.Time
 	// AppAccounts are app accounts added at genesis, each linked to its
-	// broadcaster (app_accounts.go); none by default.
+	// broadcaster (demo_accounts.go); none by default.
 	AppAccounts []AppAccount
 }
 

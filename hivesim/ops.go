@@ -84,17 +84,14 @@ func opProducerRewardOp(producer string, vests int64) *operation {
 	return op
 }
 
-// writeOp writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
+// writeJSON writes an operation: {"type":"x_operation","value":{…}} with NAI assets, or in
 // legacy (condenser_api) form ["x", {…}] with legacy asset strings.
-func writeOp(w *jw, op *operation, legacy bool) {
+func (op *operation) writeJSON(w *jw, legacy bool) {
 	if legacy {
-		w.arrBegin()
-		w.str(op.Name)
-		w.value(op.fields, legacy)
-		w.arrEnd()
+		w.value([]any{op.Name, op.fields}, true)
 		return
 	}
-	w.value(obj{"type", op.Name + "_operation", "value", op.fields}, legacy)
+	w.value(obj{"type", op.Name + "_operation", "value", op.fields}, false)
 }
 
 // writeAsset writes a NAI object {"amount","precision","nai"} or a legacy string.
@@ -120,7 +117,8 @@ func writePrice(w *jw, p Price, legacy bool) {
 }
 
 // writeAuthority writes {weight_threshold, account_auths, key_auths}; the auths are
-// arrays of [name, weight] pairs as hived emits them, not maps.
+// arrays of [name, weight] pairs as hived emits them, not maps. (By hand:
+// every account carries three, and writeValue would allocate each pair.)
 func writeAuthority(w *jw, a *Authority) {
 	w.objBegin()
 	w.knum("weight_threshold", int64(a.WeightThreshold))

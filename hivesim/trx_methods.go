@@ -74,15 +74,6 @@ func (c *callCtx) parseTrx(v any) (*simTrx, *rpcError) {
 	return t, nil
 }
 
-// authLevel is an authority level a transaction needs.
-type authLevel uint8
-
-const (
-	levelPosting authLevel = iota
-	levelActive
-	levelOwner
-)
-
 // require adds name to the accounts whose authority of level req needs.
 func require(req *hivetx.Required, level authLevel, name string) {
 	switch level {

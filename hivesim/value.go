@@ -21,6 +21,9 @@ type (
 // rawJSON is pre-encoded JSON.
 type rawJSON []byte
 
+// selfWriter is a value that writes itself, in condenser's legacy form when asked.
+type selfWriter interface{ writeJSON(w *jw, legacy bool) }
+
 // val writes v with writeValue, assets in NAI form unless wrapped.
 func (w *jw) val(v any) { writeValue(w, v, false) }
 
@@ -28,7 +31,7 @@ func (w *jw) val(v any) { writeValue(w, v, false) }
 // array element by element, a struct (or pointer to one) as the object of its
 // fields tagged `hive:"name"` in declaration order, and scalars by fc's rules
 // (64-bit integers quoted past 2^53, assets as NAI objects or, when legacy,
-// "1.000 HIVE" strings). A func(*jw) writes itself, nil is null.
+// "1.000 HIVE" strings). A func(*jw) or a selfWriter writes itself, nil is null.
 func writeValue(w *jw, v any, legacy bool) {
 	switch v := v.(type) {
 	case nil:
@@ -39,6 +42,8 @@ func writeValue(w *jw, v any, legacy bool) {
 		w.objEnd()
 	case func(*jw):
 		v(w)
+	case selfWriter:
+		v.writeJSON(w, legacy)
 	case time.Time:
 		w.time(v)
 	case Asset:

@@ -18,6 +18,10 @@
 // node and the bytes signed always describe the same values, whatever
 // spelling the input used (a weight written "10000" is sent as 10000).
 //
+// CheckAuthorities and RequiredSignatures are hived's sign_state walks
+// (verify_authority, get_required_signatures) over the authorities an
+// AuthorityGetter supplies: hivesim runs them over its simulated accounts.
+//
 // AccountField reads the accounts operations name (signers, parties,
 // authorities) straight from their JSON, in either shape, with jsonwire:
 // the gateway screens broadcasts by it and the auth service finds signers.

@@ -51,13 +51,8 @@ func getDiscussionsByAccount(sort string) func(c *callCtx, p any, w *jw) {
 			account = need(c.hmAccount(m["start_author"], false))
 		}
 		rows := c.n.ch.accountPosts(sort, c.existing(account))
-		listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return postVal(c.n.ch, r.c, postOpts{truncate: truncate, postID: true}) })
+		listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return condenserPost(c.n.ch, r.c, postOpts{truncate: truncate, postID: true}) })
 	}
-}
-
-// postVal is writePost as a value.
-func postVal(ch *chain, c *Comment, o postOpts) func(*jw) {
-	return func(w *jw) { writePost(w, ch, c, o) }
 }
 
 // postArg reads author and permlink (named or positional).
@@ -132,7 +127,7 @@ func registerContentMethods(r registry) {
 			writePosts(w, c.n.ch, c.n.ch.social.byParent[int(c.postArg(p).ID)], postOpts{content: content, postID: !content})
 		})
 	}
-	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) { writePost(w, c.n.ch, c.postArg(p), postOpts{postID: true}) })
+	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) { w.val(condenserPost(c.n.ch, c.postArg(p), postOpts{postID: true})) })
 	r.mindR("condenser_api.get_active_votes", func(c *callCtx, p any, w *jw) {
 		ch := c.n.ch
 		listOf(w, ch.social.votesByComment[c.postArg(p).ID], func(v *Vote) any {

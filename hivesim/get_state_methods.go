@@ -166,7 +166,7 @@ func (st *getState) value(ch *chain) obj {
 		tags = append(tags, t.Name, tagObj(t))
 	}
 	for _, p := range st.content {
-		content = append(content, p.c.Author+"/"+p.c.Permlink, postVal(ch, p.c, postOpts{replies: p.replies}))
+		content = append(content, p.c.Author+"/"+p.c.Permlink, condenserPost(ch, p.c, postOpts{replies: p.replies}))
 	}
 	if st.idxSort != "" {
 		idx = obj{st.idxSort, st.keys()}

@@ -76,6 +76,8 @@ func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) []*Com
 	case "payout":
 	case "payout_comments":
 		keep = func(c *Comment) bool { return c.parent >= 0 && !paidOut(c) }
+	case "promoted": // condenser's, not bridge's (see promoted_methods.go)
+		key = func(c *Comment) rankedKey { return rankedKey{float64(promotedAmount(c)), c.ID} }
 	case "muted": // the simulated chain mutes (grays) the pending posts voted below zero
 		keep = func(c *Comment) bool { return pending(c) && muted(c) }
 	default:

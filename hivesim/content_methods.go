@@ -16,6 +16,7 @@ var discussionSorts = map[string]string{
 	"get_discussions_by_created":        "created",
 	"get_post_discussions_by_payout":    "payout",
 	"get_comment_discussions_by_payout": "payout_comments",
+	"get_discussions_by_promoted":       "promoted",
 }
 
 // discussionQuery reads hivemind's discussion query (named, or condenser's

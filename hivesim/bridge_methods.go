@@ -18,12 +18,33 @@ func communityContext(cm *Community, account string) obj {
 			role, title, subscribed = s.Role, s.Title, true
 		}
 	}
+	role, title = teamRole(cm, account, role, title)
+	return obj{"role", role, "subscribed", subscribed, "title", title}
+}
+
+// teamRole is account's role and title in cm's team, or role and title
+// when it is not in the team.
+func teamRole(cm *Community, account, role, title string) (string, string) {
 	for _, r := range cm.Team {
 		if r.Account == account {
 			role, title = r.Role, r.Title
 		}
 	}
-	return obj{"role", role, "subscribed", subscribed, "title", title}
+	return role, title
+}
+
+// teamRow is a team member as bridge lists it: [account, role, title].
+func teamRow(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} }
+
+// filterRows is the rows accepted by keep, in order.
+func filterRows[T any](rows []T, keep func(T) bool) []T {
+	var out []T
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // communityStats are a community's pending payout figures.
@@ -44,18 +65,14 @@ func community(ch *chain, cm *Community, observer string, full bool) obj {
 	o := obj{"id", cm.ID, "name", cm.Name, "title", cm.Title, "about", cm.About, "lang", cm.Lang, "type_id", cm.TypeID,
 		"is_nsfw", false, "subscribers", len(cm.subscribers), "created_at", hmTime(cm.Created), "sum_pending", sum,
 		"num_pending", posts, "num_authors", authors}
-	team := mapRows(cm.Team, func(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} })
 	if full {
-		o = append(o, "avatar_url", "", "description", "Welcome to "+cm.Title+".", "flag_text", "", "settings", obj{}, "team", team)
+		return append(o, "avatar_url", "", "description", "Welcome to "+cm.Title+".", "flag_text", "", "settings", obj{},
+			"team", mapRows(cm.Team, teamRow), "context", communityContext(cm, observer))
 	}
 	o = append(o, "context", communityContext(cm, observer))
-	var admins []string
-	for _, r := range cm.Team {
-		if r.Role == "admin" {
-			admins = append(admins, r.Account)
-		}
-	}
-	if !full && len(admins) > 0 {
+	admins := mapRows(filterRows(cm.Team, func(r CommunityRole) bool { return r.Role == "admin" }),
+		func(r CommunityRole) string { return r.Account })
+	if len(admins) > 0 {
 		slices.Sort(admins)
 		o = append(o, "admins", admins)
 	}
@@ -123,13 +140,10 @@ func registerBridgeMethods(r registry) {
 		if a.str("last") != "" {
 			from = slices.Index(all, a.community("last")) + 1
 		}
-		var rows []any
-		for _, cm := range all[from:] {
-			if len(rows) < limit && (query == "" || strings.Contains(strings.ToLower(cm.Title+" "+cm.About), query)) {
-				rows = append(rows, community(c.n.ch, cm, observer, false))
-			}
-		}
-		w.val(rows)
+		rows := filterRows(all[from:], func(cm *Community) bool {
+			return query == "" || strings.Contains(strings.ToLower(cm.Title+" "+cm.About), query)
+		})
+		listOf(w, firstN(rows, limit), func(cm *Community) any { return community(c.n.ch, cm, observer, false) })
 	})
 	for _, name := range []string{"bridge.get_post", "bridge.normalize_post", "bridge.get_post_header"} {
 		r.mindR(name, func(c *callCtx, p any, w *jw) {
@@ -159,13 +173,8 @@ func registerBridgeMethods(r registry) {
 		a := c.args(p, "community", "last", "limit")
 		cm := a.community("community")
 		last, limit := a.account("last", true), a.limit("limit", 100, 100)
-		var rows []*Subscription
-		for _, s := range cm.subscribers {
-			if len(rows) < limit && (last == "" || s.Account > last) {
-				rows = append(rows, s)
-			}
-		}
-		listOf(w, rows, func(s *Subscription) any { return []any{s.Account, s.Role, strOrNull(s.Title), s.Created} })
+		rows := filterRows(cm.subscribers, func(s *Subscription) bool { return last == "" || s.Account > last })
+		listOf(w, firstN(rows, limit), func(s *Subscription) any { return []any{s.Account, s.Role, strOrNull(s.Title), s.Created} })
 	})
 	r.mindR("bridge.list_community_roles", func(c *callCtx, p any, w *jw) {
 		a := c.args(p, "community", "last", "limit")
@@ -180,7 +189,7 @@ func registerBridgeMethods(r registry) {
 			c.failIf(i < 0, "invalid last: "+last)
 			team = team[i+1:]
 		}
-		listOf(w, firstN(team, limit), func(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} })
+		listOf(w, firstN(team, limit), teamRow)
 	})
 	r.mindR("bridge.list_all_subscriptions", func(c *callCtx, p any, w *jw) {
 		listOf(w, c.n.ch.extra.subsByAccount[c.args(p, "account").existing("account")], func(s *Subscription) any {
@@ -189,7 +198,7 @@ func registerBridgeMethods(r registry) {
 	})
 	pairs := func(name string, rows func(ch *chain) [][]string) {
 		r.mindR(name, func(c *callCtx, p any, w *jw) {
-			w.val(mapRows(firstN(rows(c.n.ch), c.args(p, "limit", "observer").limit("limit", 25, 25)), func(r []string) any { return r }))
+			w.val(firstN(rows(c.n.ch), c.args(p, "limit", "observer").limit("limit", 25, 25)))
 		})
 	}
 	pairs("bridge.list_pop_communities", func(ch *chain) (out [][]string) {
@@ -238,19 +247,18 @@ func (ch *chain) communityOfTag(tag string) *Community {
 func (ch *chain) communityOf(c *Comment) *Community { return ch.communityOfTag(c.Category) }
 
 func bridgePayoutStats(c *callCtx, p any, w *jw) {
-	limit := c.args(p, "limit").limit("limit", 250, 250)
-	ch := c.n.ch
+	limit, ch := c.args(p, "limit").limit("limit", 250, 250), c.n.ch
 	type item struct {
-		name, title    string
-		payout         float64
-		posts, authors int
-		community      bool
+		name, title string
+		payout      float64
+		posts       int
+		authors     any // null for a blog
 	}
 	var items []item
 	total, blogs := 0.0, 0.0
 	for _, cm := range ch.extra.communities {
 		sum, posts, authors := ch.communityStats(cm)
-		items = append(items, item{cm.Name, cm.Title, sum, posts, authors, true})
+		items = append(items, item{cm.Name, cm.Title, sum, posts, authors})
 		total += sum
 	}
 	byAuthor := map[string]*item{}
@@ -271,12 +279,6 @@ func bridgePayoutStats(c *callCtx, p any, w *jw) {
 		items = append(items, *it)
 	}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name)) })
-	rows := mapRows(firstN(items, limit), func(it item) any {
-		var authors any
-		if it.community {
-			authors = it.authors
-		}
-		return []any{it.name, it.title, it.payout, it.posts, authors}
-	})
+	rows := mapRows(firstN(items, limit), func(it item) any { return []any{it.name, it.title, it.payout, it.posts, it.authors} })
 	w.val(obj{"items", rows, "total", total + blogs, "blogs", blogs})
 }

@@ -201,12 +201,7 @@ func bridgePost(ch *chain, c *Comment, o bridgePostOpts) obj {
 		out = append(out, "reblogged_by", o.reblogBy)
 	}
 	if cm := ch.communityOf(c); cm != nil {
-		role, title := "guest", ""
-		for _, r := range cm.Team {
-			if r.Account == c.Author {
-				role, title = r.Role, r.Title
-			}
-		}
+		role, title := teamRole(cm, c.Author, "guest", "")
 		out = append(out, "community", cm.Name, "community_title", cm.Title, "author_role", role, "author_title", title)
 	}
 	zero := legacyAsset(asset(0, HBD))

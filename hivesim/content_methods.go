@@ -79,31 +79,22 @@ func findText(c *callCtx, p any, w *jw) {
 	c.failIf(strings.TrimSpace(pattern) == "", "pattern cannot be blank")
 	sort, author := a.oneOf("sort", "sort", []string{"relevance", "created"}), a.account("author", true)
 	start, limit, truncate := a.startPost("start_author", "start_permlink"), a.limit("limit", 20, 20), a.truncate()
-	words := strings.Fields(strings.ToLower(pattern))
-	type hit struct {
-		c     *Comment
-		score int
-	}
-	var hits []hit
+	words, scores, rows := strings.Fields(strings.ToLower(pattern)), map[*Comment]int{}, []listedPost{}
 	for _, cm := range c.n.ch.social.comments {
 		text, score := strings.ToLower(cm.Title+" "+cm.Body), 0
 		for _, wd := range words {
 			score += strings.Count(text, wd)
 		}
 		if score > 0 && (author == "" || cm.Author == author) {
-			hits = append(hits, hit{cm, score})
+			scores[cm], rows = score, append(rows, listedPost{c: cm})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		if sort == "relevance" && a.score != b.score {
-			return b.score - a.score
+	slices.SortStableFunc(rows, func(a, b listedPost) int {
+		if sort == "relevance" && scores[a.c] != scores[b.c] {
+			return scores[b.c] - scores[a.c]
 		}
 		return int(b.c.ID - a.c.ID)
 	})
-	rows := make([]listedPost, len(hits))
-	for i, h := range hits {
-		rows[i] = listedPost{c: h.c}
-	}
 	listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return bridgePost(c.n.ch, r.c, bridgePostOpts{truncate: truncate}) })
 }
 

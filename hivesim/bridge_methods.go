@@ -36,17 +36,6 @@ func teamRole(cm *Community, account, role, title string) (string, string) {
 // teamRow is a team member as bridge lists it: [account, role, title].
 func teamRow(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} }
 
-// filterRows is the rows accepted by keep, in order.
-func filterRows[T any](rows []T, keep func(T) bool) []T {
-	var out []T
-	for _, r := range rows {
-		if keep(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // communityStats are a community's pending payout figures.
 func (ch *chain) communityStats(cm *Community) (sum float64, posts, authors int) {
 	seen := map[string]bool{}
@@ -94,9 +83,6 @@ func (ch *chain) communitiesSorted(sort string) []*Community {
 }
 
 var roleRank = map[string]int{"owner": 8, "admin": 6, "mod": 4, "member": 2, "guest": 0}
-
-// head is at most the first n rows.
-func firstN[T any](rows []T, n int) []T { return rows[:min(n, len(rows))] }
 
 func registerBridgeMethods(r registry) {
 	r.mindR("bridge.get_ranked_posts", func(c *callCtx, p any, w *jw) {

@@ -13,24 +13,15 @@ import (
 var profileFields = []string{"name", "about", "location", "website", "profile_image", "cover_image",
 	"blacklist_description", "muted_list_description"}
 
+// follows reports whether follower follows (or, what "ignore", mutes) following.
 func (ch *chain) follows(follower, following, what string) bool {
-	for _, f := range ch.social.following[follower] {
-		if f.Following == following && f.What == what {
-			return true
-		}
-	}
-	return false
+	same := func(f *Follow) bool { return f.Following == following && f.What == what }
+	return find(ch.social.following[follower], same) != nil
 }
 
 // countWhat counts the follows of one kind.
 func countWhat(fs []*Follow, what string) int {
-	n := 0
-	for _, f := range fs {
-		if f.What == what {
-			n++
-		}
-	}
-	return n
+	return len(filterRows(fs, func(f *Follow) bool { return f.What == what }))
 }
 
 // profileObj is a profile's fields (as strings) from account metadata.

@@ -187,22 +187,14 @@ func registerBridgeMethods(r registry) {
 			w.val(firstN(rows(c.n.ch), c.args(p, "limit", "observer").limit("limit", 25, 25)))
 		})
 	}
-	pairs("bridge.list_pop_communities", func(ch *chain) (out [][]string) {
-		for _, cm := range ch.communitiesSorted("subs") {
-			out = append(out, []string{cm.Name, cm.Title})
-		}
-		return out
+	communityPair := func(cm *Community) []string { return []string{cm.Name, cm.Title} }
+	pairs("bridge.list_pop_communities", func(ch *chain) [][]string {
+		return mapRows(ch.communitiesSorted("subs"), communityPair)
 	})
-	pairs("bridge.get_trending_topics", func(ch *chain) (out [][]string) {
-		for _, cm := range ch.extra.communities {
-			out = append(out, []string{cm.Name, cm.Title})
-		}
-		for _, t := range ch.social.tags {
-			if ch.communityOfTag(t.Name) == nil {
-				out = append(out, []string{t.Name, t.Name})
-			}
-		}
-		return out
+	pairs("bridge.get_trending_topics", func(ch *chain) [][]string {
+		tags := filterRows(ch.social.tags, func(t *Tag) bool { return ch.communityOfTag(t.Name) == nil })
+		topics := mapRows(ch.extra.communities, communityPair)
+		return append(topics, mapRows(tags, func(t *Tag) []string { return []string{t.Name, t.Name} })...)
 	})
 	r.mindR("bridge.list_muted_reasons_enum", func(c *callCtx, p any, w *jw) {
 		w.val(obj{"MUTED_COMMUNITY_MODERATION", 0, "MUTED_COMMUNITY_TYPE", 1, "MUTED_PARENT", 2, "MUTED_REPUTATION", 3, "MUTED_ROLE_COMMUNITY", 4})
@@ -213,20 +205,12 @@ func registerBridgeMethods(r registry) {
 
 // mapKeys are the posts' "author/permlink" keys.
 func mapKeys(cs []*Comment) []string {
-	var out []string
-	for _, r := range cs {
-		out = append(out, r.Author+"/"+r.Permlink)
-	}
-	return out
+	return mapRows(cs, func(c *Comment) string { return c.Author + "/" + c.Permlink })
 }
 
+// communityOfTag is the community whose posts carry the tag, or nil.
 func (ch *chain) communityOfTag(tag string) *Community {
-	for _, cm := range ch.extra.communities {
-		if cm.Category == tag {
-			return cm
-		}
-	}
-	return nil
+	return find(ch.extra.communities, func(cm *Community) bool { return cm.Category == tag })
 }
 
 // communityOf is the community a post belongs to (by its category).

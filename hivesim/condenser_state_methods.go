@@ -67,16 +67,6 @@ func orNull[T any](w *jw, x *T, write func(*jw, *T)) {
 	}
 }
 
-// find is the first row accepted by keep, or nil.
-func find[T any](rows []*T, keep func(*T) bool) *T {
-	for _, x := range rows {
-		if keep(x) {
-			return x
-		}
-	}
-	return nil
-}
-
 func registerCondenserStateMethods(r registry) {
 	for name, write := range map[string]func(c *callCtx, w *jw){
 		"get_account_count": func(c *callCtx, w *jw) { w.num(int64(len(c.n.ch.accounts))) },

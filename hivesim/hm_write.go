@@ -29,6 +29,16 @@ func filterRows[T any](rows []T, keep func(T) bool) []T {
 	return out
 }
 
+// find is the first row accepted by keep, or nil.
+func find[T any](rows []*T, keep func(*T) bool) *T {
+	for _, x := range rows {
+		if keep(x) {
+			return x
+		}
+	}
+	return nil
+}
+
 // firstN is at most the first n rows.
 func firstN[T any](rows []T, n int) []T { return rows[:min(n, len(rows))] }
 

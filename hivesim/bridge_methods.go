@@ -13,10 +13,8 @@ func communityContext(cm *Community, account string) obj {
 		return obj{}
 	}
 	role, title, subscribed := "guest", "", false
-	for _, s := range cm.subscribers {
-		if s.Account == account {
-			role, title, subscribed = s.Role, s.Title, true
-		}
+	if s := find(cm.subscribers, func(s *Subscription) bool { return s.Account == account }); s != nil {
+		role, title, subscribed = s.Role, s.Title, true
 	}
 	role, title = teamRole(cm, account, role, title)
 	return obj{"role", role, "subscribed", subscribed, "title", title}

@@ -266,16 +266,17 @@ func (g *gen) genBlogs() {
 	ch, s := g.ch, &g.ch.social
 	s.blogs = make(map[string][]*BlogEntry)
 	s.reblogs = make(map[int][]string)
-	type item struct {
-		e   *BlogEntry
-		blk uint32
+	blocks := map[*BlogEntry]uint32{} // where each entry was made
+	add := func(blog string, c *Comment, blk uint32, on time.Time) {
+		e := &BlogEntry{Blog: blog, Author: c.Author, Permlink: c.Permlink, RebloggedOn: on, comment: int(c.ID)}
+		blocks[e] = blk
+		s.blogs[blog] = append(s.blogs[blog], e)
 	}
-	items := map[string][]item{}
 	var roots []*Comment
 	for _, c := range s.comments {
 		if c.parent < 0 {
 			roots = append(roots, c)
-			items[c.Author] = append(items[c.Author], item{&BlogEntry{Blog: c.Author, Author: c.Author, Permlink: c.Permlink, RebloggedOn: Epoch, comment: int(c.ID)}, c.block})
+			add(c.Author, c, c.block, Epoch)
 		}
 	}
 	seen := map[[2]int64]bool{}
@@ -287,19 +288,16 @@ func (g *gen) genBlogs() {
 		}
 		seen[[2]int64{a.ID, c.ID}] = true
 		blk := g.blockAfter(max(c.block, g.createdBlock(a)))
-		items[a.Name] = append(items[a.Name], item{&BlogEntry{Blog: a.Name, Author: c.Author, Permlink: c.Permlink, RebloggedOn: g.ch.blockTime(blk), comment: int(c.ID)}, blk})
+		add(a.Name, c, blk, g.ch.blockTime(blk))
 		s.reblogs[int(c.ID)] = append(s.reblogs[int(c.ID)], a.Name)
 		js := `["reblog",{"account":"` + a.Name + `","author":"` + c.Author + `","permlink":"` + c.Permlink + `"}]`
 		g.addEvent(blk, opCustomJSONOp(a.Name, "follow", js))
 	}
-	for name, its := range items {
-		slices.SortStableFunc(its, func(x, y item) int { return cmp.Compare(x.blk, y.blk) })
-		es := make([]*BlogEntry, len(its))
-		for i, it := range its {
-			it.e.EntryID = uint32(i)
-			es[i] = it.e
+	for _, es := range s.blogs {
+		slices.SortStableFunc(es, func(x, y *BlogEntry) int { return cmp.Compare(blocks[x], blocks[y]) })
+		for i, e := range es {
+			e.EntryID = uint32(i)
 		}
-		s.blogs[name] = es
 	}
 }
 
@@ -318,7 +316,7 @@ func (g *gen) genTags() {
 		} else {
 			t.Comments++
 		}
-		t.TotalPayouts.Amount += c.TotalPayout.Amount + c.CuratorPayout.Amount + c.PendingPayout.Amount
+		t.TotalPayouts.Amount += payoutHBD(c)
 	}
 	slices.SortFunc(s.tags, func(a, b *Tag) int {
 		return cmp.Or(-cmp.Compare(a.TotalPayouts.Amount, b.TotalPayouts.Amount), strings.Compare(a.Name, b.Name))

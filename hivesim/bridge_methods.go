@@ -222,11 +222,11 @@ func bridgePayoutStats(c *callCtx, p any, w *jw) {
 		posts       int
 		authors     any // null for a blog
 	}
-	var items []item
+	var items []*item
 	total, blogs := 0.0, 0.0
 	for _, cm := range ch.extra.communities {
 		sum, posts, authors := ch.communityStats(cm)
-		items = append(items, item{cm.Name, cm.Title, sum, posts, authors})
+		items = append(items, &item{cm.Name, cm.Title, sum, posts, authors})
 		total += sum
 	}
 	byAuthor := map[string]*item{}
@@ -238,15 +238,13 @@ func bridgePayoutStats(c *callCtx, p any, w *jw) {
 		if it == nil {
 			it = &item{name: "@" + cm.Author, title: "@" + cm.Author}
 			byAuthor[cm.Author] = it
+			items = append(items, it)
 		}
 		it.payout += float64(cm.PendingPayout.Amount) / 1000
 		it.posts++
 		blogs += float64(cm.PendingPayout.Amount) / 1000
 	}
-	for _, it := range byAuthor {
-		items = append(items, *it)
-	}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name)) })
-	rows := mapRows(firstN(items, limit), func(it item) any { return []any{it.name, it.title, it.payout, it.posts, it.authors} })
+	slices.SortFunc(items, func(a, b *item) int { return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name)) })
+	rows := mapRows(firstN(items, limit), func(it *item) any { return []any{it.name, it.title, it.payout, it.posts, it.authors} })
 	w.val(obj{"items", rows, "total", total + blogs, "blogs", blogs})
 }

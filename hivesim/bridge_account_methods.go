@@ -63,9 +63,12 @@ func (c *callCtx) profile(name, observer string) obj {
 func (a hmArgs) notifications(notes []*Notification) []any {
 	minScore, lastID := a.number("min_score", 25, 0, 100, "score"), a.number("last_id", 0, 0, 1<<62, "last_id")
 	limit := a.limit("limit", 100, 100)
-	notes = filterRows(notes, func(n *Notification) bool { return int64(n.Score) >= minScore && (lastID == 0 || n.ID < lastID) })
+	notes = filterRows(notes, func(n *Notification) bool {
+		return int64(n.Score) >= minScore && (lastID == 0 || n.ID < lastID)
+	})
 	return mapRows(firstN(notes, limit), func(n *Notification) any {
-		return obj{"id", strconv.FormatInt(n.ID, 10), "type", n.Type, "score", n.Score, "date", n.Date, "msg", n.Msg, "url", n.URL}
+		return obj{"id", strconv.FormatInt(n.ID, 10), "type", n.Type, "score", n.Score, "date", n.Date, "msg", n.Msg,
+			"url", n.URL}
 	})
 }
 

@@ -158,7 +158,9 @@ func registerBridgeMethods(r registry) {
 		cm := a.community("community")
 		last, limit := a.account("last", true), a.limit("limit", 100, 100)
 		rows := filterRows(cm.subscribers, func(s *Subscription) bool { return last == "" || s.Account > last })
-		listOf(w, firstN(rows, limit), func(s *Subscription) any { return []any{s.Account, s.Role, strOrNull(s.Title), s.Created} })
+		listOf(w, firstN(rows, limit), func(s *Subscription) any {
+			return []any{s.Account, s.Role, strOrNull(s.Title), s.Created}
+		})
 	})
 	r.mindR("bridge.list_community_roles", func(c *callCtx, p any, w *jw) {
 		a := c.args(p, "community", "last", "limit")
@@ -244,7 +246,11 @@ func bridgePayoutStats(c *callCtx, p any, w *jw) {
 		it.posts++
 		blogs += float64(cm.PendingPayout.Amount) / 1000
 	}
-	slices.SortFunc(items, func(a, b *item) int { return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name)) })
-	rows := mapRows(firstN(items, limit), func(it *item) any { return []any{it.name, it.title, it.payout, it.posts, it.authors} })
+	slices.SortFunc(items, func(a, b *item) int {
+		return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name))
+	})
+	rows := mapRows(firstN(items, limit), func(it *item) any {
+		return []any{it.name, it.title, it.payout, it.posts, it.authors}
+	})
 	w.val(obj{"items", rows, "total", total + blogs, "blogs", blogs})
 }

@@ -52,7 +52,9 @@ func getDiscussionsByAccount(sort string) func(c *callCtx, p any, w *jw) {
 			account = need(c.hmAccount(m["start_author"], false))
 		}
 		rows := c.n.ch.accountPosts(sort, c.existing(account))
-		listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return condenserPost(c.n.ch, r.c, postOpts{truncate: truncate, postID: true}) })
+		listOf(w, afterStart(rows, start, limit), func(r listedPost) any {
+			return condenserPost(c.n.ch, r.c, postOpts{truncate: truncate, postID: true})
+		})
 	}
 }
 
@@ -119,7 +121,9 @@ func registerContentMethods(r registry) {
 			writePosts(w, c.n.ch, c.n.ch.social.byParent[int(c.postArg(p).ID)], postOpts{content: content, postID: !content})
 		})
 	}
-	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) { w.val(condenserPost(c.n.ch, c.postArg(p), postOpts{postID: true})) })
+	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) {
+		w.val(condenserPost(c.n.ch, c.postArg(p), postOpts{postID: true}))
+	})
 	r.mindR("condenser_api.get_active_votes", func(c *callCtx, p any, w *jw) {
 		ch := c.n.ch
 		listOf(w, ch.social.votesByComment[c.postArg(p).ID], func(v *Vote) any {

@@ -12,9 +12,10 @@ package hivesim
 // amounts, newest (highest id) first. Deviation: hivemind lists only posts
 // whose amount is above 0, which on the simulated chain would be none;
 // listing every pending post as promoted by 0 keeps hivemind's order and
-// cursor and gives a list that pages. get_discussions_by_promoted reads the
-// discussion query as the other get_discussions_by_* methods do (hivemind
-// 1.27 shared their signature).
+// cursor and gives a list that pages. get_discussions_by_promoted is
+// registered with the other get_discussions_by_* methods (content_methods.go)
+// and reads the discussion query as they do (hivemind 1.27 shared their
+// signature).
 
 // promotedAmount is the HBD (in satoshis) spent promoting a post: transfers
 // to "null" with the post's URL as memo. The simulated chain makes no such

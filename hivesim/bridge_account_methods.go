@@ -13,24 +13,15 @@ import (
 var profileFields = []string{"name", "about", "location", "website", "profile_image", "cover_image",
 	"blacklist_description", "muted_list_description"}
 
+// follows reports whether follower follows (or, what "ignore", mutes) following.
 func (ch *chain) follows(follower, following, what string) bool {
-	for _, f := range ch.social.following[follower] {
-		if f.Following == following && f.What == what {
-			return true
-		}
-	}
-	return false
+	same := func(f *Follow) bool { return f.Following == following && f.What == what }
+	return find(ch.social.following[follower], same) != nil
 }
 
 // countWhat counts the follows of one kind.
 func countWhat(fs []*Follow, what string) int {
-	n := 0
-	for _, f := range fs {
-		if f.What == what {
-			n++
-		}
-	}
-	return n
+	return len(filterRows(fs, func(f *Follow) bool { return f.What == what }))
 }
 
 // profileObj is a profile's fields (as strings) from account metadata.
@@ -72,13 +63,13 @@ func (c *callCtx) profile(name, observer string) obj {
 func (a hmArgs) notifications(notes []*Notification) []any {
 	minScore, lastID := a.number("min_score", 25, 0, 100, "score"), a.number("last_id", 0, 0, 1<<62, "last_id")
 	limit := a.limit("limit", 100, 100)
-	var out []any
-	for _, n := range notes {
-		if len(out) < limit && int64(n.Score) >= minScore && (lastID == 0 || n.ID < lastID) {
-			out = append(out, obj{"id", strconv.FormatInt(n.ID, 10), "type", n.Type, "score", n.Score, "date", n.Date, "msg", n.Msg, "url", n.URL})
-		}
-	}
-	return out
+	notes = filterRows(notes, func(n *Notification) bool {
+		return int64(n.Score) >= minScore && (lastID == 0 || n.ID < lastID)
+	})
+	return mapRows(firstN(notes, limit), func(n *Notification) any {
+		return obj{"id", strconv.FormatInt(n.ID, 10), "type", n.Type, "score", n.Score, "date", n.Date, "msg", n.Msg,
+			"url", n.URL}
+	})
 }
 
 func registerBridgeAccountMethods(r registry) {
@@ -118,11 +109,10 @@ func registerBridgeAccountMethods(r registry) {
 		observer, rows := a.existing("observer"), []any{}
 		switch a.str("follow_type") {
 		case "muted":
-			for _, f := range c.n.ch.social.following[observer] {
-				if f.What == "ignore" {
-					rows = append(rows, obj{"name", f.Following, "blacklist_description", "", "muted_list_description", ""})
-				}
-			}
+			muted := filterRows(c.n.ch.social.following[observer], func(f *Follow) bool { return f.What == "ignore" })
+			rows = mapRows(muted, func(f *Follow) any {
+				return obj{"name", f.Following, "blacklist_description", "", "muted_list_description", ""}
+			})
 		case "blacklisted", "follow_blacklist", "follow_muted":
 			// Nobody blacklists or follows lists on the simulated chain.
 		default:

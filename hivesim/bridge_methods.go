@@ -13,18 +13,26 @@ func communityContext(cm *Community, account string) obj {
 		return obj{}
 	}
 	role, title, subscribed := "guest", "", false
-	for _, s := range cm.subscribers {
-		if s.Account == account {
-			role, title, subscribed = s.Role, s.Title, true
-		}
+	if s := find(cm.subscribers, func(s *Subscription) bool { return s.Account == account }); s != nil {
+		role, title, subscribed = s.Role, s.Title, true
 	}
+	role, title = teamRole(cm, account, role, title)
+	return obj{"role", role, "subscribed", subscribed, "title", title}
+}
+
+// teamRole is account's role and title in cm's team, or role and title
+// when it is not in the team.
+func teamRole(cm *Community, account, role, title string) (string, string) {
 	for _, r := range cm.Team {
 		if r.Account == account {
 			role, title = r.Role, r.Title
 		}
 	}
-	return obj{"role", role, "subscribed", subscribed, "title", title}
+	return role, title
 }
+
+// teamRow is a team member as bridge lists it: [account, role, title].
+func teamRow(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} }
 
 // communityStats are a community's pending payout figures.
 func (ch *chain) communityStats(cm *Community) (sum float64, posts, authors int) {
@@ -44,18 +52,14 @@ func community(ch *chain, cm *Community, observer string, full bool) obj {
 	o := obj{"id", cm.ID, "name", cm.Name, "title", cm.Title, "about", cm.About, "lang", cm.Lang, "type_id", cm.TypeID,
 		"is_nsfw", false, "subscribers", len(cm.subscribers), "created_at", hmTime(cm.Created), "sum_pending", sum,
 		"num_pending", posts, "num_authors", authors}
-	team := mapRows(cm.Team, func(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} })
 	if full {
-		o = append(o, "avatar_url", "", "description", "Welcome to "+cm.Title+".", "flag_text", "", "settings", obj{}, "team", team)
+		return append(o, "avatar_url", "", "description", "Welcome to "+cm.Title+".", "flag_text", "", "settings", obj{},
+			"team", mapRows(cm.Team, teamRow), "context", communityContext(cm, observer))
 	}
 	o = append(o, "context", communityContext(cm, observer))
-	var admins []string
-	for _, r := range cm.Team {
-		if r.Role == "admin" {
-			admins = append(admins, r.Account)
-		}
-	}
-	if !full && len(admins) > 0 {
+	admins := mapRows(filterRows(cm.Team, func(r CommunityRole) bool { return r.Role == "admin" }),
+		func(r CommunityRole) string { return r.Account })
+	if len(admins) > 0 {
 		slices.Sort(admins)
 		o = append(o, "admins", admins)
 	}
@@ -77,9 +81,6 @@ func (ch *chain) communitiesSorted(sort string) []*Community {
 }
 
 var roleRank = map[string]int{"owner": 8, "admin": 6, "mod": 4, "member": 2, "guest": 0}
-
-// head is at most the first n rows.
-func firstN[T any](rows []T, n int) []T { return rows[:min(n, len(rows))] }
 
 func registerBridgeMethods(r registry) {
 	r.mindR("bridge.get_ranked_posts", func(c *callCtx, p any, w *jw) {
@@ -123,13 +124,10 @@ func registerBridgeMethods(r registry) {
 		if a.str("last") != "" {
 			from = slices.Index(all, a.community("last")) + 1
 		}
-		var rows []any
-		for _, cm := range all[from:] {
-			if len(rows) < limit && (query == "" || strings.Contains(strings.ToLower(cm.Title+" "+cm.About), query)) {
-				rows = append(rows, community(c.n.ch, cm, observer, false))
-			}
-		}
-		w.val(rows)
+		rows := filterRows(all[from:], func(cm *Community) bool {
+			return query == "" || strings.Contains(strings.ToLower(cm.Title+" "+cm.About), query)
+		})
+		listOf(w, firstN(rows, limit), func(cm *Community) any { return community(c.n.ch, cm, observer, false) })
 	})
 	for _, name := range []string{"bridge.get_post", "bridge.normalize_post", "bridge.get_post_header"} {
 		r.mindR(name, func(c *callCtx, p any, w *jw) {
@@ -159,13 +157,10 @@ func registerBridgeMethods(r registry) {
 		a := c.args(p, "community", "last", "limit")
 		cm := a.community("community")
 		last, limit := a.account("last", true), a.limit("limit", 100, 100)
-		var rows []*Subscription
-		for _, s := range cm.subscribers {
-			if len(rows) < limit && (last == "" || s.Account > last) {
-				rows = append(rows, s)
-			}
-		}
-		listOf(w, rows, func(s *Subscription) any { return []any{s.Account, s.Role, strOrNull(s.Title), s.Created} })
+		rows := filterRows(cm.subscribers, func(s *Subscription) bool { return last == "" || s.Account > last })
+		listOf(w, firstN(rows, limit), func(s *Subscription) any {
+			return []any{s.Account, s.Role, strOrNull(s.Title), s.Created}
+		})
 	})
 	r.mindR("bridge.list_community_roles", func(c *callCtx, p any, w *jw) {
 		a := c.args(p, "community", "last", "limit")
@@ -180,7 +175,7 @@ func registerBridgeMethods(r registry) {
 			c.failIf(i < 0, "invalid last: "+last)
 			team = team[i+1:]
 		}
-		listOf(w, firstN(team, limit), func(r CommunityRole) any { return []string{r.Account, r.Role, r.Title} })
+		listOf(w, firstN(team, limit), teamRow)
 	})
 	r.mindR("bridge.list_all_subscriptions", func(c *callCtx, p any, w *jw) {
 		listOf(w, c.n.ch.extra.subsByAccount[c.args(p, "account").existing("account")], func(s *Subscription) any {
@@ -189,25 +184,17 @@ func registerBridgeMethods(r registry) {
 	})
 	pairs := func(name string, rows func(ch *chain) [][]string) {
 		r.mindR(name, func(c *callCtx, p any, w *jw) {
-			w.val(mapRows(firstN(rows(c.n.ch), c.args(p, "limit", "observer").limit("limit", 25, 25)), func(r []string) any { return r }))
+			w.val(firstN(rows(c.n.ch), c.args(p, "limit", "observer").limit("limit", 25, 25)))
 		})
 	}
-	pairs("bridge.list_pop_communities", func(ch *chain) (out [][]string) {
-		for _, cm := range ch.communitiesSorted("subs") {
-			out = append(out, []string{cm.Name, cm.Title})
-		}
-		return out
+	communityPair := func(cm *Community) []string { return []string{cm.Name, cm.Title} }
+	pairs("bridge.list_pop_communities", func(ch *chain) [][]string {
+		return mapRows(ch.communitiesSorted("subs"), communityPair)
 	})
-	pairs("bridge.get_trending_topics", func(ch *chain) (out [][]string) {
-		for _, cm := range ch.extra.communities {
-			out = append(out, []string{cm.Name, cm.Title})
-		}
-		for _, t := range ch.social.tags {
-			if ch.communityOfTag(t.Name) == nil {
-				out = append(out, []string{t.Name, t.Name})
-			}
-		}
-		return out
+	pairs("bridge.get_trending_topics", func(ch *chain) [][]string {
+		tags := filterRows(ch.social.tags, func(t *Tag) bool { return ch.communityOfTag(t.Name) == nil })
+		topics := mapRows(ch.extra.communities, communityPair)
+		return append(topics, mapRows(tags, func(t *Tag) []string { return []string{t.Name, t.Name} })...)
 	})
 	r.mindR("bridge.list_muted_reasons_enum", func(c *callCtx, p any, w *jw) {
 		w.val(obj{"MUTED_COMMUNITY_MODERATION", 0, "MUTED_COMMUNITY_TYPE", 1, "MUTED_PARENT", 2, "MUTED_REPUTATION", 3, "MUTED_ROLE_COMMUNITY", 4})
@@ -218,39 +205,30 @@ func registerBridgeMethods(r registry) {
 
 // mapKeys are the posts' "author/permlink" keys.
 func mapKeys(cs []*Comment) []string {
-	var out []string
-	for _, r := range cs {
-		out = append(out, r.Author+"/"+r.Permlink)
-	}
-	return out
+	return mapRows(cs, func(c *Comment) string { return c.Author + "/" + c.Permlink })
 }
 
+// communityOfTag is the community whose posts carry the tag, or nil.
 func (ch *chain) communityOfTag(tag string) *Community {
-	for _, cm := range ch.extra.communities {
-		if cm.Category == tag {
-			return cm
-		}
-	}
-	return nil
+	return find(ch.extra.communities, func(cm *Community) bool { return cm.Category == tag })
 }
 
 // communityOf is the community a post belongs to (by its category).
 func (ch *chain) communityOf(c *Comment) *Community { return ch.communityOfTag(c.Category) }
 
 func bridgePayoutStats(c *callCtx, p any, w *jw) {
-	limit := c.args(p, "limit").limit("limit", 250, 250)
-	ch := c.n.ch
+	limit, ch := c.args(p, "limit").limit("limit", 250, 250), c.n.ch
 	type item struct {
-		name, title    string
-		payout         float64
-		posts, authors int
-		community      bool
+		name, title string
+		payout      float64
+		posts       int
+		authors     any // null for a blog
 	}
-	var items []item
+	var items []*item
 	total, blogs := 0.0, 0.0
 	for _, cm := range ch.extra.communities {
 		sum, posts, authors := ch.communityStats(cm)
-		items = append(items, item{cm.Name, cm.Title, sum, posts, authors, true})
+		items = append(items, &item{cm.Name, cm.Title, sum, posts, authors})
 		total += sum
 	}
 	byAuthor := map[string]*item{}
@@ -262,21 +240,17 @@ func bridgePayoutStats(c *callCtx, p any, w *jw) {
 		if it == nil {
 			it = &item{name: "@" + cm.Author, title: "@" + cm.Author}
 			byAuthor[cm.Author] = it
+			items = append(items, it)
 		}
 		it.payout += float64(cm.PendingPayout.Amount) / 1000
 		it.posts++
 		blogs += float64(cm.PendingPayout.Amount) / 1000
 	}
-	for _, it := range byAuthor {
-		items = append(items, *it)
-	}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name)) })
-	rows := mapRows(firstN(items, limit), func(it item) any {
-		var authors any
-		if it.community {
-			authors = it.authors
-		}
-		return []any{it.name, it.title, it.payout, it.posts, authors}
+	slices.SortFunc(items, func(a, b *item) int {
+		return cmp.Or(-cmp.Compare(a.payout, b.payout), strings.Compare(a.name, b.name))
+	})
+	rows := mapRows(firstN(items, limit), func(it *item) any {
+		return []any{it.name, it.title, it.payout, it.posts, it.authors}
 	})
 	w.val(obj{"items", rows, "total", total + blogs, "blogs", blogs})
 }

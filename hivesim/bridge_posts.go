@@ -76,6 +76,8 @@ func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) []*Com
 	case "payout":
 	case "payout_comments":
 		keep = func(c *Comment) bool { return c.parent >= 0 && !paidOut(c) }
+	case "promoted": // condenser's, not bridge's (see promoted_methods.go)
+		key = func(c *Comment) rankedKey { return rankedKey{float64(promotedAmount(c)), c.ID} }
 	case "muted": // the simulated chain mutes (grays) the pending posts voted below zero
 		keep = func(c *Comment) bool { return pending(c) && muted(c) }
 	default:
@@ -85,12 +87,9 @@ func (ch *chain) rankedPosts(sort, tag string, start *Comment, limit int) []*Com
 	if cm := ch.extra.communityByName[tag]; cm != nil {
 		category = cm.Category
 	}
-	var rows []*Comment
-	for _, c := range ch.social.comments {
-		if keep(c) && (tag == "" || c.Category == category) && (start == nil || key(start).cmp(key(c)) < 0) {
-			rows = append(rows, c)
-		}
-	}
+	rows := filterRows(ch.social.comments, func(c *Comment) bool {
+		return keep(c) && (tag == "" || c.Category == category) && (start == nil || key(start).cmp(key(c)) < 0)
+	})
 	slices.SortFunc(rows, func(a, b *Comment) int { return key(a).cmp(key(b)) })
 	return firstN(rows, limit)
 }
@@ -105,15 +104,7 @@ type listedPost struct {
 // afterStart returns the entries after the one of the start post
 // (exclusive); all of them when start is nil or not in the list.
 func afterStart(rows []listedPost, start *Comment, limit int) []listedPost {
-	from := 0
-	if start != nil {
-		for i, r := range rows {
-			if r.c == start {
-				from = i + 1
-				break
-			}
-		}
-	}
+	from := slices.IndexFunc(rows, func(r listedPost) bool { return r.c == start }) + 1
 	return firstN(rows[from:], limit)
 }
 
@@ -142,11 +133,10 @@ func (ch *chain) accountPosts(sort, account string) []listedPost {
 			"payout":   func(c *Comment) bool { return c.Author == account && !paidOut(c) },
 			"replies":  func(c *Comment) bool { return c.parent >= 0 && s.comments[c.parent].Author == account },
 		}[sort]
-		for _, c := range s.comments {
-			if keep != nil && keep(c) {
-				rows = append(rows, listedPost{c: c})
-			}
+		if keep == nil {
+			return nil
 		}
+		rows = mapRows(filterRows(s.comments, keep), func(c *Comment) listedPost { return listedPost{c: c} })
 		if sort == "payout" {
 			slices.SortFunc(rows, func(a, b listedPost) int {
 				return cmp.Or(a.c.CashoutTime.Compare(b.c.CashoutTime), cmp.Compare(a.c.ID, b.c.ID))
@@ -199,12 +189,7 @@ func bridgePost(ch *chain, c *Comment, o bridgePostOpts) obj {
 		out = append(out, "reblogged_by", o.reblogBy)
 	}
 	if cm := ch.communityOf(c); cm != nil {
-		role, title := "guest", ""
-		for _, r := range cm.Team {
-			if r.Account == c.Author {
-				role, title = r.Role, r.Title
-			}
-		}
+		role, title := teamRole(cm, c.Author, "guest", "")
 		out = append(out, "community", cm.Name, "community_title", cm.Title, "author_role", role, "author_title", title)
 	}
 	zero := legacyAsset(asset(0, HBD))

@@ -46,14 +46,7 @@ func condNoArgs(write func(c *callCtx, w *jw)) methodFunc {
 // that account's objects.
 func condByAccount[T any](index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) func(c *callCtx, p any, w *jw) {
 	return func(c *callCtx, p any, w *jw) {
-		name := need(c.asName(need(c.condN(p, 1))[0]))
-		w.arrBegin()
-		for _, x := range index(c.n.ch) {
-			if owner(x) == name {
-				write(w, x)
-			}
-		}
-		w.arrEnd()
+		writeRows(w, ownedBy(index(c.n.ch), owner, need(c.asName(need(c.condN(p, 1))[0]))), write)
 	}
 }
 
@@ -72,16 +65,6 @@ func orNull[T any](w *jw, x *T, write func(*jw, *T)) {
 	} else {
 		write(w, x)
 	}
-}
-
-// find is the first row accepted by keep, or nil.
-func find[T any](rows []*T, keep func(*T) bool) *T {
-	for _, x := range rows {
-		if keep(x) {
-			return x
-		}
-	}
-	return nil
 }
 
 func registerCondenserStateMethods(r registry) {

@@ -16,6 +16,7 @@ var discussionSorts = map[string]string{
 	"get_discussions_by_created":        "created",
 	"get_post_discussions_by_payout":    "payout",
 	"get_comment_discussions_by_payout": "payout_comments",
+	"get_discussions_by_promoted":       "promoted",
 }
 
 // discussionQuery reads hivemind's discussion query (named, or condenser's
@@ -51,13 +52,10 @@ func getDiscussionsByAccount(sort string) func(c *callCtx, p any, w *jw) {
 			account = need(c.hmAccount(m["start_author"], false))
 		}
 		rows := c.n.ch.accountPosts(sort, c.existing(account))
-		listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return postVal(c.n.ch, r.c, postOpts{truncate: truncate, postID: true}) })
+		listOf(w, afterStart(rows, start, limit), func(r listedPost) any {
+			return condenserPost(c.n.ch, r.c, postOpts{truncate: truncate, postID: true})
+		})
 	}
-}
-
-// postVal is writePost as a value.
-func postVal(ch *chain, c *Comment, o postOpts) func(*jw) {
-	return func(w *jw) { writePost(w, ch, c, o) }
 }
 
 // postArg reads author and permlink (named or positional).
@@ -83,31 +81,22 @@ func findText(c *callCtx, p any, w *jw) {
 	c.failIf(strings.TrimSpace(pattern) == "", "pattern cannot be blank")
 	sort, author := a.oneOf("sort", "sort", []string{"relevance", "created"}), a.account("author", true)
 	start, limit, truncate := a.startPost("start_author", "start_permlink"), a.limit("limit", 20, 20), a.truncate()
-	words := strings.Fields(strings.ToLower(pattern))
-	type hit struct {
-		c     *Comment
-		score int
-	}
-	var hits []hit
+	words, scores, rows := strings.Fields(strings.ToLower(pattern)), map[*Comment]int{}, []listedPost{}
 	for _, cm := range c.n.ch.social.comments {
 		text, score := strings.ToLower(cm.Title+" "+cm.Body), 0
 		for _, wd := range words {
 			score += strings.Count(text, wd)
 		}
 		if score > 0 && (author == "" || cm.Author == author) {
-			hits = append(hits, hit{cm, score})
+			scores[cm], rows = score, append(rows, listedPost{c: cm})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		if sort == "relevance" && a.score != b.score {
-			return b.score - a.score
+	slices.SortStableFunc(rows, func(a, b listedPost) int {
+		if sort == "relevance" && scores[a.c] != scores[b.c] {
+			return scores[b.c] - scores[a.c]
 		}
 		return int(b.c.ID - a.c.ID)
 	})
-	rows := make([]listedPost, len(hits))
-	for i, h := range hits {
-		rows[i] = listedPost{c: h.c}
-	}
 	listOf(w, afterStart(rows, start, limit), func(r listedPost) any { return bridgePost(c.n.ch, r.c, bridgePostOpts{truncate: truncate}) })
 }
 
@@ -132,7 +121,9 @@ func registerContentMethods(r registry) {
 			writePosts(w, c.n.ch, c.n.ch.social.byParent[int(c.postArg(p).ID)], postOpts{content: content, postID: !content})
 		})
 	}
-	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) { writePost(w, c.n.ch, c.postArg(p), postOpts{postID: true}) })
+	r.mindR("tags_api.get_discussion", func(c *callCtx, p any, w *jw) {
+		w.val(condenserPost(c.n.ch, c.postArg(p), postOpts{postID: true}))
+	})
 	r.mindR("condenser_api.get_active_votes", func(c *callCtx, p any, w *jw) {
 		ch := c.n.ch
 		listOf(w, ch.social.votesByComment[c.postArg(p).ID], func(v *Vote) any {

@@ -50,8 +50,7 @@ func permlinkTime(t time.Time) string {
 }
 
 func (g *gen) genSocial() {
-	ch := g.ch
-	s := &ch.social
+	ch, s := g.ch, &g.ch.social
 	s.byKey = make(map[string]*Comment)
 	var all []*Comment
 	add := func(c *Comment) {
@@ -68,14 +67,12 @@ func (g *gen) genSocial() {
 			blk := g.blockAfter(g.createdBlock(a))
 			title := g.sentence(2 + g.r.IntN(5))
 			cat := categories[g.r.IntN(len(categories))]
-			c := &Comment{
+			add(&Comment{
 				Author: a.Name, Permlink: strings.ReplaceAll(title, " ", "-") + "-" + hexHash(4, uint64(blk)^uint64(a.ID)),
 				Category: cat, ParentPermlink: cat, Title: strings.ToUpper(title[:1]) + title[1:],
-				Body:         g.sentence(10+g.r.IntN(40)) + ".",
-				JSONMetadata: `{"tags":["` + cat + `"],"app":"hivesim/1.0"}`,
-				block:        blk, parent: -1,
-			}
-			add(c)
+				Body: g.sentence(10+g.r.IntN(40)) + ".", JSONMetadata: `{"tags":["` + cat + `"],"app":"hivesim/1.0"}`,
+				block: blk, parent: -1,
+			})
 		}
 	}
 	posts := len(all)
@@ -90,30 +87,25 @@ func (g *gen) genSocial() {
 		if blk-parent.block > 7*blocksPerDay {
 			blk = parent.block + 1 + uint32(g.r.IntN(7*blocksPerDay))
 		}
-		c := &Comment{
-			Author: a.Name, Permlink: "re-" + parent.Author + "-" + strings.TrimRight(parent.Permlink[:min(len(parent.Permlink), 40)], "-") + "-" + permlinkTime(g.ch.blockTime(blk)),
+		short := strings.TrimRight(parent.Permlink[:min(len(parent.Permlink), 40)], "-")
+		add(&Comment{
+			Author: a.Name, Permlink: "re-" + parent.Author + "-" + short + "-" + permlinkTime(g.ch.blockTime(blk)),
 			ParentAuthor: parent.Author, ParentPermlink: parent.Permlink,
-			Body:         g.sentence(5+g.r.IntN(20)) + ".",
-			JSONMetadata: `{"app":"hivesim/1.0"}`,
-			block:        blk,
-		}
-		c.parent = pi
-		add(c)
+			Body: g.sentence(5+g.r.IntN(20)) + ".", JSONMetadata: `{"app":"hivesim/1.0"}`,
+			block: blk, parent: pi,
+		})
 	}
-	// Ids follow creation order, as in hived.
-	for i, c := range all {
-		c.ID = int64(i) // the index at creation, until sorted
-	}
+	// Ids follow block order, creation order within a block, as in hived;
+	// parents were indexes in creation order.
+	created := slices.Clone(all)
+	slices.SortStableFunc(all, func(a, b *Comment) int { return cmp.Compare(a.block, b.block) })
 	s.comments = all
-	slices.SortStableFunc(s.comments, func(a, b *Comment) int { return cmp.Compare(a.block, b.block) })
-	newIdx := make([]int, len(all))
-	for ni, c := range s.comments {
-		newIdx[c.ID] = ni
+	for i, c := range all {
+		c.ID = int64(i)
 	}
-	for ni, c := range s.comments {
-		c.ID = int64(ni)
+	for _, c := range all {
 		if c.parent >= 0 {
-			c.parent = newIdx[c.parent]
+			c.parent = int(created[c.parent].ID)
 		}
 	}
 	for _, c := range s.comments {
@@ -167,8 +159,7 @@ func (g *gen) finishComment(c *Comment) {
 }
 
 func (g *gen) genVotes() {
-	ch := g.ch
-	s := &ch.social
+	ch, s := g.ch, &g.ch.social
 	s.votesByComment = make([][]*Vote, len(s.comments))
 	s.votesByVoter = make(map[string][]*Vote)
 	for _, c := range s.comments {
@@ -238,8 +229,7 @@ func (g *gen) settlePayout(c *Comment) {
 }
 
 func (g *gen) genFollows() {
-	ch := g.ch
-	s := &ch.social
+	ch, s := g.ch, &g.ch.social
 	s.followers = make(map[string][]*Follow)
 	s.following = make(map[string][]*Follow)
 	for _, a := range ch.accounts[1:] {
@@ -273,20 +263,20 @@ func (g *gen) genFollows() {
 
 // genBlogs builds every account's blog: its own posts plus reblogs, oldest first.
 func (g *gen) genBlogs() {
-	ch := g.ch
-	s := &ch.social
+	ch, s := g.ch, &g.ch.social
 	s.blogs = make(map[string][]*BlogEntry)
 	s.reblogs = make(map[int][]string)
-	type item struct {
-		e   *BlogEntry
-		blk uint32
+	blocks := map[*BlogEntry]uint32{} // where each entry was made
+	add := func(blog string, c *Comment, blk uint32, on time.Time) {
+		e := &BlogEntry{Blog: blog, Author: c.Author, Permlink: c.Permlink, RebloggedOn: on, comment: int(c.ID)}
+		blocks[e] = blk
+		s.blogs[blog] = append(s.blogs[blog], e)
 	}
-	items := map[string][]item{}
 	var roots []*Comment
 	for _, c := range s.comments {
 		if c.parent < 0 {
 			roots = append(roots, c)
-			items[c.Author] = append(items[c.Author], item{&BlogEntry{Blog: c.Author, Author: c.Author, Permlink: c.Permlink, RebloggedOn: Epoch, comment: int(c.ID)}, c.block})
+			add(c.Author, c, c.block, Epoch)
 		}
 	}
 	seen := map[[2]int64]bool{}
@@ -298,19 +288,16 @@ func (g *gen) genBlogs() {
 		}
 		seen[[2]int64{a.ID, c.ID}] = true
 		blk := g.blockAfter(max(c.block, g.createdBlock(a)))
-		items[a.Name] = append(items[a.Name], item{&BlogEntry{Blog: a.Name, Author: c.Author, Permlink: c.Permlink, RebloggedOn: g.ch.blockTime(blk), comment: int(c.ID)}, blk})
+		add(a.Name, c, blk, g.ch.blockTime(blk))
 		s.reblogs[int(c.ID)] = append(s.reblogs[int(c.ID)], a.Name)
 		js := `["reblog",{"account":"` + a.Name + `","author":"` + c.Author + `","permlink":"` + c.Permlink + `"}]`
 		g.addEvent(blk, opCustomJSONOp(a.Name, "follow", js))
 	}
-	for name, its := range items {
-		slices.SortStableFunc(its, func(x, y item) int { return cmp.Compare(x.blk, y.blk) })
-		es := make([]*BlogEntry, len(its))
-		for i, it := range its {
-			it.e.EntryID = uint32(i)
-			es[i] = it.e
+	for _, es := range s.blogs {
+		slices.SortStableFunc(es, func(x, y *BlogEntry) int { return cmp.Compare(blocks[x], blocks[y]) })
+		for i, e := range es {
+			e.EntryID = uint32(i)
 		}
-		s.blogs[name] = es
 	}
 }
 
@@ -329,7 +316,7 @@ func (g *gen) genTags() {
 		} else {
 			t.Comments++
 		}
-		t.TotalPayouts.Amount += c.TotalPayout.Amount + c.CuratorPayout.Amount + c.PendingPayout.Amount
+		t.TotalPayouts.Amount += payoutHBD(c)
 	}
 	slices.SortFunc(s.tags, func(a, b *Tag) int {
 		return cmp.Or(-cmp.Compare(a.TotalPayouts.Amount, b.TotalPayouts.Amount), strings.Compare(a.Name, b.Name))

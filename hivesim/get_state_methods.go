@@ -38,25 +38,13 @@ const statePageSize = 20
 // getState is the state being built: hivemind's dict, members in its order.
 type getState struct {
 	accounts  obj // name -> account
-	content   []statePost
-	idxTag    string // discussion_idx's one key
-	idxSort   string // its one member ("" for {})
+	content   []*Comment
+	replies   map[*Comment][]string // a discussion's direct replies ("author/permlink")
+	idxTag    string                // discussion_idx's one key
+	idxSort   string                // its one member ("" for {})
 	tags      []*Tag
 	trending  []string // tag_idx.trending
 	errorText string
-}
-
-type statePost struct {
-	c       *Comment
-	replies []string
-}
-
-func (st *getState) keys() []string {
-	out := make([]string, 0, len(st.content))
-	for _, p := range st.content {
-		out = append(out, p.c.Author+"/"+p.c.Permlink)
-	}
-	return out
 }
 
 // normalizeStatePath is hivemind's _normalize_path: the path and its three parts.
@@ -93,10 +81,7 @@ func getStateMethod(c *callCtx, p any, w *jw) {
 		c.failIf(!slices.Contains(stateListSorts[:5], part[0]), "invalid sort `"+part[0]+"`")
 		tag := strings.ToLower(part[1])
 		c.failIf(tag != "" && !tagChars.MatchString(tag), "invalid tag `"+tag+"`")
-		for _, r := range ch.rankedPosts(part[0], tag, nil, statePageSize) {
-			st.content = append(st.content, statePost{c: r})
-		}
-		st.idxTag, st.idxSort = tag, part[0]
+		st.content, st.idxTag, st.idxSort = ch.rankedPosts(part[0], tag, nil, statePageSize), tag, part[0]
 		st.trending = mapRows(firstN(ch.social.tags, 50), func(t *Tag) string { return t.Name })
 	case part[0] == "tags":
 		c.failIf(part[1] != "" || part[2] != "", "invalid /tags request")
@@ -124,10 +109,9 @@ func (c *callCtx) stateAccountPath(st *getState, path string, part []string) {
 	tab := slices.IndexFunc(stateAccountTabs, func(t struct{ tab, key, list string }) bool { return t.tab == part[1] })
 	switch {
 	case tab >= 0:
-		for _, r := range firstN(c.n.ch.accountPosts(stateAccountTabs[tab].list, name), statePageSize) {
-			st.content = append(st.content, statePost{c: r.c})
-		}
-		tabs[stateAccountTabs[tab].key] = st.keys()
+		posts := firstN(c.n.ch.accountPosts(stateAccountTabs[tab].list, name), statePageSize)
+		st.content = mapRows(posts, func(r listedPost) *Comment { return r.c })
+		tabs[stateAccountTabs[tab].key] = mapKeys(st.content)
 	case slices.Contains(stateIgnoredTabs, part[1]):
 	default:
 		st.errorText = "invalid get_state account path " + path
@@ -143,14 +127,13 @@ func (c *callCtx) stateAccountPath(st *getState, path string, part []string) {
 // its whole reply tree, and the authors.
 func (c *callCtx) stateDiscussionPath(st *getState, part []string) {
 	s := &c.n.ch.social
-	thread := []*Comment{c.post(part[1][1:], part[2])}
+	st.content, st.replies = []*Comment{c.post(part[1][1:], part[2])}, map[*Comment][]string{}
 	seen := map[string]bool{}
-	for i := 0; i < len(thread); i++ {
-		cm := thread[i]
-		thread = append(thread, s.byParent[int(cm.ID)]...)
-		replies := mapKeys(s.byParent[int(cm.ID)])
-		slices.Sort(replies)
-		st.content = append(st.content, statePost{c: cm, replies: replies})
+	for i := 0; i < len(st.content); i++ {
+		cm := st.content[i]
+		st.content = append(st.content, s.byParent[int(cm.ID)]...)
+		st.replies[cm] = mapKeys(s.byParent[int(cm.ID)])
+		slices.Sort(st.replies[cm])
 		if !seen[cm.Author] {
 			seen[cm.Author] = true
 			st.accounts = append(st.accounts, cm.Author, stateAccount(c.n.ch.byName[cm.Author]))
@@ -166,10 +149,10 @@ func (st *getState) value(ch *chain) obj {
 		tags = append(tags, t.Name, tagObj(t))
 	}
 	for _, p := range st.content {
-		content = append(content, p.c.Author+"/"+p.c.Permlink, postVal(ch, p.c, postOpts{replies: p.replies}))
+		content = append(content, p.Author+"/"+p.Permlink, condenserPost(ch, p, postOpts{replies: st.replies[p]}))
 	}
 	if st.idxSort != "" {
-		idx = obj{st.idxSort, st.keys()}
+		idx = obj{st.idxSort, mapKeys(st.content)}
 	}
 	o := obj{"feed_price", notSupported, "props", notSupported, "tags", tags, "accounts", st.accounts, "content", content,
 		"tag_idx", obj{"trending", st.trending}, "discussion_idx", obj{st.idxTag, idx}}

@@ -1,7 +1,5 @@
 package hivesim
 
-import "slices"
-
 // The methods older API nodes serve and current ones dropped (issue 28
 // item 6): hivemind's condenser_api and tags_api get_discussions_by_promoted
 // (hivemind up to 1.27; dropped in 0f025fc, January 2025) and HAfAH's
@@ -9,40 +7,20 @@ import "slices"
 // dropped in 8763e8c). The simulated node answers them as those versions
 // did, so that the typed RPCs can be walked end to end.
 
+// The promoted sort of rankedPosts is hivemind 1.27's promoted list: the
+// pending top-level posts of a tag, most promoted first and, among equal
+// amounts, newest (highest id) first. Deviation: hivemind lists only posts
+// whose amount is above 0, which on the simulated chain would be none;
+// listing every pending post as promoted by 0 keeps hivemind's order and
+// cursor and gives a list that pages. get_discussions_by_promoted is
+// registered with the other get_discussions_by_* methods (content_methods.go)
+// and reads the discussion query as they do (hivemind 1.27 shared their
+// signature).
+
 // promotedAmount is the HBD (in satoshis) spent promoting a post: transfers
 // to "null" with the post's URL as memo. The simulated chain makes no such
 // transfers, so every post's amount is 0.
 func promotedAmount(*Comment) int64 { return 0 }
-
-// promotedPosts is hivemind 1.27's promoted list: the pending top-level
-// posts of a tag ("" for all), most promoted first and, among equal
-// amounts, newest (highest id) first, after the start post (exclusive), at
-// most limit. Deviation: hivemind lists only posts whose amount is above 0,
-// which on the simulated chain would be none; listing every pending post as
-// promoted by 0 keeps hivemind's order and cursor and gives a list that
-// pages.
-func (ch *chain) promotedPosts(tag string, start *Comment, limit int) []*Comment {
-	key := func(c *Comment) rankedKey { return rankedKey{float64(promotedAmount(c)), c.ID} }
-	category := tag
-	if cm := ch.extra.communityByName[tag]; cm != nil {
-		category = cm.Category
-	}
-	var rows []*Comment
-	for _, c := range ch.social.comments {
-		if c.parent < 0 && !paidOut(c) && (tag == "" || c.Category == category) && (start == nil || key(start).cmp(key(c)) < 0) {
-			rows = append(rows, c)
-		}
-	}
-	slices.SortFunc(rows, func(a, b *Comment) int { return key(a).cmp(key(b)) })
-	return firstN(rows, limit)
-}
-
-// getDiscussionsByPromoted reads the discussion query as the other
-// get_discussions_by_* methods do (hivemind 1.27 shared their signature).
-func getDiscussionsByPromoted(c *callCtx, p any, w *jw) {
-	tag, start, limit, truncate := c.discussionQuery(p)
-	writePosts(w, c.n.ch, c.n.ch.promotedPosts(tag, start, limit), postOpts{truncate: truncate, postID: true})
-}
 
 // condenserVirtualOpsParams are the positions of HAfAH's condenser_api
 // enum_virtual_ops (6ed49d4, hafah_endpoints.sql call_enum_virtual_ops).
@@ -68,7 +46,5 @@ func condenserEnumVirtualOps(c *callCtx, p any, w *jw) *rpcError {
 
 // registerPromotedMethods adds the methods of this file.
 func registerPromotedMethods(r registry) {
-	r.mindR("condenser_api.get_discussions_by_promoted", getDiscussionsByPromoted)
-	r.mindR("tags_api.get_discussions_by_promoted", getDiscussionsByPromoted)
 	r.hafah("condenser_api.enum_virtual_ops", condenserEnumVirtualOps)
 }

@@ -52,7 +52,7 @@ func getBlog(entries bool) methodFunc {
 			e := blog[i]
 			o := obj{"blog", e.Blog, "entry_id", e.EntryID, "author", e.Author, "permlink", e.Permlink}
 			if !entries {
-				o = append(o[:4], "comment", postVal(ch, ch.social.comments[e.comment], postOpts{}))
+				o = append(o[:4], "comment", condenserPost(ch, ch.social.comments[e.comment], postOpts{}))
 			}
 			return append(o, "reblogged_on", e.RebloggedOn)
 		})
@@ -104,7 +104,7 @@ func getFeed(entries bool) methodFunc {
 		listOf(w, newestFirst(len(feed), start, limit), func(id int) any {
 			fe := feed[id]
 			cm := ch.social.comments[fe.comment]
-			o := obj{"comment", postVal(ch, cm, postOpts{})}
+			o := obj{"comment", condenserPost(ch, cm, postOpts{})}
 			if entries {
 				o = obj{"author", cm.Author, "permlink", cm.Permlink}
 			}
@@ -146,7 +146,7 @@ func getFollows(following bool) methodFunc {
 }
 
 func writePosts(w *jw, ch *chain, rows []*Comment, o postOpts) {
-	listOf(w, rows, func(cm *Comment) any { return postVal(ch, cm, o) })
+	listOf(w, rows, func(cm *Comment) any { return condenserPost(ch, cm, o) })
 }
 
 // authorPage reads what hivemind's lists that start at an author's post
@@ -232,5 +232,5 @@ func getAccountReputations(followAPI bool) methodFunc {
 }
 
 var getContent = raising(func(c *callCtx, p any, w *jw) {
-	writePost(w, c.n.ch, c.postArg(p), postOpts{content: true})
+	w.val(condenserPost(c.n.ch, c.postArg(p), postOpts{content: true}))
 })

@@ -41,12 +41,28 @@ func findByNames[T any](member, key string, index func(*chain) []*T, name func(*
 	}
 }
 
+// ownerCheck is how a find_* by owner treats an account that does not
+// exist. hived 1.28.7 (database_api_financial.cpp) resolves the owner to its
+// id in five finds, FC_ASSERT(expr, msg) failing for an unknown name; the
+// others look the name up in an index and answer an empty list. The zero
+// ownerCheck is the latter.
+type ownerCheck struct {
+	expr, msg string
+}
+
+// ownerMustExist is the ownerCheck of a find whose owner hived resolves
+// with _db.find_account and asserts expr (e.g. "delegator != nullptr").
+func ownerMustExist(expr string) ownerCheck { return ownerCheck{expr, noAccount} }
+
 // findByOwner serves the finds that list one account's objects; that
-// account is member.
-func findByOwner[T any](member, key string, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) methodFunc {
+// account is member, checked as check says.
+func findByOwner[T any](member, key string, check ownerCheck, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) methodFunc {
 	return func(c *callCtx, p any, w *jw) *rpcError {
 		in := &conv{}
 		name := get(in, c.asName, get(in, c.asObject, p)[member])
+		if in.err == nil && check.expr != "" {
+			_, in.err = c.existingAccountID(name, check.expr, check.msg)
+		}
 		if in.err == nil {
 			writeList(w, key, ownedBy(index(c.n.ch), owner, name), write)
 		}
@@ -177,25 +193,25 @@ func registerFindMethods(r registry) {
 	r.hived("database_api.find_decline_voting_rights_requests", findByNames("accounts", "requests",
 		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount }, func(x *DeclineVotingRightsRequest) string { return x.Account },
 		dbForm(writeObject[DeclineVotingRightsRequest])))
-	r.hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths",
+	r.hived("database_api.find_owner_histories", findByOwner("owner", "owner_auths", ownerCheck{},
 		func(ch *chain) []*OwnerHistory { return ch.ohByAccount }, func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	r.hived("database_api.find_escrows", findByOwner("from", "escrows",
+	r.hived("database_api.find_escrows", findByOwner("from", "escrows", ownerCheck{},
 		func(ch *chain) []*Escrow { return ch.escByFrom }, func(x *Escrow) string { return x.From }, dbForm(writeEscrow)))
 	r.hived("database_api.find_withdraw_vesting_routes", findWithdrawVestingRoutes)
-	r.hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals",
+	r.hived("database_api.find_savings_withdrawals", findByOwner("account", "withdrawals", ownerCheck{},
 		func(ch *chain) []*SavingsWithdraw { return ch.savByFrom }, func(x *SavingsWithdraw) string { return x.From }, dbForm(writeSavings)))
-	r.hived("database_api.find_vesting_delegations", findByOwner("account", "delegations",
+	r.hived("database_api.find_vesting_delegations", findByOwner("account", "delegations", ownerMustExist("delegator != nullptr"),
 		func(ch *chain) []*VestingDelegation { return ch.delByDelegation }, func(x *VestingDelegation) string { return x.Delegator },
 		dbForm(writeDelegation)))
-	r.hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations",
+	r.hived("database_api.find_vesting_delegation_expirations", findByOwner("account", "delegations", ownerMustExist("delegator != nullptr"),
 		func(ch *chain) []*DelegationExpiration { return ch.expByAccount }, func(x *DelegationExpiration) string { return x.Delegator }, dbForm(writeExpiration)))
-	r.hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests",
+	r.hived("database_api.find_hbd_conversion_requests", findByOwner("account", "requests", ownerMustExist("owner != nullptr"),
 		func(ch *chain) []*ConvertRequest { return ch.convByAccount }, func(x *ConvertRequest) string { return x.Owner }, dbForm(writeConvert)))
-	r.hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests",
+	r.hived("database_api.find_collateralized_conversion_requests", findByOwner("account", "requests", ownerMustExist("owner != nullptr"),
 		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount }, func(x *CollateralizedConvertRequest) string { return x.Owner }, dbForm(writeCollateral)))
-	r.hived("database_api.find_limit_orders", findByOwner("account", "orders",
+	r.hived("database_api.find_limit_orders", findByOwner("account", "orders", ownerCheck{},
 		func(ch *chain) []*LimitOrder { return ch.orderByAccount }, func(x *LimitOrder) string { return x.Seller }, dbForm(writeLimitOrder)))
-	r.hived("database_api.find_recurrent_transfers", findByOwner("from", "recurrent_transfers",
+	r.hived("database_api.find_recurrent_transfers", findByOwner("from", "recurrent_transfers", ownerCheck{"from_account != nullptr", "Given 'from' account does not exist."},
 		func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent }, func(x *RecurrentTransfer) string { return x.From }, dbForm(writeRecurrent)))
 	r.object("database_api.find_proposals", findProposals)
 	r.mind("database_api.find_comments", findComments)

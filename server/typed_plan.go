@@ -34,6 +34,9 @@ type typedMethod struct {
 	defaults []fieldDefault
 	// tuple is set when the request is written as positional params.
 	tuple bool
+	// required are the request's singular message fields that the schema
+	// does not declare `optional` and hivegate does not fill (planRequired).
+	required []protoreflect.FieldDescriptor
 
 	// order is the request's `order` enum field and start its `start`
 	// message field; either may be nil.
@@ -149,6 +152,7 @@ func planMethod(m *transcode.Method) (*typedMethod, error) {
 	if err := tm.planStart(); err != nil {
 		return nil, err
 	}
+	tm.planRequired()
 	if err := tm.planNext(); err != nil {
 		return nil, err
 	}
@@ -253,6 +257,26 @@ func (tm *typedMethod) planStart() error {
 		tm.onlyOrder = nonZero[0]
 	}
 	return nil
+}
+
+// planRequired finds the request fields a client must set. The codec
+// leaves an unset message field out of the params: a named member the node
+// then reads as absent, or a positional element it never gets (hived's
+// condenser_api counts its arguments). Such a field is required unless the
+// schema says the node has a default for it, by declaring it proto3
+// `optional` (transaction_status_api's expiration: hived's fc::optional),
+// or hivegate fills it: a json_default, or the paging start (the first
+// page). Scalars, lists and enums are not required: the codec writes every
+// scalar and list, and an enum's _UNSPECIFIED zero means the node's default.
+func (tm *typedMethod) planRequired() {
+	for _, fd := range sortedFields(tm.Request.Descriptor()) {
+		if fd.Kind() != protoreflect.MessageKind || fd.IsList() || fd.IsMap() ||
+			fd.ContainingOneof() != nil || fd == tm.start ||
+			proto.GetExtension(fd.Options(), hivegatev1.E_JsonDefault).(string) != "" {
+			continue
+		}
+		tm.required = append(tm.required, fd)
+	}
 }
 
 // planCursorStart describes a start cursor; empty is a new, empty message of

@@ -32,6 +32,8 @@ func invalidArgument(format string, args ...any) *connect.Error {
 // message belongs to this call and is modified in place.
 //
 // The steps, all driven by the schema's options:
+//   - a required field (planRequired: a message field not declared
+//     `optional`) must be set;
 //   - the page size (limit_max) must be 1..max, or unset (the node's
 //     default); the limit sent is the page size plus next_start's skip,
 //     lowered for pages that count down near entry 0 (typed_page.go);
@@ -43,6 +45,11 @@ func invalidArgument(format string, args ...any) *connect.Error {
 //   - in a positional cursor an unset time is sent as 1970-01-01T00:00:00,
 //     and no positional element may be left out before a set one.
 func (tm *typedMethod) prepare(req protoreflect.Message) (json.RawMessage, protoreflect.EnumNumber, error) {
+	for _, fd := range tm.required {
+		if !req.Has(fd) {
+			return nil, 0, invalidArgument("%s is required", fd.Name())
+		}
+	}
 	pg, err := tm.page(req)
 	if err != nil {
 		return nil, 0, err

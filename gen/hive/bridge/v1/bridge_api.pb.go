@@ -3140,7 +3140,8 @@ func (x *GetPostHeaderResponse) GetDepth() uint32 {
 // NormalizePostRequest is bridge.normalize_post's params: {"post": {...}}.
 type NormalizePostRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The post in any form; hivemind reads only author and permlink.
+	// The post in any form (required); hivemind reads only author and
+	// permlink.
 	Post          *PostReference `protobuf:"bytes,1,opt,name=post,proto3" json:"post,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -546,7 +546,7 @@ func (x *GetRebloggedByResponse) GetAccounts() []string {
 // GetDiscussionsByBlogRequest is condenser_api.get_discussions_by_blog's params: [query].
 type GetDiscussionsByBlogRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
+	// The query; required: its tag names the account whose blog is listed.
 	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -649,7 +649,7 @@ func (x *GetDiscussionsByBlogResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByCommentsRequest is condenser_api.get_discussions_by_comments's params: [query].
 type GetDiscussionsByCommentsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
+	// The query; required: its start_author names the account whose comments are listed.
 	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -752,8 +752,8 @@ func (x *GetDiscussionsByCommentsResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByCreatedRequest is condenser_api.get_discussions_by_created's params: [query].
 type GetDiscussionsByCreatedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -855,7 +855,7 @@ func (x *GetDiscussionsByCreatedResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByFeedRequest is condenser_api.get_discussions_by_feed's params: [query].
 type GetDiscussionsByFeedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
+	// The query; required: its tag names the account whose feed is listed.
 	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -958,8 +958,8 @@ func (x *GetDiscussionsByFeedResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByHotRequest is condenser_api.get_discussions_by_hot's params: [query].
 type GetDiscussionsByHotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1061,8 +1061,8 @@ func (x *GetDiscussionsByHotResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByPromotedRequest is condenser_api.get_discussions_by_promoted's params: [query].
 type GetDiscussionsByPromotedRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1164,8 +1164,8 @@ func (x *GetDiscussionsByPromotedResponse) GetNextStart() *v1.DiscussionsStart {
 // GetDiscussionsByTrendingRequest is condenser_api.get_discussions_by_trending's params: [query].
 type GetDiscussionsByTrendingRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1267,8 +1267,8 @@ func (x *GetDiscussionsByTrendingResponse) GetNextStart() *v1.DiscussionsStart {
 // GetCommentDiscussionsByPayoutRequest is condenser_api.get_comment_discussions_by_payout's params: [query].
 type GetCommentDiscussionsByPayoutRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1370,8 +1370,8 @@ func (x *GetCommentDiscussionsByPayoutResponse) GetNextStart() *v1.DiscussionsSt
 // GetPostDiscussionsByPayoutRequest is condenser_api.get_post_discussions_by_payout's params: [query].
 type GetPostDiscussionsByPayoutRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The query.
-	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
+	Query         *v1.DiscussionQuery `protobuf:"bytes,1,opt,name=query,proto3,oneof" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1514,9 +1514,10 @@ const file_hive_condenser_api_v1_condenser_content_proto_rawDesc = "" +
 	" GetDiscussionsByCommentsResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"\\\n" +
-	"\x1eGetDiscussionsByCreatedRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x92\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"k\n" +
+	"\x1eGetDiscussionsByCreatedRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x92\x01\n" +
 	"\x1fGetDiscussionsByCreatedResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
@@ -1526,33 +1527,38 @@ const file_hive_condenser_api_v1_condenser_content_proto_rawDesc = "" +
 	"\x1cGetDiscussionsByFeedResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"X\n" +
-	"\x1aGetDiscussionsByHotRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x8e\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"g\n" +
+	"\x1aGetDiscussionsByHotRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x8e\x01\n" +
 	"\x1bGetDiscussionsByHotResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"]\n" +
-	"\x1fGetDiscussionsByPromotedRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x93\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"l\n" +
+	"\x1fGetDiscussionsByPromotedRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x93\x01\n" +
 	" GetDiscussionsByPromotedResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"]\n" +
-	"\x1fGetDiscussionsByTrendingRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x93\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"l\n" +
+	"\x1fGetDiscussionsByTrendingRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x93\x01\n" +
 	" GetDiscussionsByTrendingResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"b\n" +
-	"$GetCommentDiscussionsByPayoutRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x98\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"q\n" +
+	"$GetCommentDiscussionsByPayoutRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x98\x01\n" +
 	"%GetCommentDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
-	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"_\n" +
-	"!GetPostDiscussionsByPayoutRequest\x124\n" +
-	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryR\x05query:\x04\xc8\xf3\x18\x01\"\x95\x01\n" +
+	"next_start\x18\x0f \x01(\v2\x1f.hive.types.v1.DiscussionsStartR\tnextStart:\x04\xc8\xf3\x18\x02\"n\n" +
+	"!GetPostDiscussionsByPayoutRequest\x129\n" +
+	"\x05query\x18\x01 \x01(\v2\x1e.hive.types.v1.DiscussionQueryH\x00R\x05query\x88\x01\x01:\x04\xc8\xf3\x18\x01B\b\n" +
+	"\x06_query\"\x95\x01\n" +
 	"\"GetPostDiscussionsByPayoutResponse\x12)\n" +
 	"\x05posts\x18\x01 \x03(\v2\x13.hive.types.v1.PostR\x05posts\x12>\n" +
 	"\n" +
@@ -1654,6 +1660,12 @@ func file_hive_condenser_api_v1_condenser_content_proto_init() {
 	}
 	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[2].OneofWrappers = []any{}
 	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[4].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[14].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[18].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[22].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[24].OneofWrappers = []any{}
+	file_hive_condenser_api_v1_condenser_content_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -32,7 +32,8 @@ type GetMarketHistoryRequest struct {
 	BucketSeconds uint32 `protobuf:"varint,1,opt,name=bucket_seconds,json=bucketSeconds,proto3" json:"bucket_seconds,omitempty"`
 	// The earliest bucket start (unset: 1970-01-01T00:00:00).
 	Start *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The latest bucket start.
+	// The latest bucket start (required: condenser_api takes exactly three
+	// arguments).
 	End           *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=end,proto3" json:"end,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -638,7 +639,8 @@ type GetTradeHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The earliest trade time (inclusive).
 	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The latest trade time (inclusive).
+	// The latest trade time (inclusive; required: condenser_api takes two
+	// or three arguments).
 	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
 	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`

@@ -4266,7 +4266,7 @@ func (x *GetTransactionResponse) GetTransaction() *v1.LegacyTransaction {
 // GetTransactionHexRequest is condenser_api.get_transaction_hex's params: [trx].
 type GetTransactionHexRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
+	// The transaction (required).
 	Trx           *v1.LegacySignedTransaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4359,7 +4359,7 @@ func (x *GetTransactionHexResponse) GetHex() string {
 // params: [trx].
 type GetPotentialSignaturesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
+	// The transaction (required).
 	Trx           *v1.LegacySignedTransaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4452,7 +4452,7 @@ func (x *GetPotentialSignaturesResponse) GetKeys() []string {
 // params: [trx, available_keys].
 type GetRequiredSignaturesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
+	// The transaction (required).
 	Trx *v1.LegacySignedTransaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
 	// The public keys the caller can sign with.
 	AvailableKeys []string `protobuf:"bytes,2,rep,name=available_keys,json=availableKeys,proto3" json:"available_keys,omitempty"`
@@ -4553,7 +4553,7 @@ func (x *GetRequiredSignaturesResponse) GetKeys() []string {
 // VerifyAuthorityRequest is condenser_api.verify_authority's params: [trx].
 type VerifyAuthorityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The signed transaction.
+	// The signed transaction (required).
 	Trx           *v1.LegacySignedTransaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -1257,8 +1257,8 @@ func (x *GetWitnessScheduleResponse) GetSchedule() *v1.WitnessSchedule {
 // GetTransactionHexRequest is database_api.get_transaction_hex's params.
 type GetTransactionHexRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
-	Trx           *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
+	// The transaction; unset, hived reads an empty one.
+	Trx           *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3,oneof" json:"trx,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1350,8 +1350,8 @@ func (x *GetTransactionHexResponse) GetHex() string {
 // GetPotentialSignaturesRequest is database_api.get_potential_signatures' params.
 type GetPotentialSignaturesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
-	Trx           *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
+	// The transaction; unset, hived reads an empty one.
+	Trx           *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3,oneof" json:"trx,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1442,8 +1442,8 @@ func (x *GetPotentialSignaturesResponse) GetKeys() []string {
 // GetRequiredSignaturesRequest is database_api.get_required_signatures' params.
 type GetRequiredSignaturesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The transaction.
-	Trx *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
+	// The transaction; unset, hived reads an empty one.
+	Trx *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3,oneof" json:"trx,omitempty"`
 	// The public keys the caller can sign with.
 	AvailableKeys []string `protobuf:"bytes,2,rep,name=available_keys,json=availableKeys,proto3" json:"available_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1747,8 +1747,8 @@ func (x *VerifyAccountAuthorityResponse) GetValid() bool {
 // VerifyAuthorityRequest is database_api.verify_authority's params.
 type VerifyAuthorityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The signed transaction.
-	Trx *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3" json:"trx,omitempty"`
+	// The signed transaction; unset, hived reads an empty one.
+	Trx *v1.Transaction `protobuf:"bytes,1,opt,name=trx,proto3,oneof" json:"trx,omitempty"`
 	// The serialization the signatures were made over: "hf26" or "legacy";
 	// unset means the node's default.
 	Pack          *string `protobuf:"bytes,2,opt,name=pack,proto3,oneof" json:"pack,omitempty"`
@@ -2071,18 +2071,21 @@ const file_hive_database_api_v1_database_state_proto_rawDesc = "" +
 	"\x0einclude_future\x18\x01 \x01(\bH\x00R\rincludeFuture\x88\x01\x01B\x11\n" +
 	"\x0f_include_future\"^\n" +
 	"\x1aGetWitnessScheduleResponse\x12:\n" +
-	"\bschedule\x18\x01 \x01(\v2\x1e.hive.types.v1.WitnessScheduleR\bschedule:\x04\xc8\xf3\x18\x02\"H\n" +
-	"\x18GetTransactionHexRequest\x12,\n" +
-	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionR\x03trx\"-\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.hive.types.v1.WitnessScheduleR\bschedule:\x04\xc8\xf3\x18\x02\"U\n" +
+	"\x18GetTransactionHexRequest\x121\n" +
+	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionH\x00R\x03trx\x88\x01\x01B\x06\n" +
+	"\x04_trx\"-\n" +
 	"\x19GetTransactionHexResponse\x12\x10\n" +
-	"\x03hex\x18\x01 \x01(\tR\x03hex\"M\n" +
-	"\x1dGetPotentialSignaturesRequest\x12,\n" +
-	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionR\x03trx\"4\n" +
+	"\x03hex\x18\x01 \x01(\tR\x03hex\"Z\n" +
+	"\x1dGetPotentialSignaturesRequest\x121\n" +
+	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionH\x00R\x03trx\x88\x01\x01B\x06\n" +
+	"\x04_trx\"4\n" +
 	"\x1eGetPotentialSignaturesResponse\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"s\n" +
-	"\x1cGetRequiredSignaturesRequest\x12,\n" +
-	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionR\x03trx\x12%\n" +
-	"\x0eavailable_keys\x18\x02 \x03(\tR\ravailableKeys\"3\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\"\x80\x01\n" +
+	"\x1cGetRequiredSignaturesRequest\x121\n" +
+	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionH\x00R\x03trx\x88\x01\x01\x12%\n" +
+	"\x0eavailable_keys\x18\x02 \x03(\tR\ravailableKeysB\x06\n" +
+	"\x04_trx\"3\n" +
 	"\x1dGetRequiredSignaturesResponse\x12\x12\n" +
 	"\x04keys\x18\x01 \x03(\tR\x04keys\"+\n" +
 	"\x19IsKnownTransactionRequest\x12\x0e\n" +
@@ -2094,10 +2097,11 @@ const file_hive_database_api_v1_database_state_proto_rawDesc = "" +
 	"\asigners\x18\x02 \x03(\tR\asigners\x12:\n" +
 	"\x05level\x18\x03 \x01(\x0e2$.hive.database_api.v1.AuthorityLevelR\x05level\"6\n" +
 	"\x1eVerifyAccountAuthorityResponse\x12\x14\n" +
-	"\x05valid\x18\x01 \x01(\bR\x05valid\"h\n" +
-	"\x16VerifyAuthorityRequest\x12,\n" +
-	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionR\x03trx\x12\x17\n" +
-	"\x04pack\x18\x02 \x01(\tH\x00R\x04pack\x88\x01\x01B\a\n" +
+	"\x05valid\x18\x01 \x01(\bR\x05valid\"u\n" +
+	"\x16VerifyAuthorityRequest\x121\n" +
+	"\x03trx\x18\x01 \x01(\v2\x1a.hive.types.v1.TransactionH\x00R\x03trx\x88\x01\x01\x12\x17\n" +
+	"\x04pack\x18\x02 \x01(\tH\x01R\x04pack\x88\x01\x01B\x06\n" +
+	"\x04_trxB\a\n" +
 	"\x05_pack\"/\n" +
 	"\x17VerifyAuthorityResponse\x12\x14\n" +
 	"\x05valid\x18\x01 \x01(\bR\x05valid\"\xb4\x02\n" +
@@ -2230,6 +2234,9 @@ func file_hive_database_api_v1_database_state_proto_init() {
 	file_hive_database_api_v1_database_state_proto_msgTypes[5].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[14].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hive_database_api_v1_database_state_proto_msgTypes[22].OneofWrappers = []any{}
+	file_hive_database_api_v1_database_state_proto_msgTypes[24].OneofWrappers = []any{}
+	file_hive_database_api_v1_database_state_proto_msgTypes[26].OneofWrappers = []any{}
 	file_hive_database_api_v1_database_state_proto_msgTypes[32].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -31,8 +31,9 @@ type GetMarketHistoryRequest struct {
 	BucketSeconds uint32 `protobuf:"varint,1,opt,name=bucket_seconds,json=bucketSeconds,proto3" json:"bucket_seconds,omitempty"`
 	// The earliest bucket start.
 	Start *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=start,proto3" json:"start,omitempty"`
-	// The latest bucket start.
-	End           *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=end,proto3" json:"end,omitempty"`
+	// The latest bucket start; unset, hived reads 1970-01-01T00:00:00 (and
+	// answers no buckets).
+	End           *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=end,proto3,oneof" json:"end,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -545,8 +546,9 @@ type GetTradeHistoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The earliest trade time (inclusive).
 	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
-	// The latest trade time (inclusive).
-	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3" json:"end,omitempty"`
+	// The latest trade time (inclusive); unset, hived reads
+	// 1970-01-01T00:00:00 (and answers no trades).
+	End *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=end,proto3,oneof" json:"end,omitempty"`
 	// The number of trades, 1..1000 (unset: hived's default, 1000; not sent).
 	Limit *uint32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// next_start's skip, sent back unchanged (never sent to the node).
@@ -823,11 +825,12 @@ var File_hive_market_history_api_v1_market_history_api_proto protoreflect.FileDe
 
 const file_hive_market_history_api_v1_market_history_api_proto_rawDesc = "" +
 	"\n" +
-	"3hive/market_history_api/v1/market_history_api.proto\x12\x1ahive.market_history_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1ahive/types/v1/market.proto\x1a\x19hivegate/v1/options.proto\"\xa0\x01\n" +
+	"3hive/market_history_api/v1/market_history_api.proto\x12\x1ahive.market_history_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hive/types/v1/asset.proto\x1a\x1ahive/types/v1/market.proto\x1a\x19hivegate/v1/options.proto\"\xad\x01\n" +
 	"\x17GetMarketHistoryRequest\x12%\n" +
 	"\x0ebucket_seconds\x18\x01 \x01(\rR\rbucketSeconds\x120\n" +
-	"\x05start\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12,\n" +
-	"\x03end\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\"Q\n" +
+	"\x05start\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x121\n" +
+	"\x03end\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x03end\x88\x01\x01B\x06\n" +
+	"\x04_end\"Q\n" +
 	"\x18GetMarketHistoryResponse\x125\n" +
 	"\abuckets\x18\x01 \x03(\v2\x1b.hive.types.v1.MarketBucketR\abuckets\" \n" +
 	"\x1eGetMarketHistoryBucketsRequest\"D\n" +
@@ -855,12 +858,13 @@ const file_hive_market_history_api_v1_market_history_api_proto_rawDesc = "" +
 	"\vhive_volume\x18\x05 \x01(\v2\x14.hive.types.v1.AssetR\n" +
 	"hiveVolume\x123\n" +
 	"\n" +
-	"hbd_volume\x18\x06 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume\"\xc5\x01\n" +
+	"hbd_volume\x18\x06 \x01(\v2\x14.hive.types.v1.AssetR\thbdVolume\"\xd2\x01\n" +
 	"\x16GetTradeHistoryRequest\x120\n" +
-	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12,\n" +
-	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x03end\x12\x19\n" +
-	"\x05limit\x18\x03 \x01(\rH\x00R\x05limit\x88\x01\x01\x12\x1d\n" +
-	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x121\n" +
+	"\x03end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x03end\x88\x01\x01\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\rH\x01R\x05limit\x88\x01\x01\x12\x1d\n" +
+	"\x04skip\x18c \x01(\rB\x04\xe0\xf4\x18\x01H\x02R\x04skip\x88\x01\x01B\x06\n" +
+	"\x04_endB\b\n" +
 	"\x06_limitB\a\n" +
 	"\x05_skip\"\x9e\x01\n" +
 	"\x17GetTradeHistoryResponse\x122\n" +
@@ -964,6 +968,7 @@ func file_hive_market_history_api_v1_market_history_api_proto_init() {
 	if File_hive_market_history_api_v1_market_history_api_proto != nil {
 		return
 	}
+	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[4].OneofWrappers = []any{}
 	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hive_market_history_api_v1_market_history_api_proto_msgTypes[10].OneofWrappers = []any{}

@@ -103,8 +103,8 @@ type FindTransactionRequest struct {
 	// The transaction id (40 hex digits).
 	TransactionId string `protobuf:"bytes,1,opt,name=transaction_id,json=transactionId,proto3" json:"transaction_id,omitempty"`
 	// The transaction's expiration, which tells expired transactions from
-	// unknown ones; unset when not known.
-	Expiration    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expiration,proto3" json:"expiration,omitempty"`
+	// unknown ones; unset when not known (hived's fc::optional).
+	Expiration    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expiration,proto3,oneof" json:"expiration,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -212,12 +212,13 @@ var File_hive_transaction_status_api_v1_transaction_status_api_proto protoreflec
 
 const file_hive_transaction_status_api_v1_transaction_status_api_proto_rawDesc = "" +
 	"\n" +
-	";hive/transaction_status_api/v1/transaction_status_api.proto\x12\x1ehive.transaction_status_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hivegate/v1/options.proto\"{\n" +
+	";hive/transaction_status_api/v1/transaction_status_api.proto\x12\x1ehive.transaction_status_api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19hivegate/v1/options.proto\"\x8f\x01\n" +
 	"\x16FindTransactionRequest\x12%\n" +
-	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12:\n" +
+	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12?\n" +
 	"\n" +
-	"expiration\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expiration\"\x94\x01\n" +
+	"expiration\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
+	"expiration\x88\x01\x01B\r\n" +
+	"\v_expiration\"\x94\x01\n" +
 	"\x17FindTransactionResponse\x12I\n" +
 	"\x06status\x18\x01 \x01(\x0e21.hive.transaction_status_api.v1.TransactionStatusR\x06status\x12 \n" +
 	"\tblock_num\x18\x02 \x01(\rH\x00R\bblockNum\x88\x01\x01B\f\n" +
@@ -273,6 +274,7 @@ func file_hive_transaction_status_api_v1_transaction_status_api_proto_init() {
 	if File_hive_transaction_status_api_v1_transaction_status_api_proto != nil {
 		return
 	}
+	file_hive_transaction_status_api_v1_transaction_status_api_proto_msgTypes[0].OneofWrappers = []any{}
 	file_hive_transaction_status_api_v1_transaction_status_api_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

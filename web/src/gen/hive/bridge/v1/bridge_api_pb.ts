@@ -1588,7 +1588,8 @@ export const GetPostHeaderResponseSchema: GenMessage<GetPostHeaderResponse> = /*
  */
 export type NormalizePostRequest = Message<"hive.bridge.v1.NormalizePostRequest"> & {
   /**
-   * The post in any form; hivemind reads only author and permlink.
+   * The post in any form (required); hivemind reads only author and
+   * permlink.
    *
    * @generated from field: hive.bridge.v1.PostReference post = 1;
    */

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hive/condenser_api/v1/condenser_content.proto.
  */
 export const file_hive_condenser_api_v1_condenser_content: GenFile = /*@__PURE__*/
-  fileDesc("Ci1oaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX2NvbnRlbnQucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSI/ChVHZXRBY3RpdmVWb3Rlc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJOgTI8xgBIkgKFkdldEFjdGl2ZVZvdGVzUmVzcG9uc2USKAoFdm90ZXMYASADKAsyGS5oaXZlLnR5cGVzLnYxLkFjdGl2ZVZvdGU6BMjzGAIiXwoRR2V0Q29udGVudFJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQE6BMjzGAFCCwoJX29ic2VydmVyIkMKEkdldENvbnRlbnRSZXNwb25zZRInCgdjb250ZW50GAEgASgLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCImYKGEdldENvbnRlbnRSZXBsaWVzUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAToEyPMYAUILCglfb2JzZXJ2ZXIiSgoZR2V0Q29udGVudFJlcGxpZXNSZXNwb25zZRInCgdyZXBsaWVzGAEgAygLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCIi4KFUdldEZvbGxvd0NvdW50UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIkkKFkdldEZvbGxvd0NvdW50UmVzcG9uc2USKQoFY291bnQYASABKAsyGi5oaXZlLnR5cGVzLnYxLkZvbGxvd0NvdW50OgTI8xgCIj8KFUdldFJlYmxvZ2dlZEJ5UmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAk6BMjzGAEiMAoWR2V0UmVibG9nZ2VkQnlSZXNwb25zZRIQCghhY2NvdW50cxgBIAMoCToEyPMYAiJSChtHZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlUKHkdldERpc2N1c3Npb25zQnlDcmVhdGVkUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiUgobR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifQocR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlEKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifAobR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeVByb21vdGVkUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5UHJvbW90ZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlYKH0dldERpc2N1c3Npb25zQnlUcmVuZGluZ1JlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASKBAQogR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiJbCiRHZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASKGAQolR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCIlgKIUdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoMBCiJHZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAJCiwEKKGlvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLmNvbmRlbnNlcl9hcGkudjFQAVpGZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9jb25kZW5zZXJfYXBpL3YxO2NvbmRlbnNlcl9hcGl2MaoCFEhpdmUuQ29uZGVuc2VyQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_social, file_hivegate_v1_options]);
+  fileDesc("Ci1oaXZlL2NvbmRlbnNlcl9hcGkvdjEvY29uZGVuc2VyX2NvbnRlbnQucHJvdG8SFWhpdmUuY29uZGVuc2VyX2FwaS52MSI/ChVHZXRBY3RpdmVWb3Rlc1JlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJOgTI8xgBIkgKFkdldEFjdGl2ZVZvdGVzUmVzcG9uc2USKAoFdm90ZXMYASADKAsyGS5oaXZlLnR5cGVzLnYxLkFjdGl2ZVZvdGU6BMjzGAIiXwoRR2V0Q29udGVudFJlcXVlc3QSDgoGYXV0aG9yGAEgASgJEhAKCHBlcm1saW5rGAIgASgJEhUKCG9ic2VydmVyGAMgASgJSACIAQE6BMjzGAFCCwoJX29ic2VydmVyIkMKEkdldENvbnRlbnRSZXNwb25zZRInCgdjb250ZW50GAEgASgLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCImYKGEdldENvbnRlbnRSZXBsaWVzUmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAkSFQoIb2JzZXJ2ZXIYAyABKAlIAIgBAToEyPMYAUILCglfb2JzZXJ2ZXIiSgoZR2V0Q29udGVudFJlcGxpZXNSZXNwb25zZRInCgdyZXBsaWVzGAEgAygLMhYuaGl2ZS50eXBlcy52MS5Db250ZW50OgTI8xgCIi4KFUdldEZvbGxvd0NvdW50UmVxdWVzdBIPCgdhY2NvdW50GAEgASgJOgTI8xgBIkkKFkdldEZvbGxvd0NvdW50UmVzcG9uc2USKQoFY291bnQYASABKAsyGi5oaXZlLnR5cGVzLnYxLkZvbGxvd0NvdW50OgTI8xgCIj8KFUdldFJlYmxvZ2dlZEJ5UmVxdWVzdBIOCgZhdXRob3IYASABKAkSEAoIcGVybWxpbmsYAiABKAk6BMjzGAEiMAoWR2V0UmVibG9nZ2VkQnlSZXNwb25zZRIQCghhY2NvdW50cxgBIAMoCToEyPMYAiJSChtHZXREaXNjdXNzaW9uc0J5QmxvZ1JlcXVlc3QSLQoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeToEyPMYASJ9ChxHZXREaXNjdXNzaW9uc0J5QmxvZ1Jlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiVgofR2V0RGlzY3Vzc2lvbnNCeUNvbW1lbnRzUmVxdWVzdBItCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5OgTI8xgBIoEBCiBHZXREaXNjdXNzaW9uc0J5Q29tbWVudHNSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCImQKHkdldERpc2N1c3Npb25zQnlDcmVhdGVkUmVxdWVzdBIyCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5SACIAQE6BMjzGAFCCAoGX3F1ZXJ5IoABCh9HZXREaXNjdXNzaW9uc0J5Q3JlYXRlZFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiUgobR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXF1ZXN0Ei0KBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnk6BMjzGAEifQocR2V0RGlzY3Vzc2lvbnNCeUZlZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCImAKGkdldERpc2N1c3Npb25zQnlIb3RSZXF1ZXN0EjIKBXF1ZXJ5GAEgASgLMh4uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uUXVlcnlIAIgBAToEyPMYAUIICgZfcXVlcnkifAobR2V0RGlzY3Vzc2lvbnNCeUhvdFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAIiZQofR2V0RGlzY3Vzc2lvbnNCeVByb21vdGVkUmVxdWVzdBIyCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5SACIAQE6BMjzGAFCCAoGX3F1ZXJ5IoEBCiBHZXREaXNjdXNzaW9uc0J5UHJvbW90ZWRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCImUKH0dldERpc2N1c3Npb25zQnlUcmVuZGluZ1JlcXVlc3QSMgoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeUgAiAEBOgTI8xgBQggKBl9xdWVyeSKBAQogR2V0RGlzY3Vzc2lvbnNCeVRyZW5kaW5nUmVzcG9uc2USIgoFcG9zdHMYASADKAsyEy5oaXZlLnR5cGVzLnYxLlBvc3QSMwoKbmV4dF9zdGFydBgPIAEoCzIfLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvbnNTdGFydDoEyPMYAiJqCiRHZXRDb21tZW50RGlzY3Vzc2lvbnNCeVBheW91dFJlcXVlc3QSMgoFcXVlcnkYASABKAsyHi5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25RdWVyeUgAiAEBOgTI8xgBQggKBl9xdWVyeSKGAQolR2V0Q29tbWVudERpc2N1c3Npb25zQnlQYXlvdXRSZXNwb25zZRIiCgVwb3N0cxgBIAMoCzITLmhpdmUudHlwZXMudjEuUG9zdBIzCgpuZXh0X3N0YXJ0GA8gASgLMh8uaGl2ZS50eXBlcy52MS5EaXNjdXNzaW9uc1N0YXJ0OgTI8xgCImcKIUdldFBvc3REaXNjdXNzaW9uc0J5UGF5b3V0UmVxdWVzdBIyCgVxdWVyeRgBIAEoCzIeLmhpdmUudHlwZXMudjEuRGlzY3Vzc2lvblF1ZXJ5SACIAQE6BMjzGAFCCAoGX3F1ZXJ5IoMBCiJHZXRQb3N0RGlzY3Vzc2lvbnNCeVBheW91dFJlc3BvbnNlEiIKBXBvc3RzGAEgAygLMhMuaGl2ZS50eXBlcy52MS5Qb3N0EjMKCm5leHRfc3RhcnQYDyABKAsyHy5oaXZlLnR5cGVzLnYxLkRpc2N1c3Npb25zU3RhcnQ6BMjzGAJCiwEKKGlvLmdpdGh1Yi5oaXZlZ2F0ZS5oaXZlLmNvbmRlbnNlcl9hcGkudjFQAVpGZ2l0aHViLmNvbS9oaXZlZ2F0ZS9oaXZlZ2F0ZS9nZW4vaGl2ZS9jb25kZW5zZXJfYXBpL3YxO2NvbmRlbnNlcl9hcGl2MaoCFEhpdmUuQ29uZGVuc2VyQXBpLlYxYgZwcm90bzM", [file_hive_types_v1_social, file_hivegate_v1_options]);
 
 /**
  * GetActiveVotesRequest is condenser_api.get_active_votes' params:
@@ -280,7 +280,7 @@ export const GetRebloggedByResponseSchema: GenMessage<GetRebloggedByResponse> = 
  */
 export type GetDiscussionsByBlogRequest = Message<"hive.condenser_api.v1.GetDiscussionsByBlogRequest"> & {
   /**
-   * The query.
+   * The query; required: its tag names the account whose blog is listed.
    *
    * @generated from field: hive.types.v1.DiscussionQuery query = 1;
    */
@@ -331,7 +331,7 @@ export const GetDiscussionsByBlogResponseSchema: GenMessage<GetDiscussionsByBlog
  */
 export type GetDiscussionsByCommentsRequest = Message<"hive.condenser_api.v1.GetDiscussionsByCommentsRequest"> & {
   /**
-   * The query.
+   * The query; required: its start_author names the account whose comments are listed.
    *
    * @generated from field: hive.types.v1.DiscussionQuery query = 1;
    */
@@ -382,9 +382,9 @@ export const GetDiscussionsByCommentsResponseSchema: GenMessage<GetDiscussionsBy
  */
 export type GetDiscussionsByCreatedRequest = Message<"hive.condenser_api.v1.GetDiscussionsByCreatedRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };
@@ -433,7 +433,7 @@ export const GetDiscussionsByCreatedResponseSchema: GenMessage<GetDiscussionsByC
  */
 export type GetDiscussionsByFeedRequest = Message<"hive.condenser_api.v1.GetDiscussionsByFeedRequest"> & {
   /**
-   * The query.
+   * The query; required: its tag names the account whose feed is listed.
    *
    * @generated from field: hive.types.v1.DiscussionQuery query = 1;
    */
@@ -484,9 +484,9 @@ export const GetDiscussionsByFeedResponseSchema: GenMessage<GetDiscussionsByFeed
  */
 export type GetDiscussionsByHotRequest = Message<"hive.condenser_api.v1.GetDiscussionsByHotRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };
@@ -535,9 +535,9 @@ export const GetDiscussionsByHotResponseSchema: GenMessage<GetDiscussionsByHotRe
  */
 export type GetDiscussionsByPromotedRequest = Message<"hive.condenser_api.v1.GetDiscussionsByPromotedRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };
@@ -586,9 +586,9 @@ export const GetDiscussionsByPromotedResponseSchema: GenMessage<GetDiscussionsBy
  */
 export type GetDiscussionsByTrendingRequest = Message<"hive.condenser_api.v1.GetDiscussionsByTrendingRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };
@@ -637,9 +637,9 @@ export const GetDiscussionsByTrendingResponseSchema: GenMessage<GetDiscussionsBy
  */
 export type GetCommentDiscussionsByPayoutRequest = Message<"hive.condenser_api.v1.GetCommentDiscussionsByPayoutRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };
@@ -688,9 +688,9 @@ export const GetCommentDiscussionsByPayoutResponseSchema: GenMessage<GetCommentD
  */
 export type GetPostDiscussionsByPayoutRequest = Message<"hive.condenser_api.v1.GetPostDiscussionsByPayoutRequest"> & {
   /**
-   * The query.
+   * The query; unset, hivemind's defaults (the first page, 20 posts, all tags).
    *
-   * @generated from field: hive.types.v1.DiscussionQuery query = 1;
+   * @generated from field: optional hive.types.v1.DiscussionQuery query = 1;
    */
   query?: DiscussionQuery | undefined;
 };

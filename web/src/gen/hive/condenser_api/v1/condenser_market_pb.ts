@@ -43,7 +43,8 @@ export type GetMarketHistoryRequest = Message<"hive.condenser_api.v1.GetMarketHi
   start?: Timestamp | undefined;
 
   /**
-   * The latest bucket start.
+   * The latest bucket start (required: condenser_api takes exactly three
+   * arguments).
    *
    * @generated from field: google.protobuf.Timestamp end = 3;
    */
@@ -334,7 +335,8 @@ export type GetTradeHistoryRequest = Message<"hive.condenser_api.v1.GetTradeHist
   start?: Timestamp | undefined;
 
   /**
-   * The latest trade time (inclusive).
+   * The latest trade time (inclusive; required: condenser_api takes two
+   * or three arguments).
    *
    * @generated from field: google.protobuf.Timestamp end = 2;
    */

@@ -1967,7 +1967,7 @@ export const GetTransactionResponseSchema: GenMessage<GetTransactionResponse> = 
  */
 export type GetTransactionHexRequest = Message<"hive.condenser_api.v1.GetTransactionHexRequest"> & {
   /**
-   * The transaction.
+   * The transaction (required).
    *
    * @generated from field: hive.types.v1.LegacySignedTransaction trx = 1;
    */
@@ -2010,7 +2010,7 @@ export const GetTransactionHexResponseSchema: GenMessage<GetTransactionHexRespon
  */
 export type GetPotentialSignaturesRequest = Message<"hive.condenser_api.v1.GetPotentialSignaturesRequest"> & {
   /**
-   * The transaction.
+   * The transaction (required).
    *
    * @generated from field: hive.types.v1.LegacySignedTransaction trx = 1;
    */
@@ -2053,7 +2053,7 @@ export const GetPotentialSignaturesResponseSchema: GenMessage<GetPotentialSignat
  */
 export type GetRequiredSignaturesRequest = Message<"hive.condenser_api.v1.GetRequiredSignaturesRequest"> & {
   /**
-   * The transaction.
+   * The transaction (required).
    *
    * @generated from field: hive.types.v1.LegacySignedTransaction trx = 1;
    */
@@ -2102,7 +2102,7 @@ export const GetRequiredSignaturesResponseSchema: GenMessage<GetRequiredSignatur
  */
 export type VerifyAuthorityRequest = Message<"hive.condenser_api.v1.VerifyAuthorityRequest"> & {
   /**
-   * The signed transaction.
+   * The signed transaction (required).
    *
    * @generated from field: hive.types.v1.LegacySignedTransaction trx = 1;
    */

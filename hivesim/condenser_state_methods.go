@@ -43,10 +43,16 @@ func condNoArgs(write func(c *callCtx, w *jw)) methodFunc {
 }
 
 // condByAccount serves a condenser method of one account argument listing
-// that account's objects.
-func condByAccount[T any](index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) func(c *callCtx, p any, w *jw) {
+// that account's objects. check is how an unknown account is treated: the
+// condenser methods that call one of database_api's five resolving finds
+// refuse it as that find does (hived's condenser_api.cpp).
+func condByAccount[T any](check ownerCheck, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) func(c *callCtx, p any, w *jw) {
 	return func(c *callCtx, p any, w *jw) {
-		writeRows(w, ownedBy(index(c.n.ch), owner, need(c.asName(need(c.condN(p, 1))[0]))), write)
+		name := need(c.asName(need(c.condN(p, 1))[0]))
+		if check.expr != "" {
+			need(c.existingAccountID(name, check.expr, check.msg))
+		}
+		writeRows(w, ownedBy(index(c.n.ch), owner, name), write)
 	}
 }
 
@@ -110,19 +116,21 @@ func registerCondenserStateMethods(r registry) {
 		}
 		w.val(names)
 	}))
-	r.hivedR("condenser_api.get_owner_history", condByAccount(func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+	r.hivedR("condenser_api.get_owner_history", condByAccount(ownerCheck{}, func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
 		func(x *OwnerHistory) string { return x.Account }, writeOwnerHistory))
-	r.hivedR("condenser_api.get_conversion_requests", condByAccount(func(ch *chain) []*ConvertRequest { return ch.convByAccount },
+	r.hivedR("condenser_api.get_conversion_requests", condByAccount(ownerMustExist("owner != nullptr"), func(ch *chain) []*ConvertRequest { return ch.convByAccount },
 		func(x *ConvertRequest) string { return x.Owner }, legacyForm(writeConvert)))
-	r.hivedR("condenser_api.get_collateralized_conversion_requests", condByAccount(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
+	r.hivedR("condenser_api.get_collateralized_conversion_requests", condByAccount(ownerMustExist("owner != nullptr"),
+		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
 		func(x *CollateralizedConvertRequest) string { return x.Owner }, legacyForm(writeCollateral)))
-	r.hivedR("condenser_api.get_savings_withdraw_from", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
+	r.hivedR("condenser_api.get_savings_withdraw_from", condByAccount(ownerCheck{}, func(ch *chain) []*SavingsWithdraw { return ch.savByFrom },
 		func(x *SavingsWithdraw) string { return x.From }, legacyForm(writeSavings)))
-	r.hivedR("condenser_api.get_savings_withdraw_to", condByAccount(func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
+	r.hivedR("condenser_api.get_savings_withdraw_to", condByAccount(ownerCheck{}, func(ch *chain) []*SavingsWithdraw { return ch.savByTo },
 		func(x *SavingsWithdraw) string { return x.To }, legacyForm(writeSavings)))
-	r.hivedR("condenser_api.get_open_orders", condByAccount(func(ch *chain) []*LimitOrder { return ch.orderByAccount },
+	r.hivedR("condenser_api.get_open_orders", condByAccount(ownerCheck{}, func(ch *chain) []*LimitOrder { return ch.orderByAccount },
 		func(x *LimitOrder) string { return x.Seller }, legacyForm(writeLimitOrder)))
-	r.hivedR("condenser_api.find_recurrent_transfers", condByAccount(func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
+	r.hivedR("condenser_api.find_recurrent_transfers", condByAccount(ownerCheck{"from_account != nullptr", "Given 'from' account does not exist."},
+		func(ch *chain) []*RecurrentTransfer { return ch.extra.recurrent },
 		func(x *RecurrentTransfer) string { return x.From }, legacyForm(writeRecurrent)))
 	r.hivedR("condenser_api.get_recovery_request", func(c *callCtx, p any, w *jw) {
 		name := need(c.asName(need(c.condN(p, 1))[0]))

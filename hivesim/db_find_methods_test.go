@@ -71,3 +71,37 @@ func TestFindUnknownAccount(t *testing.T) {
 		items(t, c.result(t, tt.method, params(existing)), tt.key)
 	}
 }
+
+// TestCondenserUnknownAccount checks condenser_api's one-account lists
+// against hived 1.28.7's condenser_api.cpp: the three that call one of the
+// resolving finds above refuse an unknown account as that find does (a
+// recorded mainnet answer, fixtures' condenser_api.get_conversion_requests,
+// shows "owner != nullptr" for an unknown name); the ones reading an index
+// answer an empty array.
+func TestCondenserUnknownAccount(t *testing.T) {
+	t.Parallel()
+	n, c, _ := testNode(t, 7)
+	existing := n.Accounts()[0].Name
+	const unknown = "nobody-here"
+	cases := []struct{ method, err string }{
+		{"condenser_api.get_conversion_requests", "Assert Exception:owner != nullptr: Given account does not exist."},
+		{"condenser_api.get_collateralized_conversion_requests",
+			"Assert Exception:owner != nullptr: Given account does not exist."},
+		{"condenser_api.find_recurrent_transfers",
+			"Assert Exception:from_account != nullptr: Given 'from' account does not exist."},
+		{"condenser_api.get_owner_history", ""},
+		{"condenser_api.get_savings_withdraw_from", ""},
+		{"condenser_api.get_savings_withdraw_to", ""},
+		{"condenser_api.get_open_orders", ""},
+	}
+	for _, tt := range cases {
+		if tt.err != "" {
+			c.expectError(t, tt.method, []any{unknown}, -32003, tt.err)
+		} else if got, ok := c.result(t, tt.method, []any{unknown}).([]any); !ok || len(got) != 0 {
+			t.Errorf("%s %s: %v, want an empty array (hived reads an index)", tt.method, unknown, got)
+		}
+		if _, ok := c.result(t, tt.method, []any{existing}).([]any); !ok {
+			t.Errorf("%s %s: not an array", tt.method, existing)
+		}
+	}
+}

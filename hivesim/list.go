@@ -148,6 +148,7 @@ func member[T any](t *tuple, i int, f func(any) (T, *rpcError), def T) T {
 }
 
 func (t *tuple) name(i int) string    { return member(t, i, t.c.asName, "") }
+func (t *tuple) str(i int) string     { return member(t, i, t.c.asString, "") }
 func (t *tuple) time(i int) time.Time { return member(t, i, t.c.asTime, Epoch) }
 func (t *tuple) u64(i int) uint64     { return member(t, i, t.c.asU64, 0) }
 func (t *tuple) u32(i int) uint32     { return uint32(t.u64(i)) }
@@ -181,7 +182,9 @@ type ordering[T any] struct {
 	rows  func(*chain) []*T
 	need3 string // hived's "start requires 3 values" assert, for orders that make it
 	bare  bool   // the start is one value, not an array (by_name, by_account)
-	parts []keyPart[T]
+	// nullStart reads a null start as the empty key (the SMT lists).
+	nullStart bool
+	parts     []keyPart[T]
 }
 
 // keyPart reads member i of a start key; what it returns resolves the
@@ -212,6 +215,10 @@ func part[T, V any](read func(*tuple, int) V, compare func(*T, V) int) keyPart[T
 
 func kName[T any](f func(*T) string) keyPart[T] {
 	return part((*tuple).name, func(x *T, v string) int { return strings.Compare(f(x), v) })
+}
+
+func kString[T any](f func(*T) string) keyPart[T] {
+	return part((*tuple).str, func(x *T, v string) int { return strings.Compare(f(x), v) })
 }
 
 func kTime[T any](f func(*T) time.Time) keyPart[T] {
@@ -253,7 +260,10 @@ func kAccount[T any](f func(*T) string, required bool, expr, msg string) keyPart
 // rowsFrom pages one ordering from start.
 func (o *ordering[T]) rowsFrom(c *callCtx, start any, limit uint32) ([]*T, *rpcError) {
 	t := &tuple{c: c, a: []any{start}}
-	if !o.bare {
+	switch {
+	case start == nil && o.nullStart:
+		t.a = nil
+	case !o.bare:
 		t = c.tuple(start)
 	}
 	if o.need3 != "" {

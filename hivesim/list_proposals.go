@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// database_api list methods for the Decentralized Hive Fund, plus the SMT lists.
+// database_api list methods for the Decentralized Hive Fund.
 
 var (
 	directionNames = []string{"ascending", "descending"}
@@ -268,25 +268,4 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 		})
 	}
 	return err
-}
-
-// smtList serves the SMT list methods. The simulated chain has no SMTs, so after the
-// argument checks the lists are empty.
-func smtList(key string, orders ...string) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
-		a, err := c.listArgs(p, true)
-		if err != nil {
-			return err
-		}
-		if err := c.checkLimit(a.limit); err != nil {
-			return err
-		}
-		for _, o := range orders {
-			if o == a.order {
-				writeList[Proposal](w, key, nil, nil)
-				return nil
-			}
-		}
-		return c.unknownOrder(a.order)
-	}
 }

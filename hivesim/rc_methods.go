@@ -11,14 +11,9 @@ import (
 func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	e := &ch.extra
 	maxRC := postVotingPower(a) + int64(e.rcReceived[a.Name]) - int64(e.rcDelegated[a.Name])
-	w.objBegin()
-	w.kstr("account", a.Name)
-	writeManabar(w, "rc_manabar", maxRC*(70+a.ID%30)/100, a.ManaLastUpdate)
-	w.kasset("max_rc_creation_adjustment", asset(2_020_748_973, VESTS), legacy)
-	w.ki64("max_rc", maxRC)
-	w.ku64("delegated_rc", e.rcDelegated[a.Name])
-	w.ku64("received_delegated_rc", e.rcReceived[a.Name])
-	w.objEnd()
+	writeValue(w, obj{"account", a.Name, "rc_manabar", manabar(maxRC*(70+a.ID%30)/100, a.ManaLastUpdate),
+		"max_rc_creation_adjustment", asset(2_020_748_973, VESTS), "max_rc", maxRC,
+		"delegated_rc", e.rcDelegated[a.Name], "received_delegated_rc", e.rcReceived[a.Name]}, legacy)
 }
 
 // rcLimit is rc_api's limit assert.

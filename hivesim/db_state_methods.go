@@ -16,6 +16,20 @@ func (r registry) getter(name string, value func(c *callCtx) any) {
 	r.object(name, func(c *callCtx, _ map[string]any) (any, *rpcError) { return value(c), nil })
 }
 
+// raisingServe is a twin's serve that raises its errors (see need).
+func raisingServe(serve func(c *callCtx, args []any, w *jw, legacy bool)) func(*callCtx, []any, *jw, bool) *rpcError {
+	return func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+		return raising(func(c *callCtx, _ any, w *jw) { serve(c, args, w, legacy) })(c, nil, w)
+	}
+}
+
+// raiseIf aborts a raising call with err, if there is one.
+func raiseIf(err *rpcError) {
+	if err != nil {
+		panic(abortCall{err})
+	}
+}
+
 // registerStateMethods adds the database_api getters to the method table.
 func registerStateMethods(r registry) {
 	r.object("database_api.get_active_witnesses", func(c *callCtx, o map[string]any) (any, *rpcError) {

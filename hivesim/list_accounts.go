@@ -38,14 +38,11 @@ func listWitnessVotes() methodFunc {
 // delayedVotes reads find_accounts' and list_accounts' delayed_votes_active
 // (default true) and picks the account writer.
 func (c *callCtx) delayedVotes(o map[string]any) (func(*jw, *Account), *rpcError) {
-	delayed := true
+	delayed, err := true, (*rpcError)(nil)
 	if v, ok := o["delayed_votes_active"]; ok {
-		var err *rpcError
-		if delayed, err = c.asBool(v); err != nil {
-			return nil, err
-		}
+		delayed, err = c.asBool(v)
 	}
-	return func(w *jw, x *Account) { writeAccount(w, x, false, delayed) }, nil
+	return func(w *jw, x *Account) { writeAccount(w, x, false, delayed) }, err
 }
 
 func listAccounts() methodFunc {
@@ -58,27 +55,17 @@ func listAccounts() methodFunc {
 			kTime(func(x *Account) time.Time { return x.NextVestingWithdrawal }), name))
 }
 
-func findAccounts(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	arr := get(in, c.asArray, orEmptyArray(o["accounts"]))
-	if in.err != nil {
-		return in.err
-	}
-	var err *rpcError
+var findAccounts = raising(func(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	arr := need(c.asArray(orEmptyArray(o["accounts"])))
 	names := make([]string, len(arr))
 	for i, v := range arr {
-		if names[i], err = c.asName(v); err != nil {
-			return err
-		}
+		names[i] = need(c.asName(v))
 	}
-	write, err := c.delayedVotes(o)
-	if err != nil {
-		return err
-	}
+	write := need(c.delayedVotes(o))
 	if len(names) == 0 || len(names) > 1000 {
-		return c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
-			"list of accounts to find not filled or too big")
+		raiseIf(c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
+			"list of accounts to find not filled or too big"))
 	}
 	var rows []*Account
 	for _, n := range names {
@@ -87,8 +74,7 @@ func findAccounts(c *callCtx, p any, w *jw) *rpcError {
 		}
 	}
 	writeList(w, "accounts", rows, write)
-	return nil
-}
+})
 
 // orEmptyArray maps a missing member to an empty array (fc keeps the default).
 func orEmptyArray(v any) any {
@@ -99,9 +85,9 @@ func orEmptyArray(v any) any {
 }
 
 func listOwnerHistories() methodFunc {
-	return dbList("owner_auths", writeOwnerHistory, ordering[OwnerHistory]{order: "not_set",
-		rows:  func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
-		parts: []keyPart[OwnerHistory]{kName(func(x *OwnerHistory) string { return x.Account }), kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })}})
+	return dbList("owner_auths", writeOwnerHistory, ord("not_set", func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+		kName(func(x *OwnerHistory) string { return x.Account }),
+		kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })))
 }
 
 // accountOrTime is a request list hived indexes two ways: by_account (start:

@@ -164,14 +164,6 @@ func (t *tuple) need3(msg string) {
 	}
 }
 
-// existingAccountID resolves name to an account id, failing with hived's assert text.
-func (c *callCtx) existingAccountID(name, expr, msg string) (int64, *rpcError) {
-	if a := c.n.ch.byName[name]; a != nil {
-		return a.ID, nil
-	}
-	return 0, c.assertFail(expr, msg)
-}
-
 // A database_api list method is a table (dbList): the result's member, the
 // object writer, and its sort orders. Each ordering names the index it pages
 // and the members of its start key, read in order from the start array as
@@ -244,14 +236,14 @@ func kAccount[T any](f func(*T) string, required bool, expr, msg string) keyPart
 	return func(t *tuple, i int) func() (func(*T) int, *rpcError) {
 		name := t.name(i)
 		return func() (func(*T) int, *rpcError) {
-			id := int64(-1)
+			ch, id := t.c.n.ch, int64(-1)
 			if required || name != "" {
-				var err *rpcError
-				if id, err = t.c.existingAccountID(name, expr, msg); err != nil {
-					return nil, err
+				a := ch.byName[name]
+				if a == nil {
+					return nil, t.c.assertFail(expr, msg)
 				}
+				id = a.ID
 			}
-			ch := t.c.n.ch
 			return func(x *T) int { return cmp.Compare(ch.accountID(f(x)), id) }, nil
 		}
 	}

@@ -92,24 +92,28 @@ func listOwnerHistories() methodFunc {
 
 // accountOrTime is a request list hived indexes two ways: by_account (start:
 // a bare account name) and timeOrder (start: [time, account]).
-func accountOrTime[T any](timeOrder string, byAcc, byTime func(*chain) []*T, account func(*T) string, at func(*T) time.Time, write func(*jw, *T)) methodFunc {
+func accountOrTime[T any](timeOrder string, byAcc, byTime func(*chain) []*T, account func(*T) string,
+	at func(*T) time.Time, write func(*jw, *T)) methodFunc {
 	return dbList("requests", write, bare("by_account", byAcc, kName(account)), ord(timeOrder, byTime, kTime(at), kName(account)))
 }
 
 func listAccountRecoveryRequests() methodFunc {
-	return accountOrTime("by_expiration", func(ch *chain) []*RecoveryRequest { return ch.recByAccount },
-		func(ch *chain) []*RecoveryRequest { return ch.recByExpiration },
-		func(x *RecoveryRequest) string { return x.AccountToRecover }, func(x *RecoveryRequest) time.Time { return x.Expires }, writeRecoveryRequest)
+	type request = RecoveryRequest
+	return accountOrTime("by_expiration", func(ch *chain) []*request { return ch.recByAccount },
+		func(ch *chain) []*request { return ch.recByExpiration }, func(x *request) string { return x.AccountToRecover },
+		func(x *request) time.Time { return x.Expires }, writeRecoveryRequest)
 }
 
 func listChangeRecoveryRequests() methodFunc {
-	return accountOrTime("by_effective_date", func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
-		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByEffective },
-		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, dbForm(writeObject[ChangeRecoveryRequest]))
+	type request = ChangeRecoveryRequest
+	return accountOrTime("by_effective_date", func(ch *chain) []*request { return ch.crByAccount },
+		func(ch *chain) []*request { return ch.crByEffective }, func(x *request) string { return x.AccountToRecover },
+		func(x *request) time.Time { return x.EffectiveOn }, dbForm(writeObject[request]))
 }
 
 func listDeclineVotingRights() methodFunc {
-	return accountOrTime("by_effective_date", func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
-		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByEffective },
-		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, dbForm(writeObject[DeclineVotingRightsRequest]))
+	type request = DeclineVotingRightsRequest
+	return accountOrTime("by_effective_date", func(ch *chain) []*request { return ch.dvrByAccount },
+		func(ch *chain) []*request { return ch.dvrByEffective }, func(x *request) string { return x.Account },
+		func(x *request) time.Time { return x.EffectiveDate }, dbForm(writeObject[request]))
 }

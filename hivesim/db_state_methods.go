@@ -120,7 +120,8 @@ func verifySignatures(c *callCtx, o map[string]any) (any, *rpcError) {
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		if seen[s] {
-			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
+			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included",
+				"Duplicate signature detected", "")
 		}
 		seen[s] = true
 	}

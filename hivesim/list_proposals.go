@@ -78,7 +78,8 @@ type dhfOrder[T any] struct {
 // dhfRows is list_proposals' and list_proposal_votes' iteration: in either
 // direction from the start key (or, with fromID, from last_id), keeping the
 // rows whose proposal has the requested status.
-func dhfRows[T any](c *callCtx, p any, orders map[string]dhfOrder[T], proposal func(*chain, *T) *Proposal, fromID bool) ([]*T, *rpcError) {
+func dhfRows[T any](c *callCtx, p any, orders map[string]dhfOrder[T], proposal func(*chain, *T) *Proposal,
+	fromID bool) ([]*T, *rpcError) {
 	a, err := c.proposalArgs(p)
 	if err != nil {
 		return nil, err
@@ -194,20 +195,22 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 // proposalVoteOrders are list_proposal_votes' orders, keyed (voter, proposal
 // id) or (proposal id, voter); a missing member is the edge of the direction.
 var proposalVoteOrders = map[string]dhfOrder[ProposalVote]{
-	"by_voter_proposal": {func(ch *chain) []*ProposalVote { return ch.pvByVoter }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
-		in := &conv{}
-		voter, id := voterKey(c, in, start, 0, desc), proposalIDKey(c, in, start, 1, desc)
-		return func(x *ProposalVote) int {
-			return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
-		}, in.err
-	}},
-	"by_proposal_voter": {func(ch *chain) []*ProposalVote { return ch.pvByProposal }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
-		in := &conv{}
-		id, voter := proposalIDKey(c, in, start, 0, desc), voterKey(c, in, start, 1, desc)
-		return func(x *ProposalVote) int {
-			return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
-		}, in.err
-	}},
+	"by_voter_proposal": {func(ch *chain) []*ProposalVote { return ch.pvByVoter },
+		func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+			in := &conv{}
+			voter, id := voterKey(c, in, start, 0, desc), proposalIDKey(c, in, start, 1, desc)
+			return func(x *ProposalVote) int {
+				return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
+			}, in.err
+		}},
+	"by_proposal_voter": {func(ch *chain) []*ProposalVote { return ch.pvByProposal },
+		func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+			in := &conv{}
+			id, voter := proposalIDKey(c, in, start, 0, desc), voterKey(c, in, start, 1, desc)
+			return func(x *ProposalVote) int {
+				return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
+			}, in.err
+		}},
 }
 
 func proposalIDKey(c *callCtx, in *conv, start []any, i int, desc bool) int64 {

@@ -2,9 +2,9 @@ package hivesim
 
 import "slices"
 
-// Read-only views of the generated data, for tests that compute expected pages. Each call
-// returns a fresh slice of copies; nested slices (authorities, witness votes) are shared
-// and must not be modified.
+// Read-only views of the generated data, for tests that compute expected pages or check a
+// method's answers. Each call returns a fresh slice of copies; nested slices (authorities,
+// witness votes) are shared and must not be modified.
 
 func values[T any](rows []*T) []T {
 	out := make([]T, len(rows))
@@ -114,3 +114,39 @@ func (n *Node) BlocksWithTransactions() []uint32 {
 	slices.Sort(out)
 	return out
 }
+
+// Communities returns the communities by rank.
+func (n *Node) Communities() []Community { return values(n.ch.extra.communities) }
+
+// Subscribers returns a community's subscribers by account name.
+func (n *Node) Subscribers(community string) []Subscription {
+	if cm := n.ch.extra.communityByName[community]; cm != nil {
+		return values(cm.subscribers)
+	}
+	return nil
+}
+
+// Notifications returns an account's notifications, newest first.
+func (n *Node) Notifications(account string) []Notification {
+	return values(n.ch.extra.notesByAccount[account])
+}
+
+// PostNotifications returns a post's notifications, newest first.
+func (n *Node) PostNotifications(author, permlink string) []Notification {
+	if c := n.ch.social.byKey[author+"/"+permlink]; c != nil {
+		return values(n.ch.extra.notesByComment[int(c.ID)])
+	}
+	return nil
+}
+
+// RCDelegations returns the RC delegations by (delegator id, delegatee id).
+func (n *Node) RCDelegations() []RCDelegation { return values(n.ch.extra.rcDelegations) }
+
+// Trades returns the internal market's trades, oldest first.
+func (n *Node) Trades() []Trade { return values(n.ch.extra.trades) }
+
+// FeedLen is the number of posts in an account's feed.
+func (n *Node) FeedLen(account string) int { return len(n.ch.feed(account)) }
+
+// Muted reports whether the simulated chain grays a post (voted below zero).
+func Muted(c Comment) bool { return muted(&c) }

@@ -85,71 +85,56 @@ func (u U128) String() string {
 
 // Account is a generated chain account with the fields hived reports about it.
 type Account struct {
-	ID                       int64
-	Name                     string
-	Owner, Active, Posting   Authority
-	MemoKey                  string
-	JSONMetadata             string
-	PostingJSONMetadata      string
-	Proxy                    string // "" = no proxy
-	LastOwnerUpdate          time.Time
-	LastAccountUpdate        time.Time
-	Created                  time.Time
-	Mined                    bool
-	RecoveryAccount          string
-	LastAccountRecovery      time.Time
-	PostCount                uint32
-	CanVote                  bool
-	VotingMana, DownvoteMana int64
-	ManaLastUpdate           uint32
-	Balance                  Asset
-	SavingsBalance           Asset
-	HBDBalance               Asset
-	SavingsHBDBalance        Asset
-	RewardHBDBalance         Asset
-	RewardHiveBalance        Asset
-	RewardVestingBalance     Asset
-	RewardVestingHive        Asset
-	VestingShares            Asset
-	DelegatedVestingShares   Asset
-	ReceivedVestingShares    Asset
-	VestingWithdrawRate      Asset
-	NextVestingWithdrawal    time.Time // MaxTime when not powering down
-	Withdrawn, ToWithdraw    int64
-	WithdrawRoutes           uint16
-	PendingTransfers         uint16
-	SavingsWithdrawRequests  uint8
-	CurationRewards          int64
-	PostingRewards           int64
-	ProxiedVSFVotes          [4]int64
-	WitnessVotes             []string // sorted witness names the account votes for
-	LastPost, LastRootPost   time.Time
-	LastVoteTime             time.Time
-	Reputation               int64
-	GovernanceVoteExpiration time.Time
+	ID                                         int64
+	Name                                       string
+	Owner, Active, Posting                     Authority
+	MemoKey, JSONMetadata, PostingJSONMetadata string
+	Proxy                                      string // "" = no proxy
+	LastOwnerUpdate, LastAccountUpdate         time.Time
+	Created                                    time.Time
+	Mined                                      bool
+	RecoveryAccount                            string
+	LastAccountRecovery                        time.Time
+	PostCount                                  uint32
+	CanVote                                    bool
+	VotingMana, DownvoteMana                   int64
+	ManaLastUpdate                             uint32
+
+	Balance, SavingsBalance, HBDBalance, SavingsHBDBalance                            Asset
+	RewardHBDBalance, RewardHiveBalance, RewardVestingBalance, RewardVestingHive      Asset
+	VestingShares, DelegatedVestingShares, ReceivedVestingShares, VestingWithdrawRate Asset
+
+	NextVestingWithdrawal            time.Time // MaxTime when not powering down
+	Withdrawn, ToWithdraw            int64
+	WithdrawRoutes, PendingTransfers uint16
+	SavingsWithdrawRequests          uint8
+	CurationRewards, PostingRewards  int64
+	ProxiedVSFVotes                  [4]int64
+	WitnessVotes                     []string // sorted witness names the account votes for
+	LastPost, LastRootPost           time.Time
+	LastVoteTime                     time.Time
+	Reputation                       int64
+	GovernanceVoteExpiration         time.Time
 }
 
 // Witness is a block producer candidate.
 type Witness struct {
-	ID                    int64
-	Owner                 string
-	Created               time.Time
-	URL                   string
-	Votes                 int64
-	VirtualLastUpdate     U128
-	VirtualPosition       U128
-	VirtualScheduledTime  U128
-	TotalMissed           uint32
-	LastAslot             uint64
-	LastConfirmedBlockNum uint64
-	SigningKey            string
-	AccountCreationFee    Asset
-	MaximumBlockSize      uint32
-	HBDInterestRate       uint16
-	HBDExchangeRate       Price
-	LastHBDExchangeUpdate time.Time
-	RunningVersion        string
-	HardforkTimeVote      time.Time // the genesis
+	ID                                                       int64
+	Owner                                                    string
+	Created                                                  time.Time
+	URL                                                      string
+	Votes                                                    int64
+	VirtualLastUpdate, VirtualPosition, VirtualScheduledTime U128
+	TotalMissed                                              uint32
+	LastAslot, LastConfirmedBlockNum                         uint64
+	SigningKey                                               string
+	AccountCreationFee                                       Asset
+	MaximumBlockSize                                         uint32
+	HBDInterestRate                                          uint16
+	HBDExchangeRate                                          Price
+	LastHBDExchangeUpdate                                    time.Time
+	RunningVersion                                           string
+	HardforkTimeVote                                         time.Time // the genesis
 }
 
 // WitnessVote is one account's approval of a witness.
@@ -276,15 +261,12 @@ type LimitOrder struct {
 
 // Proposal is a Decentralized Hive Fund proposal.
 type Proposal struct {
-	ID         int64 // equals proposal_id
-	Creator    string
-	Receiver   string
-	StartDate  time.Time
-	EndDate    time.Time
-	DailyPay   Asset
-	Subject    string
-	Permlink   string
-	TotalVotes uint64
+	ID                 int64 // equals proposal_id
+	Creator, Receiver  string
+	StartDate, EndDate time.Time
+	DailyPay           Asset
+	Subject, Permlink  string
+	TotalVotes         uint64
 }
 
 // ProposalVote is one account's approval of a proposal.
@@ -321,34 +303,30 @@ type Comment struct {
 
 // Vote is a vote on a comment.
 type Vote struct {
-	ID          int64
-	Voter       string
-	Author      string
-	Permlink    string
-	Weight      uint64
-	Rshares     int64
-	VotePercent int16
-	LastUpdate  time.Time
-	NumChanges  int8
-	voterID     int64
-	commentID   int64
+	ID                      int64
+	Voter, Author, Permlink string
+	Weight                  uint64
+	Rshares                 int64
+	VotePercent             int16
+	LastUpdate              time.Time
+	NumChanges              int8
+	voterID                 int64
+	commentID               int64
 }
 
 // Follow is a follow ("blog") or mute ("ignore") relation between two accounts.
 type Follow struct {
-	Follower  string
-	Following string
-	What      string // "blog" or "ignore"
+	Follower, Following string
+	What                string // "blog" or "ignore"
 }
 
 // BlogEntry is a post on an account's blog: its own post or a reblog.
 type BlogEntry struct {
-	Blog        string
-	EntryID     uint32
-	Author      string
-	Permlink    string
-	RebloggedOn time.Time // Epoch for the account's own posts
-	comment     int
+	Blog             string
+	EntryID          uint32
+	Author, Permlink string
+	RebloggedOn      time.Time // Epoch for the account's own posts
+	comment          int
 }
 
 // Tag is a trending-tags row computed from the posts' categories.

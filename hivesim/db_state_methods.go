@@ -3,18 +3,11 @@ package hivesim
 // database_api getters of chain-wide state and transaction helpers.
 
 // object registers a database_api-style method: params are an object ({}
-// or null), and the answer a value for writeValue.
+// or null), and the answer a value for writeValue. The answer may return
+// its error or raise it with need.
 func (r registry) object(name string, answer func(c *callCtx, o map[string]any) (any, *rpcError)) {
-	r.hived(name, func(c *callCtx, p any, w *jw) *rpcError {
-		o, err := c.asObject(p)
-		if err != nil {
-			return err
-		}
-		v, err := answer(c, o)
-		if err == nil {
-			writeValue(w, v, false)
-		}
-		return err
+	r.hivedR(name, func(c *callCtx, p any, w *jw) {
+		writeValue(w, need(answer(c, need(c.asObject(p)))), false)
 	})
 }
 
@@ -23,19 +16,32 @@ func (r registry) getter(name string, value func(c *callCtx) any) {
 	r.object(name, func(c *callCtx, _ map[string]any) (any, *rpcError) { return value(c), nil })
 }
 
+// raisingServe is a twin's serve that raises its errors (see need).
+func raisingServe(serve func(c *callCtx, args []any, w *jw, legacy bool)) func(*callCtx, []any, *jw, bool) *rpcError {
+	return func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+		return raising(func(c *callCtx, _ any, w *jw) { serve(c, args, w, legacy) })(c, nil, w)
+	}
+}
+
+// raiseIf aborts a raising call with err, if there is one.
+func raiseIf(err *rpcError) {
+	if err != nil {
+		panic(abortCall{err})
+	}
+}
+
 // registerStateMethods adds the database_api getters to the method table.
 func registerStateMethods(r registry) {
 	r.object("database_api.get_active_witnesses", func(c *callCtx, o map[string]any) (any, *rpcError) {
-		future, err := c.asBool(o["include_future"])
 		v := obj{"witnesses", c.n.ch.activeWitnesses(c.head)}
-		if future {
+		if need(c.asBool(o["include_future"])) {
 			v = append(v, "future_witnesses", c.n.ch.activeWitnesses(c.head+uint32(len(c.n.ch.schedule))))
 		}
-		return v, err
+		return v, nil
 	})
 	r.object("database_api.get_witness_schedule", func(c *callCtx, o map[string]any) (any, *rpcError) {
-		future, err := c.asBool(o["include_future"])
-		return func(w *jw) { writeWitnessSchedule(w, c, false, future) }, err
+		future := need(c.asBool(o["include_future"]))
+		return func(w *jw) { writeWitnessSchedule(w, c, false, future) }, nil
 	})
 	r.getter("database_api.get_config", func(*callCtx) any { return func(w *jw) { writeConfig(w, false) } })
 	r.getter("database_api.get_version", func(*callCtx) any { return writeVersion })
@@ -46,49 +52,31 @@ func registerStateMethods(r registry) {
 		return obj{"funds", []any{func(w *jw) { writeRewardFund(w, c, false) }}}
 	})
 	r.object("database_api.get_order_book", func(c *callCtx, o map[string]any) (any, *rpcError) {
-		limit, err := c.asU32(o["limit"])
-		if err == nil {
-			err = c.checkLimit(limit)
-		}
-		return func(w *jw) { writeOrderBook(w, c, int(limit), false) }, err
+		limit := need(c.asU32(o["limit"]))
+		return func(w *jw) { writeOrderBook(w, c, int(limit), false) }, c.checkLimit(limit)
 	})
 	r.object("database_api.get_comment_pending_payouts", getCommentPendingPayouts)
 	r.object("database_api.is_known_transaction", func(c *callCtx, o map[string]any) (any, *rpcError) {
-		id, err := c.asString(o["id"])
-		return obj{"is_known", c.knownTransaction(id)}, err
+		return obj{"is_known", c.knownTransaction(need(c.asString(o["id"])))}, nil
 	})
 	// The transaction helpers read the transaction in "trx" first.
 	trx := func(name string, answer func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError)) {
-		r.object(name, func(c *callCtx, o map[string]any) (any, *rpcError) {
-			t, err := c.parseTrx(o["trx"])
-			if err != nil {
-				return nil, err
-			}
-			return answer(c, o, t)
-		})
+		r.object(name, func(c *callCtx, o map[string]any) (any, *rpcError) { return answer(c, o, need(c.parseTrx(o["trx"]))) })
 	}
 	trx("database_api.get_transaction_hex", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
-		h, err := c.trxHex(t, false)
-		return obj{"hex", h}, err
+		return obj{"hex", need(c.trxHex(t, false))}, nil
 	})
 	trx("database_api.get_potential_signatures", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
-		keys, err := c.potentialKeys(t)
-		return obj{"keys", keys}, err
+		return obj{"keys", need(c.potentialKeys(t))}, nil
 	})
 	trx("database_api.get_required_signatures", func(c *callCtx, o map[string]any, t *simTrx) (any, *rpcError) {
-		avail, err := c.stringList(o["available_keys"])
-		if err != nil {
-			return nil, err
-		}
-		keys, err := c.requiredKeys(t, avail)
-		return obj{"keys", keys}, err
+		return obj{"keys", need(c.requiredKeys(t, need(c.stringList(o["available_keys"]))))}, nil
 	})
 	trx("database_api.verify_authority", func(c *callCtx, _ map[string]any, t *simTrx) (any, *rpcError) {
 		return obj{"valid", true}, c.verifyTrx(t)
 	})
 	r.object("database_api.verify_account_authority", func(c *callCtx, o map[string]any) (any, *rpcError) {
-		ok, err := c.verifyAccountAuthority(o["account"], o["signers"], o["level"])
-		return obj{"valid", ok}, err
+		return obj{"valid", need(c.verifyAccountAuthority(o["account"], o["signers"], o["level"]))}, nil
 	})
 	r.object("database_api.verify_signatures", verifySignatures)
 }
@@ -112,17 +100,13 @@ var authorityLevelNames = []string{"active", "owner", "posting"}
 
 // verifyAccountAuthority is database_api.verify_account_authority's check.
 func (c *callCtx) verifyAccountAuthority(accountV, signersV, levelV any) (bool, *rpcError) {
-	account, err := c.asName(accountV)
-	if err != nil {
-		return false, err
-	}
-	signers, err := c.stringList(signersV)
-	if err != nil {
-		return false, err
-	}
-	lv, err := c.enumValue(levelV, authorityLevelNames, "hive::plugins::database_api::authority_level", 0)
-	if err != nil {
-		return false, err
+	in := &conv{}
+	account, signers := get(in, c.asName, accountV), get(in, c.stringList, signersV)
+	lv := get(in, func(v any) (int, *rpcError) {
+		return c.enumValue(v, authorityLevelNames, "hive::plugins::database_api::authority_level", 0)
+	}, levelV)
+	if in.err != nil {
+		return false, in.err
 	}
 	if c.n.ch.byName[account] == nil {
 		return false, c.assertFail("account != nullptr", "no such account")
@@ -132,14 +116,12 @@ func (c *callCtx) verifyAccountAuthority(accountV, signersV, levelV any) (bool, 
 }
 
 func verifySignatures(c *callCtx, o map[string]any) (any, *rpcError) {
-	sigs, err := c.stringList(o["signatures"])
-	if err != nil {
-		return nil, err
-	}
+	sigs := need(c.stringList(o["signatures"]))
 	seen := map[string]bool{}
 	for _, s := range sigs {
 		if seen[s] {
-			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included", "Duplicate signature detected", "")
+			return nil, c.fcError(codeServerError, 3030000, "tx_duplicate_sig", "duplicate signature included",
+				"Duplicate signature detected", "")
 		}
 		seen[s] = true
 	}
@@ -161,10 +143,7 @@ func (c *callCtx) knownTransaction(id string) bool {
 }
 
 func getCommentPendingPayouts(c *callCtx, o map[string]any) (any, *rpcError) {
-	arr, err := c.asArray(orEmptyArray(o["comments"]))
-	if err != nil {
-		return nil, err
-	}
+	arr := need(c.asArray(orEmptyArray(o["comments"])))
 	if len(arr) > 1000 {
 		return nil, c.assertFail("args.comments.size() <= DATABASE_API_SINGLE_QUERY_LIMIT", "")
 	}

@@ -148,6 +148,7 @@ func member[T any](t *tuple, i int, f func(any) (T, *rpcError), def T) T {
 }
 
 func (t *tuple) name(i int) string    { return member(t, i, t.c.asName, "") }
+func (t *tuple) str(i int) string     { return member(t, i, t.c.asString, "") }
 func (t *tuple) time(i int) time.Time { return member(t, i, t.c.asTime, Epoch) }
 func (t *tuple) u64(i int) uint64     { return member(t, i, t.c.asU64, 0) }
 func (t *tuple) u32(i int) uint32     { return uint32(t.u64(i)) }
@@ -163,14 +164,6 @@ func (t *tuple) need3(msg string) {
 	}
 }
 
-// existingAccountID resolves name to an account id, failing with hived's assert text.
-func (c *callCtx) existingAccountID(name, expr, msg string) (int64, *rpcError) {
-	if a := c.n.ch.byName[name]; a != nil {
-		return a.ID, nil
-	}
-	return 0, c.assertFail(expr, msg)
-}
-
 // A database_api list method is a table (dbList): the result's member, the
 // object writer, and its sort orders. Each ordering names the index it pages
 // and the members of its start key, read in order from the start array as
@@ -181,7 +174,9 @@ type ordering[T any] struct {
 	rows  func(*chain) []*T
 	need3 string // hived's "start requires 3 values" assert, for orders that make it
 	bare  bool   // the start is one value, not an array (by_name, by_account)
-	parts []keyPart[T]
+	// nullStart reads a null start as the empty key (the SMT lists).
+	nullStart bool
+	parts     []keyPart[T]
 }
 
 // keyPart reads member i of a start key; what it returns resolves the
@@ -214,6 +209,10 @@ func kName[T any](f func(*T) string) keyPart[T] {
 	return part((*tuple).name, func(x *T, v string) int { return strings.Compare(f(x), v) })
 }
 
+func kString[T any](f func(*T) string) keyPart[T] {
+	return part((*tuple).str, func(x *T, v string) int { return strings.Compare(f(x), v) })
+}
+
 func kTime[T any](f func(*T) time.Time) keyPart[T] {
 	return part((*tuple).time, func(x *T, v time.Time) int { return f(x).Compare(v) })
 }
@@ -237,14 +236,14 @@ func kAccount[T any](f func(*T) string, required bool, expr, msg string) keyPart
 	return func(t *tuple, i int) func() (func(*T) int, *rpcError) {
 		name := t.name(i)
 		return func() (func(*T) int, *rpcError) {
-			id := int64(-1)
+			ch, id := t.c.n.ch, int64(-1)
 			if required || name != "" {
-				var err *rpcError
-				if id, err = t.c.existingAccountID(name, expr, msg); err != nil {
-					return nil, err
+				a := ch.byName[name]
+				if a == nil {
+					return nil, t.c.assertFail(expr, msg)
 				}
+				id = a.ID
 			}
-			ch := t.c.n.ch
 			return func(x *T) int { return cmp.Compare(ch.accountID(f(x)), id) }, nil
 		}
 	}
@@ -253,7 +252,10 @@ func kAccount[T any](f func(*T) string, required bool, expr, msg string) keyPart
 // rowsFrom pages one ordering from start.
 func (o *ordering[T]) rowsFrom(c *callCtx, start any, limit uint32) ([]*T, *rpcError) {
 	t := &tuple{c: c, a: []any{start}}
-	if !o.bare {
+	switch {
+	case start == nil && o.nullStart:
+		t.a = nil
+	case !o.bare:
 		t = c.tuple(start)
 	}
 	if o.need3 != "" {

@@ -38,14 +38,11 @@ func listWitnessVotes() methodFunc {
 // delayedVotes reads find_accounts' and list_accounts' delayed_votes_active
 // (default true) and picks the account writer.
 func (c *callCtx) delayedVotes(o map[string]any) (func(*jw, *Account), *rpcError) {
-	delayed := true
+	delayed, err := true, (*rpcError)(nil)
 	if v, ok := o["delayed_votes_active"]; ok {
-		var err *rpcError
-		if delayed, err = c.asBool(v); err != nil {
-			return nil, err
-		}
+		delayed, err = c.asBool(v)
 	}
-	return func(w *jw, x *Account) { writeAccount(w, x, false, delayed) }, nil
+	return func(w *jw, x *Account) { writeAccount(w, x, false, delayed) }, err
 }
 
 func listAccounts() methodFunc {
@@ -58,27 +55,17 @@ func listAccounts() methodFunc {
 			kTime(func(x *Account) time.Time { return x.NextVestingWithdrawal }), name))
 }
 
-func findAccounts(c *callCtx, p any, w *jw) *rpcError {
-	in := &conv{}
-	o := get(in, c.asObject, p)
-	arr := get(in, c.asArray, orEmptyArray(o["accounts"]))
-	if in.err != nil {
-		return in.err
-	}
-	var err *rpcError
+var findAccounts = raising(func(c *callCtx, p any, w *jw) {
+	o := need(c.asObject(p))
+	arr := need(c.asArray(orEmptyArray(o["accounts"])))
 	names := make([]string, len(arr))
 	for i, v := range arr {
-		if names[i], err = c.asName(v); err != nil {
-			return err
-		}
+		names[i] = need(c.asName(v))
 	}
-	write, err := c.delayedVotes(o)
-	if err != nil {
-		return err
-	}
+	write := need(c.delayedVotes(o))
 	if len(names) == 0 || len(names) > 1000 {
-		return c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
-			"list of accounts to find not filled or too big")
+		raiseIf(c.assertFail("0 < args.accounts.size() && args.accounts.size() <= DATABASE_API_SINGLE_QUERY_LIMIT",
+			"list of accounts to find not filled or too big"))
 	}
 	var rows []*Account
 	for _, n := range names {
@@ -87,8 +74,7 @@ func findAccounts(c *callCtx, p any, w *jw) *rpcError {
 		}
 	}
 	writeList(w, "accounts", rows, write)
-	return nil
-}
+})
 
 // orEmptyArray maps a missing member to an empty array (fc keeps the default).
 func orEmptyArray(v any) any {
@@ -99,31 +85,35 @@ func orEmptyArray(v any) any {
 }
 
 func listOwnerHistories() methodFunc {
-	return dbList("owner_auths", writeOwnerHistory, ordering[OwnerHistory]{order: "not_set",
-		rows:  func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
-		parts: []keyPart[OwnerHistory]{kName(func(x *OwnerHistory) string { return x.Account }), kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })}})
+	return dbList("owner_auths", writeOwnerHistory, ord("not_set", func(ch *chain) []*OwnerHistory { return ch.ohByAccount },
+		kName(func(x *OwnerHistory) string { return x.Account }),
+		kTime(func(x *OwnerHistory) time.Time { return x.LastValidTime })))
 }
 
 // accountOrTime is a request list hived indexes two ways: by_account (start:
 // a bare account name) and timeOrder (start: [time, account]).
-func accountOrTime[T any](timeOrder string, byAcc, byTime func(*chain) []*T, account func(*T) string, at func(*T) time.Time, write func(*jw, *T)) methodFunc {
+func accountOrTime[T any](timeOrder string, byAcc, byTime func(*chain) []*T, account func(*T) string,
+	at func(*T) time.Time, write func(*jw, *T)) methodFunc {
 	return dbList("requests", write, bare("by_account", byAcc, kName(account)), ord(timeOrder, byTime, kTime(at), kName(account)))
 }
 
 func listAccountRecoveryRequests() methodFunc {
-	return accountOrTime("by_expiration", func(ch *chain) []*RecoveryRequest { return ch.recByAccount },
-		func(ch *chain) []*RecoveryRequest { return ch.recByExpiration },
-		func(x *RecoveryRequest) string { return x.AccountToRecover }, func(x *RecoveryRequest) time.Time { return x.Expires }, writeRecoveryRequest)
+	type request = RecoveryRequest
+	return accountOrTime("by_expiration", func(ch *chain) []*request { return ch.recByAccount },
+		func(ch *chain) []*request { return ch.recByExpiration }, func(x *request) string { return x.AccountToRecover },
+		func(x *request) time.Time { return x.Expires }, writeRecoveryRequest)
 }
 
 func listChangeRecoveryRequests() methodFunc {
-	return accountOrTime("by_effective_date", func(ch *chain) []*ChangeRecoveryRequest { return ch.crByAccount },
-		func(ch *chain) []*ChangeRecoveryRequest { return ch.crByEffective },
-		func(x *ChangeRecoveryRequest) string { return x.AccountToRecover }, func(x *ChangeRecoveryRequest) time.Time { return x.EffectiveOn }, dbForm(writeObject[ChangeRecoveryRequest]))
+	type request = ChangeRecoveryRequest
+	return accountOrTime("by_effective_date", func(ch *chain) []*request { return ch.crByAccount },
+		func(ch *chain) []*request { return ch.crByEffective }, func(x *request) string { return x.AccountToRecover },
+		func(x *request) time.Time { return x.EffectiveOn }, dbForm(writeObject[request]))
 }
 
 func listDeclineVotingRights() methodFunc {
-	return accountOrTime("by_effective_date", func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByAccount },
-		func(ch *chain) []*DeclineVotingRightsRequest { return ch.dvrByEffective },
-		func(x *DeclineVotingRightsRequest) string { return x.Account }, func(x *DeclineVotingRightsRequest) time.Time { return x.EffectiveDate }, dbForm(writeObject[DeclineVotingRightsRequest]))
+	type request = DeclineVotingRightsRequest
+	return accountOrTime("by_effective_date", func(ch *chain) []*request { return ch.dvrByAccount },
+		func(ch *chain) []*request { return ch.dvrByEffective }, func(x *request) string { return x.Account },
+		func(x *request) time.Time { return x.EffectiveDate }, dbForm(writeObject[request]))
 }

@@ -76,29 +76,23 @@ func listVestingDelegationExpirations() methodFunc {
 		byAccountExpirationOrder())
 }
 
-// conversionList serves the two conversion-request lists: by_conversion_date
-// (time, id) and by_account (owner id, request id).
-func conversionList[T any](byDate, byOwner func(*chain) []*T, date func(*T) time.Time, id func(*T) int64,
-	owner func(*T) string, requestID func(*T) uint32, write func(*jw, *T, bool)) methodFunc {
-	return dbList("requests", dbForm(write),
-		ord("by_conversion_date", byDate, kTime(date), kID(id)),
-		ord("by_account", byOwner, kAccount(owner, false, "owner != nullptr", noAccount), kU32(requestID)))
-}
-
 func listHBDConversionRequests() methodFunc {
-	return conversionList(func(ch *chain) []*ConvertRequest { return ch.convByDate },
-		func(ch *chain) []*ConvertRequest { return ch.convByAccount },
-		func(x *ConvertRequest) time.Time { return x.ConversionDate }, func(x *ConvertRequest) int64 { return x.ID },
-		func(x *ConvertRequest) string { return x.Owner }, func(x *ConvertRequest) uint32 { return x.RequestID }, writeConvert)
+	return dbList("requests", dbForm(writeConvert),
+		ord("by_conversion_date", func(ch *chain) []*ConvertRequest { return ch.convByDate },
+			kTime(func(x *ConvertRequest) time.Time { return x.ConversionDate }), kID(func(x *ConvertRequest) int64 { return x.ID })),
+		ord("by_account", func(ch *chain) []*ConvertRequest { return ch.convByAccount },
+			kAccount(func(x *ConvertRequest) string { return x.Owner }, false, "owner != nullptr", noAccount),
+			kU32(func(x *ConvertRequest) uint32 { return x.RequestID })))
 }
 
 func listCollateralizedConversionRequests() methodFunc {
-	return conversionList(func(ch *chain) []*CollateralizedConvertRequest { return ch.collByDate },
-		func(ch *chain) []*CollateralizedConvertRequest { return ch.collByAccount },
-		func(x *CollateralizedConvertRequest) time.Time { return x.ConversionDate },
-		func(x *CollateralizedConvertRequest) int64 { return x.ID },
-		func(x *CollateralizedConvertRequest) string { return x.Owner },
-		func(x *CollateralizedConvertRequest) uint32 { return x.RequestID }, writeCollateral)
+	type request = CollateralizedConvertRequest
+	return dbList("requests", dbForm(writeCollateral),
+		ord("by_conversion_date", func(ch *chain) []*request { return ch.collByDate },
+			kTime(func(x *request) time.Time { return x.ConversionDate }), kID(func(x *request) int64 { return x.ID })),
+		ord("by_account", func(ch *chain) []*request { return ch.collByAccount },
+			kAccount(func(x *request) string { return x.Owner }, false, "owner != nullptr", noAccount),
+			kU32(func(x *request) uint32 { return x.RequestID })))
 }
 
 // comparePrice is hived's price operator< as a three-way comparison: by base symbol,

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// database_api list methods for the Decentralized Hive Fund, plus the SMT lists.
+// database_api list methods for the Decentralized Hive Fund.
 
 var (
 	directionNames = []string{"ascending", "descending"}
@@ -36,23 +36,16 @@ func (c *callCtx) proposalArgs(p any) (*proposalArgs, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	pa := &proposalArgs{listArgs: a}
-	dir, err := c.enumValue(a.obj["order_direction"], directionNames, "hive::plugins::database_api::order_direction_type", 0)
-	if err != nil {
-		return nil, err
+	in := &conv{}
+	enum := func(names []string, name string, def int) func(any) (int, *rpcError) {
+		return func(v any) (int, *rpcError) { return c.enumValue(v, names, "hive::plugins::database_api::"+name, def) }
 	}
-	pa.desc = dir == 1
-	if pa.status, err = c.enumValue(a.obj["status"], statusNames, "hive::plugins::database_api::proposal_status", statusAll); err != nil {
-		return nil, err
-	}
+	pa := &proposalArgs{listArgs: a, desc: get(in, enum(directionNames, "order_direction_type", 0), a.obj["order_direction"]) == 1}
+	pa.status = get(in, enum(statusNames, "proposal_status", statusAll), a.obj["status"])
 	if v := a.obj["last_id"]; v != nil {
-		id, err := c.asU64(v)
-		if err != nil {
-			return nil, err
-		}
-		pa.lastID, pa.hasLast = int64(id), true
+		pa.lastID, pa.hasLast = int64(get(in, c.asU64, v)), true
 	}
-	return pa, nil
+	return pa, in.err
 }
 
 // proposalStatus is get_proposal_status at the head block time.
@@ -85,7 +78,8 @@ type dhfOrder[T any] struct {
 // dhfRows is list_proposals' and list_proposal_votes' iteration: in either
 // direction from the start key (or, with fromID, from last_id), keeping the
 // rows whose proposal has the requested status.
-func dhfRows[T any](c *callCtx, p any, orders map[string]dhfOrder[T], proposal func(*chain, *T) *Proposal, fromID bool) ([]*T, *rpcError) {
+func dhfRows[T any](c *callCtx, p any, orders map[string]dhfOrder[T], proposal func(*chain, *T) *Proposal,
+	fromID bool) ([]*T, *rpcError) {
 	a, err := c.proposalArgs(p)
 	if err != nil {
 		return nil, err
@@ -143,58 +137,47 @@ func rowFromID[T any](ch *chain, rows []*T, proposal func(*chain, *T) *Proposal,
 	return 0, false
 }
 
-// proposalOrders are list_proposals' orders; the key is (member, id), the id
-// at the edge of the direction.
+// proposalOrders are list_proposals' orders, keyed (member, id).
 var proposalOrders = map[string]dhfOrder[Proposal]{
-	"by_creator": {func(ch *chain) []*Proposal { return ch.propByCreator }, proposalKey(func(c *callCtx, v any, _ bool) (func(*Proposal) int, *rpcError) {
-		creator, err := c.asName(v)
-		return func(x *Proposal) int { return strings.Compare(x.Creator, creator) }, err
-	})},
-	"by_start_date": {func(ch *chain) []*Proposal { return ch.propByStart }, proposalKey(dateKey(func(x *Proposal) time.Time { return x.StartDate }))},
-	"by_end_date":   {func(ch *chain) []*Proposal { return ch.propByEnd }, proposalKey(dateKey(func(x *Proposal) time.Time { return x.EndDate }))},
-	"by_total_votes": {func(ch *chain) []*Proposal { return ch.propByVotes }, proposalKey(func(c *callCtx, v any, _ bool) (func(*Proposal) int, *rpcError) {
-		votes, err := c.asU64(v)
-		return func(x *Proposal) int { return cmp.Compare(x.TotalVotes, votes) }, err
-	})},
+	"by_creator": proposalOrder(func(ch *chain) []*Proposal { return ch.propByCreator },
+		func(c *callCtx, v any, _ bool) (string, *rpcError) { return c.asName(v) },
+		func(x *Proposal, creator string) int { return strings.Compare(x.Creator, creator) }),
+	"by_start_date": proposalOrder(func(ch *chain) []*Proposal { return ch.propByStart }, dateStart,
+		func(x *Proposal, t time.Time) int { return x.StartDate.Compare(t) }),
+	"by_end_date": proposalOrder(func(ch *chain) []*Proposal { return ch.propByEnd }, dateStart,
+		func(x *Proposal, t time.Time) int { return x.EndDate.Compare(t) }),
+	"by_total_votes": proposalOrder(func(ch *chain) []*Proposal { return ch.propByVotes },
+		func(c *callCtx, v any, _ bool) (uint64, *rpcError) { return c.asU64(v) },
+		func(x *Proposal, votes uint64) int { return cmp.Compare(x.TotalVotes, votes) }),
 }
 
-// proposalKey reads the first start member with member; an empty start
-// starts at the edge.
-func proposalKey(member func(c *callCtx, v any, desc bool) (func(*Proposal) int, *rpcError)) func(*callCtx, []any, bool) (func(*Proposal) int, *rpcError) {
-	return func(c *callCtx, start []any, desc bool) (func(*Proposal) int, *rpcError) {
+// proposalOrder is an order keyed (member, id): read reads the first start
+// member, the id is the edge of the direction, and an empty start starts at
+// the index's edge.
+func proposalOrder[V any](rows func(*chain) []*Proposal, read func(c *callCtx, v any, desc bool) (V, *rpcError),
+	compare func(*Proposal, V) int) dhfOrder[Proposal] {
+	return dhfOrder[Proposal]{rows, func(c *callCtx, start []any, desc bool) (func(*Proposal) int, *rpcError) {
 		if len(start) == 0 {
 			return nil, nil
 		}
-		f, err := member(c, start[0], desc)
-		if err != nil {
-			return nil, err
-		}
+		v, err := read(c, start[0], desc)
 		edgeID := int64(0)
 		if desc {
 			edgeID = math.MaxInt64
 		}
-		return func(x *Proposal) int { return cmp.Or(f(x), cmp.Compare(x.ID, edgeID)) }, nil
-	}
+		return func(x *Proposal) int { return cmp.Or(compare(x, v), cmp.Compare(x.ID, edgeID)) }, err
+	}}
 }
 
-// dateKey reads a date start member; "" is the edge of the direction.
-func dateKey(field func(*Proposal) time.Time) func(*callCtx, any, bool) (func(*Proposal) int, *rpcError) {
-	return func(c *callCtx, v any, desc bool) (func(*Proposal) int, *rpcError) {
-		s, err := c.asString(v)
-		if err != nil {
-			return nil, err
-		}
-		when := Epoch
-		if desc {
-			when = MaxTime
-		}
-		if s != "" {
-			if when, err = c.asTime(v); err != nil {
-				return nil, err
-			}
-		}
-		return func(x *Proposal) int { return field(x).Compare(when) }, nil
+// dateStart reads a date start member; "" is the edge of the direction.
+func dateStart(c *callCtx, v any, desc bool) (time.Time, *rpcError) {
+	switch s, err := c.asString(v); {
+	case err != nil || s != "":
+		return c.asTime(v)
+	case desc:
+		return MaxTime, nil
 	}
+	return Epoch, nil
 }
 
 func (c *callCtx) proposalRows(p any) ([]*Proposal, *rpcError) {
@@ -212,20 +195,22 @@ func listProposals(c *callCtx, p any, w *jw) *rpcError {
 // proposalVoteOrders are list_proposal_votes' orders, keyed (voter, proposal
 // id) or (proposal id, voter); a missing member is the edge of the direction.
 var proposalVoteOrders = map[string]dhfOrder[ProposalVote]{
-	"by_voter_proposal": {func(ch *chain) []*ProposalVote { return ch.pvByVoter }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
-		in := &conv{}
-		voter, id := voterKey(c, in, start, 0, desc), proposalIDKey(c, in, start, 1, desc)
-		return func(x *ProposalVote) int {
-			return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
-		}, in.err
-	}},
-	"by_proposal_voter": {func(ch *chain) []*ProposalVote { return ch.pvByProposal }, func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
-		in := &conv{}
-		id, voter := proposalIDKey(c, in, start, 0, desc), voterKey(c, in, start, 1, desc)
-		return func(x *ProposalVote) int {
-			return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
-		}, in.err
-	}},
+	"by_voter_proposal": {func(ch *chain) []*ProposalVote { return ch.pvByVoter },
+		func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+			in := &conv{}
+			voter, id := voterKey(c, in, start, 0, desc), proposalIDKey(c, in, start, 1, desc)
+			return func(x *ProposalVote) int {
+				return cmp.Or(strings.Compare(x.Voter, voter), cmp.Compare(x.ProposalID, id))
+			}, in.err
+		}},
+	"by_proposal_voter": {func(ch *chain) []*ProposalVote { return ch.pvByProposal },
+		func(c *callCtx, start []any, desc bool) (func(*ProposalVote) int, *rpcError) {
+			in := &conv{}
+			id, voter := proposalIDKey(c, in, start, 0, desc), voterKey(c, in, start, 1, desc)
+			return func(x *ProposalVote) int {
+				return cmp.Or(cmp.Compare(x.ProposalID, id), strings.Compare(x.Voter, voter))
+			}, in.err
+		}},
 }
 
 func proposalIDKey(c *callCtx, in *conv, start []any, i int, desc bool) int64 {
@@ -268,25 +253,4 @@ func listProposalVotes(c *callCtx, p any, w *jw) *rpcError {
 		})
 	}
 	return err
-}
-
-// smtList serves the SMT list methods. The simulated chain has no SMTs, so after the
-// argument checks the lists are empty.
-func smtList(key string, orders ...string) methodFunc {
-	return func(c *callCtx, p any, w *jw) *rpcError {
-		a, err := c.listArgs(p, true)
-		if err != nil {
-			return err
-		}
-		if err := c.checkLimit(a.limit); err != nil {
-			return err
-		}
-		for _, o := range orders {
-			if o == a.order {
-				writeList[Proposal](w, key, nil, nil)
-				return nil
-			}
-		}
-		return c.unknownOrder(a.order)
-	}
 }

@@ -11,7 +11,7 @@ import (
 
 var bucketSizes = []uint32{15, 60, 300, 3600, 86400}
 
-// tradePrice is a trade's price in HBD per HIVE.
+// sides is what a trade moved: its HIVE and HBD amounts.
 func (t *Trade) sides() (hive, hbd int64) {
 	if t.CurrentPays.Symbol == HIVE {
 		return t.CurrentPays.Amount, t.OpenPays.Amount
@@ -19,6 +19,7 @@ func (t *Trade) sides() (hive, hbd int64) {
 	return t.OpenPays.Amount, t.CurrentPays.Amount
 }
 
+// price is a trade's price in HBD per HIVE.
 func (t *Trade) price() float64 {
 	hive, hbd := t.sides()
 	return float64(hbd) / float64(hive)
@@ -77,17 +78,6 @@ func writeBucket(w *jw, b *bucket) {
 		"non_hive", side(func(_, hbd int64) int64 { return hbd }, b.hbdV)}, false)
 }
 
-// volume24h is the HIVE and HBD traded in the 24 hours before now.
-func (ch *chain) volume24h(now time.Time) (hive, hbd int64) {
-	for _, t := range ch.extra.trades {
-		if t.Date.After(now.Add(-day)) && !t.Date.After(now) {
-			h, d := t.sides()
-			hive, hbd = hive+h, hbd+d
-		}
-	}
-	return hive, hbd
-}
-
 func writeTicker(w *jw, c *callCtx, legacy bool) {
 	ch := c.n.ch
 	now := c.now()
@@ -119,19 +109,17 @@ func writeTicker(w *jw, c *callCtx, legacy bool) {
 
 func writeVolume(w *jw, c *callCtx, legacy bool) { writeValue(w, volumes(c), legacy) }
 
-// volumes is the last 24 hours' volume members.
+// volumes is the HIVE and HBD traded in the 24 hours before now.
 func volumes(c *callCtx) obj {
-	hive, hbd := c.n.ch.volume24h(c.now())
-	return obj{"hive_volume", asset(hive, HIVE), "hbd_volume", asset(hbd, HBD)}
-}
-
-// marketLimit is market_history_api's limit assert.
-func (c *callCtx) marketLimit(limit, max uint32) *rpcError {
-	if limit == 0 || limit > max {
-		expr := "0 < args.limit && args.limit <= " + strconv.Itoa(int(max))
-		return c.assertFail(expr, "")
+	var hive, hbd int64
+	now := c.now()
+	for _, t := range c.n.ch.extra.trades {
+		if t.Date.After(now.Add(-day)) && !t.Date.After(now) {
+			h, d := t.sides()
+			hive, hbd = hive+h, hbd+d
+		}
 	}
-	return nil
+	return obj{"hive_volume", asset(hive, HIVE), "hbd_volume", asset(hbd, HBD)}
 }
 
 func (ch *chain) tradesBetween(start, end time.Time, limit uint32) []*Trade {
@@ -158,16 +146,16 @@ func (ch *chain) recentTrades(now time.Time, limit uint32) []*Trade {
 }
 
 // optLimit reads the optional limit args[i] (def when left out) and checks it
-// with market_history_api's assert.
-func (c *callCtx) optLimit(args []any, i int, def uint32) (uint32, *rpcError) {
+// with market_history_api's assert: 0 < limit <= def.
+func (c *callCtx) optLimit(args []any, i int, def uint32) uint32 {
 	limit := def
 	if i < len(args) {
-		var err *rpcError
-		if limit, err = c.asU32(args[i]); err != nil {
-			return 0, err
-		}
+		limit = need(c.asU32(args[i]))
 	}
-	return limit, c.marketLimit(limit, def)
+	if limit == 0 || limit > def {
+		raiseIf(c.assertFail("0 < args.limit && args.limit <= "+strconv.Itoa(int(def)), ""))
+	}
+	return limit
 }
 
 func registerMarketMethods(r registry) {
@@ -183,46 +171,30 @@ func registerMarketMethods(r registry) {
 	r.twins(noArgs("get_ticker", "", writeTicker), noArgs("get_volume", "", writeVolume),
 		noArgs("get_market_history_buckets", "bucket_sizes", func(w *jw, _ *callCtx, _ bool) { writeValue(w, bucketSizes, false) }),
 		twin{api: "market_history_api", name: "get_order_book", obj: []string{"limit"}, optional: 1,
-			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
-				limit, err := c.optLimit(args, 0, 500)
-				if err == nil {
-					writeOrderBook(w, c, int(limit), legacy)
-				}
-				return err
-			}},
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, legacy bool) {
+				writeOrderBook(w, c, int(c.optLimit(args, 0, 500)), legacy)
+			})},
 		twin{api: "market_history_api", name: "get_recent_trades", obj: []string{"limit"}, optional: 1, key: "trades",
-			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
-				limit, err := c.optLimit(args, 0, 1000)
-				if err == nil {
-					trades(w, c.n.ch.recentTrades(c.now(), limit), legacy)
-				}
-				return err
-			}},
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, legacy bool) {
+				trades(w, c.n.ch.recentTrades(c.now(), c.optLimit(args, 0, 1000)), legacy)
+			})},
 		twin{api: "market_history_api", name: "get_trade_history", obj: []string{"start", "end", "limit"}, optional: 1, key: "trades",
-			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, legacy bool) {
 				// market_history_api reads start and end first, condenser_api the limit.
-				in := &conv{}
 				var limit uint32
 				if legacy {
-					limit, in.err = c.optLimit(args, 2, 1000)
+					limit = c.optLimit(args, 2, 1000)
 				}
-				start, end := get(in, c.asTime, args[0]), get(in, c.asTime, args[1])
-				if in.err == nil && !legacy {
-					limit, in.err = c.optLimit(args, 2, 1000)
+				start, end := need(c.asTime(args[0])), need(c.asTime(args[1]))
+				if !legacy {
+					limit = c.optLimit(args, 2, 1000)
 				}
-				if in.err == nil {
-					trades(w, c.n.ch.tradesBetween(start, end, limit), legacy)
-				}
-				return in.err
-			}},
+				trades(w, c.n.ch.tradesBetween(start, end, limit), legacy)
+			})},
 		twin{api: "market_history_api", name: "get_market_history", obj: []string{"bucket_seconds", "start", "end"}, key: "buckets",
-			serve: func(c *callCtx, args []any, w *jw, _ bool) *rpcError {
-				in := &conv{}
-				seconds := get(in, c.asU32, args[0])
-				start, end := get(in, c.asTime, args[1]), get(in, c.asTime, args[2])
-				if in.err == nil {
-					writeRows(w, c.n.ch.marketHistory(seconds, start, end), writeBucket)
-				}
-				return in.err
-			}})
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, _ bool) {
+				seconds := need(c.asU32(args[0]))
+				start, end := need(c.asTime(args[1])), need(c.asTime(args[2]))
+				writeRows(w, c.n.ch.marketHistory(seconds, start, end), writeBucket)
+			})})
 }

@@ -5,12 +5,9 @@ package hivesim
 // "1.000 HIVE" and condenser's extra members), otherwise database_api's (NAI
 // assets).
 
-func writeManabar(w *jw, k string, mana int64, last uint32) {
-	w.key(k)
-	w.objBegin()
-	w.ki64("current_mana", mana)
-	w.knum("last_update_time", int64(last))
-	w.objEnd()
+// manabar is a manabar object: its mana now and its last update.
+func manabar(mana int64, last uint32) obj {
+	return obj{"current_mana", mana, "last_update_time", last}
 }
 
 func postVotingPower(a *Account) int64 {
@@ -26,103 +23,57 @@ func writeAccount(w *jw, a *Account, legacy, delayedVotes bool) {
 // writeAccountAs writes an account; extended adds condenser's
 // extended_account members (lookup_account_names leaves them out).
 func writeAccountAs(w *jw, a *Account, legacy, delayedVotes, extended bool) {
-	w.objBegin()
-	w.knum("id", a.ID)
-	w.kstr("name", a.Name)
-	w.key("owner")
-	writeAuthority(w, &a.Owner)
-	w.key("active")
-	writeAuthority(w, &a.Active)
-	w.key("posting")
-	writeAuthority(w, &a.Posting)
-	w.kstr("memo_key", a.MemoKey)
-	w.kstr("json_metadata", a.JSONMetadata)
-	w.kstr("posting_json_metadata", a.PostingJSONMetadata)
-	w.kstr("proxy", a.Proxy)
+	o := obj{"id", a.ID, "name", a.Name, "owner", a.Owner, "active", a.Active, "posting", a.Posting,
+		"memo_key", a.MemoKey, "json_metadata", a.JSONMetadata, "posting_json_metadata", a.PostingJSONMetadata,
+		"proxy", a.Proxy}
 	if !legacy {
-		w.ktime("previous_owner_update", Epoch)
+		o = append(o, "previous_owner_update", Epoch)
 	}
-	w.ktime("last_owner_update", a.LastOwnerUpdate)
-	w.ktime("last_account_update", a.LastAccountUpdate)
-	w.ktime("created", a.Created)
-	w.kbool("mined", a.Mined)
-	w.kstr("recovery_account", a.RecoveryAccount)
-	w.ktime("last_account_recovery", a.LastAccountRecovery)
-	w.kstr("reset_account", "null")
-	w.knum("comment_count", 0)
-	w.knum("lifetime_vote_count", 0)
-	w.knum("post_count", int64(a.PostCount))
-	w.kbool("can_vote", a.CanVote)
-	writeManabar(w, "voting_manabar", a.VotingMana, a.ManaLastUpdate)
-	writeManabar(w, "downvote_manabar", a.DownvoteMana, a.ManaLastUpdate)
+	o = append(o, "last_owner_update", a.LastOwnerUpdate, "last_account_update", a.LastAccountUpdate,
+		"created", a.Created, "mined", a.Mined, "recovery_account", a.RecoveryAccount,
+		"last_account_recovery", a.LastAccountRecovery, "reset_account", "null", "comment_count", 0,
+		"lifetime_vote_count", 0, "post_count", a.PostCount, "can_vote", a.CanVote,
+		"voting_manabar", manabar(a.VotingMana, a.ManaLastUpdate),
+		"downvote_manabar", manabar(a.DownvoteMana, a.ManaLastUpdate))
 	if legacy {
 		vp := int64(10000)
 		if pvp := postVotingPower(a); pvp > 0 {
 			vp = min(10000, a.VotingMana/max(pvp/10000, 1))
 		}
-		w.knum("voting_power", vp)
+		o = append(o, "voting_power", vp)
 	}
-	w.kasset("balance", a.Balance, legacy)
-	w.kasset("savings_balance", a.SavingsBalance, legacy)
-	w.kasset("hbd_balance", a.HBDBalance, legacy)
-	w.kstr("hbd_seconds", "0")
-	w.ktime("hbd_seconds_last_update", a.Created)
-	w.ktime("hbd_last_interest_payment", a.Created)
-	w.kasset("savings_hbd_balance", a.SavingsHBDBalance, legacy)
-	w.kstr("savings_hbd_seconds", "0")
-	w.ktime("savings_hbd_seconds_last_update", Epoch)
-	w.ktime("savings_hbd_last_interest_payment", Epoch)
-	w.knum("savings_withdraw_requests", int64(a.SavingsWithdrawRequests))
-	w.kasset("reward_hbd_balance", a.RewardHBDBalance, legacy)
-	w.kasset("reward_hive_balance", a.RewardHiveBalance, legacy)
-	w.kasset("reward_vesting_balance", a.RewardVestingBalance, legacy)
-	w.kasset("reward_vesting_hive", a.RewardVestingHive, legacy)
-	w.kasset("vesting_shares", a.VestingShares, legacy)
-	w.kasset("delegated_vesting_shares", a.DelegatedVestingShares, legacy)
-	w.kasset("received_vesting_shares", a.ReceivedVestingShares, legacy)
-	w.kasset("vesting_withdraw_rate", a.VestingWithdrawRate, legacy)
-	w.kasset("post_voting_power", asset(postVotingPower(a), VESTS), legacy)
-	w.ktime("next_vesting_withdrawal", a.NextVestingWithdrawal)
-	w.ki64("withdrawn", a.Withdrawn)
-	w.ki64("to_withdraw", a.ToWithdraw)
-	w.knum("withdraw_routes", int64(a.WithdrawRoutes))
-	w.knum("pending_transfers", int64(a.PendingTransfers))
-	w.ki64("curation_rewards", a.CurationRewards)
-	w.ki64("posting_rewards", a.PostingRewards)
-	w.key("proxied_vsf_votes")
-	w.arrBegin()
-	for _, v := range a.ProxiedVSFVotes {
-		w.i64(v)
-	}
-	w.arrEnd()
-	w.knum("witnesses_voted_for", int64(len(a.WitnessVotes)))
-	w.ktime("last_post", a.LastPost)
-	w.ktime("last_root_post", a.LastRootPost)
+	o = append(o, "balance", a.Balance, "savings_balance", a.SavingsBalance, "hbd_balance", a.HBDBalance,
+		"hbd_seconds", "0", "hbd_seconds_last_update", a.Created, "hbd_last_interest_payment", a.Created,
+		"savings_hbd_balance", a.SavingsHBDBalance, "savings_hbd_seconds", "0",
+		"savings_hbd_seconds_last_update", Epoch, "savings_hbd_last_interest_payment", Epoch,
+		"savings_withdraw_requests", a.SavingsWithdrawRequests, "reward_hbd_balance", a.RewardHBDBalance,
+		"reward_hive_balance", a.RewardHiveBalance, "reward_vesting_balance", a.RewardVestingBalance,
+		"reward_vesting_hive", a.RewardVestingHive, "vesting_shares", a.VestingShares,
+		"delegated_vesting_shares", a.DelegatedVestingShares, "received_vesting_shares", a.ReceivedVestingShares,
+		"vesting_withdraw_rate", a.VestingWithdrawRate, "post_voting_power", asset(postVotingPower(a), VESTS),
+		"next_vesting_withdrawal", a.NextVestingWithdrawal, "withdrawn", a.Withdrawn, "to_withdraw", a.ToWithdraw,
+		"withdraw_routes", a.WithdrawRoutes, "pending_transfers", a.PendingTransfers,
+		"curation_rewards", a.CurationRewards, "posting_rewards", a.PostingRewards,
+		"proxied_vsf_votes", a.ProxiedVSFVotes, "witnesses_voted_for", len(a.WitnessVotes),
+		"last_post", a.LastPost, "last_root_post", a.LastRootPost)
 	if !legacy {
-		w.ktime("last_post_edit", a.LastPost)
+		o = append(o, "last_post_edit", a.LastPost)
 	}
-	w.ktime("last_vote_time", a.LastVoteTime)
-	w.knum("post_bandwidth", 0)
-	w.ki64("pending_claimed_accounts", 0)
-	w.knum("open_recurrent_transfers", 0)
+	o = append(o, "last_vote_time", a.LastVoteTime, "post_bandwidth", 0, "pending_claimed_accounts", int64(0),
+		"open_recurrent_transfers", 0)
 	if !legacy {
-		w.kbool("is_smt", false)
+		o = append(o, "is_smt", false)
 	}
 	if delayedVotes {
-		w.kemptyArr("delayed_votes")
+		o = append(o, "delayed_votes", []any{})
 	}
-	w.ktime("governance_vote_expiration_ts", a.GovernanceVoteExpiration)
+	o = append(o, "governance_vote_expiration_ts", a.GovernanceVoteExpiration)
 	if extended {
-		w.kasset("vesting_balance", asset(0, HIVE), true)
-		w.ki64("reputation", a.Reputation)
-		for _, k := range []string{"transfer_history", "market_history", "post_history", "vote_history", "other_history"} {
-			w.kemptyArr(k)
-		}
-		w.kstrs("witness_votes", a.WitnessVotes)
-		w.kemptyArr("tags_usage")
-		w.kemptyArr("guest_bloggers")
+		o = append(o, "vesting_balance", legacyAsset(asset(0, HIVE)), "reputation", a.Reputation,
+			"transfer_history", []any{}, "market_history", []any{}, "post_history", []any{}, "vote_history", []any{},
+			"other_history", []any{}, "witness_votes", a.WitnessVotes, "tags_usage", []any{}, "guest_bloggers", []any{})
 	}
-	w.objEnd()
+	writeValue(w, o, legacy)
 }
 
 func writeWitness(w *jw, x *Witness, legacy bool) {

@@ -11,118 +11,78 @@ import (
 func writeRCAccount(w *jw, ch *chain, a *Account, legacy bool) {
 	e := &ch.extra
 	maxRC := postVotingPower(a) + int64(e.rcReceived[a.Name]) - int64(e.rcDelegated[a.Name])
-	w.objBegin()
-	w.kstr("account", a.Name)
-	writeManabar(w, "rc_manabar", maxRC*(70+a.ID%30)/100, a.ManaLastUpdate)
-	w.kasset("max_rc_creation_adjustment", asset(2_020_748_973, VESTS), legacy)
-	w.ki64("max_rc", maxRC)
-	w.ku64("delegated_rc", e.rcDelegated[a.Name])
-	w.ku64("received_delegated_rc", e.rcReceived[a.Name])
-	w.objEnd()
+	writeValue(w, obj{"account", a.Name, "rc_manabar", manabar(maxRC*(70+a.ID%30)/100, a.ManaLastUpdate),
+		"max_rc_creation_adjustment", asset(2_020_748_973, VESTS), "max_rc", maxRC,
+		"delegated_rc", e.rcDelegated[a.Name], "received_delegated_rc", e.rcReceived[a.Name]}, legacy)
 }
 
 // rcLimit is rc_api's limit assert.
-func (c *callCtx) rcLimit(limit uint32) *rpcError {
+func (c *callCtx) rcLimit(limit uint32) {
 	if limit == 0 || limit > 1000 {
-		return c.assertFail("0 < args.limit && args.limit <= RC_API_SINGLE_QUERY_LIMIT", "limit not set or too big")
+		raiseIf(c.assertFail("0 < args.limit && args.limit <= RC_API_SINGLE_QUERY_LIMIT", "limit not set or too big"))
 	}
-	return nil
 }
 
 // rcAccountsFrom lists accounts by name from start (inclusive).
-func (c *callCtx) rcAccountsFrom(startV any, limit uint32) ([]*Account, *rpcError) {
-	start, err := c.asName(startV)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.rcLimit(limit); err != nil {
-		return nil, err
-	}
-	return page(c.n.ch.acctByName, func(a *Account) int { return strings.Compare(a.Name, start) }, limit), nil
+func (c *callCtx) rcAccountsFrom(startV any, limit uint32) []*Account {
+	start := need(c.asName(startV))
+	c.rcLimit(limit)
+	return page(c.n.ch.acctByName, func(a *Account) int { return strings.Compare(a.Name, start) }, limit)
 }
 
 // rcDelegationsFrom is list_rc_direct_delegations: start is [from, to].
-func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) ([]*RCDelegation, *rpcError) {
-	if err := c.rcLimit(limit); err != nil {
-		return nil, err
-	}
-	key, err := c.asArray(startV)
-	if err != nil {
-		return nil, err
-	}
+func (c *callCtx) rcDelegationsFrom(startV any, limit uint32) []*RCDelegation {
+	c.rcLimit(limit)
+	key := need(c.asArray(startV))
 	if len(key) != 2 {
-		return nil, c.assertFail("key.size() == 2", "by_from start requires 2 value. (from, to)")
+		raiseIf(c.assertFail("key.size() == 2", "by_from start requires 2 value. (from, to)"))
 	}
 	in := &conv{}
-	from := get(in, c.asName, key[0])
-	to := get(in, c.asName, key[1])
-	if in.err != nil {
-		return nil, in.err
-	}
+	from, to := get(in, c.asName, key[0]), get(in, c.asName, key[1])
+	raiseIf(in.err)
 	ch := c.n.ch
 	toID := int64(0)
 	if to != "" {
 		a := ch.byName[to]
 		if a == nil {
-			return nil, c.assertFail("delegatee", "Account "+to+" does not exist")
+			raiseIf(c.assertFail("delegatee", "Account "+to+" does not exist"))
 		}
 		toID = a.ID
 	}
 	delegator := ch.byName[from]
 	if delegator == nil {
-		return nil, c.assertFail("delegator", "Account "+from+" does not exist")
+		raiseIf(c.assertFail("delegator", "Account "+from+" does not exist"))
 	}
 	rows := ch.extra.rcDelegations
 	i := lowerBound(rows, func(d *RCDelegation) int {
 		return cmp.Or(cmp.Compare(ch.byName[d.From].ID, delegator.ID), cmp.Compare(ch.byName[d.To].ID, toID))
 	})
-	return collect(rows, i, limit, func(d *RCDelegation) bool { return d.From == from }), nil
+	return collect(rows, i, limit, func(d *RCDelegation) bool { return d.From == from })
 }
 
 func registerRCMethods(r registry) {
 	writeRC := func(c *callCtx, legacy bool) func(*jw, *Account) {
 		return func(w *jw, a *Account) { writeRCAccount(w, c.n.ch, a, legacy) }
 	}
-	// list reads [start, limit] (the limit first) and pages from start.
-	list := func(name, key string, write func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError) twin {
-		return twin{api: "rc_api", name: name, obj: []string{"start", "limit"}, key: key,
-			serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
-				limit, err := c.asU32(args[1])
-				if err != nil {
-					return err
-				}
-				return write(c, w, args[0], limit, legacy)
-			}}
-	}
 	r.twins(twin{api: "rc_api", name: "find_rc_accounts", obj: []string{"accounts"}, key: "rc_accounts",
-		serve: func(c *callCtx, args []any, w *jw, legacy bool) *rpcError {
-			names, err := c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")
-			if err != nil {
-				return err
-			}
+		serve: raisingServe(func(c *callCtx, args []any, w *jw, legacy bool) {
 			var rows []*Account
-			for _, n := range names {
+			for _, n := range need(c.nameList(args[0], "args.accounts.size() <= RC_API_SINGLE_QUERY_LIMIT")) {
 				if a := c.n.ch.byName[n]; a != nil {
 					rows = append(rows, a)
 				}
 			}
 			writeRows(w, rows, writeRC(c, legacy))
-			return nil
-		}},
-		list("list_rc_accounts", "rc_accounts", func(c *callCtx, w *jw, start any, limit uint32, legacy bool) *rpcError {
-			rows, err := c.rcAccountsFrom(start, limit)
-			if err == nil {
-				writeRows(w, rows, writeRC(c, legacy))
-			}
-			return err
-		}),
-		list("list_rc_direct_delegations", "rc_direct_delegations", func(c *callCtx, w *jw, start any, limit uint32, _ bool) *rpcError {
-			rows, err := c.rcDelegationsFrom(start, limit)
-			if err == nil {
-				writeRows(w, rows, dbForm(writeObject[RCDelegation]))
-			}
-			return err
-		}))
+		})},
+		// The lists read [start, limit], the limit first.
+		twin{api: "rc_api", name: "list_rc_accounts", obj: []string{"start", "limit"}, key: "rc_accounts",
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, legacy bool) {
+				writeRows(w, c.rcAccountsFrom(args[0], need(c.asU32(args[1]))), writeRC(c, legacy))
+			})},
+		twin{api: "rc_api", name: "list_rc_direct_delegations", obj: []string{"start", "limit"}, key: "rc_direct_delegations",
+			serve: raisingServe(func(c *callCtx, args []any, w *jw, _ bool) {
+				writeRows(w, c.rcDelegationsFrom(args[0], need(c.asU32(args[1]))), dbForm(writeObject[RCDelegation]))
+			})})
 	r.getter("rc_api.get_resource_pool", func(*callCtx) any {
 		pool := obj{}
 		for i, r := range rcResources {
@@ -160,14 +120,10 @@ func registerRCMethods(r registry) {
 			"payers", payers, "pool", pool, "regen", int64(2182356237432), "share", []int{4513, 10000, 591, 2742, 2153},
 			"stamp", hexHash(64, uint64(c.head/1200)), "transfer", int64(147357209), "vote", int64(84076692)}}
 	})
-	r.hived("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) *rpcError {
-		in := &conv{}
-		op := get(in, c.asString, get(in, c.asObject, p)["operation"])
-		if in.err != nil {
-			return in.err
-		}
+	r.hivedR("rc_api.get_rc_operation_stats", func(c *callCtx, p any, w *jw) {
+		op := need(c.asString(need(c.asObject(p))["operation"]))
 		if op != "multiop" && !strings.HasSuffix(op, "_operation") {
-			return c.assertFail("false", "Unknown operation "+op)
+			raiseIf(c.assertFail("false", "Unknown operation "+op))
 		}
 		cost, share := obj{}, obj{}
 		for _, k := range []string{"history", "tokens", "market", "state", "exec"} {
@@ -177,7 +133,6 @@ func registerRCMethods(r registry) {
 		writeValue(w, obj{"count", 100 + len(op), "avg_cost_rc", int64(50_000_000 + len(op)*1_000_000), "resource_cost", cost,
 			"resource_cost_share", share, "resource_usage", obj{"history_bytes", int64(200), "tokens", "0.00000",
 				"market_bytes", int64(0), "state_hbytes", int64(4000), "exec_ns", int64(12000)}}, false)
-		return nil
 	})
 }
 

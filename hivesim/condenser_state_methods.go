@@ -49,9 +49,7 @@ func condNoArgs(write func(c *callCtx, w *jw)) methodFunc {
 func condByAccount[T any](check ownerCheck, index func(*chain) []*T, owner func(*T) string, write func(*jw, *T)) func(c *callCtx, p any, w *jw) {
 	return func(c *callCtx, p any, w *jw) {
 		name := need(c.asName(need(c.condN(p, 1))[0]))
-		if check.expr != "" {
-			need(c.existingAccountID(name, check.expr, check.msg))
-		}
+		abortOn(check.refuse(c, name))
 		writeRows(w, ownedBy(index(c.n.ch), owner, name), write)
 	}
 }

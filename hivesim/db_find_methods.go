@@ -50,6 +50,15 @@ type ownerCheck struct {
 	expr, msg string
 }
 
+// refuse is hived's assert failure when name is no account and the check
+// asks for one, else nil.
+func (check ownerCheck) refuse(c *callCtx, name string) *rpcError {
+	if check.expr == "" || c.n.ch.byName[name] != nil {
+		return nil
+	}
+	return c.assertFail(check.expr, check.msg)
+}
+
 // ownerMustExist is the ownerCheck of a find whose owner hived resolves
 // with _db.find_account and asserts expr (e.g. "delegator != nullptr").
 func ownerMustExist(expr string) ownerCheck { return ownerCheck{expr, noAccount} }
@@ -60,8 +69,8 @@ func findByOwner[T any](member, key string, check ownerCheck, index func(*chain)
 	return func(c *callCtx, p any, w *jw) *rpcError {
 		in := &conv{}
 		name := get(in, c.asName, get(in, c.asObject, p)[member])
-		if in.err == nil && check.expr != "" {
-			_, in.err = c.existingAccountID(name, check.expr, check.msg)
+		if in.err == nil {
+			in.err = check.refuse(c, name)
 		}
 		if in.err == nil {
 			writeList(w, key, ownedBy(index(c.n.ch), owner, name), write)

@@ -217,14 +217,27 @@ func (c *callCtx) packOp(b []byte, op simOp, legacy bool) ([]byte, *rpcError) {
 	return b, nil
 }
 
+// packedSymbol is the legacy binary name of a symbol.
+func packedSymbol(symbol string) string {
+	switch symbol {
+	case HIVE:
+		return "STEEM"
+	case HBD:
+		return "SBD"
+	}
+	return symbol
+}
+
 // packAsset writes an asset: legacy (amount, precision, 7-byte symbol) or
 // HF26 (amount, NAI number with the precision in its low bits).
 func packAsset(b []byte, a Asset, legacy bool) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(a.Amount))
 	if legacy {
 		b = append(b, a.Precision)
+		// hived packs the legacy symbols by their pre-Hive names
+		// (asset_symbol.hpp: OBSOLETE_SYMBOL_SER "STEEM", OBD_SYMBOL_SER "SBD").
 		var sym [7]byte
-		copy(sym[:], a.Symbol)
+		copy(sym[:], packedSymbol(a.Symbol))
 		return append(b, sym[:]...)
 	}
 	nai := map[string]uint32{HBD: 1, HIVE: 2, VESTS: 3}[a.Symbol]

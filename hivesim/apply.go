@@ -267,6 +267,7 @@ func (c *callCtx) applyComment(op hivetx.Operation, now time.Time) {
 	key := op.String("author") + "/" + op.String("permlink")
 	if cm := s.byKey[key]; cm != nil {
 		cm.Title, cm.Body, cm.JSONMetadata = op.String("title"), op.String("body"), op.String("json_metadata")
+		cm.indexText()
 		cm.LastUpdate = now
 		sortByUpdate(s.byAuthor[cm.Author])
 		if cm.parent >= 0 {
@@ -294,6 +295,7 @@ func (c *callCtx) applyComment(op hivetx.Operation, now time.Time) {
 			s.comments[a].Children++
 		}
 	}
+	cm.indexText()
 	s.comments = append(s.comments, cm)
 	s.byKey[key] = cm
 	s.votesByComment = append(s.votesByComment, nil)

@@ -83,9 +83,9 @@ func findText(c *callCtx, p any, w *jw) {
 	start, limit, truncate := a.startPost("start_author", "start_permlink"), a.limit("limit", 20, 20), a.truncate()
 	words, scores, rows := strings.Fields(strings.ToLower(pattern)), map[*Comment]int{}, []listedPost{}
 	for _, cm := range c.n.ch.social.comments {
-		text, score := strings.ToLower(cm.Title+" "+cm.Body), 0
+		score := 0
 		for _, wd := range words {
-			score += strings.Count(text, wd)
+			score += strings.Count(cm.search, wd)
 		}
 		if score > 0 && (author == "" || cm.Author == author) {
 			scores[cm], rows = score, append(rows, listedPost{c: cm})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/big"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hivegate/hivegate/hivetx"
@@ -298,6 +299,7 @@ type Comment struct {
 	AuthorRewards                int64
 	PercentHBD                   uint16
 	root, parent                 int    // indexes into the comment slice (parent -1 for posts)
+	search                       string // Title and Body lowercased, for find_text (indexText)
 	block                        uint32 // block of the comment operation
 }
 
@@ -336,3 +338,8 @@ type Tag struct {
 	TopPosts     uint32
 	TotalPayouts Asset // HBD
 }
+
+// indexText keeps the comment's lowercased text for find_text, which would
+// otherwise lowercase every comment on every call; call it whenever Title or
+// Body is set.
+func (c *Comment) indexText() { c.search = strings.ToLower(c.Title + " " + c.Body) }

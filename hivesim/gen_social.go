@@ -54,6 +54,7 @@ func (g *gen) genSocial() {
 	s.byKey = make(map[string]*Comment)
 	var all []*Comment
 	add := func(c *Comment) {
+		c.indexText()
 		key := c.Author + "/" + c.Permlink
 		for i := 2; s.byKey[key] != nil; i++ {
 			c.Permlink = strings.TrimRight(c.Permlink[:min(len(c.Permlink), 240)], "-") + "-" + strconv.Itoa(i)

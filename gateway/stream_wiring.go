@@ -36,6 +36,7 @@ func (g *Gateway) newStreams(cfg *config.Config) *streams {
 		Buffer:         s.Buffer,
 		MaxSubscribers: s.MaxSubscribers,
 		BlockInterval:  s.BlockInterval,
+		HistoryRate:    s.HistoryRate,
 		Logger:         g.log,
 		Now:            g.opts.StreamNow,
 	})

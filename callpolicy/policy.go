@@ -135,21 +135,68 @@ func (s *Service) PolicyInterceptor() connect.Interceptor {
 	if s.policy == nil {
 		return nil
 	}
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			ra := &requestAuth{}
-			ra.verify = func() (Token, error) { return s.verify(ctx, bearer(&http.Request{Header: req.Header()})) }
-			resp, err := next(context.WithValue(ctx, requestAuthKey{}, ra), req)
-			var ce *connect.Error
-			if err == nil || ra.challenge == "" || !errors.As(err, &ce) {
-				return resp, err
-			}
-			if errors.Is(ra.err, errStoreDown) {
-				return nil, connect.NewError(connect.CodeUnavailable, ra.err)
-			}
-			ce.Meta().Set("WWW-Authenticate", ra.challenge)
-			return nil, ce
+	return policyInterceptor{s}
+}
+
+// policyInterceptor is PolicyInterceptor's: unary calls and the streams
+// whose handler makes a call of the client's own (StreamService's
+// BroadcastTransaction), which the policy would not see otherwise.
+type policyInterceptor struct{ s *Service }
+
+func (p policyInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		ra := &requestAuth{}
+		ra.verify = func() (Token, error) { return p.s.verify(ctx, bearer(&http.Request{Header: req.Header()})) }
+		resp, err := next(context.WithValue(ctx, requestAuthKey{}, ra), req)
+		if err = p.s.refusal(ra, err); err != nil {
+			return nil, err
 		}
+		return resp, nil
+	}
+}
+
+func (p policyInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (p policyInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		ra := &requestAuth{}
+		ra.verify = func() (Token, error) {
+			return p.s.verify(ctx, bearer(&http.Request{Header: conn.RequestHeader()}))
+		}
+		return p.s.refusal(ra, next(context.WithValue(ctx, requestAuthKey{}, ra), conn))
+	}
+}
+
+// refusal gives a Connect error the policy caused its WWW-Authenticate
+// challenge (or makes it unavailable when the token store could not be
+// asked); any other err is returned as it is.
+func (s *Service) refusal(ra *requestAuth, err error) error {
+	var ce *connect.Error
+	if err == nil || ra.challenge == "" || !errors.As(err, &ce) {
+		return err
+	}
+	if errors.Is(ra.err, errStoreDown) {
+		return connect.NewError(connect.CodeUnavailable, ra.err)
+	}
+	ce.Meta().Set("WWW-Authenticate", ra.challenge)
+	return ce
+}
+
+// PolicyStream is PolicyHTTP for the JSON streams (SSE and WebSocket,
+// GET requests): it gives the calls a stream client makes itself (a
+// broadcast) the request's token, verified when first needed. Refusals
+// are the stream's own messages, without a header.
+func (s *Service) PolicyStream(next http.Handler) http.Handler {
+	if s.policy == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ra := &requestAuth{}
+		ctx := r.Context()
+		ra.verify = func() (Token, error) { return s.verify(ctx, bearer(r)) }
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, requestAuthKey{}, ra)))
 	})
 }
 

@@ -38,6 +38,11 @@ type StreamSettings struct {
 	// block" at once; 0 turns the wait off (streams.block_wait, default 20:
 	// a minute of Hive). It is read at every call: a reload applies it.
 	BlockWait int `yaml:"block_wait" range:"0..1200"`
+	// HistoryRate bounds the blocks per second every subscriber together
+	// reads from history, behind the window (streams.history_rate, default
+	// 100): catch-up calls go past the rate limits and quotas of
+	// clients, so they are bounded here.
+	HistoryRate int `yaml:"history_rate" range:"1..100000"`
 	// Pos is where the section was given (zero when it was not).
 	Pos Pos
 }
@@ -51,6 +56,7 @@ const (
 	DefaultStreamSendTimeout        = 30 * time.Second
 	DefaultStreamWSMaxSubscriptions = 10
 	DefaultStreamBlockWait          = 20
+	DefaultStreamHistoryRate        = 100
 )
 
 func defaultStreamSettings() StreamSettings {
@@ -58,7 +64,7 @@ func defaultStreamSettings() StreamSettings {
 		Enabled: true, MaxSubscribers: DefaultStreamMaxSubscribers, Buffer: DefaultStreamBuffer,
 		Window: DefaultStreamWindow, BlockInterval: DefaultStreamBlockInterval,
 		SendTimeout: DefaultStreamSendTimeout, WSMaxSubscriptions: DefaultStreamWSMaxSubscriptions,
-		BlockWait: DefaultStreamBlockWait,
+		BlockWait: DefaultStreamBlockWait, HistoryRate: DefaultStreamHistoryRate,
 	}
 }
 

@@ -16,7 +16,7 @@ func TestStreamDefaults(t *testing.T) {
 	for _, text := range []string{minimal, minimal + "streams:\n", minimal + "streams: {}\n"} {
 		s := mustParse(t, "s.yaml", text).Streams
 		if !s.Enabled || s.MaxSubscribers != 10000 || s.Buffer != 100 || s.Window != 1200 ||
-			s.BlockInterval != 3*time.Second || s.SendTimeout != 30*time.Second || s.WSMaxSubscriptions != 10 {
+			s.BlockInterval != 3*time.Second || s.SendTimeout != 30*time.Second || s.WSMaxSubscriptions != 10 || s.HistoryRate != 100 {
 			t.Errorf("%q: defaults %+v", text, s)
 		}
 	}
@@ -39,6 +39,7 @@ func TestStreamKeys(t *testing.T) {
 		{"ws_max_subscriptions: 3", func(s config.StreamSettings) bool { return s.WSMaxSubscriptions == 3 }},
 		{"block_wait: 0", func(s config.StreamSettings) bool { return s.BlockWait == 0 }},
 		{"block_wait: 5", func(s config.StreamSettings) bool { return s.BlockWait == 5 }},
+		{"history_rate: 20", func(s config.StreamSettings) bool { return s.HistoryRate == 20 }},
 	} {
 		cfg := mustParse(t, "s.yaml", minimal+"streams:\n  "+tc.line+"\n")
 		if !tc.check(cfg.Streams) {
@@ -60,6 +61,7 @@ func TestStreamErrors(t *testing.T) {
 		{"  send_timeout: forever\n", "s.yaml:6: streams.send_timeout: want seconds or a duration"},
 		{"  ws_max_subscriptions: 0\n", "s.yaml:6: streams.ws_max_subscriptions: ws_max_subscriptions 0 out of range"},
 		{"  block_wait: -1\n", "s.yaml:6: streams.block_wait: block_wait -1 out of range 0..1200"},
+		{"  history_rate: 0\n", "s.yaml:6: streams.history_rate: history_rate 0 out of range 1..100000"},
 		{"  max_subscriber: 5\n", "s.yaml:6: streams.max_subscriber: unknown key"},
 	} {
 		_, err := config.Parse("s.yaml", []byte(minimal+"streams:\n"+tc.lines))

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/hivegate/hivegate/cache"
 	"github.com/hivegate/hivegate/router"
@@ -72,7 +73,13 @@ func (d *Dispatcher) BlockWaits() BlockWaitStats { return d.waits.Stats() }
 // head, until the block comes or rt's timeout (the call's own upstream
 // timeout) or ctx ends; whatever happens, the call then goes on. It
 // reports whether it held the call.
-func (d *Dispatcher) waitBlock(ctx context.Context, c *router.Call, rt router.Route) bool {
+//
+// The calls of one request are held together at most one timeout: until
+// is the request's wait deadline, zero until a call is first held, which
+// sets it to its own. A later call of the batch waits only what is left of
+// it, and is not held once it has passed: a batch of 50 calls for blocks
+// that do not come must not hold its place 50 timeouts long.
+func (d *Dispatcher) waitBlock(ctx context.Context, c *router.Call, rt router.Route, until *time.Time) bool {
 	if d.waiter == nil {
 		return false
 	}
@@ -88,10 +95,23 @@ func (d *Dispatcher) waitBlock(ctx context.Context, c *router.Call, rt router.Ro
 	if !ok || num <= head || num > head+uint64(k) {
 		return false
 	}
-	wctx := ctx
+	var deadline time.Time
 	if rt.Timeout > 0 {
+		deadline = time.Now().Add(rt.Timeout)
+	}
+	if !until.IsZero() {
+		if !time.Now().Before(*until) {
+			return false // the request's wait is spent
+		}
+		if deadline.IsZero() || until.Before(deadline) {
+			deadline = *until
+		}
+	}
+	*until = deadline
+	wctx := ctx
+	if !deadline.IsZero() {
 		var cancel context.CancelFunc
-		wctx, cancel = context.WithTimeout(ctx, rt.Timeout)
+		wctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	w := d.waits

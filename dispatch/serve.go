@@ -99,7 +99,8 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 	}
 	if len(calls) == 1 {
 		var p pending
-		if d.prepare(ctx, h, r, &calls[0], &results[0], &p) {
+		var waitUntil time.Time
+		if d.prepare(ctx, h, r, &calls[0], &results[0], &p, &waitUntil) {
 			p.ownKey()
 			results[0] = p.run(ctx)
 		}
@@ -109,9 +110,10 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 		return
 	}
 	var items []batchItem
+	var waitUntil time.Time // the batch's block wait deadline (blockwait.go)
 	for i := range calls {
 		var p pending
-		if !d.prepare(ctx, h, r, &calls[i], &results[i], &p) {
+		if !d.prepare(ctx, h, r, &calls[i], &results[i], &p, &waitUntil) {
 			if observe {
 				h.Observe(ctx, &calls[i], &results[i], time.Since(start))
 			}
@@ -139,12 +141,13 @@ func (d *Dispatcher) Serve(ctx context.Context, h *Hooks, calls []Call, results 
 // prepare answers c into res when no upstream request is needed: a refusal
 // (Admit, Invalid, Authorize, no route, limits) or a cache hit; it then
 // returns false. Otherwise it fills p, the upstream call to make, and
-// returns true.
+// returns true. waitUntil is the request's block wait deadline, shared by
+// its calls (waitBlock).
 //
 // A cache hit allocates nothing: the key is looked up as the front end's
 // buffer holds it, and the Result's Key is the cache entry's own. Only a
 // call that goes on (p, an error) gets a Call and a key string of its own.
-func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c *Call, res *Result, p *pending) bool {
+func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c *Call, res *Result, p *pending, waitUntil *time.Time) bool {
 	if h != nil && h.Admit != nil && res.Err != nil { // refused by Admit (Serve cleared the results)
 		res.Cache = CacheBypass
 		if c.Invalid == nil {
@@ -175,7 +178,7 @@ func (d *Dispatcher) prepare(ctx context.Context, h *Hooks, r *router.Router, c 
 	// A get_block for a block just past the head waits for it
 	// (streams.block_wait, blockwait.go), before the cache: an answer
 	// cached before the block existed would say it does not.
-	held := err == nil && !c.Fresh && d.waitBlock(ctx, &c.Call, rt)
+	held := err == nil && !c.Fresh && d.waitBlock(ctx, &c.Call, rt, waitUntil)
 	// Broadcasts change chain state: never cached, never coalesced (two
 	// clients sending one transaction each get the node's own answer).
 	// NO_CACHE routes are not coalesced either: an operator who turns the

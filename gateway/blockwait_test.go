@@ -257,3 +257,53 @@ func TestBlockWaitForwarded(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockWaitBatchHeldOnce: the calls of one batch are held at most one
+// call timeout in all. Five calls for the next five blocks, which never
+// come (the follower is not stepped): the first is held until its timeout,
+// the others then go on at once, and every one gets the node's own
+// answer. Held one after another, the batch held its place five timeouts
+// long (and 50 calls fifty).
+func TestBlockWaitBatchHeldOnce(t *testing.T) {
+	t.Parallel()
+	e := newBlockWaitEnv(t, "", 1)
+	const calls = 5
+	head := e.head()
+	var body strings.Builder
+	body.WriteString("[")
+	for i := range calls {
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `{"jsonrpc":"2.0","id":%d,"method":"condenser_api.get_block","params":[%d]}`, i, head+1+uint64(i))
+	}
+	body.WriteString("]")
+	c := &http.Client{Timeout: 20 * time.Second}
+	resp, err := c.Post(e.srv.URL, "application/json", strings.NewReader(body.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answers []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&answers); err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != calls {
+		t.Fatalf("%d answers, want %d", len(answers), calls)
+	}
+	for i, a := range answers {
+		if a.ID != i || a.Error != nil {
+			t.Fatalf("answer %d: id %d, error %s", i, a.ID, a.Error)
+		}
+		if want := e.nodeAnswer(head + 1 + uint64(i)); !sameBlockJSON(t, want, a.Result) {
+			t.Errorf("answer %d: got %s, want the node's %s", i, a.Result, want)
+		}
+	}
+	if st := e.gw.Dispatcher().BlockWaits(); st != (dispatch.BlockWaitStats{TimedOut: 1}) {
+		t.Errorf("block wait stats %+v, want one call held until its timeout and no other held", st)
+	}
+}

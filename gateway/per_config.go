@@ -37,9 +37,12 @@ type generation struct {
 	dispatcher *dispatch.Dispatcher
 	handler    http.Handler  // JSON-RPC and Connect behind CORS
 	quota      *quota.Policy // nil when quotas are off (quota_wiring.go)
-	upstream   *upstreamObserver
-	loaded     time.Time
-	cancel     context.CancelFunc // stops the prober and LIB polling; nil until started
+	// streamHooks are the hooks of the calls a stream client makes itself
+	// (a broadcast): the token policy and the quotas, as a typed call's.
+	streamHooks *dispatch.Hooks
+	upstream    *upstreamObserver
+	loaded      time.Time
+	cancel      context.CancelFunc // stops the prober and LIB polling; nil until started
 }
 
 // newGeneration builds the generation of cfg. prev, when not nil, is the
@@ -105,6 +108,7 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 	limits := cfg.Limits.WithDefaults()
 	obs := &callObserver{metrics: g.metrics, ops: g.ops.forConfig(cfg)}
 	jsonrpcHooks, connectHooks := g.hooks(gen, obs) // observe_calls.go
+	gen.streamHooks = connectHooks
 	mux := http.NewServeMux()
 	// The call policy's token check (auth_wiring.go) outside the quotas'
 	// (quota_wiring.go), which reuse the token it verified.

@@ -124,11 +124,28 @@ func quotaInterceptor(p *quota.Policy) connect.Interceptor {
 	if p == nil {
 		return nil
 	}
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			return next(quota.WithRequest(ctx, p.Request(req.Peer().Addr, req.Header())), req)
-		}
-	})
+	return quotaStreams{p}
+}
+
+// quotaStreams is quotaInterceptor's: unary calls and the streams whose
+// handler makes a call of the client's own (StreamService's
+// BroadcastTransaction), which the quotas would not count otherwise.
+type quotaStreams struct{ p *quota.Policy }
+
+func (q quotaStreams) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		return next(quota.WithRequest(ctx, q.p.Request(req.Peer().Addr, req.Header())), req)
+	}
+}
+
+func (q quotaStreams) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (q quotaStreams) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		return next(quota.WithRequest(ctx, q.p.Request(conn.Peer().Addr, conn.RequestHeader())), conn)
+	}
 }
 
 // closeQuota releases the counters' Redis connections.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hivegate/hivegate/config"
+	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/stream"
 )
@@ -31,11 +32,12 @@ func (g *Gateway) newStreams(cfg *config.Config) *streams {
 		return nil
 	}
 	hub := stream.NewHub(stream.Options{
-		Chain:          stream.DispatchChain{Dispatcher: g.Dispatcher, LIB: g.streamLIB},
+		Chain:          stream.DispatchChain{Dispatcher: g.Dispatcher, LIB: g.streamLIB, Hooks: g.streamHooks},
 		Window:         s.Window,
 		Buffer:         s.Buffer,
 		MaxSubscribers: s.MaxSubscribers,
 		BlockInterval:  s.BlockInterval,
+		HistoryRate:    s.HistoryRate,
 		Logger:         g.log,
 		Now:            g.opts.StreamNow,
 	})
@@ -51,6 +53,15 @@ func (g *Gateway) streamLIB() (uint64, bool) {
 		return lib.LastIrreversible(), true
 	}
 	return 0, false
+}
+
+// streamHooks are the current generation's hooks for the calls stream
+// clients make themselves (a broadcast).
+func (g *Gateway) streamHooks() *dispatch.Hooks {
+	if gen := g.gen.Load(); gen != nil {
+		return gen.streamHooks
+	}
+	return nil
 }
 
 // startStreams runs the follower until ctx ends or the gateway closes.
@@ -80,6 +91,11 @@ func (g *Gateway) mountStreams(mux *http.ServeMux) []server.Service {
 		return nil
 	}
 	h := g.streams.svc.Handler()
+	if g.policy != nil {
+		// A broadcast made over a WebSocket subscription meets the token
+		// policy as a typed call does.
+		h = g.policy.PolicyStream(h)
+	}
 	for _, p := range stream.Paths {
 		mux.Handle(p, h)
 	}

@@ -47,6 +47,12 @@ type DispatchChain struct {
 	// LIB tracker: what the nodes agree on); otherwise the head call's own
 	// last_irreversible_block_num counts.
 	LIB func() (lib uint64, ok bool)
+	// Hooks, when set, returns the dispatcher hooks of the calls a client
+	// makes through a stream (Broadcast): the token policy
+	// (auth.require_token) and the quotas, which find the request's token
+	// and subject in its context as they do for a typed call. The
+	// follower's and catch-up's own reads take none.
+	Hooks func() *dispatch.Hooks
 }
 
 // errUpstream is what a failed chain read becomes: its detail is logged,
@@ -123,17 +129,18 @@ func (c DispatchChain) VirtualOps(ctx context.Context, num uint64) ([]Op, error)
 // result's buffer is never released to the backend's pool (no Release), so
 // it may be kept.
 func (c DispatchChain) serve(ctx context.Context, fresh bool, method string, params []byte) dispatch.Result {
-	return c.serveCall(ctx, dispatch.Call{Fresh: fresh}, method, params)
+	return c.serveCall(ctx, nil, dispatch.Call{Fresh: fresh}, method, params)
 }
 
-// serveCall is serve with the call's flags (Fresh, AllNodes) in call.
-func (c DispatchChain) serveCall(ctx context.Context, call dispatch.Call, method string, params []byte) dispatch.Result {
+// serveCall is serve with the call's flags (Fresh, AllNodes) in call and
+// the hooks h (nil: none).
+func (c DispatchChain) serveCall(ctx context.Context, h *dispatch.Hooks, call dispatch.Call, method string, params []byte) dispatch.Result {
 	d := c.Dispatcher()
 	calls := []dispatch.Call{call}
 	if _, err := d.Router().ParseKey(&calls[0].Call, nil, method, json.RawMessage(params)); err != nil {
 		calls[0].Invalid = dispatch.InvalidMethod(err)
 	}
 	results := make([]dispatch.Result, 1)
-	d.Serve(ctx, nil, calls, results)
+	d.Serve(ctx, h, calls, results)
 	return results[0]
 }

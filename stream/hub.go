@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults of Options.
@@ -15,6 +17,9 @@ const (
 	DefaultBuffer         = 100  // events: five minutes of Hive
 	DefaultMaxSubscribers = 10000
 	DefaultBlockInterval  = 3 * time.Second
+	// DefaultHistoryRate is how many blocks per second every subscriber
+	// together may read from history (behind the window).
+	DefaultHistoryRate = 100
 	// maxStep bounds the blocks the follower reads in one round.
 	maxStep = 100
 )
@@ -37,6 +42,13 @@ type Options struct {
 	// sixth of an interval while it is late (DefaultBlockInterval when
 	// <= 0).
 	BlockInterval time.Duration
+	// HistoryRate bounds the blocks per second all subscribers together
+	// read from history, behind the window (DefaultHistoryRate when <= 0).
+	// A subscriber that starts far back, with a filter that lets nothing
+	// through, reads as fast as the nodes answer: without a bound one
+	// request asked the nodes for thousands of blocks a second, past any
+	// rate limit or quota, and filled the cache with them.
+	HistoryRate int
 	// Logger receives the follower's failures; nil discards.
 	Logger *slog.Logger
 	// Now is the clock the follower schedules its polls by (time.Now when
@@ -77,6 +89,8 @@ type Hub struct {
 	wantVirtual atomic.Int64
 	// reads counts the blocks the follower read from the chain.
 	reads atomic.Int64
+	// history paces the subscribers' history reads (Options.HistoryRate).
+	history *rate.Limiter
 }
 
 // NewHub returns a hub reading opts.Chain; Run starts its follower.
@@ -97,11 +111,15 @@ func NewHub(opts Options) *Hub {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.HistoryRate <= 0 {
+		opts.HistoryRate = DefaultHistoryRate
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{opts: opts, log: log, canon: map[uint64]*Block{}, notify: make(chan struct{})}
+	return &Hub{opts: opts, log: log, canon: map[uint64]*Block{}, notify: make(chan struct{}),
+		history: rate.NewLimiter(rate.Limit(opts.HistoryRate), opts.HistoryRate)}
 }
 
 // Subscribers is the number of subscribers now.

@@ -230,6 +230,12 @@ func (s *Sub) nextReversible(ctx context.Context) (Event, error) {
 // history reads block want from the chain for a subscriber behind the
 // window; ok is false when the node does not have it yet (it waited).
 func (s *Sub) history(ctx context.Context, want, lib uint64, ch <-chan struct{}) (Event, bool, error) {
+	if err := s.h.history.Wait(ctx); err != nil { // Options.HistoryRate
+		if ctx.Err() != nil {
+			return Event{}, false, context.Cause(ctx)
+		}
+		return Event{}, false, err
+	}
 	b, err := s.h.opts.Chain.Block(ctx, want, want > lib)
 	if err != nil {
 		return Event{}, false, err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"connectrpc.com/connect"
+
 	"github.com/hivegate/hivegate/dispatch"
 	"github.com/hivegate/hivegate/hivetx"
 	"github.com/hivegate/hivegate/jsonrpc"
@@ -29,6 +31,23 @@ type TxChain interface {
 type RefusedError struct{ Message string }
 
 func (e *RefusedError) Error() string { return "the node refused the transaction: " + e.Message }
+
+// deniedError is a broadcast the token policy (auth.require_token)
+// refused before any node saw it: no token, or not the scope it asks for.
+type deniedError struct {
+	unauthenticated bool // no valid token; false: a token without the scope
+	msg             string
+}
+
+func (e *deniedError) Error() string { return e.msg }
+
+// code is the Connect code of the refusal.
+func (e *deniedError) code() connect.Code {
+	if e.unauthenticated {
+		return connect.CodeUnauthenticated
+	}
+	return connect.CodePermissionDenied
+}
 
 // Transaction statuses, as transaction_status_api names them.
 const (
@@ -183,13 +202,20 @@ func (t *TxTracker) Track(ctx context.Context, emit func(TxStatus) error) error 
 // says it has it already, from another, does not make it a failure).
 func (c DispatchChain) Broadcast(ctx context.Context, trx json.RawMessage) error {
 	params := append(append([]byte(`{"trx":`), trx...), '}')
-	res := c.serveCall(ctx, dispatch.Call{AllNodes: true}, "network_broadcast_api.broadcast_transaction", params)
+	var h *dispatch.Hooks
+	if c.Hooks != nil {
+		h = c.Hooks() // the client's own call: the token policy and quotas apply
+	}
+	res := c.serveCall(ctx, h, dispatch.Call{AllNodes: true}, "network_broadcast_api.broadcast_transaction", params)
 	if res.Err != nil {
 		switch res.Err.Code {
 		case jsonrpc.CodeUpstreamTimeout, jsonrpc.CodeUpstreamUnavailable, jsonrpc.CodeInvalidUpstreamResponse,
 			jsonrpc.CodeOverloaded, jsonrpc.CodeRateLimited, jsonrpc.CodeUpstreamResponseTooLarge, jsonrpc.CodeInternal:
 			// No answer from a node: the transaction may be on its way.
 			return fmt.Errorf("%w: broadcast: %s", errUpstream, res.Err.Message)
+		case jsonrpc.CodeUnauthorized, jsonrpc.CodeForbidden:
+			// The token policy (auth.require_token): nothing was sent.
+			return &deniedError{unauthenticated: res.Err.Code == jsonrpc.CodeUnauthorized, msg: res.Err.Message}
 		}
 		// The node (or the gateway's policy) looked at it and refused it.
 		return &RefusedError{Message: res.Err.Message}

@@ -45,11 +45,14 @@ func txConnectError(ctx context.Context, err error) error {
 	var refused *RefusedError
 	var bad errBadTx
 	var ce *connect.Error
+	var denied *deniedError
 	switch {
 	case ctx.Err() != nil:
 		return connect.NewError(connect.CodeCanceled, errors.New("the stream ended"))
 	case errors.As(err, &ce):
 		return ce // a send failed: the client is gone
+	case errors.As(err, &denied):
+		return connect.NewError(denied.code(), errors.New(denied.msg))
 	case errors.As(err, &refused):
 		return connect.NewError(connect.CodeFailedPrecondition, errors.New(refused.Message))
 	case errors.As(err, &bad):
@@ -68,7 +71,10 @@ func txConnectError(ctx context.Context, err error) error {
 func txBody(err error) ErrorBody {
 	var refused *RefusedError
 	var bad errBadTx
+	var denied *deniedError
 	switch {
+	case errors.As(err, &denied):
+		return ErrorBody{Code: denied.code().String(), Message: denied.msg}
 	case errors.As(err, &refused):
 		return ErrorBody{Code: "failed_precondition", Message: refused.Message}
 	case errors.As(err, &bad):

@@ -76,6 +76,7 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 	opts := append([]connect.HandlerOption{
 		connect.WithReadMaxBytes(int(readMax)),
 		connect.WithCompressMinBytes(compressMinBytes),
+		quietGzipOption(),
 	}, cachingCodecs()...)
 	opts = append(opts, co.HandlerOptions...)
 	ts := &typedServer{d: d, log: log, hooks: co.Hooks, drift: newDriftLog(log, co.Drift)}
@@ -89,14 +90,15 @@ func (a *API) Mount(mux *http.ServeMux, d *dispatch.Dispatcher, co Options) []st
 	}
 	var services []string
 	for svc, handlers := range byService {
-		mux.Handle("/"+svc+"/", serviceHandler(handlers))
+		mux.Handle("/"+svc+"/", connectGET(serviceHandler(handlers), opts...))
 		services = append(services, svc)
 	}
 	path, h := hivegatev1connect.NewJsonRpcServiceHandler(&jsonRPCService{d: d, log: log, hooks: co.Hooks}, opts...)
-	mux.Handle(path, h)
+	mux.Handle(path, connectGET(h, opts...))
 	services = append(services, hivegatev1connect.JsonRpcServiceName)
 	for _, cs := range co.Services {
-		mux.Handle(cs.Handler(opts...))
+		path, h := cs.Handler(opts...)
+		mux.Handle(path, connectGET(h, opts...))
 		services = append(services, cs.Name)
 	}
 	slices.Sort(services)

@@ -100,9 +100,7 @@ func (w *jw) time(t time.Time) {
 
 func (w *jw) kstr(k, v string)            { w.key(k); w.str(v) }
 func (w *jw) knum(k string, v int64)      { w.key(k); w.num(v) }
-func (w *jw) ki64(k string, v int64)      { w.key(k); w.i64(v) }
 func (w *jw) ku64(k string, v uint64)     { w.key(k); w.u64(v) }
-func (w *jw) kbool(k string, v bool)      { w.key(k); w.boolean(v) }
 func (w *jw) ktime(k string, v time.Time) { w.key(k); w.time(v) }
 
 // members writes key, value pairs (see writeValue); legacy selects
@@ -116,9 +114,6 @@ func (w *jw) members(legacy bool, kv ...any) {
 
 // value writes v with writeValue.
 func (w *jw) value(v any, legacy bool) { writeValue(w, v, legacy) }
-
-// kemptyArr writes an empty array member.
-func (w *jw) kemptyArr(k string) { w.key(k); w.raw([]byte("[]")) }
 
 // kstrs writes an array of strings member.
 func (w *jw) kstrs(k string, vs []string) {

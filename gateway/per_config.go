@@ -132,8 +132,8 @@ func (g *Gateway) buildHandler(gen *generation) http.Handler {
 		// Asked for on the public port: behind the guard, like any call.
 		mux.Handle("GET "+path, g.metrics.Handler())
 	}
-	interceptors, services := g.mountAuth(mux)          // auth_wiring.go: nothing when auth is off
-	services = append(services, g.mountStreams(mux)...) // stream_wiring.go: nothing when off
+	interceptors, services := g.mountAuth(mux)                     // auth_wiring.go: nothing when auth is off
+	services = append(services, g.mountStreams(mux, gen.quota)...) // stream_wiring.go: nothing when off
 	connectOpts := []connect.HandlerOption{}
 	if g.tracing != nil {
 		connectOpts = append(connectOpts, g.tracing.handlerOption())

@@ -113,6 +113,19 @@ func quotaHTTP(p *quota.Policy, next http.Handler) http.Handler {
 	})
 }
 
+// quotaStreamHTTP puts a stream request's quota.Request in its context,
+// for the calls its client makes over it (a WebSocket transaction
+// subscription's broadcast); the stream's reads are the follower's and
+// are not counted. nil p: next as it is.
+func quotaStreamHTTP(p *quota.Policy, next http.Handler) http.Handler {
+	if p == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(quota.WithRequest(r.Context(), p.Request(r.RemoteAddr, r.Header))))
+	})
+}
+
 // quotaInterceptor puts each typed call's quota.Request in its context,
 // for quotaAdmit, which refuses a call over quota (resource_exhausted
 // with Retry-After, from the dispatcher's answer) or with an unknown API

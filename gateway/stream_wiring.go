@@ -6,6 +6,7 @@ import (
 
 	"github.com/hivegate/hivegate/config"
 	"github.com/hivegate/hivegate/dispatch"
+	"github.com/hivegate/hivegate/quota"
 	"github.com/hivegate/hivegate/server"
 	"github.com/hivegate/hivegate/stream"
 )
@@ -86,11 +87,13 @@ func (g *Gateway) closeStreams() {
 
 // mountStreams adds the JSON streams to mux and returns the Connect
 // service.
-func (g *Gateway) mountStreams(mux *http.ServeMux) []server.Service {
+func (g *Gateway) mountStreams(mux *http.ServeMux, quotas *quota.Policy) []server.Service {
 	if g.streams == nil {
 		return nil
 	}
-	h := g.streams.svc.Handler()
+	// A broadcast made over a WebSocket subscription is counted by the
+	// quotas as a typed call is (its request, as quotaHTTP gives a POST's).
+	h := quotaStreamHTTP(quotas, g.streams.svc.Handler())
 	if g.policy != nil {
 		// A broadcast made over a WebSocket subscription meets the token
 		// policy as a typed call does.

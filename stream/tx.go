@@ -49,6 +49,15 @@ func (e *deniedError) code() connect.Code {
 	return connect.CodePermissionDenied
 }
 
+// limitedError is a broadcast the client's rate limit or quota refused
+// before any node saw it.
+type limitedError struct {
+	msg        string
+	retryAfter time.Duration // when waiting helps; 0 when unknown
+}
+
+func (e *limitedError) Error() string { return e.msg }
+
 // Transaction statuses, as transaction_status_api names them.
 const (
 	TxUnknown                 = "unknown"
@@ -210,9 +219,13 @@ func (c DispatchChain) Broadcast(ctx context.Context, trx json.RawMessage) error
 	if res.Err != nil {
 		switch res.Err.Code {
 		case jsonrpc.CodeUpstreamTimeout, jsonrpc.CodeUpstreamUnavailable, jsonrpc.CodeInvalidUpstreamResponse,
-			jsonrpc.CodeOverloaded, jsonrpc.CodeRateLimited, jsonrpc.CodeUpstreamResponseTooLarge, jsonrpc.CodeInternal:
+			jsonrpc.CodeOverloaded, jsonrpc.CodeUpstreamResponseTooLarge, jsonrpc.CodeInternal:
 			// No answer from a node: the transaction may be on its way.
 			return fmt.Errorf("%w: broadcast: %s", errUpstream, res.Err.Message)
+		case jsonrpc.CodeRateLimited:
+			// The client's rate limit or quota (the gateway's own, before any
+			// node): nothing was sent.
+			return &limitedError{msg: res.Err.Message, retryAfter: res.RetryAfter}
 		case jsonrpc.CodeUnauthorized, jsonrpc.CodeForbidden:
 			// The token policy (auth.require_token): nothing was sent.
 			return &deniedError{unauthenticated: res.Err.Code == jsonrpc.CodeUnauthorized, msg: res.Err.Message}

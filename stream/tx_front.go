@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 
 	"connectrpc.com/connect"
 
@@ -46,6 +48,7 @@ func txConnectError(ctx context.Context, err error) error {
 	var bad errBadTx
 	var ce *connect.Error
 	var denied *deniedError
+	var limited *limitedError
 	switch {
 	case ctx.Err() != nil:
 		return connect.NewError(connect.CodeCanceled, errors.New("the stream ended"))
@@ -53,6 +56,12 @@ func txConnectError(ctx context.Context, err error) error {
 		return ce // a send failed: the client is gone
 	case errors.As(err, &denied):
 		return connect.NewError(denied.code(), errors.New(denied.msg))
+	case errors.As(err, &limited):
+		e := connect.NewError(connect.CodeResourceExhausted, errors.New(limited.msg+" (the transaction was not sent)"))
+		if limited.retryAfter > 0 {
+			e.Meta().Set("Retry-After", strconv.Itoa(int(math.Ceil(limited.retryAfter.Seconds()))))
+		}
+		return e
 	case errors.As(err, &refused):
 		return connect.NewError(connect.CodeFailedPrecondition, errors.New(refused.Message))
 	case errors.As(err, &bad):
@@ -72,9 +81,12 @@ func txBody(err error) ErrorBody {
 	var refused *RefusedError
 	var bad errBadTx
 	var denied *deniedError
+	var limited *limitedError
 	switch {
 	case errors.As(err, &denied):
 		return ErrorBody{Code: denied.code().String(), Message: denied.msg}
+	case errors.As(err, &limited):
+		return ErrorBody{Code: "resource_exhausted", Message: limited.msg + " (the transaction was not sent)"}
 	case errors.As(err, &refused):
 		return ErrorBody{Code: "failed_precondition", Message: refused.Message}
 	case errors.As(err, &bad):

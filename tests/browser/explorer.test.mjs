@@ -205,7 +205,10 @@ describe("API explorer in Chromium against hivegate", () => {
         assert.equal(await page.$eval("#next", (b) => b.disabled), true, "Next page is disabled at the end");
 
         // JSON on demand: the last response as protojson.
+        // The page fills the view on the details' "toggle" event, which the
+        // browser fires in a task after the click: wait for it.
         await page.click("#json summary");
+        await page.waitForFunction(() => document.querySelector("#json pre")?.textContent.trim() !== "");
         const json = JSON.parse(await page.textContent("#json pre"));
         assert.deepEqual(json.accounts.map((a) => a.name), seen.slice(-json.accounts.length));
         assert.equal(json.nextStart, undefined);
@@ -264,6 +267,7 @@ describe("API explorer in Chromium against hivegate", () => {
         await page.keyboard.press("Control+Enter");
         assert.equal(await waitForPage(page, 1), "ready", "page 1 has a cursor");
         await page.click("#json summary");
+        await page.waitForFunction(() => document.querySelector("#json pre")?.textContent.trim() !== "");
         const { nextStart } = JSON.parse(await page.textContent("#json pre"));
         assert.ok(nextStart, "the response carries next_start");
         await page.keyboard.press("Alt+n");
